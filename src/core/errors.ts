@@ -1,0 +1,123 @@
+// The one error catalogue. The core throws these; src/http/render-error.ts turns them into
+// the spec's two envelopes. Messages are the spec's, character for character.
+
+export type Envelope = 'platform' | 'typed';
+
+export interface AffixErrorInit {
+  /** Stable machine code (`error.code`). */
+  code?: string;
+  /** Platform envelope `error.details`. */
+  details?: Record<string, unknown>;
+  envelope?: Envelope;
+  /** Typed envelope: extra members of `error` (hint, docs_url, retry_after_seconds...). */
+  extra?: Record<string, unknown>;
+  /** Top-level body members kept for older clients (410 link_disabled). */
+  legacyTopLevel?: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+export class AffixError extends Error {
+  readonly status: number;
+  readonly init: AffixErrorInit;
+  constructor(status: number, message: string, init: AffixErrorInit = {}) {
+    super(message);
+    this.name = 'AffixError';
+    this.status = status;
+    this.init = init;
+  }
+}
+
+export const isAffixError = (value: unknown): value is AffixError => value instanceof AffixError;
+
+export const MESSAGES = {
+  // 401 on Bearer routes
+  malformedAuth: 'Missing or malformed Authorization header. Expected: Bearer <token>',
+  missingToken: 'Missing API token',
+  invalidToken: 'Invalid API token',
+  // click
+  affiliateUrlRequired: 'affiliate_url is required',
+  invalidAffiliateUrl: 'Invalid affiliate_url',
+  noAffParam: 'No aff parameter found in affiliate_url',
+  linkNotFound: 'Referral link not found',
+  invalidLinkConfig: 'Invalid referral link configuration',
+  linkDisabled: 'This referral link is disabled.',
+  linkDisabledHint: 'The partner or the brand turned this link off; no click was recorded. Ask the partner for an active link.',
+  clickFailed: 'Click tracking failed',
+  // lead
+  leadIdentifierRequired: 'click_id or customer_key is required',
+  leadCustomerNotFound: 'Customer not found. Provide a valid click_id or customer_key.',
+  customerOtherProgram: 'Customer does not belong to this program',
+  leadFailed: 'Lead tracking failed',
+  // sale
+  transactionIdRequired: 'transaction_id is required and must be a string',
+  amountRequired: 'amount_cents is required and must be a positive integer',
+  occurredAtInvalid: 'occurred_at must be an ISO 8601 time within the last 30 days',
+  providerPaymentIdInvalid: 'provider_payment_id must be a string of 1 to 255 characters',
+  livemodeInvalid: 'livemode must be a boolean',
+  saleCustomerNotFound: 'Customer not found. Provide customer_key or click_id.',
+  noAttributionInProgram: 'No affiliate attribution found for this customer in this program',
+  noPartnerProgram: 'No partner-program relationship found for this customer',
+  partnerIdRequired: 'partnerId required to create commission',
+  duplicateTransaction: 'Duplicate transaction_id. This sale has already been recorded.',
+  saleFailed: 'Sale tracking failed',
+  commissionFailed: 'Failed to create commission',
+  // refund
+  refundTransactionIdRequired: 'transaction_id is required',
+  refundReasonInvalid: 'reason must be refund or chargeback',
+  saleNotFound: 'Sale not found for transaction_id',
+  refundFailed: 'Refund tracking failed',
+  // test mode
+  programMismatch: 'program_id does not match the API key',
+  // limits
+  tooManyRequests: 'Too many requests.',
+  // readiness
+  readinessFailed: 'Failed to compute readiness. Retry shortly.',
+} as const;
+
+export const PROVIDERS = ['stripe', 'paddle', 'lemonsqueezy', 'paypal', 'chargebee', 'braintree', 'shopify', 'manual', 'other'] as const;
+export const providerMessage = `provider must be one of: ${PROVIDERS.join(', ')}`;
+
+export const errors = {
+  badRequest: (message: string, details?: Record<string, unknown>) => new AffixError(400, message, { details }),
+  noAttribution: (message: string) => new AffixError(400, message, { code: 'no_attribution' }),
+  unauthorized: (message: string) => new AffixError(401, message, { code: 'unauthorized' }),
+  forbidden: (message: string) => new AffixError(403, message),
+  notFound: (message: string) => new AffixError(404, message, { code: 'not_found' }),
+  duplicateSale: (saleId: number) =>
+    new AffixError(409, MESSAGES.duplicateTransaction, { code: 'duplicate_transaction', details: { sale_id: saleId } }),
+  unsupportedCurrency: (currency: string) =>
+    new AffixError(422, `currency ${currency} is not supported`, { code: 'unsupported_currency' }),
+  payloadTooLarge: (message: string) => new AffixError(413, message),
+  internal: (message: string) => new AffixError(500, message, { code: 'internal_error' }),
+
+  linkDisabled: () =>
+    new AffixError(410, MESSAGES.linkDisabled, {
+      envelope: 'typed',
+      code: 'link_disabled',
+      extra: { hint: MESSAGES.linkDisabledHint },
+      legacyTopLevel: { success: false, message: MESSAGES.linkDisabled },
+    }),
+  typedInvalidKey: (message: string) => new AffixError(401, message, { envelope: 'typed', code: 'invalid_key' }),
+  readinessFailed: () =>
+    new AffixError(500, MESSAGES.readinessFailed, {
+      envelope: 'typed',
+      code: 'internal_error',
+      extra: { retry_after_seconds: 10 },
+    }),
+  rateLimited: (retryAfterSeconds: number, message: string = MESSAGES.tooManyRequests) =>
+    new AffixError(429, message, {
+      envelope: 'typed',
+      code: 'rate_limited',
+      extra: { status: 429, retry_after_seconds: retryAfterSeconds },
+      headers: { 'Retry-After': String(retryAfterSeconds) },
+    }),
+  rotationRequired: (retiredAt: Date, docsUrl: string) =>
+    new AffixError(401, `This API key was retired on ${retiredAt.toISOString()} and can no longer be used.`, {
+      envelope: 'typed',
+      code: 'api_key_rotation_required',
+      extra: { hint: ROTATION_HINT, docs_url: docsUrl },
+    }),
+};
+
+export const ROTATION_HINT =
+  'Ask a workspace owner to regenerate the key in the dashboard (Settings, API keys) and update AFFIX_API_KEY.';

@@ -1,0 +1,18 @@
+// Spec §8 limits, in one place.
+export interface RateLimitRule {
+  /** Counter name; routes that share a name share a budget. */
+  bucket: string;
+  limit: number;
+  windowSeconds: number;
+}
+
+export const RATE_LIMITS = {
+  click: { bucket: 'track_click', limit: 60, windowSeconds: 60 },
+  lead: { bucket: 'track_lead', limit: 30, windowSeconds: 60 },
+  saleAndRefund: { bucket: 'track_sale_refund', limit: 120, windowSeconds: 60 },
+  readiness: { bucket: 'readiness', limit: 30, windowSeconds: 60 },
+  cli: { bucket: 'cli', limit: 60, windowSeconds: 60 },
+} as const satisfies Record<string, RateLimitRule>;
+
+export const OCCURRED_AT_MAX_AGE_MS = 30 * 86_400_000;
+export const OCCURRED_AT_MAX_AHEAD_MS = 5 * 60_000;

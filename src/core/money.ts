@@ -1,0 +1,95 @@
+// Commission and refund arithmetic in integer cents (BigInt inside, so no float ever touches money).
+import type { CommissionStatus, CommissionType, Currency } from './types.js';
+
+const RATE_SCALE = 10_000n; // commission_rate is stored with 4 decimals
+
+/** Digits after the decimal point of each supported currency (VND has none). */
+export const MINOR_UNIT_DIGITS: Record<Currency, number> = { USD: 2, EUR: 2, VND: 0 };
+
+/** "12.5" -> 125000n (rate x 10^4). Throws on anything that is not a plain positive decimal. */
+export function parseRate(rate: string): bigint {
+  const match = /^(\d+)(?:\.(\d{1,4}))?$/.exec(rate.trim());
+  if (!match) throw new Error(`commission rate ${rate} is not a decimal with at most 4 places`);
+  const whole = BigInt(match[1]!);
+  const fraction = BigInt((match[2] ?? '').padEnd(4, '0'));
+  return whole * RATE_SCALE + fraction;
+}
+
+/** Rounds numerator/denominator to the nearest integer, halves away from zero (both positive here). */
+function divideRoundHalfUp(numerator: bigint, denominator: bigint): bigint {
+  return (numerator * 2n + denominator) / (denominator * 2n);
+}
+
+export interface CommissionInput {
+  type: CommissionType;
+  rate: string;
+  amountCents: number;
+  currency: Currency;
+}
+
+/**
+ * percent / recurring_percent: amount x rate / 100, rounded half up to a whole cent.
+ * fixed / recurring_fixed: the rate is an amount in the sale currency's major unit
+ * (10 = 10.00 USD = 1000 cents; 10 = 10 VND), never more than the sale itself.
+ */
+export function computeCommissionCents({ type, rate, amountCents, currency }: CommissionInput): number {
+  const scaledRate = parseRate(rate);
+  const amount = BigInt(amountCents);
+  if (type === 'percent' || type === 'recurring_percent') {
+    return Number(divideRoundHalfUp(amount * scaledRate, 100n * RATE_SCALE));
+  }
+  const minor = 10n ** BigInt(MINOR_UNIT_DIGITS[currency]);
+  const fixed = divideRoundHalfUp(scaledRate * minor, RATE_SCALE);
+  return Number(fixed < amount ? fixed : amount);
+}
+
+export interface RefundState {
+  saleAmountCents: number;
+  commissionAmountCents: number;
+  refundedTotalCents: number;
+  deductedCents: number;
+  status: CommissionStatus;
+}
+
+export type RefundOutcome =
+  | { kind: 'skipped' }
+  | {
+      kind: 'applied';
+      refundCents: number;
+      refundedTotalCents: number;
+      deductionCents: number;
+      deductedCents: number;
+      status: Extract<CommissionStatus, 'refunded' | 'reversed'>;
+    };
+
+/**
+ * Applies one refund. `requestedCents` undefined or 0 refunds everything not yet refunded.
+ * The commission deduction is computed on the running total (round(C x T / S) minus what
+ * was already deducted), so any sequence of partial refunds ends exactly at the commission.
+ */
+export function applyRefund(state: RefundState, requestedCents: number | undefined): RefundOutcome {
+  const remaining = state.saleAmountCents - state.refundedTotalCents;
+  if (remaining <= 0 || state.status === 'reversed') return { kind: 'skipped' };
+  const full = !requestedCents;
+  const refundCents = full ? remaining : Math.min(requestedCents, remaining);
+  const refundedTotalCents = state.refundedTotalCents + refundCents;
+  const status = refundedTotalCents >= state.saleAmountCents ? 'reversed' : 'refunded';
+  const targetDeducted =
+    status === 'reversed'
+      ? state.commissionAmountCents
+      : Number(
+          divideRoundHalfUp(
+            BigInt(state.commissionAmountCents) * BigInt(refundedTotalCents),
+            BigInt(state.saleAmountCents),
+          ),
+        );
+  const deductedCents = Math.max(targetDeducted, state.deductedCents);
+  return {
+    kind: 'applied',
+    refundCents,
+    refundedTotalCents,
+    deductionCents: deductedCents - state.deductedCents,
+    deductedCents,
+    status,
+  };
+}

@@ -1,0 +1,175 @@
+// The repository interface the core needs. src/db implements it with SQL; the core never
+// sees pg, express or pg-boss.
+import type {
+  AttributionStep,
+  Click,
+  Commission,
+  CommissionStatus,
+  Currency,
+  Customer,
+  CustomerStatus,
+  Program,
+  RefundReason,
+  ReferralLink,
+  Sale,
+} from './types.js';
+
+export interface ClickWithCode extends Click {
+  /** short_link of the click's referral link (the `aff` value), if the link still exists. */
+  shortLink: string | null;
+}
+
+export interface NewClick {
+  clickId: string;
+  programId: number;
+  linkId: number;
+  partnerId: number;
+  attributedClickId: string;
+  affiliateUrl: string;
+  pageUrl: string | null;
+  referrerUrl: string | null;
+  ip: string | null;
+  userAgent: string | null;
+  test: boolean;
+  details: Record<string, unknown>;
+  createdAt: Date;
+}
+
+export interface NewCustomer {
+  programId: number;
+  customerKey: string | null;
+  status: CustomerStatus;
+  clickId: string;
+  clickedAt: Date;
+  linkId: number | null;
+  partnerId: number | null;
+  emailHash: Buffer | null;
+  provisionalLead: boolean;
+  leadAt: Date | null;
+  convertedAt: Date | null;
+}
+
+export interface CustomerPatch {
+  customerKey?: string;
+  status?: CustomerStatus;
+  emailHash?: Buffer;
+  provisionalLead?: boolean;
+  leadAt?: Date;
+  convertedAt?: Date;
+  click?: { clickId: string; clickedAt: Date; linkId: number | null; partnerId: number | null };
+}
+
+export interface NewTrackingEvent {
+  programId: number;
+  kind: 'click' | 'lead' | 'sale';
+  customerId: number | null;
+  clickId: string | null;
+  saleId: number | null;
+  test: boolean;
+  details: Record<string, unknown>;
+  createdAt: Date;
+}
+
+export interface NewSale {
+  programId: number;
+  customerId: number;
+  partnerId: number | null;
+  processorEventId: string;
+  amountCents: number;
+  currency: Currency;
+  occurredAt: Date;
+  provider: string | null;
+  providerPaymentId: string | null;
+  livemode: boolean | null;
+  test: boolean;
+  saleType: 'payment' | 'subscription' | null;
+  isRecurring: boolean;
+  subscriptionId: string | null;
+  subscriptionInterval: 'monthly' | 'quarterly' | 'annual' | null;
+  eventName: string | null;
+  taxCents: number | null;
+  attributionStep: AttributionStep;
+  source: string;
+  details: Record<string, unknown>;
+}
+
+export interface NewCommission {
+  saleId: number;
+  programId: number;
+  partnerId: number;
+  amountCents: number;
+  currency: Currency;
+}
+
+export interface NewRefund {
+  saleId: number;
+  commissionId: number | null;
+  refundKey: string;
+  amountCents: number;
+  deductionCents: number;
+  reason: RefundReason;
+  refundReason: string | null;
+  source: string;
+}
+
+export interface CommissionRefundPatch {
+  status: Extract<CommissionStatus, 'refunded' | 'reversed'>;
+  refundedTotalCents: number;
+  deductedCents: number;
+}
+
+/** Everything the tracking use cases read and write, inside one transaction. */
+export interface TrackingTx {
+  getProgram(programId: number): Promise<Program | null>;
+  findLinkByShortLink(shortLink: string): Promise<ReferralLink | null>;
+  findClick(clickId: string): Promise<ClickWithCode | null>;
+  insertClick(click: NewClick): Promise<void>;
+  insertTrackingEvent(event: NewTrackingEvent): Promise<void>;
+
+  findCustomerByKey(programId: number, customerKey: string): Promise<Customer | null>;
+  customerKeyExistsInOtherProgram(programId: number, customerKey: string): Promise<boolean>;
+  findCustomerByClickId(clickId: string): Promise<Customer | null>;
+  insertCustomer(customer: NewCustomer): Promise<Customer>;
+  updateCustomer(customerId: number, patch: CustomerPatch): Promise<void>;
+
+  findSaleIdByTransactionId(transactionId: string): Promise<number | null>;
+  /** Inserts the sale; throws the duplicate-sale error when the transaction id is taken. */
+  insertSale(sale: NewSale): Promise<number>;
+  /** Time of the customer's earliest earlier non-test sale, or null. */
+  firstSaleAt(customerId: number, excludingSaleId: number): Promise<Date | null>;
+  /** Runs fn inside a savepoint: a failure rolls back fn's writes only, then rethrows. */
+  withSavepoint<T>(fn: () => Promise<T>): Promise<T>;
+  insertCommission(commission: NewCommission): Promise<number>;
+
+  findSaleInProgram(programId: number, transactionId: string): Promise<Sale | null>;
+  lockCommissionForSale(saleId: number): Promise<Commission | null>;
+  /** Inserts a refund; returns false when the same refund key was already counted. */
+  insertRefund(refund: NewRefund): Promise<boolean>;
+  updateCommissionAfterRefund(commissionId: number, patch: CommissionRefundPatch): Promise<void>;
+}
+
+export interface ApiKeyRecord {
+  keyId: number;
+  programId: number;
+  rotationMarkedAt: Date | null;
+  rotateBy: Date | null;
+  revokedAt: Date | null;
+}
+
+export interface ReadinessFacts {
+  activeLinks: number;
+  allowedOrigins: number;
+  clicksEver: number;
+  leadsEver: number;
+  salesEver: number;
+  lastEventAt: Date | null;
+  clicks24h: number;
+  leads24h: number;
+  sales24h: number;
+}
+
+export interface Store {
+  transaction<T>(fn: (tx: TrackingTx) => Promise<T>): Promise<T>;
+  findApiKeyByHash(keyHash: Buffer): Promise<ApiKeyRecord | null>;
+  readinessFacts(programId: number, now: Date): Promise<ReadinessFacts>;
+}

@@ -1,0 +1,114 @@
+// Program settings rules, shared by the admin API and `affix init` (CLI).
+import { errors } from './errors.js';
+import { normalizeOrigin } from './origins.js';
+import { COMMISSION_TYPES, type CommissionType, LEAD_AUTH_VALUES, type LeadAuth } from './types.js';
+
+export interface ProgramSettings {
+  name: string;
+  domain: string;
+  commissionType: CommissionType;
+  commissionRate: string;
+  attributionWindowDays: number;
+  leadAuth: LeadAuth;
+  allowedOrigins: string[];
+  recurringDurationMonths: number | null;
+}
+
+const MAX_WINDOW_DAYS = 3650;
+const isBlank = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+
+function commissionRate(value: unknown): string {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw errors.badRequest('commission_rate must be a positive number');
+  }
+  const text = String(value);
+  if (!/^\d+(\.\d{1,4})?$/.test(text)) throw errors.badRequest('commission_rate must have at most 4 decimal places');
+  return text;
+}
+
+function commissionType(value: unknown): CommissionType {
+  if (typeof value !== 'string' || !COMMISSION_TYPES.includes(value as CommissionType)) {
+    throw errors.badRequest(`Invalid commission_type: ${String(value)}. Valid: ${COMMISSION_TYPES.join(', ')}`);
+  }
+  return value as CommissionType;
+}
+
+function positiveInteger(value: unknown, field: string, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value > max) {
+    throw errors.badRequest(`${field} must be an integer from 1 to ${max}`);
+  }
+  return value;
+}
+
+function leadAuth(value: unknown): LeadAuth {
+  if (typeof value !== 'string' || !LEAD_AUTH_VALUES.includes(value as LeadAuth)) {
+    throw errors.badRequest(`lead_auth must be one of: ${LEAD_AUTH_VALUES.join(', ')}`);
+  }
+  return value as LeadAuth;
+}
+
+/** Origins are scheme://host[:port], exactly what browsers send in the Origin header. */
+function allowedOrigins(value: unknown): string[] {
+  if (!Array.isArray(value)) throw errors.badRequest('allowed_origins must be an array of origins like https://www.example.com');
+  return value.map((item) => {
+    let url: URL | null = null;
+    try {
+      url = typeof item === 'string' ? new URL(item) : null;
+    } catch {
+      url = null;
+    }
+    if (!url || !['http:', 'https:'].includes(url.protocol) || normalizeOrigin(item) !== url.origin.toLowerCase()) {
+      throw errors.badRequest(`allowed_origins: ${String(item)} is not an origin like https://www.example.com`);
+    }
+    return url.origin.toLowerCase();
+  });
+}
+
+function textField(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value.trim() === '' || value.length > 255) {
+    throw errors.badRequest(`${field} must be a non-empty string of at most 255 characters`);
+  }
+  return value.trim();
+}
+
+export type RawProgramInput = Record<string, unknown>;
+
+/** Validates a new program. `cookie_duration` (CLI) is an alias of `attribution_window_days`. */
+export function parseNewProgram(raw: RawProgramInput): ProgramSettings {
+  if (['name', 'domain', 'commission_type', 'commission_rate'].some((field) => isBlank(raw[field]))) {
+    throw errors.badRequest('Missing required fields: name, domain, commission_type, commission_rate');
+  }
+  const type = commissionType(raw.commission_type);
+  const rate = commissionRate(raw.commission_rate);
+  if ((type === 'percent' || type === 'recurring_percent') && Number(rate) > 100) {
+    throw errors.badRequest('commission_rate must be at most 100 for percent commissions');
+  }
+  const window = raw.attribution_window_days ?? raw.cookie_duration;
+  return {
+    name: textField(raw.name, 'name'),
+    domain: textField(raw.domain, 'domain'),
+    commissionType: type,
+    commissionRate: rate,
+    attributionWindowDays: isBlank(window) ? 60 : positiveInteger(window, 'attribution_window_days', MAX_WINDOW_DAYS),
+    leadAuth: isBlank(raw.lead_auth) ? 'browser_allowed' : leadAuth(raw.lead_auth),
+    allowedOrigins: isBlank(raw.allowed_origins) ? [] : allowedOrigins(raw.allowed_origins),
+    recurringDurationMonths: isBlank(raw.duration_months) ? null : positiveInteger(raw.duration_months, 'duration_months', 600),
+  };
+}
+
+/** Validates a partial update: only the fields present are checked and returned. */
+export function parseProgramUpdate(raw: RawProgramInput): Partial<ProgramSettings> {
+  const update: Partial<ProgramSettings> = {};
+  if (raw.name !== undefined) update.name = textField(raw.name, 'name');
+  if (raw.domain !== undefined) update.domain = textField(raw.domain, 'domain');
+  if (raw.commission_type !== undefined) update.commissionType = commissionType(raw.commission_type);
+  if (raw.commission_rate !== undefined) update.commissionRate = commissionRate(raw.commission_rate);
+  const window = raw.attribution_window_days ?? raw.cookie_duration;
+  if (window !== undefined) update.attributionWindowDays = positiveInteger(window, 'attribution_window_days', MAX_WINDOW_DAYS);
+  if (raw.lead_auth !== undefined) update.leadAuth = leadAuth(raw.lead_auth);
+  if (raw.allowed_origins !== undefined) update.allowedOrigins = allowedOrigins(raw.allowed_origins);
+  if (raw.duration_months !== undefined) {
+    update.recurringDurationMonths = raw.duration_months === null ? null : positiveInteger(raw.duration_months, 'duration_months', 600);
+  }
+  return update;
+}

@@ -1,0 +1,54 @@
+// GET /programs/me/readiness: which integration steps are done, and what to do next.
+import type { ReadinessFacts } from './ports.js';
+
+export type GateStatus = 'pass' | 'fail' | 'unknown';
+export interface Gate {
+  status: GateStatus;
+  next_action: string | null;
+}
+
+export const GATE_ORDER = ['api_key', 'referral_link', 'allowed_origins', 'click_tracked', 'lead_tracked', 'sale_tracked'] as const;
+export type GateName = (typeof GATE_ORDER)[number];
+
+export interface Readiness {
+  program_id: number;
+  state: 'ready' | 'incomplete';
+  integration_verified: boolean;
+  blocker: GateName | null;
+  gates: Record<GateName, Gate>;
+  last_event_at: string | null;
+  counts_24h: { clicks: number; leads: number; sales: number };
+}
+
+const gate = (passed: boolean, nextAction: string): Gate => ({
+  status: passed ? 'pass' : 'fail',
+  next_action: passed ? null : nextAction,
+});
+
+export function computeReadiness(programId: number, facts: ReadinessFacts): Readiness {
+  const gates: Record<GateName, Gate> = {
+    // The request authenticated with a program key, so this gate always passes here.
+    api_key: gate(true, ''),
+    referral_link: gate(facts.activeLinks > 0, 'Create a partner and an active referral link, then share it with ?aff=<code>.'),
+    allowed_origins: gate(
+      facts.allowedOrigins > 0,
+      "Add your site's origin (for example https://www.example.com) to the program's allowed origins so the browser tracker can record clicks.",
+    ),
+    click_tracked: gate(facts.clicksEver > 0, 'Open your site through a referral link, or run `affix test click`, to record a click.'),
+    lead_tracked: gate(facts.leadsEver > 0, 'Call POST /api/v1/track/lead (or window.affix.signup) when a visitor signs up.'),
+    sale_tracked: gate(
+      facts.salesEver > 0,
+      'Report a payment with POST /api/v1/track/sale from your backend, or connect Stripe.',
+    ),
+  };
+  const blocker = GATE_ORDER.find((name) => gates[name].status === 'fail') ?? null;
+  return {
+    program_id: programId,
+    state: blocker ? 'incomplete' : 'ready',
+    integration_verified: facts.clicksEver > 0 && facts.leadsEver > 0 && facts.salesEver > 0,
+    blocker,
+    gates,
+    last_event_at: facts.lastEventAt ? facts.lastEventAt.toISOString() : null,
+    counts_24h: { clicks: facts.clicks24h, leads: facts.leads24h, sales: facts.sales24h },
+  };
+}

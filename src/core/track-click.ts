@@ -1,0 +1,110 @@
+// POST /track/click: record a referral visit with first-click attribution (spec §4.1).
+import { clickStillAttributable } from './attribution.js';
+import { MESSAGES, errors } from './errors.js';
+import { assertOriginAllowed } from './origins.js';
+import type { Store } from './ports.js';
+import { newClickId } from './secrets.js';
+import { type AdditionalData, assertTestProgramMatchesKey, isTestMode } from './test-mode.js';
+
+export interface TrackClickInput {
+  affiliateUrl: string | null | undefined;
+  pageUrl: string | null;
+  referrerUrl: string | null;
+  existingClickId: string | null;
+  additionalData: AdditionalData | null;
+  /** Program of a valid Bearer key sent along (test-mode check only), else null. */
+  keyProgramId: number | null;
+  origin: string | null;
+  ip: string | null;
+  userAgent: string | null;
+  details: Record<string, unknown>;
+  now: Date;
+}
+
+export interface TrackClickResult {
+  programId: number;
+  clickId: string;
+  partnerCode: string;
+  cookieWindowDays: number;
+  /** True when an earlier click kept the attribution (first-click). */
+  keptExistingClick: boolean;
+}
+
+export function readAffCode(affiliateUrl: string | null | undefined): string {
+  if (affiliateUrl === undefined || affiliateUrl === null || affiliateUrl.trim() === '') {
+    throw errors.badRequest(MESSAGES.affiliateUrlRequired);
+  }
+  let url: URL;
+  try {
+    url = new URL(affiliateUrl.trim());
+  } catch {
+    throw errors.badRequest(MESSAGES.invalidAffiliateUrl);
+  }
+  const aff = url.searchParams.get('aff')?.trim();
+  if (!aff) throw errors.badRequest(MESSAGES.noAffParam);
+  return aff;
+}
+
+export async function trackClick(store: Store, input: TrackClickInput): Promise<TrackClickResult> {
+  assertTestProgramMatchesKey(input.additionalData, input.keyProgramId);
+  const aff = readAffCode(input.affiliateUrl);
+
+  return store.transaction(async (tx) => {
+    const link = await tx.findLinkByShortLink(aff);
+    if (!link) throw errors.badRequest(MESSAGES.linkNotFound);
+    if (link.programId === null || link.partnerId === null) throw errors.badRequest(MESSAGES.invalidLinkConfig);
+    const program = await tx.getProgram(link.programId);
+    if (!program) throw errors.badRequest(MESSAGES.invalidLinkConfig);
+    assertOriginAllowed(program, input.origin);
+    if (!link.enabled) throw errors.linkDisabled();
+
+    // First-click: an existing, still-valid click of this program keeps the visitor.
+    let attributedClickId: string | null = null;
+    let partnerCode = link.shortLink;
+    if (input.existingClickId) {
+      const existing = await tx.findClick(input.existingClickId);
+      const first = existing && existing.attributedClickId !== existing.clickId
+        ? await tx.findClick(existing.attributedClickId)
+        : existing;
+      if (first && first.programId === program.id && clickStillAttributable(first.createdAt, program.attributionWindowDays, input.now)) {
+        attributedClickId = first.clickId;
+        partnerCode = first.shortLink ?? partnerCode;
+      }
+    }
+
+    const clickId = newClickId();
+    const test = isTestMode(input.additionalData);
+    await tx.insertClick({
+      clickId,
+      programId: program.id,
+      linkId: link.id,
+      partnerId: link.partnerId,
+      attributedClickId: attributedClickId ?? clickId,
+      affiliateUrl: input.affiliateUrl!.trim(),
+      pageUrl: input.pageUrl,
+      referrerUrl: input.referrerUrl,
+      ip: input.ip,
+      userAgent: input.userAgent,
+      test,
+      details: input.details,
+      createdAt: input.now,
+    });
+    await tx.insertTrackingEvent({
+      programId: program.id,
+      kind: 'click',
+      customerId: null,
+      clickId,
+      saleId: null,
+      test,
+      details: { short_link: link.shortLink, attributed_click_id: attributedClickId ?? clickId },
+      createdAt: input.now,
+    });
+    return {
+      programId: program.id,
+      clickId: attributedClickId ?? clickId,
+      partnerCode,
+      cookieWindowDays: program.attributionWindowDays,
+      keptExistingClick: attributedClickId !== null,
+    };
+  });
+}

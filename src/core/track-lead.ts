@@ -1,0 +1,113 @@
+// POST /track/lead: bind a customer key to a click (spec §3 customer and provisional-lead rows, §4.2).
+import { MESSAGES, errors } from './errors.js';
+import { assertOriginAllowed } from './origins.js';
+import type { ClickWithCode, Store, TrackingTx } from './ports.js';
+import { hashEmail } from './secrets.js';
+import { type AdditionalData, assertTestProgramMatchesKey, isTestMode } from './test-mode.js';
+import type { Customer, Program } from './types.js';
+
+export interface TrackLeadInput {
+  /** Program of the Bearer key (server mode), or null in browser mode. */
+  keyProgramId: number | null;
+  clickId: string | null;
+  customerKey: string | null;
+  email: string | null;
+  /** Program named in the body (browser mode, when only customer_key is sent). */
+  bodyProgramId: number | null;
+  eventName: string | null;
+  additionalData: AdditionalData | null;
+  origin: string | null;
+  now: Date;
+}
+
+export interface TrackLeadResult {
+  programId: number;
+  customerId: number;
+  provisional: boolean;
+  /** A server lead confirmed an earlier browser-mode (provisional) lead. */
+  settled: boolean;
+}
+
+const statusError = (customer: Customer) =>
+  errors.badRequest(`Customer status cannot be updated to lead. Current status: ${customer.status}`);
+
+/** The click that carries attribution for `clickId` (the first click under first-click). */
+async function attributedClick(tx: TrackingTx, clickId: string): Promise<ClickWithCode | null> {
+  const click = await tx.findClick(clickId);
+  if (!click || click.attributedClickId === click.clickId) return click;
+  return (await tx.findClick(click.attributedClickId)) ?? click;
+}
+
+export async function trackLead(store: Store, input: TrackLeadInput): Promise<TrackLeadResult> {
+  if (!input.clickId && !input.customerKey) throw errors.badRequest(MESSAGES.leadIdentifierRequired);
+  assertTestProgramMatchesKey(input.additionalData, input.keyProgramId);
+  const serverMode = input.keyProgramId !== null;
+
+  return store.transaction(async (tx) => {
+    const click = input.clickId ? await attributedClick(tx, input.clickId) : null;
+    const programId = input.keyProgramId ?? click?.programId ?? input.bodyProgramId;
+    const program: Program | null = programId === null ? null : await tx.getProgram(programId);
+    if (!program) throw errors.badRequest(MESSAGES.leadCustomerNotFound);
+    if (!serverMode) assertOriginAllowed(program, input.origin);
+
+    let customer = input.customerKey ? await tx.findCustomerByKey(program.id, input.customerKey) : null;
+    if (!customer && click) {
+      if (click.programId !== program.id) throw errors.badRequest(MESSAGES.customerOtherProgram);
+      customer = await tx.findCustomerByClickId(click.clickId);
+    }
+    if (!customer && !click) {
+      if (serverMode && input.customerKey && (await tx.customerKeyExistsInOtherProgram(program.id, input.customerKey))) {
+        throw errors.badRequest(MESSAGES.customerOtherProgram);
+      }
+      throw errors.badRequest(MESSAGES.leadCustomerNotFound);
+    }
+
+    const emailHash = input.email ? hashEmail(input.email) : undefined;
+    const test = isTestMode(input.additionalData);
+    const provisional = !serverMode && program.leadAuth === 'server_required';
+    let settled = false;
+
+    if (customer) {
+      const settlesProvisional = serverMode && customer.provisionalLead && customer.status === 'lead';
+      if (!settlesProvisional && customer.status !== 'click') throw statusError(customer);
+      // A server lead is the trusted word: it settles the provisional lead and, if it names
+      // another click of this program, moves the binding there.
+      const rebind = settlesProvisional && click && click.programId === program.id && click.clickId !== customer.clickId;
+      await tx.updateCustomer(customer.id, {
+        status: 'lead',
+        provisionalLead: provisional,
+        leadAt: customer.leadAt ?? input.now,
+        ...(input.customerKey && !customer.customerKey ? { customerKey: input.customerKey } : {}),
+        ...(emailHash ? { emailHash } : {}),
+        ...(rebind ? { click: { clickId: click.clickId, clickedAt: click.createdAt, linkId: click.linkId, partnerId: click.partnerId } } : {}),
+      });
+      settled = settlesProvisional;
+    } else {
+      customer = await tx.insertCustomer({
+        programId: program.id,
+        customerKey: input.customerKey,
+        status: 'lead',
+        clickId: click!.clickId,
+        clickedAt: click!.createdAt,
+        linkId: click!.linkId,
+        partnerId: click!.partnerId,
+        emailHash: emailHash ?? null,
+        provisionalLead: provisional,
+        leadAt: input.now,
+        convertedAt: null,
+      });
+    }
+
+    await tx.insertTrackingEvent({
+      programId: program.id,
+      kind: 'lead',
+      customerId: customer.id,
+      clickId: customer.clickId ?? click?.clickId ?? null,
+      saleId: null,
+      test,
+      details: { mode: serverMode ? 'server' : 'browser', provisional, settled, event_name: input.eventName },
+      createdAt: input.now,
+    });
+    return { programId: program.id, customerId: customer.id, provisional, settled };
+  });
+}

@@ -1,0 +1,100 @@
+// POST /track/refund: reverse or reduce a sale's commission (spec §3 commission rows, §4.4).
+import { MESSAGES, errors } from './errors.js';
+import { applyRefund } from './money.js';
+import type { Store, TrackingTx } from './ports.js';
+import type { RefundReason, Sale } from './types.js';
+
+export interface RefundRequest {
+  /** undefined or 0: refund everything not yet refunded. */
+  refundAmountCents: number | undefined;
+  refundId: string | null;
+  reason: RefundReason;
+  refundReason: string | null;
+  source: string;
+}
+
+export interface TrackRefundInput extends RefundRequest {
+  programId: number;
+  transactionId: string;
+}
+
+export type TrackRefundResult =
+  | { status: 'no_commission'; saleId: number }
+  | {
+      status: 'reversed' | 'refunded' | 'skipped';
+      saleId: number;
+      commissionId: number;
+      deductionCents: number;
+      refundCents: number;
+      refundedTotalCents: number;
+      commissionRemainingCents: number;
+    };
+
+/**
+ * Without a refund_id, a refund is identified by its amount: a retry of the same amount is
+ * ignored (spec §3), so two equal refunds need distinct refund_ids.
+ */
+export function refundKey(refundId: string | null, amountCents: number | undefined): string {
+  if (refundId) return `id:${refundId}`;
+  return amountCents ? `amount:${amountCents}` : 'full';
+}
+
+/** Applies one refund to a sale inside the caller's transaction (the Stripe workers use it too). */
+export async function refundSale(tx: TrackingTx, sale: Sale, request: RefundRequest): Promise<TrackRefundResult> {
+  const commission = await tx.lockCommissionForSale(sale.id);
+  if (!commission) return { status: 'no_commission', saleId: sale.id };
+  const remaining = () => commission.amountCents - commission.deductedCents;
+  const skipped = () => ({
+    status: 'skipped' as const,
+    saleId: sale.id,
+    commissionId: commission.id,
+    deductionCents: 0,
+    refundCents: 0,
+    refundedTotalCents: commission.refundedTotalCents,
+    commissionRemainingCents: remaining(),
+  });
+  const outcome = applyRefund(
+    {
+      saleAmountCents: sale.amountCents,
+      commissionAmountCents: commission.amountCents,
+      refundedTotalCents: commission.refundedTotalCents,
+      deductedCents: commission.deductedCents,
+      status: commission.status,
+    },
+    request.refundAmountCents,
+  );
+  if (outcome.kind === 'skipped') return skipped();
+  const counted = await tx.insertRefund({
+    saleId: sale.id,
+    commissionId: commission.id,
+    refundKey: refundKey(request.refundId, request.refundAmountCents),
+    amountCents: outcome.refundCents,
+    deductionCents: outcome.deductionCents,
+    reason: request.reason,
+    refundReason: request.refundReason,
+    source: request.source,
+  });
+  if (!counted) return skipped();
+  await tx.updateCommissionAfterRefund(commission.id, {
+    status: outcome.status,
+    refundedTotalCents: outcome.refundedTotalCents,
+    deductedCents: outcome.deductedCents,
+  });
+  return {
+    status: outcome.status,
+    saleId: sale.id,
+    commissionId: commission.id,
+    deductionCents: outcome.deductionCents,
+    refundCents: outcome.refundCents,
+    refundedTotalCents: outcome.refundedTotalCents,
+    commissionRemainingCents: commission.amountCents - outcome.deductedCents,
+  };
+}
+
+export async function trackRefund(store: Store, input: TrackRefundInput): Promise<TrackRefundResult> {
+  return store.transaction(async (tx) => {
+    const sale = await tx.findSaleInProgram(input.programId, input.transactionId);
+    if (!sale) throw errors.notFound(MESSAGES.saleNotFound);
+    return refundSale(tx, sale, input);
+  });
+}

@@ -1,0 +1,230 @@
+// POST /track/sale: record a payment, attribute it, create the commission (spec §3, §4.3).
+// The Stripe workers call recordSale too, with the customer they resolved.
+import { checkAttributionWindow, commissionEligibility } from './attribution.js';
+import { MESSAGES, errors } from './errors.js';
+import { computeCommissionCents } from './money.js';
+import type { NewSale, Store, TrackingTx } from './ports.js';
+import type { AttributionStep, Currency, Customer, Program } from './types.js';
+
+export interface SaleDetails {
+  amountCents: number;
+  currency: Currency;
+  occurredAt: Date | null;
+  provider: string | null;
+  providerPaymentId: string | null;
+  livemode: boolean | null;
+  test: boolean;
+  saleType: NewSale['saleType'];
+  isRecurring: boolean;
+  subscriptionId: string | null;
+  subscriptionInterval: NewSale['subscriptionInterval'];
+  eventName: string | null;
+  taxCents: number | null;
+  source: string;
+  details: Record<string, unknown>;
+}
+
+export interface TrackSaleInput extends SaleDetails {
+  programId: number;
+  /** Omitted only in test mode, where `test_txn_<timestamp>` is generated. */
+  transactionId: string | null;
+  customerKey: string | null;
+  clickId: string | null;
+  now: Date;
+}
+
+export type TrackSaleResult =
+  | {
+      attributed: true;
+      transactionId: string;
+      saleId: number;
+      commissionId: number | null;
+      commissionCents: number | null;
+      attributionStep: AttributionStep;
+    }
+  | { attributed: false; reason: 'attribution_window_expired'; clickAgeDays: number; windowDays: number; transactionId: string };
+
+/** What recordSale returns; the caller turns the two after-commit failures into errors. */
+export type RecordSaleOutcome =
+  | (Extract<TrackSaleResult, { attributed: true }> & { partnerMissing: boolean; commissionFailed: boolean })
+  | Extract<TrackSaleResult, { attributed: false }>;
+
+export interface ResolvedCustomer {
+  customer: Customer;
+  step: AttributionStep;
+}
+
+/** Customer by customer_key first, then by click_id (spec §4.3). Creates the customer from a click when needed. */
+export async function resolveSaleCustomer(
+  tx: TrackingTx,
+  program: Program,
+  customerKey: string | null,
+  clickId: string | null,
+  now: Date,
+): Promise<ResolvedCustomer> {
+  if (customerKey) {
+    const byKey = await tx.findCustomerByKey(program.id, customerKey);
+    if (byKey) return { customer: byKey, step: 'customer_key' };
+  }
+  if (clickId) {
+    const click = await tx.findClick(clickId);
+    const first = click && click.attributedClickId !== click.clickId ? ((await tx.findClick(click.attributedClickId)) ?? click) : click;
+    if (first) {
+      if (first.programId !== program.id) throw errors.noAttribution(MESSAGES.noAttributionInProgram);
+      const existing = await tx.findCustomerByClickId(first.clickId);
+      if (existing) {
+        if (customerKey && !existing.customerKey) await tx.updateCustomer(existing.id, { customerKey });
+        return { customer: existing, step: 'click_id' };
+      }
+      const created = await tx.insertCustomer({
+        programId: program.id,
+        customerKey,
+        status: 'click',
+        clickId: first.clickId,
+        clickedAt: first.createdAt,
+        linkId: first.linkId,
+        partnerId: first.partnerId,
+        emailHash: null,
+        provisionalLead: false,
+        leadAt: null,
+        convertedAt: null,
+      });
+      return { customer: created, step: 'click_id' };
+    }
+  }
+  if (customerKey && (await tx.customerKeyExistsInOtherProgram(program.id, customerKey))) {
+    throw errors.noAttribution(MESSAGES.noAttributionInProgram);
+  }
+  throw errors.noAttribution(MESSAGES.saleCustomerNotFound);
+}
+
+/**
+ * Records one sale for a resolved customer inside the caller's transaction: window check,
+ * sale row, customer conversion (settling a provisional lead), tracking event, commission.
+ * The commission runs in a savepoint so its failure leaves the sale stored (spec §4.3).
+ */
+export async function recordSale(
+  tx: TrackingTx,
+  program: Program,
+  resolved: ResolvedCustomer,
+  transactionId: string,
+  sale: SaleDetails,
+  now: Date,
+): Promise<RecordSaleOutcome> {
+  const { customer, step } = resolved;
+  if (!customer.clickId) throw errors.noAttribution(MESSAGES.noPartnerProgram);
+  const paymentAt = sale.occurredAt ?? now;
+  const verdict = checkAttributionWindow({
+    clickedAt: customer.clickedAt,
+    leadAt: customer.leadAt,
+    paymentAt,
+    convertedAt: customer.convertedAt,
+    windowDays: program.attributionWindowDays,
+  });
+  if (!verdict.ok) {
+    return { attributed: false, reason: 'attribution_window_expired', clickAgeDays: verdict.clickAgeDays, windowDays: verdict.windowDays, transactionId };
+  }
+
+  const saleId = await tx.insertSale({
+    programId: program.id,
+    customerId: customer.id,
+    partnerId: customer.partnerId,
+    processorEventId: transactionId,
+    amountCents: sale.amountCents,
+    currency: sale.currency,
+    occurredAt: paymentAt,
+    provider: sale.provider,
+    providerPaymentId: sale.providerPaymentId,
+    livemode: sale.livemode,
+    test: sale.test,
+    saleType: sale.saleType,
+    isRecurring: sale.isRecurring,
+    subscriptionId: sale.subscriptionId,
+    subscriptionInterval: sale.subscriptionInterval,
+    eventName: sale.eventName,
+    taxCents: sale.taxCents,
+    attributionStep: step,
+    source: sale.source,
+    details: sale.details,
+  });
+  // Test sales prove the wiring but are not conversions: the window stays checked for real ones.
+  if (!sale.test) {
+    await tx.updateCustomer(customer.id, {
+      status: 'customer',
+      provisionalLead: false,
+      ...(customer.convertedAt ? {} : { convertedAt: paymentAt }),
+    });
+  }
+  await tx.insertTrackingEvent({
+    programId: program.id,
+    kind: 'sale',
+    customerId: customer.id,
+    clickId: customer.clickId,
+    saleId,
+    test: sale.test,
+    details: { transaction_id: transactionId, amount_cents: sale.amountCents, currency: sale.currency, attribution_step: step },
+    createdAt: now,
+  });
+
+  const base = { attributed: true as const, transactionId, saleId, attributionStep: step };
+  if (sale.test) return { ...base, commissionId: null, commissionCents: null, partnerMissing: false, commissionFailed: false };
+  if (customer.partnerId === null) return { ...base, commissionId: null, commissionCents: null, partnerMissing: true, commissionFailed: false };
+
+  const eligibility = commissionEligibility({
+    type: program.commissionType,
+    isRecurring: sale.isRecurring,
+    firstSaleAt: await tx.firstSaleAt(customer.id, saleId),
+    occurredAt: paymentAt,
+    recurringDurationMonths: program.recurringDurationMonths,
+  });
+  if (!eligibility.eligible) return { ...base, commissionId: null, commissionCents: null, partnerMissing: false, commissionFailed: false };
+
+  const commissionCents = computeCommissionCents({
+    type: program.commissionType,
+    rate: program.commissionRate,
+    amountCents: sale.amountCents,
+    currency: sale.currency,
+  });
+  const partnerId = customer.partnerId;
+  try {
+    const commissionId = await tx.withSavepoint(() =>
+      tx.insertCommission({ saleId, programId: program.id, partnerId, amountCents: commissionCents, currency: sale.currency }),
+    );
+    return { ...base, commissionId, commissionCents, partnerMissing: false, commissionFailed: false };
+  } catch {
+    return { ...base, commissionId: null, commissionCents: null, partnerMissing: false, commissionFailed: true };
+  }
+}
+
+/** Carries a result out of a transaction that must not commit. */
+export class RolledBack extends Error {
+  constructor(readonly outcome: Extract<TrackSaleResult, { attributed: false }>) {
+    super('rolled back');
+  }
+}
+
+export async function trackSale(store: Store, input: TrackSaleInput): Promise<TrackSaleResult> {
+  const transactionId = input.transactionId ?? `test_txn_${input.now.getTime()}`;
+  const outcome = await store
+    .transaction(async (tx) => {
+      const duplicateId = await tx.findSaleIdByTransactionId(transactionId);
+      if (duplicateId !== null) throw errors.duplicateSale(duplicateId);
+      const program = await tx.getProgram(input.programId);
+      if (!program) throw errors.unauthorized(MESSAGES.invalidToken);
+      const resolved = await resolveSaleCustomer(tx, program, input.customerKey, input.clickId, input.now);
+      const recorded = await recordSale(tx, program, resolved, transactionId, input, input.now);
+      // Window expired: roll back whatever resolving wrote, so nothing is recorded (spec §3).
+      if (!recorded.attributed) throw new RolledBack(recorded);
+      return recorded;
+    })
+    .catch((error: unknown) => {
+      if (error instanceof RolledBack) return error.outcome;
+      throw error;
+    });
+  if (!outcome.attributed) return outcome;
+  // Both failures come after commit: the sale is stored and its transaction_id consumed.
+  if (outcome.partnerMissing) throw errors.noAttribution(MESSAGES.partnerIdRequired);
+  if (outcome.commissionFailed) throw errors.internal(MESSAGES.commissionFailed);
+  const { partnerMissing: _p, commissionFailed: _c, ...result } = outcome;
+  return result;
+}

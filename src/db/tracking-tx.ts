@@ -1,0 +1,212 @@
+// TrackingTx over one pg client inside a transaction: every query the tracking use cases run.
+import { errors } from '../core/errors.js';
+import type {
+  CommissionRefundPatch,
+  CustomerPatch,
+  NewClick,
+  NewCommission,
+  NewCustomer,
+  NewRefund,
+  NewSale,
+  NewTrackingEvent,
+  TrackingTx,
+} from '../core/ports.js';
+import type { PoolClient } from './pool.js';
+import { CUSTOMER_COLUMNS, PROGRAM_COLUMNS, toClick, toCommission, toCustomer, toLink, toProgram, toSale } from './rows.js';
+
+export class PgTrackingTx implements TrackingTx {
+  private savepoints = 0;
+  constructor(private readonly client: PoolClient) {}
+
+  private async one<T>(sql: string, params: unknown[], map: (row: any) => T): Promise<T | null> {
+    const { rows } = await this.client.query(sql, params);
+    return rows[0] ? map(rows[0]) : null;
+  }
+
+  getProgram(programId: number) {
+    return this.one(`SELECT ${PROGRAM_COLUMNS} FROM programs WHERE id = $1`, [programId], toProgram);
+  }
+
+  findLinkByShortLink(shortLink: string) {
+    return this.one('SELECT id, short_link, program_id, partner_id, enabled FROM referral_links WHERE short_link = $1', [shortLink], toLink);
+  }
+
+  findClick(clickId: string) {
+    return this.one(
+      `SELECT c.click_id, c.program_id, c.link_id, c.partner_id, c.attributed_click_id, c.created_at, l.short_link
+         FROM clicks c LEFT JOIN referral_links l ON l.id = c.link_id
+        WHERE c.click_id = $1 LIMIT 1`,
+      [clickId],
+      toClick,
+    );
+  }
+
+  async insertClick(click: NewClick): Promise<void> {
+    await this.client.query(
+      `INSERT INTO clicks (click_id, program_id, link_id, partner_id, attributed_click_id, affiliate_url, page_url,
+                           referrer_url, ip, user_agent, test, details, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::inet, $10, $11, $12, $13)`,
+      [
+        click.clickId, click.programId, click.linkId, click.partnerId, click.attributedClickId, click.affiliateUrl,
+        click.pageUrl, click.referrerUrl, click.ip, click.userAgent, click.test, click.details, click.createdAt,
+      ],
+    );
+  }
+
+  async insertTrackingEvent(event: NewTrackingEvent): Promise<void> {
+    await this.client.query(
+      `INSERT INTO tracking_events (program_id, kind, customer_id, click_id, sale_id, test, details, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [event.programId, event.kind, event.customerId, event.clickId, event.saleId, event.test, event.details, event.createdAt],
+    );
+  }
+
+  findCustomerByKey(programId: number, customerKey: string) {
+    return this.one(
+      `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE program_id = $1 AND customer_key = $2 FOR UPDATE`,
+      [programId, customerKey],
+      toCustomer,
+    );
+  }
+
+  async customerKeyExistsInOtherProgram(programId: number, customerKey: string): Promise<boolean> {
+    const { rowCount } = await this.client.query(
+      'SELECT 1 FROM customers WHERE customer_key = $2 AND program_id <> $1 LIMIT 1',
+      [programId, customerKey],
+    );
+    return (rowCount ?? 0) > 0;
+  }
+
+  findCustomerByClickId(clickId: string) {
+    return this.one(`SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE click_id = $1 FOR UPDATE`, [clickId], toCustomer);
+  }
+
+  async insertCustomer(customer: NewCustomer) {
+    const { rows } = await this.client.query(
+      `INSERT INTO customers (program_id, customer_key, status, click_id, clicked_at, link_id, partner_id, email_hash,
+                              provisional_lead, lead_at, converted_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+       RETURNING ${CUSTOMER_COLUMNS}`,
+      [
+        customer.programId, customer.customerKey, customer.status, customer.clickId, customer.clickedAt, customer.linkId,
+        customer.partnerId, customer.emailHash, customer.provisionalLead, customer.leadAt, customer.convertedAt,
+      ],
+    );
+    return toCustomer(rows[0]);
+  }
+
+  async updateCustomer(customerId: number, patch: CustomerPatch): Promise<void> {
+    const sets: string[] = [];
+    const params: unknown[] = [customerId];
+    const set = (column: string, value: unknown) => {
+      params.push(value);
+      sets.push(`${column} = $${params.length}`);
+    };
+    if (patch.customerKey !== undefined) set('customer_key', patch.customerKey);
+    if (patch.status !== undefined) set('status', patch.status);
+    if (patch.emailHash !== undefined) set('email_hash', patch.emailHash);
+    if (patch.provisionalLead !== undefined) set('provisional_lead', patch.provisionalLead);
+    if (patch.leadAt !== undefined) set('lead_at', patch.leadAt);
+    if (patch.convertedAt !== undefined) set('converted_at', patch.convertedAt);
+    if (patch.click) {
+      set('click_id', patch.click.clickId);
+      set('clicked_at', patch.click.clickedAt);
+      set('link_id', patch.click.linkId);
+      set('partner_id', patch.click.partnerId);
+    }
+    if (sets.length === 0) return;
+    await this.client.query(`UPDATE customers SET ${sets.join(', ')} WHERE id = $1`, params);
+  }
+
+  async findSaleIdByTransactionId(transactionId: string): Promise<number | null> {
+    const { rows } = await this.client.query('SELECT id FROM sales WHERE processor_event_id = $1', [transactionId]);
+    return rows[0]?.id ?? null;
+  }
+
+  async insertSale(sale: NewSale): Promise<number> {
+    const { rows } = await this.client.query(
+      `INSERT INTO sales (program_id, customer_id, partner_id, processor_event_id, amount_cents, currency, occurred_at,
+                          provider, provider_payment_id, livemode, test, sale_type, is_recurring, subscription_id,
+                          subscription_interval, event_name, tax_cents, attribution_step, source, details)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+       ON CONFLICT (processor_event_id) DO NOTHING
+       RETURNING id`,
+      [
+        sale.programId, sale.customerId, sale.partnerId, sale.processorEventId, sale.amountCents, sale.currency,
+        sale.occurredAt, sale.provider, sale.providerPaymentId, sale.livemode, sale.test, sale.saleType, sale.isRecurring,
+        sale.subscriptionId, sale.subscriptionInterval, sale.eventName, sale.taxCents, sale.attributionStep, sale.source,
+        sale.details,
+      ],
+    );
+    if (rows[0]) return rows[0].id;
+    // Another request committed the same transaction_id first.
+    const existing = await this.findSaleIdByTransactionId(sale.processorEventId);
+    throw errors.duplicateSale(existing ?? 0);
+  }
+
+  async firstSaleAt(customerId: number, excludingSaleId: number): Promise<Date | null> {
+    const { rows } = await this.client.query(
+      'SELECT min(occurred_at) AS first FROM sales WHERE customer_id = $1 AND id <> $2 AND NOT test',
+      [customerId, excludingSaleId],
+    );
+    return rows[0]?.first ?? null;
+  }
+
+  async withSavepoint<T>(fn: () => Promise<T>): Promise<T> {
+    const name = `affix_sp_${++this.savepoints}`;
+    await this.client.query(`SAVEPOINT ${name}`);
+    try {
+      const result = await fn();
+      await this.client.query(`RELEASE SAVEPOINT ${name}`);
+      return result;
+    } catch (error) {
+      await this.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+      throw error;
+    }
+  }
+
+  async insertCommission(commission: NewCommission): Promise<number> {
+    const { rows } = await this.client.query(
+      `INSERT INTO commissions (sale_id, program_id, partner_id, amount_cents, currency)
+       VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+      [commission.saleId, commission.programId, commission.partnerId, commission.amountCents, commission.currency],
+    );
+    return rows[0].id;
+  }
+
+  findSaleInProgram(programId: number, transactionId: string) {
+    return this.one(
+      `SELECT id, program_id, customer_id, processor_event_id, amount_cents, currency, test
+         FROM sales WHERE program_id = $1 AND processor_event_id = $2`,
+      [programId, transactionId],
+      toSale,
+    );
+  }
+
+  lockCommissionForSale(saleId: number) {
+    return this.one(
+      `SELECT id, sale_id, amount_cents, status, refunded_total_cents, deducted_cents
+         FROM commissions WHERE sale_id = $1 FOR UPDATE`,
+      [saleId],
+      toCommission,
+    );
+  }
+
+  async insertRefund(refund: NewRefund): Promise<boolean> {
+    const { rowCount } = await this.client.query(
+      `INSERT INTO refunds (sale_id, commission_id, refund_key, amount_cents, deduction_cents, reason, refund_reason, source)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (sale_id, refund_key) DO NOTHING`,
+      [refund.saleId, refund.commissionId, refund.refundKey, refund.amountCents, refund.deductionCents, refund.reason,
+        refund.refundReason, refund.source],
+    );
+    return (rowCount ?? 0) > 0;
+  }
+
+  async updateCommissionAfterRefund(commissionId: number, patch: CommissionRefundPatch): Promise<void> {
+    await this.client.query(
+      `UPDATE commissions SET status = $2, refunded_total_cents = $3, deducted_cents = $4, updated_at = now() WHERE id = $1`,
+      [commissionId, patch.status, patch.refundedTotalCents, patch.deductedCents],
+    );
+  }
+}

@@ -1,0 +1,95 @@
+// The express application: request context, JSON parsing, routes, one error handler.
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { AffixError, errors } from '../core/errors.js';
+import { state } from './context.js';
+import type { HttpDeps } from './deps.js';
+import { sendError, toAffixError } from './respond.js';
+import { adminRoutes } from './routes/admin.js';
+import { readinessRoute } from './routes/readiness.js';
+import { trackClickRoute } from './routes/track-click.js';
+import { trackLeadRoute } from './routes/track-lead.js';
+import { trackRefundRoute } from './routes/track-refund.js';
+import { trackSaleRoute } from './routes/track-sale.js';
+
+/** Spec §7: these two add `error.code` to every error, body-parser errors included. */
+const ROUTES_WITH_ERROR_CODES = new Set(['/api/v1/track/sale', '/api/v1/track/refund']);
+
+const DOCS_DIR = fileURLToPath(new URL('../../docs/', import.meta.url));
+
+function requestContext(deps: HttpDeps) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const requestId = randomUUID();
+    const started = process.hrtime.bigint();
+    res.setHeader('X-Request-ID', requestId);
+    state(res).requestId = requestId;
+    state(res).log = deps.logger.child({ requestId });
+    state(res).errorCodes = ROUTES_WITH_ERROR_CODES.has(req.path);
+    res.on('finish', () => {
+      state(res).log.info(
+        {
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
+          programId: state(res).apiKey?.programId,
+        },
+        'request',
+      );
+    });
+    next();
+  };
+}
+
+/** body-parser failures become clear 4xx answers in the platform envelope. */
+function bodyParserError(error: unknown, limit: string): AffixError | null {
+  const type = (error as { type?: string } | null)?.type;
+  if (type === 'entity.parse.failed') return errors.badRequest('Malformed JSON body');
+  if (type === 'entity.too.large') return errors.payloadTooLarge(`Request body is larger than ${limit}`);
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
+    return new AffixError(415, 'Unsupported body encoding; send UTF-8 JSON');
+  }
+  return null;
+}
+
+export function createApp(deps: HttpDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', deps.config.trustProxy);
+  app.use(requestContext(deps));
+  app.use(express.json({ limit: deps.config.bodyLimit, strict: false }));
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    if (req.body === undefined) req.body = {};
+    if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
+      throw errors.badRequest('Request body must be a JSON object');
+    }
+    next();
+  });
+
+  app.get('/healthz', async (_req, res) => {
+    await deps.pool.query('SELECT 1');
+    res.json({ ok: true });
+  });
+  app.use('/docs', express.static(DOCS_DIR, { index: false }));
+
+  app.use(trackClickRoute(deps));
+  app.use(trackLeadRoute(deps));
+  app.use(trackSaleRoute(deps));
+  app.use(trackRefundRoute(deps));
+  app.use(readinessRoute(deps));
+  app.use(adminRoutes(deps));
+
+  app.use((req: Request) => {
+    throw errors.notFound(`Route not found: ${req.method} ${req.path}`);
+  });
+
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const affixError = bodyParserError(error, deps.config.bodyLimit) ?? toAffixError(error, res);
+    const log = state(res).log ?? deps.logger;
+    if (affixError.status >= 500) log.error({ err: error }, affixError.message);
+    if (res.headersSent) return;
+    sendError(res, affixError, deps.config.docsUrl);
+  });
+  return app;
+}

@@ -1,0 +1,18 @@
+// Per-request state kept on res.locals, typed in one place.
+import type { Response } from 'express';
+import type { AuthenticatedKey } from '../core/api-keys.js';
+import type { AffixError } from '../core/errors.js';
+import type { Logger } from '../logger.js';
+
+export interface RequestState {
+  requestId: string;
+  log: Logger;
+  /** Set by the auth middleware when a program key was accepted. */
+  apiKey?: AuthenticatedKey;
+  /** sale and refund add `error.code` to every platform error (spec §7). */
+  errorCodes?: boolean;
+  /** The route's own 500 (e.g. "Click tracking failed"). */
+  failure?: () => AffixError;
+}
+
+export const state = (res: Response): RequestState => res.locals as RequestState;

@@ -1,0 +1,29 @@
+// CORS for the two browser routes (click, browser-mode lead). The browser is let in only for
+// origins some program lists; the core then refuses origins the link's own program does not list.
+import type { NextFunction, Request, Response } from 'express';
+import type { Pool } from '../db/pool.js';
+import { originListedByAnyProgram } from '../db/origins.js';
+
+const EXPOSED = 'X-Request-ID, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After';
+
+export function browserCors(pool: Pool) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const origin = req.headers.origin;
+    res.vary('Origin');
+    const allowed = origin ? await originListedByAnyProgram(pool, origin) : false;
+    if (allowed && origin) {
+      res.setHeader('Access-Control-Allow-Origin', origin);
+      res.setHeader('Access-Control-Expose-Headers', EXPOSED);
+    }
+    if (req.method === 'OPTIONS') {
+      if (allowed) {
+        res.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
+        res.setHeader('Access-Control-Allow-Headers', 'Content-Type');
+        res.setHeader('Access-Control-Max-Age', '600');
+      }
+      res.status(204).end();
+      return;
+    }
+    next();
+  };
+}

@@ -1,0 +1,78 @@
+// JSON responses and the spec's two error envelopes (§7), with the rotation warnings of §5.5.
+import type { Response } from 'express';
+import { rotationWarning } from '../core/api-keys.js';
+import { AffixError, errors } from '../core/errors.js';
+import { state } from './context.js';
+
+const STATUS_NAMES: Record<number, string> = {
+  400: 'BadRequestError',
+  401: 'UnauthorizedError',
+  403: 'ForbiddenError',
+  404: 'NotFoundError',
+  409: 'ConflictError',
+  410: 'GoneError',
+  413: 'PayloadTooLargeError',
+  415: 'UnsupportedMediaTypeError',
+  422: 'UnprocessableEntityError',
+  429: 'TooManyRequestsError',
+  500: 'InternalServerError',
+};
+
+/** Default `error.code` per status on the routes that always carry one (track/sale, track/refund). */
+const DEFAULT_CODES: Record<number, string> = {
+  400: 'invalid_request',
+  401: 'unauthorized',
+  404: 'not_found',
+  409: 'duplicate_transaction',
+  422: 'unsupported_currency',
+  500: 'internal_error',
+};
+
+export interface Responder {
+  docsUrl: string;
+}
+
+/** Sends JSON; a key marked for rotation adds the `warnings` member and its headers. */
+export function sendJson(res: Response, status: number, body: Record<string, unknown>, docsUrl: string): void {
+  const rotation = state(res).apiKey?.rotation;
+  if (rotation) {
+    res.setHeader('Deprecation', `@${Math.floor(rotation.markedAt.getTime() / 1000)}`);
+    res.setHeader('Sunset', rotation.rotateBy.toUTCString());
+    res.setHeader('Link', `<${docsUrl}>; rel="deprecation"`);
+    body = { ...body, warnings: [rotationWarning(rotation.rotateBy, docsUrl)] };
+  }
+  res.status(status).json(body);
+}
+
+export function errorBody(error: AffixError, withCode: boolean): Record<string, unknown> {
+  if (error.init.envelope === 'typed') {
+    return {
+      ...(error.init.legacyTopLevel ?? {}),
+      error: { code: error.init.code, message: error.message, ...(error.init.extra ?? {}) },
+    };
+  }
+  const code = error.init.code ?? (withCode ? DEFAULT_CODES[error.status] : undefined);
+  return {
+    data: null,
+    error: {
+      status: error.status,
+      name: STATUS_NAMES[error.status] ?? 'Error',
+      message: error.message,
+      details: error.init.details ?? {},
+      ...(withCode && code ? { code } : {}),
+    },
+  };
+}
+
+export function sendError(res: Response, error: AffixError, docsUrl: string): void {
+  for (const [name, value] of Object.entries(error.init.headers ?? {})) res.setHeader(name, value);
+  // A retired key's 401 carries no deprecation notice: the key is already gone.
+  if (error.init.code === 'api_key_rotation_required') delete state(res).apiKey;
+  sendJson(res, error.status, errorBody(error, state(res).errorCodes === true), docsUrl);
+}
+
+/** Anything that is not an AffixError is a failure of ours: the route's own 500, details in the log only. */
+export function toAffixError(error: unknown, res: Response): AffixError {
+  if (error instanceof AffixError) return error;
+  return state(res).failure?.() ?? errors.internal('Internal server error');
+}

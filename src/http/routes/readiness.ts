@@ -1,0 +1,28 @@
+import { Router } from 'express';
+import { errors } from '../../core/errors.js';
+import { RATE_LIMITS } from '../../core/limits.js';
+import { computeReadiness } from '../../core/readiness.js';
+import { programKeyAuth } from '../auth.js';
+import { state } from '../context.js';
+import { type HttpDeps, clock } from '../deps.js';
+import { byApiKey, rateLimit } from '../rate-limit.js';
+import { sendJson } from '../respond.js';
+
+export function readinessRoute(deps: HttpDeps): Router {
+  const router = Router();
+  router.get(
+    '/api/v1/programs/me/readiness',
+    (_req, res, next) => {
+      state(res).failure = errors.readinessFailed;
+      next();
+    },
+    rateLimit(deps.pool, RATE_LIMITS.readiness, byApiKey),
+    programKeyAuth(deps.store, 'readiness', deps.config.docsUrl),
+    async (_req, res) => {
+      const programId = state(res).apiKey!.programId;
+      const facts = await deps.store.readinessFacts(programId, clock(deps));
+      sendJson(res, 200, { ...computeReadiness(programId, facts) }, deps.config.docsUrl);
+    },
+  );
+  return router;
+}

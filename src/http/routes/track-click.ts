@@ -1,0 +1,63 @@
+import { Router } from 'express';
+import { MESSAGES, errors } from '../../core/errors.js';
+import { RATE_LIMITS } from '../../core/limits.js';
+import { trackClick } from '../../core/track-click.js';
+import { programKeyAuth } from '../auth.js';
+import { state } from '../context.js';
+import { browserCors } from '../cors.js';
+import { type HttpDeps, clock } from '../deps.js';
+import { byClientIp, rateLimit } from '../rate-limit.js';
+import { sendJson } from '../respond.js';
+import { parseClickBody } from '../schemas.js';
+
+export function trackClickRoute(deps: HttpDeps): Router {
+  const router = Router();
+  const path = '/api/v1/track/click';
+  router.options(path, browserCors(deps.pool));
+  router.post(
+    path,
+    (_req, res, next) => {
+      state(res).failure = () => errors.internal(MESSAGES.clickFailed);
+      next();
+    },
+    rateLimit(deps.pool, RATE_LIMITS.click, byClientIp),
+    browserCors(deps.pool),
+    programKeyAuth(deps.store, 'click', deps.config.docsUrl),
+    async (req, res) => {
+      const body = parseClickBody(req.body);
+      const result = await trackClick(deps.store, {
+        affiliateUrl: body.affiliate_url,
+        pageUrl: body.page_url,
+        referrerUrl: body.referrer_url,
+        existingClickId: body.existing_click_id,
+        additionalData: body.additional_data,
+        keyProgramId: state(res).apiKey?.programId ?? null,
+        origin: req.headers.origin ?? null,
+        ip: req.ip ?? null,
+        userAgent: body.user_agent ?? req.headers['user-agent'] ?? null,
+        details: {
+          page_title: body.page_title,
+          session_id: body.session_id,
+          screen_resolution: body.screen_resolution,
+          viewport_size: body.viewport_size,
+          language: body.language,
+          timezone: body.timezone,
+        },
+        now: clock(deps),
+      });
+      state(res).log.info({ programId: result.programId, keptExistingClick: result.keptExistingClick }, 'click tracked');
+      sendJson(
+        res,
+        200,
+        {
+          success: true,
+          click_id: result.clickId,
+          partner_code: result.partnerCode,
+          cookie_window_days: result.cookieWindowDays,
+        },
+        deps.config.docsUrl,
+      );
+    },
+  );
+  return router;
+}

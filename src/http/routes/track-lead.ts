@@ -1,0 +1,52 @@
+import { Router } from 'express';
+import { MESSAGES, errors } from '../../core/errors.js';
+import { RATE_LIMITS } from '../../core/limits.js';
+import { trackLead } from '../../core/track-lead.js';
+import { programKeyAuth } from '../auth.js';
+import { state } from '../context.js';
+import { browserCors } from '../cors.js';
+import { type HttpDeps, clock } from '../deps.js';
+import { byClientIp, rateLimit } from '../rate-limit.js';
+import { sendJson } from '../respond.js';
+import { parseLeadBody } from '../schemas.js';
+
+export function trackLeadRoute(deps: HttpDeps): Router {
+  const router = Router();
+  const path = '/api/v1/track/lead';
+  router.options(path, browserCors(deps.pool));
+  router.post(
+    path,
+    (_req, res, next) => {
+      state(res).failure = () => errors.internal(MESSAGES.leadFailed);
+      next();
+    },
+    rateLimit(deps.pool, RATE_LIMITS.lead, byClientIp),
+    browserCors(deps.pool),
+    programKeyAuth(deps.store, 'lead', deps.config.docsUrl),
+    async (req, res) => {
+      const body = parseLeadBody(req.body);
+      const result = await trackLead(deps.store, {
+        keyProgramId: state(res).apiKey?.programId ?? null,
+        clickId: body.click_id,
+        customerKey: body.customer_key,
+        email: body.email,
+        bodyProgramId: body.program_id,
+        eventName: body.event_name,
+        additionalData: body.additional_data,
+        origin: req.headers.origin ?? null,
+        now: clock(deps),
+      });
+      state(res).log.info(
+        { programId: result.programId, provisional: result.provisional, settled: result.settled },
+        'lead tracked',
+      );
+      sendJson(
+        res,
+        200,
+        { success: true, message: 'Lead tracked successfully', ...(result.provisional ? { provisional: true } : {}) },
+        deps.config.docsUrl,
+      );
+    },
+  );
+  return router;
+}

@@ -1,0 +1,88 @@
+import { Router } from 'express';
+import { MESSAGES, errors } from '../../core/errors.js';
+import { RATE_LIMITS } from '../../core/limits.js';
+import { trackSale } from '../../core/track-sale.js';
+import { programKeyAuth } from '../auth.js';
+import { state } from '../context.js';
+import { type HttpDeps, clock } from '../deps.js';
+import { byApiKey, rateLimit } from '../rate-limit.js';
+import { sendJson } from '../respond.js';
+import { parseSaleBody } from '../schemas.js';
+
+export function trackSaleRoute(deps: HttpDeps): Router {
+  const router = Router();
+  router.post(
+    '/api/v1/track/sale',
+    (_req, res, next) => {
+      state(res).failure = () => errors.internal(MESSAGES.saleFailed);
+      next();
+    },
+    rateLimit(deps.pool, RATE_LIMITS.saleAndRefund, byApiKey),
+    programKeyAuth(deps.store, 'sale', deps.config.docsUrl),
+    async (req, res) => {
+      const now = clock(deps);
+      const body = parseSaleBody(req.body, now);
+      const result = await trackSale(deps.store, {
+        programId: state(res).apiKey!.programId,
+        transactionId: body.transaction_id,
+        customerKey: body.customer_key,
+        clickId: body.click_id,
+        amountCents: body.amount_cents,
+        currency: body.currency,
+        occurredAt: body.occurred_at,
+        provider: body.provider ?? null,
+        providerPaymentId: body.provider_payment_id ?? null,
+        livemode: body.livemode ?? null,
+        test: body.testMode,
+        saleType: body.sale_type ?? null,
+        isRecurring: body.is_recurring ?? false,
+        subscriptionId: body.subscription_id,
+        subscriptionInterval: body.subscription_interval ?? null,
+        eventName: body.event_name,
+        taxCents: body.tax_cents ?? null,
+        source: 'api',
+        details: body.additional_data ?? {},
+        now,
+      });
+      if (!result.attributed) {
+        state(res).log.info({ reason: result.reason, clickAgeDays: result.clickAgeDays }, 'sale not attributed');
+        sendJson(
+          res,
+          200,
+          {
+            success: true,
+            attributed: false,
+            reason: result.reason,
+            click_age_days: result.clickAgeDays,
+            window_days: result.windowDays,
+            sale_id: null,
+            commission_id: null,
+          },
+          deps.config.docsUrl,
+        );
+        return;
+      }
+      state(res).log.info(
+        { saleId: result.saleId, commissionId: result.commissionId, attributionStep: result.attributionStep },
+        'sale tracked',
+      );
+      sendJson(
+        res,
+        200,
+        {
+          success: true,
+          sale_id: result.saleId,
+          commission_id: result.commissionId,
+          message: 'Sale tracked successfully',
+          transaction_id: result.transactionId,
+          attributed: true,
+          attribution_step: result.attributionStep,
+          commission_amount_cents: result.commissionCents,
+          test_mode: body.testMode,
+        },
+        deps.config.docsUrl,
+      );
+    },
+  );
+  return router;
+}

@@ -1,0 +1,84 @@
+// Starting and stopping the service: database (embedded when DATABASE_URL is unset), migrations, API.
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { Config } from './config.js';
+import { startEmbeddedPostgres } from './db/embedded.js';
+import { migrate } from './db/migrate.js';
+import { type Pool, createPool } from './db/pool.js';
+import { pruneRateLimitCounters } from './db/rate-limit.js';
+import { PgStore } from './db/store.js';
+import { createApp } from './http/app.js';
+import type { Logger } from './logger.js';
+
+export interface Database {
+  pool: Pool;
+  embedded: boolean;
+  close(): Promise<void>;
+}
+
+/** DATABASE_URL when set; otherwise a PostgreSQL of our own in the data folder. */
+export async function openDatabase(config: Readonly<Config>, logger: Logger): Promise<Database> {
+  if (config.databaseUrl) {
+    const pool = createPool(config.databaseUrl);
+    return { pool, embedded: false, close: () => pool.end() };
+  }
+  logger.info({ dataDir: config.dataDir, port: config.embeddedPgPort }, 'DATABASE_URL is not set: starting embedded PostgreSQL');
+  const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort });
+  const pool = createPool(embedded.connectionString);
+  return {
+    pool,
+    embedded: true,
+    close: async () => {
+      await pool.end();
+      await embedded.stop();
+    },
+  };
+}
+
+/** The admin token: AFFIX_ADMIN_TOKEN, or on the embedded (local) database one kept in the data folder. */
+export async function resolveAdminToken(config: Readonly<Config>, embedded: boolean): Promise<string | undefined> {
+  if (config.adminToken || !embedded) return config.adminToken;
+  const file = join(config.dataDir, 'admin-token');
+  if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
+  await mkdir(config.dataDir, { recursive: true });
+  const token = randomBytes(24).toString('base64url');
+  await writeFile(file, `${token}\n`, { mode: 0o600 });
+  return token;
+}
+
+export interface RunningApi {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+export async function startApi(config: Readonly<Config>, pool: Pool, logger: Logger): Promise<RunningApi> {
+  const app = createApp({ config, pool, store: new PgStore(pool), logger });
+  const server = await new Promise<Server>((resolve, reject) => {
+    const listening = app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
+  });
+  const prune = setInterval(() => {
+    pruneRateLimitCounters(pool).catch((error) => logger.warn({ err: error }, 'pruning rate-limit counters failed'));
+  }, 60_000);
+  prune.unref();
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://localhost:${port}`,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        clearInterval(prune);
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+export async function migrateDatabase(pool: Pool, logger: Logger): Promise<void> {
+  const applied = await migrate(pool);
+  if (applied.length) logger.info({ applied }, 'migrations applied');
+}
