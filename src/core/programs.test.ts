@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { AffixError } from './errors.js';
+import { parseNewProgram, parseProgramUpdate } from './programs.js';
+
+const valid = { name: 'Shop', domain: 'shop.example.com', commission_type: 'percent', commission_rate: 20 };
+const messageOf = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof AffixError) return `${error.status} ${error.message}`;
+    throw error;
+  }
+  return 'no error';
+};
+
+describe('parseNewProgram', () => {
+  it('defaults the window to 60 days and browser leads allowed', () => {
+    expect(parseNewProgram(valid)).toEqual({
+      name: 'Shop',
+      domain: 'shop.example.com',
+      commissionType: 'percent',
+      commissionRate: '20',
+      attributionWindowDays: 60,
+      leadAuth: 'browser_allowed',
+      allowedOrigins: [],
+      recurringDurationMonths: null,
+    });
+  });
+  it('takes cookie_duration as the attribution window (CLI init)', () => {
+    expect(parseNewProgram({ ...valid, cookie_duration: 30 }).attributionWindowDays).toBe(30);
+  });
+  it('answers the spec messages', () => {
+    expect(messageOf(() => parseNewProgram({ ...valid, name: undefined }))).toBe(
+      '400 Missing required fields: name, domain, commission_type, commission_rate',
+    );
+    expect(messageOf(() => parseNewProgram({ ...valid, commission_type: 'tiered' }))).toBe(
+      '400 Invalid commission_type: tiered. Valid: percent, fixed, recurring_percent, recurring_fixed',
+    );
+    expect(messageOf(() => parseNewProgram({ ...valid, commission_rate: '20' }))).toBe('400 commission_rate must be a positive number');
+    expect(messageOf(() => parseNewProgram({ ...valid, commission_rate: -1 }))).toBe('400 commission_rate must be a positive number');
+    expect(messageOf(() => parseNewProgram({ ...valid, commission_rate: 120 }))).toBe(
+      '400 commission_rate must be at most 100 for percent commissions',
+    );
+  });
+  it('normalizes allowed origins and refuses paths', () => {
+    expect(parseNewProgram({ ...valid, allowed_origins: ['https://WWW.Example.com'] }).allowedOrigins).toEqual(['https://www.example.com']);
+    expect(messageOf(() => parseNewProgram({ ...valid, allowed_origins: ['https://example.com/page'] }))).toBe(
+      '400 allowed_origins: https://example.com/page is not an origin like https://www.example.com',
+    );
+  });
+});
+
+describe('parseProgramUpdate', () => {
+  it('returns only the fields sent', () => {
+    expect(parseProgramUpdate({ lead_auth: 'server_required' })).toEqual({ leadAuth: 'server_required' });
+    expect(messageOf(() => parseProgramUpdate({ lead_auth: 'maybe' }))).toBe('400 lead_auth must be one of: browser_allowed, server_required');
+  });
+});

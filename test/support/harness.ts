@@ -1,0 +1,188 @@
+// Per-file test harness: a fresh database cloned from the migrated template, the real express
+// app listening on a loopback port, and small helpers that talk to it over HTTP.
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { type Pool, createPool } from '../../src/db/pool.js';
+import { PgStore } from '../../src/db/store.js';
+import { createApp } from '../../src/http/app.js';
+import { createLogger } from '../../src/logger.js';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export interface TestDatabase {
+  url: string;
+  pool: Pool;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const adminUrl = inject('pgAdminUrl');
+  const name = `affix_t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('pgTemplate')}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const pool = createPool(url.toString(), 5);
+  return {
+    url: url.toString(),
+    pool,
+    drop: async () => {
+      await pool.end();
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+export interface Reply<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface TestApi {
+  url: string;
+  pool: Pool;
+  /** The app's clock; tests move it to exercise time rules. */
+  clock: { now: Date };
+  request<T = any>(method: string, path: string, options?: { body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<Reply<T>>;
+  close(): Promise<void>;
+}
+
+export async function startTestApi(pool: Pool, env: Record<string, string> = {}): Promise<TestApi> {
+  // Behind "loopback" trust, X-Forwarded-For names the client: each request gets its own
+  // address unless a test sets one, so only the rate-limit tests meet the per-IP limits.
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    AFFIX_ADMIN_TOKEN: ADMIN_TOKEN,
+    AFFIX_TRUST_PROXY: 'loopback',
+    ...env,
+  });
+  let requestCounter = 0;
+  const clock = { now: new Date() };
+  const app = createApp({ config, pool, store: new PgStore(pool), logger: createLogger('silent'), now: () => new Date(clock.now) });
+  const server = await new Promise<Server>((resolve) => {
+    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    pool,
+    clock,
+    async request(method, path, options = {}) {
+      requestCounter += 1;
+      const headers: Record<string, string> = {
+        'X-Forwarded-For': `198.51.${Math.floor(requestCounter / 250) % 250}.${(requestCounter % 250) + 1}`,
+        ...(options.headers ?? {}),
+      };
+      let body: string | undefined = options.raw;
+      if (options.body !== undefined) {
+        body = JSON.stringify(options.body);
+        headers['Content-Type'] ??= 'application/json';
+      }
+      const response = await fetch(`${url}${path}`, { method, headers, body });
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : null;
+      } catch {
+        // keep text: a test asserting JSON will fail on it
+      }
+      return { status: response.status, headers: response.headers, body: parsed as any };
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
+export const adminHeaders = bearer(ADMIN_TOKEN);
+
+export interface SeededProgram {
+  accountId: number;
+  programId: number;
+  apiKey: string;
+  keyId: number;
+  partnerId: number;
+  linkId: number;
+  shortLink: string;
+  affiliateUrl: string;
+}
+
+let seedCounter = 0;
+
+/** Creates account, program, partner, link and key through the admin API. */
+export async function seedProgram(api: TestApi, program: Record<string, unknown> = {}): Promise<SeededProgram> {
+  const n = ++seedCounter;
+  const suffix = `${n}_${randomBytes(3).toString('hex')}`;
+  const must = async (method: string, path: string, body?: unknown) => {
+    const reply = await api.request(method, `/api/v1/admin${path}`, { body, headers: adminHeaders });
+    if (reply.status >= 300) throw new Error(`${method} ${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
+    return reply.body.data;
+  };
+  const account = await must('POST', '/accounts', { email: `brand${suffix}@example.com` });
+  const created = await must('POST', '/programs', {
+    account_id: account.id,
+    name: `Shop ${suffix}`,
+    domain: 'shop.example.com',
+    commission_type: 'percent',
+    commission_rate: 20,
+    allowed_origins: ['https://shop.example.com'],
+    ...program,
+  });
+  const partner = await must('POST', `/programs/${created.id}/partners`, { name: `Partner ${suffix}` });
+  const shortLink = `p${suffix}`;
+  const link = await must('POST', `/programs/${created.id}/links`, { partner_id: partner.id, short_link: shortLink });
+  const key = await must('POST', `/programs/${created.id}/keys`);
+  return {
+    accountId: account.id,
+    programId: created.id,
+    apiKey: key.api_key,
+    keyId: key.id,
+    partnerId: partner.id,
+    linkId: link.id,
+    shortLink,
+    affiliateUrl: `https://shop.example.com/pricing?aff=${shortLink}`,
+  };
+}
+
+/** Adds a second partner and link to a program. */
+export async function addPartnerLink(api: TestApi, programId: number): Promise<{ partnerId: number; shortLink: string; linkId: number }> {
+  const code = `x${randomBytes(4).toString('hex')}`;
+  const partner = await api.request('POST', `/api/v1/admin/programs/${programId}/partners`, { body: { name: code }, headers: adminHeaders });
+  const link = await api.request('POST', `/api/v1/admin/programs/${programId}/links`, {
+    body: { partner_id: partner.body.data.id, short_link: code },
+    headers: adminHeaders,
+  });
+  return { partnerId: partner.body.data.id, shortLink: code, linkId: link.body.data.id };
+}
+
+export async function trackClick(api: TestApi, affiliateUrl: string, extra: Record<string, unknown> = {}) {
+  const reply = await api.request('POST', '/api/v1/track/click', { body: { affiliate_url: affiliateUrl, ...extra } });
+  if (reply.status !== 200) throw new Error(`click failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return reply.body.click_id as string;
+}
+
+export async function count(pool: Pool, sql: string, params: unknown[] = []): Promise<number> {
+  const { rows } = await pool.query(`SELECT count(*)::int AS n FROM (${sql}) q`, params);
+  return rows[0].n;
+}
+
+/** Platform envelope as the spec writes it. */
+export const platformError = (status: number, name: string, message: string, extra: Record<string, unknown> = {}) => ({
+  data: null,
+  error: { status, name, message, details: {}, ...extra },
+});
