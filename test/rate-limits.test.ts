@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type Reply,
+  type SeededProgram,
+  type TestApi,
+  type TestDatabase,
+  bearer,
+  count,
+  createTestDatabase,
+  seedProgram,
+  startTestApi,
+} from './support/harness.js';
+
+let db: TestDatabase;
+let first: TestApi;
+let second: TestApi;
+let shop: SeededProgram;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  // Two API instances on one database: the budget is shared through PostgreSQL.
+  first = await startTestApi(db.pool);
+  second = await startTestApi(db.pool);
+  shop = await seedProgram(first);
+});
+afterAll(async () => {
+  await first.close();
+  await second.close();
+  await db.drop();
+});
+
+/** Counters are per minute: keep each test inside one window. */
+beforeEach(async () => {
+  const seconds = new Date().getUTCSeconds();
+  if (seconds > 45) await new Promise((resolve) => setTimeout(resolve, (61 - seconds) * 1000));
+});
+
+const expectLimitHeaders = (reply: Reply, limit: number, remaining: number) => {
+  expect(reply.headers.get('x-ratelimit-limit')).toBe(String(limit));
+  expect(reply.headers.get('x-ratelimit-remaining')).toBe(String(remaining));
+  const reset = Number(reply.headers.get('x-ratelimit-reset'));
+  const now = Date.now() / 1000;
+  expect(reset).toBeGreaterThan(now);
+  expect(reset).toBeLessThanOrEqual(now + 61);
+  expect(reset % 60).toBe(0);
+};
+
+const expect429 = (reply: Reply, limit: number) => {
+  expect(reply.status).toBe(429);
+  expect(reply.body).toEqual({
+    error: { code: 'rate_limited', message: 'Too many requests.', status: 429, retry_after_seconds: expect.any(Number) },
+  });
+  const retryAfter = Number(reply.headers.get('retry-after'));
+  expect(retryAfter).toBeGreaterThanOrEqual(1);
+  expect(retryAfter).toBeLessThanOrEqual(60);
+  expect(reply.body.error.retry_after_seconds).toBe(retryAfter);
+  expectLimitHeaders(reply, limit, 0);
+};
+
+describe('track/click: 60 per minute per client IP, shared by every instance', () => {
+  it('counts across two instances and refuses the 61st before it records anything', async () => {
+    const ip = { 'X-Forwarded-For': '203.0.113.10' };
+    for (let i = 0; i < 60; i++) {
+      const api = i % 2 === 0 ? first : second;
+      const reply = await api.request('POST', '/api/v1/track/click', { body: { affiliate_url: shop.affiliateUrl }, headers: ip });
+      expect(reply.status).toBe(200);
+      expectLimitHeaders(reply, 60, 59 - i);
+    }
+    const clicks = await count(db.pool, 'SELECT 1 FROM clicks');
+    const refused = await second.request('POST', '/api/v1/track/click', { body: { affiliate_url: shop.affiliateUrl }, headers: ip });
+    expect429(refused, 60);
+    expect(await count(db.pool, 'SELECT 1 FROM clicks')).toBe(clicks);
+    // Another client is unaffected.
+    const other = await first.request('POST', '/api/v1/track/click', { body: { affiliate_url: shop.affiliateUrl }, headers: { 'X-Forwarded-For': '203.0.113.11' } });
+    expect(other.status).toBe(200);
+  });
+
+  it('error answers carry the headers too', async () => {
+    const reply = await first.request('POST', '/api/v1/track/click', { body: {}, headers: { 'X-Forwarded-For': '203.0.113.12' } });
+    expect(reply.status).toBe(400);
+    expectLimitHeaders(reply, 60, 59);
+  });
+});
+
+describe('track/lead: 30 per minute per client IP', () => {
+  it('refuses the 31st', async () => {
+    const ip = { 'X-Forwarded-For': '203.0.113.20' };
+    for (let i = 0; i < 30; i++) {
+      const reply = await (i % 2 ? first : second).request('POST', '/api/v1/track/lead', { body: { customer_key: 'nobody' }, headers: ip });
+      expect(reply.status).toBe(400);
+      expectLimitHeaders(reply, 30, 29 - i);
+    }
+    expect429(await first.request('POST', '/api/v1/track/lead', { body: { customer_key: 'nobody' }, headers: ip }), 30);
+  });
+});
+
+describe('track/sale + track/refund: 120 per minute combined, per API key', () => {
+  it('shares one budget between the two routes, whatever the client IP', async () => {
+    const program = await seedProgram(first);
+    for (let i = 0; i < 120; i++) {
+      const route = i % 2 ? '/api/v1/track/refund' : '/api/v1/track/sale';
+      const reply = await (i % 3 ? first : second).request('POST', route, {
+        body: {},
+        headers: { ...bearer(program.apiKey), 'X-Forwarded-For': `203.0.113.${(i % 200) + 30}` },
+      });
+      expect(reply.status).toBe(400);
+      expectLimitHeaders(reply, 120, 119 - i);
+    }
+    expect429(await first.request('POST', '/api/v1/track/sale', { body: {}, headers: bearer(program.apiKey) }), 120);
+    expect429(await second.request('POST', '/api/v1/track/refund', { body: {}, headers: bearer(program.apiKey) }), 120);
+    // The other program's key has its own budget.
+    const other = await first.request('POST', '/api/v1/track/sale', { body: {}, headers: bearer(shop.apiKey) });
+    expect(other.status).toBe(400);
+  });
+
+  it('counts per IP when no key is sent (the 401s carry the headers)', async () => {
+    const reply = await first.request('POST', '/api/v1/track/sale', { body: {}, headers: { 'X-Forwarded-For': '203.0.113.250' } });
+    expect(reply.status).toBe(401);
+    expectLimitHeaders(reply, 120, 119);
+  });
+});
+
+describe('readiness: 30 per minute per API key', () => {
+  it('refuses the 31st with the typed envelope', async () => {
+    const program = await seedProgram(first);
+    for (let i = 0; i < 30; i++) {
+      const reply = await (i % 2 ? first : second).request('GET', '/api/v1/programs/me/readiness', { headers: bearer(program.apiKey) });
+      expect(reply.status).toBe(200);
+      expectLimitHeaders(reply, 30, 29 - i);
+    }
+    expect429(await first.request('GET', '/api/v1/programs/me/readiness', { headers: bearer(program.apiKey) }), 30);
+  });
+});
