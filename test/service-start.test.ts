@@ -1,0 +1,85 @@
+// The README's start command as a user runs it: a subprocess that migrates, seeds the demo,
+// prints the walk-through; then the walk-through itself, and `affix admin` against it.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestDatabase, createTestDatabase } from './support/harness.js';
+
+const run = promisify(execFile);
+const ADMIN = 'service-start-admin-token-123';
+let db: TestDatabase;
+let child: ChildProcess;
+let output = '';
+let baseUrl = '';
+let dataDir = '';
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  dataDir = await mkdtemp(join(tmpdir(), 'affix-start-'));
+  child = spawn(process.execPath, ['bin/affix.mjs', 'start'], {
+    env: { ...process.env, DATABASE_URL: db.url, PORT: '0', HOST: '127.0.0.1', AFFIX_ADMIN_TOKEN: ADMIN, AFFIX_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const started = Date.now();
+  while (!/listening on (http:\/\/\S+)/.test(output) || !output.includes('track/refund')) {
+    if (Date.now() - started > 40_000) throw new Error(`service did not start:\n${output}`);
+    if (child.exitCode !== null) throw new Error(`service exited:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  baseUrl = /listening on (http:\/\/\S+)/.exec(output)![1]!;
+}, 60_000);
+
+afterAll(async () => {
+  if (child && child.exitCode === null) {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+  await rm(dataDir, { recursive: true, force: true });
+  await db.drop();
+});
+
+/** Runs one curl line of the printed walk-through, with the click id filled in. */
+async function curl(line: string, clickId = ''): Promise<any> {
+  const args = line.trim().replace(/^curl /, '');
+  const method = /-X (\w+)/.exec(args)?.[1] ?? 'GET';
+  const url = /(http:\/\/\S+)/.exec(args)![1]!;
+  const headers = Object.fromEntries([...args.matchAll(/-H '([^:]+): ([^']+)'/g)].map((m) => [m[1]!, m[2]!]));
+  const body = /-d '([^']+)'/.exec(args)?.[1]?.replace('<click_id>', clickId);
+  const response = await fetch(url, { method, headers, body });
+  return { status: response.status, body: await response.json() };
+}
+
+describe('npm start (affix start)', () => {
+  it('prints a walk-through that works: click -> lead -> sale -> refund -> readiness', async () => {
+    const lines = output.split('\n').filter((line) => line.trim().startsWith('curl '));
+    expect(lines).toHaveLength(5);
+    const click = await curl(lines[0]!);
+    expect(click.body).toMatchObject({ success: true, partner_code: 'demo', cookie_window_days: 60 });
+    expect((await curl(lines[1]!, click.body.click_id)).body).toEqual({ success: true, message: 'Lead tracked successfully' });
+    const sale = await curl(lines[2]!);
+    expect(sale.body).toMatchObject({ success: true, commission_amount_cents: 980 });
+    expect((await curl(lines[3]!)).body).toMatchObject({ success: true, status: 'refunded', deduction_amount_cents: 200 });
+    expect((await curl(lines[4]!)).body).toMatchObject({ state: 'ready', integration_verified: true });
+  });
+
+  it('`affix admin` manages links against the running service', async () => {
+    const env = { ...process.env, AFFIX_ADMIN_TOKEN: ADMIN, AFFIX_API_URL: baseUrl };
+    const { stdout } = await run(process.execPath, ['bin/affix.mjs', 'admin', 'link', 'disable', '1'], { env });
+    expect(JSON.parse(stdout)).toMatchObject({ id: 1, short_link: 'demo', enabled: false });
+    const click = await fetch(`${baseUrl}/api/v1/track/click`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ affiliate_url: 'http://localhost/?aff=demo' }),
+    });
+    expect(click.status).toBe(410);
+    const failed = await run(process.execPath, ['bin/affix.mjs', 'admin', 'link', 'enable', '999'], { env }).catch((error) => error);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('404: Referral link not found');
+  }, 30_000);
+});
