@@ -1,5 +1,5 @@
 // Per-request state kept on res.locals, typed in one place.
-import type { Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import type { AuthenticatedKey } from '../core/api-keys.js';
 import type { AffixError } from '../core/errors.js';
 import type { Logger } from '../logger.js';
@@ -16,3 +16,9 @@ export interface RequestState {
 }
 
 export const state = (res: Response): RequestState => res.locals as RequestState;
+
+/** Names the route's own 500 (spec §7), used when anything unexpected fails. */
+export const failsWith = (failure: () => AffixError) => (_req: Request, res: Response, next: NextFunction) => {
+  state(res).failure = failure;
+  next();
+};

@@ -186,3 +186,4 @@ export const platformError = (status: number, name: string, message: string, ext
   data: null,
   error: { status, name, message, details: {}, ...extra },
 });
+

@@ -3,7 +3,7 @@ import { errors } from '../../core/errors.js';
 import { RATE_LIMITS } from '../../core/limits.js';
 import { computeReadiness } from '../../core/readiness.js';
 import { programKeyAuth } from '../auth.js';
-import { state } from '../context.js';
+import { failsWith, state } from '../context.js';
 import { type HttpDeps, clock } from '../deps.js';
 import { byApiKey, rateLimit } from '../rate-limit.js';
 import { sendJson } from '../respond.js';
@@ -12,10 +12,7 @@ export function readinessRoute(deps: HttpDeps): Router {
   const router = Router();
   router.get(
     '/api/v1/programs/me/readiness',
-    (_req, res, next) => {
-      state(res).failure = errors.readinessFailed;
-      next();
-    },
+    failsWith(errors.readinessFailed),
     rateLimit(deps.pool, RATE_LIMITS.readiness, byApiKey),
     programKeyAuth(deps.store, 'readiness', deps.config.docsUrl),
     async (_req, res) => {

@@ -3,7 +3,7 @@ import { MESSAGES, errors } from '../../core/errors.js';
 import { RATE_LIMITS } from '../../core/limits.js';
 import { trackClick } from '../../core/track-click.js';
 import { programKeyAuth } from '../auth.js';
-import { state } from '../context.js';
+import { failsWith, state } from '../context.js';
 import { browserCors } from '../cors.js';
 import { type HttpDeps, clock } from '../deps.js';
 import { byClientIp, rateLimit } from '../rate-limit.js';
@@ -16,10 +16,7 @@ export function trackClickRoute(deps: HttpDeps): Router {
   router.options(path, browserCors(deps.pool));
   router.post(
     path,
-    (_req, res, next) => {
-      state(res).failure = () => errors.internal(MESSAGES.clickFailed);
-      next();
-    },
+    failsWith(() => errors.internal(MESSAGES.clickFailed)),
     rateLimit(deps.pool, RATE_LIMITS.click, byClientIp),
     browserCors(deps.pool),
     programKeyAuth(deps.store, 'click', deps.config.docsUrl),

@@ -3,7 +3,7 @@ import { MESSAGES, errors } from '../../core/errors.js';
 import { RATE_LIMITS } from '../../core/limits.js';
 import { trackLead } from '../../core/track-lead.js';
 import { programKeyAuth } from '../auth.js';
-import { state } from '../context.js';
+import { failsWith, state } from '../context.js';
 import { browserCors } from '../cors.js';
 import { type HttpDeps, clock } from '../deps.js';
 import { byClientIp, rateLimit } from '../rate-limit.js';
@@ -16,10 +16,7 @@ export function trackLeadRoute(deps: HttpDeps): Router {
   router.options(path, browserCors(deps.pool));
   router.post(
     path,
-    (_req, res, next) => {
-      state(res).failure = () => errors.internal(MESSAGES.leadFailed);
-      next();
-    },
+    failsWith(() => errors.internal(MESSAGES.leadFailed)),
     rateLimit(deps.pool, RATE_LIMITS.lead, byClientIp),
     browserCors(deps.pool),
     programKeyAuth(deps.store, 'lead', deps.config.docsUrl),

@@ -3,7 +3,7 @@ import { MESSAGES, errors } from '../../core/errors.js';
 import { RATE_LIMITS } from '../../core/limits.js';
 import { trackRefund } from '../../core/track-refund.js';
 import { programKeyAuth } from '../auth.js';
-import { state } from '../context.js';
+import { failsWith, state } from '../context.js';
 import type { HttpDeps } from '../deps.js';
 import { byApiKey, rateLimit } from '../rate-limit.js';
 import { sendJson } from '../respond.js';
@@ -13,10 +13,7 @@ export function trackRefundRoute(deps: HttpDeps): Router {
   const router = Router();
   router.post(
     '/api/v1/track/refund',
-    (_req, res, next) => {
-      state(res).failure = () => errors.internal(MESSAGES.refundFailed);
-      next();
-    },
+    failsWith(() => errors.internal(MESSAGES.refundFailed)),
     rateLimit(deps.pool, RATE_LIMITS.saleAndRefund, byApiKey),
     programKeyAuth(deps.store, 'refund', deps.config.docsUrl),
     async (req, res) => {

@@ -3,7 +3,7 @@ import { MESSAGES, errors } from '../../core/errors.js';
 import { RATE_LIMITS } from '../../core/limits.js';
 import { trackSale } from '../../core/track-sale.js';
 import { programKeyAuth } from '../auth.js';
-import { state } from '../context.js';
+import { failsWith, state } from '../context.js';
 import { type HttpDeps, clock } from '../deps.js';
 import { byApiKey, rateLimit } from '../rate-limit.js';
 import { sendJson } from '../respond.js';
@@ -13,10 +13,7 @@ export function trackSaleRoute(deps: HttpDeps): Router {
   const router = Router();
   router.post(
     '/api/v1/track/sale',
-    (_req, res, next) => {
-      state(res).failure = () => errors.internal(MESSAGES.saleFailed);
-      next();
-    },
+    failsWith(() => errors.internal(MESSAGES.saleFailed)),
     rateLimit(deps.pool, RATE_LIMITS.saleAndRefund, byApiKey),
     programKeyAuth(deps.store, 'sale', deps.config.docsUrl),
     async (req, res) => {
