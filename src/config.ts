@@ -17,6 +17,12 @@ const schema = z.object({
   AFFIX_TRUST_PROXY: z.string().default('false'),
   AFFIX_SEED_DEMO: booleanText.default(true),
   AFFIX_BODY_LIMIT: z.string().default('100kb'),
+  AFFIX_SECRET_KEY: z.string().min(16, 'AFFIX_SECRET_KEY must be at least 16 characters').optional(),
+  STRIPE_CONNECT_WEBHOOK_SECRET: z.string().optional(),
+  AFFIX_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
+  AFFIX_WORKER_RETRY_LIMIT: z.coerce.number().int().min(0).max(50).default(6),
+  AFFIX_WORKER_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
+  AFFIX_WORKER_POLL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -33,6 +39,10 @@ export interface Config {
   seedDemo: boolean;
   bodyLimit: string;
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
+  /** Encrypts stored Stripe signing secrets; generated in the data folder for the embedded database. */
+  secretKey: string | undefined;
+  stripeConnectWebhookSecret: string | undefined;
+  worker: { concurrency: number; retryLimit: number; retryDelaySeconds: number; pollSeconds: number };
 }
 
 function parseTrustProxy(value: string): boolean | number | string {
@@ -63,5 +73,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     seedDemo: e.AFFIX_SEED_DEMO,
     bodyLimit: e.AFFIX_BODY_LIMIT,
     logLevel: e.LOG_LEVEL,
+    secretKey: e.AFFIX_SECRET_KEY,
+    stripeConnectWebhookSecret: e.STRIPE_CONNECT_WEBHOOK_SECRET,
+    worker: Object.freeze({
+      concurrency: e.AFFIX_WORKER_CONCURRENCY,
+      retryLimit: e.AFFIX_WORKER_RETRY_LIMIT,
+      retryDelaySeconds: e.AFFIX_WORKER_RETRY_DELAY_SECONDS,
+      pollSeconds: e.AFFIX_WORKER_POLL_SECONDS,
+    }),
   });
 }

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type PgBoss from 'pg-boss';
 import { join } from 'node:path';
 import type { Config } from './config.js';
 import { startEmbeddedPostgres } from './db/embedded.js';
@@ -13,9 +14,11 @@ import { pruneRateLimitCounters } from './db/rate-limit.js';
 import { PgStore } from './db/store.js';
 import { createApp } from './http/app.js';
 import type { Logger } from './logger.js';
+import { createSecretBox } from './secret-box.js';
 
 export interface Database {
   pool: Pool;
+  connectionString: string;
   embedded: boolean;
   close(): Promise<void>;
 }
@@ -24,13 +27,14 @@ export interface Database {
 export async function openDatabase(config: Readonly<Config>, logger: Logger): Promise<Database> {
   if (config.databaseUrl) {
     const pool = createPool(config.databaseUrl);
-    return { pool, embedded: false, close: () => pool.end() };
+    return { pool, connectionString: config.databaseUrl, embedded: false, close: () => pool.end() };
   }
   logger.info({ dataDir: config.dataDir, port: config.embeddedPgPort }, 'DATABASE_URL is not set: starting embedded PostgreSQL');
   const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort });
   const pool = createPool(embedded.connectionString);
   return {
     pool,
+    connectionString: embedded.connectionString,
     embedded: true,
     close: async () => {
       await pool.end();
@@ -39,15 +43,27 @@ export async function openDatabase(config: Readonly<Config>, logger: Logger): Pr
   };
 }
 
-/** The admin token: AFFIX_ADMIN_TOKEN, or on the embedded (local) database one kept in the data folder. */
-export async function resolveAdminToken(config: Readonly<Config>, embedded: boolean): Promise<string | undefined> {
-  if (config.adminToken || !embedded) return config.adminToken;
-  const file = join(config.dataDir, 'admin-token');
-  if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
+/** A secret kept in the data folder, made on first use (embedded, local setups only). */
+async function localSecret(config: Readonly<Config>, file: string): Promise<string> {
+  const path = join(config.dataDir, file);
+  if (existsSync(path)) return (await readFile(path, 'utf8')).trim();
   await mkdir(config.dataDir, { recursive: true });
-  const token = randomBytes(24).toString('base64url');
-  await writeFile(file, `${token}\n`, { mode: 0o600 });
-  return token;
+  const secret = randomBytes(24).toString('base64url');
+  await writeFile(path, `${secret}\n`, { mode: 0o600 });
+  return secret;
+}
+
+/**
+ * The admin token and the secret-box key: from the environment, or on the embedded (local)
+ * database generated once and kept in the data folder.
+ */
+export async function resolveLocalSecrets(config: Readonly<Config>, embedded: boolean): Promise<Readonly<Config>> {
+  if (!embedded) return config;
+  return Object.freeze({
+    ...config,
+    adminToken: config.adminToken ?? (await localSecret(config, 'admin-token')),
+    secretKey: config.secretKey ?? (await localSecret(config, 'secret-key')),
+  });
 }
 
 export interface RunningApi {
@@ -56,8 +72,13 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
-export async function startApi(config: Readonly<Config>, pool: Pool, logger: Logger): Promise<RunningApi> {
-  const app = createApp({ config, pool, store: new PgStore(pool), logger });
+export interface ApiExtras {
+  queue?: PgBoss;
+}
+
+export async function startApi(config: Readonly<Config>, pool: Pool, logger: Logger, extras: ApiExtras = {}): Promise<RunningApi> {
+  const secretBox = config.secretKey ? createSecretBox(config.secretKey) : undefined;
+  const app = createApp({ config, pool, store: new PgStore(pool), logger, queue: extras.queue, secretBox });
   const server = await new Promise<Server>((resolve, reject) => {
     const listening = app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
   });

@@ -4,43 +4,61 @@ import { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { ensureDemo, walkthrough } from '../demo.js';
 import { createLogger } from '../logger.js';
-import { migrateDatabase, openDatabase, resolveAdminToken, startApi } from '../server.js';
+import { PgStore } from '../db/store.js';
+import { startQueue } from '../queue.js';
+import { migrateDatabase, openDatabase, resolveLocalSecrets, startApi } from '../server.js';
+import { startWorkers } from '../../workers/index.js';
 import { registerAdminCommands } from './admin-commands.js';
 
 const program = new Command();
 program.name('affix').description('Affix: affiliate and partner attribution service').showHelpAfterError();
 
-async function runService(): Promise<void> {
-  const config0 = loadConfig();
-  const logger = createLogger(config0.logLevel);
-  const database = await openDatabase(config0, logger);
-  const config = Object.freeze({ ...config0, adminToken: await resolveAdminToken(config0, database.embedded) });
+interface Roles {
+  api: boolean;
+  worker: boolean;
+}
+
+async function runService(roles: Roles): Promise<void> {
+  const initial = loadConfig();
+  const logger = createLogger(initial.logLevel);
+  const database = await openDatabase(initial, logger);
+  const config = await resolveLocalSecrets(initial, database.embedded);
   await migrateDatabase(database.pool, logger);
-  const demo = config.seedDemo ? await ensureDemo(database.pool, config) : null;
-  const api = await startApi(config, database.pool, logger);
+  const queue = await startQueue(database.connectionString, config.worker, { supervise: roles.worker });
+  const demo = roles.api && config.seedDemo ? await ensureDemo(database.pool, config) : null;
+  const api = roles.api ? await startApi(config, database.pool, logger, { queue }) : null;
+  if (roles.worker) await startWorkers(queue, { pool: database.pool, store: new PgStore(database.pool), logger }, config);
   const stop = async (signal: string) => {
     logger.info({ signal }, 'shutting down');
-    await api.close();
+    await api?.close();
+    await queue.stop({ graceful: true, timeout: 10_000 }).catch(() => undefined);
     await database.close();
     process.exit(0);
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
-  const lines = [`Affix API listening on ${api.url} (public URL ${config.publicUrl})`];
+  const lines: string[] = [];
+  if (api) lines.push(`Affix API listening on ${api.url} (public URL ${config.publicUrl})`);
+  if (roles.worker) lines.push(`Affix workers running (${config.worker.concurrency} for Stripe events)`);
   if (database.embedded) lines.push(`Embedded PostgreSQL data in ${config.dataDir}/ (admin token in ${config.dataDir}/admin-token)`);
-  if (demo) lines.push(walkthrough(api.url, demo));
+  if (demo && api) lines.push(walkthrough(api.url, demo));
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 program
   .command('start', { isDefault: true })
-  .description('Run the service (API; migrates on start; embedded PostgreSQL when DATABASE_URL is unset)')
-  .action(runService);
+  .description('Run the API and the workers in one process (migrates on start; embedded PostgreSQL when DATABASE_URL is unset)')
+  .action(() => runService({ api: true, worker: true }));
 
 program
   .command('api')
-  .description('Run the HTTP API only (same as start until workers exist)')
-  .action(runService);
+  .description('Run the HTTP API only (webhooks are stored and queued; workers process them)')
+  .action(() => runService({ api: true, worker: false }));
+
+program
+  .command('worker')
+  .description('Run the workers only (any number of them may run against one database)')
+  .action(() => runService({ api: false, worker: true }));
 
 program
   .command('migrate')

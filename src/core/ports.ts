@@ -51,6 +51,7 @@ export interface NewCustomer {
 
 export interface CustomerPatch {
   customerKey?: string;
+  stripeCustomerId?: string;
   status?: CustomerStatus;
   emailHash?: Buffer;
   provisionalLead?: boolean;
@@ -113,7 +114,7 @@ export interface NewRefund {
 }
 
 export interface CommissionRefundPatch {
-  status: Extract<CommissionStatus, 'refunded' | 'reversed'>;
+  status: CommissionStatus;
   refundedTotalCents: number;
   deductedCents: number;
 }
@@ -132,7 +133,12 @@ export interface TrackingTx {
   insertCustomer(customer: NewCustomer): Promise<Customer>;
   updateCustomer(customerId: number, patch: CustomerPatch): Promise<void>;
 
+  findCustomerByEmailHash(programId: number, emailHash: Buffer): Promise<Customer | null>;
+  findCustomerByStripeCustomer(programId: number, stripeCustomerId: string): Promise<Customer | null>;
+
   findSaleIdByTransactionId(transactionId: string): Promise<number | null>;
+  /** A sale of the program by its payment intent (or charge) id, or by its transaction id. */
+  findSaleByPayment(programId: number, payment: { paymentIds: string[]; transactionIds: string[] }): Promise<Sale | null>;
   /** Inserts the sale; throws the duplicate-sale error when the transaction id is taken. */
   insertSale(sale: NewSale): Promise<number>;
   /** Time of the customer's earliest earlier non-test sale, or null. */
@@ -146,6 +152,17 @@ export interface TrackingTx {
   /** Inserts a refund; returns false when the same refund key was already counted. */
   insertRefund(refund: NewRefund): Promise<boolean>;
   updateCommissionAfterRefund(commissionId: number, patch: CommissionRefundPatch): Promise<void>;
+  /** Sum refunded (reason refund, not chargebacks) through this source so far, reverted ones excluded. */
+  processorRefundedCents(saleId: number, source: string): Promise<number>;
+  findActiveRefund(saleId: number, refundKey: string): Promise<CountedRefund | null>;
+  markRefundReverted(refundId: number): Promise<void>;
+}
+
+export interface CountedRefund {
+  id: number;
+  commissionId: number | null;
+  amountCents: number;
+  deductionCents: number;
 }
 
 export interface ApiKeyRecord {

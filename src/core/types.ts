@@ -28,6 +28,8 @@ export interface Program {
   attributionWindowDays: number;
   leadAuth: LeadAuth;
   allowedOrigins: string[];
+  /** Stripe events with livemode false are test events (no commission) unless this is false. */
+  livemodeOnlyCommissions: boolean;
   createdAt: Date;
 }
 

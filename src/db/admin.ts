@@ -217,3 +217,32 @@ export async function listKeys(db: Queryable, programId: number): Promise<KeyVie
   const { rows } = await db.query(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE program_id = $1 ORDER BY id`, [programId]);
   return rows.map(toKeyView);
 }
+
+export interface StripeSettingsView {
+  program_id: number;
+  connect_account_id: string | null;
+  webhook_secret_set: boolean;
+  livemode_only_commissions: boolean;
+}
+
+/** Sets the program's Stripe connection; the signing secret arrives already sealed. */
+export async function updateProgramStripe(
+  db: Queryable,
+  programId: number,
+  update: { sealedSecret?: string | null; accountId?: string | null; livemodeOnlyCommissions?: boolean },
+): Promise<StripeSettingsView | null> {
+  const { rows } = await db.query(
+    `UPDATE programs SET
+        stripe_webhook_secret = CASE WHEN $2 THEN $3 ELSE stripe_webhook_secret END,
+        stripe_account_id = CASE WHEN $4 THEN $5 ELSE stripe_account_id END,
+        livemode_only_commissions = coalesce($6, livemode_only_commissions)
+      WHERE id = $1
+      RETURNING id, stripe_account_id, stripe_webhook_secret IS NOT NULL AS secret_set, livemode_only_commissions`,
+    [programId, update.sealedSecret !== undefined, update.sealedSecret ?? null, update.accountId !== undefined, update.accountId ?? null,
+      update.livemodeOnlyCommissions ?? null],
+  );
+  const row = rows[0];
+  return row
+    ? { program_id: row.id, connect_account_id: row.stripe_account_id, webhook_secret_set: row.secret_set, livemode_only_commissions: row.livemode_only_commissions }
+    : null;
+}

@@ -5,7 +5,7 @@ import type { Commission, Customer, Program, ReferralLink, Sale } from '../core/
 type Row = Record<string, any>;
 
 export const PROGRAM_COLUMNS = `id, account_id, name, domain, commission_type, commission_rate, recurring_duration_months,
-  attribution_window_days, lead_auth, allowed_origins, created_at`;
+  attribution_window_days, lead_auth, allowed_origins, livemode_only_commissions, created_at`;
 
 export const toProgram = (row: Row): Program => ({
   id: row.id,
@@ -18,6 +18,7 @@ export const toProgram = (row: Row): Program => ({
   attributionWindowDays: row.attribution_window_days,
   leadAuth: row.lead_auth,
   allowedOrigins: row.allowed_origins,
+  livemodeOnlyCommissions: row.livemode_only_commissions,
   createdAt: row.created_at,
 });
 

@@ -103,6 +103,7 @@ export class PgTrackingTx implements TrackingTx {
       sets.push(`${column} = $${params.length}`);
     };
     if (patch.customerKey !== undefined) set('customer_key', patch.customerKey);
+    if (patch.stripeCustomerId !== undefined) set('stripe_customer_id', patch.stripeCustomerId);
     if (patch.status !== undefined) set('status', patch.status);
     if (patch.emailHash !== undefined) set('email_hash', patch.emailHash);
     if (patch.provisionalLead !== undefined) set('provisional_lead', patch.provisionalLead);
@@ -116,6 +117,35 @@ export class PgTrackingTx implements TrackingTx {
     }
     if (sets.length === 0) return;
     await this.client.query(`UPDATE customers SET ${sets.join(', ')} WHERE id = $1`, params);
+  }
+
+  findCustomerByEmailHash(programId: number, emailHash: Buffer) {
+    return this.one(
+      `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE program_id = $1 AND email_hash = $2
+        ORDER BY lead_at DESC NULLS LAST, id DESC LIMIT 1 FOR UPDATE`,
+      [programId, emailHash],
+      toCustomer,
+    );
+  }
+
+  findCustomerByStripeCustomer(programId: number, stripeCustomerId: string) {
+    return this.one(
+      `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE program_id = $1 AND stripe_customer_id = $2 FOR UPDATE`,
+      [programId, stripeCustomerId],
+      toCustomer,
+    );
+  }
+
+  findSaleByPayment(programId: number, payment: { paymentIds: string[]; transactionIds: string[] }) {
+    return this.one(
+      `SELECT id, program_id, customer_id, processor_event_id, amount_cents, currency, test
+         FROM sales
+        WHERE program_id = $1 AND (provider_payment_id = ANY ($2::text[]) OR processor_event_id = ANY ($3::text[])
+              OR details -> 'payment_ids' ?| $2::text[])
+        ORDER BY id LIMIT 1`,
+      [programId, payment.paymentIds, payment.transactionIds],
+      toSale,
+    );
   }
 
   async findSaleIdByTransactionId(transactionId: string): Promise<number | null> {
@@ -201,6 +231,28 @@ export class PgTrackingTx implements TrackingTx {
         refund.refundReason, refund.source],
     );
     return (rowCount ?? 0) > 0;
+  }
+
+  async processorRefundedCents(saleId: number, source: string): Promise<number> {
+    const { rows } = await this.client.query(
+      `SELECT coalesce(sum(amount_cents), 0)::bigint AS total FROM refunds
+        WHERE sale_id = $1 AND source = $2 AND reason = 'refund' AND reverted_at IS NULL`,
+      [saleId, source],
+    );
+    return rows[0].total;
+  }
+
+  findActiveRefund(saleId: number, refundKey: string) {
+    return this.one(
+      `SELECT id, commission_id, amount_cents, deduction_cents FROM refunds
+        WHERE sale_id = $1 AND refund_key = $2 AND reverted_at IS NULL FOR UPDATE`,
+      [saleId, refundKey],
+      (row) => ({ id: row.id, commissionId: row.commission_id, amountCents: row.amount_cents, deductionCents: row.deduction_cents }),
+    );
+  }
+
+  async markRefundReverted(refundId: number): Promise<void> {
+    await this.client.query('UPDATE refunds SET reverted_at = now() WHERE id = $1', [refundId]);
   }
 
   async updateCommissionAfterRefund(commissionId: number, patch: CommissionRefundPatch): Promise<void> {

@@ -8,6 +8,7 @@ import type { HttpDeps } from './deps.js';
 import { sendError, toAffixError } from './respond.js';
 import { adminRoutes } from './routes/admin.js';
 import { readinessRoute } from './routes/readiness.js';
+import { stripeWebhookRoutes } from './routes/stripe-webhooks.js';
 import { trackClickRoute } from './routes/track-click.js';
 import { trackLeadRoute } from './routes/track-lead.js';
 import { trackRefundRoute } from './routes/track-refund.js';
@@ -58,6 +59,8 @@ export function createApp(deps: HttpDeps): express.Express {
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.trustProxy);
   app.use(requestContext(deps));
+  // Before the JSON parser: signatures are verified on the raw body.
+  app.use(stripeWebhookRoutes(deps));
   app.use(express.json({ limit: deps.config.bodyLimit, strict: false }));
   app.use((req: Request, _res: Response, next: NextFunction) => {
     if (req.body === undefined) req.body = {};

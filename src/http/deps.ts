@@ -1,13 +1,19 @@
+import type PgBoss from 'pg-boss';
 import type { Config } from '../config.js';
 import type { Store } from '../core/ports.js';
 import type { Pool } from '../db/pool.js';
 import type { Logger } from '../logger.js';
+import type { SecretBox } from '../secret-box.js';
 
 export interface HttpDeps {
   config: Readonly<Config>;
   pool: Pool;
   store: Store;
   logger: Logger;
+  /** The job queue; the webhook endpoints answer 503 without it. */
+  queue?: PgBoss;
+  /** Opens stored Stripe signing secrets; without it they cannot be set or used. */
+  secretBox?: SecretBox;
   /** Injectable clock for tests of time rules; defaults to the real time. */
   now?: () => Date;
 }

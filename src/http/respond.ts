@@ -16,6 +16,7 @@ const STATUS_NAMES: Record<number, string> = {
   422: 'UnprocessableEntityError',
   429: 'TooManyRequestsError',
   500: 'InternalServerError',
+  503: 'ServiceUnavailableError',
 };
 
 /** Default `error.code` per status on the routes that always carry one (track/sale, track/refund). */

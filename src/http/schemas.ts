@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { MESSAGES, PROVIDERS, errors, providerMessage } from '../core/errors.js';
 import { OCCURRED_AT_MAX_AGE_MS, OCCURRED_AT_MAX_AHEAD_MS } from '../core/limits.js';
-import { SUPPORTED_CURRENCIES, type Currency } from '../core/types.js';
+import { toSupportedCurrency } from '../core/currency.js';
 
 const message = (text: string) => ({ error: text });
 
@@ -135,20 +135,13 @@ function parseOccurredAt(value: string | null | undefined, now: Date): Date | nu
   return new Date(time);
 }
 
-function parseCurrency(value: unknown): Currency {
-  if (value === undefined || value === null || value === '') return 'USD';
-  const code = typeof value === 'string' ? value.trim().toUpperCase() : '';
-  if (!SUPPORTED_CURRENCIES.includes(code as Currency)) throw errors.unsupportedCurrency(String(value));
-  return code as Currency;
-}
-
 export function parseSaleBody(body: unknown, now: Date) {
   const raw = (body ?? {}) as Record<string, unknown>;
   const rawData = raw.additional_data;
   const testMode = typeof rawData === 'object' && rawData !== null && (rawData as Record<string, unknown>).test_mode === true;
   const parsed = parseOrThrow(saleSchema(testMode), raw);
   const occurredAt = parseOccurredAt(parsed.occurred_at, now);
-  const currency = parseCurrency(parsed.currency);
+  const currency = toSupportedCurrency(parsed.currency);
   if (!parsed.customer_key && !parsed.click_id) throw errors.noAttribution(MESSAGES.saleCustomerNotFound);
   return { ...parsed, transaction_id: parsed.transaction_id ?? null, occurred_at: occurredAt, currency, testMode };
 }

@@ -10,6 +10,10 @@ import { type Pool, createPool } from '../../src/db/pool.js';
 import { PgStore } from '../../src/db/store.js';
 import { createApp } from '../../src/http/app.js';
 import { createLogger } from '../../src/logger.js';
+import { startQueue } from '../../src/queue.js';
+import { createSecretBox } from '../../src/secret-box.js';
+import { startWorkers } from '../../workers/index.js';
+import type PgBoss from 'pg-boss';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -53,11 +57,18 @@ export interface TestApi {
   pool: Pool;
   /** The app's clock; tests move it to exercise time rules. */
   clock: { now: Date };
+  queue?: PgBoss;
   request<T = any>(method: string, path: string, options?: { body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<Reply<T>>;
   close(): Promise<void>;
 }
 
-export async function startTestApi(pool: Pool, env: Record<string, string> = {}): Promise<TestApi> {
+export interface TestApiOptions {
+  /** A pg-boss queue on this database (webhook intake); with `workers`, also the Stripe workers. */
+  queueUrl?: string;
+  workers?: boolean;
+}
+
+export async function startTestApi(pool: Pool, env: Record<string, string> = {}, options: TestApiOptions = {}): Promise<TestApi> {
   // Behind "loopback" trust, X-Forwarded-For names the client: each request gets its own
   // address unless a test sets one, so only the rate-limit tests meet the per-IP limits.
   const config = loadConfig({
@@ -70,7 +81,18 @@ export async function startTestApi(pool: Pool, env: Record<string, string> = {})
   });
   let requestCounter = 0;
   const clock = { now: new Date() };
-  const app = createApp({ config, pool, store: new PgStore(pool), logger: createLogger('silent'), now: () => new Date(clock.now) });
+  const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+  const queue = options.queueUrl ? await startQueue(options.queueUrl, config.worker, { supervise: Boolean(options.workers) }) : undefined;
+  if (queue && options.workers) await startWorkers(queue, { pool, store: new PgStore(pool), logger }, config);
+  const app = createApp({
+    config,
+    pool,
+    store: new PgStore(pool),
+    logger,
+    now: () => new Date(clock.now),
+    queue,
+    secretBox: config.secretKey ? createSecretBox(config.secretKey) : undefined,
+  });
   const server = await new Promise<Server>((resolve) => {
     const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
   });
@@ -100,11 +122,14 @@ export async function startTestApi(pool: Pool, env: Record<string, string> = {})
       }
       return { status: response.status, headers: response.headers, body: parsed as any };
     },
-    close: () =>
-      new Promise<void>((resolve) => {
+    queue,
+    async close() {
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+      await queue?.stop({ graceful: false, wait: true, close: true });
+    },
   };
 }
 

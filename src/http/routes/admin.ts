@@ -7,6 +7,8 @@ import { AffixError, errors } from '../../core/errors.js';
 import { parseNewProgram, parseProgramUpdate } from '../../core/programs.js';
 import { sha256 } from '../../core/secrets.js';
 import * as admin from '../../db/admin.js';
+import { isUniqueViolation } from '../../db/pool.js';
+import { INBOX_STATUSES, type InboxStatus, getEvent, listEvents, requeueEvent } from '../../db/webhook-events.js';
 import { readBearer } from '../auth.js';
 import type { HttpDeps } from '../deps.js';
 
@@ -51,6 +53,16 @@ const linkSchema = z.object({
 });
 const enabledSchema = z.object({ enabled: z.boolean() });
 const rotationSchema = z.object({ rotate_by: z.iso.datetime({ offset: true }) });
+const stripeSchema = z.object({
+  webhook_secret: z.string().regex(/^whsec_\S+$/, 'webhook_secret must be a Stripe signing secret (whsec_...)').nullish(),
+  account_id: z.string().regex(/^acct_\w+$/, 'account_id must be a Stripe account id (acct_...)').nullish(),
+  livemode_only_commissions: z.boolean().optional(),
+});
+const eventsQuery = z.object({
+  status: z.enum(INBOX_STATUSES as [InboxStatus, ...InboxStatus[]]).optional(),
+  program_id: z.coerce.number().int().positive().optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+});
 
 export function adminRoutes(deps: HttpDeps): Router {
   const router = Router();
@@ -145,6 +157,43 @@ export function adminRoutes(deps: HttpDeps): Router {
     const key = await admin.markKeyForRotation(pool, idParam(req), new Date(body.rotate_by));
     if (!key) throw errors.notFound('API key not found or already revoked');
     res.json({ data: key });
+  });
+
+  router.patch('/api/v1/admin/programs/:id/stripe', async (req, res) => {
+    const program = await programOr404(idParam(req));
+    const body = parse(stripeSchema, req.body);
+    if (body.webhook_secret && !deps.secretBox) {
+      throw errors.badRequest('Set AFFIX_SECRET_KEY to store Stripe signing secrets');
+    }
+    try {
+      const settings = await admin.updateProgramStripe(pool, program.id, {
+        ...(body.webhook_secret !== undefined ? { sealedSecret: body.webhook_secret ? deps.secretBox!.seal(body.webhook_secret) : null } : {}),
+        ...(body.account_id !== undefined ? { accountId: body.account_id } : {}),
+        livemodeOnlyCommissions: body.livemode_only_commissions,
+      });
+      res.json({ data: { ...settings, webhook_url: `${deps.config.publicUrl}/api/v1/webhooks/stripe/${program.id}` } });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AffixError(409, 'That Stripe account is connected to another program');
+      throw error;
+    }
+  });
+
+  router.get('/api/v1/admin/webhook-events', async (req, res) => {
+    const query = parse(eventsQuery, req.query);
+    res.json({ data: await listEvents(pool, { status: query.status, programId: query.program_id, limit: query.limit }) });
+  });
+
+  router.get('/api/v1/admin/webhook-events/:id', async (req, res) => {
+    const event = await getEvent(pool, idParam(req));
+    if (!event) throw errors.notFound('Webhook event not found');
+    res.json({ data: event });
+  });
+
+  router.post('/api/v1/admin/webhook-events/:id/replay', async (req, res) => {
+    if (!deps.queue) throw new AffixError(503, 'The job queue is not running on this instance');
+    const event = await requeueEvent(pool, deps.queue, idParam(req));
+    if (!event) throw errors.notFound('Webhook event not found');
+    res.json({ data: event });
   });
 
   return router;

@@ -1,0 +1,153 @@
+// Builds fixtures/stripe/*.json (Stripe event payloads) from the raw Stripe objects in
+// ../shared/stripe-reference. Placeholders {{name}} are filled at use (tests, `affix replay`).
+// Run: npx tsx scripts/build-stripe-fixtures.ts [reference-folder]
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const referenceDir = process.argv[2] ?? join(import.meta.dirname, '../../shared/stripe-reference');
+const outDir = join(import.meta.dirname, '../fixtures/stripe');
+const ref = (name: string) => JSON.parse(readFileSync(join(referenceDir, name), 'utf8'));
+
+const HEAD = 'HEAD-f6c2a48';
+const session = ref(`checkout.session.fixture.${HEAD}.json`);
+const invoiceModern = ref(`invoice.fixture.${HEAD}.json`);
+const invoiceLegacy = ref('invoice.fixture.acacia-b819eed.json');
+const charge = ref(`charge.fixture.${HEAD}.json`);
+const chargeLegacy = ref('charge.fixture.acacia-b819eed.json');
+const refund = ref(`refund.fixture.${HEAD}.json`);
+const dispute = ref(`dispute.fixture.${HEAD}.json`);
+const envelope = ref(`event.fixture.${HEAD}.json`);
+
+const metadata = { affix_click_id: '{{click_id}}', affix_customer_key: '{{customer_key}}', program_id: '{{program_id}}' };
+
+function event(name: string, type: string, object: unknown, extra: Record<string, unknown> = {}) {
+  const body = {
+    ...envelope,
+    id: `evt_{{run}}_${name.replace(/[^a-z0-9]/gi, '_')}`,
+    api_version: extra.api_version ?? '2025-03-31.basil',
+    created: '{{created}}',
+    livemode: true,
+    type,
+    data: { object },
+    ...extra,
+  };
+  writeFileSync(join(outDir, `${name}.json`), `${JSON.stringify(body, null, 2)}\n`);
+}
+
+const paidSession = {
+  ...session,
+  id: 'cs_{{run}}_payment',
+  mode: 'payment',
+  payment_status: 'paid',
+  status: 'complete',
+  amount_subtotal: 4900,
+  amount_total: 4900,
+  currency: 'usd',
+  customer: 'cus_{{run}}',
+  customer_details: { ...session.customer_details, email: '{{email}}' },
+  payment_intent: 'pi_{{run}}_payment',
+  metadata,
+  livemode: true,
+};
+event('checkout.session.completed.payment', 'checkout.session.completed', paidSession);
+event('checkout.session.completed.guest', 'checkout.session.completed', {
+  ...paidSession,
+  id: 'cs_{{run}}_guest',
+  customer: null,
+  metadata: {},
+  customer_details: { ...session.customer_details, email: '{{email}}' },
+  payment_intent: 'pi_{{run}}_guest',
+});
+event('checkout.session.completed.async-unpaid', 'checkout.session.completed', {
+  ...paidSession,
+  id: 'cs_{{run}}_async',
+  payment_status: 'unpaid',
+  payment_intent: 'pi_{{run}}_async',
+});
+event('checkout.session.async_payment_succeeded', 'checkout.session.async_payment_succeeded', {
+  ...paidSession,
+  id: 'cs_{{run}}_async',
+  payment_status: 'paid',
+  payment_intent: 'pi_{{run}}_async',
+});
+event('checkout.session.completed.subscription', 'checkout.session.completed', {
+  ...paidSession,
+  id: 'cs_{{run}}_subscription',
+  mode: 'subscription',
+  amount_total: 2000,
+  subscription: 'sub_{{run}}',
+  payment_intent: null,
+});
+event('checkout.session.completed.connect', 'checkout.session.completed', { ...paidSession, id: 'cs_{{run}}_connect', payment_intent: 'pi_{{run}}_connect' }, {
+  account: '{{account_id}}',
+});
+
+// Invoices, Stripe API 2025-03-31 and later: subscription details under invoice.parent.
+const modernInvoice = (id: string, billingReason: string, subscriptionMetadata: unknown) => ({
+  ...invoiceModern,
+  id,
+  customer: 'cus_{{run}}',
+  customer_email: '{{email}}',
+  billing_reason: billingReason,
+  amount_due: 2000,
+  amount_paid: 2000,
+  amount_remaining: 0,
+  currency: 'usd',
+  status: 'paid',
+  parent: { type: 'subscription_details', quote_details: null, subscription_details: { metadata: subscriptionMetadata, subscription: 'sub_{{run}}' } },
+  payments: { object: 'list', has_more: false, data: [{ object: 'invoice_payment', id: `inpay_${id}`, payment: { type: 'payment_intent', payment_intent: `pi_${id}` } }] },
+  livemode: true,
+});
+event('invoice.payment_succeeded.first', 'invoice.payment_succeeded', modernInvoice('in_{{run}}_first', 'subscription_create', metadata));
+// Renewal whose subscription lacks subscription_data.metadata: resolved by the Stripe customer.
+event('invoice.payment_succeeded.renewal', 'invoice.payment_succeeded', modernInvoice('in_{{run}}_renewal', 'subscription_cycle', null));
+event('invoice.paid.renewal', 'invoice.paid', modernInvoice('in_{{run}}_renewal', 'subscription_cycle', null));
+
+// Invoices before 2025-03-31: top-level subscription_details / subscription, payment_intent, charge.
+event('invoice.payment_succeeded.legacy-renewal', 'invoice.payment_succeeded', {
+  ...invoiceLegacy,
+  id: 'in_{{run}}_legacy',
+  customer: 'cus_{{run}}',
+  customer_email: '{{email}}',
+  billing_reason: 'subscription_cycle',
+  amount_due: 2000,
+  amount_paid: 2000,
+  currency: 'usd',
+  status: 'paid',
+  subscription: 'sub_{{run}}',
+  subscription_details: { metadata },
+  payment_intent: 'pi_{{run}}_legacy',
+  charge: 'ch_{{run}}_legacy',
+  livemode: true,
+}, { api_version: '2024-06-20' });
+
+// Refunds: the legacy shape embeds the refunds list in the charge; newer ones only amount_refunded.
+const refundObject = (id: string, amount: number, chargeId: string) => ({ ...refund, id, amount, charge: chargeId, payment_intent: 'pi_{{run}}_payment', created: 1_700_000_000 });
+event('charge.refunded.partial-legacy', 'charge.refunded', {
+  ...chargeLegacy,
+  id: 'ch_{{run}}_payment',
+  amount: 4900,
+  amount_captured: 4900,
+  amount_refunded: 1000,
+  refunded: false,
+  payment_intent: 'pi_{{run}}_payment',
+  refunds: { object: 'list', has_more: false, url: '/v1/charges/ch_{{run}}_payment/refunds', data: [refundObject('re_{{run}}_1', 1000, 'ch_{{run}}_payment')] },
+  livemode: true,
+}, { api_version: '2024-06-20' });
+event('charge.refunded.full', 'charge.refunded', {
+  ...charge,
+  id: 'ch_{{run}}_payment',
+  amount: 4900,
+  amount_captured: 4900,
+  amount_refunded: 4900,
+  refunded: true,
+  payment_intent: 'pi_{{run}}_payment',
+  refunds: undefined,
+  livemode: true,
+});
+
+const disputed = { ...dispute, id: 'dp_{{run}}', amount: 4900, charge: 'ch_{{run}}_payment', payment_intent: 'pi_{{run}}_payment', livemode: true };
+event('charge.dispute.created', 'charge.dispute.created', { ...disputed, status: 'needs_response' });
+event('charge.dispute.closed.won', 'charge.dispute.closed', { ...disputed, status: 'won' });
+event('plan.created.unhandled', 'plan.created', envelope.data.object);
+console.log(`fixtures written to ${outDir}`);

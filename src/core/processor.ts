@@ -1,0 +1,281 @@
+// Payments reported by the payment processor (Stripe webhooks, through the workers).
+// The attribution order of spec §6, then the same recordSale / refundSale as the API.
+import { toSupportedCurrency } from './currency.js';
+import { AffixError, errors } from './errors.js';
+import type { Store, TrackingTx } from './ports.js';
+import { hashEmail } from './secrets.js';
+import { type TrackRefundResult, refundSale } from './track-refund.js';
+import { type ResolvedCustomer, RolledBack, recordSale } from './track-sale.js';
+import type { Program, Sale } from './types.js';
+
+/** What the checkout / invoice carries, already read out of the processor's object. */
+export interface ProcessorPayment {
+  programId: number;
+  /** Session id for checkouts, invoice id for invoices: the sale's transaction_id. */
+  transactionId: string;
+  amountCents: number;
+  currency: string;
+  occurredAt: Date;
+  livemode: boolean;
+  metadata: { clickId: string | null; customerKey: string | null; programId: string | null };
+  email: string | null;
+  stripeCustomerId: string | null;
+  /** Payment intent (or charge) ids a later refund or dispute will name. */
+  paymentIds: string[];
+  isRecurring: boolean;
+  saleType: 'payment' | 'subscription';
+  subscriptionId: string | null;
+  eventName: string;
+}
+
+export type ProcessorOutcome =
+  | { kind: 'recorded'; saleId: number; commissionId: number | null; step: ResolvedCustomer['step'] }
+  | { kind: 'bound'; customerId: number; step: ResolvedCustomer['step'] }
+  | { kind: 'duplicate'; saleId: number }
+  | { kind: 'window_expired'; clickAgeDays: number; windowDays: number }
+  | { kind: 'program_mismatch'; metadataProgramId: string }
+  | { kind: 'unresolved' };
+
+/** Thrown when an event must wait for something else to arrive first (its sale, its lead). */
+export class NotYetResolvable extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'NotYetResolvable';
+  }
+}
+
+const hasAffixMetadata = (payment: Pick<ProcessorPayment, 'metadata'>) =>
+  Boolean(payment.metadata.clickId || payment.metadata.customerKey);
+
+/**
+ * Spec §6 order: (1) affix_click_id, (2) email matched to a lead, (3) Stripe customer seen in an
+ * earlier attributed session, (4) affix_customer_key alone. Null when nothing matches.
+ */
+export async function resolveProcessorCustomer(
+  tx: TrackingTx,
+  program: Program,
+  payment: Pick<ProcessorPayment, 'metadata' | 'email' | 'stripeCustomerId'>,
+): Promise<ResolvedCustomer | null> {
+  const { clickId, customerKey } = payment.metadata;
+  if (clickId) {
+    const click = await tx.findClick(clickId);
+    const first = click && click.attributedClickId !== click.clickId ? ((await tx.findClick(click.attributedClickId)) ?? click) : click;
+    if (first && first.programId === program.id) {
+      const existing = await tx.findCustomerByClickId(first.clickId);
+      if (existing) return { customer: existing, step: 'click_id' };
+      const keyed = customerKey ? await tx.findCustomerByKey(program.id, customerKey) : null;
+      const created = await tx.insertCustomer({
+        programId: program.id,
+        customerKey: keyed ? null : customerKey,
+        status: 'click',
+        clickId: first.clickId,
+        clickedAt: first.createdAt,
+        linkId: first.linkId,
+        partnerId: first.partnerId,
+        emailHash: null,
+        provisionalLead: false,
+        leadAt: null,
+        convertedAt: null,
+      });
+      return { customer: created, step: 'click_id' };
+    }
+  }
+  if (payment.email) {
+    const byEmail = await tx.findCustomerByEmailHash(program.id, hashEmail(payment.email));
+    if (byEmail) return { customer: byEmail, step: 'email' };
+  }
+  if (payment.stripeCustomerId) {
+    const byStripe = await tx.findCustomerByStripeCustomer(program.id, payment.stripeCustomerId);
+    if (byStripe) return { customer: byStripe, step: 'stripe_customer' };
+  }
+  if (customerKey) {
+    const byKey = await tx.findCustomerByKey(program.id, customerKey);
+    if (byKey) return { customer: byKey, step: 'customer_key' };
+  }
+  return null;
+}
+
+async function loadProgram(tx: TrackingTx, programId: number): Promise<Program> {
+  const program = await tx.getProgram(programId);
+  if (!program) throw errors.notFound('Program not found');
+  return program;
+}
+
+/** Remembers the Stripe customer on the attributed customer, so renewals without metadata still resolve. */
+async function bindStripeCustomer(tx: TrackingTx, resolved: ResolvedCustomer, stripeCustomerId: string | null, program: Program) {
+  if (!stripeCustomerId) return;
+  const holder = await tx.findCustomerByStripeCustomer(program.id, stripeCustomerId);
+  if (!holder) await tx.updateCustomer(resolved.customer.id, { stripeCustomerId });
+}
+
+const mismatch = (program: Program, payment: Pick<ProcessorPayment, 'metadata'>): ProcessorOutcome | null =>
+  payment.metadata.programId && payment.metadata.programId.trim() !== String(program.id)
+    ? { kind: 'program_mismatch', metadataProgramId: payment.metadata.programId }
+    : null;
+
+/**
+ * Records a processor payment as a sale. Unresolvable payments that carry our metadata, and
+ * renewals, wait (NotYetResolvable: retried, then parked); others are simply not ours.
+ */
+export async function recordProcessorPayment(store: Store, payment: ProcessorPayment, now: Date): Promise<ProcessorOutcome> {
+  const currency = toSupportedCurrency(payment.currency);
+  try {
+    return await store.transaction(async (tx) => {
+      const program = await loadProgram(tx, payment.programId);
+      const wrongProgram = mismatch(program, payment);
+      if (wrongProgram) return wrongProgram;
+      const duplicateId = await tx.findSaleIdByTransactionId(payment.transactionId);
+      if (duplicateId !== null) return { kind: 'duplicate', saleId: duplicateId };
+      const resolved = await resolveProcessorCustomer(tx, program, payment);
+      if (!resolved) {
+        if (hasAffixMetadata(payment) || payment.isRecurring) {
+          throw new NotYetResolvable('no customer matches the payment yet (click, lead or first sale not recorded)');
+        }
+        return { kind: 'unresolved' };
+      }
+      await bindStripeCustomer(tx, resolved, payment.stripeCustomerId, program);
+      const outcome = await recordSale(
+        tx,
+        program,
+        resolved,
+        payment.transactionId,
+        {
+          amountCents: payment.amountCents,
+          currency,
+          occurredAt: payment.occurredAt,
+          provider: 'stripe',
+          providerPaymentId: payment.paymentIds[0] ?? null,
+          livemode: payment.livemode,
+          test: !payment.livemode && program.livemodeOnlyCommissions,
+          saleType: payment.saleType,
+          isRecurring: payment.isRecurring,
+          subscriptionId: payment.subscriptionId,
+          subscriptionInterval: null,
+          eventName: payment.eventName,
+          taxCents: null,
+          source: 'stripe',
+          details: { payment_ids: payment.paymentIds },
+        },
+        now,
+      );
+      if (!outcome.attributed) throw new RolledBack(outcome);
+      // In the worker a failed commission is retried as a whole, so nothing is left half-done.
+      if (outcome.commissionFailed) throw new Error('commission could not be created');
+      if (outcome.partnerMissing) return { kind: 'recorded', saleId: outcome.saleId, commissionId: null, step: resolved.step };
+      return { kind: 'recorded', saleId: outcome.saleId, commissionId: outcome.commissionId, step: resolved.step };
+    });
+  } catch (error) {
+    if (error instanceof RolledBack) {
+      return { kind: 'window_expired', clickAgeDays: error.outcome.clickAgeDays, windowDays: error.outcome.windowDays };
+    }
+    if (error instanceof AffixError && error.status === 409) {
+      return { kind: 'duplicate', saleId: (error.init.details?.sale_id as number) ?? 0 };
+    }
+    throw error;
+  }
+}
+
+/**
+ * Subscription checkouts: the sale comes with the invoice (spec §3), the checkout binds the
+ * Stripe customer and settles a provisional lead, through the same resolution.
+ */
+export async function bindProcessorCheckout(
+  store: Store,
+  checkout: Pick<ProcessorPayment, 'programId' | 'metadata' | 'email' | 'stripeCustomerId'>,
+): Promise<ProcessorOutcome> {
+  return store.transaction(async (tx) => {
+    const program = await loadProgram(tx, checkout.programId);
+    const wrongProgram = mismatch(program, checkout);
+    if (wrongProgram) return wrongProgram;
+    const resolved = await resolveProcessorCustomer(tx, program, checkout);
+    if (!resolved) {
+      if (hasAffixMetadata(checkout)) throw new NotYetResolvable('no customer matches the checkout yet');
+      return { kind: 'unresolved' };
+    }
+    await bindStripeCustomer(tx, resolved, checkout.stripeCustomerId, program);
+    if (resolved.customer.provisionalLead) await tx.updateCustomer(resolved.customer.id, { provisionalLead: false });
+    return { kind: 'bound', customerId: resolved.customer.id, step: resolved.step };
+  });
+}
+
+export interface ProcessorRefund {
+  programId: number;
+  /** Payment intent / charge ids and invoice id the refunded charge names. */
+  paymentIds: string[];
+  transactionIds: string[];
+  /** Individual refunds when the processor lists them; else the charge's cumulative refunded amount. */
+  refunds: { id: string; amountCents: number }[] | null;
+  cumulativeRefundedCents: number;
+  chargeId: string;
+}
+
+export type ProcessorRefundOutcome = { kind: 'applied'; saleId: number; results: TrackRefundResult[] };
+
+async function findPaidSale(tx: TrackingTx, programId: number, ids: { paymentIds: string[]; transactionIds: string[] }): Promise<Sale> {
+  const sale = await tx.findSaleByPayment(programId, ids);
+  if (!sale) throw new NotYetResolvable('the sale this refers to is not recorded yet');
+  return sale;
+}
+
+/** charge.refunded: one refund per Stripe refund object, never more than the charge says was refunded. */
+export async function recordProcessorRefund(store: Store, refund: ProcessorRefund): Promise<ProcessorRefundOutcome> {
+  return store.transaction(async (tx) => {
+    const sale = await findPaidSale(tx, refund.programId, refund);
+    const results: TrackRefundResult[] = [];
+    let counted = await tx.processorRefundedCents(sale.id, 'stripe');
+    const pieces = refund.refunds ?? [{ id: `${refund.chargeId}:total:${refund.cumulativeRefundedCents}`, amountCents: refund.cumulativeRefundedCents - counted }];
+    for (const piece of pieces) {
+      const room = refund.cumulativeRefundedCents - counted;
+      const amountCents = Math.min(piece.amountCents, room);
+      if (amountCents <= 0) continue;
+      const result = await refundSale(tx, sale, { refundAmountCents: amountCents, refundId: piece.id, reason: 'refund', refundReason: null, source: 'stripe' });
+      if (result.status !== 'skipped') counted += amountCents;
+      results.push(result);
+    }
+    return { kind: 'applied', saleId: sale.id, results };
+  });
+}
+
+const disputeKey = (disputeId: string) => `dispute:${disputeId}`;
+
+/** charge.dispute.created: a chargeback reverses the whole remaining commission. */
+export async function recordProcessorDispute(
+  store: Store,
+  dispute: { programId: number; disputeId: string; paymentIds: string[] },
+): Promise<ProcessorRefundOutcome> {
+  return store.transaction(async (tx) => {
+    const sale = await findPaidSale(tx, dispute.programId, { paymentIds: dispute.paymentIds, transactionIds: [] });
+    const result = await refundSale(tx, sale, {
+      refundAmountCents: undefined,
+      refundId: disputeKey(dispute.disputeId),
+      reason: 'chargeback',
+      refundReason: 'Stripe dispute',
+      source: 'stripe',
+    });
+    return { kind: 'applied', saleId: sale.id, results: [result] };
+  });
+}
+
+/**
+ * charge.dispute.closed with status won: the chargeback is undone and the commission restored
+ * (beyond the spec). Idempotent: a reverted refund is not reverted twice.
+ */
+export async function restoreProcessorDispute(
+  store: Store,
+  dispute: { programId: number; disputeId: string; paymentIds: string[] },
+): Promise<{ kind: 'restored' | 'nothing_to_restore'; saleId: number }> {
+  return store.transaction(async (tx) => {
+    const sale = await findPaidSale(tx, dispute.programId, { paymentIds: dispute.paymentIds, transactionIds: [] });
+    const commission = await tx.lockCommissionForSale(sale.id);
+    const counted = await tx.findActiveRefund(sale.id, `id:${disputeKey(dispute.disputeId)}`);
+    if (!commission || !counted) return { kind: 'nothing_to_restore', saleId: sale.id };
+    const refundedTotalCents = commission.refundedTotalCents - counted.amountCents;
+    await tx.updateCommissionAfterRefund(commission.id, {
+      status: refundedTotalCents > 0 ? 'refunded' : 'pending',
+      refundedTotalCents,
+      deductedCents: commission.deductedCents - counted.deductionCents,
+    });
+    await tx.markRefundReverted(counted.id);
+    return { kind: 'restored', saleId: sale.id };
+  });
+}

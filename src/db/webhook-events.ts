@@ -1,0 +1,148 @@
+// The Stripe webhook inbox. A stored event and its job are written in one transaction.
+import type PgBoss from 'pg-boss';
+import { enqueueStripeEvent } from '../queue.js';
+import { type Pool, withTransaction } from './pool.js';
+
+export type InboxStatus = 'queued' | 'retrying' | 'processed' | 'ignored' | 'failed' | 'parked' | 'dead';
+export const INBOX_STATUSES: readonly InboxStatus[] = ['queued', 'retrying', 'processed', 'ignored', 'failed', 'parked', 'dead'];
+
+export interface NewInboxEvent {
+  stripeEventId: string;
+  endpoint: 'program' | 'connect';
+  programId: number | null;
+  account: string | null;
+  type: string;
+  livemode: boolean;
+  apiVersion: string | null;
+  payload: unknown;
+  /** queued events get a job; ignored ones are only recorded, with their reason. */
+  status: 'queued' | 'ignored';
+  reason: string | null;
+}
+
+export interface InboxEvent {
+  id: number;
+  stripe_event_id: string;
+  endpoint: string;
+  program_id: number | null;
+  account: string | null;
+  type: string;
+  livemode: boolean;
+  status: InboxStatus;
+  reason: string | null;
+  attempts: number;
+  attribution_step: string | null;
+  sale_id: number | null;
+  result: Record<string, unknown>;
+  received_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = `id, stripe_event_id, endpoint, program_id, account, type, livemode, status, reason, attempts,
+  attribution_step, sale_id, result, received_at, updated_at`;
+
+/** Stores the event and enqueues its job atomically. A redelivery (same Stripe id) changes nothing. */
+export async function storeEvent(pool: Pool, boss: PgBoss, event: NewInboxEvent): Promise<{ id: number; duplicate: boolean; status: InboxStatus }> {
+  return withTransaction(pool, async (client) => {
+    const { rows } = await client.query(
+      `INSERT INTO webhook_events (stripe_event_id, endpoint, program_id, account, type, livemode, api_version, payload, status, reason)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       ON CONFLICT (stripe_event_id) DO NOTHING
+       RETURNING id, status`,
+      [event.stripeEventId, event.endpoint, event.programId, event.account, event.type, event.livemode, event.apiVersion,
+        JSON.stringify(event.payload), event.status, event.reason],
+    );
+    if (!rows[0]) {
+      const existing = await client.query('SELECT id, status FROM webhook_events WHERE stripe_event_id = $1', [event.stripeEventId]);
+      return { id: existing.rows[0].id, duplicate: true, status: existing.rows[0].status };
+    }
+    if (event.status === 'queued') await enqueueStripeEvent(boss, client, { inboxId: rows[0].id });
+    return { id: rows[0].id, duplicate: false, status: rows[0].status };
+  });
+}
+
+export async function loadEventPayload(pool: Pool, id: number): Promise<{ event: InboxEvent; payload: any } | null> {
+  const { rows } = await pool.query(`SELECT ${COLUMNS}, payload FROM webhook_events WHERE id = $1`, [id]);
+  if (!rows[0]) return null;
+  const { payload, ...event } = rows[0];
+  return { event, payload };
+}
+
+export interface EventUpdate {
+  status: InboxStatus;
+  reason?: string | null;
+  attributionStep?: string | null;
+  saleId?: number | null;
+  result?: Record<string, unknown>;
+}
+
+export async function finishEvent(pool: Pool, id: number, update: EventUpdate): Promise<void> {
+  await pool.query(
+    `UPDATE webhook_events SET status = $2, reason = $3, attribution_step = $4, sale_id = $5, result = $6, updated_at = now()
+      WHERE id = $1`,
+    [id, update.status, update.reason ?? null, update.attributionStep ?? null, update.saleId ?? null, JSON.stringify(update.result ?? {})],
+  );
+}
+
+/** One failed attempt: `waiting` failures end parked, others dead, when retries run out. */
+export async function recordFailedAttempt(pool: Pool, id: number, reason: string, kind: 'waiting' | 'error'): Promise<void> {
+  await pool.query(
+    `UPDATE webhook_events SET status = 'retrying', reason = $2, attempts = attempts + 1,
+            result = jsonb_build_object('last_failure', $3::text), updated_at = now()
+      WHERE id = $1`,
+    [id, reason, kind],
+  );
+}
+
+export async function markExhausted(pool: Pool, id: number): Promise<void> {
+  await pool.query(
+    `UPDATE webhook_events
+        SET status = CASE WHEN result ->> 'last_failure' = 'waiting' THEN 'parked' ELSE 'dead' END, updated_at = now()
+      WHERE id = $1 AND status = 'retrying'`,
+    [id],
+  );
+}
+
+export async function listEvents(pool: Pool, filter: { status?: InboxStatus; programId?: number; limit: number }): Promise<InboxEvent[]> {
+  const { rows } = await pool.query(
+    `SELECT ${COLUMNS} FROM webhook_events
+      WHERE ($1::text IS NULL OR status = $1) AND ($2::bigint IS NULL OR program_id = $2)
+      ORDER BY id DESC LIMIT $3`,
+    [filter.status ?? null, filter.programId ?? null, filter.limit],
+  );
+  return rows;
+}
+
+export async function getEvent(pool: Pool, id: number): Promise<InboxEvent | null> {
+  const { rows } = await pool.query(`SELECT ${COLUMNS} FROM webhook_events WHERE id = $1`, [id]);
+  return rows[0] ?? null;
+}
+
+/** Puts a stored event back on the queue (replay), in one transaction with its new job. */
+export async function requeueEvent(pool: Pool, boss: PgBoss, id: number): Promise<InboxEvent | null> {
+  return withTransaction(pool, async (client) => {
+    const { rows } = await client.query(
+      `UPDATE webhook_events SET status = 'queued', reason = NULL, attempts = 0, result = '{}', updated_at = now()
+        WHERE id = $1 RETURNING ${COLUMNS}`,
+      [id],
+    );
+    if (!rows[0]) return null;
+    await enqueueStripeEvent(boss, client, { inboxId: id });
+    return rows[0];
+  });
+}
+
+export interface ProgramStripeSettings {
+  programId: number;
+  webhookSecretSealed: string | null;
+}
+
+export async function programWebhookSecret(pool: Pool, programId: number): Promise<ProgramStripeSettings | null> {
+  const { rows } = await pool.query('SELECT id, stripe_webhook_secret FROM programs WHERE id = $1', [programId]);
+  return rows[0] ? { programId: rows[0].id, webhookSecretSealed: rows[0].stripe_webhook_secret } : null;
+}
+
+export async function programByStripeAccount(pool: Pool, account: string): Promise<number | null> {
+  const { rows } = await pool.query('SELECT id FROM programs WHERE stripe_account_id = $1', [account]);
+  return rows[0]?.id ?? null;
+}

@@ -1,0 +1,79 @@
+// Stripe webhooks: verify the signature on the raw body, then store the event and enqueue its
+// job in one transaction. No attribution happens here; the workers do it.
+import express, { type Request, type Response, Router } from 'express';
+import Stripe from 'stripe';
+import { AffixError, errors } from '../../core/errors.js';
+import { type NewInboxEvent, programByStripeAccount, programWebhookSecret, storeEvent } from '../../db/webhook-events.js';
+import { HANDLED_STRIPE_EVENTS } from '../../stripe-events.js';
+import { state } from '../context.js';
+import type { HttpDeps } from '../deps.js';
+
+const TOLERANCE_SECONDS = 300;
+
+function verify(req: Request, secret: string): Stripe.Event {
+  const signature = req.headers['stripe-signature'];
+  if (typeof signature !== 'string' || !signature) throw errors.badRequest('Missing Stripe-Signature header');
+  if (!Buffer.isBuffer(req.body)) throw errors.badRequest('Webhook body must be the raw request body');
+  try {
+    return Stripe.webhooks.constructEvent(req.body, signature, secret, TOLERANCE_SECONDS);
+  } catch (error) {
+    throw errors.badRequest(`Webhook signature verification failed: ${(error as Error).message}`);
+  }
+}
+
+function routing(event: Stripe.Event): Pick<NewInboxEvent, 'status' | 'reason'> {
+  return HANDLED_STRIPE_EVENTS.has(event.type)
+    ? { status: 'queued', reason: null }
+    : { status: 'ignored', reason: `event type ${event.type} is not handled` };
+}
+
+async function accept(deps: HttpDeps, res: Response, event: Stripe.Event, inbox: Omit<NewInboxEvent, 'stripeEventId' | 'type' | 'livemode' | 'apiVersion' | 'payload'>) {
+  const stored = await storeEvent(deps.pool, deps.queue!, {
+    stripeEventId: event.id,
+    type: event.type,
+    livemode: event.livemode,
+    apiVersion: event.api_version ?? null,
+    payload: event,
+    ...inbox,
+  });
+  state(res).log.info(
+    { stripeEventId: event.id, type: event.type, inboxId: stored.id, duplicate: stored.duplicate, status: stored.status },
+    'stripe event received',
+  );
+  res.status(200).json({ received: true, id: stored.id, duplicate: stored.duplicate, status: stored.status });
+}
+
+export function stripeWebhookRoutes(deps: HttpDeps): Router {
+  const router = Router();
+  const raw = express.raw({ type: () => true, limit: '1mb' });
+  const requireQueue = (_req: Request, _res: Response, next: () => void) => {
+    if (!deps.queue) throw new AffixError(503, 'Webhook intake is not running on this instance');
+    next();
+  };
+
+  // A brand's own Stripe account: verified with the program's signing secret.
+  router.post('/api/v1/webhooks/stripe/:programId', requireQueue, raw, async (req, res) => {
+    const programId = /^\d{1,15}$/.test(String(req.params.programId)) ? Number(req.params.programId) : null;
+    const settings = programId === null ? null : await programWebhookSecret(deps.pool, programId);
+    if (!settings) throw errors.notFound('Program not found');
+    if (!settings.webhookSecretSealed || !deps.secretBox) {
+      throw errors.badRequest('Stripe is not connected for this program: set its webhook signing secret first');
+    }
+    const event = verify(req, deps.secretBox.open(settings.webhookSecretSealed));
+    await accept(deps, res, event, { endpoint: 'program', programId: settings.programId, account: event.account ?? null, ...routing(event) });
+  });
+
+  // One Connect endpoint for connected accounts: verified with the platform secret, routed by event.account.
+  router.post('/api/v1/webhooks/stripe', requireQueue, raw, async (req, res) => {
+    if (!deps.config.stripeConnectWebhookSecret) {
+      throw errors.badRequest('The Connect endpoint is not configured: set STRIPE_CONNECT_WEBHOOK_SECRET');
+    }
+    const event = verify(req, deps.config.stripeConnectWebhookSecret);
+    const programId = event.account ? await programByStripeAccount(deps.pool, event.account) : null;
+    const route = programId === null
+      ? { status: 'ignored' as const, reason: event.account ? `no program is connected to account ${event.account}` : 'event has no account' }
+      : routing(event);
+    await accept(deps, res, event, { endpoint: 'connect', programId, account: event.account ?? null, ...route });
+  });
+  return router;
+}

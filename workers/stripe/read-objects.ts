@@ -1,0 +1,107 @@
+// Reads Stripe objects (both invoice shapes, checkout sessions, charges, disputes) into the
+// core's plain inputs. No rules here: only where each fact sits in each API version.
+import type { ProcessorPayment, ProcessorRefund } from '../../src/core/processor.js';
+
+type Obj = Record<string, any>;
+
+const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value.trim() : null);
+/** Expandable fields arrive as an id or as the expanded object. */
+const idOf = (value: unknown): string | null => text(value) ?? (value && typeof value === 'object' ? text((value as Obj).id) : null);
+const compact = (values: (string | null)[]): string[] => [...new Set(values.filter((v): v is string => v !== null))];
+
+function readMetadata(metadata: Obj | null | undefined, fallbackCustomerKey: string | null = null): ProcessorPayment['metadata'] {
+  const m = metadata ?? {};
+  return {
+    clickId: text(m.affix_click_id),
+    customerKey: text(m.affix_customer_key) ?? fallbackCustomerKey,
+    programId: text(m.program_id),
+  };
+}
+
+export interface CheckoutFacts {
+  mode: 'payment' | 'subscription' | 'setup' | string;
+  paymentStatus: string;
+  payment: Omit<ProcessorPayment, 'programId' | 'occurredAt' | 'livemode' | 'eventName'>;
+}
+
+export function readCheckoutSession(session: Obj): CheckoutFacts {
+  return {
+    mode: session.mode,
+    paymentStatus: session.payment_status,
+    payment: {
+      transactionId: session.id,
+      amountCents: Number(session.amount_total ?? 0),
+      currency: String(session.currency ?? ''),
+      metadata: readMetadata(session.metadata, text(session.client_reference_id)),
+      email: text(session.customer_details?.email) ?? text(session.customer_email),
+      stripeCustomerId: idOf(session.customer),
+      paymentIds: compact([idOf(session.payment_intent)]),
+      isRecurring: false,
+      saleType: 'payment',
+      subscriptionId: idOf(session.subscription),
+    },
+  };
+}
+
+export interface InvoiceFacts {
+  billingReason: string | null;
+  subscriptionId: string | null;
+  payment: Omit<ProcessorPayment, 'programId' | 'occurredAt' | 'livemode' | 'eventName'>;
+}
+
+/**
+ * Subscription details sit under invoice.parent.subscription_details from Stripe API 2025-03-31
+ * on, and at the top level (subscription_details, subscription) before.
+ */
+export function readInvoice(invoice: Obj): InvoiceFacts {
+  const modern = invoice.parent?.subscription_details as Obj | undefined;
+  const details = modern ?? (invoice.subscription_details as Obj | undefined) ?? null;
+  const subscriptionId = idOf(modern?.subscription) ?? idOf(invoice.subscription);
+  const payments: Obj[] = Array.isArray(invoice.payments?.data) ? invoice.payments.data : [];
+  return {
+    billingReason: text(invoice.billing_reason),
+    subscriptionId,
+    payment: {
+      transactionId: invoice.id,
+      amountCents: Number(invoice.amount_paid ?? 0),
+      currency: String(invoice.currency ?? ''),
+      metadata: readMetadata(details?.metadata),
+      email: text(invoice.customer_email),
+      stripeCustomerId: idOf(invoice.customer),
+      paymentIds: compact([
+        idOf(invoice.payment_intent),
+        idOf(invoice.charge),
+        ...payments.flatMap((p) => [idOf(p.payment?.payment_intent), idOf(p.payment?.charge)]),
+      ]),
+      isRecurring: invoice.billing_reason === 'subscription_cycle',
+      saleType: 'subscription',
+      subscriptionId,
+    },
+  };
+}
+
+/** charge.refunded: the embedded refunds list when Stripe sends it whole, else the cumulative amount. */
+export function readRefundedCharge(charge: Obj): Omit<ProcessorRefund, 'programId'> {
+  const list = charge.refunds;
+  const complete = list && Array.isArray(list.data) && list.data.length > 0 && list.has_more === false;
+  return {
+    chargeId: charge.id,
+    paymentIds: compact([idOf(charge.payment_intent), text(charge.id)]),
+    transactionIds: compact([idOf(charge.invoice)]),
+    refunds: complete
+      ? (list.data as Obj[])
+          .filter((refund) => refund.status !== 'failed' && refund.status !== 'canceled')
+          .sort((a, b) => Number(a.created ?? 0) - Number(b.created ?? 0))
+          .map((refund) => ({ id: String(refund.id), amountCents: Number(refund.amount) }))
+      : null,
+    cumulativeRefundedCents: Number(charge.amount_refunded ?? 0),
+  };
+}
+
+export function readDispute(dispute: Obj): { disputeId: string; paymentIds: string[]; status: string } {
+  return {
+    disputeId: dispute.id,
+    paymentIds: compact([idOf(dispute.payment_intent), idOf(dispute.charge)]),
+    status: String(dispute.status ?? ''),
+  };
+}
