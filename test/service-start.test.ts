@@ -20,7 +20,17 @@ beforeAll(async () => {
   db = await createTestDatabase();
   dataDir = await mkdtemp(join(tmpdir(), 'affix-start-'));
   child = spawn(process.execPath, ['bin/affix.mjs', 'start'], {
-    env: { ...process.env, DATABASE_URL: db.url, PORT: '0', HOST: '127.0.0.1', AFFIX_ADMIN_TOKEN: ADMIN, AFFIX_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      DATABASE_URL: db.url,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      AFFIX_ADMIN_TOKEN: ADMIN,
+      AFFIX_SECRET_KEY: 'service-start-secret-key-123',
+      AFFIX_DATA_DIR: dataDir,
+      AFFIX_WORKER_POLL_SECONDS: '0.5',
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (chunk) => (output += chunk));
@@ -82,4 +92,32 @@ describe('npm start (affix start)', () => {
     expect(failed.code).toBe(1);
     expect(failed.stderr).toContain('404: Referral link not found');
   }, 30_000);
+
+  it('`affix replay` signs a fixture, the worker attributes it, `affix events` shows the step, `--event` requeues', async () => {
+    const env = { ...process.env, AFFIX_ADMIN_TOKEN: ADMIN, AFFIX_API_URL: baseUrl };
+    const affix = (...args: string[]) => run(process.execPath, ['bin/affix.mjs', ...args], { env });
+    await affix('admin', 'link', 'enable', '1');
+    const connected = JSON.parse((await affix('admin', 'program', 'stripe', '1', '--webhook-secret', 'whsec_cli_test')).stdout);
+    expect(connected).toMatchObject({ program_id: 1, webhook_secret_set: true, webhook_url: expect.stringContaining('/api/v1/webhooks/stripe/1') });
+
+    const post = (path: string, body: unknown) =>
+      fetch(`${baseUrl}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<any>);
+    const click = await post('/api/v1/track/click', { affiliate_url: 'http://localhost/?aff=demo' });
+    await post('/api/v1/track/lead', { click_id: click.click_id, customer_key: 'cli_user', email: 'cli@example.com' });
+
+    const sent = await affix('replay', 'fixtures/stripe/checkout.session.completed.payment.json', '--program', '1', '--secret', 'whsec_cli_test',
+      '--set', `click_id=${click.click_id}`, '--set', 'customer_key=cli_user', '--set', 'email=cli@example.com');
+    expect(sent.stdout).toBe('[1/1] checkout.session.completed.payment -> queued\n');
+
+    let events: any[] = [];
+    for (let i = 0; i < 100 && events[0]?.status !== 'processed'; i++) {
+      events = JSON.parse((await affix('events', '--json')).stdout);
+      if (events[0]?.status !== 'processed') await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(events[0]).toMatchObject({ status: 'processed', attribution_step: 'click_id', type: 'checkout.session.completed' });
+    const shown = await affix('events', 'show', String(events[0].id));
+    expect(shown.stdout).toContain('attribution step: click_id');
+    expect((await affix('events', '--status', 'processed')).stdout).toContain('checkout.session.completed');
+    expect((await affix('replay', '--event', String(events[0].id))).stdout).toBe(`Requeued event ${events[0].id} (checkout.session.completed).\n`);
+  }, 60_000);
 });

@@ -1,43 +1,19 @@
 // `affix admin ...`: thin client of the admin API (the same door as any other admin tool).
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
+import { adminCall, defaultApiUrl, printJson } from './http-client.js';
 
-interface AdminOptions {
-  apiUrl: string;
-  adminToken?: string;
-}
-
-const positiveInt = (value: string): number => {
+export const positiveInt = (value: string): number => {
   if (!/^\d+$/.test(value) || Number(value) <= 0) throw new InvalidArgumentError('expected a positive integer');
   return Number(value);
 };
-const positiveNumber = (value: string): number => {
+export const positiveNumber = (value: string): number => {
   const parsed = Number(value);
   if (!Number.isFinite(parsed) || parsed <= 0) throw new InvalidArgumentError('expected a positive number');
   return parsed;
 };
 
-function adminToken(options: AdminOptions): string {
-  if (options.adminToken) return options.adminToken;
-  if (process.env.AFFIX_ADMIN_TOKEN) return process.env.AFFIX_ADMIN_TOKEN;
-  const file = join(process.env.AFFIX_DATA_DIR ?? '.affix-data', 'admin-token');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  throw new Error('No admin token: pass --admin-token or set AFFIX_ADMIN_TOKEN');
-}
-
 async function call(command: Command, method: string, path: string, body?: unknown): Promise<void> {
-  const options = command.optsWithGlobals<AdminOptions>();
-  const response = await fetch(`${options.apiUrl.replace(/\/+$/, '')}/api/v1/admin${path}`, {
-    method,
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${adminToken(options)}` },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const payload = (await response.json().catch(() => null)) as { data?: unknown; error?: { message?: string } } | null;
-  if (!response.ok) {
-    throw new Error(`${response.status}: ${payload?.error?.message ?? response.statusText}`);
-  }
-  process.stdout.write(`${JSON.stringify(payload?.data, null, 2)}\n`);
+  printJson(await adminCall(command, method, path, body));
 }
 
 type ProgramFlags = {
@@ -78,7 +54,7 @@ export function registerAdminCommands(program: Command): void {
   const admin = program
     .command('admin')
     .description('Manage accounts, programs, partners, links and keys through the admin API')
-    .option('--api-url <url>', 'Affix base URL', process.env.AFFIX_API_URL ?? 'http://localhost:3000')
+    .option('--api-url <url>', 'Affix base URL', defaultApiUrl())
     .option('--admin-token <token>', 'admin token (default: AFFIX_ADMIN_TOKEN, or .affix-data/admin-token)');
 
   const account = admin.command('account').description('Advertiser accounts');
@@ -105,6 +81,21 @@ export function registerAdminCommands(program: Command): void {
   programOptions(programs.command('update <id>')).action(function (this: Command, id: string, flags: ProgramFlags) {
     return call(this, 'PATCH', `/programs/${positiveInt(id)}`, programBody(flags));
   });
+  programs
+    .command('stripe <id>')
+    .description('Connect Stripe: the signing secret of the per-program endpoint, the Connect account id')
+    .option('--webhook-secret <whsec>', 'signing secret of /api/v1/webhooks/stripe/<id> (stored encrypted)')
+    .option('--account <acct>', 'connected account id, for the Connect endpoint')
+    .option('--test-commissions', 'let livemode=false events earn commissions')
+    .option('--live-commissions-only', 'livemode=false events are test events (default)')
+    .action(function (this: Command, id: string, flags: { webhookSecret?: string; account?: string; testCommissions?: boolean; liveCommissionsOnly?: boolean }) {
+      const livemodeOnly = flags.testCommissions ? false : flags.liveCommissionsOnly ? true : undefined;
+      return call(this, 'PATCH', `/programs/${positiveInt(id)}/stripe`, {
+        webhook_secret: flags.webhookSecret,
+        account_id: flags.account,
+        livemode_only_commissions: livemodeOnly,
+      });
+    });
   programs.command('show <id>').action(function (this: Command, id: string) {
     return call(this, 'GET', `/programs/${positiveInt(id)}`);
   });

@@ -9,6 +9,7 @@ import { startQueue } from '../queue.js';
 import { migrateDatabase, openDatabase, resolveLocalSecrets, startApi } from '../server.js';
 import { startWorkers } from '../../workers/index.js';
 import { registerAdminCommands } from './admin-commands.js';
+import { registerStripeCommands } from './stripe-commands.js';
 
 const program = new Command();
 program.name('affix').description('Affix: affiliate and partner attribution service').showHelpAfterError();
@@ -76,6 +77,7 @@ program
   });
 
 registerAdminCommands(program);
+registerStripeCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   process.stderr.write(`affix: ${(error as Error).message}\n`);

@@ -1,0 +1,39 @@
+// Small admin-API client shared by the `affix admin`, `affix events` and `affix replay` commands.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+
+export interface ServiceOptions {
+  apiUrl: string;
+  adminToken?: string;
+  json?: boolean;
+}
+
+export const defaultApiUrl = () => process.env.AFFIX_API_URL ?? 'http://localhost:3000';
+
+export function adminToken(options: ServiceOptions): string {
+  if (options.adminToken) return options.adminToken;
+  if (process.env.AFFIX_ADMIN_TOKEN) return process.env.AFFIX_ADMIN_TOKEN;
+  const file = join(process.env.AFFIX_DATA_DIR ?? '.affix-data', 'admin-token');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  throw new Error('No admin token: pass --admin-token or set AFFIX_ADMIN_TOKEN');
+}
+
+export const baseUrl = (options: ServiceOptions) => options.apiUrl.replace(/\/+$/, '');
+
+/** Calls the admin API; HTTP errors become thrown errors with the API's own message. */
+export async function adminCall<T = any>(command: Command, method: string, path: string, body?: unknown): Promise<T> {
+  const options = command.optsWithGlobals<ServiceOptions>();
+  const response = await fetch(`${baseUrl(options)}/api/v1/admin${path}`, {
+    method,
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${adminToken(options)}` },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const payload = (await response.json().catch(() => null)) as { data?: T; error?: { message?: string } } | null;
+  if (!response.ok) throw new Error(`${response.status}: ${payload?.error?.message ?? response.statusText}`);
+  return payload?.data as T;
+}
+
+export const printJson = (value: unknown): void => {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+};
