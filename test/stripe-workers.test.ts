@@ -11,7 +11,7 @@ import {
   startTestApi,
   trackClick,
 } from './support/harness.js';
-import { WEBHOOK_SECRET, deliver, fixture, waitForEvent } from './support/stripe.js';
+import { CONNECT_SECRET, WEBHOOK_SECRET, deliver, fixture, waitForEvent } from './support/stripe.js';
 
 let db: TestDatabase;
 let api: TestApi;
@@ -26,6 +26,7 @@ beforeAll(async () => {
       AFFIX_WORKER_RETRY_DELAY_SECONDS: '1',
       AFFIX_WORKER_POLL_SECONDS: '0.5',
       AFFIX_WORKER_CONCURRENCY: '2',
+      STRIPE_CONNECT_WEBHOOK_SECRET: CONNECT_SECRET,
     },
     { queueUrl: db.url, workers: true },
   );
@@ -271,4 +272,34 @@ describe('out of order, retries, parking and replay', () => {
     expect(await count(db.pool, 'SELECT 1 FROM sales WHERE processor_event_id LIKE $1', [`in_${run}_burst_%`])).toBe(3);
     expect(await count(db.pool, 'SELECT 1 FROM commissions c JOIN sales s ON s.id = c.sale_id WHERE s.processor_event_id LIKE $1', [`in_${run}_burst_%`])).toBe(3);
   });
+});
+
+describe('Connect and the dead-letter queue', () => {
+  it('a Connect event is attributed to the program of its account', async () => {
+    const { run, vars, shop } = await setup();
+    await api.request('PATCH', `/api/v1/admin/programs/${shop.programId}/stripe`, { body: { account_id: `acct_${run}` }, headers: adminHeaders });
+    const event = await fixture('checkout.session.completed.connect', { ...vars, account_id: `acct_${run}` });
+    expect((await deliver(api, '/api/v1/webhooks/stripe', event, { secret: CONNECT_SECRET })).status).toBe(200);
+    expect(await waitForEvent(db.pool, event.id, ['processed'])).toMatchObject({ attribution_step: 'click_id' });
+    expect((await saleRow(`cs_${run}_connect`))[0]).toMatchObject({ amount_cents: 4900, commission: 980, partner_id: shop.partnerId });
+  });
+
+  it('an unexpected error is retried, then dead-lettered with nothing half-written; replay completes it', async () => {
+    const { send, run } = await setup();
+    const fn = `fail_commission_${run}`;
+    await db.pool.query(`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk full'; END $$`);
+    await db.pool.query(`CREATE TRIGGER ${fn} BEFORE INSERT ON commissions FOR EACH ROW WHEN (NEW.amount_cents = 980) EXECUTE FUNCTION ${fn}()`);
+    let dead;
+    try {
+      const event = await send('checkout.session.completed.payment');
+      dead = await waitForEvent(db.pool, event.id, ['dead'], 30_000);
+      expect(dead).toMatchObject({ attempts: 3, reason: 'commission could not be created' });
+      expect(await saleRow(`cs_${run}_payment`)).toEqual([]);
+    } finally {
+      await db.pool.query(`DROP TRIGGER ${fn} ON commissions`);
+    }
+    await api.request('POST', `/api/v1/admin/webhook-events/${dead.id}/replay`, { headers: adminHeaders });
+    await waitForEvent(db.pool, `evt_${run}_checkout_session_completed_payment`, ['processed']);
+    expect((await saleRow(`cs_${run}_payment`))[0]).toMatchObject({ commission: 980 });
+  }, 40_000);
 });
