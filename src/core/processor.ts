@@ -1,6 +1,7 @@
 // Payments reported by the payment processor (Stripe webhooks, through the workers).
 // The attribution order of spec §6, then the same recordSale / refundSale as the API.
 import { toSupportedCurrency } from './currency.js';
+import { attributedClick, customerForClick } from './customers.js';
 import { AffixError, errors } from './errors.js';
 import type { Store, TrackingTx } from './ports.js';
 import { hashEmail } from './secrets.js';
@@ -58,27 +59,8 @@ export async function resolveProcessorCustomer(
 ): Promise<ResolvedCustomer | null> {
   const { clickId, customerKey } = payment.metadata;
   if (clickId) {
-    const click = await tx.findClick(clickId);
-    const first = click && click.attributedClickId !== click.clickId ? ((await tx.findClick(click.attributedClickId)) ?? click) : click;
-    if (first && first.programId === program.id) {
-      const existing = await tx.findCustomerByClickId(first.clickId);
-      if (existing) return { customer: existing, step: 'click_id' };
-      const keyed = customerKey ? await tx.findCustomerByKey(program.id, customerKey) : null;
-      const created = await tx.insertCustomer({
-        programId: program.id,
-        customerKey: keyed ? null : customerKey,
-        status: 'click',
-        clickId: first.clickId,
-        clickedAt: first.createdAt,
-        linkId: first.linkId,
-        partnerId: first.partnerId,
-        emailHash: null,
-        provisionalLead: false,
-        leadAt: null,
-        convertedAt: null,
-      });
-      return { customer: created, step: 'click_id' };
-    }
+    const first = await attributedClick(tx, clickId);
+    if (first && first.programId === program.id) return { customer: await customerForClick(tx, first, customerKey), step: 'click_id' };
   }
   if (payment.email) {
     const byEmail = await tx.findCustomerByEmailHash(program.id, hashEmail(payment.email));

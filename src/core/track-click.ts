@@ -1,5 +1,6 @@
 // POST /track/click: record a referral visit with first-click attribution (spec §4.1).
 import { clickStillAttributable } from './attribution.js';
+import { attributedClick } from './customers.js';
 import { MESSAGES, errors } from './errors.js';
 import { assertOriginAllowed } from './origins.js';
 import type { Store } from './ports.js';
@@ -62,10 +63,7 @@ export async function trackClick(store: Store, input: TrackClickInput): Promise<
     let attributedClickId: string | null = null;
     let partnerCode = link.shortLink;
     if (input.existingClickId) {
-      const existing = await tx.findClick(input.existingClickId);
-      const first = existing && existing.attributedClickId !== existing.clickId
-        ? await tx.findClick(existing.attributedClickId)
-        : existing;
+      const first = await attributedClick(tx, input.existingClickId);
       if (first && first.programId === program.id && clickStillAttributable(first.createdAt, program.attributionWindowDays, input.now)) {
         attributedClickId = first.clickId;
         partnerCode = first.shortLink ?? partnerCode;

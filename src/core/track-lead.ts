@@ -1,7 +1,8 @@
 // POST /track/lead: bind a customer key to a click (spec §3 customer and provisional-lead rows, §4.2).
 import { MESSAGES, errors } from './errors.js';
 import { assertOriginAllowed } from './origins.js';
-import type { ClickWithCode, Store, TrackingTx } from './ports.js';
+import { attributedClick } from './customers.js';
+import type { Store } from './ports.js';
 import { hashEmail } from './secrets.js';
 import { type AdditionalData, assertTestProgramMatchesKey, isTestMode } from './test-mode.js';
 import type { Customer, Program } from './types.js';
@@ -30,13 +31,6 @@ export interface TrackLeadResult {
 
 const statusError = (customer: Customer) =>
   errors.badRequest(`Customer status cannot be updated to lead. Current status: ${customer.status}`);
-
-/** The click that carries attribution for `clickId` (the first click under first-click). */
-async function attributedClick(tx: TrackingTx, clickId: string): Promise<ClickWithCode | null> {
-  const click = await tx.findClick(clickId);
-  if (!click || click.attributedClickId === click.clickId) return click;
-  return (await tx.findClick(click.attributedClickId)) ?? click;
-}
 
 export async function trackLead(store: Store, input: TrackLeadInput): Promise<TrackLeadResult> {
   if (!input.clickId && !input.customerKey) throw errors.badRequest(MESSAGES.leadIdentifierRequired);

@@ -1,6 +1,7 @@
 // POST /track/sale: record a payment, attribute it, create the commission (spec §3, §4.3).
 // The Stripe workers call recordSale too, with the customer they resolved.
 import { checkAttributionWindow, commissionEligibility } from './attribution.js';
+import { attributedClick, customerForClick } from './customers.js';
 import { MESSAGES, errors } from './errors.js';
 import { computeCommissionCents } from './money.js';
 import type { NewSale, Store, TrackingTx } from './ports.js';
@@ -67,29 +68,10 @@ export async function resolveSaleCustomer(
     if (byKey) return { customer: byKey, step: 'customer_key' };
   }
   if (clickId) {
-    const click = await tx.findClick(clickId);
-    const first = click && click.attributedClickId !== click.clickId ? ((await tx.findClick(click.attributedClickId)) ?? click) : click;
+    const first = await attributedClick(tx, clickId);
     if (first) {
       if (first.programId !== program.id) throw errors.noAttribution(MESSAGES.noAttributionInProgram);
-      const existing = await tx.findCustomerByClickId(first.clickId);
-      if (existing) {
-        if (customerKey && !existing.customerKey) await tx.updateCustomer(existing.id, { customerKey });
-        return { customer: existing, step: 'click_id' };
-      }
-      const created = await tx.insertCustomer({
-        programId: program.id,
-        customerKey,
-        status: 'click',
-        clickId: first.clickId,
-        clickedAt: first.createdAt,
-        linkId: first.linkId,
-        partnerId: first.partnerId,
-        emailHash: null,
-        provisionalLead: false,
-        leadAt: null,
-        convertedAt: null,
-      });
-      return { customer: created, step: 'click_id' };
+      return { customer: await customerForClick(tx, first, customerKey), step: 'click_id' };
     }
   }
   if (customerKey && (await tx.customerKeyExistsInOtherProgram(program.id, customerKey))) {
