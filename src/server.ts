@@ -25,13 +25,14 @@ export interface Database {
 
 /** DATABASE_URL when set; otherwise a PostgreSQL of our own in the data folder. */
 export async function openDatabase(config: Readonly<Config>, logger: Logger): Promise<Database> {
+  const onIdleError = (error: Error) => logger.warn({ err: error }, 'idle database connection lost');
   if (config.databaseUrl) {
-    const pool = createPool(config.databaseUrl);
+    const pool = createPool(config.databaseUrl, 10, onIdleError);
     return { pool, connectionString: config.databaseUrl, embedded: false, close: () => pool.end() };
   }
   logger.info({ dataDir: config.dataDir, port: config.embeddedPgPort }, 'DATABASE_URL is not set: starting embedded PostgreSQL');
   const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort });
-  const pool = createPool(embedded.connectionString);
+  const pool = createPool(embedded.connectionString, 10, onIdleError);
   return {
     pool,
     connectionString: embedded.connectionString,

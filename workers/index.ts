@@ -8,8 +8,11 @@ import { type WorkerDeps, processStripeEvent, stripeEventJobSchema } from './str
 export async function startWorkers(boss: PgBoss, deps: WorkerDeps, config: Readonly<Config>): Promise<void> {
   const options = { batchSize: 1, pollingIntervalSeconds: config.worker.pollSeconds };
   for (let i = 0; i < config.worker.concurrency; i++) {
-    await boss.work<StripeEventJob>(STRIPE_EVENTS_QUEUE, options, async ([job]) => {
+    let workerId = '';
+    workerId = await boss.work<StripeEventJob>(STRIPE_EVENTS_QUEUE, options, async ([job]) => {
       if (!job) return;
+      // A job was found: fetch the next one right away instead of sleeping the polling interval.
+      boss.notifyWorker(workerId);
       const { inboxId } = stripeEventJobSchema.parse(job.data);
       await processStripeEvent(deps, inboxId, job.id);
     });

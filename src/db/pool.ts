@@ -11,8 +11,15 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value: string) => value);
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 
-export function createPool(connectionString: string, max = 10): pg.Pool {
-  return new pg.Pool({ connectionString, max, application_name: 'affix' });
+/**
+ * An idle client can lose its connection (database restart, failover). pg then emits 'error' on
+ * the pool, which would end the process if nobody listened; the pool drops that client and
+ * the next query opens a new one, so we only report it.
+ */
+export function createPool(connectionString: string, max = 10, onIdleError: (error: Error) => void = () => undefined): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max, application_name: 'affix' });
+  pool.on('error', onIdleError);
+  return pool;
 }
 
 export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
