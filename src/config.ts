@@ -23,6 +23,9 @@ const schema = z.object({
   AFFIX_WORKER_RETRY_LIMIT: z.coerce.number().int().min(0).max(50).default(6),
   AFFIX_WORKER_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
   AFFIX_WORKER_POLL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
+  AFFIX_OIDC_ISSUER: z.string().url().optional(),
+  AFFIX_OIDC_CLIENT_ID: z.string().optional(),
+  AFFIX_OIDC_JWKS_URL: z.string().url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -42,6 +45,8 @@ export interface Config {
   /** Encrypts stored Stripe signing secrets; generated in the data folder for the embedded database. */
   secretKey: string | undefined;
   stripeConnectWebhookSecret: string | undefined;
+  /** CLI sign-in through an OpenID Connect issuer instead of local passwords. */
+  oidc: { issuer: string; clientId: string; jwksUrl?: string } | undefined;
   worker: { concurrency: number; retryLimit: number; retryDelaySeconds: number; pollSeconds: number };
 }
 
@@ -75,6 +80,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     logLevel: e.LOG_LEVEL,
     secretKey: e.AFFIX_SECRET_KEY,
     stripeConnectWebhookSecret: e.STRIPE_CONNECT_WEBHOOK_SECRET,
+    oidc:
+      e.AFFIX_OIDC_ISSUER && e.AFFIX_OIDC_CLIENT_ID
+        ? Object.freeze({ issuer: e.AFFIX_OIDC_ISSUER, clientId: e.AFFIX_OIDC_CLIENT_ID, jwksUrl: e.AFFIX_OIDC_JWKS_URL })
+        : undefined,
     worker: Object.freeze({
       concurrency: e.AFFIX_WORKER_CONCURRENCY,
       retryLimit: e.AFFIX_WORKER_RETRY_LIMIT,

@@ -350,6 +350,21 @@ describe('test mode', () => {
   });
 });
 
+describe('generated test transaction ids', () => {
+  it('two test sales in the same millisecond get distinct ids', async () => {
+    const { customerKey } = await customer();
+    api.clock.now = new Date('2026-11-20T10:00:00.000Z');
+    try {
+      const first = await sale({ amount_cents: 100, customer_key: customerKey, additional_data: { test_mode: true } });
+      const second = await sale({ amount_cents: 100, customer_key: customerKey, additional_data: { test_mode: true } });
+      expect(first.body.transaction_id).toBe(`test_txn_${Date.parse('2026-11-20T10:00:00.000Z')}`);
+      expect(second.body.transaction_id).toBe(`test_txn_${Date.parse('2026-11-20T10:00:00.000Z') + 1}`);
+    } finally {
+      api.clock.now = new Date();
+    }
+  });
+});
+
 describe('commission types', () => {
   it('fixed pays the rate in currency units on the first sale only', async () => {
     const program = await seedProgram(api, { commission_type: 'fixed', commission_rate: 10 });

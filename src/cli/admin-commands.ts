@@ -62,8 +62,15 @@ export function registerAdminCommands(program: Command): void {
     .command('create')
     .requiredOption('--email <email>')
     .option('--name <name>')
-    .action(function (this: Command, flags: { email: string; name?: string }) {
-      return call(this, 'POST', '/accounts', { email: flags.email, name: flags.name });
+    .option('--password <password>', 'for the local sign-in page of `affix login` (8+ characters)')
+    .action(function (this: Command, flags: { email: string; name?: string; password?: string }) {
+      return call(this, 'POST', '/accounts', { email: flags.email, name: flags.name, password: flags.password });
+    });
+  account
+    .command('password <id>')
+    .requiredOption('--password <password>', '8+ characters')
+    .action(function (this: Command, id: string, flags: { password: string }) {
+      return call(this, 'PATCH', `/accounts/${positiveInt(id)}`, { password: flags.password });
     });
   account.command('suspend <id>').action(function (this: Command, id: string) {
     return call(this, 'PATCH', `/accounts/${positiveInt(id)}`, { suspended: true });

@@ -12,6 +12,8 @@ export const RATE_LIMITS = {
   saleAndRefund: { bucket: 'track_sale_refund', limit: 120, windowSeconds: 60 },
   readiness: { bucket: 'readiness', limit: 30, windowSeconds: 60 },
   cli: { bucket: 'cli', limit: 60, windowSeconds: 60 },
+  /** Password attempts on the local sign-in page (ours; the spec is silent). */
+  signInPage: { bucket: 'cli_sign_in_page', limit: 10, windowSeconds: 60 },
 } as const satisfies Record<string, RateLimitRule>;
 
 export const OCCURRED_AT_MAX_AGE_MS = 30 * 86_400_000;

@@ -186,10 +186,15 @@ export class RolledBack extends Error {
 }
 
 export async function trackSale(store: Store, input: TrackSaleInput): Promise<TrackSaleResult> {
-  const transactionId = input.transactionId ?? `test_txn_${input.now.getTime()}`;
+  let transactionId = input.transactionId ?? `test_txn_${input.now.getTime()}`;
   const outcome = await store
     .transaction(async (tx) => {
-      const duplicateId = await tx.findSaleIdByTransactionId(transactionId);
+      let duplicateId = await tx.findSaleIdByTransactionId(transactionId);
+      // A generated test id that is taken (two test sales in one millisecond) moves to the next one.
+      for (let stamp = input.now.getTime() + 1; input.transactionId === null && duplicateId !== null; stamp++) {
+        transactionId = `test_txn_${stamp}`;
+        duplicateId = await tx.findSaleIdByTransactionId(transactionId);
+      }
       if (duplicateId !== null) throw errors.duplicateSale(duplicateId);
       const program = await tx.getProgram(input.programId);
       if (!program) throw errors.unauthorized(MESSAGES.invalidToken);

@@ -32,6 +32,11 @@ export async function findAccountByEmail(db: Queryable, email: string): Promise<
   return rows[0] ?? null;
 }
 
+export async function getAccount(db: Queryable, accountId: number): Promise<AccountView | null> {
+  const { rows } = await db.query('SELECT id, email, name, suspended, created_at FROM accounts WHERE id = $1', [accountId]);
+  return rows[0] ?? null;
+}
+
 export async function setAccountSuspended(db: Queryable, accountId: number, suspended: boolean): Promise<AccountView | null> {
   const { rows } = await db.query(
     'UPDATE accounts SET suspended = $2 WHERE id = $1 RETURNING id, email, name, suspended, created_at',

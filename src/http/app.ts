@@ -6,7 +6,11 @@ import { AffixError, errors } from '../core/errors.js';
 import { state } from './context.js';
 import type { HttpDeps } from './deps.js';
 import { sendError, toAffixError } from './respond.js';
+import { RATE_LIMITS } from '../core/limits.js';
+import { byApiKey, byClientIp, rateLimit } from './rate-limit.js';
 import { adminRoutes } from './routes/admin.js';
+import { cliAuthRoutes } from './routes/cli-auth.js';
+import { cliProgramRoutes } from './routes/cli-programs.js';
 import { readinessRoute } from './routes/readiness.js';
 import { stripeWebhookRoutes } from './routes/stripe-webhooks.js';
 import { trackClickRoute } from './routes/track-click.js';
@@ -82,6 +86,15 @@ export function createApp(deps: HttpDeps): express.Express {
   app.use(trackRefundRoute(deps));
   app.use(readinessRoute(deps));
   app.use(adminRoutes(deps));
+  // GET /cli/status answers 200, 401 and 429 without X-Request-ID (spec §7); its 500 has one.
+  app.get('/api/v1/cli/status', (_req: Request, res: Response, next: NextFunction) => {
+    res.removeHeader('X-Request-ID');
+    next();
+  });
+  app.use('/api/v1/cli', rateLimit(deps.pool, RATE_LIMITS.cli, byApiKey));
+  app.post('/cli/login', rateLimit(deps.pool, RATE_LIMITS.signInPage, byClientIp));
+  app.use(cliAuthRoutes(deps));
+  app.use(cliProgramRoutes(deps));
 
   app.use((req: Request) => {
     throw errors.notFound(`Route not found: ${req.method} ${req.path}`);

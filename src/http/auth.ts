@@ -1,6 +1,7 @@
 // Program-key authentication for each route's flavour of spec §5 / §7.
 import type { NextFunction, Request, Response } from 'express';
 import { authenticateApiKey } from '../core/api-keys.js';
+import { CLI_MESSAGES } from '../core/cli-login.js';
 import { MESSAGES, errors } from '../core/errors.js';
 import type { Store } from '../core/ports.js';
 import { state } from './context.js';
@@ -17,7 +18,7 @@ export function readBearer(req: Request): BearerHeader {
 }
 
 /** Flavours: which messages and envelope a route answers with. */
-export type AuthFlavour = 'sale' | 'refund' | 'readiness' | 'lead' | 'click';
+export type AuthFlavour = 'sale' | 'refund' | 'readiness' | 'lead' | 'click' | 'cli';
 
 const typedMessages = {
   malformed: 'Missing or malformed Authorization header. Expected: Bearer <api_token>.',
@@ -34,6 +35,9 @@ export function programKeyAuth(store: Store, flavour: AuthFlavour, docsUrl: stri
       if (flavour === 'readiness') {
         throw errors.typedInvalidKey(bearer.kind === 'empty' ? typedMessages.empty : typedMessages.malformed);
       }
+      if (flavour === 'cli') {
+        throw errors.unauthorized(bearer.kind === 'empty' ? CLI_MESSAGES.keyMissing : CLI_MESSAGES.keyMalformed);
+      }
       if (bearer.kind === 'empty') throw errors.unauthorized(flavour === 'sale' ? MESSAGES.missingToken : MESSAGES.invalidToken);
       throw errors.unauthorized(MESSAGES.malformedAuth);
     }
@@ -42,7 +46,7 @@ export function programKeyAuth(store: Store, flavour: AuthFlavour, docsUrl: stri
       // Click has no authentication: an unknown key there only means no test-mode check.
       if (flavour === 'click') return next();
       if (flavour === 'readiness') throw errors.typedInvalidKey(typedMessages.invalid);
-      throw errors.unauthorized(MESSAGES.invalidToken);
+      throw errors.unauthorized(flavour === 'cli' ? CLI_MESSAGES.keyInvalid : MESSAGES.invalidToken);
     }
     state(res).apiKey = key;
     next();

@@ -11,14 +11,14 @@ export interface RequestState {
   apiKey?: AuthenticatedKey;
   /** sale and refund add `error.code` to every platform error (spec §7). */
   errorCodes?: boolean;
-  /** The route's own 500 (e.g. "Click tracking failed"). */
-  failure?: () => AffixError;
+  /** The route's own 500 (e.g. "Click tracking failed"); CLI routes quote the request id. */
+  failure?: (requestId: string) => AffixError;
 }
 
 export const state = (res: Response): RequestState => res.locals as RequestState;
 
 /** Names the route's own 500 (spec §7), used when anything unexpected fails. */
-export const failsWith = (failure: () => AffixError) => (_req: Request, res: Response, next: NextFunction) => {
+export const failsWith = (failure: (requestId: string) => AffixError) => (_req: Request, res: Response, next: NextFunction) => {
   state(res).failure = failure;
   next();
 };

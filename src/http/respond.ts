@@ -67,6 +67,8 @@ export function errorBody(error: AffixError, withCode: boolean): Record<string, 
 
 export function sendError(res: Response, error: AffixError, docsUrl: string): void {
   for (const [name, value] of Object.entries(error.init.headers ?? {})) res.setHeader(name, value);
+  // Every 500 names its request id, even on routes that otherwise omit it (CLI status).
+  if (error.status >= 500) res.setHeader('X-Request-ID', state(res).requestId);
   // A retired key's 401 carries no deprecation notice: the key is already gone.
   if (error.init.code === 'api_key_rotation_required') delete state(res).apiKey;
   sendJson(res, error.status, errorBody(error, state(res).errorCodes === true), docsUrl);
@@ -75,5 +77,5 @@ export function sendError(res: Response, error: AffixError, docsUrl: string): vo
 /** Anything that is not an AffixError is a failure of ours: the route's own 500, details in the log only. */
 export function toAffixError(error: unknown, res: Response): AffixError {
   if (error instanceof AffixError) return error;
-  return state(res).failure?.() ?? errors.internal('Internal server error');
+  return state(res).failure?.(state(res).requestId) ?? errors.internal('Internal server error');
 }

@@ -7,7 +7,9 @@ import { AffixError, errors } from '../../core/errors.js';
 import { parseNewProgram, parseProgramUpdate } from '../../core/programs.js';
 import { sha256 } from '../../core/secrets.js';
 import * as admin from '../../db/admin.js';
+import { setAccountPassword } from '../../db/cli.js';
 import { isUniqueViolation } from '../../db/pool.js';
+import { hashPassword } from '../../passwords.js';
 import { INBOX_STATUSES, type InboxStatus, getEvent, listEvents, requeueEvent } from '../../db/webhook-events.js';
 import { readBearer } from '../auth.js';
 import type { HttpDeps } from '../deps.js';
@@ -41,8 +43,15 @@ function adminAuth(adminToken: string | undefined) {
   };
 }
 
-const accountSchema = z.object({ email: z.string().email(), name: z.string().max(255).nullish() });
-const suspendSchema = z.object({ suspended: z.boolean() });
+const accountSchema = z.object({
+  email: z.string().email(),
+  name: z.string().max(255).nullish(),
+  password: z.string().min(8, 'password must be at least 8 characters').max(200).optional(),
+});
+const accountUpdateSchema = z.object({
+  suspended: z.boolean().optional(),
+  password: z.string().min(8, 'password must be at least 8 characters').max(200).optional(),
+});
 const partnerSchema = z.object({ name: z.string().trim().min(1).max(255), email: z.string().email().nullish() });
 const linkSchema = z.object({
   partner_id: z.number().int().positive(),
@@ -79,12 +88,17 @@ export function adminRoutes(deps: HttpDeps): Router {
     const body = parse(accountSchema, req.body);
     const account = await admin.createAccount(pool, body.email, body.name ?? null);
     if (!account) throw new AffixError(409, 'An account with this email already exists');
+    if (body.password) await setAccountPassword(pool, account.id, await hashPassword(body.password));
     res.status(201).json({ data: account });
   });
 
   router.patch('/api/v1/admin/accounts/:id', async (req, res) => {
-    const body = parse(suspendSchema, req.body);
-    const account = await admin.setAccountSuspended(pool, idParam(req), body.suspended);
+    const body = parse(accountUpdateSchema, req.body);
+    const accountId = idParam(req);
+    if (body.password && !(await setAccountPassword(pool, accountId, await hashPassword(body.password)))) {
+      throw errors.notFound('Account not found');
+    }
+    const account = body.suspended === undefined ? await admin.getAccount(pool, accountId) : await admin.setAccountSuspended(pool, accountId, body.suspended);
     if (!account) throw errors.notFound('Account not found');
     res.json({ data: account });
   });

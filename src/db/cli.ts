@@ -1,0 +1,134 @@
+// SQL of the CLI login flow and login tokens. States and tokens are stored as SHA-256 digests.
+import type { LoginSession } from '../core/cli-login.js';
+import { sha256 } from '../core/secrets.js';
+import { type Pool, type PoolClient, withTransaction } from './pool.js';
+
+type Queryable = Pool | PoolClient;
+
+const toSession = (row: any): LoginSession => ({ id: row.id, status: row.status, expiresAt: row.expires_at, accountId: row.account_id });
+
+export async function createLoginSession(pool: Pool, state: string, expiresAt: Date): Promise<void> {
+  await pool.query('INSERT INTO cli_login_sessions (state_hash, expires_at) VALUES ($1, $2)', [sha256(state), expiresAt]);
+}
+
+/** Runs fn with the session row locked, inside one transaction. */
+export async function withLoginSession<T>(pool: Pool, state: string, fn: (session: LoginSession | null, client: PoolClient) => Promise<T>): Promise<T> {
+  return withTransaction(pool, async (client) => {
+    const { rows } = await client.query(
+      'SELECT id, status, expires_at, account_id FROM cli_login_sessions WHERE state_hash = $1 FOR UPDATE',
+      [sha256(state)],
+    );
+    return fn(rows[0] ? toSession(rows[0]) : null, client);
+  });
+}
+
+export async function markSignedIn(db: Queryable, sessionId: number, accountId: number): Promise<void> {
+  await db.query("UPDATE cli_login_sessions SET status = 'signed_in', account_id = $2, signed_in_at = now() WHERE id = $1", [sessionId, accountId]);
+}
+
+export async function consumeSession(db: Queryable, sessionId: number): Promise<void> {
+  await db.query("UPDATE cli_login_sessions SET status = 'consumed', consumed_at = now() WHERE id = $1", [sessionId]);
+}
+
+export async function insertLoginToken(db: Queryable, token: string, accountId: number, expiresAt: Date): Promise<void> {
+  await db.query('INSERT INTO cli_tokens (token_hash, account_id, expires_at) VALUES ($1, $2, $3)', [sha256(token), accountId, expiresAt]);
+}
+
+export interface TokenOwner {
+  accountId: number;
+  accountExists: boolean;
+  email: string | null;
+}
+
+/** The account behind a valid, unexpired login token, or null. */
+export async function findTokenOwner(pool: Pool, token: string): Promise<TokenOwner | null> {
+  const { rows } = await pool.query(
+    `SELECT t.account_id, a.id IS NOT NULL AS account_exists, a.email
+       FROM cli_tokens t LEFT JOIN accounts a ON a.id = t.account_id
+      WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > now()`,
+    [sha256(token)],
+  );
+  return rows[0] ? { accountId: rows[0].account_id, accountExists: rows[0].account_exists, email: rows[0].email } : null;
+}
+
+export async function findAccountForLogin(db: Queryable, email: string) {
+  const { rows } = await db.query('SELECT id, email, suspended, password_hash FROM accounts WHERE email = lower($1)', [email.trim()]);
+  return (rows[0] as { id: number; email: string; suspended: boolean; password_hash: string | null } | undefined) ?? null;
+}
+
+/** First login creates the account (the advertiser). */
+export async function findOrCreateAccount(db: Queryable, email: string, name: string | null) {
+  const { rows } = await db.query(
+    `INSERT INTO accounts (email, name) VALUES (lower($1), $2)
+     ON CONFLICT (email) DO UPDATE SET email = accounts.email
+     RETURNING id, email, suspended`,
+    [email.trim(), name],
+  );
+  return rows[0] as { id: number; email: string; suspended: boolean };
+}
+
+export async function setAccountPassword(db: Queryable, accountId: number, passwordHash: string): Promise<boolean> {
+  const { rowCount } = await db.query('UPDATE accounts SET password_hash = $2 WHERE id = $1', [accountId, passwordHash]);
+  return (rowCount ?? 0) > 0;
+}
+
+export interface ProgramSummary {
+  id: number;
+  name: string;
+  domain: string;
+  commission_type: string;
+  commission_rate: string;
+  partners: number;
+  created_at: Date;
+}
+
+export async function listAccountPrograms(pool: Pool, accountId: number): Promise<ProgramSummary[]> {
+  const { rows } = await pool.query(
+    `SELECT p.id, p.name, p.domain, p.commission_type, p.commission_rate, p.created_at,
+            (SELECT count(*) FROM partners pa WHERE pa.program_id = p.id)::int AS partners
+       FROM programs p WHERE p.account_id = $1 ORDER BY p.id`,
+    [accountId],
+  );
+  return rows;
+}
+
+export interface ProgramStatusFacts {
+  name: string;
+  domain: string;
+  stripe_connected: boolean;
+  stripe_charges_enabled: boolean;
+  active_partners: number;
+  pending_commissions: number;
+}
+
+export async function programStatusFacts(pool: Pool, programId: number): Promise<ProgramStatusFacts | null> {
+  const { rows } = await pool.query(
+    `SELECT p.name, p.domain,
+            (p.stripe_webhook_secret IS NOT NULL OR p.stripe_account_id IS NOT NULL) AS stripe_connected,
+            p.stripe_charges_enabled,
+            (SELECT count(DISTINCT l.partner_id) FROM referral_links l WHERE l.program_id = p.id AND l.enabled AND l.partner_id IS NOT NULL)::int AS active_partners,
+            (SELECT count(*) FROM commissions c WHERE c.program_id = p.id AND c.status = 'pending')::int AS pending_commissions
+       FROM programs p WHERE p.id = $1`,
+    [programId],
+  );
+  return rows[0] ?? null;
+}
+
+/** The synthetic partner and link the CLI test events use; created, or re-enabled, as needed. */
+export async function ensureTestLink(pool: Pool, programId: number): Promise<string> {
+  const shortLink = `affix-test-${programId}`;
+  return withTransaction(pool, async (client) => {
+    const existing = await client.query('SELECT id, partner_id FROM referral_links WHERE short_link = $1 FOR UPDATE', [shortLink]);
+    if (existing.rows[0]?.partner_id) {
+      await client.query('UPDATE referral_links SET enabled = true, program_id = $2, updated_at = now() WHERE id = $1', [existing.rows[0].id, programId]);
+      return shortLink;
+    }
+    const partner = await client.query("INSERT INTO partners (program_id, name) VALUES ($1, 'Affix test partner') RETURNING id", [programId]);
+    await client.query(
+      `INSERT INTO referral_links (short_link, program_id, partner_id) VALUES ($1, $2, $3)
+       ON CONFLICT (short_link) DO UPDATE SET partner_id = EXCLUDED.partner_id, program_id = EXCLUDED.program_id, enabled = true, updated_at = now()`,
+      [shortLink, programId, partner.rows[0].id],
+    );
+    return shortLink;
+  });
+}

@@ -1,0 +1,125 @@
+// CLI login: start, callback, poll (spec §3, §4.6), and the sign-in page behind auth_url.
+import { randomBytes } from 'node:crypto';
+import express, { type Request, type Response, Router } from 'express';
+import { CLI_MESSAGES, LOGIN_SESSION_TTL_MS, LOGIN_TOKEN_TTL_MS, callbackVerdict, pollVerdict } from '../../core/cli-login.js';
+import { AffixError, errors } from '../../core/errors.js';
+import { consumeSession, createLoginSession, findAccountForLogin, findOrCreateAccount, insertLoginToken, markSignedIn, withLoginSession } from '../../db/cli.js';
+import { type IdTokenConfig, createIdTokenVerifier, issueLocalIdToken } from '../../id-tokens.js';
+import { verifyPassword } from '../../passwords.js';
+import { failsWith } from '../context.js';
+import { type HttpDeps, clock } from '../deps.js';
+
+export const cliFailure = (text: string) => (requestId: string) =>
+  new AffixError(500, `${text} (request_id: ${requestId})`, { details: { request_id: requestId } });
+
+const suspended = () => new AffixError(403, CLI_MESSAGES.accountSuspended, { details: { code: 'ACCOUNT_BLOCKED' } });
+
+export function cliAuthRoutes(deps: HttpDeps): Router {
+  const router = Router();
+  const idTokens: IdTokenConfig = { publicUrl: deps.config.publicUrl, secretKey: deps.config.secretKey, oidc: deps.config.oidc };
+  const verifyIdToken = createIdTokenVerifier(idTokens);
+
+  /** Completes a pending session with a verified id_token; the same path for the API and the page. */
+  async function completeLogin(stateValue: string, idToken: string): Promise<{ email: string }> {
+    let claims;
+    try {
+      claims = await verifyIdToken(idToken);
+    } catch (error) {
+      throw errors.unauthorized(`Invalid id_token: ${(error as Error).message}`);
+    }
+    return withLoginSession(deps.pool, stateValue, async (session, client) => {
+      const verdict = callbackVerdict(session, clock(deps));
+      if (verdict === 'not_found') throw errors.notFound(CLI_MESSAGES.sessionNotFoundOrUsed);
+      if (verdict === 'expired') throw errors.badRequest(CLI_MESSAGES.sessionExpired);
+      const account = await findOrCreateAccount(client, claims.email, claims.name);
+      if (account.suspended) throw suspended();
+      await markSignedIn(client, session!.id, account.id);
+      return { email: account.email };
+    });
+  }
+
+  router.post('/api/v1/cli/auth/start', failsWith(cliFailure('Failed to start auth session')), async (_req, res) => {
+    const stateValue = randomBytes(24).toString('base64url');
+    const expiresAt = new Date(clock(deps).getTime() + LOGIN_SESSION_TTL_MS);
+    await createLoginSession(deps.pool, stateValue, expiresAt);
+    const base = deps.config.publicUrl;
+    res.status(200).json({
+      data: {
+        state: stateValue,
+        auth_url: `${base}/cli/login?state=${encodeURIComponent(stateValue)}`,
+        expires_at: expiresAt.toISOString(),
+        poll_url: `${base}/api/v1/cli/auth/poll?state=${encodeURIComponent(stateValue)}`,
+      },
+    });
+  });
+
+  router.post('/api/v1/cli/auth/callback', failsWith(cliFailure('Auth callback failed')), async (req, res) => {
+    const { state: stateValue, id_token: idToken } = req.body as Record<string, unknown>;
+    if (typeof stateValue !== 'string' || !stateValue || typeof idToken !== 'string' || !idToken) {
+      throw errors.badRequest(CLI_MESSAGES.missingCallbackFields);
+    }
+    const { email } = await completeLogin(stateValue, idToken);
+    res.json({ data: { status: 'signed_in', email } });
+  });
+
+  router.get('/api/v1/cli/auth/poll', failsWith(cliFailure('Failed to poll auth session')), async (req, res) => {
+    const stateValue = req.query.state;
+    if (typeof stateValue !== 'string' || !stateValue) throw errors.badRequest(CLI_MESSAGES.missingState);
+    const body = await withLoginSession(deps.pool, stateValue, async (session, client) => {
+      const verdict = pollVerdict(session, clock(deps));
+      if (verdict === 'not_found') throw errors.notFound(CLI_MESSAGES.sessionNotFound);
+      if (verdict === 'consumed') throw errors.badRequest(CLI_MESSAGES.sessionConsumed);
+      if (verdict !== 'hand_out') return { status: verdict };
+      // The token exists in clear only in this answer; the database keeps its digest.
+      const token = `affix_cli_${randomBytes(32).toString('base64url')}`;
+      await insertLoginToken(client, token, session!.accountId!, new Date(clock(deps).getTime() + LOGIN_TOKEN_TTL_MS));
+      await consumeSession(client, session!.id);
+      const { rows } = await client.query('SELECT email FROM accounts WHERE id = $1', [session!.accountId]);
+      return { status: 'complete', token, email: rows[0]?.email ?? null, advertiser_id: session!.accountId };
+    });
+    res.json({ data: body });
+  });
+
+  // The page auth_url opens: local sign-in that issues the id_token itself, then completes the session.
+  router.get('/cli/login', (req, res) => {
+    res.type('html').send(loginPage(typeof req.query.state === 'string' ? req.query.state : '', null));
+  });
+  router.post('/cli/login', express.urlencoded({ extended: false, limit: '10kb' }), async (req: Request, res: Response) => {
+    const { state: stateValue = '', email = '', password = '' } = req.body as Record<string, string>;
+    const fail = (status: number, message: string) => res.status(status).type('html').send(loginPage(stateValue, message));
+    const account = await findAccountForLogin(deps.pool, String(email));
+    if (!(await verifyPassword(String(password), account?.password_hash ?? null)) || !account) return fail(401, 'Wrong email or password.');
+    try {
+      await completeLogin(String(stateValue), await issueLocalIdToken(idTokens, account.email));
+    } catch (error) {
+      if (error instanceof AffixError) return fail(error.status, error.message);
+      throw error;
+    }
+    res.type('html').send(page('Signed in', '<p role="status">You are signed in. Return to your terminal: <code>affix</code> finishes on its own.</p>'));
+  });
+  return router;
+}
+
+const escapeHtml = (value: string) =>
+  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+function page(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)} · Affix</title>
+<style>body{font-family:system-ui,sans-serif;max-width:24rem;margin:4rem auto;padding:0 1rem}label{display:block;margin-top:1rem}
+input{width:100%;padding:.5rem;font-size:1rem}button{margin-top:1.5rem;padding:.6rem 1.2rem;font-size:1rem}.error{color:#b00020}</style>
+</head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+}
+
+function loginPage(stateValue: string, error: string | null): string {
+  return page(
+    'Sign in to Affix',
+    `${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
+<form method="post" action="/cli/login">
+<input type="hidden" name="state" value="${escapeHtml(stateValue)}">
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required autofocus>
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button>
+</form>`,
+  );
+}

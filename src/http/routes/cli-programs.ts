@@ -1,0 +1,150 @@
+// CLI endpoints behind a login token (init, programs) or a program key (status, test-event).
+import { type NextFunction, type Request, type Response, Router } from 'express';
+import { CLI_MESSAGES, invalidEventType } from '../../core/cli-login.js';
+import { AffixError, errors } from '../../core/errors.js';
+import { parseNewProgram } from '../../core/programs.js';
+import { type SyntheticEventType, runSyntheticEvents } from '../../core/synthetic-events.js';
+import * as admin from '../../db/admin.js';
+import { ensureTestLink, findTokenOwner, listAccountPrograms, programStatusFacts } from '../../db/cli.js';
+import { hitRateLimit } from '../../db/rate-limit.js';
+import { programKeyAuth, readBearer } from '../auth.js';
+import { failsWith, state } from '../context.js';
+import { type HttpDeps, clock } from '../deps.js';
+import { sendJson } from '../respond.js';
+import { cliFailure } from './cli-auth.js';
+
+const CHAIN_LIMIT = { bucket: 'cli_chain', limit: 10, windowSeconds: 3600 };
+
+type TokenFlavour = 'init' | 'programs';
+const tokenMessages = {
+  init: { missing: CLI_MESSAGES.initAuthRequired, invalid: CLI_MESSAGES.initInvalidToken, noUser: CLI_MESSAGES.initUserNotFound },
+  programs: { missing: CLI_MESSAGES.programsAuthRequired, invalid: CLI_MESSAGES.programsInvalidToken, noUser: CLI_MESSAGES.programsUserNotFound },
+};
+
+function loginTokenAuth(deps: HttpDeps, flavour: TokenFlavour) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const messages = tokenMessages[flavour];
+    const bearer = readBearer(req);
+    if (bearer.kind === 'absent' || bearer.kind === 'malformed') throw errors.unauthorized(messages.missing);
+    const owner = bearer.kind === 'token' ? await findTokenOwner(deps.pool, bearer.token) : null;
+    if (!owner) throw errors.unauthorized(messages.invalid);
+    if (!owner.accountExists) throw errors.unauthorized(messages.noUser);
+    res.locals.accountId = owner.accountId;
+    next();
+  };
+}
+
+const formatCommission = (type: string, rate: number) => ({ type, rate });
+
+export function cliProgramRoutes(deps: HttpDeps): Router {
+  const router = Router();
+  const { pool, config } = deps;
+
+  router.post('/api/v1/cli/init', failsWith(cliFailure('Failed to create program')), loginTokenAuth(deps, 'init'), async (req, res) => {
+    const body = req.body as Record<string, unknown>;
+    const accountId = res.locals.accountId as number;
+    if (body.advertiser_id !== undefined && body.advertiser_id !== null && String(body.advertiser_id) !== String(accountId)) {
+      throw errors.forbidden(CLI_MESSAGES.advertiserMismatch);
+    }
+    const settings = parseNewProgram(body);
+    const program = await admin.insertProgram(pool, accountId, settings);
+    const { apiKey } = await admin.issueApiKey(pool, program.id);
+    state(res).log.info({ programId: program.id, accountId }, 'program created from the CLI');
+    res.status(201).json({
+      data: {
+        program_id: program.id,
+        api_key: apiKey,
+        advertiser_id: accountId,
+        name: program.name,
+        domain: program.domain,
+        commission: formatCommission(program.commission_type, program.commission_rate),
+        commission_type: program.commission_type,
+        commission_rate: program.commission_rate,
+        cookie_window_days: program.attribution_window_days,
+        duration_months: program.duration_months,
+        api_base_url: config.publicUrl,
+      },
+    });
+  });
+
+  router.get('/api/v1/cli/programs', failsWith(cliFailure('Failed to list programs')), loginTokenAuth(deps, 'programs'), async (_req, res) => {
+    const programs = await listAccountPrograms(pool, res.locals.accountId as number);
+    res.json({
+      data: programs.map((p) => ({
+        id: p.id,
+        name: p.name,
+        domain: p.domain,
+        status: 'active',
+        commission: formatCommission(p.commission_type, Number(p.commission_rate)),
+        partners: p.partners,
+        created_at: p.created_at,
+      })),
+    });
+  });
+
+  router.get('/api/v1/cli/status', failsWith(cliFailure('Failed to get status')), programKeyAuth(deps.store, 'cli', config.docsUrl), async (req, res) => {
+    const programId = state(res).apiKey!.programId;
+    if (req.query.program_id !== undefined && String(req.query.program_id) !== String(programId)) {
+      throw errors.forbidden('program_id does not match the API key');
+    }
+    const facts = await programStatusFacts(pool, programId);
+    const counts = await deps.store.readinessFacts(programId, clock(deps));
+    sendJson(
+      res,
+      200,
+      {
+        data: {
+          program_id: programId,
+          name: facts?.name,
+          domain: facts?.domain,
+          dns_verified: false,
+          stripe_connected: facts?.stripe_connected ?? false,
+          stripe_charges_enabled: facts?.stripe_charges_enabled ?? false,
+          recent_events: { clicks_24h: counts.clicks24h, leads_24h: counts.leads24h, sales_24h: counts.sales24h },
+          active_partners: facts?.active_partners ?? 0,
+          pending_commissions: facts?.pending_commissions ?? 0,
+        },
+      },
+      config.docsUrl,
+    );
+  });
+
+  router.post(
+    '/api/v1/cli/test-event',
+    (req, res, next) => {
+      const chain = (req.body as Record<string, unknown>)?.type === 'chain';
+      return failsWith(cliFailure(chain ? 'Failed to run synthetic chain' : 'Failed to process test event'))(req, res, next);
+    },
+    programKeyAuth(deps.store, 'cli', config.docsUrl),
+    async (req, res) => {
+      const body = req.body as Record<string, unknown>;
+      const programId = state(res).apiKey!.programId;
+      const chain = body.type === 'chain';
+      if (!chain && !['click', 'lead', 'sale'].includes(String(body.event_type))) throw errors.badRequest(invalidEventType(body.event_type));
+      // The fixture records come first; the chain cap is checked after them (spec §8).
+      const shortLink = await ensureTestLink(pool, programId);
+      if (chain) {
+        const hit = await hitRateLimit(pool, CHAIN_LIMIT, String(programId));
+        if (hit.hits > CHAIN_LIMIT.limit) {
+          const retryAfter = Math.max(1, Math.ceil((hit.resetAt.getTime() - Date.now()) / 1000));
+          throw errors.rateLimited(retryAfter, CLI_MESSAGES.tooManyChains);
+        }
+      }
+      const result = await runSyntheticEvents(deps.store, {
+        programId,
+        shortLink,
+        upTo: chain ? 'sale' : (body.event_type as SyntheticEventType),
+        now: clock(deps),
+      });
+      const body200 = chain
+        ? { type: 'chain', short_code: shortLink, customer_key: result.customerKey, verdict: result.verdict, attributed: result.attributed }
+        : { received: true, event_id: result.eventIds[body.event_type as SyntheticEventType], attributed: result.attributed, message: `Test ${String(body.event_type)} recorded (test mode, no commission).` };
+      sendJson(res, 200, { data: body200 }, config.docsUrl);
+    },
+  );
+
+  router.post('/api/v1/cli/stripe-connect', (_req, _res) => {
+    throw new AffixError(410, CLI_MESSAGES.stripeConnectRetired);
+  });
+  return router;
+}
