@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The `affix` command: run the service, migrate, and manage programs through the admin API.
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { loadConfig } from '../config.js';
 import { ensureDemo, walkthrough } from '../demo.js';
 import { createLogger } from '../logger.js';
@@ -10,9 +10,14 @@ import { migrateDatabase, openDatabase, resolveLocalSecrets, startApi } from '..
 import { startWorkers } from '../../workers/index.js';
 import { registerAdminCommands } from './admin-commands.js';
 import { registerStripeCommands } from './stripe-commands.js';
+import { registerClientCommands } from './client/commands.js';
+import { CliError, EXIT } from './client/exit-codes.js';
 
 const program = new Command();
 program.name('affix').description('Affix: affiliate and partner attribution service').showHelpAfterError();
+// Usage errors exit 2; API errors carry their own code (client/exit-codes.ts). Set before any
+// subcommand exists, so every subcommand inherits it.
+program.exitOverride();
 
 interface Roles {
   api: boolean;
@@ -79,7 +84,10 @@ program
 registerAdminCommands(program);
 registerStripeCommands(program);
 
+registerClientCommands(program);
+
 program.parseAsync(process.argv).catch((error: unknown) => {
+  if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : EXIT.usage);
   process.stderr.write(`affix: ${(error as Error).message}\n`);
-  process.exit(1);
+  process.exit(error instanceof CliError ? error.exitCode : EXIT.failure);
 });

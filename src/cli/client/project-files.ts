@@ -1,0 +1,186 @@
+// The files `affix init` writes under .affix/, and the .gitignore lines it adds once.
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export interface ProjectContext {
+  programId: number;
+  name: string;
+  domain: string;
+  commissionType: string;
+  commissionRate: number;
+  cookieWindowDays: number;
+  apiBaseUrl: string;
+}
+
+const GITIGNORE_LINES = ['.affix/.env', '.affix/.env.*'];
+
+export function commissionText(type: string, rate: number): string {
+  const amount = type.endsWith('percent') ? `${rate}%` : `${rate} (currency units)`;
+  return `${amount} ${type.startsWith('recurring') ? 'on every payment (recurring)' : 'on the first payment'} (${type})`;
+}
+
+export function agentsMarkdown(c: ProjectContext): string {
+  const base = c.apiBaseUrl;
+  return `# Affix integration: instructions for AI coding agents
+
+## Project context
+
+| | |
+|---|---|
+| Program id | ${c.programId} |
+| Program | ${c.name} |
+| Domain | ${c.domain} |
+| Commission | ${commissionText(c.commissionType, c.commissionRate)} |
+| Cookie duration (attribution window) | ${c.cookieWindowDays} days |
+| API base URL | ${base} |
+| API key | environment variable \`AFFIX_API_KEY\` (in \`.affix/.env\`; never commit it, never send it to a browser) |
+
+All money amounts are integers in the smallest currency unit (49.00 USD is 4900).
+Use the same stable user id everywhere (the identifier table below).
+
+## 1. Click tracking (browser)
+
+\`\`\`html
+<script src="${base}/js/affix-tracker.js" data-affix-program-id="${c.programId}" async></script>
+\`\`\`
+
+The script reads \`?aff=\` from the URL, records the click and stores the click id in the first-party
+cookie \`affix_click_id\` (first click wins for ${c.cookieWindowDays} days).
+
+## 2. Signup / lead tracking
+
+Browser, right after signup:
+
+\`\`\`js
+window.affix.signup(user.id, user.email);
+\`\`\`
+
+Server (preferred; sends the key, so the lead is trusted):
+
+\`\`\`js
+import { Affix } from '@affix/sdk/server';
+const affix = new Affix({ apiKey: process.env.AFFIX_API_KEY, apiUrl: '${base}' });
+await affix.trackLead({ customerExternalId: user.id, clickId: req.cookies.affix_click_id, email: user.email });
+\`\`\`
+
+\`\`\`sh
+curl -X POST ${base}/api/v1/track/lead -H "Authorization: Bearer $AFFIX_API_KEY" -H 'Content-Type: application/json' \\
+  -d '{"click_id":"<affix_click_id cookie>","customer_key":"<user id>","email":"<EMAIL>"}'
+\`\`\`
+
+## 3. Sale tracking (server only)
+
+Either connect Stripe in the dashboard (sales are then captured automatically, do not also call
+\`trackSale\` or renewals count twice), or report each payment:
+
+\`\`\`js
+await affix.trackSale({ customerExternalId: user.id, amount: 4900, invoiceId: invoice.id, currency: 'USD' });
+// 409 means "already recorded": treat it as success.
+\`\`\`
+
+\`\`\`sh
+curl -X POST ${base}/api/v1/track/sale -H "Authorization: Bearer $AFFIX_API_KEY" -H 'Content-Type: application/json' \\
+  -d '{"transaction_id":"<invoice id>","amount_cents":4900,"customer_key":"<user id>"}'
+\`\`\`
+
+Refunds: \`POST /api/v1/track/refund\` once per refund with that refund's own \`refund_amount_cents\`
+and a distinct \`refund_id\`.
+
+### Stripe Checkout metadata
+
+\`\`\`js
+const metadata = {
+  affix_click_id: req.cookies.affix_click_id ?? '',
+  affix_customer_key: user.id,
+  program_id: '${c.programId}',
+};
+await stripe.checkout.sessions.create({
+  mode: 'subscription',
+  metadata,
+  subscription_data: { metadata }, // Stripe does not copy session metadata to the subscription: renewals need this
+  client_reference_id: user.id,
+  // ...line items, success_url, cancel_url
+});
+\`\`\`
+
+## Identifiers
+
+| Context | Field name for the user id |
+|---|---|
+| Browser signup helper | \`customerKey\` (1st argument) |
+| Lead API | \`customer_key\` |
+| Server-side sale tracking | \`customer_key\` |
+| Server SDK | \`customerExternalId\` |
+| Stripe checkout metadata | \`affix_customer_key\` |
+
+## CLI
+
+| Command | Purpose |
+|---|---|
+| \`affix login\` | Sign in (opens the browser) |
+| \`affix init\` | Create a program and write these files |
+| \`affix programs\` | List your programs |
+| \`affix status\` | Program health (uses \`AFFIX_API_KEY\`) |
+| \`affix test click\` / \`lead\` / \`sale\` / \`chain\` | Send test events (no commission) |
+
+## Endpoints
+
+| Method and path | Auth | Purpose |
+|---|---|---|
+| POST \`/api/v1/track/click\` | none (browser) | Record a referral click |
+| POST \`/api/v1/track/lead\` | optional API key | Bind the user id to the click |
+| POST \`/api/v1/track/sale\` | API key | Record a payment and its commission |
+| POST \`/api/v1/track/refund\` | API key | Reverse or reduce a commission |
+| GET \`/api/v1/programs/me/readiness\` | API key | Integration checklist |
+
+Test events: send \`additional_data.test_mode = true\` to skip commission creation.
+`;
+}
+
+const envFile = (values: Record<string, string>) => `${Object.entries(values).map(([name, value]) => `${name}=${value}`).join('\n')}\n`;
+
+export interface WrittenFiles {
+  files: string[];
+  gitignoreUpdated: boolean;
+}
+
+export async function writeProjectFiles(root: string, context: ProjectContext, apiKey: string): Promise<WrittenFiles> {
+  const dir = join(root, '.affix');
+  await mkdir(dir, { recursive: true });
+  const agents = agentsMarkdown(context);
+  await writeFile(join(dir, 'AGENTS.md'), agents);
+  await writeFile(join(dir, 'skills.md'), agents);
+  const envPath = join(dir, '.env');
+  await writeFile(envPath, envFile({ AFFIX_API_KEY: apiKey, AFFIX_PROGRAM_ID: String(context.programId), PROCESSOR_CONNECTED_ACCOUNT_ID: '' }), { mode: 0o600 });
+  await chmod(envPath, 0o600);
+  await writeFile(join(dir, '.env.example'), envFile({ AFFIX_API_KEY: '', AFFIX_PROGRAM_ID: '', PROCESSOR_CONNECTED_ACCOUNT_ID: '' }));
+  return {
+    files: ['.affix/AGENTS.md', '.affix/skills.md', '.affix/.env', '.affix/.env.example'],
+    gitignoreUpdated: await ensureGitignore(root),
+  };
+}
+
+/** Appends the two .env lines once; running again never duplicates them. */
+export async function ensureGitignore(root: string): Promise<boolean> {
+  const path = join(root, '.gitignore');
+  const current = existsSync(path) ? await readFile(path, 'utf8') : '';
+  const present = new Set(current.split(/\r?\n/).map((line) => line.trim()));
+  const missing = GITIGNORE_LINES.filter((line) => !present.has(line));
+  if (missing.length === 0) return false;
+  const prefix = current === '' || current.endsWith('\n') ? '' : '\n';
+  await writeFile(path, `${current}${prefix}${missing.join('\n')}\n`);
+  return true;
+}
+
+/** Reads .affix/.env of a project (AFFIX_API_KEY, AFFIX_PROGRAM_ID). */
+export async function readProjectEnv(root: string): Promise<Record<string, string>> {
+  const path = join(root, '.affix', '.env');
+  if (!existsSync(path)) return {};
+  const entries = (await readFile(path, 'utf8'))
+    .split(/\r?\n/)
+    .map((line) => line.match(/^\s*([A-Z0-9_]+)\s*=\s*(.*)\s*$/))
+    .filter((match): match is RegExpMatchArray => match !== null)
+    .map((match) => [match[1]!, match[2]!.replace(/^["']|["']$/g, '')]);
+  return Object.fromEntries(entries);
+}
