@@ -9,7 +9,7 @@ export interface ServiceOptions {
   json?: boolean;
 }
 
-export const defaultApiUrl = () => process.env.AFFIX_API_URL ?? 'http://localhost:3000';
+export const defaultApiUrl = () => process.env.AFFIX_API_URL || 'http://localhost:3000';
 
 export function adminToken(options: ServiceOptions): string {
   if (options.adminToken) return options.adminToken;

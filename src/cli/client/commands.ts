@@ -25,11 +25,11 @@ function withClientFlags(command: Command): Command {
 
 async function apiFor(flags: GlobalFlags): Promise<CliApi> {
   const saved = await readCredentials();
-  return new CliApi(flags.apiUrl ?? process.env.AFFIX_API_URL ?? saved?.api_url ?? 'http://localhost:3000');
+  return new CliApi(flags.apiUrl || process.env.AFFIX_API_URL || saved?.api_url || 'http://localhost:3000');
 }
 
 async function programKey(): Promise<string> {
-  const key = process.env.AFFIX_API_KEY ?? (await readProjectEnv(process.cwd())).AFFIX_API_KEY;
+  const key = process.env.AFFIX_API_KEY || (await readProjectEnv(process.cwd())).AFFIX_API_KEY;
   if (!key) throw new CliError('No API key: set AFFIX_API_KEY or run `affix init` in this folder.', EXIT.auth);
   return key;
 }

@@ -1,0 +1,192 @@
+// The real `affix` binary as a user runs it: temporary HOME and project folder, against the
+// real service started as a subprocess.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestDatabase, createTestDatabase } from './support/harness.js';
+
+const ADMIN = 'cli-client-admin-token-123456';
+const BIN = resolve('bin/affix.mjs');
+let db: TestDatabase;
+let service: ChildProcess;
+let baseUrl = '';
+let home = '';
+let project = '';
+
+const freePort = () =>
+  new Promise<number>((done) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `affix ...` in the project folder with the temporary HOME. */
+function affix(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((done) => {
+    execFile(process.execPath, [BIN, ...args], { cwd: project, env: { ...process.env, HOME: home, AFFIX_API_KEY: '', AFFIX_API_URL: '', ...env } }, (error, stdout, stderr) => {
+      done({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+const adminPost = (path: string, body: unknown) =>
+  fetch(`${baseUrl}/api/v1/admin${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${ADMIN}` }, body: JSON.stringify(body) });
+
+/** `affix login`, signing in on the page like a person would. */
+async function login(email: string, password: string): Promise<Run> {
+  const child = spawn(process.execPath, [BIN, 'login', '--no-browser', '--api-url', baseUrl], { cwd: project, env: { ...process.env, HOME: home } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<number>((done) => child.on('exit', (code) => done(code ?? 1)));
+  while (!/state=(\S+)/.test(stdout)) await new Promise((r) => setTimeout(r, 50));
+  const stateValue = decodeURIComponent(/state=(\S+)/.exec(stdout)![1]!);
+  const page = await fetch(`${baseUrl}/cli/login`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ state: stateValue, email, password }).toString(),
+  });
+  expect(page.status).toBe(200);
+  return { code: await exited, stdout, stderr };
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  home = await mkdtemp(join(tmpdir(), 'affix-home-'));
+  project = await mkdtemp(join(tmpdir(), 'affix-project-'));
+  const port = await freePort();
+  baseUrl = `http://127.0.0.1:${port}`;
+  service = spawn(process.execPath, [BIN, 'api'], {
+    env: {
+      ...process.env, DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', AFFIX_PUBLIC_URL: baseUrl, AFFIX_ADMIN_TOKEN: ADMIN,
+      AFFIX_SECRET_KEY: 'cli-client-secret-key-123', AFFIX_SEED_DEMO: 'false', LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  service.stdout!.on('data', (chunk) => (output += chunk));
+  service.stderr!.on('data', (chunk) => (output += chunk));
+  const started = Date.now();
+  while (!output.includes('listening on')) {
+    if (Date.now() - started > 40_000 || service.exitCode !== null) throw new Error(`service did not start:\n${output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  expect((await adminPost('/accounts', { email: 'owner@brand.example', password: 'correct horse battery' })).status).toBe(201);
+}, 60_000);
+
+afterAll(async () => {
+  if (service && service.exitCode === null) {
+    const exited = new Promise((r) => service.once('exit', r));
+    service.kill('SIGTERM');
+    await exited;
+  }
+  await rm(home, { recursive: true, force: true });
+  await rm(project, { recursive: true, force: true });
+  await db.drop();
+});
+
+describe('affix login / programs / init / status / test / logout', () => {
+  it('logs in through the sign-in page and stores the token with mode 0600', async () => {
+    const run = await login('owner@brand.example', 'correct horse battery');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`${baseUrl}/cli/login?state=`);
+    expect(run.stdout).toContain('Signed in as owner@brand.example');
+    const file = join(home, '.affix', 'credentials.json');
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const saved = JSON.parse(await readFile(file, 'utf8'));
+    expect(saved).toMatchObject({ api_url: baseUrl, email: 'owner@brand.example', token: expect.stringMatching(/^affix_cli_/), advertiser_id: expect.any(Number) });
+  }, 30_000);
+
+  it('programs: none yet', async () => {
+    const run = await affix(['programs', '--json']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual([]);
+  });
+
+  it('init --no-interactive writes the four files and .gitignore once; init again refuses', async () => {
+    await writeFile(join(project, '.gitignore'), 'node_modules');
+    const run = await affix(['init', '--no-interactive', '--name', 'Brand Shop', '--domain', 'brand.example', '--commission-type', 'recurring_percent',
+      '--commission-rate', '25', '--cookie-duration', '45', '--duration-months', '12', '--json']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const result = JSON.parse(run.stdout);
+    expect(result).toEqual({ program_id: expect.any(Number), files: ['.affix/AGENTS.md', '.affix/skills.md', '.affix/.env', '.affix/.env.example'], gitignore_updated: true });
+    const env = await readFile(join(project, '.affix/.env'), 'utf8');
+    expect(env).toMatch(new RegExp(`^AFFIX_API_KEY=affix_sk_\\S+\\nAFFIX_PROGRAM_ID=${result.program_id}\\nPROCESSOR_CONNECTED_ACCOUNT_ID=\\n$`));
+    expect((await stat(join(project, '.affix/.env'))).mode & 0o777).toBe(0o600);
+    expect(await readFile(join(project, '.affix/.env.example'), 'utf8')).toBe('AFFIX_API_KEY=\nAFFIX_PROGRAM_ID=\nPROCESSOR_CONNECTED_ACCOUNT_ID=\n');
+    const agents = await readFile(join(project, '.affix/AGENTS.md'), 'utf8');
+    expect(await readFile(join(project, '.affix/skills.md'), 'utf8')).toBe(agents);
+    const key = /AFFIX_API_KEY=(\S+)/.exec(env)![1]!;
+    expect(agents).not.toContain(key);
+    for (const part of [`| Program id | ${result.program_id} |`, '| Cookie duration (attribution window) | 45 days |', `| API base URL | ${baseUrl} |`, 'AFFIX_API_KEY',
+      'subscription_data: { metadata }', 'customerExternalId', '| `affix test click` / `lead` / `sale` / `chain` |', 'POST `/api/v1/track/sale`', 'window.affix.signup']) {
+      expect(agents).toContain(part);
+    }
+    expect(await readFile(join(project, '.gitignore'), 'utf8')).toBe('node_modules\n.affix/.env\n.affix/.env.*\n');
+
+    const again = await affix(['init', '--no-interactive', '--name', 'X', '--domain', 'x.example', '--commission-type', 'percent', '--commission-rate', '10']);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`already set up for program ${result.program_id}`);
+    const programs = JSON.parse((await affix(['programs', '--json'])).stdout);
+    expect(programs).toEqual([expect.objectContaining({ id: result.program_id, name: 'Brand Shop', commission: { type: 'recurring_percent', rate: 25 } })]);
+
+    const second = await affix(['init', '--no-interactive', '--new-program', '--name', 'Second', '--domain', 'two.example', '--commission-type', 'fixed', '--commission-rate', '5', '--json']);
+    expect(second.code).toBe(0);
+    expect(JSON.parse(second.stdout).gitignore_updated).toBe(false);
+    expect(await readFile(join(project, '.gitignore'), 'utf8')).toBe('node_modules\n.affix/.env\n.affix/.env.*\n');
+  }, 30_000);
+
+  it('init answers the API error in words and a usage exit code', async () => {
+    const run = await affix(['init', '--no-interactive', '--new-program', '--name', 'Bad', '--domain', 'bad.example', '--commission-type', 'percent', '--commission-rate', '150']);
+    expect(run.code).toBe(5);
+    expect(run.stderr).toContain('commission_rate must be at most 100 for percent commissions');
+  });
+
+  it('status and test events use the key in .affix/.env', async () => {
+    const status = await affix(['status', '--json']);
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ name: 'Second', recent_events: { clicks_24h: 0 } });
+    for (const event of ['click', 'lead', 'sale']) {
+      const run = await affix(['test', event, '--json']);
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({ received: true, attributed: true });
+    }
+    const chain = await affix(['test', 'chain']);
+    expect(chain.stdout).toContain('click pass, lead pass, sale pass');
+    expect(chain.stdout).toContain('Attributed end to end.');
+    const human = await affix(['status']);
+    expect(human.stdout).toContain('Last 24 h: 4 clicks, 3 leads, 2 sales');
+  }, 30_000);
+
+  it('the chain cap: the 11th chain in an hour exits 4 with the API message', async () => {
+    const runs = await Promise.all(Array.from({ length: 9 }, () => affix(['test', 'chain', '--json'])));
+    expect(runs.every((run) => run.code === 0)).toBe(true);
+    const capped = await affix(['test', 'chain']);
+    expect(capped.code).toBe(4);
+    expect(capped.stderr).toContain('Too many synthetic chains (max 10/program/hour). (rate_limited)');
+  }, 60_000);
+
+  it('a bad key exits 3 with the API guidance; logout forgets the login', async () => {
+    const bad = await affix(['status'], { AFFIX_API_KEY: 'affix_sk_wrong' });
+    expect(bad.code).toBe(3);
+    expect(bad.stderr).toContain('Invalid API key. Ask a workspace owner to regenerate it');
+    expect((await affix(['logout'])).stdout).toBe('Logged out.\n');
+    expect(existsSync(join(home, '.affix', 'credentials.json'))).toBe(false);
+    const programs = await affix(['programs']);
+    expect(programs.code).toBe(3);
+    expect(programs.stderr).toContain('Not logged in. Run `affix login` first.');
+  }, 30_000);
+});
