@@ -3,7 +3,10 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from './config.js';
+import { randomBytes } from 'node:crypto';
 import * as admin from './db/admin.js';
+import { setAccountPassword } from './db/cli.js';
+import { hashPassword } from './passwords.js';
 import type { Pool } from './db/pool.js';
 
 export const DEMO_EMAIL = 'demo@affix.local';
@@ -13,6 +16,9 @@ export interface DemoProgram {
   programId: number;
   apiKey: string;
   shortLink: string;
+  /** Password of the demo account on the local sign-in page (`affix login`). */
+  email: string;
+  password: string;
 }
 
 /** Creates the demo on an empty database; later starts read the key back from the data folder. */
@@ -37,7 +43,9 @@ export async function ensureDemo(pool: Pool, config: Readonly<Config>): Promise<
   const partner = await admin.insertPartner(pool, program.id, 'Demo Partner', null);
   await admin.insertLink(pool, program.id, partner.id, DEMO_LINK);
   const { apiKey } = await admin.issueApiKey(pool, program.id);
-  const demo = { programId: program.id, apiKey, shortLink: DEMO_LINK };
+  const password = randomBytes(9).toString('base64url');
+  await setAccountPassword(pool, account.id, await hashPassword(password));
+  const demo = { programId: program.id, apiKey, shortLink: DEMO_LINK, email: DEMO_EMAIL, password };
   await writeFile(keyFile, JSON.stringify(demo, null, 2), { mode: 0o600 });
   return demo;
 }
@@ -53,5 +61,6 @@ export function walkthrough(baseUrl: string, demo: DemoProgram): string {
     `  curl -s -X POST ${baseUrl}/api/v1/track/sale -H 'Content-Type: application/json' -H 'Authorization: Bearer ${key}' -d '{"transaction_id":"${txn}","amount_cents":4900,"customer_key":"user_42"}'`,
     `  curl -s -X POST ${baseUrl}/api/v1/track/refund -H 'Content-Type: application/json' -H 'Authorization: Bearer ${key}' -d '{"transaction_id":"${txn}","refund_amount_cents":1000}'`,
     `  curl -s ${baseUrl}/api/v1/programs/me/readiness -H 'Authorization: Bearer ${key}'`,
+    `CLI: \`npm run affix -- login --api-url ${baseUrl}\` and sign in as ${demo.email} / ${demo.password}`,
   ].join('\n');
 }
