@@ -189,4 +189,32 @@ describe('affix login / programs / init / status / test / logout', () => {
     expect(programs.code).toBe(3);
     expect(programs.stderr).toContain('Not logged in. Run `affix login` first.');
   }, 30_000);
+
+  it('an expired sign-in link ends `affix login` with exit 3; a suspended account is told so on the page', async () => {
+    expect((await adminPost('/accounts', { email: 'blocked@brand.example', password: 'correct horse battery' })).status).toBe(201);
+    const { rows } = await db.pool.query("SELECT id FROM accounts WHERE email = 'blocked@brand.example'");
+    await fetch(`${baseUrl}/api/v1/admin/accounts/${rows[0].id}`, {
+      method: 'PATCH', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${ADMIN}` }, body: JSON.stringify({ suspended: true }),
+    });
+    const child = spawn(process.execPath, [BIN, 'login', '--no-browser', '--api-url', baseUrl], { cwd: project, env: { ...process.env, HOME: home } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const exited = new Promise<number>((done) => child.on('exit', (code) => done(code ?? 1)));
+    while (!/state=(\S+)/.test(stdout)) await new Promise((r) => setTimeout(r, 50));
+    const stateValue = decodeURIComponent(/state=(\S+)/.exec(stdout)![1]!);
+    const page = await fetch(`${baseUrl}/cli/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ state: stateValue, email: 'blocked@brand.example', password: 'correct horse battery' }).toString(),
+    });
+    expect(page.status).toBe(403);
+    expect(await page.text()).toContain('Your account has been suspended.');
+    // Five minutes pass for the session (moved in the database rather than waited for).
+    await db.pool.query("UPDATE cli_login_sessions SET expires_at = now() - interval '1 second' WHERE status = 'pending'");
+    expect(await exited).toBe(3);
+    expect(stderr).toContain('The sign-in link expired. Run `affix login` again.');
+    expect(existsSync(join(home, '.affix', 'credentials.json'))).toBe(false);
+  }, 30_000);
 });
