@@ -43,23 +43,35 @@ function affix(args: string[], env: Record<string, string> = {}): Promise<Run> {
 const adminPost = (path: string, body: unknown) =>
   fetch(`${baseUrl}/api/v1/admin${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${ADMIN}` }, body: JSON.stringify(body) });
 
-/** `affix login`, signing in on the page like a person would. */
-async function login(email: string, password: string): Promise<Run> {
+interface LoginRun {
+  stateValue: string;
+  exited: Promise<number>;
+  output: { stdout: string; stderr: string };
+}
+
+/** Starts `affix login --no-browser` and waits for the sign-in URL it prints. */
+async function startLogin(): Promise<LoginRun> {
   const child = spawn(process.execPath, [BIN, 'login', '--no-browser', '--api-url', baseUrl], { cwd: project, env: { ...process.env, HOME: home } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const output = { stdout: '', stderr: '' };
+  child.stdout.on('data', (chunk) => (output.stdout += chunk));
+  child.stderr.on('data', (chunk) => (output.stderr += chunk));
   const exited = new Promise<number>((done) => child.on('exit', (code) => done(code ?? 1)));
-  while (!/state=(\S+)/.test(stdout)) await new Promise((r) => setTimeout(r, 50));
-  const stateValue = decodeURIComponent(/state=(\S+)/.exec(stdout)![1]!);
-  const page = await fetch(`${baseUrl}/cli/login`, {
+  while (!/state=(\S+)/.test(output.stdout)) await new Promise((r) => setTimeout(r, 50));
+  return { stateValue: decodeURIComponent(/state=(\S+)/.exec(output.stdout)![1]!), exited, output };
+}
+
+/** Submits the sign-in page like a person would. */
+const signInOnPage = (stateValue: string, email: string, password: string) =>
+  fetch(`${baseUrl}/cli/login`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ state: stateValue, email, password }).toString(),
   });
-  expect(page.status).toBe(200);
-  return { code: await exited, stdout, stderr };
+
+async function login(email: string, password: string): Promise<Run> {
+  const run = await startLogin();
+  expect((await signInOnPage(run.stateValue, email, password)).status).toBe(200);
+  return { code: await run.exited, stdout: run.output.stdout, stderr: run.output.stderr };
 }
 
 beforeAll(async () => {
@@ -196,25 +208,14 @@ describe('affix login / programs / init / status / test / logout', () => {
     await fetch(`${baseUrl}/api/v1/admin/accounts/${rows[0].id}`, {
       method: 'PATCH', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${ADMIN}` }, body: JSON.stringify({ suspended: true }),
     });
-    const child = spawn(process.execPath, [BIN, 'login', '--no-browser', '--api-url', baseUrl], { cwd: project, env: { ...process.env, HOME: home } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    const exited = new Promise<number>((done) => child.on('exit', (code) => done(code ?? 1)));
-    while (!/state=(\S+)/.test(stdout)) await new Promise((r) => setTimeout(r, 50));
-    const stateValue = decodeURIComponent(/state=(\S+)/.exec(stdout)![1]!);
-    const page = await fetch(`${baseUrl}/cli/login`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ state: stateValue, email: 'blocked@brand.example', password: 'correct horse battery' }).toString(),
-    });
+    const run = await startLogin();
+    const page = await signInOnPage(run.stateValue, 'blocked@brand.example', 'correct horse battery');
     expect(page.status).toBe(403);
     expect(await page.text()).toContain('Your account has been suspended.');
     // Five minutes pass for the session (moved in the database rather than waited for).
     await db.pool.query("UPDATE cli_login_sessions SET expires_at = now() - interval '1 second' WHERE status = 'pending'");
-    expect(await exited).toBe(3);
-    expect(stderr).toContain('The sign-in link expired. Run `affix login` again.');
+    expect(await run.exited).toBe(3);
+    expect(run.output.stderr).toContain('The sign-in link expired. Run `affix login` again.');
     expect(existsSync(join(home, '.affix', 'credentials.json'))).toBe(false);
   }, 30_000);
 });
