@@ -29,12 +29,28 @@ export async function issueLocalIdToken(config: IdTokenConfig, email: string): P
     .sign(localKey(config.secretKey));
 }
 
-export function createIdTokenVerifier(config: IdTokenConfig): (idToken: string) => Promise<IdentityClaims> {
+/** The issuer's discovery document, read once (authorization endpoint and JWKS address). */
+export async function discoverIssuer(issuer: string): Promise<{ authorizationEndpoint: string; jwksUri: string }> {
+  const response = await fetch(`${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`);
+  if (!response.ok) throw new Error(`OpenID Connect discovery failed: HTTP ${response.status}`);
+  const document = (await response.json()) as { authorization_endpoint?: string; jwks_uri?: string };
+  if (!document.authorization_endpoint || !document.jwks_uri) throw new Error('OpenID Connect discovery document lacks authorization_endpoint or jwks_uri');
+  return { authorizationEndpoint: document.authorization_endpoint, jwksUri: document.jwks_uri };
+}
+
+/**
+ * Verifies an id_token: against the configured issuer's keys (JWKS from AFFIX_OIDC_JWKS_URL or
+ * discovery), or, without an issuer, as one issued by our own local sign-in. `nonce`, when
+ * given, must match the token's nonce claim.
+ */
+export function createIdTokenVerifier(config: IdTokenConfig): (idToken: string, nonce?: string) => Promise<IdentityClaims> {
   if (config.oidc) {
     const { issuer, clientId } = config.oidc;
-    const jwks = createRemoteJWKSet(new URL(config.oidc.jwksUrl ?? `${issuer.replace(/\/+$/, '')}/.well-known/jwks.json`));
-    return async (idToken) => {
+    let jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
+    return async (idToken, nonce) => {
+      jwks ??= createRemoteJWKSet(new URL(config.oidc!.jwksUrl ?? (await discoverIssuer(issuer)).jwksUri));
       const { payload } = await jwtVerify(idToken, jwks, { issuer, audience: clientId });
+      if (nonce !== undefined && payload.nonce !== nonce) throw new Error('id_token nonce does not match the login session');
       if (typeof payload.email !== 'string') throw new Error('id_token has no email claim');
       return { email: payload.email, name: typeof payload.name === 'string' ? payload.name : null };
     };

@@ -4,7 +4,7 @@ import express, { type Request, type Response, Router } from 'express';
 import { CLI_MESSAGES, LOGIN_SESSION_TTL_MS, LOGIN_TOKEN_TTL_MS, callbackVerdict, pollVerdict } from '../../core/cli-login.js';
 import { AffixError, errors } from '../../core/errors.js';
 import { consumeSession, createLoginSession, findAccountForLogin, findOrCreateAccount, insertLoginToken, markSignedIn, withLoginSession } from '../../db/cli.js';
-import { type IdTokenConfig, createIdTokenVerifier, issueLocalIdToken } from '../../id-tokens.js';
+import { type IdTokenConfig, createIdTokenVerifier, discoverIssuer, issueLocalIdToken } from '../../id-tokens.js';
 import { verifyPassword } from '../../passwords.js';
 import { failsWith } from '../context.js';
 import { type HttpDeps, clock } from '../deps.js';
@@ -20,10 +20,10 @@ export function cliAuthRoutes(deps: HttpDeps): Router {
   const verifyIdToken = createIdTokenVerifier(idTokens);
 
   /** Completes a pending session with a verified id_token; the same path for the API and the page. */
-  async function completeLogin(stateValue: string, idToken: string): Promise<{ email: string }> {
+  async function completeLogin(stateValue: string, idToken: string, nonce?: string): Promise<{ email: string }> {
     let claims;
     try {
-      claims = await verifyIdToken(idToken);
+      claims = await verifyIdToken(idToken, nonce);
     } catch (error) {
       throw errors.unauthorized(`Invalid id_token: ${(error as Error).message}`);
     }
@@ -80,9 +80,34 @@ export function cliAuthRoutes(deps: HttpDeps): Router {
     res.json({ data: body });
   });
 
-  // The page auth_url opens: local sign-in that issues the id_token itself, then completes the session.
-  router.get('/cli/login', (req, res) => {
-    res.type('html').send(loginPage(typeof req.query.state === 'string' ? req.query.state : '', null));
+  // The page auth_url opens. With an OpenID Connect issuer: a redirect there (implicit flow,
+  // form_post), whose id_token comes back to /cli/oidc/callback. Otherwise: local sign-in.
+  router.get('/cli/login', async (req, res) => {
+    const stateValue = typeof req.query.state === 'string' ? req.query.state : '';
+    if (!deps.config.oidc) return void res.type('html').send(loginPage(stateValue, null));
+    const { authorizationEndpoint } = await discoverIssuer(deps.config.oidc.issuer);
+    const target = new URL(authorizationEndpoint);
+    target.search = new URLSearchParams({
+      response_type: 'id_token',
+      response_mode: 'form_post',
+      client_id: deps.config.oidc.clientId,
+      redirect_uri: `${deps.config.publicUrl}/cli/oidc/callback`,
+      scope: 'openid email profile',
+      state: stateValue,
+      nonce: stateValue,
+    }).toString();
+    res.redirect(302, target.toString());
+  });
+  router.post('/cli/oidc/callback', express.urlencoded({ extended: false, limit: '20kb' }), async (req: Request, res: Response) => {
+    const { state: stateValue = '', id_token: idToken = '', error: issuerError } = req.body as Record<string, string>;
+    if (issuerError) return void res.status(400).type('html').send(page('Sign-in failed', `<p class="error" role="alert">${escapeHtml(String(issuerError))}</p>`));
+    try {
+      await completeLogin(String(stateValue), String(idToken), String(stateValue));
+    } catch (error) {
+      if (!(error instanceof AffixError)) throw error;
+      return void res.status(error.status).type('html').send(page('Sign-in failed', `<p class="error" role="alert">${escapeHtml(error.message)}</p>`));
+    }
+    res.type('html').send(signedInPage());
   });
   router.post('/cli/login', express.urlencoded({ extended: false, limit: '10kb' }), async (req: Request, res: Response) => {
     const { state: stateValue = '', email = '', password = '' } = req.body as Record<string, string>;
@@ -95,10 +120,12 @@ export function cliAuthRoutes(deps: HttpDeps): Router {
       if (error instanceof AffixError) return fail(error.status, error.message);
       throw error;
     }
-    res.type('html').send(page('Signed in', '<p role="status">You are signed in. Return to your terminal: <code>affix</code> finishes on its own.</p>'));
+    res.type('html').send(signedInPage());
   });
   return router;
 }
+
+const signedInPage = () => page('Signed in', '<p role="status">You are signed in. Return to your terminal: <code>affix</code> finishes on its own.</p>');
 
 const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
