@@ -1,0 +1,166 @@
+// The tracker in real headless Chromium (Debian's, driven by playwright-core), the page served
+// from another origin than the API.
+import { existsSync } from 'node:fs';
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Browser, type BrowserContext, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type SeededProgram, type TestApi, type TestDatabase, addPartnerLink, count, createTestDatabase, seedProgram, startTestApi } from '../support/harness.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`[tests] SKIPPED browser tests: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
+
+let db: TestDatabase;
+let api: TestApi;
+let pages: Server;
+let pagePort = 0;
+let browser: Browser;
+let shop: SeededProgram;
+
+/** Pages on localhost:<port>; the API is on 127.0.0.1, another origin. */
+function pageHtml(url: URL): string {
+  const attrs = [`data-affix-program-id="${url.searchParams.get('program') ?? shop.programId}"`];
+  if (url.searchParams.get('consent')) attrs.push('data-affix-consent="required"');
+  const apiBase = url.searchParams.get('api') ?? api.url;
+  return `<!doctype html><html><head><title>Shop</title></head><body>
+<script src="${apiBase}/js/affix-tracker.js" ${attrs.join(' ')}></script>
+<script>window.loadedSynchronously = Boolean(window.affix && window.affix.loaded);</script>
+</body></html>`;
+}
+
+beforeAll(async () => {
+  if (!hasChromium) return;
+  pages = createServer((req, res) => {
+    res.setHeader('Content-Type', 'text/html');
+    res.end(pageHtml(new URL(req.url ?? '/', 'http://localhost')));
+  });
+  await new Promise<void>((done) => pages.listen(0, '127.0.0.1', done));
+  pagePort = (pages.address() as AddressInfo).port;
+  db = await createTestDatabase();
+  api = await startTestApi(db.pool);
+  shop = await seedProgram(api, { allowed_origins: [`http://localhost:${pagePort}`], attribution_window_days: 30 });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}, 60_000);
+
+afterAll(async () => {
+  if (!hasChromium) return;
+  await browser?.close();
+  await api?.close();
+  await db?.drop();
+  await new Promise((done) => pages.close(done));
+});
+
+async function visit(context: BrowserContext, path: string) {
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.goto(`http://localhost:${pagePort}${path}`);
+  await page.evaluate(() => window.affix?.ready);
+  return { page, errors };
+}
+
+const cookie = async (context: BrowserContext, name: string) => (await context.cookies()).find((c) => c.name === name);
+
+describe.skipIf(!hasChromium)('browser tracker', () => {
+  it('records the click from an allowed origin and stores a first-party cookie for the window', async () => {
+    const context = await browser.newContext();
+    const before = await count(db.pool, 'SELECT 1 FROM clicks WHERE program_id = $1', [shop.programId]);
+    const { page, errors } = await visit(context, `/pricing?aff=${shop.shortLink}`);
+    expect(await page.evaluate(() => (window as any).loadedSynchronously)).toBe(true);
+    const click = await cookie(context, 'affix_click_id');
+    expect(click).toMatchObject({ value: expect.stringMatching(/^clk_/), sameSite: 'Lax', secure: false, path: '/', domain: 'localhost' });
+    expect(click!.expires - Date.now() / 1000).toBeGreaterThan(30 * 86400 - 60);
+    expect(click!.expires - Date.now() / 1000).toBeLessThanOrEqual(30 * 86400 + 5);
+    expect(await cookie(context, 'affix_visitor_id')).toBeDefined();
+    expect(await count(db.pool, 'SELECT 1 FROM clicks WHERE program_id = $1', [shop.programId])).toBe(before + 1);
+    expect(await page.evaluate(() => window.affix!.getData())).toEqual({
+      clickId: click!.value, programId: shop.programId, hasAttribution: true, affiliateUrl: `http://localhost:${pagePort}/pricing?aff=${shop.shortLink}`,
+    });
+    expect(await page.evaluate(() => window.affix!.getClickId())).toBe(click!.value);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('a second aff keeps the first click (first-click), and logs the second partner', async () => {
+    const context = await browser.newContext();
+    await visit(context, `/?aff=${shop.shortLink}`);
+    const first = (await cookie(context, 'affix_click_id'))!.value;
+    const other = await addPartnerLink(api, shop.programId);
+    const { page } = await visit(context, `/?aff=${other.shortLink}`);
+    expect((await cookie(context, 'affix_click_id'))!.value).toBe(first);
+    expect((await page.evaluate(() => window.affix!.getData())).affiliateUrl).toContain(`aff=${shop.shortLink}`);
+    const { rows } = await db.pool.query('SELECT attributed_click_id FROM clicks WHERE partner_id = $1', [other.partnerId]);
+    expect(rows).toEqual([{ attributed_click_id: first }]);
+    await context.close();
+  });
+
+  it('signup() records a lead bound to the click', async () => {
+    const context = await browser.newContext();
+    const { page } = await visit(context, `/?aff=${shop.shortLink}`);
+    await page.evaluate(() => window.affix!.signup('browser_user_1', 'b1@example.com'));
+    const { rows } = await db.pool.query('SELECT status, click_id FROM customers WHERE customer_key = $1', ['browser_user_1']);
+    expect(rows).toEqual([{ status: 'lead', click_id: (await cookie(context, 'affix_click_id'))!.value }]);
+    await context.close();
+  });
+
+  it('another origin is refused by CORS: no click, no cookie, no page error', async () => {
+    const context = await browser.newContext();
+    const before = await count(db.pool, 'SELECT 1 FROM clicks WHERE program_id = $1', [shop.programId]);
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`http://127.0.0.1:${pagePort}/?aff=${shop.shortLink}`);
+    await page.evaluate(() => window.affix?.ready);
+    expect(await cookie(context, 'affix_click_id')).toBeUndefined();
+    expect(await count(db.pool, 'SELECT 1 FROM clicks WHERE program_id = $1', [shop.programId])).toBe(before);
+    expect(await page.evaluate(() => window.affix!.getData().hasAttribution)).toBe(false);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('consent mode: nothing stored or sent before consent(true); consent(false) removes the cookies', async () => {
+    const context = await browser.newContext();
+    const before = await count(db.pool, 'SELECT 1 FROM clicks WHERE program_id = $1', [shop.programId]);
+    const { page } = await visit(context, `/?aff=${shop.shortLink}&consent=1`);
+    expect(await context.cookies()).toEqual([]);
+    expect(await count(db.pool, 'SELECT 1 FROM clicks WHERE program_id = $1', [shop.programId])).toBe(before);
+    expect(await page.evaluate(() => window.affix!.getVisitorId())).toBeNull();
+    await page.evaluate(async () => {
+      window.affix!.consent(true);
+      await window.affix!.ready;
+    });
+    expect(await cookie(context, 'affix_click_id')).toBeDefined();
+    expect(await count(db.pool, 'SELECT 1 FROM clicks WHERE program_id = $1', [shop.programId])).toBe(before + 1);
+    await page.evaluate(() => window.affix!.consent(false));
+    expect((await context.cookies()).filter((c) => c.name.startsWith('affix_'))).toEqual([]);
+    expect(await page.evaluate(() => window.affix!.getData())).toMatchObject({ clickId: null, hasAttribution: false });
+    await context.close();
+  });
+
+  it('an API that is down never breaks the page', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    // The script loads from the real API, but its api base points at a closed port.
+    await page.goto(`http://localhost:${pagePort}/?aff=${shop.shortLink}`);
+    await page.evaluate(async (dead) => {
+      const script = document.createElement('script');
+      script.src = `${dead.api}/js/affix-tracker.js`;
+      script.setAttribute('data-affix-program-id', String(dead.program));
+      script.setAttribute('data-affix-api-base', 'http://127.0.0.1:9');
+      await new Promise((done) => {
+        script.onload = done;
+        document.body.appendChild(script);
+      });
+      await window.affix!.ready;
+      await window.affix!.signup('nobody');
+    }, { api: api.url, program: shop.programId });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});

@@ -1,0 +1,221 @@
+// The Affix browser tracker. Built by esbuild into one dependency-free script served at
+// /js/affix-tracker.js. It must never throw into the host page and never block it.
+import { getDomain } from 'tldts';
+
+interface AffixData {
+  clickId: string | null;
+  programId: number;
+  hasAttribution: boolean;
+  affiliateUrl: string | null;
+}
+
+interface AffixApi {
+  loaded: true;
+  programId: number;
+  signup(customerKey: string, email?: string): Promise<void>;
+  getClickId(): string | null;
+  getVisitorId(): string | null;
+  consent(granted: boolean): void;
+  getData(): AffixData;
+  trackTest(data?: Record<string, unknown>): void;
+  /** Resolves when the click of this page view (if any) has been recorded. */
+  ready: Promise<void>;
+}
+
+declare global {
+  interface Window {
+    affix?: AffixApi;
+    AFFIX_API_BASE?: string;
+    AFFIX_COOKIE_DOMAIN?: string;
+  }
+}
+
+const CLICK_COOKIE = 'affix_click_id';
+const VISITOR_COOKIE = 'affix_visitor_id';
+const AFF_COOKIE = 'affix_aff';
+const URL_COOKIE = 'affix_affiliate_url';
+const CONSENT_COOKIE = 'affix_consent';
+const DEFAULT_WINDOW_DAYS = 60;
+const TIMEOUT_MS = 5000;
+
+(function start() {
+  try {
+    const script = document.currentScript as HTMLScriptElement | null;
+    const attr = (name: string) => script?.getAttribute(`data-affix-${name}`) ?? null;
+    const debugOn = attr('debug') === 'true';
+    const log = (...args: unknown[]) => {
+      if (debugOn) console.log('[Affix]', ...args);
+    };
+    const warn = (...args: unknown[]) => console.warn('[Affix]', ...args);
+
+    const programId = Number(attr('program-id'));
+    const scriptOrigin = script?.src ? new URL(script.src, location.href).origin : location.origin;
+    const apiBase = (window.AFFIX_API_BASE || attr('api-base') || scriptOrigin).replace(/\/+$/, '');
+    const consentRequired = attr('consent') === 'required';
+    const cookieDomainOption = window.AFFIX_COOKIE_DOMAIN || attr('cookie-domain');
+
+    // Attribution is shared across subdomains: cookies go on the registrable domain
+    // (public-suffix aware), unless a cookieDomain is given. Hosts without one (localhost, IPs)
+    // get host-only cookies.
+    const cookieDomain = (() => {
+      if (cookieDomainOption) return cookieDomainOption;
+      const domain = getDomain(location.hostname);
+      return domain ? `.${domain}` : null;
+    })();
+
+    const readCookie = (name: string): string | null => {
+      const match = document.cookie.split('; ').find((part) => part.startsWith(`${name}=`));
+      return match ? decodeURIComponent(match.slice(name.length + 1)) : null;
+    };
+    const writeCookie = (name: string, value: string, days: number) => {
+      const parts = [`${name}=${encodeURIComponent(value)}`, 'path=/', `max-age=${Math.round(days * 86400)}`, 'SameSite=Lax'];
+      if (cookieDomain) parts.push(`domain=${cookieDomain}`);
+      if (location.protocol === 'https:') parts.push('Secure');
+      document.cookie = parts.join('; ');
+    };
+    const deleteCookie = (name: string) => {
+      for (const domain of [cookieDomain, null]) {
+        document.cookie = `${name}=; path=/; max-age=0${domain ? `; domain=${domain}` : ''}`;
+      }
+    };
+
+    let consented = !consentRequired || readCookie(CONSENT_COOKIE) === 'granted';
+    let clickId: string | null = consented ? readCookie(CLICK_COOKIE) : null;
+    let affiliateUrl: string | null = consented ? readCookie(URL_COOKIE) : null;
+
+    const post = async (path: string, body: Record<string, unknown>): Promise<any> => {
+      const controller = typeof AbortController === 'function' ? new AbortController() : null;
+      const timer = setTimeout(() => controller?.abort(), TIMEOUT_MS);
+      try {
+        const response = await fetch(`${apiBase}${path}`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify(body),
+          keepalive: true,
+          credentials: 'omit',
+          signal: controller?.signal,
+        });
+        const json = await response.json().catch(() => null);
+        if (!response.ok) {
+          warn(`${path} answered ${response.status}:`, json?.error?.message ?? json?.message ?? response.statusText);
+          return null;
+        }
+        return json;
+      } catch (error) {
+        warn(`${path} failed:`, (error as Error)?.message ?? error);
+        return null;
+      } finally {
+        clearTimeout(timer);
+      }
+    };
+
+    const ensureVisitorId = (): string | null => {
+      if (!consented) return null;
+      let visitor = readCookie(VISITOR_COOKIE);
+      if (!visitor) {
+        visitor = `v_${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
+        writeCookie(VISITOR_COOKIE, visitor, 365);
+      }
+      return visitor;
+    };
+
+    const trackArrival = async (): Promise<void> => {
+      if (!consented || !Number.isFinite(programId) || programId <= 0) return;
+      ensureVisitorId();
+      const aff = new URL(location.href).searchParams.get('aff');
+      if (!aff) return;
+      const existing = readCookie(CLICK_COOKIE);
+      const previousAff = readCookie(AFF_COOKIE);
+      if (existing && previousAff === aff) {
+        log('same referral link again; keeping click', existing);
+        return;
+      }
+      const body: Record<string, unknown> = {
+        affiliate_url: location.href,
+        page_url: location.href,
+        referrer_url: document.referrer || '',
+        page_title: document.title,
+        user_agent: navigator.userAgent,
+        screen_resolution: `${screen.width || 0}x${screen.height || 0}`,
+        viewport_size: `${innerWidth}x${innerHeight}`,
+        language: navigator.language,
+        timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+        additional_data: { program_id: programId },
+      };
+      // First-click: a different aff with an existing click is sent with it; the answer keeps the first.
+      if (existing) body.existing_click_id = existing;
+      const result = await post('/api/v1/track/click', body);
+      if (!result?.click_id) return;
+      const days = Number(result.cookie_window_days) > 0 ? Number(result.cookie_window_days) : DEFAULT_WINDOW_DAYS;
+      const kept = existing !== null && result.click_id === existing;
+      clickId = result.click_id;
+      if (!kept) {
+        affiliateUrl = location.href;
+        writeCookie(URL_COOKIE, affiliateUrl, days);
+        writeCookie(AFF_COOKIE, aff, days);
+      }
+      writeCookie(CLICK_COOKIE, result.click_id, days);
+      log(kept ? 'first click kept' : 'click recorded', result.click_id);
+    };
+
+    let ready = trackArrival().catch(() => undefined);
+
+    const api: AffixApi = {
+      loaded: true,
+      programId,
+      get ready() {
+        return ready;
+      },
+      async signup(customerKey: string, email?: string) {
+        try {
+          if (!consented) return log('signup skipped: no consent');
+          if (!customerKey) return warn('signup needs a customerKey');
+          await ready;
+          await post('/api/v1/track/lead', {
+            click_id: clickId,
+            customer_key: String(customerKey),
+            email: email ?? null,
+            program_id: programId,
+            page_url: location.href,
+          });
+          log('signup sent for', customerKey);
+        } catch (error) {
+          warn('signup failed', error);
+        }
+      },
+      getClickId: () => (consented ? (clickId ?? readCookie(CLICK_COOKIE)) : null),
+      getVisitorId: () => (consented ? readCookie(VISITOR_COOKIE) : null),
+      consent(granted: boolean) {
+        try {
+          if (granted) {
+            consented = true;
+            writeCookie(CONSENT_COOKIE, 'granted', 365);
+            ready = trackArrival().catch(() => undefined);
+          } else {
+            consented = false;
+            clickId = null;
+            affiliateUrl = null;
+            for (const name of [CLICK_COOKIE, VISITOR_COOKIE, AFF_COOKIE, URL_COOKIE, CONSENT_COOKIE]) deleteCookie(name);
+          }
+        } catch (error) {
+          warn('consent failed', error);
+        }
+      },
+      getData: () => {
+        const current = consented ? (clickId ?? readCookie(CLICK_COOKIE)) : null;
+        return { clickId: current, programId, hasAttribution: current !== null, affiliateUrl: consented ? affiliateUrl : null };
+      },
+      trackTest(data: Record<string, unknown> = {}) {
+        const aff = readCookie(AFF_COOKIE) ?? new URL(location.href).searchParams.get('aff');
+        if (!aff) return warn('trackTest needs a page opened with ?aff=<code>');
+        const url = new URL(location.href);
+        url.searchParams.set('aff', aff);
+        void post('/api/v1/track/click', { affiliate_url: url.toString(), page_url: location.href, additional_data: { ...data, test_mode: true, program_id: programId } });
+      },
+    };
+    window.affix = api;
+    if (!Number.isFinite(programId) || programId <= 0) warn('data-affix-program-id is missing or not a number');
+  } catch (error) {
+    console.warn('[Affix] tracker failed to start', error);
+  }
+})();
