@@ -1,0 +1,165 @@
+// `@affix/sdk/server`: the brand's backend client. Every method returns AffixResponse<T>;
+// HTTP errors never reject. Invalid inputs throw synchronously (spec §4.9).
+import type { AffixResponse } from './types.js';
+
+export type { AffixResponse } from './types.js';
+
+export interface AffixOptions {
+  apiKey: string;
+  /** Affix base URL, e.g. https://affix.example.com */
+  apiUrl?: string;
+  /** A fetch implementation where no global fetch exists. */
+  fetch?: typeof fetch;
+  /** Retries of 429 and retry-safe 5xx answers (default 2). */
+  maxRetries?: number;
+}
+
+export interface TrackClickInput {
+  affiliateUrl?: string;
+  pageUrl?: string;
+  referrerUrl?: string;
+  existingClickId?: string;
+}
+
+export interface TrackLeadInput {
+  customerExternalId?: string;
+  clickId?: string;
+  email?: string;
+  eventName?: string;
+  additionalData?: Record<string, unknown>;
+}
+
+export interface TrackSaleInput {
+  customerExternalId?: string;
+  clickId?: string;
+  /** Integer cents. */
+  amount: number;
+  /** Tax included in amount; accepted, unused (commissions use the full amount). */
+  taxCents?: number;
+  /** Idempotency key: a second call with the same id answers 409 (already recorded, a no-op). */
+  invoiceId: string;
+  currency?: string;
+  saleType?: 'payment' | 'subscription';
+  isRecurring?: boolean;
+  subscriptionId?: string;
+  subscriptionInterval?: 'monthly' | 'quarterly' | 'annual';
+  eventName?: string;
+}
+
+export interface TrackRefundInput {
+  invoiceId: string;
+  /** Omit or 0 to refund everything not yet refunded. Call once per refund. */
+  refundAmountCents?: number;
+  refundReason?: string;
+  /** Distinct per refund when two refunds have the same amount. */
+  refundId?: string;
+  reason?: 'refund' | 'chargeback';
+}
+
+export interface ClickResult { success: true; click_id: string; partner_code: string; cookie_window_days: number }
+export interface LeadResult { success: true; message: string; provisional?: true }
+export interface SaleResult {
+  success: true;
+  sale_id: number | null;
+  commission_id: number | null;
+  message?: string;
+  attributed?: boolean;
+  reason?: string;
+}
+export interface RefundResult { success: true; status: 'reversed' | 'refunded' | 'skipped' | 'no_commission'; commission_id?: number; deduction_amount_cents?: number; message?: string }
+
+const DEFAULT_API_URL = 'http://localhost:3000';
+/** The one 500 that must not be retried: the sale is stored and its transaction_id consumed. */
+const NOT_RETRY_SAFE = 'Failed to create commission';
+
+const compact = (body: Record<string, unknown>) => Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class Affix {
+  private readonly apiKey: string;
+  private readonly apiUrl: string;
+  private readonly fetchImpl: typeof fetch;
+  private readonly maxRetries: number;
+
+  constructor(options: AffixOptions) {
+    if (!options || typeof options.apiKey !== 'string' || options.apiKey.trim() === '') throw new TypeError('Affix: apiKey is required');
+    const fetchImpl = options.fetch ?? (typeof fetch === 'function' ? fetch : undefined);
+    if (!fetchImpl) throw new TypeError('Affix: no global fetch here; pass options.fetch');
+    this.apiKey = options.apiKey;
+    this.apiUrl = (options.apiUrl ?? DEFAULT_API_URL).replace(/\/+$/, '');
+    this.fetchImpl = fetchImpl;
+    this.maxRetries = options.maxRetries ?? 2;
+  }
+
+  trackClick(input: TrackClickInput = {}): Promise<AffixResponse<ClickResult>> {
+    return this.send('/api/v1/track/click', compact({
+      affiliate_url: input.affiliateUrl,
+      page_url: input.pageUrl,
+      referrer_url: input.referrerUrl,
+      existing_click_id: input.existingClickId,
+    }), false);
+  }
+
+  trackLead(input: TrackLeadInput): Promise<AffixResponse<LeadResult>> {
+    if (!input || (!input.customerExternalId && !input.clickId)) throw new TypeError('Affix.trackLead: customerExternalId or clickId is required');
+    return this.send('/api/v1/track/lead', compact({
+      customer_key: input.customerExternalId,
+      click_id: input.clickId,
+      email: input.email,
+      event_name: input.eventName,
+      additional_data: input.additionalData,
+    }));
+  }
+
+  trackSale(input: TrackSaleInput): Promise<AffixResponse<SaleResult>> {
+    if (!input || typeof input.invoiceId !== 'string' || input.invoiceId.trim() === '') throw new TypeError('Affix.trackSale: invoiceId (string) is required');
+    if (!Number.isInteger(input.amount) || input.amount <= 0) throw new TypeError('Affix.trackSale: amount must be a positive integer (cents)');
+    if (!input.customerExternalId && !input.clickId) throw new TypeError('Affix.trackSale: customerExternalId or clickId is required');
+    return this.send('/api/v1/track/sale', compact({
+      transaction_id: input.invoiceId,
+      amount_cents: input.amount,
+      customer_key: input.customerExternalId,
+      click_id: input.clickId,
+      currency: input.currency,
+      tax_cents: input.taxCents,
+      sale_type: input.saleType,
+      is_recurring: input.isRecurring,
+      subscription_id: input.subscriptionId,
+      subscription_interval: input.subscriptionInterval,
+      event_name: input.eventName,
+    }));
+  }
+
+  trackRefund(input: TrackRefundInput): Promise<AffixResponse<RefundResult>> {
+    if (!input || typeof input.invoiceId !== 'string' || input.invoiceId.trim() === '') throw new TypeError('Affix.trackRefund: invoiceId (string) is required');
+    return this.send('/api/v1/track/refund', compact({
+      transaction_id: input.invoiceId,
+      refund_amount_cents: input.refundAmountCents,
+      refund_reason: input.refundReason,
+      refund_id: input.refundId,
+      reason: input.reason,
+    }));
+  }
+
+  private async send<T>(path: string, body: Record<string, unknown>, withKey = true): Promise<AffixResponse<T>> {
+    for (let attempt = 0; ; attempt++) {
+      let response: Response;
+      try {
+        response = await this.fetchImpl(`${this.apiUrl}${path}`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', ...(withKey ? { Authorization: `Bearer ${this.apiKey}` } : {}) },
+          body: JSON.stringify(body),
+        });
+      } catch (error) {
+        return { ok: false, status: 0, data: null, error: error instanceof Error ? error.message : String(error) };
+      }
+      const payload = (await response.json().catch(() => null)) as any;
+      if (response.ok) return { ok: true, status: response.status, data: payload as T };
+      const error = typeof payload?.error === 'string' ? payload.error : (payload?.error?.message ?? response.statusText ?? `HTTP ${response.status}`);
+      const retryable = response.status === 429 || (response.status >= 500 && error !== NOT_RETRY_SAFE);
+      if (!retryable || attempt >= this.maxRetries) return { ok: false, status: response.status, data: null, error };
+      const retryAfter = Number(response.headers.get('retry-after'));
+      await sleep(Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter, 60) * 1000 : 250 * 2 ** attempt);
+    }
+  }
+}
