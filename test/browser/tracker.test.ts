@@ -1,6 +1,8 @@
 // The tracker in real headless Chromium (Debian's, driven by playwright-core), the page served
 // from another origin than the API.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Browser, type BrowserContext, chromium } from 'playwright-core';
@@ -29,11 +31,31 @@ function pageHtml(url: URL): string {
 </body></html>`;
 }
 
+const SDK_DIST = fileURLToPath(new URL('../../packages/sdk/dist/', import.meta.url));
+
+/** A page that uses @affix/sdk's loadAffix (the built ESM file) instead of a script tag. */
+function loaderHtml(): string {
+  return `<!doctype html><html><body><script type="module">
+import { loadAffix } from '/sdk/index.js';
+window.AFFIX_API_BASE = ${JSON.stringify(api.url)};
+const first = await loadAffix(${shop.programId});
+const second = await loadAffix(${shop.programId});
+await first.ready;
+window.loaderResult = { same: first === second, loaded: first.loaded, scripts: document.querySelectorAll('script[src*="affix-tracker"]').length };
+</script></body></html>`;
+}
+
 beforeAll(async () => {
   if (!hasChromium) return;
   pages = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname === '/sdk/index.js') {
+      res.setHeader('Content-Type', 'application/javascript');
+      return void res.end(readFileSync(join(SDK_DIST, 'index.js')));
+    }
     res.setHeader('Content-Type', 'text/html');
-    res.end(pageHtml(new URL(req.url ?? '/', 'http://localhost')));
+    if (url.pathname === '/loader') return void res.end(loaderHtml());
+    res.end(pageHtml(url));
   });
   await new Promise<void>((done) => pages.listen(0, '127.0.0.1', done));
   pagePort = (pages.address() as AddressInfo).port;
@@ -161,6 +183,16 @@ describe.skipIf(!hasChromium)('browser tracker', () => {
       await window.affix!.signup('nobody');
     }, { api: api.url, program: shop.programId });
     expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('loadAffix (from @affix/sdk) loads the script once and resolves to the same instance', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`http://localhost:${pagePort}/loader?aff=${shop.shortLink}`);
+    await page.waitForFunction(() => (window as any).loaderResult);
+    expect(await page.evaluate(() => (window as any).loaderResult)).toEqual({ same: true, loaded: true, scripts: 1 });
+    expect(await cookie(context, 'affix_click_id')).toBeDefined();
     await context.close();
   });
 });
