@@ -1,0 +1,85 @@
+// examples/stripe-webhook-handler against the running service, fed the repository's fixtures.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Affix } from '@affix/sdk/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWebhookApp } from '../examples/stripe-webhook-handler/handler.js';
+import { type SeededProgram, type TestApi, type TestDatabase, createTestDatabase, seedProgram, startTestApi, trackClick } from './support/harness.js';
+import { fixture, sign } from './support/stripe.js';
+
+const SECRET = 'whsec_brand_own_handler';
+let db: TestDatabase;
+let api: TestApi;
+let shop: SeededProgram;
+let handler: Server;
+let handlerUrl = '';
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  api = await startTestApi(db.pool);
+  shop = await seedProgram(api, { commission_type: 'recurring_percent', commission_rate: 10 });
+  const app = createWebhookApp({ stripeWebhookSecret: SECRET, affix: new Affix({ apiKey: shop.apiKey, apiUrl: api.url }) });
+  handler = await new Promise<Server>((done) => {
+    const server = app.listen(0, '127.0.0.1', () => done(server));
+  });
+  handlerUrl = `http://127.0.0.1:${(handler.address() as AddressInfo).port}/stripe/webhook`;
+});
+afterAll(async () => {
+  await new Promise((done) => handler.close(done));
+  await api.close();
+  await db.drop();
+});
+
+async function post(event: unknown, secret = SECRET) {
+  const payload = JSON.stringify(event);
+  const response = await fetch(handlerUrl, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Stripe-Signature': sign(payload, secret) }, body: payload });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+const sale = async (id: string) =>
+  (await db.pool.query('SELECT amount_cents, is_recurring, sale_type, subscription_id FROM sales WHERE processor_event_id = $1', [id])).rows;
+
+describe('example Stripe webhook handler', () => {
+  it('reports checkout, renewals (both shapes) and refunds; skips the first invoice', async () => {
+    const run = `ex${Date.now()}`;
+    const clickId = await trackClick(api, shop.affiliateUrl);
+    await api.request('POST', '/api/v1/track/lead', { body: { click_id: clickId, customer_key: `cust_${run}` } });
+    const vars = { run, click_id: clickId, customer_key: `cust_${run}`, program_id: shop.programId, email: 'x@example.com' };
+
+    const checkout = await post(await fixture('checkout.session.completed.payment', vars));
+    expect(checkout.body.reported).toEqual([expect.objectContaining({ ok: true, status: 200 })]);
+    expect(await sale(`cs_${run}_payment`)).toEqual([{ amount_cents: 4900, is_recurring: false, sale_type: 'payment', subscription_id: null }]);
+
+    const first = await fixture('invoice.payment_succeeded.first', vars);
+    first.type = 'invoice.paid';
+    expect((await post(first)).body.reported).toEqual([]);
+    expect(await sale(`in_${run}_first`)).toEqual([]);
+
+    const renewal = await fixture('invoice.paid.renewal', vars);
+    renewal.data.object.parent.subscription_details.metadata = { affix_customer_key: `cust_${run}` };
+    expect((await post(renewal)).body.reported).toEqual([expect.objectContaining({ ok: true })]);
+    expect(await sale(`in_${run}_renewal`)).toEqual([{ amount_cents: 2000, is_recurring: true, sale_type: 'subscription', subscription_id: `sub_${run}` }]);
+
+    const legacy = await fixture('invoice.payment_succeeded.legacy-renewal', vars);
+    legacy.type = 'invoice.paid';
+    expect((await post(legacy)).body.reported).toEqual([expect.objectContaining({ ok: true })]);
+    expect(await sale(`in_${run}_legacy`)).toEqual([{ amount_cents: 2000, is_recurring: true, sale_type: 'subscription', subscription_id: `sub_${run}` }]);
+
+    const refunded = await post(await fixture('charge.refunded.partial-legacy', vars));
+    expect(refunded.body.reported).toEqual([expect.objectContaining({ ok: true, data: expect.objectContaining({ status: 'refunded' }) })]);
+    const { rows } = await db.pool.query(
+      'SELECT c.refunded_total_cents FROM commissions c JOIN sales s ON s.id = c.sale_id WHERE s.processor_event_id = $1',
+      [`cs_${run}_payment`],
+    );
+    expect(rows).toEqual([{ refunded_total_cents: 1000 }]);
+
+    // A redelivered checkout is a 409 from Affix: a no-op.
+    const again = await post(await fixture('checkout.session.completed.payment', vars));
+    expect(again.body.reported).toEqual([expect.objectContaining({ ok: false, status: 409 })]);
+  });
+
+  it('refuses a bad signature', async () => {
+    const reply = await post(await fixture('checkout.session.completed.payment', { run: 'bad' }), 'whsec_other');
+    expect(reply.status).toBe(400);
+  });
+});
