@@ -59,3 +59,15 @@ describe('bad input never yields HTML, a stack trace or a 500', () => {
     expect((await api.request('GET', '/healthz')).body).toEqual({ ok: true });
   });
 });
+
+describe('tracker script', () => {
+  it('is served as JavaScript, gzip-compressed when accepted', async () => {
+    const response = await fetch(`${api.url}/js/affix-tracker.js`, { headers: { 'Accept-Encoding': 'gzip' } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('application/javascript');
+    expect(response.headers.get('content-encoding')).toBe('gzip');
+    const script = await response.text();
+    expect(script).toContain('[Affix]');
+    expect(script.length).toBeGreaterThan(1000);
+  });
+});

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { AffixError, errors } from '../core/errors.js';
-import { trackerScript } from '../tracker-bundle.js';
+import { trackerScript, trackerScriptGzip } from '../tracker-bundle.js';
 import { state } from './context.js';
 import type { HttpDeps } from './deps.js';
 import { sendError, toAffixError } from './respond.js';
@@ -80,11 +80,16 @@ export function createApp(deps: HttpDeps): express.Express {
     res.json({ ok: true });
   });
   app.use('/docs', express.static(DOCS_DIR, { index: false }));
-  app.get('/js/affix-tracker.js', async (_req, res) => {
+  app.get('/js/affix-tracker.js', async (req, res) => {
     res.type('application/javascript');
     // Loaded by any site that runs a program: public, cacheable for a short while.
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
+    res.vary('Accept-Encoding');
+    if (req.acceptsEncodings('gzip') === 'gzip') {
+      res.setHeader('Content-Encoding', 'gzip');
+      return void res.send(await trackerScriptGzip());
+    }
     res.send(await trackerScript());
   });
 
