@@ -59,7 +59,7 @@ const TIMEOUT_MS = 5000;
     // get host-only cookies.
     const cookieDomain = (() => {
       if (cookieDomainOption) return cookieDomainOption;
-      const domain = getDomain(location.hostname);
+      const domain = getDomain(location.hostname, { allowPrivateDomains: true });
       return domain ? `.${domain}` : null;
     })();
 

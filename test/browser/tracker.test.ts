@@ -61,10 +61,14 @@ beforeAll(async () => {
   pagePort = (pages.address() as AddressInfo).port;
   db = await createTestDatabase();
   api = await startTestApi(db.pool);
-  shop = await seedProgram(api, { allowed_origins: [`http://localhost:${pagePort}`], attribution_window_days: 30 });
+  shop = await seedProgram(api, {
+    allowed_origins: [`http://localhost:${pagePort}`, `http://www.brand.example:${pagePort}`, `http://shop.github.io:${pagePort}`],
+    attribution_window_days: 30,
+  });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    // Test host names, all answered by the page server on loopback.
+    args: [`--host-resolver-rules=MAP www.brand.example 127.0.0.1, MAP shop.github.io 127.0.0.1`, '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
 }, 60_000);
 
@@ -76,11 +80,11 @@ afterAll(async () => {
   await new Promise((done) => pages.close(done));
 });
 
-async function visit(context: BrowserContext, path: string) {
+async function visit(context: BrowserContext, path: string, host = 'localhost') {
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
-  await page.goto(`http://localhost:${pagePort}${path}`);
+  await page.goto(`http://${host}:${pagePort}${path}`);
   await page.evaluate(() => window.affix?.ready);
   return { page, errors };
 }
@@ -193,6 +197,35 @@ describe.skipIf(!hasChromium)('browser tracker', () => {
     await page.waitForFunction(() => (window as any).loaderResult);
     expect(await page.evaluate(() => (window as any).loaderResult)).toEqual({ same: true, loaded: true, scripts: 1 });
     expect(await cookie(context, 'affix_click_id')).toBeDefined();
+    await context.close();
+  });
+
+  it('cookies go on the registrable domain, public-suffix aware', async () => {
+    const context = await browser.newContext();
+    await visit(context, `/?aff=${shop.shortLink}`, 'www.brand.example');
+    expect((await cookie(context, 'affix_click_id'))!.domain).toBe('.brand.example');
+    // github.io is a public suffix: the cookie stays on the site itself.
+    await visit(context, `/?aff=${shop.shortLink}`, 'shop.github.io');
+    const cookies = (await context.cookies()).filter((c) => c.name === 'affix_click_id').map((c) => c.domain).sort();
+    expect(cookies).toEqual(['.brand.example', '.shop.github.io']);
+    await context.close();
+  });
+
+  it('the quick start end to end: script tag click, signup(), server trackSale -> attributed commission; trackTest marks a test click', async () => {
+    const context = await browser.newContext();
+    const { page } = await visit(context, `/?aff=${shop.shortLink}`);
+    await page.evaluate(() => window.affix!.signup('quickstart_user', 'qs@example.com'));
+    const { Affix } = await import('@affix/sdk/server');
+    const server = new Affix({ apiKey: shop.apiKey, apiUrl: api.url });
+    const sale = await server.trackSale({ customerExternalId: 'quickstart_user', amount: 4900, invoiceId: `qs_${Date.now()}` });
+    expect(sale).toMatchObject({ ok: true, data: { commission_id: expect.any(Number) } });
+    const { rows } = await db.pool.query('SELECT c.partner_id, c.amount_cents FROM commissions c WHERE c.id = $1', [sale.data!.commission_id]);
+    expect(rows).toEqual([{ partner_id: shop.partnerId, amount_cents: 980 }]);
+
+    const testClicks = () => count(db.pool, 'SELECT 1 FROM clicks WHERE program_id = $1 AND test', [shop.programId]);
+    const before = await testClicks();
+    await page.evaluate(() => window.affix!.trackTest({ note: 'from the browser' }));
+    await expect.poll(testClicks, { timeout: 5000 }).toBe(before + 1);
     await context.close();
   });
 });
