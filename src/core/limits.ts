@@ -12,6 +12,8 @@ export const RATE_LIMITS = {
   saleAndRefund: { bucket: 'track_sale_refund', limit: 120, windowSeconds: 60 },
   readiness: { bucket: 'readiness', limit: 30, windowSeconds: 60 },
   cli: { bucket: 'cli', limit: 60, windowSeconds: 60 },
+  /** The assistant (MCP) endpoint, per API key (ours; the spec is silent). */
+  assistant: { bucket: 'assistant', limit: 120, windowSeconds: 60 },
   /** Password attempts on the local sign-in page (ours; the spec is silent). */
   signInPage: { bucket: 'cli_sign_in_page', limit: 10, windowSeconds: 60 },
 } as const satisfies Record<string, RateLimitRule>;

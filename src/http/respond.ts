@@ -11,6 +11,7 @@ const STATUS_NAMES: Record<number, string> = {
   404: 'NotFoundError',
   409: 'ConflictError',
   410: 'GoneError',
+  405: 'MethodNotAllowedError',
   413: 'PayloadTooLargeError',
   415: 'UnsupportedMediaTypeError',
   422: 'UnprocessableEntityError',

@@ -1,0 +1,76 @@
+// Read-only queries behind the assistant (MCP) tools. They run in READ ONLY transactions, so
+// PostgreSQL itself refuses any write that might slip in.
+import type { Pool, PoolClient } from './pool.js';
+
+export async function readOnly<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN TRANSACTION READ ONLY');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+export async function programOverview(client: PoolClient, programId: number) {
+  const { rows } = await client.query(
+    `SELECT id, name, domain, commission_type, commission_rate::float8 AS commission_rate, recurring_duration_months AS duration_months,
+            attribution_window_days, lead_auth, allowed_origins,
+            (stripe_webhook_secret IS NOT NULL OR stripe_account_id IS NOT NULL) AS stripe_connected, created_at
+       FROM programs WHERE id = $1`,
+    [programId],
+  );
+  return rows[0] ?? null;
+}
+
+export async function recentEvents(client: PoolClient, programId: number, kind: string | null, limit: number) {
+  const { rows } = await client.query(
+    `SELECT e.id, e.kind, e.test, e.created_at, e.click_id, e.sale_id, c.customer_key, e.details
+       FROM tracking_events e LEFT JOIN customers c ON c.id = e.customer_id
+      WHERE e.program_id = $1 AND ($2::text IS NULL OR e.kind = $2)
+      ORDER BY e.created_at DESC, e.id DESC LIMIT $3`,
+    [programId, kind, limit],
+  );
+  return rows;
+}
+
+export async function partnerStats(client: PoolClient, programId: number, since: Date) {
+  const { rows } = await client.query(
+    `SELECT p.id AS partner_id, p.name,
+            (SELECT count(*) FROM clicks k WHERE k.partner_id = p.id AND k.created_at >= $2 AND NOT k.test)::int AS clicks,
+            (SELECT count(*) FROM customers cu WHERE cu.partner_id = p.id AND cu.lead_at >= $2)::int AS leads,
+            (SELECT count(*) FROM sales s WHERE s.partner_id = p.id AND s.created_at >= $2 AND NOT s.test)::int AS sales,
+            (SELECT coalesce(sum(s.amount_cents), 0) FROM sales s WHERE s.partner_id = p.id AND s.created_at >= $2 AND NOT s.test)::bigint AS revenue_cents,
+            (SELECT coalesce(sum(c.amount_cents - c.deducted_cents), 0) FROM commissions c WHERE c.partner_id = p.id AND c.created_at >= $2)::bigint AS commission_cents
+       FROM partners p WHERE p.program_id = $1 ORDER BY p.id`,
+    [programId, since],
+  );
+  return rows;
+}
+
+export async function saleExplanation(client: PoolClient, programId: number, transactionId: string) {
+  const { rows } = await client.query(
+    `SELECT s.id AS sale_id, s.processor_event_id AS transaction_id, s.amount_cents, s.currency, s.occurred_at, s.test, s.source,
+            s.attribution_step, s.is_recurring, cu.customer_key, cu.click_id, cu.clicked_at, cu.lead_at, cu.converted_at,
+            l.short_link AS partner_code, pa.name AS partner_name, s.partner_id,
+            c.id AS commission_id, c.amount_cents AS commission_cents, c.status AS commission_status, c.refunded_total_cents, c.deducted_cents
+       FROM sales s
+       LEFT JOIN customers cu ON cu.id = s.customer_id
+       LEFT JOIN referral_links l ON l.id = cu.link_id
+       LEFT JOIN partners pa ON pa.id = s.partner_id
+       LEFT JOIN commissions c ON c.sale_id = s.id
+      WHERE s.program_id = $1 AND s.processor_event_id = $2`,
+    [programId, transactionId],
+  );
+  if (!rows[0]) return null;
+  const refunds = await client.query(
+    'SELECT amount_cents, deduction_cents, reason, refund_reason, source, created_at, reverted_at FROM refunds WHERE sale_id = $1 ORDER BY id',
+    [rows[0].sale_id],
+  );
+  return { ...rows[0], refunds: refunds.rows };
+}
