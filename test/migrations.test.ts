@@ -28,7 +28,7 @@ describe('migrations', () => {
     const pools = [createPool(url.toString(), 2), createPool(url.toString(), 2), createPool(url.toString(), 2)];
     try {
       const results = await Promise.all(pools.map((pool) => migrate(pool)));
-      expect(results.flat().sort()).toEqual(['0001_core.sql', '0002_stripe_webhooks.sql', '0003_cli_login.sql']);
+      expect(results.flat().sort()).toEqual(['0001_core.sql', '0002_stripe_webhooks.sql', '0003_cli_login.sql', '0004_dashboard.sql']);
       expect(await migrate(pools[0]!)).toEqual([]);
       const { rows } = await pools[0]!.query("SELECT to_regclass('public.sales') IS NOT NULL AS ok");
       expect(rows[0].ok).toBe(true);

@@ -146,3 +146,15 @@ export async function programByStripeAccount(pool: Pool, account: string): Promi
   const { rows } = await pool.query('SELECT id FROM programs WHERE stripe_account_id = $1', [account]);
   return rows[0]?.id ?? null;
 }
+
+/** The dashboard's live check: the last verified event, or the last signature failure. */
+export async function noteStripeDelivery(pool: Pool, programId: number, signatureError: string | null): Promise<void> {
+  if (signatureError === null) {
+    await pool.query('UPDATE programs SET stripe_last_event_at = now() WHERE id = $1', [programId]);
+  } else {
+    await pool.query(
+      'UPDATE programs SET stripe_last_signature_error = $2, stripe_last_signature_error_at = now() WHERE id = $1',
+      [programId, signatureError.slice(0, 300)],
+    );
+  }
+}

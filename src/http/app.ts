@@ -13,6 +13,7 @@ import { adminRoutes } from './routes/admin.js';
 import { cliAuthRoutes } from './routes/cli-auth.js';
 import { cliProgramRoutes } from './routes/cli-programs.js';
 import { mcpRoutes } from './routes/mcp.js';
+import { dashboardRoutes } from './dashboard/routes.js';
 import { readinessRoute } from './routes/readiness.js';
 import { stripeWebhookRoutes } from './routes/stripe-webhooks.js';
 import { trackClickRoute } from './routes/track-click.js';
@@ -108,6 +109,7 @@ export function createApp(deps: HttpDeps): express.Express {
   app.use('/api/v1/cli', rateLimit(deps.pool, RATE_LIMITS.cli, byApiKey));
   app.post('/cli/login', rateLimit(deps.pool, RATE_LIMITS.signInPage, byClientIp));
   app.use(mcpRoutes(deps));
+  app.use(dashboardRoutes(deps));
   app.use(cliAuthRoutes(deps));
   app.use(cliProgramRoutes(deps));
 

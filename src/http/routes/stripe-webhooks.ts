@@ -3,7 +3,7 @@
 import express, { type Request, type Response, Router } from 'express';
 import Stripe from 'stripe';
 import { AffixError, errors } from '../../core/errors.js';
-import { type NewInboxEvent, programByStripeAccount, programWebhookSecret, storeEvent } from '../../db/webhook-events.js';
+import { type NewInboxEvent, noteStripeDelivery, programByStripeAccount, programWebhookSecret, storeEvent } from '../../db/webhook-events.js';
 import { HANDLED_STRIPE_EVENTS } from '../../stripe-events.js';
 import { state } from '../context.js';
 import type { HttpDeps } from '../deps.js';
@@ -59,7 +59,14 @@ export function stripeWebhookRoutes(deps: HttpDeps): Router {
     if (!settings.webhookSecretSealed || !deps.secretBox) {
       throw errors.badRequest('Stripe is not connected for this program: set its webhook signing secret first');
     }
-    const event = verify(req, deps.secretBox.open(settings.webhookSecretSealed));
+    let event: Stripe.Event;
+    try {
+      event = verify(req, deps.secretBox.open(settings.webhookSecretSealed));
+    } catch (error) {
+      await noteStripeDelivery(deps.pool, settings.programId, (error as Error).message).catch(() => undefined);
+      throw error;
+    }
+    await noteStripeDelivery(deps.pool, settings.programId, null);
     await accept(deps, res, event, { endpoint: 'program', programId: settings.programId, account: event.account ?? null, ...routing(event) });
   });
 
@@ -73,6 +80,7 @@ export function stripeWebhookRoutes(deps: HttpDeps): Router {
     const route = programId === null
       ? { status: 'ignored' as const, reason: event.account ? `no program is connected to account ${event.account}` : 'event has no account' }
       : routing(event);
+    if (programId !== null) await noteStripeDelivery(deps.pool, programId, null);
     await accept(deps, res, event, { endpoint: 'connect', programId, account: event.account ?? null, ...route });
   });
   return router;

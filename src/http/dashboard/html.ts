@@ -1,0 +1,66 @@
+// Server-rendered HTML: a tagged template that escapes every interpolation (escape-html) unless
+// it is already rendered HTML.
+import escapeHtml from 'escape-html';
+
+export class Html {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+type Part = Html | string | number | boolean | null | undefined | Part[];
+
+const render = (part: Part): string => {
+  if (part === null || part === undefined || part === false) return '';
+  if (Array.isArray(part)) return part.map(render).join('');
+  if (part instanceof Html) return part.value;
+  return escapeHtml(String(part));
+};
+
+export function html(strings: TemplateStringsArray, ...parts: Part[]): Html {
+  return new Html(strings.reduce((out, text, index) => out + text + (index < parts.length ? render(parts[index]!) : ''), ''));
+}
+
+export const raw = (value: string) => new Html(value);
+
+const STYLE = `
+body{font-family:system-ui,sans-serif;margin:0;color:#1b1b1f;background:#f7f7f9}
+header{background:#23234a;color:#fff;padding:.6rem 1.5rem;display:flex;gap:1.5rem;align-items:center}
+header a{color:#fff}main{max-width:72rem;margin:0 auto;padding:1.5rem}
+section{background:#fff;border:1px solid #ddd;border-radius:8px;padding:1rem 1.25rem;margin-bottom:1.25rem}
+h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:0}table{border-collapse:collapse;width:100%}
+th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #eee;font-size:.9rem;vertical-align:top}
+label{display:block;margin-top:.6rem;font-weight:600}input,select{font-size:1rem;padding:.35rem;min-width:16rem}
+button{font-size:.95rem;padding:.4rem .9rem;margin-top:.6rem;cursor:pointer}
+.error{color:#b00020;font-weight:600;margin:.2rem 0}.ok{color:#1b6e20}.muted{color:#666}
+.flash{background:#e8f4ea;border:1px solid #9ac79f;padding:.6rem 1rem;border-radius:6px;margin-bottom:1rem}
+.key{font-family:monospace;background:#fff7d6;padding:.4rem;border:1px solid #e0c860;word-break:break-all}
+.pass{color:#1b6e20}.fail{color:#b00020}.unknown{color:#8a6d00}.inline{display:inline}
+a:focus,button:focus,input:focus,select:focus{outline:3px solid #ffbf47;outline-offset:2px}
+nav.tabs a{margin-right:1rem}
+`;
+
+export function page(title: string, body: Html, options: { email?: string; flash?: string | null } = {}): string {
+  return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Affix</title><style>${raw(STYLE)}</style></head><body>
+<header><strong>Affix</strong>${options.email ? html`<a href="/dashboard">Programs</a><span class="muted">${options.email}</span>
+<form method="post" action="/dashboard/logout" class="inline"><button type="submit">Sign out</button></form>` : ''}</header>
+<main>${options.flash ? html`<div class="flash" role="status">${options.flash}</div>` : ''}<h1>${title}</h1>${body}</main></body></html>`.value;
+}
+
+/** A labelled input with its error next to it (aria-invalid, aria-describedby). */
+export function field(name: string, label: string, value: string, errors: Record<string, string>, attrs = ''): Html {
+  const error = errors[name];
+  return html`<label for="${name}">${label}</label>
+<input id="${name}" name="${name}" value="${value}" ${raw(attrs)} ${error ? raw(`aria-invalid="true" aria-describedby="${name}-error"`) : ''}>
+${error ? html`<p class="error" id="${name}-error">${error}</p>` : ''}`;
+}
+
+export function select(name: string, label: string, value: string, options: string[], errors: Record<string, string>): Html {
+  const error = errors[name];
+  return html`<label for="${name}">${label}</label>
+<select id="${name}" name="${name}" ${error ? raw(`aria-invalid="true" aria-describedby="${name}-error"`) : ''}>
+${options.map((option) => html`<option value="${option}" ${option === value ? raw('selected') : ''}>${option}</option>`)}
+</select>${error ? html`<p class="error" id="${name}-error">${error}</p>` : ''}`;
+}

@@ -1,0 +1,284 @@
+// The brand dashboard: server-rendered pages (keyboard-friendly native forms and links, no client
+// build). Every change goes through the same core rules and SQL as the admin API.
+import cookieParser from 'cookie-parser';
+import express, { type Request, type Response, Router } from 'express';
+import { errors } from '../../core/errors.js';
+import { parseNewProgram, parseProgramUpdate } from '../../core/programs.js';
+import { computeReadiness, GATE_ORDER } from '../../core/readiness.js';
+import { COMMISSION_TYPES, LEAD_AUTH_VALUES } from '../../core/types.js';
+import * as admin from '../../db/admin.js';
+import { findAccountForLogin } from '../../db/cli.js';
+import { activity, dailySeries, endDashboardSession, inboxForProgram, partnersWithLinks, programOwnedBy, stripeLiveCheck } from '../../db/dashboard.js';
+import { requeueEvent } from '../../db/webhook-events.js';
+import { verifyPassword } from '../../passwords.js';
+import { type HttpDeps, clock } from '../deps.js';
+import { dailyChart, funnelChart } from './charts.js';
+import { fieldErrors, programInput } from './forms.js';
+import { type Html, field, html, page, select } from './html.js';
+import { SESSION_COOKIE, requireAccount, sameOriginPosts, startSession } from './session.js';
+
+const DONE: Record<string, string> = {
+  settings: 'Settings saved.',
+  partner: 'Partner added.',
+  link: 'Referral link created.',
+  toggled: 'Referral link updated.',
+  rotation: 'Key marked for rotation.',
+  stripe: 'Stripe settings saved.',
+  replayed: 'Event queued again.',
+};
+
+const DAY = 86_400_000;
+
+export function dashboardRoutes(deps: HttpDeps): Router {
+  const router = Router();
+  const { pool, config } = deps;
+  const secureCookies = config.publicUrl.startsWith('https://');
+  const form = express.urlencoded({ extended: false, limit: '50kb' });
+  router.use('/dashboard', cookieParser(), sameOriginPosts(config.publicUrl));
+
+  const send = (res: Response, status: number, title: string, body: Html, flash?: string | null) =>
+    res.status(status).type('html').send(page(title, body, { email: res.locals.account?.email, flash }));
+
+  // ---- sign-in -------------------------------------------------------------------------------
+  const loginForm = (error: string | null, email = '') => html`<section><form method="post" action="/dashboard/login">
+${error ? html`<p class="error" role="alert">${error}</p>` : ''}
+<label for="email">Email</label><input id="email" name="email" type="email" value="${email}" autocomplete="username" required autofocus>
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<div><button type="submit">Sign in</button></div></form>
+<p class="muted">Same accounts as <code>affix login</code>.</p></section>`;
+
+  router.get('/dashboard/login', (_req, res) => send(res, 200, 'Sign in', loginForm(null)));
+  router.post('/dashboard/login', form, async (req, res) => {
+    const { email = '', password = '' } = req.body as Record<string, string>;
+    const account = await findAccountForLogin(pool, email);
+    if (!account || !(await verifyPassword(password, account.password_hash))) return send(res, 401, 'Sign in', loginForm('Wrong email or password.', email));
+    if (account.suspended) return send(res, 403, 'Sign in', loginForm('Your account has been suspended.', email));
+    await startSession(pool, res, account.id, secureCookies);
+    res.redirect(303, '/dashboard');
+  });
+  router.post('/dashboard/logout', async (req, res) => {
+    const token = req.cookies?.[SESSION_COOKIE];
+    if (typeof token === 'string') await endDashboardSession(pool, token);
+    res.clearCookie(SESSION_COOKIE, { path: '/dashboard' });
+    res.redirect(303, '/dashboard/login');
+  });
+
+  router.use('/dashboard', requireAccount(pool));
+
+  // ---- programs ------------------------------------------------------------------------------
+  const programForm = (values: Record<string, unknown>, fieldErrs: Record<string, string>, action: string, submit: string) => {
+    const v = (name: string, fallback = '') => (values[name] === undefined || values[name] === null ? fallback : Array.isArray(values[name]) ? (values[name] as string[]).join(', ') : String(values[name]));
+    return html`<form method="post" action="${action}" novalidate>
+${field('name', 'Name', v('name'), fieldErrs, 'required')}
+${field('domain', 'Domain', v('domain'), fieldErrs, 'required')}
+${select('commission_type', 'Commission type', v('commission_type', 'percent'), [...COMMISSION_TYPES], fieldErrs)}
+${field('commission_rate', 'Commission rate (percent, or amount for fixed types)', v('commission_rate'), fieldErrs, 'inputmode="decimal" required')}
+${field('attribution_window_days', 'Attribution window (days)', v('attribution_window_days', '60'), fieldErrs, 'inputmode="numeric"')}
+${field('duration_months', 'Recurring commission duration (months, empty = forever)', v('duration_months'), fieldErrs, 'inputmode="numeric"')}
+${select('lead_auth', 'Lead authentication', v('lead_auth', 'browser_allowed'), [...LEAD_AUTH_VALUES], fieldErrs)}
+${field('allowed_origins', 'Allowed browser origins (comma separated)', v('allowed_origins'), fieldErrs, 'placeholder="https://www.example.com"')}
+<div><button type="submit">${submit}</button></div></form>`;
+  };
+
+  async function home(res: Response, status: number, values: Record<string, unknown>, errs: Record<string, string>) {
+    const programs = await admin.listPrograms(pool, res.locals.account.id);
+    send(res, status, 'Programs', html`<section><h2>Your programs</h2>
+${programs.length === 0 ? html`<p>No programs yet.</p>` : html`<table><thead><tr><th>Program</th><th>Domain</th><th>Commission</th><th>Window</th></tr></thead><tbody>
+${programs.map((p) => html`<tr><td><a href="/dashboard/programs/${p.id}">${p.name}</a></td><td>${p.domain}</td><td>${p.commission_rate} ${p.commission_type}</td><td>${p.attribution_window_days} days</td></tr>`)}
+</tbody></table>`}</section>
+<section><h2>Create a program</h2>${programForm(values, errs, '/dashboard/programs', 'Create program')}</section>`);
+  }
+
+  router.get('/dashboard', (_req, res) => home(res, 200, {}, {}));
+  router.post('/dashboard/programs', form, async (req, res) => {
+    const body = req.body as Record<string, unknown>;
+    let settings;
+    try {
+      settings = parseNewProgram(programInput(body));
+    } catch (error) {
+      return home(res, 400, body, fieldErrors(error, body));
+    }
+    const program = await admin.insertProgram(pool, res.locals.account.id, settings);
+    res.redirect(303, `/dashboard/programs/${program.id}`);
+  });
+
+  const ownProgram = async (req: Request, res: Response): Promise<number> => {
+    const id = Number(req.params.id);
+    if (!Number.isSafeInteger(id) || !(await programOwnedBy(pool, id, res.locals.account.id))) throw errors.notFound('Program not found');
+    return id;
+  };
+
+  // ---- one program ---------------------------------------------------------------------------
+  async function programPage(req: Request, res: Response, extra: { status?: number; settingsValues?: Record<string, unknown>; settingsErrors?: Record<string, string>; newKey?: string | null; error?: string | null } = {}) {
+    const id = await ownProgram(req, res);
+    const program = (await admin.getProgram(pool, id))!;
+    const now = clock(deps);
+    const q = req.query as Record<string, string | undefined>;
+    const from = q.from && !Number.isNaN(Date.parse(q.from)) ? new Date(q.from) : new Date(now.getTime() - 13 * DAY);
+    const to = q.to && !Number.isNaN(Date.parse(q.to)) ? new Date(Date.parse(q.to) + DAY) : new Date(now.getTime() + DAY);
+    const partnerId = q.partner && /^\d+$/.test(q.partner) ? Number(q.partner) : null;
+    const mode = q.mode === 'live' || q.mode === 'test' ? q.mode : 'all';
+    const dayFrom = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate()));
+    const dayTo = new Date(Date.UTC(to.getUTCFullYear(), to.getUTCMonth(), to.getUTCDate()));
+    const [links, keys, stripe, inbox, events, series, readinessFacts] = await Promise.all([
+      partnersWithLinks(pool, id),
+      admin.listKeys(pool, id),
+      stripeLiveCheck(pool, id),
+      inboxForProgram(pool, id),
+      activity(pool, id, { partnerId, from: dayFrom, to: dayTo, mode }),
+      dailySeries(pool, id, { partnerId, from: dayFrom, to: dayTo }),
+      deps.store.readinessFacts(id, now),
+    ]);
+    const readiness = computeReadiness(id, readinessFacts);
+    const partners = [...new Map(links.map((l) => [l.partner_id, l.name])).entries()];
+    const base = `/dashboard/programs/${id}`;
+    const day = (d: Date) => d.toISOString().slice(0, 10);
+    const body = html`
+<nav class="tabs" aria-label="Sections"><a href="#readiness">Readiness</a><a href="#charts">Charts</a><a href="#partners">Partners</a><a href="#keys">API keys</a><a href="#stripe">Stripe</a><a href="#inbox">Webhook inbox</a><a href="#activity">Activity</a><a href="#settings">Settings</a></nav>
+${extra.error ? html`<p class="error" role="alert">${extra.error}</p>` : ''}
+${extra.newKey ? html`<section aria-labelledby="new-key"><h2 id="new-key">New API key</h2><p>Copy it now: it is shown only once.</p><p class="key" id="new-key-value">${extra.newKey}</p></section>` : ''}
+<section id="readiness"><h2>Readiness: ${readiness.state}${readiness.blocker ? ` (blocked at ${readiness.blocker})` : ''}</h2>
+<table><tbody>${GATE_ORDER.map((name) => html`<tr><th scope="row">${name}</th><td class="${readiness.gates[name].status}">${readiness.gates[name].status}</td><td>${readiness.gates[name].next_action ?? ''}</td></tr>`)}</tbody></table>
+<p class="muted">Last 24 h: ${readiness.counts_24h.clicks} clicks, ${readiness.counts_24h.leads} leads, ${readiness.counts_24h.sales} sales.</p></section>
+<section id="charts"><h2>Clicks → leads → sales</h2>
+<form method="get" action="${base}#charts">
+<label for="from">From</label><input id="from" name="from" type="date" value="${day(dayFrom)}">
+<label for="to">To</label><input id="to" name="to" type="date" value="${day(new Date(dayTo.getTime() - DAY))}">
+<label for="partner">Partner</label><select id="partner" name="partner"><option value="">All partners</option>${partners.map(([pid, name]) => html`<option value="${pid}" ${pid === partnerId ? html`selected` : ''}>${name}</option>`)}</select>
+<label for="mode">Events</label><select id="mode" name="mode">${['all', 'live', 'test'].map((m) => html`<option value="${m}" ${m === mode ? html`selected` : ''}>${m}</option>`)}</select>
+<div><button type="submit">Show</button></div></form>
+${dailyChart(series)}${funnelChart(series)}</section>
+<section id="partners"><h2>Partners and referral links</h2>
+<table><thead><tr><th>Partner</th><th>Link</th><th>State</th><th></th></tr></thead><tbody>
+${links.map((l) => html`<tr><td>${l.name}</td><td>${l.short_link ? html`<code>https://${program.domain}/?aff=${l.short_link}</code>` : html`<span class="muted">no link</span>`}</td>
+<td>${l.link_id ? (l.enabled ? 'on' : 'off') : ''}</td><td>${l.link_id ? html`<form method="post" action="${base}/links/${l.link_id}/toggle" class="inline"><input type="hidden" name="enabled" value="${l.enabled ? 'false' : 'true'}"><button type="submit">Turn ${l.enabled ? 'off' : 'on'} ${l.short_link}</button></form>` : ''}</td></tr>`)}
+</tbody></table>
+<form method="post" action="${base}/partners"><label for="partner_name">New partner name</label><input id="partner_name" name="name" required><div><button type="submit">Add partner</button></div></form>
+${partners.length ? html`<form method="post" action="${base}/links"><label for="link_partner">Partner</label><select id="link_partner" name="partner_id">${partners.map(([pid, name]) => html`<option value="${pid}">${name}</option>`)}</select>
+<label for="short_link">Link code (the aff value; empty = random)</label><input id="short_link" name="short_link" pattern="[A-Za-z0-9_-]{3,64}"><div><button type="submit">Create link</button></div></form>` : ''}</section>
+<section id="keys"><h2>API keys</h2><table><thead><tr><th>Key</th><th>Created</th><th>State</th><th></th></tr></thead><tbody>
+${keys.map((k) => {
+  const state = k.revoked_at ? 'revoked' : k.rotate_by ? (k.rotate_by.getTime() > now.getTime() ? `warning period until ${k.rotate_by.toISOString()}` : 'retired') : 'active';
+  return html`<tr><td><code>${k.masked}</code></td><td>${k.created_at.toISOString().slice(0, 10)}</td><td>${state}</td><td>${k.revoked_at ? '' : html`
+<form method="post" action="${base}/keys/${k.id}/regenerate" class="inline"><button type="submit">Regenerate ${k.masked}</button></form>
+<form method="post" action="${base}/keys/${k.id}/rotate" class="inline"><label for="rotate-${k.id}">Rotate by</label><input id="rotate-${k.id}" name="rotate_by" type="date" required><button type="submit">Mark for rotation</button></form>`}</td></tr>`;
+})}</tbody></table>
+<form method="post" action="${base}/keys"><button type="submit">Create API key</button></form></section>
+<section id="stripe"><h2>Stripe</h2>
+<p>Webhook endpoint to add in Stripe: <code>${config.publicUrl}/api/v1/webhooks/stripe/${id}</code></p>
+<p>Live check: ${stripe.stripe_last_event_at ? html`<span class="ok">last event received ${new Date(stripe.stripe_last_event_at).toISOString()}, signature verified</span>` : html`<span class="muted">no event received yet</span>`}
+${stripe.stripe_last_signature_error_at ? html`<br><span class="fail">last signature failure ${new Date(stripe.stripe_last_signature_error_at).toISOString()}: ${stripe.stripe_last_signature_error}</span>` : ''}</p>
+<form method="post" action="${base}/stripe">
+<label for="webhook_secret">Signing secret (whsec_…)${stripe.secret_set ? ' — set; enter a new one to replace it' : ''}</label><input id="webhook_secret" name="webhook_secret" autocomplete="off">
+<label for="account_id">Connected account id (acct_…), for the Connect endpoint</label><input id="account_id" name="account_id" value="${stripe.stripe_account_id ?? ''}">
+<div><button type="submit">Save Stripe settings</button></div></form></section>
+<section id="inbox"><h2>Webhook inbox: failed, parked and dead events</h2>
+${inbox.length === 0 ? html`<p>Nothing waiting.</p>` : html`<table><thead><tr><th>Event</th><th>Type</th><th>Status</th><th>Reason</th><th></th></tr></thead><tbody>
+${inbox.map((e) => html`<tr><td>${e.stripe_event_id}</td><td>${e.type}</td><td>${e.status} (${e.attempts} attempts)</td><td>${e.reason ?? ''}</td>
+<td><form method="post" action="${base}/events/${e.id}/replay" class="inline"><button type="submit">Replay ${e.stripe_event_id}</button></form></td></tr>`)}</tbody></table>`}</section>
+<section id="activity"><h2>Activity</h2><table><thead><tr><th>When</th><th>Event</th><th>Customer</th><th>Sale</th><th>Attribution</th><th>Commission</th><th>Refunds</th></tr></thead><tbody>
+${events.map((e) => html`<tr><td>${new Date(e.created_at).toISOString().replace('T', ' ').slice(0, 19)}</td><td>${e.kind}${e.test ? ' (test)' : ''}</td><td>${e.customer_key ?? ''}</td>
+<td>${e.transaction_id ? `${e.transaction_id}: ${e.amount_cents} ${e.currency}` : ''}</td><td>${e.attribution_step ?? ''}</td>
+<td>${e.commission_cents !== null && e.commission_cents !== undefined ? `${e.commission_cents - e.deducted_cents} (${e.commission_status})` : ''}</td><td>${e.refunds ?? ''}</td></tr>`)}
+</tbody></table></section>
+<section id="settings"><h2>Settings</h2>${programForm(extra.settingsValues ?? { ...program }, extra.settingsErrors ?? {}, `${base}/settings`, 'Save settings')}</section>`;
+    send(res, extra.status ?? 200, program.name, body, extra.status && extra.status >= 400 ? null : DONE[String(q.done)] ?? null);
+  }
+
+  router.get('/dashboard/programs/:id', (req, res) => programPage(req, res));
+
+  const back = (res: Response, id: number, done: string, anchor: string) => res.redirect(303, `/dashboard/programs/${id}?done=${done}#${anchor}`);
+
+  router.post('/dashboard/programs/:id/settings', form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    const body = req.body as Record<string, unknown>;
+    try {
+      const input = programInput(body);
+      if (!input.name || !input.domain) parseNewProgram(input); // the required-field message
+      const update = parseProgramUpdate(input);
+      await admin.updateProgram(pool, id, update);
+    } catch (error) {
+      return programPage(req, res, { status: 400, settingsValues: body, settingsErrors: fieldErrors(error, body) });
+    }
+    back(res, id, 'settings', 'settings');
+  });
+
+  router.post('/dashboard/programs/:id/partners', form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    const name = String((req.body as Record<string, string>).name ?? '').trim();
+    if (!name) return programPage(req, res, { status: 400, error: 'Partner name is required.' });
+    await admin.insertPartner(pool, id, name, null);
+    back(res, id, 'partner', 'partners');
+  });
+
+  router.post('/dashboard/programs/:id/links', form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    const { partner_id: partnerId, short_link: code } = req.body as Record<string, string>;
+    const shortLink = (code ?? '').trim() || Math.random().toString(36).slice(2, 10);
+    if (!/^[A-Za-z0-9_-]{3,64}$/.test(shortLink)) return programPage(req, res, { status: 400, error: 'Link code must be 3 to 64 letters, digits, - or _.' });
+    if (!(await admin.partnerInProgram(pool, Number(partnerId), id))) return programPage(req, res, { status: 400, error: 'Choose a partner of this program.' });
+    const link = await admin.insertLink(pool, id, Number(partnerId), shortLink);
+    if (!link) return programPage(req, res, { status: 409, error: `The link code ${shortLink} is already taken.` });
+    back(res, id, 'link', 'partners');
+  });
+
+  router.post('/dashboard/programs/:id/links/:linkId/toggle', form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    const links = await partnersWithLinks(pool, id);
+    const linkId = Number(req.params.linkId);
+    if (!links.some((l) => l.link_id === linkId)) throw errors.notFound('Referral link not found');
+    await admin.setLinkEnabled(pool, linkId, (req.body as Record<string, string>).enabled === 'true');
+    back(res, id, 'toggled', 'partners');
+  });
+
+  const ownKey = async (id: number, keyId: number) => {
+    if (!(await admin.listKeys(pool, id)).some((k) => k.id === keyId)) throw errors.notFound('API key not found');
+  };
+
+  router.post('/dashboard/programs/:id/keys', async (req, res) => {
+    const id = await ownProgram(req, res);
+    const issued = await admin.issueApiKey(pool, id);
+    await programPage(req, res, { newKey: issued.apiKey });
+  });
+
+  router.post('/dashboard/programs/:id/keys/:keyId/regenerate', async (req, res) => {
+    const id = await ownProgram(req, res);
+    await ownKey(id, Number(req.params.keyId));
+    const issued = await admin.regenerateApiKey(pool, Number(req.params.keyId));
+    if (!issued) return programPage(req, res, { status: 409, error: 'That key was already revoked.' });
+    await programPage(req, res, { newKey: issued.apiKey });
+  });
+
+  router.post('/dashboard/programs/:id/keys/:keyId/rotate', form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    await ownKey(id, Number(req.params.keyId));
+    const date = String((req.body as Record<string, string>).rotate_by ?? '');
+    const deadline = /^\d{4}-\d{2}-\d{2}$/.test(date) ? new Date(`${date}T00:00:00Z`) : null;
+    if (!deadline || deadline.getTime() <= clock(deps).getTime()) return programPage(req, res, { status: 400, error: 'Rotate by: choose a date in the future.' });
+    await admin.markKeyForRotation(pool, Number(req.params.keyId), deadline);
+    back(res, id, 'rotation', 'keys');
+  });
+
+  router.post('/dashboard/programs/:id/stripe', form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    const { webhook_secret: secret = '', account_id: account = '' } = req.body as Record<string, string>;
+    if (secret && !/^whsec_\S+$/.test(secret.trim())) return programPage(req, res, { status: 400, error: 'The signing secret starts with whsec_.' });
+    if (account && !/^acct_\w+$/.test(account.trim())) return programPage(req, res, { status: 400, error: 'The account id starts with acct_.' });
+    if (secret && !deps.secretBox) return programPage(req, res, { status: 400, error: 'Set AFFIX_SECRET_KEY to store Stripe signing secrets.' });
+    await admin.updateProgramStripe(pool, id, {
+      ...(secret ? { sealedSecret: deps.secretBox!.seal(secret.trim()) } : {}),
+      accountId: account.trim() || null,
+    });
+    back(res, id, 'stripe', 'stripe');
+  });
+
+  router.post('/dashboard/programs/:id/events/:eventId/replay', async (req, res) => {
+    const id = await ownProgram(req, res);
+    if (!deps.queue) return programPage(req, res, { status: 503, error: 'The job queue is not running on this instance.' });
+    const inbox = await inboxForProgram(pool, id);
+    if (!inbox.some((e) => e.id === Number(req.params.eventId))) throw errors.notFound('Webhook event not found');
+    await requeueEvent(pool, deps.queue, Number(req.params.eventId));
+    back(res, id, 'replayed', 'inbox');
+  });
+  return router;
+}
