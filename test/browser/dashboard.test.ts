@@ -1,0 +1,178 @@
+// The dashboard end to end in headless Chromium, keyboard first: sign in, create a program,
+// partners and links, keys, Stripe, the webhook inbox, activity and charts.
+import { existsSync, mkdirSync } from 'node:fs';
+import { type Browser, type Locator, type Page, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestApi, type TestDatabase, adminHeaders, bearer, createTestDatabase, startTestApi } from '../support/harness.js';
+import { deliver, fixture, waitForEvent } from '../support/stripe.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`[tests] SKIPPED dashboard browser tests: no Chromium at ${CHROMIUM}`);
+/** AFFIX_SCREENSHOTS=1 refreshes the screenshots committed under docs/screenshots. */
+const SHOTS = process.env.AFFIX_SCREENSHOTS === '1' ? 'docs/screenshots' : null;
+
+let db: TestDatabase;
+let api: TestApi;
+let browser: Browser;
+let page: Page;
+let programId = 0;
+
+beforeAll(async () => {
+  if (!hasChromium) return;
+  db = await createTestDatabase();
+  api = await startTestApi(
+    db.pool,
+    { AFFIX_SECRET_KEY: 'dashboard-secret-key-0123', AFFIX_WORKER_RETRY_LIMIT: '0', AFFIX_WORKER_POLL_SECONDS: '0.5' },
+    { queueUrl: db.url, workers: true },
+  );
+  await api.request('POST', '/api/v1/admin/accounts', { body: { email: 'owner@brand.example', password: 'correct horse battery' }, headers: adminHeaders });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  page = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
+  if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+}, 60_000);
+
+afterAll(async () => {
+  if (!hasChromium) return;
+  await browser?.close();
+  await api?.close();
+  await db?.drop();
+});
+
+/** Visible text, whitespace collapsed. */
+const textOf = async (locator: Locator) => ((await locator.first().textContent()) ?? '').replace(/\s+/g, ' ').trim();
+
+const shot = async (name: string) => {
+  if (SHOTS) await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
+};
+/** Focuses a button and presses Enter, like a keyboard user; waits for the next page. */
+const submit = async (buttonName: string) => {
+  await page.getByRole('button', { name: buttonName, exact: true }).focus();
+  const navigation = page.waitForNavigation({ waitUntil: 'load' });
+  await page.keyboard.press('Enter');
+  await navigation;
+};
+
+describe.skipIf(!hasChromium)('dashboard', () => {
+  it('signs in with the keyboard only', async () => {
+    await page.goto(`${api.url}/dashboard`);
+    expect(new URL(page.url()).pathname).toBe('/dashboard/login');
+    await shot('sign-in');
+    await page.keyboard.type('owner@brand.example'); // the email field has focus
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('wrong password');
+    const navigation = page.waitForNavigation({ waitUntil: 'load' });
+    await page.keyboard.press('Enter');
+    await navigation;
+    await expect.poll(() => textOf(page.getByRole('alert'))).toBe('Wrong email or password.');
+    await page.getByLabel('Password').fill('correct horse battery');
+    await page.getByLabel('Password').press('Enter');
+    await page.waitForURL(`${api.url}/dashboard`);
+    await (page.getByRole('heading', { name: 'Programs', level: 1 })).first().waitFor({ state: 'visible', timeout: 5000 });
+  });
+
+  it('creates a program; bad input is refused next to the field', async () => {
+    await page.getByLabel('Name').fill('Brand Shop');
+    await page.getByLabel('Domain').fill('brand.example');
+    await page.getByLabel('Commission rate (percent, or amount for fixed types)').fill('lots');
+    await submit('Create program');
+    const rate = page.getByLabel('Commission rate (percent, or amount for fixed types)');
+    await expect.poll(() => (rate).getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(() => textOf(page.locator('#commission_rate-error'))).toBe('commission_rate must be a positive number');
+    await rate.fill('20');
+    await page.getByLabel('Allowed browser origins (comma separated)').fill('https://brand.example');
+    await submit('Create program');
+    await (page.getByRole('heading', { name: 'Brand Shop', level: 1 })).first().waitFor({ state: 'visible', timeout: 5000 });
+    programId = Number(new URL(page.url()).pathname.split('/').pop());
+    expect(programId).toBeGreaterThan(0);
+  });
+
+  it('adds a partner and a link, turns the link off (click answers 410) and on again', async () => {
+    await page.getByLabel('New partner name').fill('Alice');
+    await submit('Add partner');
+    await expect.poll(() => textOf(page.getByRole('status'))).toBe('Partner added.');
+    await page.getByLabel('Link code (the aff value; empty = random)').fill('alice-dash');
+    await submit('Create link');
+    await (page.getByText('https://brand.example/?aff=alice-dash')).first().waitFor({ state: 'visible', timeout: 5000 });
+    const click = () => api.request('POST', '/api/v1/track/click', { body: { affiliate_url: 'https://brand.example/?aff=alice-dash' } });
+    expect((await click()).status).toBe(200);
+    await submit('Turn off alice-dash');
+    expect((await click()).status).toBe(410);
+    await submit('Turn on alice-dash');
+    expect((await click()).status).toBe(200);
+  });
+
+  it('creates a key (shown once, masked after), regenerates it, and the old one is refused', async () => {
+    await submit('Create API key');
+    const first = (await page.locator('#new-key-value').textContent())!.trim();
+    expect(first).toMatch(/^affix_sk_/);
+    await page.goto(`${api.url}/dashboard/programs/${programId}#keys`);
+    await expect.poll(() => (page.locator('#new-key-value')).count()).toBe(0);
+    expect(await page.content()).not.toContain(first);
+    const masked = `${first.slice(0, 13)}…${first.slice(-4)}`;
+    await submit(`Regenerate ${masked}`);
+    const second = (await page.locator('#new-key-value').textContent())!.trim();
+    expect(second).not.toBe(first);
+    expect((await api.request('GET', '/api/v1/programs/me/readiness', { headers: bearer(first) })).status).toBe(401);
+    expect((await api.request('GET', '/api/v1/programs/me/readiness', { headers: bearer(second) })).status).toBe(200);
+    await page.goto(`${api.url}/dashboard/programs/${programId}`);
+    await page.locator('input[name="rotate_by"]').last().fill('2099-01-31');
+    await submit('Mark for rotation');
+    await (page.getByText('warning period until 2099-01-31T00:00:00.000Z')).first().waitFor({ state: 'visible', timeout: 5000 });
+    (globalThis as any).dashboardKey = second;
+  });
+
+  it('the chart reflects a tracked click -> lead -> sale', async () => {
+    const key = (globalThis as any).dashboardKey as string;
+    const clickId = (await api.request('POST', '/api/v1/track/click', { body: { affiliate_url: 'https://brand.example/?aff=alice-dash' } })).body.click_id;
+    await api.request('POST', '/api/v1/track/lead', { body: { click_id: clickId, customer_key: 'dash_user' }, headers: bearer(key) });
+    const sale = await api.request('POST', '/api/v1/track/sale', { body: { transaction_id: `dash_${Date.now()}`, amount_cents: 4900, customer_key: 'dash_user' }, headers: bearer(key) });
+    expect(sale.status).toBe(200);
+    await page.goto(`${api.url}/dashboard/programs/${programId}`);
+    // Two clicks recorded earlier in this file (the one while the link was off was refused), one now.
+    await expect.poll(() => textOf(page.locator('#charts figcaption').first())).toContain('clicks 3 · ■ leads 1 · ■ sales 1');
+    await expect.poll(() => textOf(page.locator('#charts figcaption').nth(1))).toBe('Click → lead 33% · lead → sale 100%');
+    await expect.poll(() => textOf(page.locator('#activity'))).toContain('customer_key');
+    await page.getByLabel('Events').selectOption('test');
+    await submit('Show');
+    // The chart counts live events; the filter applies to the activity table.
+    await expect.poll(() => textOf(page.locator('#charts figcaption').first())).toContain('clicks 3');
+    await expect.poll(() => textOf(page.locator('#activity tbody'))).toBe('');
+    await page.getByLabel('Events').selectOption('live');
+    await submit('Show');
+    await shot('program');
+  });
+
+  it('connects Stripe, shows the live check, and replays a parked webhook from the inbox', async () => {
+    await page.getByLabel(/Signing secret/).fill('whsec_dashboard_test');
+    await submit('Save Stripe settings');
+    await expect.poll(() => textOf(page.getByRole('status'))).toBe('Stripe settings saved.');
+    const event = await fixture('checkout.session.completed.payment', { run: `dash${Date.now()}`, click_id: 'clk_not_yet', customer_key: 'late_user', program_id: programId, email: 'late@example.com' });
+    expect((await deliver(api, `/api/v1/webhooks/stripe/${programId}`, event, { secret: 'whsec_dashboard_test' })).status).toBe(200);
+    await waitForEvent(db.pool, event.id, ['parked']);
+    await page.goto(`${api.url}/dashboard/programs/${programId}#inbox`);
+    await (page.getByText(/last event received .*signature verified/)).first().waitFor({ state: 'visible', timeout: 5000 });
+    await expect.poll(() => textOf(page.locator('#inbox'))).toContain('parked');
+    // The lead arrives; replaying the event now attributes it.
+    const key = (globalThis as any).dashboardKey as string;
+    const clickId = (await api.request('POST', '/api/v1/track/click', { body: { affiliate_url: 'https://brand.example/?aff=alice-dash' } })).body.click_id;
+    await api.request('POST', '/api/v1/track/lead', { body: { click_id: clickId, customer_key: 'late_user' }, headers: bearer(key) });
+    await submit(`Replay ${event.id}`);
+    await expect.poll(() => textOf(page.getByRole('status'))).toBe('Event queued again.');
+    expect(await waitForEvent(db.pool, event.id, ['processed'])).toMatchObject({ attribution_step: 'customer_key' });
+    await page.goto(`${api.url}/dashboard/programs/${programId}`);
+    await expect.poll(() => textOf(page.locator('#inbox'))).toContain('Nothing waiting.');
+  });
+
+  it('settings errors appear next to their field; programs list', async () => {
+    await page.getByLabel('Allowed browser origins (comma separated)').fill('not a url');
+    await submit('Save settings');
+    await expect.poll(() => textOf(page.locator('#allowed_origins-error'))).toContain('allowed_origins: not is not an origin');
+    await page.goto(`${api.url}/dashboard`);
+    await (page.getByRole('link', { name: 'Brand Shop' })).first().waitFor({ state: 'visible', timeout: 5000 });
+    await shot('programs');
+  });
+});
