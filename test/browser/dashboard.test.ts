@@ -61,7 +61,8 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     await page.goto(`${api.url}/dashboard`);
     expect(new URL(page.url()).pathname).toBe('/dashboard/login');
     await shot('sign-in');
-    await page.keyboard.type('owner@brand.example'); // the email field has focus
+    await page.getByLabel('Email').focus(); // autofocus puts it there too; do not race it
+    await page.keyboard.type('owner@brand.example');
     await page.keyboard.press('Tab');
     await page.keyboard.type('wrong password');
     const navigation = page.waitForNavigation({ waitUntil: 'load' });
@@ -97,6 +98,11 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     await page.getByLabel('Link code (the aff value; empty = random)').fill('alice-dash');
     await submit('Create link');
     await (page.getByText('https://brand.example/?aff=alice-dash')).first().waitFor({ state: 'visible', timeout: 5000 });
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: api.url });
+    await page.getByRole('button', { name: 'Copy link alice-dash' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => textOf(page.getByRole('button', { name: 'Copy link alice-dash' }))).toBe('Copied');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('https://brand.example/?aff=alice-dash');
     const click = () => api.request('POST', '/api/v1/track/click', { body: { affiliate_url: 'https://brand.example/?aff=alice-dash' } });
     expect((await click()).status).toBe(200);
     await submit('Turn off alice-dash');

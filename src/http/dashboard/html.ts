@@ -41,12 +41,20 @@ a:focus,button:focus,input:focus,select:focus{outline:3px solid #ffbf47;outline-
 nav.tabs a{margin-right:1rem}
 `;
 
+/** The one bit of script: copy buttons (progressive enhancement; the link text stays selectable). */
+const COPY_SCRIPT = `document.addEventListener('click', function (e) {
+  var b = e.target.closest && e.target.closest('[data-copy]');
+  if (!b || !navigator.clipboard) return;
+  navigator.clipboard.writeText(b.getAttribute('data-copy')).then(function () { b.textContent = 'Copied'; });
+});`;
+
 export function page(title: string, body: Html, options: { email?: string; flash?: string | null } = {}): string {
   return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Affix</title><style>${raw(STYLE)}</style></head><body>
 <header><strong>Affix</strong>${options.email ? html`<a href="/dashboard">Programs</a><span class="muted">${options.email}</span>
 <form method="post" action="/dashboard/logout" class="inline"><button type="submit">Sign out</button></form>` : ''}</header>
-<main>${options.flash ? html`<div class="flash" role="status">${options.flash}</div>` : ''}<h1>${title}</h1>${body}</main></body></html>`.value;
+<main>${options.flash ? html`<div class="flash" role="status">${options.flash}</div>` : ''}<h1>${title}</h1>${body}</main>
+<script>${raw(COPY_SCRIPT)}</script></body></html>`.value;
 }
 
 /** A labelled input with its error next to it (aria-invalid, aria-describedby). */

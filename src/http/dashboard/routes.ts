@@ -150,7 +150,8 @@ ${extra.newKey ? html`<section aria-labelledby="new-key"><h2 id="new-key">New AP
 ${dailyChart(series)}${funnelChart(series)}</section>
 <section id="partners"><h2>Partners and referral links</h2>
 <table><thead><tr><th>Partner</th><th>Link</th><th>State</th><th></th></tr></thead><tbody>
-${links.map((l) => html`<tr><td>${l.name}</td><td>${l.short_link ? html`<code>https://${program.domain}/?aff=${l.short_link}</code>` : html`<span class="muted">no link</span>`}</td>
+${links.map((l) => html`<tr><td>${l.name}</td><td>${l.short_link ? html`<code>https://${program.domain}/?aff=${l.short_link}</code>
+<button type="button" data-copy="https://${program.domain}/?aff=${l.short_link}" aria-label="Copy link ${l.short_link}">Copy</button>` : html`<span class="muted">no link</span>`}</td>
 <td>${l.link_id ? (l.enabled ? 'on' : 'off') : ''}</td><td>${l.link_id ? html`<form method="post" action="${base}/links/${l.link_id}/toggle" class="inline"><input type="hidden" name="enabled" value="${l.enabled ? 'false' : 'true'}"><button type="submit">Turn ${l.enabled ? 'off' : 'on'} ${l.short_link}</button></form>` : ''}</td></tr>`)}
 </tbody></table>
 <form method="post" action="${base}/partners"><label for="partner_name">New partner name</label><input id="partner_name" name="name" required><div><button type="submit">Add partner</button></div></form>
