@@ -1,26 +1,9 @@
 // The Affix browser tracker. Built by esbuild into one dependency-free script served at
 // /js/affix-tracker.js. It must never throw into the host page and never block it.
 import { getDomain } from 'tldts';
+import type { AffixTracker } from '../packages/sdk/src/types.js';
 
-interface AffixData {
-  clickId: string | null;
-  programId: number;
-  hasAttribution: boolean;
-  affiliateUrl: string | null;
-}
-
-interface AffixApi {
-  loaded: true;
-  programId: number;
-  signup(customerKey: string, email?: string): Promise<void>;
-  getClickId(): string | null;
-  getVisitorId(): string | null;
-  consent(granted: boolean): void;
-  getData(): AffixData;
-  trackTest(data?: Record<string, unknown>): void;
-  /** Resolves when the click of this page view (if any) has been recorded. */
-  ready: Promise<void>;
-}
+type AffixApi = AffixTracker;
 
 declare global {
   interface Window {

@@ -22,10 +22,14 @@ export function createPool(connectionString: string, max = 10, onIdleError: (err
   return pool;
 }
 
-export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function withTransaction<T>(
+  pool: pg.Pool,
+  fn: (client: pg.PoolClient) => Promise<T>,
+  options: { readOnly?: boolean } = {},
+): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query('BEGIN');
+    await client.query(options.readOnly ? 'BEGIN TRANSACTION READ ONLY' : 'BEGIN');
     const result = await fn(client);
     await client.query('COMMIT');
     return result;

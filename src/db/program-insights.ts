@@ -1,21 +1,9 @@
 // Read-only queries behind the assistant (MCP) tools. They run in READ ONLY transactions, so
 // PostgreSQL itself refuses any write that might slip in.
-import type { Pool, PoolClient } from './pool.js';
+import { type Pool, type PoolClient, withTransaction } from './pool.js';
 
-export async function readOnly<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN TRANSACTION READ ONLY');
-    const result = await fn(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-}
+export const readOnly = <T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> =>
+  withTransaction(pool, fn, { readOnly: true });
 
 export async function programOverview(client: PoolClient, programId: number) {
   const { rows } = await client.query(
