@@ -66,3 +66,19 @@ export function createIdTokenVerifier(config: IdTokenConfig): (idToken: string, 
     return { email: payload.email, name: null };
   };
 }
+
+/** Where to send the browser for an implicit-flow sign-in whose id_token comes back by form_post. */
+export async function issuerSignInUrl(oidc: NonNullable<IdTokenConfig['oidc']>, redirectUri: string, state: string): Promise<string> {
+  const { authorizationEndpoint } = await discoverIssuer(oidc.issuer);
+  const target = new URL(authorizationEndpoint);
+  target.search = new URLSearchParams({
+    response_type: 'id_token',
+    response_mode: 'form_post',
+    client_id: oidc.clientId,
+    redirect_uri: redirectUri,
+    scope: 'openid email profile',
+    state,
+    nonce: state,
+  }).toString();
+  return target.toString();
+}

@@ -92,4 +92,29 @@ describe('OpenID Connect sign-in', () => {
     const reply = await api.request('POST', '/api/v1/cli/auth/callback', { body: { state: stateValue, id_token: await idToken({ email: 'api@brand.example' }) } });
     expect(reply.body).toEqual({ data: { status: 'signed_in', email: 'api@brand.example' } });
   });
+
+  it('the dashboard signs in through the same issuer, once per state', async () => {
+    const start = await fetch(`${api.url}/dashboard/login/sso`, { redirect: 'manual' });
+    expect(start.status).toBe(302);
+    const target = new URL(start.headers.get('location')!);
+    expect(target.searchParams.get('redirect_uri')).toBe('http://affix.test/dashboard/sso/callback');
+    const stateValue = target.searchParams.get('state')!;
+    const post = async (token: string) =>
+      fetch(`${api.url}/dashboard/sso/callback`, {
+        method: 'POST',
+        redirect: 'manual',
+        // The issuer posts the form from its own origin.
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: issuer },
+        body: new URLSearchParams({ state: stateValue, id_token: token }).toString(),
+      });
+    expect((await post(await idToken({ email: 'dash-sso@brand.example', nonce: 'other' }))).status).toBe(401);
+    const signedIn = await post(await idToken({ email: 'dash-sso@brand.example', nonce: stateValue }));
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.get('location')).toBe('/dashboard');
+    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
+    expect(cookie).toMatch(/^affix_dashboard=/);
+    const home = await fetch(`${api.url}/dashboard`, { headers: { Cookie: cookie } });
+    expect(await home.text()).toContain('dash-sso@brand.example');
+    expect((await post(await idToken({ email: 'dash-sso@brand.example', nonce: stateValue }))).status).toBe(400);
+  });
 });

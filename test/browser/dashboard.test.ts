@@ -177,6 +177,8 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     await page.getByLabel('Allowed browser origins (comma separated)').fill('not a url');
     await submit('Save settings');
     await expect.poll(() => textOf(page.locator('#allowed_origins-error'))).toContain('allowed_origins: not is not an origin');
+    await page.goto(`${api.url}/dashboard/programs/999999`);
+    expect(await textOf(page.getByRole('alert'))).toBe('Program not found');
     await page.goto(`${api.url}/dashboard`);
     await (page.getByRole('link', { name: 'Brand Shop' })).first().waitFor({ state: 'visible', timeout: 5000 });
     await shot('programs');

@@ -1,13 +1,16 @@
 // The brand dashboard: server-rendered pages (keyboard-friendly native forms and links, no client
 // build). Every change goes through the same core rules and SQL as the admin API.
+import { randomBytes } from 'node:crypto';
 import cookieParser from 'cookie-parser';
 import express, { type Request, type Response, Router } from 'express';
-import { errors } from '../../core/errors.js';
+import { AffixError, errors } from '../../core/errors.js';
 import { parseNewProgram, parseProgramUpdate } from '../../core/programs.js';
 import { computeReadiness, GATE_ORDER } from '../../core/readiness.js';
 import { COMMISSION_TYPES, LEAD_AUTH_VALUES } from '../../core/types.js';
 import * as admin from '../../db/admin.js';
-import { findAccountForLogin } from '../../db/cli.js';
+import { LOGIN_SESSION_TTL_MS, callbackVerdict } from '../../core/cli-login.js';
+import { consumeSession, createLoginSession, findAccountForLogin, findOrCreateAccount, withLoginSession } from '../../db/cli.js';
+import { createIdTokenVerifier, issuerSignInUrl } from '../../id-tokens.js';
 import { activity, dailySeries, endDashboardSession, inboxForProgram, partnersWithLinks, programOwnedBy, stripeLiveCheck } from '../../db/dashboard.js';
 import { requeueEvent } from '../../db/webhook-events.js';
 import { verifyPassword } from '../../passwords.js';
@@ -34,6 +37,33 @@ export function dashboardRoutes(deps: HttpDeps): Router {
   const { pool, config } = deps;
   const secureCookies = config.publicUrl.startsWith('https://');
   const form = express.urlencoded({ extended: false, limit: '50kb' });
+  const oidc = config.oidc;
+  const verifyIdToken = oidc ? createIdTokenVerifier({ publicUrl: config.publicUrl, secretKey: config.secretKey, oidc }) : null;
+
+  // Single sign-on through the same OpenID Connect issuer as the CLI. The state is a 5-minute
+  // login session in PostgreSQL (any instance can finish it); the issuer posts the id_token
+  // back cross-site, so this route sits before the same-origin check.
+  router.post('/dashboard/sso/callback', form, async (req, res) => {
+    const { state: stateValue = '', id_token: idToken = '' } = req.body as Record<string, string>;
+    if (!verifyIdToken) throw errors.notFound('Single sign-on is not configured');
+    const fail = (status: number, message: string) => send(res, status, 'Sign in', loginForm(message));
+    let claims;
+    try {
+      claims = await verifyIdToken(String(idToken), String(stateValue));
+    } catch (error) {
+      return fail(401, `Sign-in failed: ${(error as Error).message}`);
+    }
+    const accountId = await withLoginSession(pool, String(stateValue), async (session, client) => {
+      if (callbackVerdict(session, clock(deps)) !== 'accept') return null;
+      await consumeSession(client, session!.id);
+      return findOrCreateAccount(client, claims.email, claims.name);
+    });
+    if (!accountId) return fail(400, 'This sign-in link expired or was already used. Try again.');
+    if (accountId.suspended) return fail(403, 'Your account has been suspended.');
+    await startSession(pool, res, accountId.id, secureCookies);
+    res.redirect(303, '/dashboard');
+  });
+
   router.use('/dashboard', cookieParser(), sameOriginPosts(config.publicUrl));
 
   const send = (res: Response, status: number, title: string, body: Html, flash?: string | null) =>
@@ -45,9 +75,16 @@ ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 <label for="email">Email</label><input id="email" name="email" type="email" value="${email}" autocomplete="username" required autofocus>
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <div><button type="submit">Sign in</button></div></form>
+${oidc ? html`<p><a href="/dashboard/login/sso">Sign in with single sign-on</a></p>` : ''}
 <p class="muted">Same accounts as <code>affix login</code>.</p></section>`;
 
   router.get('/dashboard/login', (_req, res) => send(res, 200, 'Sign in', loginForm(null)));
+  router.get('/dashboard/login/sso', async (_req, res) => {
+    if (!oidc) throw errors.notFound('Single sign-on is not configured');
+    const stateValue = randomBytes(24).toString('base64url');
+    await createLoginSession(pool, stateValue, new Date(clock(deps).getTime() + LOGIN_SESSION_TTL_MS));
+    res.redirect(302, await issuerSignInUrl(oidc, `${config.publicUrl}/dashboard/sso/callback`, stateValue));
+  });
   router.post('/dashboard/login', form, async (req, res) => {
     const { email = '', password = '' } = req.body as Record<string, string>;
     const account = await findAccountForLogin(pool, email);
@@ -280,6 +317,13 @@ ${events.map((e) => html`<tr><td>${new Date(e.created_at).toISOString().replace(
     if (!inbox.some((e) => e.id === Number(req.params.eventId))) throw errors.notFound('Webhook event not found');
     await requeueEvent(pool, deps.queue, Number(req.params.eventId));
     back(res, id, 'replayed', 'inbox');
+  });
+
+  // People get pages, not JSON: refusals as HTML; our own failures go on to the app's handler (logged).
+  router.use('/dashboard', (error: unknown, _req: Request, res: Response, next: (error: unknown) => void) => {
+    if (!(error instanceof AffixError) || error.status >= 500 || res.headersSent) return next(error);
+    send(res, error.status, error.status === 404 ? 'Not found' : 'Not allowed', html`<section><p class="error" role="alert">${error.message}</p>
+<p><a href="/dashboard">Back to your programs</a></p></section>`);
   });
   return router;
 }

@@ -4,7 +4,7 @@ import express, { type Request, type Response, Router } from 'express';
 import { CLI_MESSAGES, LOGIN_SESSION_TTL_MS, LOGIN_TOKEN_TTL_MS, callbackVerdict, pollVerdict } from '../../core/cli-login.js';
 import { AffixError, errors } from '../../core/errors.js';
 import { consumeSession, createLoginSession, findAccountForLogin, findOrCreateAccount, insertLoginToken, markSignedIn, withLoginSession } from '../../db/cli.js';
-import { type IdTokenConfig, createIdTokenVerifier, discoverIssuer, issueLocalIdToken } from '../../id-tokens.js';
+import { type IdTokenConfig, createIdTokenVerifier, issueLocalIdToken, issuerSignInUrl } from '../../id-tokens.js';
 import { verifyPassword } from '../../passwords.js';
 import { failsWith } from '../context.js';
 import { type HttpDeps, clock } from '../deps.js';
@@ -85,18 +85,7 @@ export function cliAuthRoutes(deps: HttpDeps): Router {
   router.get('/cli/login', async (req, res) => {
     const stateValue = typeof req.query.state === 'string' ? req.query.state : '';
     if (!deps.config.oidc) return void res.type('html').send(loginPage(stateValue, null));
-    const { authorizationEndpoint } = await discoverIssuer(deps.config.oidc.issuer);
-    const target = new URL(authorizationEndpoint);
-    target.search = new URLSearchParams({
-      response_type: 'id_token',
-      response_mode: 'form_post',
-      client_id: deps.config.oidc.clientId,
-      redirect_uri: `${deps.config.publicUrl}/cli/oidc/callback`,
-      scope: 'openid email profile',
-      state: stateValue,
-      nonce: stateValue,
-    }).toString();
-    res.redirect(302, target.toString());
+    res.redirect(302, await issuerSignInUrl(deps.config.oidc, `${deps.config.publicUrl}/cli/oidc/callback`, stateValue));
   });
   router.post('/cli/oidc/callback', express.urlencoded({ extended: false, limit: '20kb' }), async (req: Request, res: Response) => {
     const { state: stateValue = '', id_token: idToken = '', error: issuerError } = req.body as Record<string, string>;
