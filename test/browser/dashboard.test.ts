@@ -92,6 +92,9 @@ describe.skipIf(!hasChromium)('dashboard', () => {
   });
 
   it('adds a partner and a link, turns the link off (click answers 410) and on again', async () => {
+    await submit('Add partner');
+    expect(await page.getByLabel('New partner name').getAttribute('aria-invalid')).toBe('true');
+    expect(await textOf(page.locator('#partner_name-error'))).toBe('Partner name is required.');
     await page.getByLabel('New partner name').fill('Alice');
     await submit('Add partner');
     await expect.poll(() => textOf(page.getByRole('status'))).toBe('Partner added.');
@@ -125,7 +128,7 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     expect((await api.request('GET', '/api/v1/programs/me/readiness', { headers: bearer(first) })).status).toBe(401);
     expect((await api.request('GET', '/api/v1/programs/me/readiness', { headers: bearer(second) })).status).toBe(200);
     await page.goto(`${api.url}/dashboard/programs/${programId}`);
-    await page.locator('input[name="rotate_by"]').last().fill('2099-01-31');
+    await page.locator('input[name^="rotate_by_"]').last().fill('2099-01-31');
     await submit('Mark for rotation');
     await (page.getByText('warning period until 2099-01-31T00:00:00.000Z')).first().waitFor({ state: 'visible', timeout: 5000 });
     (globalThis as any).dashboardKey = second;
@@ -153,6 +156,9 @@ describe.skipIf(!hasChromium)('dashboard', () => {
   });
 
   it('connects Stripe, shows the live check, and replays a parked webhook from the inbox', async () => {
+    await page.getByLabel(/Signing secret/).fill('sk_wrong_thing');
+    await submit('Save Stripe settings');
+    expect(await textOf(page.locator('#webhook_secret-error'))).toBe('The signing secret starts with whsec_.');
     await page.getByLabel(/Signing secret/).fill('whsec_dashboard_test');
     await submit('Save Stripe settings');
     await expect.poll(() => textOf(page.getByRole('status'))).toBe('Stripe settings saved.');

@@ -146,7 +146,7 @@ ${programs.map((p) => html`<tr><td><a href="/dashboard/programs/${p.id}">${p.nam
   };
 
   // ---- one program ---------------------------------------------------------------------------
-  async function programPage(req: Request, res: Response, extra: { status?: number; settingsValues?: Record<string, unknown>; settingsErrors?: Record<string, string>; newKey?: string | null; error?: string | null } = {}) {
+  async function programPage(req: Request, res: Response, extra: { status?: number; settingsValues?: Record<string, unknown>; settingsErrors?: Record<string, string>; newKey?: string | null; error?: string | null; fieldErrors?: Record<string, string> } = {}) {
     const id = await ownProgram(req, res);
     const program = (await admin.getProgram(pool, id))!;
     const now = clock(deps);
@@ -169,6 +169,7 @@ ${programs.map((p) => html`<tr><td><a href="/dashboard/programs/${p.id}">${p.nam
     const readiness = computeReadiness(id, readinessFacts);
     const partners = [...new Map(links.map((l) => [l.partner_id, l.name])).entries()];
     const base = `/dashboard/programs/${id}`;
+    const fe = extra.fieldErrors ?? {};
     const day = (d: Date) => d.toISOString().slice(0, 10);
     const body = html`
 <nav class="tabs" aria-label="Sections"><a href="#readiness">Readiness</a><a href="#charts">Charts</a><a href="#partners">Partners</a><a href="#keys">API keys</a><a href="#stripe">Stripe</a><a href="#inbox">Webhook inbox</a><a href="#activity">Activity</a><a href="#settings">Settings</a></nav>
@@ -191,15 +192,15 @@ ${links.map((l) => html`<tr><td>${l.name}</td><td>${l.short_link ? html`<code>ht
 <button type="button" data-copy="https://${program.domain}/?aff=${l.short_link}" aria-label="Copy link ${l.short_link}">Copy</button>` : html`<span class="muted">no link</span>`}</td>
 <td>${l.link_id ? (l.enabled ? 'on' : 'off') : ''}</td><td>${l.link_id ? html`<form method="post" action="${base}/links/${l.link_id}/toggle" class="inline"><input type="hidden" name="enabled" value="${l.enabled ? 'false' : 'true'}"><button type="submit">Turn ${l.enabled ? 'off' : 'on'} ${l.short_link}</button></form>` : ''}</td></tr>`)}
 </tbody></table>
-<form method="post" action="${base}/partners"><label for="partner_name">New partner name</label><input id="partner_name" name="name" required><div><button type="submit">Add partner</button></div></form>
+<form method="post" action="${base}/partners">${field('partner_name', 'New partner name', '', fe)}<div><button type="submit">Add partner</button></div></form>
 ${partners.length ? html`<form method="post" action="${base}/links"><label for="link_partner">Partner</label><select id="link_partner" name="partner_id">${partners.map(([pid, name]) => html`<option value="${pid}">${name}</option>`)}</select>
-<label for="short_link">Link code (the aff value; empty = random)</label><input id="short_link" name="short_link" pattern="[A-Za-z0-9_-]{3,64}"><div><button type="submit">Create link</button></div></form>` : ''}</section>
+${field('short_link', 'Link code (the aff value; empty = random)', '', fe)}<div><button type="submit">Create link</button></div></form>` : ''}</section>
 <section id="keys"><h2>API keys</h2><table><thead><tr><th>Key</th><th>Created</th><th>State</th><th></th></tr></thead><tbody>
 ${keys.map((k) => {
   const state = k.revoked_at ? 'revoked' : k.rotate_by ? (k.rotate_by.getTime() > now.getTime() ? `warning period until ${k.rotate_by.toISOString()}` : 'retired') : 'active';
   return html`<tr><td><code>${k.masked}</code></td><td>${k.created_at.toISOString().slice(0, 10)}</td><td>${state}</td><td>${k.revoked_at ? '' : html`
 <form method="post" action="${base}/keys/${k.id}/regenerate" class="inline"><button type="submit">Regenerate ${k.masked}</button></form>
-<form method="post" action="${base}/keys/${k.id}/rotate" class="inline"><label for="rotate-${k.id}">Rotate by</label><input id="rotate-${k.id}" name="rotate_by" type="date" required><button type="submit">Mark for rotation</button></form>`}</td></tr>`;
+<form method="post" action="${base}/keys/${k.id}/rotate" class="inline">${field(`rotate_by_${k.id}`, 'Rotate by', '', fe, 'type="date" required')}<button type="submit">Mark for rotation</button></form>`}</td></tr>`;
 })}</tbody></table>
 <form method="post" action="${base}/keys"><button type="submit">Create API key</button></form></section>
 <section id="stripe"><h2>Stripe</h2>
@@ -207,8 +208,8 @@ ${keys.map((k) => {
 <p>Live check: ${stripe.stripe_last_event_at ? html`<span class="ok">last event received ${new Date(stripe.stripe_last_event_at).toISOString()}, signature verified</span>` : html`<span class="muted">no event received yet</span>`}
 ${stripe.stripe_last_signature_error_at ? html`<br><span class="fail">last signature failure ${new Date(stripe.stripe_last_signature_error_at).toISOString()}: ${stripe.stripe_last_signature_error}</span>` : ''}</p>
 <form method="post" action="${base}/stripe">
-<label for="webhook_secret">Signing secret (whsec_…)${stripe.secret_set ? ' — set; enter a new one to replace it' : ''}</label><input id="webhook_secret" name="webhook_secret" autocomplete="off">
-<label for="account_id">Connected account id (acct_…), for the Connect endpoint</label><input id="account_id" name="account_id" value="${stripe.stripe_account_id ?? ''}">
+${field('webhook_secret', `Signing secret (whsec_…)${stripe.secret_set ? ' — set; enter a new one to replace it' : ''}`, '', fe, 'autocomplete="off"')}
+${field('account_id', 'Connected account id (acct_…), for the Connect endpoint', stripe.stripe_account_id ?? '', fe)}
 <div><button type="submit">Save Stripe settings</button></div></form></section>
 <section id="inbox"><h2>Webhook inbox: failed, parked and dead events</h2>
 ${inbox.length === 0 ? html`<p>Nothing waiting.</p>` : html`<table><thead><tr><th>Event</th><th>Type</th><th>Status</th><th>Reason</th><th></th></tr></thead><tbody>
@@ -243,8 +244,8 @@ ${events.map((e) => html`<tr><td>${new Date(e.created_at).toISOString().replace(
 
   router.post('/dashboard/programs/:id/partners', form, async (req, res) => {
     const id = await ownProgram(req, res);
-    const name = String((req.body as Record<string, string>).name ?? '').trim();
-    if (!name) return programPage(req, res, { status: 400, error: 'Partner name is required.' });
+    const name = String((req.body as Record<string, string>).partner_name ?? '').trim();
+    if (!name) return programPage(req, res, { status: 400, fieldErrors: { partner_name: 'Partner name is required.' } });
     await admin.insertPartner(pool, id, name, null);
     back(res, id, 'partner', 'partners');
   });
@@ -253,10 +254,10 @@ ${events.map((e) => html`<tr><td>${new Date(e.created_at).toISOString().replace(
     const id = await ownProgram(req, res);
     const { partner_id: partnerId, short_link: code } = req.body as Record<string, string>;
     const shortLink = (code ?? '').trim() || Math.random().toString(36).slice(2, 10);
-    if (!/^[A-Za-z0-9_-]{3,64}$/.test(shortLink)) return programPage(req, res, { status: 400, error: 'Link code must be 3 to 64 letters, digits, - or _.' });
+    if (!/^[A-Za-z0-9_-]{3,64}$/.test(shortLink)) return programPage(req, res, { status: 400, fieldErrors: { short_link: 'Link code must be 3 to 64 letters, digits, - or _.' } });
     if (!(await admin.partnerInProgram(pool, Number(partnerId), id))) return programPage(req, res, { status: 400, error: 'Choose a partner of this program.' });
     const link = await admin.insertLink(pool, id, Number(partnerId), shortLink);
-    if (!link) return programPage(req, res, { status: 409, error: `The link code ${shortLink} is already taken.` });
+    if (!link) return programPage(req, res, { status: 409, fieldErrors: { short_link: `The link code ${shortLink} is already taken.` } });
     back(res, id, 'link', 'partners');
   });
 
@@ -290,9 +291,11 @@ ${events.map((e) => html`<tr><td>${new Date(e.created_at).toISOString().replace(
   router.post('/dashboard/programs/:id/keys/:keyId/rotate', form, async (req, res) => {
     const id = await ownProgram(req, res);
     await ownKey(id, Number(req.params.keyId));
-    const date = String((req.body as Record<string, string>).rotate_by ?? '');
+    const date = String((req.body as Record<string, string>)[`rotate_by_${req.params.keyId}`] ?? '');
     const deadline = /^\d{4}-\d{2}-\d{2}$/.test(date) ? new Date(`${date}T00:00:00Z`) : null;
-    if (!deadline || deadline.getTime() <= clock(deps).getTime()) return programPage(req, res, { status: 400, error: 'Rotate by: choose a date in the future.' });
+    if (!deadline || deadline.getTime() <= clock(deps).getTime()) {
+      return programPage(req, res, { status: 400, fieldErrors: { [`rotate_by_${req.params.keyId}`]: 'Choose a date in the future.' } });
+    }
     await admin.markKeyForRotation(pool, Number(req.params.keyId), deadline);
     back(res, id, 'rotation', 'keys');
   });
@@ -300,9 +303,9 @@ ${events.map((e) => html`<tr><td>${new Date(e.created_at).toISOString().replace(
   router.post('/dashboard/programs/:id/stripe', form, async (req, res) => {
     const id = await ownProgram(req, res);
     const { webhook_secret: secret = '', account_id: account = '' } = req.body as Record<string, string>;
-    if (secret && !/^whsec_\S+$/.test(secret.trim())) return programPage(req, res, { status: 400, error: 'The signing secret starts with whsec_.' });
-    if (account && !/^acct_\w+$/.test(account.trim())) return programPage(req, res, { status: 400, error: 'The account id starts with acct_.' });
-    if (secret && !deps.secretBox) return programPage(req, res, { status: 400, error: 'Set AFFIX_SECRET_KEY to store Stripe signing secrets.' });
+    if (secret && !/^whsec_\S+$/.test(secret.trim())) return programPage(req, res, { status: 400, fieldErrors: { webhook_secret: 'The signing secret starts with whsec_.' } });
+    if (account && !/^acct_\w+$/.test(account.trim())) return programPage(req, res, { status: 400, fieldErrors: { account_id: 'The account id starts with acct_.' } });
+    if (secret && !deps.secretBox) return programPage(req, res, { status: 400, fieldErrors: { webhook_secret: 'Set AFFIX_SECRET_KEY to store Stripe signing secrets.' } });
     await admin.updateProgramStripe(pool, id, {
       ...(secret ? { sealedSecret: deps.secretBox!.seal(secret.trim()) } : {}),
       accountId: account.trim() || null,
