@@ -1,17 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApi, type TestDatabase, adminHeaders, bearer, createTestDatabase, startTestApi } from './support/harness.js';
+import { type TestApi, type TestDatabase, adminHeaders, bearer, closeTestApi, openTestApi, startTestApi } from './support/harness.js';
 
 let db: TestDatabase;
 let api: TestApi;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startTestApi(db.pool);
+  ({ db, api } = await openTestApi());
 });
-afterAll(async () => {
-  await api.close();
-  await db.drop();
-});
+afterAll(() => closeTestApi({ db, api }));
 
 const admin = (method: string, path: string, body?: unknown, headers: Record<string, string> = adminHeaders) =>
   api.request(method, `/api/v1/admin${path}`, { body, headers });

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApi, type TestDatabase, createTestDatabase, startTestApi } from './support/harness.js';
+import { type TestApi, type TestDatabase, closeTestApi, openTestApi, startTestApi } from './support/harness.js';
 
 let db: TestDatabase;
 let api: TestApi;
@@ -29,8 +29,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((done) => issuerServer.listen(0, '127.0.0.1', done));
   issuer = `http://127.0.0.1:${(issuerServer.address() as AddressInfo).port}`;
-  db = await createTestDatabase();
-  api = await startTestApi(db.pool, { AFFIX_OIDC_ISSUER: issuer, AFFIX_OIDC_CLIENT_ID: CLIENT_ID, AFFIX_PUBLIC_URL: 'http://affix.test', AFFIX_SECRET_KEY: 'oidc-test-secret-key-123' });
+  ({ db, api } = await openTestApi({ AFFIX_OIDC_ISSUER: issuer, AFFIX_OIDC_CLIENT_ID: CLIENT_ID, AFFIX_PUBLIC_URL: 'http://affix.test', AFFIX_SECRET_KEY: 'oidc-test-secret-key-123' }));
 });
 afterAll(async () => {
   await api.close();

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Affix } from '@affix/sdk/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhookApp } from '../examples/stripe-webhook-handler/handler.js';
-import { type SeededProgram, type TestApi, type TestDatabase, createTestDatabase, seedProgram, startTestApi, trackClick } from './support/harness.js';
+import { type SeededProgram, type TestApi, type TestDatabase, closeTestApi, openTestApi, seedProgram, trackClick } from './support/harness.js';
 import { fixture, sign } from './support/stripe.js';
 
 const SECRET = 'whsec_brand_own_handler';
@@ -15,8 +15,7 @@ let handler: Server;
 let handlerUrl = '';
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startTestApi(db.pool);
+  ({ db, api } = await openTestApi());
   shop = await seedProgram(api, { commission_type: 'recurring_percent', commission_rate: 10 });
   const app = createWebhookApp({ stripeWebhookSecret: SECRET, affix: new Affix({ apiKey: shop.apiKey, apiUrl: api.url }) });
   handler = await new Promise<Server>((done) => {

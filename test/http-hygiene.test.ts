@@ -1,17 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApi, type TestDatabase, createTestDatabase, platformError, startTestApi } from './support/harness.js';
+import { type TestApi, type TestDatabase, closeTestApi, openTestApi, platformError, startTestApi } from './support/harness.js';
 
 let db: TestDatabase;
 let api: TestApi;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startTestApi(db.pool, { AFFIX_BODY_LIMIT: '8kb' });
+  ({ db, api } = await openTestApi({ AFFIX_BODY_LIMIT: '8kb' }));
 });
-afterAll(async () => {
-  await api.close();
-  await db.drop();
-});
+afterAll(() => closeTestApi({ db, api }));
 
 const json = { 'Content-Type': 'application/json' };
 

@@ -5,9 +5,8 @@ import {
   type TestDatabase,
   adminHeaders,
   bearer,
-  createTestDatabase,
+  closeTestApi, openTestApi,
   seedProgram,
-  startTestApi,
   trackClick,
 } from './support/harness.js';
 
@@ -16,14 +15,10 @@ let api: TestApi;
 let shop: SeededProgram;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startTestApi(db.pool, { AFFIX_DOCS_URL: 'https://docs.affix.test/errors#rotation' });
+  ({ db, api } = await openTestApi({ AFFIX_DOCS_URL: 'https://docs.affix.test/errors#rotation' }));
   shop = await seedProgram(api);
 });
-afterAll(async () => {
-  await api.close();
-  await db.drop();
-});
+afterAll(() => closeTestApi({ db, api }));
 
 const DOCS = 'https://docs.affix.test/errors#rotation';
 

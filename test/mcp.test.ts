@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOnly } from '../src/db/program-insights.js';
-import { type SeededProgram, type TestApi, type TestDatabase, bearer, createTestDatabase, seedProgram, startTestApi, trackClick } from './support/harness.js';
+import { type SeededProgram, type TestApi, type TestDatabase, bearer, closeTestApi, openTestApi, seedProgram, trackClick } from './support/harness.js';
 
 let db: TestDatabase;
 let api: TestApi;
@@ -19,8 +19,7 @@ async function connect(key: string): Promise<Client> {
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startTestApi(db.pool);
+  ({ db, api } = await openTestApi());
   shop = await seedProgram(api);
   other = await seedProgram(api);
   const clickId = await trackClick(api, shop.affiliateUrl);

@@ -4,9 +4,8 @@ import {
   type TestApi,
   type TestDatabase,
   bearer,
-  createTestDatabase,
+  closeTestApi, openTestApi,
   seedProgram,
-  startTestApi,
   trackClick,
 } from './support/harness.js';
 
@@ -15,14 +14,10 @@ let api: TestApi;
 let shop: SeededProgram;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startTestApi(db.pool);
+  ({ db, api } = await openTestApi());
   shop = await seedProgram(api);
 });
-afterAll(async () => {
-  await api.close();
-  await db.drop();
-});
+afterAll(() => closeTestApi({ db, api }));
 
 const readiness = (headers: Record<string, string>) => api.request('GET', '/api/v1/programs/me/readiness', { headers });
 

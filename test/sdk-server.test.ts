@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { Affix } from '@affix/sdk/server';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type SeededProgram, type TestApi, type TestDatabase, createTestDatabase, seedProgram, startTestApi } from './support/harness.js';
+import { type SeededProgram, type TestApi, type TestDatabase, closeTestApi, openTestApi, seedProgram, startTestApi } from './support/harness.js';
 
 let db: TestDatabase;
 let api: TestApi;
@@ -11,15 +11,11 @@ let shop: SeededProgram;
 let affix: Affix;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startTestApi(db.pool);
+  ({ db, api } = await openTestApi());
   shop = await seedProgram(api, { lead_auth: 'server_required' });
   affix = new Affix({ apiKey: shop.apiKey, apiUrl: api.url });
 });
-afterAll(async () => {
-  await api.close();
-  await db.drop();
-});
+afterAll(() => closeTestApi({ db, api }));
 afterEach(() => {
   nock.cleanAll();
   nock.enableNetConnect();

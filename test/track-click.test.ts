@@ -7,10 +7,9 @@ import {
   addPartnerLink,
   bearer,
   count,
-  createTestDatabase,
+  closeTestApi, openTestApi,
   platformError,
   seedProgram,
-  startTestApi,
 } from './support/harness.js';
 
 let db: TestDatabase;
@@ -18,14 +17,10 @@ let api: TestApi;
 let shop: SeededProgram;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startTestApi(db.pool);
+  ({ db, api } = await openTestApi());
   shop = await seedProgram(api, { attribution_window_days: 45 });
 });
-afterAll(async () => {
-  await api.close();
-  await db.drop();
-});
+afterAll(() => closeTestApi({ db, api }));
 
 const click = (body: unknown, headers: Record<string, string> = {}) => api.request('POST', '/api/v1/track/click', { body, headers });
 

@@ -6,10 +6,9 @@ import {
   adminHeaders,
   bearer,
   count,
-  createTestDatabase,
+  closeTestApi, openTestApi,
   platformError,
   seedProgram,
-  startTestApi,
   trackClick,
 } from './support/harness.js';
 
@@ -19,15 +18,11 @@ let shop: SeededProgram;
 let strict: SeededProgram;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startTestApi(db.pool);
+  ({ db, api } = await openTestApi());
   shop = await seedProgram(api);
   strict = await seedProgram(api, { lead_auth: 'server_required', allowed_origins: ['https://strict.example.com'] });
 });
-afterAll(async () => {
-  await api.close();
-  await db.drop();
-});
+afterAll(() => closeTestApi({ db, api }));
 
 const lead = (body: unknown, headers: Record<string, string> = {}) => api.request('POST', '/api/v1/track/lead', { body, headers });
 let n = 0;

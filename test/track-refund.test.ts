@@ -5,9 +5,8 @@ import {
   type TestDatabase,
   bearer,
   count,
-  createTestDatabase,
+  closeTestApi, openTestApi,
   seedProgram,
-  startTestApi,
   trackClick,
 } from './support/harness.js';
 
@@ -16,14 +15,10 @@ let api: TestApi;
 let shop: SeededProgram;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startTestApi(db.pool);
+  ({ db, api } = await openTestApi());
   shop = await seedProgram(api, { commission_rate: 20 });
 });
-afterAll(async () => {
-  await api.close();
-  await db.drop();
-});
+afterAll(() => closeTestApi({ db, api }));
 
 let n = 0;
 const uid = (prefix: string) => `${prefix}_${++n}_${Date.now()}`;

@@ -6,10 +6,9 @@ import {
   type TestDatabase,
   bearer,
   count,
-  createTestDatabase,
+  closeTestApi, openTestApi,
   platformError,
   seedProgram,
-  startTestApi,
   trackClick,
 } from './support/harness.js';
 
@@ -19,15 +18,11 @@ let shop: SeededProgram;
 let other: SeededProgram;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startTestApi(db.pool);
+  ({ db, api } = await openTestApi());
   shop = await seedProgram(api, { attribution_window_days: 30 });
   other = await seedProgram(api);
 });
-afterAll(async () => {
-  await api.close();
-  await db.drop();
-});
+afterAll(() => closeTestApi({ db, api }));
 
 let n = 0;
 const uid = (prefix: string) => `${prefix}_${++n}_${Date.now()}`;

@@ -7,7 +7,7 @@ import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Browser, type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SeededProgram, type TestApi, type TestDatabase, addPartnerLink, count, createTestDatabase, seedProgram, startTestApi } from '../support/harness.js';
+import { type SeededProgram, type TestApi, type TestDatabase, addPartnerLink, count, closeTestApi, openTestApi, seedProgram } from '../support/harness.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
@@ -59,8 +59,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((done) => pages.listen(0, '127.0.0.1', done));
   pagePort = (pages.address() as AddressInfo).port;
-  db = await createTestDatabase();
-  api = await startTestApi(db.pool);
+  ({ db, api } = await openTestApi());
   shop = await seedProgram(api, {
     allowed_origins: [`http://localhost:${pagePort}`, `http://www.brand.example:${pagePort}`, `http://shop.github.io:${pagePort}`],
     attribution_window_days: 30,
@@ -75,8 +74,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (!hasChromium) return;
   await browser?.close();
-  await api?.close();
-  await db?.drop();
+  await closeTestApi({ db, api });
   await new Promise((done) => pages.close(done));
 });
 

@@ -212,3 +212,16 @@ export const platformError = (status: number, name: string, message: string, ext
   error: { status, name, message, details: {}, ...extra },
 });
 
+
+/** A test file's own database and API (the usual beforeAll). */
+export async function openTestApi(env: Record<string, string> = {}, options: TestApiOptions = {}): Promise<{ db: TestDatabase; api: TestApi }> {
+  const db = await createTestDatabase();
+  const api = await startTestApi(db.pool, env, options.queueUrl === 'own' ? { ...options, queueUrl: db.url } : options);
+  return { db, api };
+}
+
+/** The usual afterAll: stop the API (and its queue), drop the database. */
+export async function closeTestApi(opened: { db?: TestDatabase; api?: TestApi }): Promise<void> {
+  await opened.api?.close();
+  await opened.db?.drop();
+}
