@@ -1,5 +1,5 @@
 // Program API key authentication and the rotation rule of spec §5.5.
-import { AffixError, ROTATION_HINT, errors } from './errors.js';
+import { ROTATION_HINT, errors } from './errors.js';
 import type { Store } from './ports.js';
 import { sha256 } from './secrets.js';
 
@@ -41,6 +41,3 @@ export function rotationWarning(rotateBy: Date, docsUrl: string): RotationWarnin
     docs_url: docsUrl,
   };
 }
-
-export const isRotationError = (error: unknown): boolean =>
-  error instanceof AffixError && error.init.code === 'api_key_rotation_required';

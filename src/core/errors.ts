@@ -27,8 +27,6 @@ export class AffixError extends Error {
   }
 }
 
-export const isAffixError = (value: unknown): value is AffixError => value instanceof AffixError;
-
 export const MESSAGES = {
   // 401 on Bearer routes
   malformedAuth: 'Missing or malformed Authorization header. Expected: Bearer <token>',

@@ -22,18 +22,21 @@ export class PgStore implements Store {
   }
 
   async readinessFacts(programId: number, now: Date): Promise<ReadinessFacts> {
+    // One pass over the program's tracking events for all the counts.
     const { rows } = await this.pool.query(
       `SELECT
          (SELECT count(*) FROM referral_links l JOIN partners p ON p.id = l.partner_id
            WHERE l.program_id = $1 AND l.enabled) AS active_links,
          (SELECT cardinality(allowed_origins) FROM programs WHERE id = $1) AS allowed_origins,
-         (SELECT count(*) FILTER (WHERE kind = 'click') FROM tracking_events WHERE program_id = $1) AS clicks_ever,
-         (SELECT count(*) FILTER (WHERE kind = 'lead') FROM tracking_events WHERE program_id = $1) AS leads_ever,
-         (SELECT count(*) FILTER (WHERE kind = 'sale') FROM tracking_events WHERE program_id = $1) AS sales_ever,
-         (SELECT max(created_at) FROM tracking_events WHERE program_id = $1) AS last_event_at,
-         (SELECT count(*) FILTER (WHERE kind = 'click') FROM tracking_events WHERE program_id = $1 AND created_at > $2) AS clicks_24h,
-         (SELECT count(*) FILTER (WHERE kind = 'lead') FROM tracking_events WHERE program_id = $1 AND created_at > $2) AS leads_24h,
-         (SELECT count(*) FILTER (WHERE kind = 'sale') FROM tracking_events WHERE program_id = $1 AND created_at > $2) AS sales_24h`,
+         e.*
+         FROM (SELECT count(*) FILTER (WHERE kind = 'click') AS clicks_ever,
+                      count(*) FILTER (WHERE kind = 'lead') AS leads_ever,
+                      count(*) FILTER (WHERE kind = 'sale') AS sales_ever,
+                      max(created_at) AS last_event_at,
+                      count(*) FILTER (WHERE kind = 'click' AND created_at > $2) AS clicks_24h,
+                      count(*) FILTER (WHERE kind = 'lead' AND created_at > $2) AS leads_24h,
+                      count(*) FILTER (WHERE kind = 'sale' AND created_at > $2) AS sales_24h
+                 FROM tracking_events WHERE program_id = $1) e`,
       [programId, new Date(now.getTime() - 86_400_000)],
     );
     const row = rows[0];

@@ -30,10 +30,6 @@ const DEFAULT_CODES: Record<number, string> = {
   500: 'internal_error',
 };
 
-export interface Responder {
-  docsUrl: string;
-}
-
 /** Sends JSON; a key marked for rotation adds the `warnings` member and its headers. */
 export function sendJson(res: Response, status: number, body: Record<string, unknown>, docsUrl: string): void {
   const rotation = state(res).apiKey?.rotation;
