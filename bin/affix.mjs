@@ -1,11 +1,14 @@
 #!/usr/bin/env node
-// Runs the TypeScript entry point through tsx, so `affix` works straight from a clone.
-import { spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+// The `affix` command, in this very process (signals reach the service directly; no child).
+// From a clone it runs the TypeScript sources through tsx's loader; the production image has
+// no sources, only the build in dist/.
+import { existsSync } from 'node:fs';
 
-const require = createRequire(import.meta.url);
-const tsx = require.resolve('tsx/cli');
-const entry = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
-const result = spawnSync(process.execPath, [tsx, entry, ...process.argv.slice(2)], { stdio: 'inherit' });
-process.exit(result.status ?? 1);
+const source = new URL('../src/cli/main.ts', import.meta.url);
+if (existsSync(source)) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import(source.href);
+} else {
+  await import(new URL('../dist/cli/main.js', import.meta.url).href);
+}

@@ -5,15 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Stripe from 'stripe';
 import { loadConfig } from '../src/config.js';
-import { startEmbeddedPostgres } from '../src/db/embedded.js';
+import { startEmbeddedPostgres } from '../src/start/embedded-postgres.js';
 import { migrate } from '../src/db/migrate.js';
 import { createPool } from '../src/db/pool.js';
 import { PgStore } from '../src/db/store.js';
 import { loadFixture } from '../src/fixtures.js';
 import { createLogger } from '../src/logger.js';
 import { startQueue } from '../src/queue.js';
-import { startApi } from '../src/server.js';
-import { startWorkers } from '../workers/index.js';
+import { startApi } from '../src/start/api.js';
+import { startWorkers } from '../src/jobs/index.js';
 
 const journeys = Number(process.argv[2] ?? 300);
 const concurrency = Number(process.argv[3] ?? 16);
@@ -41,7 +41,7 @@ const config = loadConfig({
   PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', AFFIX_ADMIN_TOKEN: ADMIN, AFFIX_SECRET_KEY: 'bench-secret-key-0123456789',
   AFFIX_TRUST_PROXY: 'loopback', AFFIX_WORKER_POLL_SECONDS: '0.5', AFFIX_WORKER_CONCURRENCY: '4',
 });
-const db = createPool(pg.connectionString, 20);
+const db = createPool(pg.connectionString, { max: 20 });
 await migrate(db);
 const logger = createLogger('silent');
 const queue = await startQueue(pg.connectionString, config.worker, { supervise: true });

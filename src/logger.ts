@@ -3,10 +3,30 @@ import { pino, type Logger } from 'pino';
 
 export type { Logger };
 
+/** The error fields worth a log line. Drivers attach whole clients, queries and row data to errors. */
+const ERROR_FIELDS = ['code', 'severity', 'routine', 'constraint', 'table', 'column', 'errno', 'syscall', 'type', 'status'] as const;
+
+/**
+ * pino's default error serializer copies every enumerable property: pg-pool's `err.client`
+ * (connection parameters, backend keys) and PostgreSQL's `detail` ("Failing row contains (…)",
+ * i.e. customer data). We keep the message, the stack, a few safe fields and the cause chain.
+ */
+export function serializeError(error: unknown, depth = 0): Record<string, unknown> | unknown {
+  if (!(error instanceof Error)) return typeof error === 'object' && error !== null ? { type: 'NonError' } : error;
+  const out: Record<string, unknown> = { type: error.constructor?.name ?? 'Error', message: error.message, stack: error.stack };
+  for (const field of ERROR_FIELDS) {
+    const value = (error as unknown as Record<string, unknown>)[field];
+    if (typeof value === 'string' || typeof value === 'number') out[field] = value;
+  }
+  if (error.cause !== undefined && depth < 5) out.cause = serializeError(error.cause, depth + 1);
+  return out;
+}
+
 export function createLogger(level: string): Logger {
   return pino({
     level,
     base: { service: 'affix' },
+    serializers: { err: (error: unknown) => serializeError(error), error: (error: unknown) => serializeError(error) },
     redact: {
       paths: [
         'req.headers.authorization',

@@ -1,34 +1,51 @@
-// pg-boss: the job queue lives in the same PostgreSQL. Queue names and retry policy in one place.
+// pg-boss: the job queue lives in the same PostgreSQL. Queue names, retry and expiry policy in one place.
 import PgBoss from 'pg-boss';
-import type { PoolClient } from './db/pool.js';
+import { DATABASE_TIMEOUTS, type PoolClient, connectionSettings } from './db/pool.js';
+import type { Logger } from './logger.js';
 
 export const STRIPE_EVENTS_QUEUE = 'stripe-events';
 export const STRIPE_EVENTS_DEAD_QUEUE = 'stripe-events-dead';
+
+/**
+ * A job whose worker died (killed, crashed, lost its database) stays `active` until it expires;
+ * supervision then hands it back for a retry. A Stripe event takes milliseconds and every
+ * statement is cut at DATABASE_TIMEOUTS.workerStatementMs (15 s), so 20 s of expiry cannot cut a
+ * live job, and with supervision every 10 s an interrupted job runs again within
+ * 20 + 10 + the first retry delay (2-4 s) seconds: under 35 s.
+ */
+export const JOB_EXPIRY_SECONDS = 20;
+export const SUPERVISION_INTERVAL_SECONDS = 10;
 
 export interface QueuePolicy {
   retryLimit: number;
   retryDelaySeconds: number;
 }
 
-export async function startQueue(connectionString: string, policy: QueuePolicy, role: { supervise: boolean }): Promise<PgBoss> {
-  const boss = new PgBoss({ connectionString, max: 4, application_name: 'affix-queue', supervise: role.supervise, schedule: false });
-  boss.on('error', () => undefined); // surfaced by the worker's own logging; never crash the process
+export async function startQueue(
+  connectionString: string,
+  policy: QueuePolicy,
+  role: { supervise: boolean; logger?: Logger },
+): Promise<PgBoss> {
+  const boss = new PgBoss({
+    ...connectionSettings(connectionString, { max: 4, applicationName: 'affix-queue', statementTimeoutMs: DATABASE_TIMEOUTS.workerStatementMs }),
+    supervise: role.supervise,
+    maintenanceIntervalSeconds: SUPERVISION_INTERVAL_SECONDS,
+    schedule: false,
+  } as PgBoss.ConstructorOptions);
+  // pg-boss reports lost connections and failed polls here and keeps polling: log, never crash.
+  boss.on('error', (error) => role.logger?.warn({ err: error }, 'job queue: database error; retrying'));
   await boss.start();
   await boss.createQueue(STRIPE_EVENTS_DEAD_QUEUE, { name: STRIPE_EVENTS_DEAD_QUEUE, retryLimit: 0 }).catch(ignoreExists);
-  await boss.createQueue(STRIPE_EVENTS_QUEUE, {
+  const options: PgBoss.Queue = {
     name: STRIPE_EVENTS_QUEUE,
     retryLimit: policy.retryLimit,
     retryDelay: policy.retryDelaySeconds,
     retryBackoff: true,
+    expireInSeconds: JOB_EXPIRY_SECONDS,
     deadLetter: STRIPE_EVENTS_DEAD_QUEUE,
-  }).catch(ignoreExists);
-  await boss.updateQueue(STRIPE_EVENTS_QUEUE, {
-    name: STRIPE_EVENTS_QUEUE,
-    retryLimit: policy.retryLimit,
-    retryDelay: policy.retryDelaySeconds,
-    retryBackoff: true,
-    deadLetter: STRIPE_EVENTS_DEAD_QUEUE,
-  });
+  };
+  await boss.createQueue(STRIPE_EVENTS_QUEUE, options).catch(ignoreExists);
+  await boss.updateQueue(STRIPE_EVENTS_QUEUE, options);
   return boss;
 }
 

@@ -25,7 +25,7 @@ afterAll(async () => {
 
 describe('migrations', () => {
   it('apply once on an empty database even when several processes start together', async () => {
-    const pools = [createPool(url.toString(), 2), createPool(url.toString(), 2), createPool(url.toString(), 2)];
+    const pools = [createPool(url.toString(), { max: 2 }), createPool(url.toString(), { max: 2 }), createPool(url.toString(), { max: 2 })];
     try {
       const results = await Promise.all(pools.map((pool) => migrate(pool)));
       expect(results.flat().sort()).toEqual(['0001_core.sql', '0002_stripe_webhooks.sql', '0003_cli_login.sql', '0004_dashboard.sql']);

@@ -2,12 +2,11 @@
 // The `affix` command: run the service, migrate, and manage programs through the admin API.
 import { Command, CommanderError } from 'commander';
 import { loadConfig } from '../config.js';
-import { ensureDemo, walkthrough } from '../demo.js';
+import { walkthrough } from '../demo.js';
 import { createLogger } from '../logger.js';
-import { PgStore } from '../db/store.js';
-import { startQueue } from '../queue.js';
-import { migrateDatabase, openDatabase, resolveLocalSecrets, startApi } from '../server.js';
-import { startWorkers } from '../../workers/index.js';
+import { migrateDatabase, openDatabase } from '../start/database.js';
+import { stopOnSignals } from '../start/lifecycle.js';
+import { type Roles, startService } from '../start/service.js';
 import { registerAdminCommands } from './admin-commands.js';
 import { registerStripeCommands } from './stripe-commands.js';
 import { registerClientCommands } from './client/commands.js';
@@ -19,34 +18,16 @@ program.name('affix').description('Affix: affiliate and partner attribution serv
 // subcommand exists, so every subcommand inherits it.
 program.exitOverride();
 
-interface Roles {
-  api: boolean;
-  worker: boolean;
-}
-
 async function runService(roles: Roles): Promise<void> {
   const initial = loadConfig();
   const logger = createLogger(initial.logLevel);
-  const database = await openDatabase(initial, logger);
-  const config = await resolveLocalSecrets(initial, database.embedded);
-  await migrateDatabase(database.pool, logger);
-  const queue = await startQueue(database.connectionString, config.worker, { supervise: roles.worker });
-  const demo = roles.api && config.seedDemo ? await ensureDemo(database.pool, config) : null;
-  const api = roles.api ? await startApi(config, database.pool, logger, { queue }) : null;
-  if (roles.worker) await startWorkers(queue, { pool: database.pool, store: new PgStore(database.pool), logger }, config);
-  const stop = async (signal: string) => {
-    logger.info({ signal }, 'shutting down');
-    await api?.close();
-    await queue.stop({ graceful: true, timeout: 10_000 }).catch(() => undefined);
-    await database.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
+  const service = await startService(initial, logger, roles);
+  stopOnSignals(service.lifecycle);
+  const { api, config, demo } = service;
   const lines: string[] = [];
   if (api) lines.push(`Affix API listening on ${api.url} (public URL ${config.publicUrl})`);
   if (roles.worker) lines.push(`Affix workers running (${config.worker.concurrency} for Stripe events)`);
-  if (database.embedded) lines.push(`Embedded PostgreSQL data in ${config.dataDir}/ (admin token in ${config.dataDir}/admin-token)`);
+  if (service.embedded) lines.push(`Embedded PostgreSQL data in ${config.dataDir}/ (admin token in ${config.dataDir}/admin-token)`);
   if (demo && api) lines.push(walkthrough(api.url, demo));
   process.stdout.write(`${lines.join('\n')}\n`);
 }
@@ -77,7 +58,8 @@ program
       await migrateDatabase(database.pool, logger);
       process.stdout.write('Migrations are up to date.\n');
     } finally {
-      await database.close();
+      await database.endPool();
+      await database.stopServer();
     }
   });
 

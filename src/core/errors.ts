@@ -1,5 +1,7 @@
-// The one error catalogue. The core throws these; src/http/render-error.ts turns them into
+// The one error catalogue. The core throws these; src/http/respond.ts turns them into
 // the spec's two envelopes. Messages are the spec's, character for character.
+
+import { MAX_AMOUNT_CENTS } from './money.js';
 
 export type Envelope = 'platform' | 'typed';
 
@@ -14,13 +16,15 @@ export interface AffixErrorInit {
   /** Top-level body members kept for older clients (410 link_disabled). */
   legacyTopLevel?: Record<string, unknown>;
   headers?: Record<string, string>;
+  /** What caused it (kept for the log, never sent). */
+  cause?: unknown;
 }
 
 export class AffixError extends Error {
   readonly status: number;
   readonly init: AffixErrorInit;
   constructor(status: number, message: string, init: AffixErrorInit = {}) {
-    super(message);
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = 'AffixError';
     this.status = status;
     this.init = init;
@@ -49,6 +53,8 @@ export const MESSAGES = {
   // sale
   transactionIdRequired: 'transaction_id is required and must be a string',
   amountRequired: 'amount_cents is required and must be a positive integer',
+  amountTooLarge: `amount_cents must be at most ${MAX_AMOUNT_CENTS}`,
+  refundAmountTooLarge: `refund_amount_cents must be at most ${MAX_AMOUNT_CENTS}`,
   occurredAtInvalid: 'occurred_at must be an ISO 8601 time within the last 30 days',
   providerPaymentIdInvalid: 'provider_payment_id must be a string of 1 to 255 characters',
   livemodeInvalid: 'livemode must be a boolean',
@@ -70,7 +76,12 @@ export const MESSAGES = {
   tooManyRequests: 'Too many requests.',
   // readiness
   readinessFailed: 'Failed to compute readiness. Retry shortly.',
+  // ours: the database is unreachable or too slow
+  unavailable: 'Service temporarily unavailable. Nothing was recorded; retry shortly.',
+  valueRejected: 'The request contains a value that cannot be stored',
 } as const;
+
+export const UNAVAILABLE_RETRY_SECONDS = 5;
 
 export const PROVIDERS = ['stripe', 'paddle', 'lemonsqueezy', 'paypal', 'chargebee', 'braintree', 'shopify', 'manual', 'other'] as const;
 export const providerMessage = `provider must be one of: ${PROVIDERS.join(', ')}`;
@@ -87,6 +98,13 @@ export const errors = {
     new AffixError(422, `currency ${currency} is not supported`, { code: 'unsupported_currency' }),
   payloadTooLarge: (message: string) => new AffixError(413, message),
   internal: (message: string) => new AffixError(500, message, { code: 'internal_error' }),
+  /** The database is unreachable or too slow: nothing was done; retry after a few seconds. */
+  unavailable: (cause?: unknown) =>
+    new AffixError(503, MESSAGES.unavailable, {
+      code: 'service_unavailable',
+      headers: { 'Retry-After': String(UNAVAILABLE_RETRY_SECONDS) },
+      cause,
+    }),
 
   linkDisabled: () =>
     new AffixError(410, MESSAGES.linkDisabled, {

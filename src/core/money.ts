@@ -1,7 +1,22 @@
 // Commission and refund arithmetic in integer cents (BigInt inside, so no float ever touches money).
 import type { CommissionStatus, CommissionType, Currency } from './types.js';
 
-const RATE_SCALE = 10_000n; // commission_rate is stored with 4 decimals
+const RATE_SCALE = 10_000n;
+
+/**
+ * The largest amount Affix accepts, in the currency's smallest unit: 10^12 (ten billion dollars
+ * or euros, a trillion dong). Far beyond any real payment, and low enough that sums over many
+ * sales stay exact. Larger amounts are refused with a reason, never rounded.
+ */
+export const MAX_AMOUNT_CENTS = 1_000_000_000_000;
+
+/** Why an amount from outside (an API body, a processor's object) is not usable, or null. */
+export function amountProblem(value: unknown, options: { allowZero?: boolean } = {}): string | null {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value)) return 'is not a whole number of cents';
+  if (value < 0 || (value === 0 && !options.allowZero)) return 'is not positive';
+  if (value > MAX_AMOUNT_CENTS) return `is larger than the maximum of ${MAX_AMOUNT_CENTS}`;
+  return null;
+} // commission_rate is stored with 4 decimals
 
 /** Digits after the decimal point of each supported currency (VND has none). */
 export const MINOR_UNIT_DIGITS: Record<Currency, number> = { USD: 2, EUR: 2, VND: 0 };

@@ -3,6 +3,7 @@
 import { toSupportedCurrency } from './currency.js';
 import { attributedClick, customerForClick } from './customers.js';
 import { AffixError, errors } from './errors.js';
+import { amountProblem } from './money.js';
 import type { Store, TrackingTx } from './ports.js';
 import { hashEmail } from './secrets.js';
 import { type TrackRefundResult, refundSale } from './track-refund.js';
@@ -36,6 +37,12 @@ export type ProcessorOutcome =
   | { kind: 'window_expired'; clickAgeDays: number; windowDays: number }
   | { kind: 'program_mismatch'; metadataProgramId: string }
   | { kind: 'unresolved' };
+
+/** A processor amount we cannot use exactly is a permanent failure (400: never retried), never rounded. */
+function assertAmount(name: string, value: number, allowZero = false): void {
+  const problem = amountProblem(value, { allowZero });
+  if (problem) throw errors.badRequest(`The ${name} ${problem}`);
+}
 
 /** Thrown when an event must wait for something else to arrive first (its sale, its lead). */
 export class NotYetResolvable extends Error {
@@ -100,6 +107,7 @@ const mismatch = (program: Program, payment: Pick<ProcessorPayment, 'metadata'>)
  * renewals, wait (NotYetResolvable: retried, then parked); others are simply not ours.
  */
 export async function recordProcessorPayment(store: Store, payment: ProcessorPayment, now: Date): Promise<ProcessorOutcome> {
+  assertAmount('amount', payment.amountCents);
   const currency = toSupportedCurrency(payment.currency);
   try {
     return await store.transaction(async (tx) => {
@@ -201,6 +209,8 @@ async function findPaidSale(tx: TrackingTx, programId: number, ids: { paymentIds
 
 /** charge.refunded: one refund per Stripe refund object, never more than the charge says was refunded. */
 export async function recordProcessorRefund(store: Store, refund: ProcessorRefund): Promise<ProcessorRefundOutcome> {
+  assertAmount('refunded amount', refund.cumulativeRefundedCents, true);
+  for (const piece of refund.refunds ?? []) assertAmount('refund amount', piece.amountCents, true);
   return store.transaction(async (tx) => {
     const sale = await findPaidSale(tx, refund.programId, refund);
     const results: TrackRefundResult[] = [];

@@ -1,4 +1,4 @@
-// Connection pool. bigint columns come back as JS numbers; anything past 2^53 is refused, not rounded.
+// Connection pools. bigint columns come back as JS numbers; anything past 2^53 is refused, not rounded.
 import pg from 'pg';
 
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => {
@@ -12,13 +12,54 @@ export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 
 /**
- * An idle client can lose its connection (database restart, failover). pg then emits 'error' on
- * the pool, which would end the process if nobody listened; the pool drops that client and
- * the next query opens a new one, so we only report it.
+ * Timeouts, so that a slow or locked database answers "unavailable" instead of holding every
+ * request (documented in the README, "Database timeouts"). Request paths get a short statement
+ * timeout; workers a longer one, still well below the job expiry (src/queue.ts).
  */
-export function createPool(connectionString: string, max = 10, onIdleError: (error: Error) => void = () => undefined): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max, application_name: 'affix' });
-  pool.on('error', onIdleError);
+export const DATABASE_TIMEOUTS = {
+  connectMs: 3_000,
+  requestStatementMs: 5_000,
+  workerStatementMs: 15_000,
+  lockMs: 2_000,
+  idleInTransactionMs: 10_000,
+} as const;
+
+export interface PoolOptions {
+  max?: number;
+  statementTimeoutMs?: number;
+  applicationName?: string;
+  /** A connection lost while idle or between statements (database restart, failover). */
+  onError?: (error: Error) => void;
+}
+
+/** Connection settings shared by our pools and pg-boss's. */
+export function connectionSettings(connectionString: string, options: PoolOptions = {}): pg.PoolConfig {
+  const statementTimeout = options.statementTimeoutMs ?? DATABASE_TIMEOUTS.requestStatementMs;
+  return {
+    connectionString,
+    max: options.max ?? 10,
+    application_name: options.applicationName ?? 'affix',
+    connectionTimeoutMillis: DATABASE_TIMEOUTS.connectMs,
+    statement_timeout: statementTimeout,
+    // Client side as well: a database that stopped answering (frozen, partitioned) never hangs us.
+    query_timeout: statementTimeout + 2_000,
+    lock_timeout: DATABASE_TIMEOUTS.lockMs,
+    idle_in_transaction_session_timeout: DATABASE_TIMEOUTS.idleInTransactionMs,
+    keepAlive: true,
+  };
+}
+
+/**
+ * A connection can drop at any time. pg emits 'error' on the pool for idle clients and on the
+ * client itself when it is checked out between statements; either would end the process if
+ * nobody listened. The pool discards a broken client and the next query opens a new one, so
+ * both are only reported.
+ */
+export function createPool(connectionString: string, options: PoolOptions = {}): pg.Pool {
+  const onError = options.onError ?? (() => undefined);
+  const pool = new pg.Pool(connectionSettings(connectionString, options));
+  pool.on('error', onError);
+  pool.on('connect', (client) => client.on('error', onError));
   return pool;
 }
 
@@ -28,16 +69,20 @@ export async function withTransaction<T>(
   options: { readOnly?: boolean } = {},
 ): Promise<T> {
   const client = await pool.connect();
+  let broken: Error | undefined;
   try {
     await client.query(options.readOnly ? 'BEGIN TRANSACTION READ ONLY' : 'BEGIN');
     const result = await fn(client);
     await client.query('COMMIT');
     return result;
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    await client.query('ROLLBACK').catch((rollbackError: Error) => {
+      broken = rollbackError;
+    });
     throw error;
   } finally {
-    client.release();
+    // A client whose ROLLBACK failed may be mid-transaction or disconnected: never reuse it.
+    client.release(broken);
   }
 }
 

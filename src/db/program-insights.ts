@@ -27,14 +27,15 @@ export async function recentEvents(client: PoolClient, programId: number, kind: 
   return rows;
 }
 
+/** Sums come back as decimal strings: exact however large (a bigint sum can pass 2^53). */
 export async function partnerStats(client: PoolClient, programId: number, since: Date) {
   const { rows } = await client.query(
     `SELECT p.id AS partner_id, p.name,
             (SELECT count(*) FROM clicks k WHERE k.partner_id = p.id AND k.created_at >= $2 AND NOT k.test)::int AS clicks,
             (SELECT count(*) FROM customers cu WHERE cu.partner_id = p.id AND cu.lead_at >= $2)::int AS leads,
             (SELECT count(*) FROM sales s WHERE s.partner_id = p.id AND s.created_at >= $2 AND NOT s.test)::int AS sales,
-            (SELECT coalesce(sum(s.amount_cents), 0) FROM sales s WHERE s.partner_id = p.id AND s.created_at >= $2 AND NOT s.test)::bigint AS revenue_cents,
-            (SELECT coalesce(sum(c.amount_cents - c.deducted_cents), 0) FROM commissions c WHERE c.partner_id = p.id AND c.created_at >= $2)::bigint AS commission_cents
+            (SELECT coalesce(sum(s.amount_cents), 0) FROM sales s WHERE s.partner_id = p.id AND s.created_at >= $2 AND NOT s.test)::text AS revenue_cents,
+            (SELECT coalesce(sum(c.amount_cents - c.deducted_cents), 0) FROM commissions c WHERE c.partner_id = p.id AND c.created_at >= $2)::text AS commission_cents
        FROM partners p WHERE p.program_id = $1 ORDER BY p.id`,
     [programId, since],
   );

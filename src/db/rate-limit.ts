@@ -10,19 +10,18 @@ export interface RateLimitHit {
 
 export async function hitRateLimit(pool: Pool, rule: RateLimitRule, subject: string): Promise<RateLimitHit> {
   const { rows } = await pool.query(
-    `INSERT INTO rate_limit_counters (bucket, window_start, hits)
-     VALUES ($1, to_timestamp(floor(extract(epoch FROM clock_timestamp()) / $2) * $2), 1)
+    `WITH w AS (SELECT to_timestamp(floor(extract(epoch FROM clock_timestamp()) / $2) * $2) AS start)
+     INSERT INTO rate_limit_counters (bucket, window_start, hits, expires_at)
+     SELECT $1, w.start, 1, w.start + make_interval(secs => $2) FROM w
      ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_limit_counters.hits + 1
-     RETURNING hits, window_start + make_interval(secs => $2) AS reset_at`,
+     RETURNING hits, expires_at AS reset_at`,
     [`${rule.bucket}:${subject}`, rule.windowSeconds],
   );
   return { hits: rows[0].hits, resetAt: rows[0].reset_at };
 }
 
-/** Drops finished windows; any instance may run it. */
+/** Drops windows that have ended (each by its own length); any instance may run it. */
 export async function pruneRateLimitCounters(pool: Pool): Promise<number> {
-  const { rowCount } = await pool.query(
-    "DELETE FROM rate_limit_counters WHERE window_start < clock_timestamp() - interval '10 minutes'",
-  );
+  const { rowCount } = await pool.query('DELETE FROM rate_limit_counters WHERE expires_at < clock_timestamp()');
   return rowCount ?? 0;
 }

@@ -1,6 +1,7 @@
 // The Stripe webhook inbox. A stored event and its job are written in one transaction.
 import type PgBoss from 'pg-boss';
 import { enqueueStripeEvent } from '../queue.js';
+import { isRejectedValue } from './errors.js';
 import { type Pool, withTransaction } from './pool.js';
 
 export type InboxStatus = 'queued' | 'retrying' | 'processed' | 'ignored' | 'failed' | 'parked' | 'dead';
@@ -15,6 +16,8 @@ export interface NewInboxEvent {
   livemode: boolean;
   apiVersion: string | null;
   payload: unknown;
+  /** The signed bytes: stored instead of `payload` when jsonb cannot hold the payload as is. */
+  rawBody: Buffer;
   /** queued events get a job; ignored ones are only recorded, with their reason. */
   status: 'queued' | 'ignored';
   reason: string | null;
@@ -43,14 +46,25 @@ const COLUMNS = `id, stripe_event_id, endpoint, program_id, account, type, livem
 
 /** Stores the event and enqueues its job atomically. A redelivery (same Stripe id) changes nothing. */
 export async function storeEvent(pool: Pool, boss: PgBoss, event: NewInboxEvent): Promise<{ id: number; duplicate: boolean; status: InboxStatus }> {
+  try {
+    return await insertEvent(pool, boss, event, false);
+  } catch (error) {
+    // jsonb refused the payload (NUL, unpaired surrogate, nesting): keep the signed bytes instead.
+    if (!isRejectedValue(error)) throw error;
+    return insertEvent(pool, boss, event, true);
+  }
+}
+
+async function insertEvent(pool: Pool, boss: PgBoss, event: NewInboxEvent, rawOnly: boolean) {
+  const asJson = rawOnly ? null : JSON.stringify(event.payload);
   return withTransaction(pool, async (client) => {
     const { rows } = await client.query(
-      `INSERT INTO webhook_events (stripe_event_id, endpoint, program_id, account, type, livemode, api_version, payload, status, reason)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+      `INSERT INTO webhook_events (stripe_event_id, endpoint, program_id, account, type, livemode, api_version, payload, raw_body, status, reason)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
        ON CONFLICT (stripe_event_id) DO NOTHING
        RETURNING id, status`,
       [event.stripeEventId, event.endpoint, event.programId, event.account, event.type, event.livemode, event.apiVersion,
-        JSON.stringify(event.payload), event.status, event.reason],
+        asJson, rawOnly ? event.rawBody : null, event.status, event.reason],
     );
     if (!rows[0]) {
       const existing = await client.query('SELECT id, status FROM webhook_events WHERE stripe_event_id = $1', [event.stripeEventId]);
@@ -62,10 +76,10 @@ export async function storeEvent(pool: Pool, boss: PgBoss, event: NewInboxEvent)
 }
 
 export async function loadEventPayload(pool: Pool, id: number): Promise<{ event: InboxEvent; payload: any } | null> {
-  const { rows } = await pool.query(`SELECT ${COLUMNS}, payload FROM webhook_events WHERE id = $1`, [id]);
+  const { rows } = await pool.query(`SELECT ${COLUMNS}, payload, raw_body FROM webhook_events WHERE id = $1`, [id]);
   if (!rows[0]) return null;
-  const { payload, ...event } = rows[0];
-  return { event, payload };
+  const { payload, raw_body: rawBody, ...event } = rows[0];
+  return { event, payload: payload ?? JSON.parse((rawBody as Buffer).toString('utf8')) };
 }
 
 export interface EventUpdate {
@@ -80,8 +94,17 @@ export async function finishEvent(pool: Pool, id: number, update: EventUpdate): 
   await pool.query(
     `UPDATE webhook_events SET status = $2, reason = $3, attribution_step = $4, sale_id = $5, result = $6, updated_at = now()
       WHERE id = $1`,
-    [id, update.status, update.reason ?? null, update.attributionStep ?? null, update.saleId ?? null, JSON.stringify(update.result ?? {})],
+    [id, update.status, storable(update.reason), update.attributionStep ?? null, update.saleId ?? null, storable(JSON.stringify(update.result ?? {}))],
   );
+}
+
+/**
+ * Reasons may quote values from the event (a metadata field, a type): whatever text PostgreSQL
+ * cannot store (NUL, unpaired surrogates) is replaced so that the outcome is always recorded.
+ */
+function storable(text: string | null | undefined): string | null {
+  if (text === null || text === undefined) return null;
+  return text.replace(/\u0000|\\u(0000|d[89a-f][0-9a-f]{2})/gi, '\uFFFD').toWellFormed();
 }
 
 /** One failed attempt: `waiting` failures end parked, others dead, when retries run out. */
@@ -90,7 +113,7 @@ export async function recordFailedAttempt(pool: Pool, id: number, reason: string
     `UPDATE webhook_events SET status = 'retrying', reason = $2, attempts = attempts + 1,
             result = jsonb_build_object('last_failure', $3::text), updated_at = now()
       WHERE id = $1`,
-    [id, reason, kind],
+    [id, storable(reason), kind],
   );
 }
 

@@ -2,10 +2,12 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { AffixError, errors } from '../core/errors.js';
+import { errors } from '../core/errors.js';
 import { trackerScript, trackerScriptGzip } from '../tracker-bundle.js';
 import { state } from './context.js';
 import type { HttpDeps } from './deps.js';
+import { databaseAnswers } from '../db/health.js';
+import { refuseUnstorableBody } from './input-guard.js';
 import { sendError, toAffixError } from './respond.js';
 import { RATE_LIMITS } from '../core/limits.js';
 import { byApiKey, byClientIp, rateLimit } from './rate-limit.js';
@@ -23,6 +25,8 @@ import { trackSaleRoute } from './routes/track-sale.js';
 
 /** Spec §7: these two add `error.code` to every error, body-parser errors included. */
 const ROUTES_WITH_ERROR_CODES = new Set(['/api/v1/track/sale', '/api/v1/track/refund']);
+
+const READY_TIMEOUT_MS = 1_000;
 
 const DOCS_DIR = fileURLToPath(new URL('../../docs/', import.meta.url));
 
@@ -50,17 +54,6 @@ function requestContext(deps: HttpDeps) {
   };
 }
 
-/** body-parser failures become clear 4xx answers in the platform envelope. */
-function bodyParserError(error: unknown, limit: string): AffixError | null {
-  const type = (error as { type?: string } | null)?.type;
-  if (type === 'entity.parse.failed') return errors.badRequest('Malformed JSON body');
-  if (type === 'entity.too.large') return errors.payloadTooLarge(`Request body is larger than ${limit}`);
-  if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
-    return new AffixError(415, 'Unsupported body encoding; send UTF-8 JSON');
-  }
-  return null;
-}
-
 export function createApp(deps: HttpDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -68,7 +61,7 @@ export function createApp(deps: HttpDeps): express.Express {
   app.use(requestContext(deps));
   // Before the JSON parser: signatures are verified on the raw body.
   app.use(stripeWebhookRoutes(deps));
-  app.use(express.json({ limit: deps.config.bodyLimit, strict: false }));
+  app.use(express.json({ limit: deps.config.bodyLimit, strict: false }), refuseUnstorableBody);
   app.use((req: Request, _res: Response, next: NextFunction) => {
     if (req.body === undefined) req.body = {};
     if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
@@ -77,9 +70,14 @@ export function createApp(deps: HttpDeps): express.Express {
     next();
   });
 
-  app.get('/healthz', async (_req, res) => {
-    await deps.pool.query('SELECT 1');
+  // Liveness: the process answers (no database: a restart would not bring it back).
+  app.get('/healthz', (_req, res) => {
     res.json({ ok: true });
+  });
+  // Readiness: the database answers within a second; never hangs.
+  app.get('/readyz', async (_req, res) => {
+    const ready = await databaseAnswers(deps.pool, READY_TIMEOUT_MS);
+    res.status(ready ? 200 : 503).json({ ok: ready, database: ready ? 'ok' : 'unavailable' });
   });
   app.use('/docs', express.static(DOCS_DIR, { index: false }));
   app.get('/js/affix-tracker.js', async (req, res) => {
@@ -118,9 +116,10 @@ export function createApp(deps: HttpDeps): express.Express {
   });
 
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    const affixError = bodyParserError(error, deps.config.bodyLimit) ?? toAffixError(error, res);
+    const affixError = toAffixError(error, res, deps.config.bodyLimit);
     const log = state(res).log ?? deps.logger;
-    if (affixError.status >= 500) log.error({ err: error }, affixError.message);
+    if (affixError.status === 503) log.warn({ err: error }, affixError.message);
+    else if (affixError.status >= 500) log.error({ err: error }, affixError.message);
     if (res.headersSent) return;
     sendError(res, affixError, deps.config.docsUrl);
   });

@@ -1,7 +1,8 @@
 // JSON responses and the spec's two error envelopes (§7), with the rotation warnings of §5.5.
 import type { Response } from 'express';
 import { rotationWarning } from '../core/api-keys.js';
-import { AffixError, errors } from '../core/errors.js';
+import { AffixError, MESSAGES, errors } from '../core/errors.js';
+import { isDatabaseUnavailable, isRejectedValue } from '../db/errors.js';
 import { state } from './context.js';
 
 const STATUS_NAMES: Record<number, string> = {
@@ -28,6 +29,7 @@ const DEFAULT_CODES: Record<number, string> = {
   409: 'duplicate_transaction',
   422: 'unsupported_currency',
   500: 'internal_error',
+  503: 'service_unavailable',
 };
 
 /** Sends JSON; a key marked for rotation adds the `warnings` member and its headers. */
@@ -71,8 +73,35 @@ export function sendError(res: Response, error: AffixError, docsUrl: string): vo
   sendJson(res, error.status, errorBody(error, state(res).errorCodes === true), docsUrl);
 }
 
-/** Anything that is not an AffixError is a failure of ours: the route's own 500, details in the log only. */
-export function toAffixError(error: unknown, res: Response): AffixError {
+/** body-parser failures become clear 4xx answers in the platform envelope. */
+function bodyParserError(error: unknown, bodyLimit: string): AffixError | null {
+  const type = (error as { type?: string } | null)?.type;
+  if (type === 'entity.parse.failed') return errors.badRequest('Malformed JSON body');
+  if (type === 'entity.too.large') return errors.payloadTooLarge(`Request body is larger than ${bodyLimit}`);
+  if (type === 'parameters.too.many') return errors.payloadTooLarge('Too many form fields');
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
+    return new AffixError(415, 'Unsupported body encoding; send UTF-8 JSON');
+  }
+  return null;
+}
+
+/** Errors from express and its parsers that carry a client status (a malformed %-escape in a path: 400). */
+function clientError(error: unknown): AffixError | null {
+  const status = (error as { status?: unknown; statusCode?: unknown } | null)?.status ?? (error as { statusCode?: unknown } | null)?.statusCode;
+  if (typeof status !== 'number' || status < 400 || status > 499) return null;
+  return new AffixError(status, status === 400 ? 'Bad request' : (STATUS_NAMES[status] ?? 'Client error'), { cause: error });
+}
+
+/**
+ * Anything thrown, as the answer it deserves: our own errors as they are; a lost or slow
+ * database as 503 with Retry-After (nothing was recorded); a value PostgreSQL refused as 400;
+ * anything else is a failure of ours: the route's own 500, details in the log only.
+ */
+export function toAffixError(error: unknown, res: Response, bodyLimit = ''): AffixError {
   if (error instanceof AffixError) return error;
+  const known = bodyParserError(error, bodyLimit) ?? clientError(error);
+  if (known) return known;
+  if (isDatabaseUnavailable(error)) return errors.unavailable(error);
+  if (isRejectedValue(error)) return new AffixError(400, MESSAGES.valueRejected, { code: 'invalid_request', cause: error });
   return state(res).failure?.(state(res).requestId) ?? errors.internal('Internal server error');
 }

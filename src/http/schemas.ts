@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { MESSAGES, PROVIDERS, errors, providerMessage } from '../core/errors.js';
 import { OCCURRED_AT_MAX_AGE_MS, OCCURRED_AT_MAX_AHEAD_MS } from '../core/limits.js';
 import { toSupportedCurrency } from '../core/currency.js';
+import { MAX_AMOUNT_CENTS } from '../core/money.js';
 
 const message = (text: string) => ({ error: text });
 
@@ -99,7 +100,7 @@ const saleSchema = (testMode: boolean) =>
       .number(message(MESSAGES.amountRequired))
       .int(message(MESSAGES.amountRequired))
       .positive(message(MESSAGES.amountRequired))
-      .max(Number.MAX_SAFE_INTEGER, message(MESSAGES.amountRequired)),
+      .max(MAX_AMOUNT_CENTS, message(MESSAGES.amountTooLarge)),
     customer_key: identifier('customer_key'),
     click_id: identifier('click_id'),
     currency: z.unknown().optional(),
@@ -163,7 +164,7 @@ const refundSchema = z.object({
     .number(message('refund_amount_cents must be a non-negative integer'))
     .int(message('refund_amount_cents must be a non-negative integer'))
     .min(0, message('refund_amount_cents must be a non-negative integer'))
-    .max(Number.MAX_SAFE_INTEGER, message('refund_amount_cents must be a non-negative integer'))
+    .max(MAX_AMOUNT_CENTS, message(MESSAGES.refundAmountTooLarge))
     .nullish(),
 });
 

@@ -41,7 +41,7 @@ export function createAssistantServer(deps: { pool: Pool; store: Store; now: () 
     'partner_stats',
     {
       title: 'Partner statistics',
-      description: 'Per partner: clicks, leads, sales, revenue and commission (after refunds) over the last N days.',
+      description: 'Per partner: clicks, leads, sales, revenue and commission (after refunds) over the last N days. Cent sums are decimal strings (exact at any size).',
       inputSchema: { days: z.number().int().min(1).max(365).default(30) },
       annotations: READ_ONLY,
     },

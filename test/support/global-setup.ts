@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { startEmbeddedPostgres } from '../../src/db/embedded.js';
+import { startEmbeddedPostgres } from '../../src/start/embedded-postgres.js';
 import { migrate } from '../../src/db/migrate.js';
 import { createPool } from '../../src/db/pool.js';
 
@@ -69,7 +69,7 @@ export default async function setup(project: TestProject) {
   await admin.end();
   const templateUrl = new URL(adminUrl);
   templateUrl.pathname = `/${TEMPLATE_DB}`;
-  const pool = createPool(templateUrl.toString(), 1);
+  const pool = createPool(templateUrl.toString(), { max: 1 });
   await migrate(pool);
   await pool.end();
 

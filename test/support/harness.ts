@@ -12,7 +12,7 @@ import { createApp } from '../../src/http/app.js';
 import { createLogger } from '../../src/logger.js';
 import { startQueue } from '../../src/queue.js';
 import { createSecretBox } from '../../src/secret-box.js';
-import { startWorkers } from '../../workers/index.js';
+import { startWorkers } from '../../src/jobs/index.js';
 import type PgBoss from 'pg-boss';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -32,7 +32,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  const pool = createPool(url.toString(), 5);
+  const pool = createPool(url.toString(), { max: 5 });
   return {
     url: url.toString(),
     pool,

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import cookieParser from 'cookie-parser';
 import express, { type Request, type Response, Router } from 'express';
-import { AffixError, errors } from '../../core/errors.js';
+import { UNAVAILABLE_RETRY_SECONDS, errors } from '../../core/errors.js';
 import { parseNewProgram, parseProgramUpdate } from '../../core/programs.js';
 import { computeReadiness, GATE_ORDER } from '../../core/readiness.js';
 import { COMMISSION_TYPES, LEAD_AUTH_VALUES } from '../../core/types.js';
@@ -14,6 +14,8 @@ import { createIdTokenVerifier, issuerSignInUrl } from '../../id-tokens.js';
 import { activity, dailySeries, endDashboardSession, inboxForProgram, partnersWithLinks, programOwnedBy, stripeLiveCheck } from '../../db/dashboard.js';
 import { requeueEvent } from '../../db/webhook-events.js';
 import { verifyPassword } from '../../passwords.js';
+import { formBody } from '../input-guard.js';
+import { toAffixError } from '../respond.js';
 import { type HttpDeps, clock } from '../deps.js';
 import { dailyChart, funnelChart } from './charts.js';
 import { fieldErrors, programInput } from './forms.js';
@@ -32,18 +34,20 @@ const DONE: Record<string, string> = {
 
 const DAY = 86_400_000;
 
+const PAGE_TITLES: Record<number, string> = { 400: 'Bad request', 404: 'Not found', 413: 'Too large', 503: 'Unavailable' };
+
 export function dashboardRoutes(deps: HttpDeps): Router {
   const router = Router();
   const { pool, config } = deps;
   const secureCookies = config.publicUrl.startsWith('https://');
-  const form = express.urlencoded({ extended: false, limit: '50kb' });
+  const form = formBody('50kb');
   const oidc = config.oidc;
   const verifyIdToken = oidc ? createIdTokenVerifier({ publicUrl: config.publicUrl, secretKey: config.secretKey, oidc }) : null;
 
   // Single sign-on through the same OpenID Connect issuer as the CLI. The state is a 5-minute
   // login session in PostgreSQL (any instance can finish it); the issuer posts the id_token
   // back cross-site, so this route sits before the same-origin check.
-  router.post('/dashboard/sso/callback', form, async (req, res) => {
+  router.post('/dashboard/sso/callback', ...form, async (req, res) => {
     const { state: stateValue = '', id_token: idToken = '' } = req.body as Record<string, string>;
     if (!verifyIdToken) throw errors.notFound('Single sign-on is not configured');
     const fail = (status: number, message: string) => send(res, status, 'Sign in', loginForm(message));
@@ -85,7 +89,7 @@ ${oidc ? html`<p><a href="/dashboard/login/sso">Sign in with single sign-on</a><
     await createLoginSession(pool, stateValue, new Date(clock(deps).getTime() + LOGIN_SESSION_TTL_MS));
     res.redirect(302, await issuerSignInUrl(oidc, `${config.publicUrl}/dashboard/sso/callback`, stateValue));
   });
-  router.post('/dashboard/login', form, async (req, res) => {
+  router.post('/dashboard/login', ...form, async (req, res) => {
     const { email = '', password = '' } = req.body as Record<string, string>;
     const account = await findAccountForLogin(pool, email);
     if (!account || !(await verifyPassword(password, account.password_hash))) return send(res, 401, 'Sign in', loginForm('Wrong email or password.', email));
@@ -127,7 +131,7 @@ ${programs.map((p) => html`<tr><td><a href="/dashboard/programs/${p.id}">${p.nam
   }
 
   router.get('/dashboard', (_req, res) => home(res, 200, {}, {}));
-  router.post('/dashboard/programs', form, async (req, res) => {
+  router.post('/dashboard/programs', ...form, async (req, res) => {
     const body = req.body as Record<string, unknown>;
     let settings;
     try {
@@ -228,7 +232,7 @@ ${events.map((e) => html`<tr><td>${new Date(e.created_at).toISOString().replace(
 
   const back = (res: Response, id: number, done: string, anchor: string) => res.redirect(303, `/dashboard/programs/${id}?done=${done}#${anchor}`);
 
-  router.post('/dashboard/programs/:id/settings', form, async (req, res) => {
+  router.post('/dashboard/programs/:id/settings', ...form, async (req, res) => {
     const id = await ownProgram(req, res);
     const body = req.body as Record<string, unknown>;
     try {
@@ -242,7 +246,7 @@ ${events.map((e) => html`<tr><td>${new Date(e.created_at).toISOString().replace(
     back(res, id, 'settings', 'settings');
   });
 
-  router.post('/dashboard/programs/:id/partners', form, async (req, res) => {
+  router.post('/dashboard/programs/:id/partners', ...form, async (req, res) => {
     const id = await ownProgram(req, res);
     const name = String((req.body as Record<string, string>).partner_name ?? '').trim();
     if (!name) return programPage(req, res, { status: 400, fieldErrors: { partner_name: 'Partner name is required.' } });
@@ -250,7 +254,7 @@ ${events.map((e) => html`<tr><td>${new Date(e.created_at).toISOString().replace(
     back(res, id, 'partner', 'partners');
   });
 
-  router.post('/dashboard/programs/:id/links', form, async (req, res) => {
+  router.post('/dashboard/programs/:id/links', ...form, async (req, res) => {
     const id = await ownProgram(req, res);
     const { partner_id: partnerId, short_link: code } = req.body as Record<string, string>;
     const shortLink = (code ?? '').trim() || Math.random().toString(36).slice(2, 10);
@@ -261,7 +265,7 @@ ${events.map((e) => html`<tr><td>${new Date(e.created_at).toISOString().replace(
     back(res, id, 'link', 'partners');
   });
 
-  router.post('/dashboard/programs/:id/links/:linkId/toggle', form, async (req, res) => {
+  router.post('/dashboard/programs/:id/links/:linkId/toggle', ...form, async (req, res) => {
     const id = await ownProgram(req, res);
     const links = await partnersWithLinks(pool, id);
     const linkId = Number(req.params.linkId);
@@ -288,7 +292,7 @@ ${events.map((e) => html`<tr><td>${new Date(e.created_at).toISOString().replace(
     await programPage(req, res, { newKey: issued.apiKey });
   });
 
-  router.post('/dashboard/programs/:id/keys/:keyId/rotate', form, async (req, res) => {
+  router.post('/dashboard/programs/:id/keys/:keyId/rotate', ...form, async (req, res) => {
     const id = await ownProgram(req, res);
     await ownKey(id, Number(req.params.keyId));
     const date = String((req.body as Record<string, string>)[`rotate_by_${req.params.keyId}`] ?? '');
@@ -300,7 +304,7 @@ ${events.map((e) => html`<tr><td>${new Date(e.created_at).toISOString().replace(
     back(res, id, 'rotation', 'keys');
   });
 
-  router.post('/dashboard/programs/:id/stripe', form, async (req, res) => {
+  router.post('/dashboard/programs/:id/stripe', ...form, async (req, res) => {
     const id = await ownProgram(req, res);
     const { webhook_secret: secret = '', account_id: account = '' } = req.body as Record<string, string>;
     if (secret && !/^whsec_\S+$/.test(secret.trim())) return programPage(req, res, { status: 400, fieldErrors: { webhook_secret: 'The signing secret starts with whsec_.' } });
@@ -323,9 +327,11 @@ ${events.map((e) => html`<tr><td>${new Date(e.created_at).toISOString().replace(
   });
 
   // People get pages, not JSON: refusals as HTML; our own failures go on to the app's handler (logged).
-  router.use('/dashboard', (error: unknown, _req: Request, res: Response, next: (error: unknown) => void) => {
-    if (!(error instanceof AffixError) || error.status >= 500 || res.headersSent) return next(error);
-    send(res, error.status, error.status === 404 ? 'Not found' : 'Not allowed', html`<section><p class="error" role="alert">${error.message}</p>
+  router.use('/dashboard', (thrown: unknown, _req: Request, res: Response, next: (error: unknown) => void) => {
+    const error = toAffixError(thrown, res, '50kb');
+    if ((error.status >= 500 && error.status !== 503) || res.headersSent) return next(thrown);
+    if (error.status === 503) res.setHeader('Retry-After', String(UNAVAILABLE_RETRY_SECONDS));
+    send(res, error.status, PAGE_TITLES[error.status] ?? 'Not allowed', html`<section><p class="error" role="alert">${error.message}</p>
 <p><a href="/dashboard">Back to your programs</a></p></section>`);
   });
   return router;

@@ -26,6 +26,15 @@ export function requireAccount(pool: Pool) {
   };
 }
 
+/** `Origin: null` (sandboxed frames, some redirects) and garbage have no host: cross-site. */
+function hostOf(origin: string): string | null {
+  try {
+    return new URL(origin).host || null;
+  } catch {
+    return null;
+  }
+}
+
 /** Form posts must come from the dashboard's own pages (defence in depth beside SameSite=Lax). */
 export function sameOriginPosts(publicUrl: string) {
   const own = new URL(publicUrl).origin;
@@ -33,7 +42,7 @@ export function sameOriginPosts(publicUrl: string) {
     if (req.method !== 'POST') return next();
     const origin = req.headers.origin;
     const host = req.headers.host;
-    if (origin && origin !== own && !(host && new URL(origin).host === host)) throw errors.forbidden('Cross-site form post refused');
+    if (origin && origin !== own && !(host && hostOf(origin) === host)) throw errors.forbidden('Cross-site form post refused');
     next();
   };
 }

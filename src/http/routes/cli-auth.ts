@@ -6,6 +6,7 @@ import { AffixError, errors } from '../../core/errors.js';
 import { consumeSession, createLoginSession, findAccountForLogin, findOrCreateAccount, insertLoginToken, markSignedIn, withLoginSession } from '../../db/cli.js';
 import { type IdTokenConfig, createIdTokenVerifier, issueLocalIdToken, issuerSignInUrl } from '../../id-tokens.js';
 import { verifyPassword } from '../../passwords.js';
+import { formBody } from '../input-guard.js';
 import { failsWith } from '../context.js';
 import { type HttpDeps, clock } from '../deps.js';
 
@@ -87,7 +88,7 @@ export function cliAuthRoutes(deps: HttpDeps): Router {
     if (!deps.config.oidc) return void res.type('html').send(loginPage(stateValue, null));
     res.redirect(302, await issuerSignInUrl(deps.config.oidc, `${deps.config.publicUrl}/cli/oidc/callback`, stateValue));
   });
-  router.post('/cli/oidc/callback', express.urlencoded({ extended: false, limit: '20kb' }), async (req: Request, res: Response) => {
+  router.post('/cli/oidc/callback', ...formBody('20kb'), async (req: Request, res: Response) => {
     const { state: stateValue = '', id_token: idToken = '', error: issuerError } = req.body as Record<string, string>;
     if (issuerError) return void res.status(400).type('html').send(page('Sign-in failed', `<p class="error" role="alert">${escapeHtml(String(issuerError))}</p>`));
     try {
@@ -98,7 +99,7 @@ export function cliAuthRoutes(deps: HttpDeps): Router {
     }
     res.type('html').send(signedInPage());
   });
-  router.post('/cli/login', express.urlencoded({ extended: false, limit: '10kb' }), async (req: Request, res: Response) => {
+  router.post('/cli/login', ...formBody('10kb'), async (req: Request, res: Response) => {
     const { state: stateValue = '', email = '', password = '' } = req.body as Record<string, string>;
     const fail = (status: number, message: string) => res.status(status).type('html').send(loginPage(stateValue, message));
     const account = await findAccountForLogin(deps.pool, String(email));

@@ -2,6 +2,7 @@
 // job in one transaction. No attribution happens here; the workers do it.
 import express, { type Request, type Response, Router } from 'express';
 import Stripe from 'stripe';
+import { z } from 'zod';
 import { AffixError, errors } from '../../core/errors.js';
 import { type NewInboxEvent, noteStripeDelivery, programByStripeAccount, programWebhookSecret, storeEvent } from '../../db/webhook-events.js';
 import { HANDLED_STRIPE_EVENTS } from '../../stripe-events.js';
@@ -10,15 +11,37 @@ import type { HttpDeps } from '../deps.js';
 
 const TOLERANCE_SECONDS = 300;
 
+/** Ids and names Stripe sends are short printable ASCII; anything else is not a Stripe event. */
+const stripeToken = z.string().regex(/^[\x21-\x7e]{1,255}$/);
+
+/** The envelope every Stripe event has; the object inside is read by the workers. */
+const signedEventSchema = z.object({
+  id: stripeToken,
+  type: stripeToken,
+  livemode: z.boolean().optional(),
+  api_version: stripeToken.nullish(),
+  account: stripeToken.nullish(),
+  data: z.object({ object: z.record(z.string(), z.unknown()) }),
+});
+
 function verify(req: Request, secret: string): Stripe.Event {
   const signature = req.headers['stripe-signature'];
   if (typeof signature !== 'string' || !signature) throw errors.badRequest('Missing Stripe-Signature header');
   if (!Buffer.isBuffer(req.body)) throw errors.badRequest('Webhook body must be the raw request body');
+  let event: unknown;
   try {
-    return Stripe.webhooks.constructEvent(req.body, signature, secret, TOLERANCE_SECONDS);
+    event = Stripe.webhooks.constructEvent(req.body, signature, secret, TOLERANCE_SECONDS);
   } catch (error) {
     throw errors.badRequest(`Webhook signature verification failed: ${(error as Error).message}`);
   }
+  // Correctly signed, so Stripe will retry it for days: a clear 400 tells whoever reads the
+  // endpoint's log in Stripe's dashboard why it was refused.
+  const parsed = signedEventSchema.safeParse(event);
+  if (!parsed.success) {
+    const fields = [...new Set(parsed.error.issues.map((issue) => issue.path.join('.') || 'body'))].join(', ');
+    throw errors.badRequest(`Signed payload is not a Stripe event (check: ${fields})`);
+  }
+  return event as Stripe.Event;
 }
 
 function routing(event: Stripe.Event): Pick<NewInboxEvent, 'status' | 'reason'> {
@@ -27,13 +50,20 @@ function routing(event: Stripe.Event): Pick<NewInboxEvent, 'status' | 'reason'> 
     : { status: 'ignored', reason: `event type ${event.type} is not handled` };
 }
 
-async function accept(deps: HttpDeps, res: Response, event: Stripe.Event, inbox: Omit<NewInboxEvent, 'stripeEventId' | 'type' | 'livemode' | 'apiVersion' | 'payload'>) {
+async function accept(
+  deps: HttpDeps,
+  req: Request,
+  res: Response,
+  event: Stripe.Event,
+  inbox: Omit<NewInboxEvent, 'stripeEventId' | 'type' | 'livemode' | 'apiVersion' | 'payload' | 'rawBody'>,
+) {
   const stored = await storeEvent(deps.pool, deps.queue!, {
     stripeEventId: event.id,
     type: event.type,
-    livemode: event.livemode,
+    livemode: event.livemode === true,
     apiVersion: event.api_version ?? null,
     payload: event,
+    rawBody: req.body as Buffer,
     ...inbox,
   });
   state(res).log.info(
@@ -67,7 +97,7 @@ export function stripeWebhookRoutes(deps: HttpDeps): Router {
       throw error;
     }
     await noteStripeDelivery(deps.pool, settings.programId, null);
-    await accept(deps, res, event, { endpoint: 'program', programId: settings.programId, account: event.account ?? null, ...routing(event) });
+    await accept(deps, req, res, event, { endpoint: 'program', programId: settings.programId, account: event.account ?? null, ...routing(event) });
   });
 
   // One Connect endpoint for connected accounts: verified with the platform secret, routed by event.account.
@@ -81,7 +111,7 @@ export function stripeWebhookRoutes(deps: HttpDeps): Router {
       ? { status: 'ignored' as const, reason: event.account ? `no program is connected to account ${event.account}` : 'event has no account' }
       : routing(event);
     if (programId !== null) await noteStripeDelivery(deps.pool, programId, null);
-    await accept(deps, res, event, { endpoint: 'connect', programId, account: event.account ?? null, ...route });
+    await accept(deps, req, res, event, { endpoint: 'connect', programId, account: event.account ?? null, ...route });
   });
   return router;
 }

