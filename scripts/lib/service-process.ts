@@ -1,0 +1,50 @@
+// Runs `affix start|api|worker` as a real process (the bin, as an operator would) and waits
+// until it is up: the API answers /healthz, a worker has printed that it runs.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const AFFIX_BIN = fileURLToPath(new URL('../../bin/affix.mjs', import.meta.url));
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves with the exit code (or the signal's name) once the process has ended. */
+  exited: Promise<number | string>;
+}
+
+export async function startServiceProcess(
+  role: 'start' | 'api' | 'worker',
+  env: Record<string, string>,
+  options: { port?: number; timeoutMs?: number; entry?: string; cwd?: string } = {},
+): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [options.entry ?? AFFIX_BIN, role], {
+    cwd: options.cwd,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  let ended: number | string | null = null;
+  void exited.then((code) => (ended = code));
+  for (;;) {
+    if (ended !== null) throw new Error(`affix ${role} exited (${ended}) before it was up:\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`affix ${role} did not come up in time:\n${output}`);
+    }
+    if (role === 'worker' ? output.includes('Affix workers running') : await answers(`http://127.0.0.1:${options.port}/healthz`)) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { child, output: () => output, exited };
+}
+
+async function answers(url: string): Promise<boolean> {
+  try {
+    return (await fetch(url, { signal: AbortSignal.timeout(1_000) })).ok;
+  } catch {
+    return false;
+  }
+}
