@@ -1,20 +1,11 @@
 // The process lifecycle as an operator meets it: the real `affix start`, stopped by SIGTERM.
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServiceProcess, startServiceProcess } from '../scripts/lib/service-process.js';
 import { type TestDatabase, createTestDatabase } from './support/harness.js';
+import { freePort } from './support/ports.js';
 
 const ADMIN = 'lifecycle-admin-token-0123456';
 let db: TestDatabase;
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function startService(): Promise<{ service: ServiceProcess; url: string }> {
   const port = await freePort();
