@@ -7,11 +7,12 @@ export const STRIPE_EVENTS_QUEUE = 'stripe-events';
 export const STRIPE_EVENTS_DEAD_QUEUE = 'stripe-events-dead';
 
 /**
- * A job whose worker died (killed, crashed, lost its database) stays `active` until it expires;
- * supervision then hands it back for a retry. A Stripe event takes milliseconds and every
- * statement is cut at DATABASE_TIMEOUTS.workerStatementMs (15 s), so 20 s of expiry cannot cut a
- * live job, and with supervision every 10 s an interrupted job runs again within
- * 20 + 10 + the first retry delay (2-4 s) seconds: under 35 s.
+ * A job whose worker died (killed, crashed, lost its database) stays `active` until it expires.
+ * A Stripe event takes milliseconds and every statement is cut at
+ * DATABASE_TIMEOUTS.workerStatementMs (15 s), so 20 s of expiry cannot cut a live job. Workers
+ * put expired jobs back every 5 s without backoff (src/db/interrupted-jobs.ts): an interrupted
+ * job runs again within about 20 + 5 + one polling interval, measured by `npm run chaos`.
+ * pg-boss's own supervision (every 10 s) archives, and dead-letters jobs out of retries.
  */
 export const JOB_EXPIRY_SECONDS = 20;
 export const SUPERVISION_INTERVAL_SECONDS = 10;

@@ -1,11 +1,19 @@
 // Worker process: pg-boss handlers for Stripe events and their dead-letter queue.
 import type PgBoss from 'pg-boss';
 import type { Config } from '../config.js';
+import { resumeInterruptedJobs } from '../db/interrupted-jobs.js';
 import { markExhausted } from '../db/webhook-events.js';
-import { STRIPE_EVENTS_DEAD_QUEUE, STRIPE_EVENTS_QUEUE, type StripeEventJob } from '../queue.js';
+import { JOB_EXPIRY_SECONDS, STRIPE_EVENTS_DEAD_QUEUE, STRIPE_EVENTS_QUEUE, type StripeEventJob } from '../queue.js';
 import { type WorkerDeps, processStripeEvent, stripeEventJobSchema } from './stripe-event-job.js';
 
-export async function startWorkers(boss: PgBoss, deps: WorkerDeps, config: Readonly<Config>): Promise<void> {
+/** How often a worker looks for jobs whose worker died (any worker may; the update is idempotent). */
+export const RESUME_SWEEP_MS = 5_000;
+
+export interface RunningWorkers {
+  stop(): void;
+}
+
+export async function startWorkers(boss: PgBoss, deps: WorkerDeps, config: Readonly<Config>): Promise<RunningWorkers> {
   const options = { batchSize: 1, pollingIntervalSeconds: config.worker.pollSeconds };
   for (let i = 0; i < config.worker.concurrency; i++) {
     let workerId = '';
@@ -24,4 +32,11 @@ export async function startWorkers(boss: PgBoss, deps: WorkerDeps, config: Reado
     await markExhausted(deps.pool, inboxId);
     deps.logger.warn({ jobId: job.id, inboxId }, 'stripe event retries exhausted');
   });
+  const sweep = setInterval(() => {
+    resumeInterruptedJobs(deps.pool, STRIPE_EVENTS_QUEUE, JOB_EXPIRY_SECONDS)
+      .then((resumed) => resumed && deps.logger.warn({ resumed }, 'resumed jobs whose worker was lost'))
+      .catch((error) => deps.logger.warn({ err: error }, 'looking for interrupted jobs failed'));
+  }, RESUME_SWEEP_MS);
+  sweep.unref();
+  return { stop: () => clearInterval(sweep) };
 }

@@ -42,7 +42,10 @@ export async function startService(initial: Readonly<Config>, logger: Logger, ro
     const demo = roles.api && config.seedDemo ? await ensureDemo(database.pool, config) : null;
     const api = roles.api ? await startApi(config, database.pool, logger, { queue }) : null;
     if (api) lifecycle.onStop('api', () => api.close(DRAIN_MS));
-    if (roles.worker) await startWorkers(queue, { pool: database.pool, store: new PgStore(database.pool), logger }, config);
+    if (roles.worker) {
+      const workers = await startWorkers(queue, { pool: database.pool, store: new PgStore(database.pool), logger }, config);
+      lifecycle.onStop('interrupted-job sweep', async () => workers.stop());
+    }
     return { lifecycle, config, api, embedded: database.embedded, demo };
   } catch (error) {
     // A part that started before the failure is stopped again (the embedded server above all).

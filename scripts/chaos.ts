@@ -1,0 +1,29 @@
+// npm run chaos: the full run (400+ events, 30+ worker kills, 2 API kills, 2 PostgreSQL restarts).
+// Options: --events N --kills N --every MS --api-kills N --restarts N --in-flight N
+import { parseArgs } from 'node:util';
+import { chaosPassed, formatReport, runChaos } from './lib/chaos.js';
+
+const { values } = parseArgs({
+  options: {
+    events: { type: 'string', default: '400' },
+    kills: { type: 'string', default: '32' },
+    every: { type: 'string', default: '5000' },
+    'api-kills': { type: 'string', default: '2' },
+    restarts: { type: 'string', default: '2' },
+    'in-flight': { type: 'string', default: '16' },
+  },
+});
+
+const report = await runChaos({
+  events: Number(values.events),
+  workerKills: Number(values.kills),
+  killEveryMs: Number(values.every),
+  apiKills: Number(values['api-kills']),
+  databaseRestarts: Number(values.restarts),
+  inFlight: Number(values['in-flight']),
+  log: (line) => console.log(line),
+});
+console.log(formatReport(report));
+const passed = chaosPassed(report);
+console.log(passed ? 'chaos: PASSED' : 'chaos: FAILED');
+process.exit(passed ? 0 : 1);

@@ -1,0 +1,374 @@
+// Chaos: 1 API + 2 workers on one PostgreSQL; signed Stripe events delivered 2-3 times each,
+// shuffled, many in flight, retried like Stripe does; meanwhile workers and the API are killed
+// (SIGKILL) and PostgreSQL is restarted (immediate). Then the database must hold every event
+// once, every sale once, commissions and refunds exact to the cent, and no job stuck.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import Stripe from 'stripe';
+import { loadFixture } from '../../src/fixtures.js';
+import { type RestartablePostgres, startRestartablePostgres } from './restartable-postgres.js';
+import { type ServiceProcess, startServiceProcess } from './service-process.js';
+
+export interface ChaosOptions {
+  /** At least this many distinct Stripe events. */
+  events: number;
+  workerKills: number;
+  killEveryMs: number;
+  apiKills: number;
+  databaseRestarts: number;
+  inFlight: number;
+  log?: (line: string) => void;
+}
+
+export interface ChaosReport {
+  events: number;
+  deliveries: number;
+  deliveryRetries: number;
+  workerKills: number;
+  apiKills: number;
+  databaseRestarts: number;
+  lostEvents: string[];
+  duplicatedEvents: string[];
+  lostSales: string[];
+  duplicatedSales: string[];
+  wrongMoney: string[];
+  notProcessed: string[];
+  stuckJobs: number;
+  /** Jobs a kill or a restart interrupted, and the longest time until one ran again. */
+  interruptedJobs: number;
+  longestRecoveryMs: number;
+  durationMs: number;
+}
+
+const ADMIN = 'chaos-admin-token-0123456789';
+const SECRET = 'whsec_chaos_secret';
+const RATE = 20; // recurring_percent: every sale pays 20 %
+
+interface Expectation {
+  eventId: string;
+  event: Record<string, any>;
+  sale?: { transactionId: string; amountCents: number };
+  refundOf?: string;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function shuffle<T>(items: T[]): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+  return items;
+}
+
+export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
+  const log = options.log ?? (() => undefined);
+  const started = Date.now();
+  const database = await startRestartablePostgres();
+  const dataDir = await mkdtemp(join(tmpdir(), 'affix-chaos-'));
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const env = {
+    DATABASE_URL: database.url,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    AFFIX_ADMIN_TOKEN: ADMIN,
+    AFFIX_SECRET_KEY: 'chaos-secret-key-0123456789',
+    AFFIX_SEED_DEMO: 'false',
+    AFFIX_TRUST_PROXY: 'loopback',
+    AFFIX_DATA_DIR: dataDir,
+    AFFIX_WORKER_POLL_SECONDS: '0.5',
+    LOG_LEVEL: 'fatal',
+  };
+  const url = `http://127.0.0.1:${port}`;
+  const startApi = () => startServiceProcess('api', env, { port, timeoutMs: 60_000 });
+  const startWorker = () => startServiceProcess('worker', env, { timeoutMs: 60_000 });
+  let api = await startApi();
+  const workers = [await startWorker(), await startWorker()];
+  const observer = new pg.Pool({ connectionString: database.url, max: 2 });
+  observer.on('error', () => undefined);
+  try {
+    const program = await seed(url);
+    const expectations = await buildEvents(url, program, options.events);
+    log(`chaos: ${expectations.length} events for program ${program.programId}`);
+    const deliveries = shuffle(expectations.flatMap((e) => Array.from({ length: 2 + Math.floor(Math.random() * 2) }, () => e)));
+    const chaosMs = options.workerKills * options.killEveryMs;
+    const spacingMs = chaosMs / deliveries.length;
+    let next = 0;
+    let retries = 0;
+    const sendStart = Date.now();
+    const senders = Array.from({ length: options.inFlight }, async () => {
+      for (let index = next++; index < deliveries.length; index = next++) {
+        const due = sendStart + index * spacingMs;
+        if (due > Date.now()) await sleep(due - Date.now());
+        retries += await deliverLikeStripe(url, program.programId, deliveries[index]!.event);
+      }
+    });
+
+    // The monkey: one action at a time, so that a process is never started while the database is down.
+    const snapshots: { at: number; jobIds: string[] }[] = [];
+    const snapshot = async () => {
+      const at = Date.now();
+      const { rows } = await observer.query("SELECT id FROM pgboss.job WHERE name = 'stripe-events' AND state = 'active'").catch(() => ({ rows: [] }));
+      snapshots.push({ at, jobIds: rows.map((row: { id: string }) => row.id) });
+    };
+    const apiKillAt = new Set(Array.from({ length: options.apiKills }, (_, i) => Math.floor(((i + 1) * options.workerKills) / (options.apiKills + 1))));
+    const restartAt = new Set(Array.from({ length: options.databaseRestarts }, (_, i) => Math.floor(((i + 0.5) * options.workerKills) / options.databaseRestarts)));
+    let workerKills = 0;
+    let apiKills = 0;
+    let restarts = 0;
+    for (let round = 0; round < options.workerKills; round++) {
+      await sleep(options.killEveryMs * (0.6 + Math.random() * 0.8));
+      // Kill while a job runs (up to 2 s of waiting for one), so that kills interrupt real work.
+      await busyWorkers(observer, 2_000);
+      const victim = Math.floor(Math.random() * workers.length);
+      await snapshot();
+      workers[victim]!.child.kill('SIGKILL');
+      await workers[victim]!.exited;
+      workerKills++;
+      workers[victim] = await startWorker();
+      if (apiKillAt.has(round)) {
+        api.child.kill('SIGKILL');
+        await api.exited;
+        apiKills++;
+        api = await startApi();
+        log(`chaos: API killed and restarted (${apiKills})`);
+      }
+      if (restartAt.has(round)) {
+        await snapshot();
+        await database.stopImmediate();
+        await sleep(2_000);
+        await database.start();
+        restarts++;
+        log(`chaos: PostgreSQL restarted (${restarts})`);
+      }
+      if (round % 5 === 4) log(`chaos: ${workerKills} worker kills`);
+    }
+    await Promise.all(senders);
+    log(`chaos: all ${deliveries.length} deliveries acknowledged (${retries} retries); waiting for the workers`);
+    await settle(observer, 180_000);
+    const report = await verify(observer, expectations, snapshots);
+    return {
+      ...report,
+      events: expectations.length,
+      deliveries: deliveries.length,
+      deliveryRetries: retries,
+      workerKills,
+      apiKills,
+      databaseRestarts: restarts,
+      durationMs: Date.now() - started,
+    };
+  } finally {
+    await observer.end().catch(() => undefined);
+    await stopAll([api, ...workers]);
+    await database.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function stopAll(processes: ServiceProcess[]): Promise<void> {
+  await Promise.all(
+    processes.map(async (process) => {
+      if (process.child.exitCode !== null || process.child.signalCode !== null) return;
+      process.child.kill('SIGTERM');
+      const timer = setTimeout(() => process.child.kill('SIGKILL'), 15_000);
+      await process.exited;
+      clearTimeout(timer);
+    }),
+  );
+}
+
+let forwarded = 0;
+const headers = (extra: Record<string, string> = {}) => ({
+  'Content-Type': 'application/json',
+  'X-Forwarded-For': `198.18.${Math.floor(++forwarded / 250) % 250}.${(forwarded % 250) + 1}`,
+  ...extra,
+});
+
+async function call(url: string, method: string, path: string, body: unknown, extra: Record<string, string> = {}) {
+  const response = await fetch(`${url}${path}`, { method, headers: headers(extra), body: JSON.stringify(body) });
+  const parsed = (await response.json()) as any;
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(parsed)}`);
+  return parsed;
+}
+
+async function seed(url: string): Promise<{ programId: number; shortLink: string }> {
+  const admin = (method: string, path: string, body?: unknown) =>
+    call(url, method, `/api/v1/admin${path}`, body ?? {}, { Authorization: `Bearer ${ADMIN}` }).then((reply) => reply.data);
+  const suffix = randomBytes(3).toString('hex');
+  const account = await admin('POST', '/accounts', { email: `chaos-${suffix}@example.com` });
+  const program = await admin('POST', '/programs', {
+    account_id: account.id,
+    name: 'Chaos shop',
+    domain: 'shop.example.com',
+    commission_type: 'recurring_percent',
+    commission_rate: RATE,
+  });
+  const partner = await admin('POST', `/programs/${program.id}/partners`, { name: 'Chaos partner' });
+  const shortLink = `chaos${suffix}`;
+  await admin('POST', `/programs/${program.id}/links`, { partner_id: partner.id, short_link: shortLink });
+  await admin('PATCH', `/programs/${program.id}/stripe`, { webhook_secret: SECRET, livemode_only_commissions: false });
+  return { programId: program.id, shortLink };
+}
+
+/** Journeys: a paid checkout (a third of them refunded), or a subscription's first invoice and a renewal. */
+async function buildEvents(url: string, program: { programId: number; shortLink: string }, wanted: number): Promise<Expectation[]> {
+  const expectations: Expectation[] = [];
+  for (let journey = 0; expectations.length < wanted; journey++) {
+    const run = `chaos${journey}x${randomBytes(3).toString('hex')}`;
+    const click = await call(url, 'POST', '/api/v1/track/click', { affiliate_url: `https://shop.example.com/?aff=${program.shortLink}` });
+    const vars = { run, email: `${run}@example.com`, click_id: click.click_id, customer_key: `cust_${run}`, program_id: program.programId };
+    if (journey % 2 === 0) {
+      const checkout = await loadFixture('checkout.session.completed.payment', vars);
+      expectations.push({ eventId: checkout.id, event: checkout, sale: { transactionId: checkout.data.object.id, amountCents: checkout.data.object.amount_total } });
+      if (journey % 3 === 0) {
+        const refund = await loadFixture('charge.refunded.full', vars);
+        expectations.push({ eventId: refund.id, event: refund, refundOf: checkout.data.object.id });
+      }
+    } else {
+      for (const name of ['invoice.payment_succeeded.first', 'invoice.payment_succeeded.legacy-renewal']) {
+        const invoice = await loadFixture(name, vars);
+        expectations.push({ eventId: invoice.id, event: invoice, sale: { transactionId: invoice.data.object.id, amountCents: invoice.data.object.amount_paid } });
+      }
+    }
+  }
+  return expectations;
+}
+
+/** Like Stripe: retry on anything but a 2xx, with growing pauses. Returns the number of retries. */
+async function deliverLikeStripe(url: string, programId: number, event: Record<string, any>): Promise<number> {
+  const payload = JSON.stringify(event);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET });
+      const response = await fetch(`${url}/api/v1/webhooks/stripe/${programId}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Stripe-Signature': signature },
+        body: payload,
+        signal: AbortSignal.timeout(10_000),
+      });
+      await response.arrayBuffer();
+      if (response.ok) return attempt;
+    } catch {
+      // connection refused or cut: the API is being restarted
+    }
+    if (attempt > 200) throw new Error(`event ${event.id} was never acknowledged`);
+    await sleep(Math.min(3_000, 200 * 2 ** Math.min(attempt, 4)));
+  }
+}
+
+async function busyWorkers(observer: pg.Pool, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const { rows } = await observer
+      .query("SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'stripe-events' AND state = 'active'")
+      .catch(() => ({ rows: [{ n: 0 }] }));
+    if (rows[0].n > 0) return;
+    await sleep(10);
+  }
+}
+
+async function settle(observer: pg.Pool, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const { rows } = await observer
+      .query(
+        `SELECT (SELECT count(*) FROM webhook_events WHERE status IN ('queued', 'retrying'))::int AS open,
+                (SELECT count(*) FROM pgboss.job WHERE name LIKE 'stripe-events%' AND state IN ('created', 'retry', 'active'))::int AS jobs`,
+      )
+      .catch(() => ({ rows: [{ open: 1, jobs: 1 }] }));
+    if (rows[0].open === 0 && rows[0].jobs === 0) return;
+    await sleep(500);
+  }
+}
+
+async function verify(observer: pg.Pool, expectations: Expectation[], snapshots: { at: number; jobIds: string[] }[]) {
+  const ids = expectations.map((e) => e.eventId);
+  const inbox = await observer.query('SELECT stripe_event_id, status, reason FROM webhook_events WHERE stripe_event_id = ANY($1)', [ids]);
+  const seen = new Map<string, { status: string; reason: string | null }[]>();
+  for (const row of inbox.rows) seen.set(row.stripe_event_id, [...(seen.get(row.stripe_event_id) ?? []), row]);
+  const lostEvents = ids.filter((id) => !seen.has(id));
+  const duplicatedEvents = ids.filter((id) => (seen.get(id)?.length ?? 0) > 1);
+  const notProcessed = inbox.rows.filter((row) => row.status !== 'processed').map((row) => `${row.stripe_event_id}: ${row.status} ${row.reason ?? ''}`);
+
+  const saleIds = expectations.flatMap((e) => (e.sale ? [e.sale.transactionId] : []));
+  const sales = await observer.query(
+    `SELECT s.processor_event_id AS transaction_id, s.amount_cents, c.amount_cents AS commission_cents, c.deducted_cents, c.status,
+            (SELECT count(*) FROM refunds r WHERE r.sale_id = s.id AND r.reverted_at IS NULL)::int AS refunds
+       FROM sales s LEFT JOIN commissions c ON c.sale_id = s.id WHERE s.processor_event_id = ANY($1)`,
+    [saleIds],
+  );
+  const byTransaction = new Map<string, any[]>();
+  for (const row of sales.rows) byTransaction.set(row.transaction_id, [...(byTransaction.get(row.transaction_id) ?? []), row]);
+  const refunded = new Set(expectations.flatMap((e) => (e.refundOf ? [e.refundOf] : [])));
+  const lostSales: string[] = [];
+  const duplicatedSales: string[] = [];
+  const wrongMoney: string[] = [];
+  for (const expectation of expectations) {
+    if (!expectation.sale) continue;
+    const rows = (byTransaction.get(expectation.sale.transactionId) ?? []).map((row) => ({
+      ...row,
+      amount_cents: Number(row.amount_cents),
+      commission_cents: row.commission_cents === null ? null : Number(row.commission_cents),
+      deducted_cents: row.deducted_cents === null ? null : Number(row.deducted_cents),
+    }));
+    if (rows.length === 0) lostSales.push(expectation.sale.transactionId);
+    if (rows.length > 1) duplicatedSales.push(expectation.sale.transactionId);
+    const row = rows[0];
+    if (!row) continue;
+    const commission = Math.round((expectation.sale.amountCents * RATE) / 100);
+    const isRefunded = refunded.has(expectation.sale.transactionId);
+    const ok =
+      row.amount_cents === expectation.sale.amountCents &&
+      row.commission_cents === commission &&
+      row.deducted_cents === (isRefunded ? commission : 0) &&
+      row.status === (isRefunded ? 'reversed' : 'pending') &&
+      row.refunds === (isRefunded ? 1 : 0);
+    if (!ok) wrongMoney.push(`${expectation.sale.transactionId}: ${JSON.stringify(row)}`);
+  }
+  const stuck = await observer.query("SELECT count(*)::int AS n FROM pgboss.job WHERE name LIKE 'stripe-events%' AND state IN ('created', 'retry', 'active')");
+
+  // Recovery: a job active at a kill or restart that did not finish then (the other worker's
+  // jobs finish in milliseconds) was interrupted; it recovered when its last attempt started.
+  let longestRecoveryMs = 0;
+  let interruptedJobs = 0;
+  for (const { at, jobIds } of snapshots) {
+    if (!jobIds.length) continue;
+    const { rows } = await observer.query(
+      `SELECT started_on FROM pgboss.job WHERE id = ANY($1::uuid[])
+       UNION ALL SELECT started_on FROM pgboss.archive WHERE id = ANY($1::uuid[])`,
+      [jobIds],
+    );
+    for (const row of rows) {
+      const resumed = row.started_on ? new Date(row.started_on).getTime() : Number.POSITIVE_INFINITY;
+      if (resumed <= at) continue; // finished by the worker that held it
+      interruptedJobs++;
+      longestRecoveryMs = Math.max(longestRecoveryMs, resumed - at);
+    }
+  }
+  return { lostEvents, duplicatedEvents, lostSales, duplicatedSales, wrongMoney, notProcessed, stuckJobs: stuck.rows[0].n, interruptedJobs, longestRecoveryMs };
+}
+
+/** One line per figure, then the verdict. */
+export function formatReport(report: ChaosReport): string {
+  return [
+    `events: ${report.events} (${report.deliveries} deliveries, ${report.deliveryRetries} retried like Stripe)`,
+    `chaos: ${report.workerKills} worker kills, ${report.apiKills} API kills, ${report.databaseRestarts} PostgreSQL restarts`,
+    `lost events: ${report.lostEvents.length}; duplicated events: ${report.duplicatedEvents.length}; not processed: ${report.notProcessed.length}`,
+    `lost sales: ${report.lostSales.length}; duplicated sales: ${report.duplicatedSales.length}; wrong commissions or refunds: ${report.wrongMoney.length}`,
+    `jobs left active or waiting: ${report.stuckJobs}`,
+    `interrupted jobs: ${report.interruptedJobs}; longest recovery of an interrupted job: ${(report.longestRecoveryMs / 1000).toFixed(1)} s`,
+    `duration: ${(report.durationMs / 1000).toFixed(0)} s`,
+    ...[...report.notProcessed, ...report.wrongMoney].slice(0, 10).map((line) => `  ${line}`),
+  ].join('\n');
+}
+
+export function chaosPassed(report: ChaosReport): boolean {
+  return (
+    report.lostEvents.length + report.duplicatedEvents.length + report.lostSales.length + report.duplicatedSales.length + report.wrongMoney.length + report.notProcessed.length === 0 &&
+    report.stuckJobs === 0 &&
+    report.longestRecoveryMs < 60_000
+  );
+}
