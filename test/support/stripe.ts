@@ -16,9 +16,10 @@ export async function deliver(
   api: TestApi,
   path: string,
   event: unknown,
-  options: { secret?: string; timestamp?: number; body?: string } = {},
+  options: { secret?: string; timestamp?: number; body?: string; signedText?: string } = {},
 ): Promise<Reply> {
-  const payload = JSON.stringify(event);
+  // `signedText`: these exact bytes are signed and sent; `body`: sent in place of what was signed.
+  const payload = options.signedText ?? JSON.stringify(event);
   const header = sign(payload, options.secret ?? WEBHOOK_SECRET, options.timestamp);
   return api.request('POST', path, {
     raw: options.body ?? payload,
