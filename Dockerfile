@@ -1,14 +1,32 @@
-# Runs the Affix service against an external PostgreSQL given in DATABASE_URL.
-FROM node:20-bookworm-slim
+# The Affix service (API + workers) for production, against an external PostgreSQL in DATABASE_URL.
+# Stage 1 builds plain JavaScript; stage 2 holds only production dependencies and the build.
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY packages/sdk/package.json packages/sdk/package.json
+RUN npm ci --no-audit --no-fund --ignore-scripts
+COPY src ./src
+COPY tracker ./tracker
+COPY scripts/build.ts ./scripts/build.ts
+RUN npm run build
+
+FROM node:20-bookworm-slim AS runtime
+# tini as PID 1: it forwards SIGTERM to node (which drains and exits 0) and reaps children.
+RUN apt-get update && apt-get install -y --no-install-recommends tini && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV NODE_ENV=production AFFIX_SEED_DEMO=false PORT=3000 HOST=0.0.0.0
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund
+COPY packages/sdk/package.json packages/sdk/package.json
+RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
+COPY --from=build /app/dist ./dist
 COPY bin ./bin
-COPY src ./src
 COPY migrations ./migrations
 COPY docs ./docs
+COPY fixtures ./fixtures
 USER node
 EXPOSE 3000
-HEALTHCHECK --interval=30s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
+STOPSIGNAL SIGTERM
+HEALTHCHECK --interval=15s --timeout=3s --start-period=20s CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/readyz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
+ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "bin/affix.mjs", "start"]

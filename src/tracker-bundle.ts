@@ -1,9 +1,12 @@
-// Builds tracker/affix-tracker.ts into the single script served at /js/affix-tracker.js
-// (esbuild, minified, no runtime dependencies). Built once per process, on first request.
+// The single script served at /js/affix-tracker.js. The production build ships it prebuilt
+// (dist/tracker/affix-tracker.js, by scripts/build.ts); from a clone it is built from
+// tracker/affix-tracker.ts with esbuild (a development dependency) on first request.
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
 
+const PREBUILT = fileURLToPath(new URL('./tracker/affix-tracker.js', import.meta.url));
 const ENTRY = fileURLToPath(new URL('../tracker/affix-tracker.ts', import.meta.url));
 let bundle: Promise<string> | null = null;
 let gzipped: Promise<Buffer> | null = null;
@@ -15,7 +18,17 @@ export function trackerScriptGzip(): Promise<Buffer> {
 }
 
 export function trackerScript(): Promise<string> {
-  bundle ??= build({
+  bundle ??= (existsSync(PREBUILT) ? readFile(PREBUILT, 'utf8') : buildTracker()).catch((error) => {
+    bundle = null;
+    throw error;
+  });
+  return bundle;
+}
+
+/** esbuild, minified, no runtime dependencies: the tracker runs on brands' pages. */
+export async function buildTracker(): Promise<string> {
+  const { build } = await import('esbuild');
+  const result = await build({
     entryPoints: [ENTRY],
     bundle: true,
     minify: true,
@@ -23,11 +36,6 @@ export function trackerScript(): Promise<string> {
     target: ['es2018'],
     write: false,
     legalComments: 'none',
-  })
-    .then((result) => result.outputFiles[0]!.text)
-    .catch((error) => {
-      bundle = null;
-      throw error;
-    });
-  return bundle;
+  });
+  return result.outputFiles[0]!.text;
 }
