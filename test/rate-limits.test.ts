@@ -10,6 +10,7 @@ import {
   seedProgram,
   startTestApi,
 } from './support/harness.js';
+import { pruneRateLimitCounters } from '../src/db/rate-limit.js';
 
 let db: TestDatabase;
 let first: TestApi;
@@ -129,5 +130,18 @@ describe('readiness: 30 per minute per API key', () => {
       expectLimitHeaders(reply, 30, 29 - i);
     }
     expect429(await first.request('GET', '/api/v1/programs/me/readiness', { headers: bearer(program.apiKey) }), 30);
+  });
+});
+
+describe('pruning counters', () => {
+  it('drops a window only when it has ended: an hourly window 30 minutes old stays', async () => {
+    await db.pool.query(
+      `INSERT INTO rate_limit_counters (bucket, window_start, hits, expires_at) VALUES
+         ('prune_test_hour', now() - interval '30 minutes', 7, now() + interval '30 minutes'),
+         ('prune_test_minute', now() - interval '11 minutes', 3, now() - interval '10 minutes')`,
+    );
+    await pruneRateLimitCounters(db.pool);
+    const { rows } = await db.pool.query("SELECT bucket FROM rate_limit_counters WHERE bucket LIKE 'prune_test_%'");
+    expect(rows.map((row) => row.bucket)).toEqual(['prune_test_hour']);
   });
 });
