@@ -1,7 +1,8 @@
+import { readdir } from 'node:fs/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { migrate } from '../src/db/migrate.js';
+import { MIGRATIONS_DIR, migrate } from '../src/db/migrate.js';
 import { createPool } from '../src/db/pool.js';
 
 // An empty database (not the template) migrated from nothing, twice, by racing processes.
@@ -28,7 +29,9 @@ describe('migrations', () => {
     const pools = [createPool(url.toString(), { max: 2 }), createPool(url.toString(), { max: 2 }), createPool(url.toString(), { max: 2 })];
     try {
       const results = await Promise.all(pools.map((pool) => migrate(pool)));
-      expect(results.flat().sort()).toEqual(['0001_core.sql', '0002_stripe_webhooks.sql', '0003_cli_login.sql', '0004_dashboard.sql']);
+      const all = (await readdir(MIGRATIONS_DIR)).filter((name) => name.endsWith('.sql')).sort();
+      expect(all.length).toBeGreaterThanOrEqual(5);
+      expect(results.flat().sort()).toEqual(all);
       expect(await migrate(pools[0]!)).toEqual([]);
       const { rows } = await pools[0]!.query("SELECT to_regclass('public.sales') IS NOT NULL AS ok");
       expect(rows[0].ok).toBe(true);
