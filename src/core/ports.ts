@@ -136,7 +136,8 @@ export interface TrackingTx {
   findCustomerByEmailHash(programId: number, emailHash: Buffer): Promise<Customer | null>;
   findCustomerByStripeCustomer(programId: number, stripeCustomerId: string): Promise<Customer | null>;
 
-  findSaleIdByTransactionId(transactionId: string): Promise<number | null>;
+  /** The sale with this transaction id in the program's brand (account), if any. */
+  findSaleIdByTransactionId(programId: number, transactionId: string): Promise<number | null>;
   /** A sale of the program by its payment intent (or charge) id, or by its transaction id. */
   findSaleByPayment(programId: number, payment: { paymentIds: string[]; transactionIds: string[] }): Promise<Sale | null>;
   /** Inserts the sale; throws the duplicate-sale error when the transaction id is taken. */

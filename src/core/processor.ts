@@ -114,7 +114,7 @@ export async function recordProcessorPayment(store: Store, payment: ProcessorPay
       const program = await loadProgram(tx, payment.programId);
       const wrongProgram = mismatch(program, payment);
       if (wrongProgram) return wrongProgram;
-      const duplicateId = await tx.findSaleIdByTransactionId(payment.transactionId);
+      const duplicateId = await tx.findSaleIdByTransactionId(payment.programId, payment.transactionId);
       if (duplicateId !== null) return { kind: 'duplicate', saleId: duplicateId };
       const resolved = await resolveProcessorCustomer(tx, program, payment);
       if (!resolved) {

@@ -189,11 +189,11 @@ export async function trackSale(store: Store, input: TrackSaleInput): Promise<Tr
   let transactionId = input.transactionId ?? `test_txn_${input.now.getTime()}`;
   const outcome = await store
     .transaction(async (tx) => {
-      let duplicateId = await tx.findSaleIdByTransactionId(transactionId);
+      let duplicateId = await tx.findSaleIdByTransactionId(input.programId, transactionId);
       // A generated test id that is taken (two test sales in one millisecond) moves to the next one.
       for (let stamp = input.now.getTime() + 1; input.transactionId === null && duplicateId !== null; stamp++) {
         transactionId = `test_txn_${stamp}`;
-        duplicateId = await tx.findSaleIdByTransactionId(transactionId);
+        duplicateId = await tx.findSaleIdByTransactionId(input.programId, transactionId);
       }
       if (duplicateId !== null) throw errors.duplicateSale(duplicateId);
       const program = await tx.getProgram(input.programId);

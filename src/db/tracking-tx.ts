@@ -148,8 +148,12 @@ export class PgTrackingTx implements TrackingTx {
     );
   }
 
-  async findSaleIdByTransactionId(transactionId: string): Promise<number | null> {
-    const { rows } = await this.client.query('SELECT id FROM sales WHERE processor_event_id = $1', [transactionId]);
+  /** Within the program's brand (account): two brands never share a transaction id. */
+  async findSaleIdByTransactionId(programId: number, transactionId: string): Promise<number | null> {
+    const { rows } = await this.client.query(
+      'SELECT s.id FROM sales s JOIN programs p ON p.account_id = s.account_id WHERE p.id = $1 AND s.processor_event_id = $2',
+      [programId, transactionId],
+    );
     return rows[0]?.id ?? null;
   }
 
@@ -157,9 +161,10 @@ export class PgTrackingTx implements TrackingTx {
     const { rows } = await this.client.query(
       `INSERT INTO sales (program_id, customer_id, partner_id, processor_event_id, amount_cents, currency, occurred_at,
                           provider, provider_payment_id, livemode, test, sale_type, is_recurring, subscription_id,
-                          subscription_interval, event_name, tax_cents, attribution_step, source, details)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
-       ON CONFLICT (processor_event_id) DO NOTHING
+                          subscription_interval, event_name, tax_cents, attribution_step, source, details, account_id)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, p.account_id
+         FROM programs p WHERE p.id = $1
+       ON CONFLICT (account_id, processor_event_id) DO NOTHING
        RETURNING id`,
       [
         sale.programId, sale.customerId, sale.partnerId, sale.processorEventId, sale.amountCents, sale.currency,
@@ -170,7 +175,7 @@ export class PgTrackingTx implements TrackingTx {
     );
     if (rows[0]) return rows[0].id;
     // Another request committed the same transaction_id first.
-    const existing = await this.findSaleIdByTransactionId(sale.processorEventId);
+    const existing = await this.findSaleIdByTransactionId(sale.programId, sale.processorEventId);
     throw errors.duplicateSale(existing ?? 0);
   }
 
