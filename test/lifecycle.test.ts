@@ -7,11 +7,11 @@ import { freePort } from './support/ports.js';
 const ADMIN = 'lifecycle-admin-token-0123456';
 let db: TestDatabase;
 
-async function startService(): Promise<{ service: ServiceProcess; url: string }> {
+async function startService(role: 'start' | 'api' = 'start', env: Record<string, string> = { AFFIX_SEED_DEMO: 'false' }): Promise<{ service: ServiceProcess; url: string }> {
   const port = await freePort();
   const service = await startServiceProcess(
-    'start',
-    { DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', AFFIX_ADMIN_TOKEN: ADMIN, AFFIX_SEED_DEMO: 'false', LOG_LEVEL: 'info' },
+    role,
+    { DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', AFFIX_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info', ...env },
     { port },
   );
   return { service, url: `http://127.0.0.1:${port}` };
@@ -89,3 +89,13 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promi
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+describe('the demo belongs to the embedded database only', () => {
+  it('`affix api` on DATABASE_URL with no data folder starts, seeds nothing and prints no credentials', async () => {
+    const { service } = await startService('api', { AFFIX_DATA_DIR: `/tmp/affix-no-such-folder-${Date.now()}` });
+    service.child.kill('SIGTERM');
+    expect(await service.exited).toBe(0);
+    expect(service.output()).not.toMatch(/Demo program|demo@affix\.local|affix_sk_/);
+    expect((await db.pool.query('SELECT count(*)::int AS n FROM accounts')).rows[0].n).toBe(0);
+  });
+});

@@ -1,28 +1,28 @@
-// The README's start command as a user runs it: a subprocess that migrates, seeds the demo,
-// prints the walk-through; then the walk-through itself, and `affix admin` against it.
+// The README's start command as a user runs it, on the embedded PostgreSQL (DATABASE_URL unset):
+// a subprocess that migrates, seeds the demo, prints the walk-through; then the walk-through
+// itself, and `affix admin` against it.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestDatabase, createTestDatabase } from './support/harness.js';
+import { freePort } from './support/ports.js';
 
 const run = promisify(execFile);
 const ADMIN = 'service-start-admin-token-123';
-let db: TestDatabase;
 let child: ChildProcess;
 let output = '';
 let baseUrl = '';
 let dataDir = '';
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   dataDir = await mkdtemp(join(tmpdir(), 'affix-start-'));
+  const { DATABASE_URL: _external, ...environment } = process.env;
   child = spawn(process.execPath, ['bin/affix.mjs', 'start'], {
     env: {
-      ...process.env,
-      DATABASE_URL: db.url,
+      ...environment,
+      AFFIX_EMBEDDED_PG_PORT: String(await freePort()),
       PORT: '0',
       HOST: '127.0.0.1',
       AFFIX_ADMIN_TOKEN: ADMIN,
@@ -51,7 +51,6 @@ afterAll(async () => {
     await exited;
   }
   await rm(dataDir, { recursive: true, force: true });
-  await db.drop();
 });
 
 /** Runs one curl line of the printed walk-through, with the click id filled in. */

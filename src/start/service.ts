@@ -39,7 +39,9 @@ export async function startService(initial: Readonly<Config>, logger: Logger, ro
     const queue = await startQueue(database.connectionString, config.worker, { supervise: roles.worker, logger });
     // Running jobs get the drain time to finish; the rest are handed back for an immediate retry.
     lifecycle.onStop('job queue', () => queue.stop({ graceful: true, wait: true, timeout: DRAIN_MS }));
-    const demo = roles.api && config.seedDemo ? await ensureDemo(database.pool, config) : null;
+    // The demo (a program, a key, a password) belongs to a local try-out only: never seeded or
+    // printed on a database of one's own (DATABASE_URL), and kept in the embedded data folder.
+    const demo = roles.api && database.embedded && config.seedDemo ? await ensureDemo(database.pool, config) : null;
     const api = roles.api ? await startApi(config, database.pool, logger, { queue }) : null;
     if (api) lifecycle.onStop('api', () => api.close(DRAIN_MS));
     if (roles.worker) {
