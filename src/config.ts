@@ -1,4 +1,5 @@
 // Environment parsed once, with zod, into a frozen object that is passed in (never read at import).
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const booleanText = z
@@ -38,7 +39,7 @@ export interface Config {
   adminToken: string | undefined;
   dataDir: string;
   embeddedPgPort: number;
-  trustProxy: boolean | number | string;
+  trustProxy: false | number | string;
   seedDemo: boolean;
   bodyLimit: string;
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
@@ -50,9 +51,30 @@ export interface Config {
   worker: { concurrency: number; retryLimit: number; retryDelaySeconds: number; pollSeconds: number };
 }
 
-function parseTrustProxy(value: string): boolean | number | string {
-  if (value === 'true' || value === 'false') return value === 'true';
-  return /^\d+$/.test(value) ? Number(value) : value;
+const TRUSTED_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * Which proxies may name the client in X-Forwarded-For: `false` (none, the default), a hop count
+ * (`1`: the one proxy in front of us), or addresses, subnets and the names loopback, linklocal,
+ * uniquelocal. `true` (trust every hop) is refused: any client could then pick its own address
+ * and walk past every per-IP limit by rotating the header.
+ */
+export function parseTrustProxy(value: string): false | number | string {
+  const text = value.trim();
+  if (text === 'false' || text === '0') return false;
+  if (text === 'true') {
+    throw new Error(
+      'Invalid configuration: AFFIX_TRUST_PROXY=true would let any client choose its address (X-Forwarded-For); give the number of proxies in front of Affix (e.g. 1) or their addresses',
+    );
+  }
+  if (/^\d+$/.test(text)) return Number(text);
+  const entries = text.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split('/');
+    const valid = TRUSTED_NAMES.has(entry) || (isIP(address ?? '') !== 0 && extra === undefined && (bits === undefined || /^\d{1,3}$/.test(bits)));
+    if (!valid) throw new Error(`Invalid configuration: AFFIX_TRUST_PROXY entry "${entry}" is not an address, a subnet, loopback, linklocal or uniquelocal`);
+  }
+  return entries.join(',');
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {

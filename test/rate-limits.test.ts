@@ -11,6 +11,7 @@ import {
   startTestApi,
 } from './support/harness.js';
 import { pruneRateLimitCounters } from '../src/db/rate-limit.js';
+import { loadConfig } from '../src/config.js';
 
 let db: TestDatabase;
 let first: TestApi;
@@ -143,5 +144,31 @@ describe('pruning counters', () => {
     await pruneRateLimitCounters(db.pool);
     const { rows } = await db.pool.query("SELECT bucket FROM rate_limit_counters WHERE bucket LIKE 'prune_test_%'");
     expect(rows.map((row) => row.bucket)).toEqual(['prune_test_hour']);
+  });
+});
+
+describe('trusted proxies', () => {
+  it('AFFIX_TRUST_PROXY=true is refused: it would let any client choose its address', () => {
+    expect(() => loadConfig({ AFFIX_TRUST_PROXY: 'true' })).toThrow(/AFFIX_TRUST_PROXY=true would let any client choose its address/);
+    expect(() => loadConfig({ AFFIX_TRUST_PROXY: 'evil.example.com' })).toThrow(/is not an address/);
+    expect(loadConfig({ AFFIX_TRUST_PROXY: '10.0.0.0/8, loopback' }).trustProxy).toBe('10.0.0.0/8,loopback');
+  });
+
+  it('with one trusted hop, rotating the left part of X-Forwarded-For does not escape the per-IP click limit', async () => {
+    const behindProxy = await startTestApi(db.pool, { AFFIX_TRUST_PROXY: '1' });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 61; i++) {
+        const reply = await behindProxy.request('POST', '/api/v1/track/click', {
+          body: { affiliate_url: `https://shop.example.com/?aff=${shop.shortLink}` },
+          headers: { 'X-Forwarded-For': `198.18.${i % 250}.${i + 1}, 203.0.113.77` },
+        });
+        statuses.push(reply.status);
+      }
+      expect(statuses.slice(0, 60).every((status) => status === 200)).toBe(true);
+      expect(statuses[60]).toBe(429);
+    } finally {
+      await behindProxy.close();
+    }
   });
 });
