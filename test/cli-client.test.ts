@@ -1,7 +1,7 @@
 // The real `affix` binary as a user runs it: temporary HOME and project folder, against the
 // real service started as a subprocess.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -195,8 +195,12 @@ describe('affix login / programs / init / status / test / logout', () => {
     const bad = await affix(['status'], { AFFIX_API_KEY: 'affix_sk_wrong' });
     expect(bad.code).toBe(3);
     expect(bad.stderr).toContain('Invalid API key. Ask a workspace owner to regenerate it');
-    expect((await affix(['logout'])).stdout).toBe('Logged out.\n');
+    const { token } = JSON.parse(readFileSync(join(home, '.affix', 'credentials.json'), 'utf8'));
+    expect((await affix(['logout'])).stdout).toBe('Logged out; the token is revoked.\n');
     expect(existsSync(join(home, '.affix', 'credentials.json'))).toBe(false);
+    // The token no longer works on the server either (it used to stay valid for 30 days).
+    const after = await fetch(`${baseUrl}/api/v1/cli/programs`, { headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` } });
+    expect(after.status).toBe(401);
     const programs = await affix(['programs']);
     expect(programs.code).toBe(3);
     expect(programs.stderr).toContain('Not logged in. Run `affix login` first.');

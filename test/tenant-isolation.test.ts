@@ -90,3 +90,66 @@ describe('finding 1: transaction ids are scoped to the brand', () => {
     expect(saleIds[0]).not.toBe(saleIds[1]);
   });
 });
+
+describe('finding 3: suspension and logout take effect at once', () => {
+  it("a suspended brand's CLI token and program keys can manage nothing (403 ACCOUNT_BLOCKED); tracking still records", async () => {
+    const brand = await seedProgram(api);
+    await api.request('PATCH', `/api/v1/admin/accounts/${brand.accountId}`, { body: { password: 'correct horse battery staple' }, headers: adminHeaders });
+    const { rows } = await db.pool.query('SELECT email FROM accounts WHERE id = $1', [brand.accountId]);
+    const token = await cliToken(rows[0].email, 'correct horse battery staple');
+    expect((await api.request('GET', '/api/v1/cli/programs', { headers: bearer(token) })).status).toBe(200);
+
+    await api.request('PATCH', `/api/v1/admin/accounts/${brand.accountId}`, { body: { suspended: true }, headers: adminHeaders });
+    const listed = await api.request('GET', '/api/v1/cli/programs', { headers: bearer(token) });
+    expect(listed.status).toBe(403);
+    expect(listed.body.error.details).toEqual({ code: 'ACCOUNT_BLOCKED' });
+    const init = await api.request('POST', '/api/v1/cli/init', { body: { name: 'New', domain: 'new.example.com' }, headers: bearer(token) });
+    expect(init.status).toBe(403);
+    const status = await api.request('GET', '/api/v1/cli/status', { headers: bearer(brand.apiKey) });
+    expect(status.status).toBe(403);
+    const readiness = await api.request('GET', '/api/v1/programs/me/readiness', { headers: bearer(brand.apiKey) });
+    expect(readiness.status).toBe(403);
+    expect(readiness.body.error.code).toBe('ACCOUNT_BLOCKED');
+    const testEvent = await api.request('POST', '/api/v1/cli/test-event', { body: { event_type: 'click' }, headers: bearer(brand.apiKey) });
+    expect(testEvent.status).toBe(403);
+    // The brand's customers keep being recorded: nothing is lost while the suspension is reviewed.
+    const customerKey = await referredCustomer(brand);
+    expect((await sale(brand, { transaction_id: `susp_${Date.now()}`, amount_cents: 1000, customer_key: customerKey })).status).toBe(200);
+
+    await api.request('PATCH', `/api/v1/admin/accounts/${brand.accountId}`, { body: { suspended: false }, headers: adminHeaders });
+    expect((await api.request('GET', '/api/v1/cli/programs', { headers: bearer(token) })).status).toBe(200);
+  });
+
+  it('a new password revokes the CLI tokens issued before it', async () => {
+    const brand = await seedProgram(api);
+    await api.request('PATCH', `/api/v1/admin/accounts/${brand.accountId}`, { body: { password: 'first password 123' }, headers: adminHeaders });
+    const { rows } = await db.pool.query('SELECT email FROM accounts WHERE id = $1', [brand.accountId]);
+    const token = await cliToken(rows[0].email, 'first password 123');
+    await api.request('PATCH', `/api/v1/admin/accounts/${brand.accountId}`, { body: { password: 'second password 456' }, headers: adminHeaders });
+    expect((await api.request('GET', '/api/v1/cli/programs', { headers: bearer(token) })).status).toBe(401);
+  });
+
+  it('POST /api/v1/cli/auth/logout revokes the token on the server', async () => {
+    const brand = await seedProgram(api);
+    await api.request('PATCH', `/api/v1/admin/accounts/${brand.accountId}`, { body: { password: 'logout password 1' }, headers: adminHeaders });
+    const { rows } = await db.pool.query('SELECT email FROM accounts WHERE id = $1', [brand.accountId]);
+    const token = await cliToken(rows[0].email, 'logout password 1');
+    const out = await api.request('POST', '/api/v1/cli/auth/logout', { headers: bearer(token) });
+    expect(out.body).toEqual({ data: { revoked: true } });
+    expect((await api.request('GET', '/api/v1/cli/programs', { headers: bearer(token) })).status).toBe(401);
+    expect((await api.request('POST', '/api/v1/cli/auth/logout', { headers: bearer(token) })).body).toEqual({ data: { revoked: false } });
+  });
+});
+
+/** A CLI login token, through the real sign-in: start, the local sign-in page, poll. */
+async function cliToken(email: string, password: string): Promise<string> {
+  const started = await api.request('POST', '/api/v1/cli/auth/start');
+  const stateValue = new URL(started.body.data.auth_url).searchParams.get('state')!;
+  const page = await api.request('POST', '/cli/login', {
+    raw: new URLSearchParams({ state: stateValue, email, password }).toString(),
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+  });
+  if (page.status !== 200) throw new Error(`sign-in page: ${page.status}`);
+  const poll = await api.request('GET', `/api/v1/cli/auth/poll?state=${encodeURIComponent(stateValue)}`);
+  return poll.body.data.token;
+}

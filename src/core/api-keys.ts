@@ -16,6 +16,8 @@ export interface AuthenticatedKey {
   programId: number;
   /** Present while the key is marked for rotation and its deadline has not passed. */
   rotation: { markedAt: Date; rotateBy: Date } | null;
+  /** The brand is suspended: tracking still records, management is refused (src/http/auth.ts). */
+  accountSuspended: boolean;
 }
 
 /**
@@ -27,9 +29,10 @@ export async function authenticateApiKey(store: Store, token: string, now: Date,
   if (!record || record.revokedAt) return null;
   if (record.rotateBy && record.rotationMarkedAt) {
     if (now.getTime() >= record.rotateBy.getTime()) throw errors.rotationRequired(record.rotateBy, docsUrl);
-    return { keyId: record.keyId, programId: record.programId, rotation: { markedAt: record.rotationMarkedAt, rotateBy: record.rotateBy } };
+    const rotation = { markedAt: record.rotationMarkedAt, rotateBy: record.rotateBy };
+    return { keyId: record.keyId, programId: record.programId, rotation, accountSuspended: record.accountSuspended };
   }
-  return { keyId: record.keyId, programId: record.programId, rotation: null };
+  return { keyId: record.keyId, programId: record.programId, rotation: null, accountSuspended: record.accountSuspended };
 }
 
 export function rotationWarning(rotateBy: Date, docsUrl: string): RotationWarning {

@@ -76,6 +76,8 @@ export const MESSAGES = {
   tooManyRequests: 'Too many requests.',
   // readiness
   readinessFailed: 'Failed to compute readiness. Retry shortly.',
+  // spec §7: a suspended account (CLI login callback; ours: every management route)
+  accountBlocked: 'Your account has been suspended.',
   // ours: the database is unreachable or too slow
   unavailable: 'Service temporarily unavailable. Nothing was recorded; retry shortly.',
   valueRejected: 'The request contains a value that cannot be stored',
@@ -97,6 +99,9 @@ export const errors = {
   unsupportedCurrency: (currency: string) =>
     new AffixError(422, `currency ${currency} is not supported`, { code: 'unsupported_currency' }),
   payloadTooLarge: (message: string) => new AffixError(413, message),
+  /** Spec §7 words it for the CLI login callback; Affix answers it wherever a suspended brand tries to manage anything. */
+  accountBlocked: () => new AffixError(403, MESSAGES.accountBlocked, { details: { code: 'ACCOUNT_BLOCKED' } }),
+  typedAccountBlocked: () => new AffixError(403, MESSAGES.accountBlocked, { envelope: 'typed', code: 'ACCOUNT_BLOCKED' }),
   internal: (message: string) => new AffixError(500, message, { code: 'internal_error' }),
   /** The database is unreachable or too slow: nothing was done; retry after a few seconds. */
   unavailable: (cause?: unknown) =>

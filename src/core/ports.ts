@@ -172,6 +172,8 @@ export interface ApiKeyRecord {
   rotationMarkedAt: Date | null;
   rotateBy: Date | null;
   revokedAt: Date | null;
+  /** The brand (account) owning the program is suspended. */
+  accountSuspended: boolean;
 }
 
 export interface ReadinessFacts {

@@ -38,17 +38,26 @@ export interface TokenOwner {
   accountId: number;
   accountExists: boolean;
   email: string | null;
+  suspended: boolean;
 }
 
 /** The account behind a valid, unexpired login token, or null. */
 export async function findTokenOwner(pool: Pool, token: string): Promise<TokenOwner | null> {
   const { rows } = await pool.query(
-    `SELECT t.account_id, a.id IS NOT NULL AS account_exists, a.email
+    `SELECT t.account_id, a.id IS NOT NULL AS account_exists, a.email, coalesce(a.suspended, false) AS suspended
        FROM cli_tokens t LEFT JOIN accounts a ON a.id = t.account_id
       WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > now()`,
     [sha256(token)],
   );
-  return rows[0] ? { accountId: rows[0].account_id, accountExists: rows[0].account_exists, email: rows[0].email } : null;
+  return rows[0]
+    ? { accountId: rows[0].account_id, accountExists: rows[0].account_exists, email: rows[0].email, suspended: rows[0].suspended }
+    : null;
+}
+
+/** Logout: the token stops working at once. True when a live token was revoked. */
+export async function revokeLoginToken(pool: Pool, token: string): Promise<boolean> {
+  const { rowCount } = await pool.query('UPDATE cli_tokens SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL', [sha256(token)]);
+  return (rowCount ?? 0) > 0;
 }
 
 export async function findAccountForLogin(db: Queryable, email: string) {
@@ -67,9 +76,16 @@ export async function findOrCreateAccount(db: Queryable, email: string, name: st
   return rows[0] as { id: number; email: string; suspended: boolean };
 }
 
+/** A new password signs the account out everywhere: its CLI tokens and dashboard sessions end. */
 export async function setAccountPassword(db: Queryable, accountId: number, passwordHash: string): Promise<boolean> {
-  const { rowCount } = await db.query('UPDATE accounts SET password_hash = $2 WHERE id = $1', [accountId, passwordHash]);
-  return (rowCount ?? 0) > 0;
+  const { rows } = await db.query(
+    `WITH changed AS (UPDATE accounts SET password_hash = $2 WHERE id = $1 RETURNING id),
+          tokens AS (UPDATE cli_tokens SET revoked_at = now() WHERE account_id IN (SELECT id FROM changed) AND revoked_at IS NULL),
+          sessions AS (DELETE FROM dashboard_sessions WHERE account_id IN (SELECT id FROM changed))
+     SELECT count(*)::int AS n FROM changed`,
+    [accountId, passwordHash],
+  );
+  return rows[0].n > 0;
 }
 
 export interface ProgramSummary {

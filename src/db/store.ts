@@ -12,12 +12,21 @@ export class PgStore implements Store {
 
   async findApiKeyByHash(keyHash: Buffer): Promise<ApiKeyRecord | null> {
     const { rows } = await this.pool.query(
-      'SELECT id, program_id, rotation_marked_at, rotate_by, revoked_at FROM api_keys WHERE key_hash = $1',
+      `SELECT k.id, k.program_id, k.rotation_marked_at, k.rotate_by, k.revoked_at, a.suspended
+         FROM api_keys k JOIN programs p ON p.id = k.program_id JOIN accounts a ON a.id = p.account_id
+        WHERE k.key_hash = $1`,
       [keyHash],
     );
     const row = rows[0];
     return row
-      ? { keyId: row.id, programId: row.program_id, rotationMarkedAt: row.rotation_marked_at, rotateBy: row.rotate_by, revokedAt: row.revoked_at }
+      ? {
+          keyId: row.id,
+          programId: row.program_id,
+          rotationMarkedAt: row.rotation_marked_at,
+          rotateBy: row.rotate_by,
+          revokedAt: row.revoked_at,
+          accountSuspended: row.suspended,
+        }
       : null;
   }
 

@@ -48,6 +48,12 @@ export function programKeyAuth(store: Store, flavour: AuthFlavour, docsUrl: stri
       if (flavour === 'readiness') throw errors.typedInvalidKey(typedMessages.invalid);
       throw errors.unauthorized(flavour === 'cli' ? CLI_MESSAGES.keyInvalid : MESSAGES.invalidToken);
     }
+    // A suspended brand: its customers' clicks, leads, sales and refunds are still recorded
+    // (nothing is lost while the suspension is reviewed); everything else (readiness, the CLI
+    // API, the assistant) is refused.
+    if (key.accountSuspended && (flavour === 'readiness' || flavour === 'cli')) {
+      throw flavour === 'readiness' ? errors.typedAccountBlocked() : errors.accountBlocked();
+    }
     state(res).apiKey = key;
     next();
   };

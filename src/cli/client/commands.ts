@@ -117,11 +117,20 @@ export function registerClientCommands(program: Command): void {
     });
 
   withClientFlags(program.command('logout'))
-    .description('Forget the stored login token')
+    .description('Revoke the login token on the server and forget it here')
     .action(async (flags: GlobalFlags) => {
+      const credentials = await readCredentials();
+      let revoked = false;
+      if (credentials) {
+        // Best effort: an unreachable server must not keep the token on disk.
+        const api = new CliApi(credentials.api_url);
+        revoked = await api
+          .request<{ revoked: boolean }>({ method: 'POST', path: '/api/v1/cli/auth/logout', bearer: credentials.token })
+          .then((data) => data.revoked, () => false);
+      }
       const removed = await removeCredentials();
-      if (flags.json) out(JSON.stringify({ logged_out: removed }));
-      else out(removed ? 'Logged out.' : 'Not logged in.');
+      if (flags.json) out(JSON.stringify({ logged_out: removed, revoked }));
+      else out(!removed ? 'Not logged in.' : revoked ? 'Logged out; the token is revoked.' : 'Logged out here; the server could not be told (the token expires on its own).');
     });
 
   withClientFlags(program.command('programs'))

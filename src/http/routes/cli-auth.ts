@@ -3,17 +3,17 @@ import { randomBytes } from 'node:crypto';
 import express, { type Request, type Response, Router } from 'express';
 import { CLI_MESSAGES, LOGIN_SESSION_TTL_MS, LOGIN_TOKEN_TTL_MS, callbackVerdict, pollVerdict } from '../../core/cli-login.js';
 import { AffixError, errors } from '../../core/errors.js';
-import { consumeSession, createLoginSession, findAccountForLogin, findOrCreateAccount, insertLoginToken, markSignedIn, withLoginSession } from '../../db/cli.js';
+import { consumeSession, createLoginSession, revokeLoginToken, findAccountForLogin, findOrCreateAccount, insertLoginToken, markSignedIn, withLoginSession } from '../../db/cli.js';
 import { type IdTokenConfig, createIdTokenVerifier, issueLocalIdToken, issuerSignInUrl } from '../../id-tokens.js';
 import { verifyPassword } from '../../passwords.js';
 import { formBody } from '../input-guard.js';
+import { readBearer } from '../auth.js';
 import { failsWith } from '../context.js';
 import { type HttpDeps, clock } from '../deps.js';
 
 export const cliFailure = (text: string) => (requestId: string) =>
   new AffixError(500, `${text} (request_id: ${requestId})`, { details: { request_id: requestId } });
 
-const suspended = () => new AffixError(403, CLI_MESSAGES.accountSuspended, { details: { code: 'ACCOUNT_BLOCKED' } });
 
 export function cliAuthRoutes(deps: HttpDeps): Router {
   const router = Router();
@@ -33,11 +33,18 @@ export function cliAuthRoutes(deps: HttpDeps): Router {
       if (verdict === 'not_found') throw errors.notFound(CLI_MESSAGES.sessionNotFoundOrUsed);
       if (verdict === 'expired') throw errors.badRequest(CLI_MESSAGES.sessionExpired);
       const account = await findOrCreateAccount(client, claims.email, claims.name);
-      if (account.suspended) throw suspended();
+      if (account.suspended) throw errors.accountBlocked();
       await markSignedIn(client, session!.id, account.id);
       return { email: account.email };
     });
   }
+
+  // `affix logout`: the token stops working on the server at once, not only on the laptop.
+  router.post('/api/v1/cli/auth/logout', failsWith(cliFailure('Failed to log out')), async (req, res) => {
+    const bearer = readBearer(req);
+    if (bearer.kind !== 'token') throw errors.unauthorized(CLI_MESSAGES.programsAuthRequired);
+    res.json({ data: { revoked: await revokeLoginToken(deps.pool, bearer.token) } });
+  });
 
   router.post('/api/v1/cli/auth/start', failsWith(cliFailure('Failed to start auth session')), async (_req, res) => {
     const stateValue = randomBytes(24).toString('base64url');

@@ -29,6 +29,7 @@ function loginTokenAuth(deps: HttpDeps, flavour: TokenFlavour) {
     const owner = bearer.kind === 'token' ? await findTokenOwner(deps.pool, bearer.token) : null;
     if (!owner) throw errors.unauthorized(messages.invalid);
     if (!owner.accountExists) throw errors.unauthorized(messages.noUser);
+    if (owner.suspended) throw errors.accountBlocked();
     res.locals.accountId = owner.accountId;
     next();
   };
