@@ -20,6 +20,7 @@ const schema = z.object({
   AFFIX_BODY_LIMIT: z.string().default('100kb'),
   AFFIX_SECRET_KEY: z.string().min(16, 'AFFIX_SECRET_KEY must be at least 16 characters').optional(),
   STRIPE_CONNECT_WEBHOOK_SECRET: z.string().optional(),
+  AFFIX_WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   AFFIX_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
   AFFIX_WORKER_RETRY_LIMIT: z.coerce.number().int().min(0).max(50).default(8),
   AFFIX_WORKER_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(3600).default(2),
@@ -48,6 +49,8 @@ export interface Config {
   stripeConnectWebhookSecret: string | undefined;
   /** CLI sign-in through an OpenID Connect issuer instead of local passwords. */
   oidc: { issuer: string; clientId: string; jwksUrl?: string } | undefined;
+  /** Days a final Stripe event keeps its payload (customer emails, names) before it is purged. */
+  webhookRetentionDays: number;
   worker: { concurrency: number; retryLimit: number; retryDelaySeconds: number; pollSeconds: number };
 }
 
@@ -106,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       e.AFFIX_OIDC_ISSUER && e.AFFIX_OIDC_CLIENT_ID
         ? Object.freeze({ issuer: e.AFFIX_OIDC_ISSUER, clientId: e.AFFIX_OIDC_CLIENT_ID, jwksUrl: e.AFFIX_OIDC_JWKS_URL })
         : undefined,
+    webhookRetentionDays: e.AFFIX_WEBHOOK_RETENTION_DAYS,
     worker: Object.freeze({
       concurrency: e.AFFIX_WORKER_CONCURRENCY,
       retryLimit: e.AFFIX_WORKER_RETRY_LIMIT,

@@ -13,6 +13,7 @@ import {
   trackClick,
 } from './support/harness.js';
 import { WEBHOOK_SECRET, deliver, fixture, waitForEvent } from './support/stripe.js';
+import { purgeExpiredPayloads } from '../src/db/webhook-events.js';
 
 let db: TestDatabase;
 let api: TestApi;
@@ -153,3 +154,29 @@ async function cliToken(email: string, password: string): Promise<string> {
   const poll = await api.request('GET', `/api/v1/cli/auth/poll?state=${encodeURIComponent(stateValue)}`);
   return poll.body.data.token;
 }
+
+describe('finding 7: customer data is not kept forever nor logged', () => {
+  it('payloads of final events past the retention period are purged; the row stays; replay says why it cannot', async () => {
+    const clickId = await trackClick(api, brandA.affiliateUrl);
+    const event = await fixture('checkout.session.completed.payment', { run: `retention${Date.now()}`, email: 'keep-me-not@example.com', click_id: clickId, customer_key: `ret${Date.now()}`, program_id: brandA.programId });
+    expect((await deliver(api, `/api/v1/webhooks/stripe/${brandA.programId}`, event)).status).toBe(200);
+    const row = await waitForEvent(db.pool, event.id, ['processed']);
+    await db.pool.query("UPDATE webhook_events SET received_at = now() - interval '31 days' WHERE id = $1", [row.id]);
+    expect(await purgeExpiredPayloads(db.pool, 30)).toBeGreaterThanOrEqual(1);
+    const { rows } = await db.pool.query('SELECT payload, raw_body, purged_at, type, status, sale_id FROM webhook_events WHERE id = $1', [row.id]);
+    expect(rows[0]).toMatchObject({ payload: null, raw_body: null, type: 'checkout.session.completed', status: 'processed', sale_id: row.sale_id });
+    expect(rows[0].purged_at).not.toBeNull();
+    expect(JSON.stringify(await db.pool.query('SELECT * FROM webhook_events WHERE id = $1', [row.id]).then((r) => r.rows))).not.toContain('keep-me-not');
+    const replay = await api.request('POST', `/api/v1/admin/webhook-events/${row.id}/replay`, { headers: adminHeaders });
+    expect(replay.status).toBe(409);
+    expect(replay.body.error.message).toBe('This event cannot be replayed: its payload was purged after the retention period');
+  });
+
+  it('a recent event keeps its payload', async () => {
+    const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM webhook_events WHERE purged_at IS NULL AND received_at > now() - interval '1 day'");
+    expect(rows[0].n).toBeGreaterThan(0);
+    await purgeExpiredPayloads(db.pool, 30);
+    const after = await db.pool.query("SELECT count(*)::int AS n FROM webhook_events WHERE purged_at IS NULL AND received_at > now() - interval '1 day'");
+    expect(after.rows[0].n).toBe(rows[0].n);
+  });
+});

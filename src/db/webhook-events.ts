@@ -1,6 +1,7 @@
 // The Stripe webhook inbox. A stored event and its job are written in one transaction.
 import type PgBoss from 'pg-boss';
 import { enqueueStripeEvent } from '../queue.js';
+import { AffixError } from '../core/errors.js';
 import { isRejectedValue } from './errors.js';
 import { type Pool, withTransaction } from './pool.js';
 
@@ -39,10 +40,12 @@ export interface InboxEvent {
   result: Record<string, unknown>;
   received_at: Date;
   updated_at: Date;
+  /** The payload was purged after the retention period (the row stays; replay is no longer possible). */
+  purged_at: Date | null;
 }
 
 const COLUMNS = `id, stripe_event_id, endpoint, program_id, account, type, livemode, status, reason, attempts,
-  attribution_step, sale_id, result, received_at, updated_at`;
+  attribution_step, sale_id, result, received_at, updated_at, purged_at`;
 
 /** Stores the event and enqueues its job atomically. A redelivery (same Stripe id) changes nothing. */
 export async function storeEvent(pool: Pool, boss: PgBoss, event: NewInboxEvent): Promise<{ id: number; duplicate: boolean; status: InboxStatus }> {
@@ -79,7 +82,7 @@ export async function loadEventPayload(pool: Pool, id: number): Promise<{ event:
   const { rows } = await pool.query(`SELECT ${COLUMNS}, payload, raw_body FROM webhook_events WHERE id = $1`, [id]);
   if (!rows[0]) return null;
   const { payload, raw_body: rawBody, ...event } = rows[0];
-  return { event, payload: payload ?? JSON.parse((rawBody as Buffer).toString('utf8')) };
+  return { event, payload: payload ?? (rawBody ? JSON.parse((rawBody as Buffer).toString('utf8')) : null) };
 }
 
 export interface EventUpdate {
@@ -146,10 +149,14 @@ export async function requeueEvent(pool: Pool, boss: PgBoss, id: number): Promis
   return withTransaction(pool, async (client) => {
     const { rows } = await client.query(
       `UPDATE webhook_events SET status = 'queued', reason = NULL, attempts = 0, result = '{}', updated_at = now()
-        WHERE id = $1 RETURNING ${COLUMNS}`,
+        WHERE id = $1 AND purged_at IS NULL RETURNING ${COLUMNS}`,
       [id],
     );
-    if (!rows[0]) return null;
+    if (!rows[0]) {
+      const purged = await client.query('SELECT 1 FROM webhook_events WHERE id = $1 AND purged_at IS NOT NULL', [id]);
+      if (purged.rowCount) throw new AffixError(409, 'This event cannot be replayed: its payload was purged after the retention period');
+      return null;
+    }
     await enqueueStripeEvent(boss, client, { inboxId: id });
     return rows[0];
   });
@@ -180,4 +187,20 @@ export async function noteStripeDelivery(pool: Pool, programId: number, signatur
       [programId, signatureError.slice(0, 300)],
     );
   }
+}
+
+/**
+ * Privacy: payloads of final events older than the retention period are dropped (customers'
+ * emails and names live there); the row keeps what support needs. In batches, any instance.
+ */
+export async function purgeExpiredPayloads(pool: Pool, retentionDays: number, batch = 1_000): Promise<number> {
+  const { rowCount } = await pool.query(
+    `UPDATE webhook_events SET payload = NULL, raw_body = NULL, purged_at = now()
+      WHERE id IN (SELECT id FROM webhook_events
+                    WHERE purged_at IS NULL AND received_at < now() - make_interval(days => $1)
+                      AND status IN ('processed', 'ignored', 'failed')
+                    ORDER BY received_at LIMIT $2)`,
+    [retentionDays, batch],
+  );
+  return rowCount ?? 0;
 }

@@ -114,6 +114,11 @@ export async function processStripeEvent(deps: WorkerDeps, inboxId: number, jobI
   }
   const { event, payload } = loaded;
   if (FINAL.has(event.status)) return null;
+  if (payload === null) {
+    const update: EventUpdate = { status: 'failed', reason: 'payload purged after the retention period' };
+    await finishEvent(deps.pool, inboxId, update);
+    return update;
+  }
   if (event.program_id === null) {
     const update: EventUpdate = { status: 'ignored', reason: 'no program for this event' };
     await finishEvent(deps.pool, inboxId, update);

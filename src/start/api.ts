@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import type { Pool } from '../db/pool.js';
 import { pruneRateLimitCounters } from '../db/rate-limit.js';
 import { PgStore } from '../db/store.js';
+import { purgeExpiredPayloads } from '../db/webhook-events.js';
 import { createApp } from '../http/app.js';
 import type { Logger } from '../logger.js';
 import { createSecretBox } from '../secret-box.js';
@@ -28,8 +29,12 @@ export async function startApi(config: Readonly<Config>, pool: Pool, logger: Log
   server.on('request', (_req, res) => {
     if (draining && !res.headersSent) res.setHeader('Connection', 'close');
   });
+  // Housekeeping any instance may do: ended rate-limit windows, payloads past their retention.
   const prune = setInterval(() => {
     pruneRateLimitCounters(pool).catch((error) => logger.warn({ err: error }, 'pruning rate-limit counters failed'));
+    purgeExpiredPayloads(pool, config.webhookRetentionDays)
+      .then((purged) => purged && logger.info({ purged }, 'purged Stripe payloads past their retention'))
+      .catch((error) => logger.warn({ err: error }, 'purging Stripe payloads failed'));
   }, 60_000);
   prune.unref();
   const { port } = server.address() as AddressInfo;
