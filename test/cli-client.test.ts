@@ -110,6 +110,20 @@ afterAll(async () => {
 });
 
 describe('affix login / programs / init / status / test / logout', () => {
+  it('the terminal and the sign-in page show the same confirmation code, and the page says what is authorized', async () => {
+    const run = await startLogin();
+    while (!/Confirm that the page shows ([A-Z2-9]{4}-[A-Z2-9]{4})/.test(run.output.stdout)) await new Promise((r) => setTimeout(r, 50));
+    const code = /Confirm that the page shows ([A-Z2-9]{4}-[A-Z2-9]{4})/.exec(run.output.stdout)![1]!;
+    const page = await (await fetch(`${baseUrl}/cli/login?state=${encodeURIComponent(run.stateValue)}`)).text();
+    expect(page).toContain(`Confirm that your terminal shows <strong class="code">${code}</strong>`);
+    expect(page).toContain('manage your programs (create programs and API keys, read their status) for 30 days');
+    // Another session's page shows another code: a crafted link is recognisable.
+    const other = await (await fetch(`${baseUrl}/cli/login?state=someone-elses-state`)).text();
+    expect(other).not.toContain(code);
+    expect((await signInOnPage(run.stateValue, 'owner@brand.example', 'correct horse battery')).status).toBe(200);
+    expect(await run.exited).toBe(0);
+  }, 30_000);
+
   it('logs in through the sign-in page and stores the token with mode 0600', async () => {
     const run = await login('owner@brand.example', 'correct horse battery');
     expect(run.code).toBe(0);

@@ -1,4 +1,5 @@
 // CLI login sessions (spec §3 login rows, §4.6): 5-minute sessions, token handed out once.
+import { sha256 } from './secrets.js';
 
 export const LOGIN_SESSION_TTL_MS = 5 * 60_000;
 /** Login tokens last 30 days; logging in again issues a new one. */
@@ -56,3 +57,15 @@ export const CLI_MESSAGES = {
 } as const;
 
 export const invalidEventType = (value: unknown) => `Invalid event_type: ${String(value)}. Valid: click, lead, sale`;
+
+const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789'; // no 0/O, 1/I
+
+/**
+ * The code the sign-in page and the terminal both show ("ABCD-1234"), like a device flow: a
+ * crafted auth_url (someone else's session) shows a code the victim's terminal does not.
+ * Derived from the session's state, so both sides compute it without a round trip.
+ */
+export function confirmationCode(state: string): string {
+  const letters = Array.from(sha256(`affix-cli-login:${state}`).subarray(0, 8), (byte) => CODE_ALPHABET[byte % CODE_ALPHABET.length]!);
+  return `${letters.slice(0, 4).join('')}-${letters.slice(4).join('')}`;
+}

@@ -1,4 +1,5 @@
 // The client side of `affix`: login, logout, programs, init, status, test.
+import { confirmationCode } from '../../core/cli-login.js';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline/promises';
 import { Argument, type Command, Option } from 'commander';
@@ -96,7 +97,9 @@ export function registerClientCommands(program: Command): void {
     .action(async (flags: GlobalFlags & { browser: boolean }) => {
       const api = await apiFor(flags);
       const session = await api.request<{ state: string; auth_url: string; expires_at: string; poll_url: string }>({ method: 'POST', path: '/api/v1/cli/auth/start' });
-      if (!flags.json) out(`Open this page to sign in:\n  ${session.auth_url}\nWaiting for sign-in (until ${session.expires_at})...`);
+      if (!flags.json) {
+        out(`Open this page to sign in:\n  ${session.auth_url}\nConfirm that the page shows ${confirmationCode(session.state)}.\nWaiting for sign-in (until ${session.expires_at})...`);
+      }
       if (flags.browser) openBrowser(session.auth_url);
       const deadline = Date.parse(session.expires_at);
       for (;;) {

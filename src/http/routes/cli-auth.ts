@@ -1,7 +1,7 @@
 // CLI login: start, callback, poll (spec §3, §4.6), and the sign-in page behind auth_url.
 import { randomBytes } from 'node:crypto';
 import express, { type Request, type Response, Router } from 'express';
-import { CLI_MESSAGES, LOGIN_SESSION_TTL_MS, LOGIN_TOKEN_TTL_MS, callbackVerdict, pollVerdict } from '../../core/cli-login.js';
+import { CLI_MESSAGES, LOGIN_SESSION_TTL_MS, confirmationCode, LOGIN_TOKEN_TTL_MS, callbackVerdict, pollVerdict } from '../../core/cli-login.js';
 import { AffixError, errors } from '../../core/errors.js';
 import { consumeSession, createLoginSession, revokeLoginToken, findAccountForLogin, findOrCreateAccount, insertLoginToken, markSignedIn, withLoginSession } from '../../db/cli.js';
 import { type IdTokenConfig, createIdTokenVerifier, issueLocalIdToken, issuerSignInUrl } from '../../id-tokens.js';
@@ -139,6 +139,8 @@ function loginPage(stateValue: string, error: string | null): string {
   return page(
     'Sign in to Affix',
     `${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
+<p>Signing in here lets the <code>affix</code> command that showed you this link manage your programs (create programs and API keys, read their status) for 30 days.</p>
+<p>Confirm that your terminal shows <strong class="code">${confirmationCode(stateValue)}</strong>. If it does not, or you did not just run <code>affix login</code>, close this page: someone else is asking for access.</p>
 <form method="post" action="/cli/login">
 <input type="hidden" name="state" value="${escapeHtml(stateValue)}">
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required autofocus>
