@@ -180,3 +180,121 @@ describe('finding 7: customer data is not kept forever nor logged', () => {
     expect(after.rows[0].n).toBe(rows[0].n);
   });
 });
+
+/** A tiny browser: cookies kept, the CSRF field read from the last page. */
+function browserSession(ip: string) {
+  const jar = new Map<string, string>();
+  let csrf = '';
+  const remember = (response: Response) => {
+    for (const cookie of response.headers.getSetCookie()) {
+      const [pair] = cookie.split(';');
+      const [name, ...value] = pair!.split('=');
+      jar.set(name!, value.join('='));
+    }
+  };
+  const headers = (extra: Record<string, string> = {}) => ({
+    Cookie: [...jar].map(([name, value]) => `${name}=${value}`).join('; '),
+    'X-Forwarded-For': ip,
+    ...extra,
+  });
+  return {
+    jar,
+    async get(path: string) {
+      const response = await fetch(`${api.url}${path}`, { headers: headers(), redirect: 'manual' });
+      remember(response);
+      const text = await response.text();
+      csrf = /name="_csrf" value="([^"]+)"/.exec(text)?.[1] ?? csrf;
+      return { status: response.status, text, headers: response.headers };
+    },
+    async post(path: string, fields: Record<string, string>, options: { withToken?: boolean; extra?: Record<string, string> } = {}) {
+      const body = new URLSearchParams({ ...(options.withToken === false ? {} : { _csrf: csrf }), ...fields }).toString();
+      const response = await fetch(`${api.url}${path}`, {
+        method: 'POST',
+        headers: headers({ 'Content-Type': 'application/x-www-form-urlencoded', ...options.extra }),
+        body,
+        redirect: 'manual',
+      });
+      remember(response);
+      return { status: response.status, text: await response.text(), headers: response.headers };
+    },
+  };
+}
+
+describe('finding 4: sign-in resists abuse; dashboard forms resist cross-site posts', () => {
+  const owner = `dash-owner-${Date.now()}@example.com`;
+  beforeAll(async () => {
+    await api.request('POST', '/api/v1/admin/accounts', { body: { email: owner, password: 'dashboard password 1' }, headers: adminHeaders });
+  });
+
+  it('the dashboard sign-in stops at 10 attempts a minute from one IP (429 page with Retry-After)', async () => {
+    const browser = browserSession('192.0.2.10');
+    await browser.get('/dashboard/login');
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push((await browser.post('/dashboard/login', { email: `nobody${i}@example.com`, password: 'guess' })).status);
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+    const refused = await browser.post('/dashboard/login', { email: 'nobody@example.com', password: 'guess' });
+    expect(refused.status).toBe(429);
+    expect(refused.text).toContain('Too many sign-in attempts.');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
+  it('one account: 10 attempts per 15 minutes whatever the IP, shared by the CLI page and the dashboard', async () => {
+    const target = `guessed-${Date.now()}@example.com`;
+    await api.request('POST', '/api/v1/admin/accounts', { body: { email: target, password: 'the real one 123' }, headers: adminHeaders });
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const reply = await api.request('POST', '/cli/login', {
+        raw: new URLSearchParams({ state: 'x', email: target, password: `guess ${i}` }).toString(),
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': `198.51.100.${i + 1}` },
+      });
+      statuses.push(reply.status);
+    }
+    for (let i = 0; i < 6; i++) {
+      const browser = browserSession(`203.0.113.${i + 1}`);
+      await browser.get('/dashboard/login');
+      statuses.push((await browser.post('/dashboard/login', { email: target, password: i === 5 ? 'the real one 123' : `guess ${i}` })).status);
+    }
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+    expect(statuses[10]).toBe(429); // even the right password waits: the account is under attack
+  });
+
+  it('a form post without the CSRF token, or marked cross-site, is refused even with a valid session', async () => {
+    const browser = browserSession('192.0.2.20');
+    await browser.get('/dashboard/login');
+    expect((await browser.post('/dashboard/login', { email: owner, password: 'dashboard password 1' })).status).toBe(303);
+    await browser.get('/dashboard');
+    const program = { name: 'Csrf shop', domain: 'csrf.example.com', commission_type: 'percent', commission_rate: '10', attribution_window_days: '30', lead_auth: 'browser_allowed', allowed_origins: '' };
+    const noToken = await browser.post('/dashboard/programs', program, { withToken: false });
+    expect(noToken.status).toBe(403);
+    expect(noToken.text).toContain('This form expired or did not come from this site.');
+    const crossSite = await browser.post('/dashboard/programs', program, { extra: { 'Sec-Fetch-Site': 'cross-site' } });
+    expect(crossSite.status).toBe(403);
+    const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM programs WHERE name = 'Csrf shop'");
+    expect(rows[0].n).toBe(0);
+    const allowed = await browser.post('/dashboard/programs', program);
+    expect(allowed.status).toBe(303);
+  });
+
+  it('pages carry security headers (CSP with frame-ancestors none, X-Frame-Options DENY)', async () => {
+    const page = await browserSession('192.0.2.30').get('/dashboard/login');
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    const cliPage = await fetch(`${api.url}/cli/login?state=x`);
+    expect(cliPage.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  });
+
+  it('signing in gives a new session id and ends the one the browser held', async () => {
+    const browser = browserSession('192.0.2.40');
+    await browser.get('/dashboard/login');
+    await browser.post('/dashboard/login', { email: owner, password: 'dashboard password 1' });
+    const first = browser.jar.get('affix_dashboard');
+    await browser.get('/dashboard/login');
+    await browser.post('/dashboard/login', { email: owner, password: 'dashboard password 1' });
+    const second = browser.jar.get('affix_dashboard');
+    expect(second).toBeTruthy();
+    expect(second).not.toBe(first);
+    const old = await fetch(`${api.url}/dashboard`, { headers: { Cookie: `affix_dashboard=${first}` }, redirect: 'manual' });
+    expect(old.status).toBe(303);
+    expect(old.headers.get('location')).toBe('/dashboard/login');
+  });
+});

@@ -14,8 +14,10 @@ export const RATE_LIMITS = {
   cli: { bucket: 'cli', limit: 60, windowSeconds: 60 },
   /** The assistant (MCP) endpoint, per API key (ours; the spec is silent). */
   assistant: { bucket: 'assistant', limit: 120, windowSeconds: 60 },
-  /** Password attempts on the local sign-in page (ours; the spec is silent). */
-  signInPage: { bucket: 'cli_sign_in_page', limit: 10, windowSeconds: 60 },
+  /** Password attempts on every sign-in form (CLI page, dashboard), ours: per client IP ... */
+  signInPerIp: { bucket: 'sign_in_ip', limit: 10, windowSeconds: 60 },
+  /** ... and per account (by email digest), so that many IPs cannot guess one password. */
+  signInPerAccount: { bucket: 'sign_in_account', limit: 10, windowSeconds: 900 },
 } as const satisfies Record<string, RateLimitRule>;
 
 export const OCCURRED_AT_MAX_AGE_MS = 30 * 86_400_000;

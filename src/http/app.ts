@@ -105,7 +105,6 @@ export function createApp(deps: HttpDeps): express.Express {
     next();
   });
   app.use('/api/v1/cli', rateLimit(deps.pool, RATE_LIMITS.cli, byApiKey));
-  app.post('/cli/login', rateLimit(deps.pool, RATE_LIMITS.signInPage, byClientIp));
   app.use(mcpRoutes(deps));
   app.use(dashboardRoutes(deps));
   app.use(cliAuthRoutes(deps));

@@ -89,7 +89,10 @@ function bodyParserError(error: unknown, bodyLimit: string): AffixError | null {
 function clientError(error: unknown): AffixError | null {
   const status = (error as { status?: unknown; statusCode?: unknown } | null)?.status ?? (error as { statusCode?: unknown } | null)?.statusCode;
   if (typeof status !== 'number' || status < 400 || status > 499) return null;
-  return new AffixError(status, status === 400 ? 'Bad request' : (STATUS_NAMES[status] ?? 'Client error'), { cause: error });
+  // http-errors marks messages meant for clients as exposable (a CSRF refusal explains itself).
+  const exposed = (error as { expose?: unknown }).expose === true && typeof (error as Error).message === 'string';
+  const message = exposed && status !== 400 ? (error as Error).message : status === 400 ? 'Bad request' : (STATUS_NAMES[status] ?? 'Client error');
+  return new AffixError(status, message, { cause: error });
 }
 
 /**

@@ -24,7 +24,7 @@ export function html(strings: TemplateStringsArray, ...parts: Part[]): Html {
 
 export const raw = (value: string) => new Html(value);
 
-const STYLE = `
+export const INLINE_STYLE = `
 body{font-family:system-ui,sans-serif;margin:0;color:#1b1b1f;background:#f7f7f9}
 header{background:#23234a;color:#fff;padding:.6rem 1.5rem;display:flex;gap:1.5rem;align-items:center}
 header a{color:#fff}main{max-width:72rem;margin:0 auto;padding:1.5rem}
@@ -42,7 +42,7 @@ nav.tabs a{margin-right:1rem}
 `;
 
 /** The one bit of script: copy buttons (progressive enhancement; the link text stays selectable). */
-const COPY_SCRIPT = `document.addEventListener('click', function (e) {
+export const INLINE_SCRIPT = `document.addEventListener('click', function (e) {
   var b = e.target.closest && e.target.closest('[data-copy]');
   if (!b || !navigator.clipboard) return;
   navigator.clipboard.writeText(b.getAttribute('data-copy')).then(function () { b.textContent = 'Copied'; });
@@ -50,11 +50,11 @@ const COPY_SCRIPT = `document.addEventListener('click', function (e) {
 
 export function page(title: string, body: Html, options: { email?: string; flash?: string | null } = {}): string {
   return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · Affix</title><style>${raw(STYLE)}</style></head><body>
+<title>${title} · Affix</title><style>${raw(INLINE_STYLE)}</style></head><body>
 <header><strong>Affix</strong>${options.email ? html`<a href="/dashboard">Programs</a><span class="muted">${options.email}</span>
 <form method="post" action="/dashboard/logout" class="inline"><button type="submit">Sign out</button></form>` : ''}</header>
 <main>${options.flash ? html`<div class="flash" role="status">${options.flash}</div>` : ''}<h1>${title}</h1>${body}</main>
-<script>${raw(COPY_SCRIPT)}</script></body></html>`.value;
+<script>${raw(INLINE_SCRIPT)}</script></body></html>`.value;
 }
 
 /** A labelled input with its error next to it (aria-invalid, aria-describedby). */

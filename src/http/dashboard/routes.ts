@@ -20,7 +20,9 @@ import { type HttpDeps, clock } from '../deps.js';
 import { dailyChart, funnelChart } from './charts.js';
 import { fieldErrors, programInput } from './forms.js';
 import { type Html, field, html, page, select } from './html.js';
-import { SESSION_COOKIE, requireAccount, sameOriginPosts, startSession } from './session.js';
+import { csrfGuard, pageHeaders, sameOriginPosts } from './security.js';
+import { SESSION_COOKIE, requireAccount, startSession } from './session.js';
+import { limitSignIn } from '../sign-in-limit.js';
 
 const DONE: Record<string, string> = {
   settings: 'Settings saved.',
@@ -40,14 +42,18 @@ export function dashboardRoutes(deps: HttpDeps): Router {
   const router = Router();
   const { pool, config } = deps;
   const secureCookies = config.publicUrl.startsWith('https://');
-  const form = formBody('50kb');
+  // Cookies first: every page, the single sign-on callback included, may carry a CSRF token.
+  router.use('/dashboard', cookieParser());
+  const csrf = csrfGuard({ secret: config.secretKey, sessionCookie: SESSION_COOKIE, secure: secureCookies });
+  const ssoForm = formBody('20kb');
+  const form = [...formBody('50kb'), csrf.check];
   const oidc = config.oidc;
   const verifyIdToken = oidc ? createIdTokenVerifier({ publicUrl: config.publicUrl, secretKey: config.secretKey, oidc }) : null;
 
   // Single sign-on through the same OpenID Connect issuer as the CLI. The state is a 5-minute
   // login session in PostgreSQL (any instance can finish it); the issuer posts the id_token
   // back cross-site, so this route sits before the same-origin check.
-  router.post('/dashboard/sso/callback', ...form, async (req, res) => {
+  router.post('/dashboard/sso/callback', ...ssoForm, async (req, res) => {
     const { state: stateValue = '', id_token: idToken = '' } = req.body as Record<string, string>;
     if (!verifyIdToken) throw errors.notFound('Single sign-on is not configured');
     const fail = (status: number, message: string) => send(res, status, 'Sign in', loginForm(message));
@@ -68,10 +74,10 @@ export function dashboardRoutes(deps: HttpDeps): Router {
     res.redirect(303, '/dashboard');
   });
 
-  router.use('/dashboard', cookieParser(), sameOriginPosts(config.publicUrl));
+  router.use('/dashboard', pageHeaders(), sameOriginPosts(config.publicUrl));
 
   const send = (res: Response, status: number, title: string, body: Html, flash?: string | null) =>
-    res.status(status).type('html').send(page(title, body, { email: res.locals.account?.email, flash }));
+    res.status(status).type('html').send(csrf.protect(res.req, res, page(title, body, { email: res.locals.account?.email, flash })));
 
   // ---- sign-in -------------------------------------------------------------------------------
   const loginForm = (error: string | null, email = '') => html`<section><form method="post" action="/dashboard/login">
@@ -89,15 +95,19 @@ ${oidc ? html`<p><a href="/dashboard/login/sso">Sign in with single sign-on</a><
     await createLoginSession(pool, stateValue, new Date(clock(deps).getTime() + LOGIN_SESSION_TTL_MS));
     res.redirect(302, await issuerSignInUrl(oidc, `${config.publicUrl}/dashboard/sso/callback`, stateValue));
   });
-  router.post('/dashboard/login', ...form, async (req, res) => {
+  const limit = limitSignIn(pool, (req, res, message) => send(res, 429, 'Sign in', loginForm(message, String(req.body?.email ?? ''))));
+  router.post('/dashboard/login', ...form, limit, async (req, res) => {
     const { email = '', password = '' } = req.body as Record<string, string>;
     const account = await findAccountForLogin(pool, email);
     if (!account || !(await verifyPassword(password, account.password_hash))) return send(res, 401, 'Sign in', loginForm('Wrong email or password.', email));
     if (account.suspended) return send(res, 403, 'Sign in', loginForm('Your account has been suspended.', email));
+    // A new session id at every sign-in; a session the browser already held ends here.
+    const previous = req.cookies?.[SESSION_COOKIE];
+    if (typeof previous === 'string') await endDashboardSession(pool, previous);
     await startSession(pool, res, account.id, secureCookies);
     res.redirect(303, '/dashboard');
   });
-  router.post('/dashboard/logout', async (req, res) => {
+  router.post('/dashboard/logout', ...form, async (req, res) => {
     const token = req.cookies?.[SESSION_COOKIE];
     if (typeof token === 'string') await endDashboardSession(pool, token);
     res.clearCookie(SESSION_COOKIE, { path: '/dashboard' });

@@ -2,7 +2,6 @@
 // lives in PostgreSQL and the browser holds only a random token (HttpOnly, SameSite=Lax).
 import { randomBytes } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import { errors } from '../../core/errors.js';
 import { createDashboardSession, dashboardSessionAccount } from '../../db/dashboard.js';
 import type { Pool } from '../../db/pool.js';
 
@@ -22,27 +21,6 @@ export function requireAccount(pool: Pool) {
     const account = typeof token === 'string' ? await dashboardSessionAccount(pool, token) : null;
     if (!account) return void res.redirect(303, '/dashboard/login');
     res.locals.account = account;
-    next();
-  };
-}
-
-/** `Origin: null` (sandboxed frames, some redirects) and garbage have no host: cross-site. */
-function hostOf(origin: string): string | null {
-  try {
-    return new URL(origin).host || null;
-  } catch {
-    return null;
-  }
-}
-
-/** Form posts must come from the dashboard's own pages (defence in depth beside SameSite=Lax). */
-export function sameOriginPosts(publicUrl: string) {
-  const own = new URL(publicUrl).origin;
-  return (req: Request, _res: Response, next: NextFunction) => {
-    if (req.method !== 'POST') return next();
-    const origin = req.headers.origin;
-    const host = req.headers.host;
-    if (origin && origin !== own && !(host && hostOf(origin) === host)) throw errors.forbidden('Cross-site form post refused');
     next();
   };
 }

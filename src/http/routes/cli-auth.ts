@@ -7,6 +7,8 @@ import { consumeSession, createLoginSession, revokeLoginToken, findAccountForLog
 import { type IdTokenConfig, createIdTokenVerifier, issueLocalIdToken, issuerSignInUrl } from '../../id-tokens.js';
 import { verifyPassword } from '../../passwords.js';
 import { formBody } from '../input-guard.js';
+import { limitSignIn } from '../sign-in-limit.js';
+import { pageHeaders } from '../dashboard/security.js';
 import { readBearer } from '../auth.js';
 import { failsWith } from '../context.js';
 import { type HttpDeps, clock } from '../deps.js';
@@ -90,6 +92,7 @@ export function cliAuthRoutes(deps: HttpDeps): Router {
 
   // The page auth_url opens. With an OpenID Connect issuer: a redirect there (implicit flow,
   // form_post), whose id_token comes back to /cli/oidc/callback. Otherwise: local sign-in.
+  router.use(['/cli/login', '/cli/oidc'], pageHeaders());
   router.get('/cli/login', async (req, res) => {
     const stateValue = typeof req.query.state === 'string' ? req.query.state : '';
     if (!deps.config.oidc) return void res.type('html').send(loginPage(stateValue, null));
@@ -106,7 +109,10 @@ export function cliAuthRoutes(deps: HttpDeps): Router {
     }
     res.type('html').send(signedInPage());
   });
-  router.post('/cli/login', ...formBody('10kb'), async (req: Request, res: Response) => {
+  const limit = limitSignIn(deps.pool, (req, res, message) => {
+    res.status(429).type('html').send(loginPage(String(req.body?.state ?? ''), message));
+  });
+  router.post('/cli/login', ...formBody('10kb'), limit, async (req: Request, res: Response) => {
     const { state: stateValue = '', email = '', password = '' } = req.body as Record<string, string>;
     const fail = (status: number, message: string) => res.status(status).type('html').send(loginPage(stateValue, message));
     const account = await findAccountForLogin(deps.pool, String(email));
