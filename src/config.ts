@@ -20,6 +20,8 @@ const schema = z.object({
   AFFIX_BODY_LIMIT: z.string().default('100kb'),
   AFFIX_SECRET_KEY: z.string().min(16, 'AFFIX_SECRET_KEY must be at least 16 characters').optional(),
   STRIPE_CONNECT_WEBHOOK_SECRET: z.string().optional(),
+  STRIPE_CONNECT_CLIENT_ID: z.string().regex(/^ca_\w+$/, 'STRIPE_CONNECT_CLIENT_ID must be a Connect client id (ca_...)').optional(),
+  STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_\w+$/, 'STRIPE_SECRET_KEY must be a secret or restricted key (sk_..., rk_...)').optional(),
   AFFIX_WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   AFFIX_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
   AFFIX_WORKER_RETRY_LIMIT: z.coerce.number().int().min(0).max(50).default(8),
@@ -47,6 +49,8 @@ export interface Config {
   /** Encrypts stored Stripe signing secrets; generated in the data folder for the embedded database. */
   secretKey: string | undefined;
   stripeConnectWebhookSecret: string | undefined;
+  /** Stripe Connect OAuth onboarding (both set), for the dashboard's "Connect with Stripe". */
+  stripeConnect: { clientId: string; secretKey: string } | undefined;
   /** CLI sign-in through an OpenID Connect issuer instead of local passwords. */
   oidc: { issuer: string; clientId: string; jwksUrl?: string } | undefined;
   /** Days a final Stripe event keeps its payload (customer emails, names) before it is purged. */
@@ -105,6 +109,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     logLevel: e.LOG_LEVEL,
     secretKey: e.AFFIX_SECRET_KEY,
     stripeConnectWebhookSecret: e.STRIPE_CONNECT_WEBHOOK_SECRET,
+    stripeConnect:
+      e.STRIPE_CONNECT_CLIENT_ID && e.STRIPE_SECRET_KEY ? Object.freeze({ clientId: e.STRIPE_CONNECT_CLIENT_ID, secretKey: e.STRIPE_SECRET_KEY }) : undefined,
     oidc:
       e.AFFIX_OIDC_ISSUER && e.AFFIX_OIDC_CLIENT_ID
         ? Object.freeze({ issuer: e.AFFIX_OIDC_ISSUER, clientId: e.AFFIX_OIDC_CLIENT_ID, jwksUrl: e.AFFIX_OIDC_JWKS_URL })

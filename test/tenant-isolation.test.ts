@@ -1,5 +1,6 @@
 // Tenant isolation: brands (accounts) share one deployment; none can read, change or learn of
 // another's data. Each finding of the isolation review has its test here.
+import nock from 'nock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type SeededProgram,
@@ -21,7 +22,15 @@ let brandA: SeededProgram;
 let brandB: SeededProgram;
 
 beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'tenant-secret-key-0123456', AFFIX_WORKER_POLL_SECONDS: '0.5' }, { queueUrl: 'own', workers: true }));
+  ({ db, api } = await openTestApi(
+    {
+      AFFIX_SECRET_KEY: 'tenant-secret-key-0123456',
+      AFFIX_WORKER_POLL_SECONDS: '0.5',
+      STRIPE_CONNECT_CLIENT_ID: 'ca_tenanttest',
+      STRIPE_SECRET_KEY: 'sk_test_tenantplatform',
+    },
+    { queueUrl: 'own', workers: true },
+  ));
   brandA = await seedProgram(api);
   brandB = await seedProgram(api);
 });
@@ -296,5 +305,79 @@ describe('finding 4: sign-in resists abuse; dashboard forms resist cross-site po
     const old = await fetch(`${api.url}/dashboard`, { headers: { Cookie: `affix_dashboard=${first}` }, redirect: 'manual' });
     expect(old.status).toBe(303);
     expect(old.headers.get('location')).toBe('/dashboard/login');
+  });
+});
+
+describe('finding 2: a Stripe Connect account is bound only with proof of ownership', () => {
+  async function signedIn(email: string, ip: string) {
+    await api.request('POST', '/api/v1/admin/accounts', { body: { email, password: 'connect password 1' }, headers: adminHeaders });
+    const browser = browserSession(ip);
+    await browser.get('/dashboard/login');
+    expect((await browser.post('/dashboard/login', { email, password: 'connect password 1' })).status).toBe(303);
+    const { rows } = await db.pool.query('SELECT id FROM accounts WHERE email = $1', [email]);
+    const program = await api.request('POST', '/api/v1/admin/programs', {
+      body: { account_id: rows[0].id, name: `Connect ${ip}`, domain: 'connect.example.com', commission_type: 'percent', commission_rate: 10 },
+      headers: adminHeaders,
+    });
+    return { browser, programId: program.body.data.id as number };
+  }
+
+  it('the dashboard cannot bind an acct_ id by hand; Connect with Stripe binds it after OAuth; nobody can claim it again', async () => {
+    const owner = await signedIn(`connect-owner-${Date.now()}@example.com`, '192.0.2.50');
+    await owner.browser.get(`/dashboard/programs/${owner.programId}`);
+    // Typing someone's account id in the form binds nothing.
+    await owner.browser.post(`/dashboard/programs/${owner.programId}/stripe`, { webhook_secret: '', account_id: 'acct_victim123' });
+    expect((await db.pool.query('SELECT stripe_account_id FROM programs WHERE id = $1', [owner.programId])).rows[0].stripe_account_id).toBeNull();
+
+    const start = await owner.browser.get(`/dashboard/programs/${owner.programId}/stripe/connect`);
+    expect(start.status).toBe(303);
+    const authorize = new URL(start.headers.get('location')!);
+    expect(authorize.origin).toBe('https://connect.stripe.com');
+    expect(authorize.pathname).toBe('/oauth/authorize');
+    expect(authorize.searchParams.get('client_id')).toBe('ca_tenanttest');
+    expect(authorize.searchParams.get('redirect_uri')).toMatch(/\/dashboard\/stripe\/connect\/callback$/);
+    const state = authorize.searchParams.get('state')!;
+
+    // Another brand holding the state (a stolen link) cannot finish it.
+    const thief = await signedIn(`connect-thief-${Date.now()}@example.com`, '192.0.2.51');
+    const stolen = await thief.browser.get(`/dashboard/stripe/connect/callback?state=${state}&code=ac_stolen`);
+    expect(stolen.status).toBe(400);
+
+    const tokenCall = nock('https://connect.stripe.com')
+      .post('/oauth/token', (body) => body.code === 'ac_owner' && body.grant_type === 'authorization_code')
+      .reply(200, { stripe_user_id: 'acct_owned123', livemode: false, token_type: 'bearer' });
+    const back = await owner.browser.get(`/dashboard/stripe/connect/callback?state=${state}&code=ac_owner`);
+    expect(back.status).toBe(303);
+    expect(tokenCall.isDone()).toBe(true);
+    expect((await db.pool.query('SELECT stripe_account_id FROM programs WHERE id = $1', [owner.programId])).rows[0].stripe_account_id).toBe('acct_owned123');
+    // The same state cannot be used twice.
+    expect((await owner.browser.get(`/dashboard/stripe/connect/callback?state=${state}&code=ac_owner`)).status).toBe(400);
+
+    // Another brand authorizing the same Stripe account on its program: refused, nothing moves.
+    const second = await thief.browser.get(`/dashboard/programs/${thief.programId}/stripe/connect`);
+    const secondState = new URL(second.headers.get('location')!).searchParams.get('state')!;
+    nock('https://connect.stripe.com').post('/oauth/token').reply(200, { stripe_user_id: 'acct_owned123' });
+    const taken = await thief.browser.get(`/dashboard/stripe/connect/callback?state=${secondState}&code=ac_again`);
+    expect(taken.status).toBe(409);
+    expect(taken.text).toContain('is already connected to another program');
+    expect((await db.pool.query('SELECT stripe_account_id FROM programs WHERE id = $1', [thief.programId])).rows[0].stripe_account_id).toBeNull();
+  });
+
+  it('Stripe refusing the code is a clear page, not a 500', async () => {
+    const owner = await signedIn(`connect-refused-${Date.now()}@example.com`, '192.0.2.52');
+    const start = await owner.browser.get(`/dashboard/programs/${owner.programId}/stripe/connect`);
+    const state = new URL(start.headers.get('location')!).searchParams.get('state')!;
+    nock('https://connect.stripe.com').post('/oauth/token').reply(400, { error: 'invalid_grant', error_description: 'Authorization code does not exist' });
+    const refused = await owner.browser.get(`/dashboard/stripe/connect/callback?state=${state}&code=ac_bad`);
+    expect(refused.status).toBe(502);
+    expect(refused.text).toContain('Stripe refused the authorization code');
+  });
+
+  it('operators can still bind an account by hand with the admin token; a brand key cannot', async () => {
+    const brand = await seedProgram(api);
+    const denied = await api.request('PATCH', `/api/v1/admin/programs/${brand.programId}/stripe`, { body: { account_id: 'acct_operator1' }, headers: bearer(brand.apiKey) });
+    expect(denied.status).toBe(401);
+    const bound = await api.request('PATCH', `/api/v1/admin/programs/${brand.programId}/stripe`, { body: { account_id: 'acct_operator1' }, headers: adminHeaders });
+    expect(bound.body.data.connect_account_id).toBe('acct_operator1');
   });
 });

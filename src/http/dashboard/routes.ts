@@ -13,6 +13,7 @@ import { consumeSession, createLoginSession, findAccountForLogin, findOrCreateAc
 import { createIdTokenVerifier, issuerSignInUrl } from '../../id-tokens.js';
 import { activity, dailySeries, endDashboardSession, inboxForProgram, partnersWithLinks, programOwnedBy, stripeLiveCheck } from '../../db/dashboard.js';
 import { requeueEvent } from '../../db/webhook-events.js';
+import { connectCallbackPath, finishStripeConnect, startStripeConnect } from '../../app/stripe-connect.js';
 import { verifyPassword } from '../../passwords.js';
 import { formBody } from '../input-guard.js';
 import { toAffixError } from '../respond.js';
@@ -31,12 +32,13 @@ const DONE: Record<string, string> = {
   toggled: 'Referral link updated.',
   rotation: 'Key marked for rotation.',
   stripe: 'Stripe settings saved.',
+  connected: 'Stripe account connected.',
   replayed: 'Event queued again.',
 };
 
 const DAY = 86_400_000;
 
-const PAGE_TITLES: Record<number, string> = { 400: 'Bad request', 404: 'Not found', 413: 'Too large', 503: 'Unavailable' };
+const PAGE_TITLES: Record<number, string> = { 400: 'Bad request', 404: 'Not found', 409: 'Conflict', 413: 'Too large', 429: 'Too many requests', 502: 'Stripe refused', 503: 'Unavailable' };
 
 export function dashboardRoutes(deps: HttpDeps): Router {
   const router = Router();
@@ -221,9 +223,10 @@ ${keys.map((k) => {
 <p>Webhook endpoint to add in Stripe: <code>${config.publicUrl}/api/v1/webhooks/stripe/${id}</code></p>
 <p>Live check: ${stripe.stripe_last_event_at ? html`<span class="ok">last event received ${new Date(stripe.stripe_last_event_at).toISOString()}, signature verified</span>` : html`<span class="muted">no event received yet</span>`}
 ${stripe.stripe_last_signature_error_at ? html`<br><span class="fail">last signature failure ${new Date(stripe.stripe_last_signature_error_at).toISOString()}: ${stripe.stripe_last_signature_error}</span>` : ''}</p>
+<p>Stripe Connect: ${stripe.stripe_account_id ? html`connected account <code>${stripe.stripe_account_id}</code>` : html`<span class="muted">not connected</span>`}${config.stripeConnect ? html` · <a href="${base}/stripe/connect">${stripe.stripe_account_id ? 'Connect another account with Stripe' : 'Connect with Stripe'}</a>` : html` <span class="muted">(Connect onboarding is not configured on this server)</span>`}</p>
 <form method="post" action="${base}/stripe">
 ${field('webhook_secret', `Signing secret (whsec_…)${stripe.secret_set ? ' — set; enter a new one to replace it' : ''}`, '', fe, 'autocomplete="off"')}
-${field('account_id', 'Connected account id (acct_…), for the Connect endpoint', stripe.stripe_account_id ?? '', fe)}
+
 <div><button type="submit">Save Stripe settings</button></div></form></section>
 <section id="inbox"><h2>Webhook inbox: failed, parked and dead events</h2>
 ${inbox.length === 0 ? html`<p>Nothing waiting.</p>` : html`<table><thead><tr><th>Event</th><th>Type</th><th>Status</th><th>Reason</th><th></th></tr></thead><tbody>
@@ -288,13 +291,13 @@ ${events.map((e) => html`<tr><td>${new Date(e.created_at).toISOString().replace(
     if (!(await admin.listKeys(pool, id)).some((k) => k.id === keyId)) throw errors.notFound('API key not found');
   };
 
-  router.post('/dashboard/programs/:id/keys', async (req, res) => {
+  router.post('/dashboard/programs/:id/keys', ...form, async (req, res) => {
     const id = await ownProgram(req, res);
     const issued = await admin.issueApiKey(pool, id);
     await programPage(req, res, { newKey: issued.apiKey });
   });
 
-  router.post('/dashboard/programs/:id/keys/:keyId/regenerate', async (req, res) => {
+  router.post('/dashboard/programs/:id/keys/:keyId/regenerate', ...form, async (req, res) => {
     const id = await ownProgram(req, res);
     await ownKey(id, Number(req.params.keyId));
     const issued = await admin.regenerateApiKey(pool, Number(req.params.keyId));
@@ -314,20 +317,33 @@ ${events.map((e) => html`<tr><td>${new Date(e.created_at).toISOString().replace(
     back(res, id, 'rotation', 'keys');
   });
 
+  // The signing secret of the brand's own endpoint proves ownership by itself. A Connect account
+  // is bound only through Stripe's OAuth (below), never by typing its id.
   router.post('/dashboard/programs/:id/stripe', ...form, async (req, res) => {
     const id = await ownProgram(req, res);
-    const { webhook_secret: secret = '', account_id: account = '' } = req.body as Record<string, string>;
+    const { webhook_secret: secret = '' } = req.body as Record<string, string>;
     if (secret && !/^whsec_\S+$/.test(secret.trim())) return programPage(req, res, { status: 400, fieldErrors: { webhook_secret: 'The signing secret starts with whsec_.' } });
-    if (account && !/^acct_\w+$/.test(account.trim())) return programPage(req, res, { status: 400, fieldErrors: { account_id: 'The account id starts with acct_.' } });
     if (secret && !deps.secretBox) return programPage(req, res, { status: 400, fieldErrors: { webhook_secret: 'Set AFFIX_SECRET_KEY to store Stripe signing secrets.' } });
-    await admin.updateProgramStripe(pool, id, {
-      ...(secret ? { sealedSecret: deps.secretBox!.seal(secret.trim()) } : {}),
-      accountId: account.trim() || null,
-    });
+    if (secret) await admin.updateProgramStripe(pool, id, { sealedSecret: deps.secretBox!.seal(secret.trim()) });
     back(res, id, 'stripe', 'stripe');
   });
 
-  router.post('/dashboard/programs/:id/events/:eventId/replay', async (req, res) => {
+  const connectDeps = () => ({ pool, settings: config.stripeConnect, publicUrl: config.publicUrl, now: () => clock(deps) });
+  router.get('/dashboard/programs/:id/stripe/connect', async (req, res) => {
+    const id = await ownProgram(req, res);
+    res.redirect(303, await startStripeConnect(connectDeps(), id, res.locals.account.id));
+  });
+  router.get(connectCallbackPath, async (req, res) => {
+    const query = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : '');
+    const connected = await finishStripeConnect(
+      connectDeps(),
+      { state: query('state'), code: query('code'), error: query('error') || undefined, errorDescription: query('error_description') || undefined },
+      res.locals.account.id,
+    );
+    back(res, connected.programId, 'connected', 'stripe');
+  });
+
+  router.post('/dashboard/programs/:id/events/:eventId/replay', ...form, async (req, res) => {
     const id = await ownProgram(req, res);
     if (!deps.queue) return programPage(req, res, { status: 503, error: 'The job queue is not running on this instance.' });
     const inbox = await inboxForProgram(pool, id);
@@ -339,7 +355,8 @@ ${events.map((e) => html`<tr><td>${new Date(e.created_at).toISOString().replace(
   // People get pages, not JSON: refusals as HTML; our own failures go on to the app's handler (logged).
   router.use('/dashboard', (thrown: unknown, _req: Request, res: Response, next: (error: unknown) => void) => {
     const error = toAffixError(thrown, res, '50kb');
-    if ((error.status >= 500 && error.status !== 503) || res.headersSent) return next(thrown);
+    // Our own failures (500) go on to the app's handler and its log; every other answer is a page.
+    if (error.status === 500 || res.headersSent) return next(thrown);
     if (error.status === 503) res.setHeader('Retry-After', String(UNAVAILABLE_RETRY_SECONDS));
     send(res, error.status, PAGE_TITLES[error.status] ?? 'Not allowed', html`<section><p class="error" role="alert">${error.message}</p>
 <p><a href="/dashboard">Back to your programs</a></p></section>`);
