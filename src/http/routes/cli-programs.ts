@@ -1,7 +1,7 @@
 // CLI endpoints behind a login token (init, programs) or a program key (status, test-event).
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import { CLI_MESSAGES, invalidEventType } from '../../core/cli-login.js';
-import { AffixError, errors } from '../../core/errors.js';
+import { AffixError, MESSAGES, errors } from '../../core/errors.js';
 import { parseNewProgram } from '../../core/programs.js';
 import { type SyntheticEventType, runSyntheticEvents } from '../../core/synthetic-events.js';
 import * as admin from '../../db/admin.js';
@@ -33,6 +33,11 @@ function loginTokenAuth(deps: HttpDeps, flavour: TokenFlavour) {
     res.locals.accountId = owner.accountId;
     next();
   };
+}
+
+/** Spec §5 rule 2: a program key acts on its own program; naming another one is a 403. */
+function assertKeysProgram(requested: unknown, programId: number): void {
+  if (requested !== undefined && requested !== null && String(requested) !== String(programId)) throw errors.forbidden(MESSAGES.programMismatch);
 }
 
 const formatCommission = (type: string, rate: number) => ({ type, rate });
@@ -85,9 +90,7 @@ export function cliProgramRoutes(deps: HttpDeps): Router {
 
   router.get('/api/v1/cli/status', failsWith(cliFailure('Failed to get status')), programKeyAuth(deps.store, 'cli', config.docsUrl), async (req, res) => {
     const programId = state(res).apiKey!.programId;
-    if (req.query.program_id !== undefined && String(req.query.program_id) !== String(programId)) {
-      throw errors.forbidden('program_id does not match the API key');
-    }
+    assertKeysProgram(req.query.program_id, programId);
     const facts = await programStatusFacts(pool, programId);
     const counts = await deps.store.readinessFacts(programId, clock(deps));
     sendJson(
@@ -120,6 +123,7 @@ export function cliProgramRoutes(deps: HttpDeps): Router {
     async (req, res) => {
       const body = req.body as Record<string, unknown>;
       const programId = state(res).apiKey!.programId;
+      assertKeysProgram(body.program_id, programId);
       const chain = body.type === 'chain';
       if (!chain && !['click', 'lead', 'sale'].includes(String(body.event_type))) throw errors.badRequest(invalidEventType(body.event_type));
       // The fixture records come first; the chain cap is checked after them (spec §8).
