@@ -381,3 +381,41 @@ describe('finding 2: a Stripe Connect account is bound only with proof of owners
     expect(bound.body.data.connect_account_id).toBe('acct_operator1');
   });
 });
+
+describe('finding 3 (dashboard): a person sees their CLI tokens and sessions and ends them', () => {
+  it('lists and revokes a CLI token and another browser session; another brand cannot touch them', async () => {
+    const email = `signins-${Date.now()}@example.com`;
+    await api.request('POST', '/api/v1/admin/accounts', { body: { email, password: 'sign-ins password 1' }, headers: adminHeaders });
+    const token = await cliToken(email, 'sign-ins password 1');
+    const laptop = browserSession('192.0.2.60');
+    await laptop.get('/dashboard/login');
+    await laptop.post('/dashboard/login', { email, password: 'sign-ins password 1' });
+    const phone = browserSession('192.0.2.61');
+    await phone.get('/dashboard/login');
+    await phone.post('/dashboard/login', { email, password: 'sign-ins password 1' });
+
+    const page = await laptop.get('/dashboard/account');
+    const tokenId = /Revoke token (\d+)/.exec(page.text)![1]!;
+    const sessionId = /End session (\d+)/.exec(page.text)![1]!;
+    expect(page.text).toContain('(this browser)');
+
+    // Another brand's session: 404, nothing ended.
+    const other = `signins-other-${Date.now()}@example.com`;
+    await api.request('POST', '/api/v1/admin/accounts', { body: { email: other, password: 'other password 12' }, headers: adminHeaders });
+    const stranger = browserSession('192.0.2.62');
+    await stranger.get('/dashboard/login');
+    await stranger.post('/dashboard/login', { email: other, password: 'other password 12' });
+    await stranger.get('/dashboard/account');
+    expect((await stranger.post(`/dashboard/account/tokens/${tokenId}/revoke`, {})).status).toBe(404);
+    expect((await stranger.post(`/dashboard/account/sessions/${sessionId}/revoke`, {})).status).toBe(404);
+    expect((await api.request('GET', '/api/v1/cli/programs', { headers: bearer(token) })).status).toBe(200);
+
+    expect((await laptop.post(`/dashboard/account/tokens/${tokenId}/revoke`, {})).status).toBe(303);
+    expect((await api.request('GET', '/api/v1/cli/programs', { headers: bearer(token) })).status).toBe(401);
+    await laptop.get('/dashboard/account');
+    expect((await laptop.post(`/dashboard/account/sessions/${sessionId}/revoke`, {})).status).toBe(303);
+    const phoneAfter = await phone.get('/dashboard');
+    expect(phoneAfter.status).toBe(303);
+    expect(phoneAfter.headers.get('location')).toBe('/dashboard/login');
+  });
+});

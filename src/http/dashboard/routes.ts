@@ -13,6 +13,7 @@ import { consumeSession, createLoginSession, findAccountForLogin, findOrCreateAc
 import { createIdTokenVerifier, issuerSignInUrl } from '../../id-tokens.js';
 import { activity, dailySeries, endDashboardSession, inboxForProgram, partnersWithLinks, programOwnedBy, stripeLiveCheck } from '../../db/dashboard.js';
 import { requeueEvent } from '../../db/webhook-events.js';
+import { endSessionById, listSignIns, revokeCliToken } from '../../db/sign-ins.js';
 import { connectCallbackPath, finishStripeConnect, startStripeConnect } from '../../app/stripe-connect.js';
 import { verifyPassword } from '../../passwords.js';
 import { formBody } from '../input-guard.js';
@@ -143,6 +144,29 @@ ${programs.map((p) => html`<tr><td><a href="/dashboard/programs/${p.id}">${p.nam
   }
 
   router.get('/dashboard', (_req, res) => home(res, 200, {}, {}));
+
+  // ---- sign-ins: the account's CLI tokens and dashboard sessions, each revocable -------------------
+  const when = (date: Date) => new Date(date).toISOString().slice(0, 16).replace('T', ' ');
+  router.get('/dashboard/account', async (req, res) => {
+    const current = typeof req.cookies?.[SESSION_COOKIE] === 'string' ? req.cookies[SESSION_COOKIE] : null;
+    const { cliTokens, sessions } = await listSignIns(pool, res.locals.account.id, current);
+    const flash = req.query.done === 'revoked' ? 'Revoked.' : null;
+    send(res, 200, 'Sign-ins', html`<section><h2>CLI login tokens</h2>
+${cliTokens.length === 0 ? html`<p>No CLI is signed in.</p>` : html`<table><thead><tr><th>Issued</th><th>Expires</th><th></th></tr></thead><tbody>
+${cliTokens.map((t) => html`<tr><td>${when(t.created_at)} UTC</td><td>${when(t.expires_at)} UTC</td><td><form method="post" action="/dashboard/account/tokens/${t.id}/revoke" class="inline"><button type="submit">Revoke token ${t.id}</button></form></td></tr>`)}
+</tbody></table>`}</section>
+<section><h2>Dashboard sessions</h2><table><thead><tr><th>Started</th><th>Expires</th><th></th></tr></thead><tbody>
+${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (this browser)' : ''}</td><td>${when(s.expires_at)} UTC</td><td>${s.current ? '' : html`<form method="post" action="/dashboard/account/sessions/${s.id}/revoke" class="inline"><button type="submit">End session ${s.id}</button></form>`}</td></tr>`)}
+</tbody></table></section>`, flash);
+  });
+  router.post('/dashboard/account/tokens/:tokenId/revoke', ...form, async (req, res) => {
+    if (!(await revokeCliToken(pool, res.locals.account.id, Number(req.params.tokenId)))) throw errors.notFound('Token not found');
+    res.redirect(303, '/dashboard/account?done=revoked');
+  });
+  router.post('/dashboard/account/sessions/:sessionId/revoke', ...form, async (req, res) => {
+    if (!(await endSessionById(pool, res.locals.account.id, Number(req.params.sessionId)))) throw errors.notFound('Session not found');
+    res.redirect(303, '/dashboard/account?done=revoked');
+  });
   router.post('/dashboard/programs', ...form, async (req, res) => {
     const body = req.body as Record<string, unknown>;
     let settings;
