@@ -131,25 +131,27 @@ describe('finding 3: suspension and logout take effect at once', () => {
   });
 
   it('a new password revokes the CLI tokens issued before it', async () => {
-    const brand = await seedProgram(api);
-    await api.request('PATCH', `/api/v1/admin/accounts/${brand.accountId}`, { body: { password: 'first password 123' }, headers: adminHeaders });
-    const { rows } = await db.pool.query('SELECT email FROM accounts WHERE id = $1', [brand.accountId]);
-    const token = await cliToken(rows[0].email, 'first password 123');
+    const { brand, token } = await brandSignedIn('first password 123');
     await api.request('PATCH', `/api/v1/admin/accounts/${brand.accountId}`, { body: { password: 'second password 456' }, headers: adminHeaders });
     expect((await api.request('GET', '/api/v1/cli/programs', { headers: bearer(token) })).status).toBe(401);
   });
 
   it('POST /api/v1/cli/auth/logout revokes the token on the server', async () => {
-    const brand = await seedProgram(api);
-    await api.request('PATCH', `/api/v1/admin/accounts/${brand.accountId}`, { body: { password: 'logout password 1' }, headers: adminHeaders });
-    const { rows } = await db.pool.query('SELECT email FROM accounts WHERE id = $1', [brand.accountId]);
-    const token = await cliToken(rows[0].email, 'logout password 1');
+    const { brand, token } = await brandSignedIn('logout password 1');
     const out = await api.request('POST', '/api/v1/cli/auth/logout', { headers: bearer(token) });
     expect(out.body).toEqual({ data: { revoked: true } });
     expect((await api.request('GET', '/api/v1/cli/programs', { headers: bearer(token) })).status).toBe(401);
     expect((await api.request('POST', '/api/v1/cli/auth/logout', { headers: bearer(token) })).body).toEqual({ data: { revoked: false } });
   });
 });
+
+/** A new brand with a password, and a CLI login token for it. */
+async function brandSignedIn(password: string): Promise<{ brand: SeededProgram; token: string }> {
+  const brand = await seedProgram(api);
+  await api.request('PATCH', `/api/v1/admin/accounts/${brand.accountId}`, { body: { password }, headers: adminHeaders });
+  const { rows } = await db.pool.query('SELECT email FROM accounts WHERE id = $1', [brand.accountId]);
+  return { brand, token: await cliToken(rows[0].email, password) };
+}
 
 /** A CLI login token, through the real sign-in: start, the local sign-in page, poll. */
 async function cliToken(email: string, password: string): Promise<string> {
