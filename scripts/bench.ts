@@ -8,6 +8,7 @@ import { loadConfig } from '../src/config.js';
 import { startEmbeddedPostgres } from '../src/start/embedded-postgres.js';
 import { migrate } from '../src/db/migrate.js';
 import { createPool } from '../src/db/pool.js';
+import { stablePort } from './lib/ports.js';
 import { PgStore } from '../src/db/store.js';
 import { loadFixture } from '../src/fixtures.js';
 import { createLogger } from '../src/logger.js';
@@ -36,7 +37,7 @@ async function pool<T>(count: number, width: number, task: (i: number) => Promis
 
 const dir = await mkdtemp(join(tmpdir(), 'affix-bench-'));
 await chmod(dir, 0o755);
-const pg = await startEmbeddedPostgres({ dataDir: dir, port: 45_000 + Math.floor(Math.random() * 5000), persistent: false });
+const pg = await startEmbeddedPostgres({ dataDir: dir, port: await stablePort(), persistent: false });
 const config = loadConfig({
   PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', AFFIX_ADMIN_TOKEN: ADMIN, AFFIX_SECRET_KEY: 'bench-secret-key-0123456789',
   AFFIX_TRUST_PROXY: 'loopback', AFFIX_WORKER_POLL_SECONDS: '0.5', AFFIX_WORKER_CONCURRENCY: '4',

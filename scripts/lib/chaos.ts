@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import Stripe from 'stripe';
 import { loadFixture } from '../../src/fixtures.js';
+import { stablePort } from './ports.js';
 import { type RestartablePostgres, startRestartablePostgres } from './restartable-postgres.js';
 import { type ServiceProcess, startServiceProcess } from './service-process.js';
 
@@ -69,7 +70,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const started = Date.now();
   const database = await startRestartablePostgres();
   const dataDir = await mkdtemp(join(tmpdir(), 'affix-chaos-'));
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const port = await stablePort();
   const env = {
     DATABASE_URL: database.url,
     PORT: String(port),

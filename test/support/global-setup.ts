@@ -9,6 +9,7 @@ import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from '../../src/start/embedded-postgres.js';
 import { migrate } from '../../src/db/migrate.js';
 import { createPool } from '../../src/db/pool.js';
+import { stablePort } from '../../scripts/lib/ports.js';
 
 export const TEMPLATE_DB = 'affix_test_template';
 
@@ -50,7 +51,7 @@ export default async function setup(project: TestProject) {
     } else {
       const dir = await mkdtemp(join(tmpdir(), 'affix-test-pg-'));
       await chmod(dir, 0o755); // the embedded server runs as its own user when we are root
-      const port = 20_000 + Math.floor(Math.random() * 20_000);
+      const port = await stablePort();
       const embedded = await startEmbeddedPostgres({ dataDir: dir, port, database: 'postgres', persistent: false });
       adminUrl = embedded.connectionString;
       stop = async () => {
