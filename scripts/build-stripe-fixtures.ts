@@ -17,6 +17,7 @@ const chargeLegacy = ref('charge.fixture.acacia-b819eed.json');
 const refund = ref(`refund.fixture.${HEAD}.json`);
 const dispute = ref(`dispute.fixture.${HEAD}.json`);
 const envelope = ref(`event.fixture.${HEAD}.json`);
+const invoicePayment = ref(`invoice_payment.fixture.${HEAD}.json`);
 
 const metadata = { affix_click_id: '{{click_id}}', affix_customer_key: '{{customer_key}}', program_id: '{{program_id}}' };
 
@@ -103,6 +104,22 @@ event('invoice.payment_succeeded.first', 'invoice.payment_succeeded', modernInvo
 event('invoice.payment_succeeded.renewal', 'invoice.payment_succeeded', modernInvoice('in_{{run}}_renewal', 'subscription_cycle', null));
 event('invoice.paid.renewal', 'invoice.paid', modernInvoice('in_{{run}}_renewal', 'subscription_cycle', null));
 
+// As Stripe sends it on 2025-03-31+: `payments` is not expanded in webhooks, so the invoice
+// names no payment; invoice_payment.paid links it to its payment intent.
+const { payments: _notExpanded, ...unexpandedFirst } = modernInvoice('in_{{run}}_first', 'subscription_create', metadata);
+event('invoice.payment_succeeded.first-unexpanded', 'invoice.payment_succeeded', unexpandedFirst);
+event('invoice_payment.paid', 'invoice_payment.paid', {
+  ...invoicePayment,
+  id: 'inpay_{{run}}_first',
+  invoice: 'in_{{run}}_first',
+  amount_paid: 2000,
+  amount_requested: 2000,
+  currency: 'usd',
+  status: 'paid',
+  payment: { type: 'payment_intent', payment_intent: 'pi_{{run}}_invoice' },
+  livemode: true,
+});
+
 // Invoices before 2025-03-31: top-level subscription_details / subscription, payment_intent, charge.
 event('invoice.payment_succeeded.legacy-renewal', 'invoice.payment_succeeded', {
   ...invoiceLegacy,
@@ -144,6 +161,26 @@ event('charge.refunded.full', 'charge.refunded', {
   payment_intent: 'pi_{{run}}_payment',
   refunds: undefined,
   livemode: true,
+});
+
+// A refund of the invoice's payment (current shape: no refunds list, no invoice on the charge),
+// and the same refund failing afterwards.
+event('charge.refunded.invoice', 'charge.refunded', {
+  ...charge,
+  id: 'ch_{{run}}_invoice',
+  amount: 2000,
+  amount_captured: 2000,
+  amount_refunded: 500,
+  refunded: false,
+  payment_intent: 'pi_{{run}}_invoice',
+  refunds: undefined,
+  livemode: true,
+});
+event('charge.refund.updated.failed', 'charge.refund.updated', {
+  ...refundObject('re_{{run}}_invoice', 500, 'ch_{{run}}_invoice'),
+  payment_intent: 'pi_{{run}}_invoice',
+  status: 'failed',
+  failure_reason: 'expired_or_canceled_card',
 });
 
 const disputed = { ...dispute, id: 'dp_{{run}}', amount: 4900, charge: 'ch_{{run}}_payment', payment_intent: 'pi_{{run}}_payment', livemode: true };

@@ -130,7 +130,7 @@ describe('Connect endpoint', () => {
     const reply = await deliver(api, '/api/v1/webhooks/stripe', event, { secret: CONNECT_SECRET });
     expect(reply.body).toMatchObject({ received: true, status: 'ignored' });
     const { rows } = await db.pool.query('SELECT reason, program_id FROM webhook_events WHERE id = $1', [reply.body.id]);
-    expect(rows[0]).toEqual({ reason: 'no program is connected to account acct_nobody', program_id: null });
+    expect(rows[0]).toEqual({ reason: 'no program is connected to account acct_nobody yet; processed when one is', program_id: null });
   });
 
   it('a program secret does not verify on the Connect endpoint', async () => {

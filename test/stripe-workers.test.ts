@@ -148,11 +148,14 @@ describe('subscriptions (both invoice shapes)', () => {
     const checkout = await send('checkout.session.completed.subscription');
     expect(await waitForEvent(db.pool, checkout.id, ['processed'])).toMatchObject({ attribution_step: 'click_id', sale_id: null });
     const { rows } = await db.pool.query('SELECT stripe_customer_id, provisional_lead FROM customers WHERE customer_key = $1', [customerKey]);
-    expect(rows).toEqual([{ stripe_customer_id: `cus_${run}`, provisional_lead: false }]);
+    // The checkout binds; the payment (the invoice) settles the provisional lead (spec §3).
+    expect(rows).toEqual([{ stripe_customer_id: `cus_${run}`, provisional_lead: true }]);
     expect(await saleRow(`cs_${run}_subscription`)).toEqual([]);
 
     const first = await send('invoice.payment_succeeded.first');
     await waitForEvent(db.pool, first.id, ['processed']);
+    const settled = await db.pool.query('SELECT provisional_lead FROM customers WHERE customer_key = $1', [customerKey]);
+    expect(settled.rows).toEqual([{ provisional_lead: false }]);
     expect(await saleRow(`in_${run}_first`)).toEqual([expect.objectContaining({ amount_cents: 2000, is_recurring: false, commission: 200 })]);
 
     // Renewal without subscription metadata: resolved through the Stripe customer bound above.

@@ -28,23 +28,36 @@ describe('clickStillAttributable', () => {
 });
 
 describe('commissionEligibility', () => {
-  const base = { isRecurring: false, firstSaleAt: null, occurredAt: at(0), recurringDurationMonths: null };
-  it('percent and fixed pay on the first sale only', () => {
+  const none = { firstSaleAt: null, firstOneOffAt: null, firstSaleCommissioned: false };
+  const base = { isRecurring: false, history: none, occurredAt: at(0), recurringDurationMonths: null };
+  it('percent and fixed pay on the first sale by occurred_at only, never on a renewal', () => {
     for (const type of ['percent', 'fixed'] as const) {
       expect(commissionEligibility({ ...base, type })).toEqual({ eligible: true });
-      expect(commissionEligibility({ ...base, type, firstSaleAt: at(-30) })).toEqual({ eligible: false, reason: 'not_first_sale' });
+      const earlier = { firstSaleAt: at(-30), firstOneOffAt: at(-30), firstSaleCommissioned: true };
+      expect(commissionEligibility({ ...base, type, history: earlier })).toEqual({ eligible: false, reason: 'not_first_sale' });
       expect(commissionEligibility({ ...base, type, isRecurring: true })).toEqual({ eligible: false, reason: 'not_first_sale' });
+      // A renewal processed first (later occurred_at, no commission) does not take the first sale's place.
+      const renewalFirst = { firstSaleAt: at(30), firstOneOffAt: null, firstSaleCommissioned: false };
+      expect(commissionEligibility({ ...base, type, history: renewalFirst })).toEqual({ eligible: true });
+      // A later one-off already paid: one first-sale commission per customer.
+      const laterPaid = { firstSaleAt: at(5), firstOneOffAt: at(5), firstSaleCommissioned: true };
+      expect(commissionEligibility({ ...base, type, history: laterPaid })).toEqual({ eligible: false, reason: 'not_first_sale' });
     }
   });
-  it('recurring types pay on renewals, within duration_months when set', () => {
+  it('recurring types pay on renewals, within duration_months of the first sale by occurred_at', () => {
     for (const type of ['recurring_percent', 'recurring_fixed'] as const) {
-      expect(commissionEligibility({ ...base, type, isRecurring: true, firstSaleAt: at(-300) })).toEqual({ eligible: true });
-      const limited = { ...base, type, isRecurring: true, recurringDurationMonths: 3, firstSaleAt: new Date('2026-01-15T00:00:00Z') };
+      const long = { firstSaleAt: at(-300), firstOneOffAt: at(-300), firstSaleCommissioned: true };
+      expect(commissionEligibility({ ...base, type, isRecurring: true, history: long })).toEqual({ eligible: true });
+      const first = { firstSaleAt: new Date('2026-01-15T00:00:00Z'), firstOneOffAt: null, firstSaleCommissioned: true };
+      const limited = { ...base, type, isRecurring: true, recurringDurationMonths: 3, history: first };
       expect(commissionEligibility({ ...limited, occurredAt: new Date('2026-04-14T23:59:59Z') })).toEqual({ eligible: true });
       expect(commissionEligibility({ ...limited, occurredAt: new Date('2026-04-15T00:00:00Z') })).toEqual({
         eligible: false,
-        reason: 'recurring_period_over',
+        reason: 'duration_ended',
       });
+      // The first sale processed after a renewal still starts the duration.
+      const renewalSeen = { firstSaleAt: new Date('2026-05-15T00:00:00Z'), firstOneOffAt: null, firstSaleCommissioned: false };
+      expect(commissionEligibility({ ...limited, history: renewalSeen, occurredAt: new Date('2026-01-15T00:00:00Z') })).toEqual({ eligible: true });
     }
   });
 });

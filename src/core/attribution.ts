@@ -30,31 +30,49 @@ export function clickStillAttributable(clickedAt: Date, windowDays: number, now:
   return now.getTime() - clickedAt.getTime() <= windowDays * DAY_MS;
 }
 
+/** What the customer's other (non-test) sales say, whatever order they were recorded in. */
+export interface SaleHistory {
+  /** Earliest occurred_at of any other sale (start of a recurring duration). */
+  firstSaleAt: Date | null;
+  /** Earliest occurred_at of another sale that is not a renewal. */
+  firstOneOffAt: Date | null;
+  /** Another sale already holds the customer's first-sale commission. */
+  firstSaleCommissioned: boolean;
+}
+
 export interface CommissionEligibilityInput {
   type: CommissionType;
   /** The sale says it is a renewal (is_recurring / subscription cycle). */
   isRecurring: boolean;
-  /** When the customer's first commissionable sale happened, if any earlier one exists. */
-  firstSaleAt: Date | null;
+  history: SaleHistory;
   occurredAt: Date;
   recurringDurationMonths: number | null;
 }
 
-export type CommissionEligibility = { eligible: true } | { eligible: false; reason: 'not_first_sale' | 'recurring_period_over' };
+/** Why a recorded sale carries no commission (stored on the sale, shown everywhere it is). */
+export type CommissionReason = 'not_first_sale' | 'duration_ended' | 'test_mode' | 'no_partner' | 'commission_failed';
+
+export type CommissionEligibility = { eligible: true } | { eligible: false; reason: Extract<CommissionReason, 'not_first_sale' | 'duration_ended'> };
 
 /**
- * percent / fixed pay on the customer's first sale only; a renewal (is_recurring, or any later
- * sale of the same customer) earns nothing. recurring_* pay on every sale, for
- * `recurringDurationMonths` after the first sale when that is set.
+ * percent / fixed pay on the customer's first sale by occurred_at, never on a renewal: a
+ * renewal processed before its first invoice leaves the first invoice its commission. One
+ * first-sale commission per customer, whichever one-off sale was processed first.
+ * recurring_* pay on every sale, for `recurringDurationMonths` after the first sale when set.
  */
 export function commissionEligibility(input: CommissionEligibilityInput): CommissionEligibility {
-  const isRenewal = input.isRecurring || input.firstSaleAt !== null;
+  const { history, occurredAt } = input;
   const recurringType = input.type === 'recurring_percent' || input.type === 'recurring_fixed';
-  if (!recurringType) return isRenewal ? { eligible: false, reason: 'not_first_sale' } : { eligible: true };
-  if (input.firstSaleAt && input.recurringDurationMonths) {
-    const end = new Date(input.firstSaleAt);
+  if (!recurringType) {
+    const earlierOneOff = history.firstOneOffAt !== null && history.firstOneOffAt.getTime() <= occurredAt.getTime();
+    const first = !input.isRecurring && !earlierOneOff && !history.firstSaleCommissioned;
+    return first ? { eligible: true } : { eligible: false, reason: 'not_first_sale' };
+  }
+  if (input.recurringDurationMonths) {
+    const start = history.firstSaleAt && history.firstSaleAt.getTime() < occurredAt.getTime() ? history.firstSaleAt : occurredAt;
+    const end = new Date(start);
     end.setUTCMonth(end.getUTCMonth() + input.recurringDurationMonths);
-    if (input.occurredAt.getTime() >= end.getTime()) return { eligible: false, reason: 'recurring_period_over' };
+    if (occurredAt.getTime() >= end.getTime()) return { eligible: false, reason: 'duration_ended' };
   }
   return { eligible: true };
 }

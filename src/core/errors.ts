@@ -102,7 +102,7 @@ export const errors = {
   /** Spec §7 words it for the CLI login callback; Affix answers it wherever a suspended brand tries to manage anything. */
   accountBlocked: () => new AffixError(403, MESSAGES.accountBlocked, { details: { code: 'ACCOUNT_BLOCKED' } }),
   typedAccountBlocked: () => new AffixError(403, MESSAGES.accountBlocked, { envelope: 'typed', code: 'ACCOUNT_BLOCKED' }),
-  internal: (message: string) => new AffixError(500, message, { code: 'internal_error' }),
+  internal: (message: string, options: { cause?: unknown } = {}) => new AffixError(500, message, { code: 'internal_error', ...options }),
   /** The database is unreachable or too slow: nothing was done; retry after a few seconds. */
   unavailable: (cause?: unknown) =>
     new AffixError(503, MESSAGES.unavailable, {

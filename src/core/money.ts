@@ -108,3 +108,26 @@ export function applyRefund(state: RefundState, requestedCents: number | undefin
     status,
   };
 }
+
+export interface RefundReversal {
+  refundedTotalCents: number;
+  deductedCents: number;
+  /** Deduction given back to the commission. */
+  restoredCents: number;
+  status: CommissionStatus;
+}
+
+/**
+ * Takes a refund that failed back out of the running total: the deduction is recomputed on
+ * the smaller total (the same rule as applyRefund), never more than was deducted.
+ */
+export function reverseRefund(state: RefundState, failedCents: number): RefundReversal {
+  const refundedTotalCents = Math.max(0, state.refundedTotalCents - failedCents);
+  const status: CommissionStatus = refundedTotalCents >= state.saleAmountCents ? 'reversed' : refundedTotalCents > 0 ? 'refunded' : 'pending';
+  const target =
+    status === 'reversed'
+      ? state.commissionAmountCents
+      : Number(divideRoundHalfUp(BigInt(state.commissionAmountCents) * BigInt(refundedTotalCents), BigInt(state.saleAmountCents)));
+  const deductedCents = Math.min(target, state.deductedCents);
+  return { refundedTotalCents, deductedCents, restoredCents: state.deductedCents - deductedCents, status };
+}

@@ -1,5 +1,6 @@
 // The repository interface the core needs. src/db implements it with SQL; the core never
 // sees pg, express or pg-boss.
+import type { CommissionReason, SaleHistory } from './attribution.js';
 import type {
   AttributionStep,
   Click,
@@ -92,6 +93,7 @@ export interface NewSale {
   attributionStep: AttributionStep;
   source: string;
   details: Record<string, unknown>;
+  commissionReason: CommissionReason | null;
 }
 
 export interface NewCommission {
@@ -142,8 +144,11 @@ export interface TrackingTx {
   findSaleByPayment(programId: number, payment: { paymentIds: string[]; transactionIds: string[] }): Promise<Sale | null>;
   /** Inserts the sale; throws the duplicate-sale error when the transaction id is taken. */
   insertSale(sale: NewSale): Promise<number>;
-  /** Time of the customer's earliest earlier non-test sale, or null. */
-  firstSaleAt(customerId: number, excludingSaleId: number): Promise<Date | null>;
+  /** What the customer's recorded non-test sales say about the first sale (any recording order). */
+  saleHistory(customerId: number): Promise<SaleHistory>;
+  setCommissionReason(saleId: number, reason: CommissionReason): Promise<void>;
+  /** Remembers that a payment (pi_/ch_) settled an invoice (in_), for refunds that name only the payment. */
+  linkPaymentToInvoice(programId: number, paymentId: string, invoiceId: string): Promise<void>;
   /** Runs fn inside a savepoint: a failure rolls back fn's writes only, then rethrows. */
   withSavepoint<T>(fn: () => Promise<T>): Promise<T>;
   insertCommission(commission: NewCommission): Promise<number>;
@@ -156,6 +161,10 @@ export interface TrackingTx {
   /** Sum refunded (reason refund, not chargebacks) through this source so far, reverted ones excluded. */
   processorRefundedCents(saleId: number, source: string): Promise<number>;
   findActiveRefund(saleId: number, refundKey: string): Promise<CountedRefund | null>;
+  /** Any row under this key, reverted or not. */
+  refundKeyUsed(saleId: number, refundKey: string): Promise<boolean>;
+  /** Sum of Stripe refunds that failed after being counted in a cumulative amount. */
+  processorFailedRefundCents(saleId: number): Promise<number>;
   markRefundReverted(refundId: number): Promise<void>;
 }
 

@@ -3,10 +3,10 @@
 import { toSupportedCurrency } from './currency.js';
 import { attributedClick, customerForClick } from './customers.js';
 import { AffixError, errors } from './errors.js';
-import { amountProblem } from './money.js';
+import { amountProblem, reverseRefund } from './money.js';
 import type { Store, TrackingTx } from './ports.js';
 import { hashEmail } from './secrets.js';
-import { type TrackRefundResult, refundSale } from './track-refund.js';
+import { type TrackRefundResult, refundKey, refundSale } from './track-refund.js';
 import { type ResolvedCustomer, RolledBack, recordSale } from './track-sale.js';
 import type { Program, Sale } from './types.js';
 
@@ -19,7 +19,13 @@ export interface ProcessorPayment {
   currency: string;
   occurredAt: Date;
   livemode: boolean;
-  metadata: { clickId: string | null; customerKey: string | null; programId: string | null };
+  metadata: {
+    clickId: string | null;
+    customerKey: string | null;
+    /** The customer key is only the checkout's client_reference_id (no affix_ metadata). */
+    customerKeyIsReference: boolean;
+    programId: string | null;
+  };
   email: string | null;
   stripeCustomerId: string | null;
   /** Payment intent (or charge) ids a later refund or dispute will name. */
@@ -36,7 +42,9 @@ export type ProcessorOutcome =
   | { kind: 'duplicate'; saleId: number }
   | { kind: 'window_expired'; clickAgeDays: number; windowDays: number }
   | { kind: 'program_mismatch'; metadataProgramId: string }
-  | { kind: 'unresolved' };
+  /** Not attributable yet: re-examined when a checkout or first sale binds this Stripe customer. */
+  | { kind: 'waiting_for_customer'; stripeCustomerId: string }
+  | { kind: 'unresolved'; referenceOnly: boolean };
 
 /** A processor amount we cannot use exactly is a permanent failure (400: never retried), never rounded. */
 function assertAmount(name: string, value: number, allowZero = false): void {
@@ -52,8 +60,22 @@ export class NotYetResolvable extends Error {
   }
 }
 
+/** Our own metadata says the payment is referred: worth waiting for its click or lead. */
 const hasAffixMetadata = (payment: Pick<ProcessorPayment, 'metadata'>) =>
-  Boolean(payment.metadata.clickId || payment.metadata.customerKey);
+  Boolean(payment.metadata.clickId || (payment.metadata.customerKey && !payment.metadata.customerKeyIsReference));
+
+/**
+ * Nothing matches. Our metadata: its click or lead is not recorded yet (retried, then parked).
+ * A subscription payment of a Stripe customer: its checkout (or first invoice) may bind the
+ * customer within the second, in any order, so it waits for that. Otherwise simply unreferred.
+ */
+function unmatched(payment: Pick<ProcessorPayment, 'metadata' | 'stripeCustomerId' | 'saleType'>): ProcessorOutcome {
+  if (hasAffixMetadata(payment)) throw new NotYetResolvable('no customer matches the payment yet (click, lead or first sale not recorded)');
+  if (payment.saleType === 'subscription' && payment.stripeCustomerId) {
+    return { kind: 'waiting_for_customer', stripeCustomerId: payment.stripeCustomerId };
+  }
+  return { kind: 'unresolved', referenceOnly: payment.metadata.customerKeyIsReference };
+}
 
 /**
  * Spec §6 order: (1) affix_click_id, (2) email matched to a lead, (3) Stripe customer seen in an
@@ -117,12 +139,7 @@ export async function recordProcessorPayment(store: Store, payment: ProcessorPay
       const duplicateId = await tx.findSaleIdByTransactionId(payment.programId, payment.transactionId);
       if (duplicateId !== null) return { kind: 'duplicate', saleId: duplicateId };
       const resolved = await resolveProcessorCustomer(tx, program, payment);
-      if (!resolved) {
-        if (hasAffixMetadata(payment) || payment.isRecurring) {
-          throw new NotYetResolvable('no customer matches the payment yet (click, lead or first sale not recorded)');
-        }
-        return { kind: 'unresolved' };
-      }
+      if (!resolved) return unmatched(payment);
       await bindStripeCustomer(tx, resolved, payment.stripeCustomerId, program);
       const outcome = await recordSale(
         tx,
@@ -167,7 +184,8 @@ export async function recordProcessorPayment(store: Store, payment: ProcessorPay
 
 /**
  * Subscription checkouts: the sale comes with the invoice (spec §3), the checkout binds the
- * Stripe customer and settles a provisional lead, through the same resolution.
+ * Stripe customer through the same resolution. A provisional lead is settled by the payment
+ * (the invoice), not here: with a free trial nothing may ever be paid.
  */
 export async function bindProcessorCheckout(
   store: Store,
@@ -180,10 +198,9 @@ export async function bindProcessorCheckout(
     const resolved = await resolveProcessorCustomer(tx, program, checkout);
     if (!resolved) {
       if (hasAffixMetadata(checkout)) throw new NotYetResolvable('no customer matches the checkout yet');
-      return { kind: 'unresolved' };
+      return { kind: 'unresolved', referenceOnly: checkout.metadata.customerKeyIsReference };
     }
     await bindStripeCustomer(tx, resolved, checkout.stripeCustomerId, program);
-    if (resolved.customer.provisionalLead) await tx.updateCustomer(resolved.customer.id, { provisionalLead: false });
     return { kind: 'bound', customerId: resolved.customer.id, step: resolved.step };
   });
 }
@@ -214,7 +231,8 @@ export async function recordProcessorRefund(store: Store, refund: ProcessorRefun
   return store.transaction(async (tx) => {
     const sale = await findPaidSale(tx, refund.programId, refund);
     const results: TrackRefundResult[] = [];
-    let counted = await tx.processorRefundedCents(sale.id, 'stripe');
+    // Refunds that failed later no longer count toward the charge's cumulative amount.
+    let counted = (await tx.processorRefundedCents(sale.id, 'stripe')) - (await tx.processorFailedRefundCents(sale.id));
     const pieces = refund.refunds ?? [{ id: `${refund.chargeId}:total:${refund.cumulativeRefundedCents}`, amountCents: refund.cumulativeRefundedCents - counted }];
     for (const piece of pieces) {
       const room = refund.cumulativeRefundedCents - counted;
@@ -229,6 +247,13 @@ export async function recordProcessorRefund(store: Store, refund: ProcessorRefun
 }
 
 const disputeKey = (disputeId: string) => `dispute:${disputeId}`;
+const chargeback = (disputeId: string) => ({
+  refundAmountCents: undefined,
+  refundId: disputeKey(disputeId),
+  reason: 'chargeback' as const,
+  refundReason: 'Stripe dispute',
+  source: 'stripe',
+});
 
 /** charge.dispute.created: a chargeback reverses the whole remaining commission. */
 export async function recordProcessorDispute(
@@ -237,20 +262,16 @@ export async function recordProcessorDispute(
 ): Promise<ProcessorRefundOutcome> {
   return store.transaction(async (tx) => {
     const sale = await findPaidSale(tx, dispute.programId, { paymentIds: dispute.paymentIds, transactionIds: [] });
-    const result = await refundSale(tx, sale, {
-      refundAmountCents: undefined,
-      refundId: disputeKey(dispute.disputeId),
-      reason: 'chargeback',
-      refundReason: 'Stripe dispute',
-      source: 'stripe',
-    });
+    const result = await refundSale(tx, sale, chargeback(dispute.disputeId));
     return { kind: 'applied', saleId: sale.id, results: [result] };
   });
 }
 
 /**
  * charge.dispute.closed with status won: the chargeback is undone and the commission restored
- * (beyond the spec). Idempotent: a reverted refund is not reverted twice.
+ * (beyond the spec). Idempotent. Processed before its charge.dispute.created, the chargeback is
+ * counted and undone at once, so the late created event finds it counted and changes nothing:
+ * both orders end in the same rows.
  */
 export async function restoreProcessorDispute(
   store: Store,
@@ -258,16 +279,85 @@ export async function restoreProcessorDispute(
 ): Promise<{ kind: 'restored' | 'nothing_to_restore'; saleId: number }> {
   return store.transaction(async (tx) => {
     const sale = await findPaidSale(tx, dispute.programId, { paymentIds: dispute.paymentIds, transactionIds: [] });
+    const key = refundKey(disputeKey(dispute.disputeId), undefined);
+    if (!(await tx.findActiveRefund(sale.id, key)) && !(await tx.refundKeyUsed(sale.id, key))) {
+      await refundSale(tx, sale, chargeback(dispute.disputeId));
+    }
+    const restored = await revertCountedRefund(tx, sale, key);
+    return { kind: restored ? 'restored' : 'nothing_to_restore', saleId: sale.id };
+  });
+}
+
+/** Gives back what one counted refund deducted; false when nothing active is counted under the key. */
+async function revertCountedRefund(tx: TrackingTx, sale: Sale, key: string): Promise<boolean> {
+  const commission = await tx.lockCommissionForSale(sale.id);
+  const counted = await tx.findActiveRefund(sale.id, key);
+  if (!commission || !counted) return false;
+  const refundedTotalCents = commission.refundedTotalCents - counted.amountCents;
+  await tx.updateCommissionAfterRefund(commission.id, {
+    status: refundedTotalCents > 0 ? 'refunded' : 'pending',
+    refundedTotalCents,
+    deductedCents: commission.deductedCents - counted.deductionCents,
+  });
+  await tx.markRefundReverted(counted.id);
+  return true;
+}
+
+export type RefundFailureOutcome = { kind: 'reverted' | 'not_counted'; saleId: number };
+
+/**
+ * A refund that failed after Stripe reported it (charge.refund.updated / refund.failed): its
+ * deduction is given back. Counted by its id: that row is reverted. Counted only inside a
+ * charge's cumulative amount (current API versions): an offset row gives back the same share.
+ * Not counted yet (its charge.refunded still to come): wait for it.
+ */
+export async function revertProcessorRefund(
+  store: Store,
+  failure: { programId: number; refundId: string; amountCents: number; paymentIds: string[] },
+): Promise<RefundFailureOutcome> {
+  assertAmount('refund amount', failure.amountCents, true);
+  return store.transaction(async (tx) => {
+    const sale = await findPaidSale(tx, failure.programId, { paymentIds: failure.paymentIds, transactionIds: [] });
+    if (await revertCountedRefund(tx, sale, refundKey(failure.refundId, undefined))) return { kind: 'reverted', saleId: sale.id };
+    const offsetKey = `failed:${failure.refundId}`;
+    if (await tx.refundKeyUsed(sale.id, offsetKey)) return { kind: 'reverted', saleId: sale.id };
     const commission = await tx.lockCommissionForSale(sale.id);
-    const counted = await tx.findActiveRefund(sale.id, `id:${disputeKey(dispute.disputeId)}`);
-    if (!commission || !counted) return { kind: 'nothing_to_restore', saleId: sale.id };
-    const refundedTotalCents = commission.refundedTotalCents - counted.amountCents;
-    await tx.updateCommissionAfterRefund(commission.id, {
-      status: refundedTotalCents > 0 ? 'refunded' : 'pending',
-      refundedTotalCents,
-      deductedCents: commission.deductedCents - counted.deductionCents,
+    if (!commission) return { kind: 'not_counted', saleId: sale.id };
+    const cumulative = (await tx.processorRefundedCents(sale.id, 'stripe')) - (await tx.processorFailedRefundCents(sale.id));
+    if (cumulative < failure.amountCents) throw new NotYetResolvable('the refund that failed is not counted yet');
+    const reverted = reverseRefund(
+      { saleAmountCents: sale.amountCents, commissionAmountCents: commission.amountCents, refundedTotalCents: commission.refundedTotalCents, deductedCents: commission.deductedCents, status: commission.status },
+      failure.amountCents,
+    );
+    await tx.insertRefund({
+      saleId: sale.id,
+      commissionId: commission.id,
+      refundKey: offsetKey,
+      amountCents: failure.amountCents,
+      deductionCents: reverted.restoredCents,
+      reason: 'refund_failed',
+      refundReason: 'Stripe refund failed',
+      source: 'stripe',
     });
-    await tx.markRefundReverted(counted.id);
-    return { kind: 'restored', saleId: sale.id };
+    await tx.updateCommissionAfterRefund(commission.id, {
+      status: reverted.status,
+      refundedTotalCents: reverted.refundedTotalCents,
+      deductedCents: reverted.deductedCents,
+    });
+    return { kind: 'reverted', saleId: sale.id };
+  });
+}
+
+/**
+ * invoice_payment.paid: on Stripe API 2025-03-31+ invoices name no payment, so this event is
+ * what ties the invoice to its payment intent for refunds and disputes. Either order with the
+ * invoice works: the link does not need the sale to exist.
+ */
+export async function linkProcessorInvoicePayment(
+  store: Store,
+  link: { programId: number; invoiceId: string; paymentIds: string[] },
+): Promise<void> {
+  await store.transaction(async (tx) => {
+    for (const paymentId of link.paymentIds) await tx.linkPaymentToInvoice(link.programId, paymentId, link.invoiceId);
   });
 }

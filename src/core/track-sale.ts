@@ -1,6 +1,6 @@
 // POST /track/sale: record a payment, attribute it, create the commission (spec §3, §4.3).
 // The Stripe workers call recordSale too, with the customer they resolved.
-import { checkAttributionWindow, commissionEligibility } from './attribution.js';
+import { type CommissionReason, checkAttributionWindow, commissionEligibility } from './attribution.js';
 import { attributedClick, customerForClick } from './customers.js';
 import { MESSAGES, errors } from './errors.js';
 import { computeCommissionCents } from './money.js';
@@ -41,13 +41,15 @@ export type TrackSaleResult =
       saleId: number;
       commissionId: number | null;
       commissionCents: number | null;
+      /** Why there is no commission, when there is none. */
+      commissionReason: CommissionReason | null;
       attributionStep: AttributionStep;
     }
   | { attributed: false; reason: 'attribution_window_expired'; clickAgeDays: number; windowDays: number; transactionId: string };
 
 /** What recordSale returns; the caller turns the two after-commit failures into errors. */
 export type RecordSaleOutcome =
-  | (Extract<TrackSaleResult, { attributed: true }> & { partnerMissing: boolean; commissionFailed: boolean })
+  | (Extract<TrackSaleResult, { attributed: true }> & { partnerMissing: boolean; commissionFailed: boolean; cause?: unknown })
   | Extract<TrackSaleResult, { attributed: false }>;
 
 export interface ResolvedCustomer {
@@ -107,6 +109,22 @@ export async function recordSale(
     return { attributed: false, reason: 'attribution_window_expired', clickAgeDays: verdict.clickAgeDays, windowDays: verdict.windowDays, transactionId };
   }
 
+  // Decided before the sale row exists, so the row says why it has no commission (if so).
+  const eligibility = commissionEligibility({
+    type: program.commissionType,
+    isRecurring: sale.isRecurring,
+    history: await tx.saleHistory(customer.id),
+    occurredAt: paymentAt,
+    recurringDurationMonths: program.recurringDurationMonths,
+  });
+  const commissionReason: CommissionReason | null = sale.test
+    ? 'test_mode'
+    : customer.partnerId === null
+      ? 'no_partner'
+      : eligibility.eligible
+        ? null
+        : eligibility.reason;
+
   const saleId = await tx.insertSale({
     programId: program.id,
     customerId: customer.id,
@@ -128,6 +146,7 @@ export async function recordSale(
     attributionStep: step,
     source: sale.source,
     details: sale.details,
+    commissionReason,
   });
   // Test sales prove the wiring but are not conversions: the window stays checked for real ones.
   if (!sale.test) {
@@ -149,17 +168,9 @@ export async function recordSale(
   });
 
   const base = { attributed: true as const, transactionId, saleId, attributionStep: step };
-  if (sale.test) return { ...base, commissionId: null, commissionCents: null, partnerMissing: false, commissionFailed: false };
-  if (customer.partnerId === null) return { ...base, commissionId: null, commissionCents: null, partnerMissing: true, commissionFailed: false };
-
-  const eligibility = commissionEligibility({
-    type: program.commissionType,
-    isRecurring: sale.isRecurring,
-    firstSaleAt: await tx.firstSaleAt(customer.id, saleId),
-    occurredAt: paymentAt,
-    recurringDurationMonths: program.recurringDurationMonths,
-  });
-  if (!eligibility.eligible) return { ...base, commissionId: null, commissionCents: null, partnerMissing: false, commissionFailed: false };
+  const withoutCommission = { commissionId: null, commissionCents: null, commissionReason, commissionFailed: false };
+  if (commissionReason !== null) return { ...base, ...withoutCommission, partnerMissing: commissionReason === 'no_partner' };
+  const partnerId = customer.partnerId as number;
 
   const commissionCents = computeCommissionCents({
     type: program.commissionType,
@@ -167,14 +178,15 @@ export async function recordSale(
     amountCents: sale.amountCents,
     currency: sale.currency,
   });
-  const partnerId = customer.partnerId;
   try {
     const commissionId = await tx.withSavepoint(() =>
       tx.insertCommission({ saleId, programId: program.id, partnerId, amountCents: commissionCents, currency: sale.currency }),
     );
-    return { ...base, commissionId, commissionCents, partnerMissing: false, commissionFailed: false };
-  } catch {
-    return { ...base, commissionId: null, commissionCents: null, partnerMissing: false, commissionFailed: true };
+    return { ...base, commissionId, commissionCents, commissionReason: null, partnerMissing: false, commissionFailed: false };
+  } catch (error) {
+    // The sale stays (spec §4.3); the cause is kept on the error the caller raises.
+    await tx.setCommissionReason(saleId, 'commission_failed');
+    return { ...base, ...withoutCommission, commissionReason: 'commission_failed', partnerMissing: false, commissionFailed: true, cause: error };
   }
 }
 
@@ -211,7 +223,7 @@ export async function trackSale(store: Store, input: TrackSaleInput): Promise<Tr
   if (!outcome.attributed) return outcome;
   // Both failures come after commit: the sale is stored and its transaction_id consumed.
   if (outcome.partnerMissing) throw errors.noAttribution(MESSAGES.partnerIdRequired);
-  if (outcome.commissionFailed) throw errors.internal(MESSAGES.commissionFailed);
-  const { partnerMissing: _p, commissionFailed: _c, ...result } = outcome;
+  if (outcome.commissionFailed) throw errors.internal(MESSAGES.commissionFailed, { cause: outcome.cause });
+  const { partnerMissing: _p, commissionFailed: _c, cause: _cause, ...result } = outcome;
   return result;
 }

@@ -11,7 +11,7 @@ export const SUPPORTED_CURRENCIES: readonly Currency[] = ['USD', 'EUR', 'VND'];
 
 export type CustomerStatus = 'click' | 'lead' | 'customer';
 export type CommissionStatus = 'pending' | 'refunded' | 'reversed';
-export type RefundReason = 'refund' | 'chargeback';
+export type RefundReason = 'refund' | 'chargeback' | 'refund_failed';
 
 /** Which rule bound a sale to its customer (spec §6 order, plus the API's two inputs). */
 export type AttributionStep = 'click_id' | 'email' | 'stripe_customer' | 'customer_key';

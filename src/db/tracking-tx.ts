@@ -1,4 +1,5 @@
 // TrackingTx over one pg client inside a transaction: every query the tracking use cases run.
+import type { CommissionReason, SaleHistory } from '../core/attribution.js';
 import { errors } from '../core/errors.js';
 import type {
   CommissionRefundPatch,
@@ -141,7 +142,9 @@ export class PgTrackingTx implements TrackingTx {
       `SELECT id, program_id, customer_id, processor_event_id, amount_cents, currency, test
          FROM sales
         WHERE program_id = $1 AND (provider_payment_id = ANY ($2::text[]) OR processor_event_id = ANY ($3::text[])
-              OR details -> 'payment_ids' ?| $2::text[])
+              OR details -> 'payment_ids' ?| $2::text[]
+              OR processor_event_id IN (SELECT invoice_id FROM processor_payment_links
+                                         WHERE program_id = $1 AND payment_id = ANY ($2::text[])))
         ORDER BY id LIMIT 1`,
       [programId, payment.paymentIds, payment.transactionIds],
       toSale,
@@ -161,8 +164,8 @@ export class PgTrackingTx implements TrackingTx {
     const { rows } = await this.client.query(
       `INSERT INTO sales (program_id, customer_id, partner_id, processor_event_id, amount_cents, currency, occurred_at,
                           provider, provider_payment_id, livemode, test, sale_type, is_recurring, subscription_id,
-                          subscription_interval, event_name, tax_cents, attribution_step, source, details, account_id)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, p.account_id
+                          subscription_interval, event_name, tax_cents, attribution_step, source, details, commission_reason, account_id)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, p.account_id
          FROM programs p WHERE p.id = $1
        ON CONFLICT (account_id, processor_event_id) DO NOTHING
        RETURNING id`,
@@ -170,7 +173,7 @@ export class PgTrackingTx implements TrackingTx {
         sale.programId, sale.customerId, sale.partnerId, sale.processorEventId, sale.amountCents, sale.currency,
         sale.occurredAt, sale.provider, sale.providerPaymentId, sale.livemode, sale.test, sale.saleType, sale.isRecurring,
         sale.subscriptionId, sale.subscriptionInterval, sale.eventName, sale.taxCents, sale.attributionStep, sale.source,
-        sale.details,
+        sale.details, sale.commissionReason,
       ],
     );
     if (rows[0]) return rows[0].id;
@@ -179,12 +182,31 @@ export class PgTrackingTx implements TrackingTx {
     throw errors.duplicateSale(existing ?? 0);
   }
 
-  async firstSaleAt(customerId: number, excludingSaleId: number): Promise<Date | null> {
+  /** Locks the customer first: two sales of one customer at once decide "first sale" one after the other. */
+  async saleHistory(customerId: number): Promise<SaleHistory> {
+    await this.client.query('SELECT 1 FROM customers WHERE id = $1 FOR UPDATE', [customerId]);
     const { rows } = await this.client.query(
-      'SELECT min(occurred_at) AS first FROM sales WHERE customer_id = $1 AND id <> $2 AND NOT test',
-      [customerId, excludingSaleId],
+      `SELECT min(s.occurred_at) AS first_sale_at,
+              min(s.occurred_at) FILTER (WHERE NOT s.is_recurring) AS first_one_off_at,
+              coalesce(bool_or(c.id IS NOT NULL AND NOT s.is_recurring), false) AS first_sale_commissioned
+         FROM sales s LEFT JOIN commissions c ON c.sale_id = s.id
+        WHERE s.customer_id = $1 AND NOT s.test`,
+      [customerId],
     );
-    return rows[0]?.first ?? null;
+    const row = rows[0];
+    return { firstSaleAt: row.first_sale_at, firstOneOffAt: row.first_one_off_at, firstSaleCommissioned: row.first_sale_commissioned };
+  }
+
+  async setCommissionReason(saleId: number, reason: CommissionReason): Promise<void> {
+    await this.client.query('UPDATE sales SET commission_reason = $2 WHERE id = $1', [saleId, reason]);
+  }
+
+  async linkPaymentToInvoice(programId: number, paymentId: string, invoiceId: string): Promise<void> {
+    await this.client.query(
+      `INSERT INTO processor_payment_links (program_id, payment_id, invoice_id) VALUES ($1, $2, $3)
+       ON CONFLICT (program_id, payment_id) DO NOTHING`,
+      [programId, paymentId, invoiceId],
+    );
   }
 
   async withSavepoint<T>(fn: () => Promise<T>): Promise<T> {
@@ -254,6 +276,19 @@ export class PgTrackingTx implements TrackingTx {
       [saleId, refundKey],
       (row) => ({ id: row.id, commissionId: row.commission_id, amountCents: row.amount_cents, deductionCents: row.deduction_cents }),
     );
+  }
+
+  async refundKeyUsed(saleId: number, refundKey: string): Promise<boolean> {
+    const { rowCount } = await this.client.query('SELECT 1 FROM refunds WHERE sale_id = $1 AND refund_key = $2', [saleId, refundKey]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  async processorFailedRefundCents(saleId: number): Promise<number> {
+    const { rows } = await this.client.query(
+      `SELECT coalesce(sum(amount_cents), 0)::bigint AS total FROM refunds WHERE sale_id = $1 AND reason = 'refund_failed'`,
+      [saleId],
+    );
+    return Number(rows[0].total);
   }
 
   async markRefundReverted(refundId: number): Promise<void> {

@@ -2,6 +2,7 @@
 import type PgBoss from 'pg-boss';
 import { enqueueStripeEvent } from '../queue.js';
 import { AffixError } from '../core/errors.js';
+import type { Waiting } from '../core/stripe/event-types.js';
 import { isRejectedValue } from './errors.js';
 import { type Pool, withTransaction } from './pool.js';
 
@@ -22,6 +23,10 @@ export interface NewInboxEvent {
   /** queued events get a job; ignored ones are only recorded, with their reason. */
   status: 'queued' | 'ignored';
   reason: string | null;
+  /** The Stripe objects the event names, for support's look-ups. */
+  objectIds: string[];
+  /** Ignored until this (a Connect account) is bound: then routed and queued. */
+  waitingFor: Waiting | null;
 }
 
 export interface InboxEvent {
@@ -42,10 +47,14 @@ export interface InboxEvent {
   updated_at: Date;
   /** The payload was purged after the retention period (the row stays; replay is no longer possible). */
   purged_at: Date | null;
+  object_ids: string[];
+  /** Ignored for now: re-examined when this Stripe customer or Connect account is bound. */
+  waiting_for: string | null;
+  wait_until: Date | null;
 }
 
 const COLUMNS = `id, stripe_event_id, endpoint, program_id, account, type, livemode, status, reason, attempts,
-  attribution_step, sale_id, result, received_at, updated_at, purged_at`;
+  attribution_step, sale_id, result, received_at, updated_at, purged_at, object_ids, waiting_for, wait_until`;
 
 /** Stores the event and enqueues its job atomically. A redelivery (same Stripe id) changes nothing. */
 export async function storeEvent(pool: Pool, boss: PgBoss, event: NewInboxEvent): Promise<{ id: number; duplicate: boolean; status: InboxStatus }> {
@@ -62,12 +71,14 @@ async function insertEvent(pool: Pool, boss: PgBoss, event: NewInboxEvent, rawOn
   const asJson = rawOnly ? null : JSON.stringify(event.payload);
   return withTransaction(pool, async (client) => {
     const { rows } = await client.query(
-      `INSERT INTO webhook_events (stripe_event_id, endpoint, program_id, account, type, livemode, api_version, payload, raw_body, status, reason)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+      `INSERT INTO webhook_events (stripe_event_id, endpoint, program_id, account, type, livemode, api_version, payload, raw_body, status, reason,
+                                   object_ids, waiting_for, wait_until)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, now() + make_interval(days => $14))
        ON CONFLICT (stripe_event_id) DO NOTHING
        RETURNING id, status`,
       [event.stripeEventId, event.endpoint, event.programId, event.account, event.type, event.livemode, event.apiVersion,
-        asJson, rawOnly ? event.rawBody : null, event.status, event.reason],
+        asJson, rawOnly ? event.rawBody : null, event.status, event.reason, event.objectIds, event.waitingFor?.id ?? null,
+        event.waitingFor?.days ?? null],
     );
     if (!rows[0]) {
       const existing = await client.query('SELECT id, status FROM webhook_events WHERE stripe_event_id = $1', [event.stripeEventId]);
@@ -91,14 +102,52 @@ export interface EventUpdate {
   attributionStep?: string | null;
   saleId?: number | null;
   result?: Record<string, unknown>;
+  /** Ignored for now: queued again when this is bound (see wakeWaitingEvents). */
+  waitingFor?: Waiting | null;
 }
 
+/** A replayed event that finds its sale already recorded keeps the step and sale it recorded. */
 export async function finishEvent(pool: Pool, id: number, update: EventUpdate): Promise<void> {
   await pool.query(
-    `UPDATE webhook_events SET status = $2, reason = $3, attribution_step = $4, sale_id = $5, result = $6, updated_at = now()
+    `UPDATE webhook_events SET status = $2, reason = $3, attribution_step = coalesce($4, attribution_step),
+            sale_id = coalesce($5, sale_id), result = $6, waiting_for = $7, wait_until = now() + make_interval(days => $8),
+            updated_at = now()
       WHERE id = $1`,
-    [id, update.status, storable(update.reason), update.attributionStep ?? null, update.saleId ?? null, storable(JSON.stringify(update.result ?? {}))],
+    [id, update.status, storable(update.reason), update.attributionStep ?? null, update.saleId ?? null,
+      storable(JSON.stringify(update.result ?? {})), update.waitingFor?.id ?? null, update.waitingFor?.days ?? null],
   );
+}
+
+/**
+ * Events waiting for a Stripe customer or Connect account that is now bound go back on the
+ * queue (a Connect event gets its program), each with its job, in one transaction. Run after
+ * every binding and on a timer by every worker, so an event that started waiting while the
+ * binding committed is picked up too. Waits that ran out are closed. Returns the ids queued.
+ */
+export async function wakeWaitingEvents(pool: Pool, boss: PgBoss): Promise<number[]> {
+  return withTransaction(pool, async (client) => {
+    await client.query(
+      `UPDATE webhook_events SET waiting_for = NULL, wait_until = NULL WHERE waiting_for IS NOT NULL AND wait_until <= now()`,
+    );
+    const requeue = `status = 'queued', reason = NULL, attempts = 0, result = '{}', waiting_for = NULL, wait_until = NULL, updated_at = now()`;
+    const byCustomer = await client.query(
+      `UPDATE webhook_events w SET ${requeue}
+         FROM customers c
+        WHERE w.waiting_for IS NOT NULL AND w.status = 'ignored' AND w.program_id IS NOT NULL
+          AND c.program_id = w.program_id AND c.stripe_customer_id = w.waiting_for
+       RETURNING w.id`,
+    );
+    const byAccount = await client.query(
+      `UPDATE webhook_events w SET ${requeue}, program_id = p.id
+         FROM programs p
+        WHERE w.waiting_for IS NOT NULL AND w.status = 'ignored' AND w.program_id IS NULL
+          AND p.stripe_account_id = w.waiting_for
+       RETURNING w.id`,
+    );
+    const ids = [...byCustomer.rows, ...byAccount.rows].map((row) => Number(row.id));
+    for (const inboxId of ids) await enqueueStripeEvent(boss, client, { inboxId });
+    return ids;
+  });
 }
 
 /**
@@ -148,7 +197,10 @@ export async function getEvent(pool: Pool, id: number): Promise<InboxEvent | nul
 export async function requeueEvent(pool: Pool, boss: PgBoss, id: number): Promise<InboxEvent | null> {
   return withTransaction(pool, async (client) => {
     const { rows } = await client.query(
-      `UPDATE webhook_events SET status = 'queued', reason = NULL, attempts = 0, result = '{}', updated_at = now()
+      `UPDATE webhook_events
+          SET status = 'queued', reason = NULL, attempts = 0, result = '{}', waiting_for = NULL, wait_until = NULL, updated_at = now(),
+              -- A Connect event replayed after its account was bound goes to that program.
+              program_id = coalesce(program_id, (SELECT p.id FROM programs p WHERE p.stripe_account_id = webhook_events.account))
         WHERE id = $1 AND purged_at IS NULL RETURNING ${COLUMNS}`,
       [id],
     );

@@ -2,18 +2,19 @@
 import type PgBoss from 'pg-boss';
 import type { Config } from '../config.js';
 import { resumeInterruptedJobs } from '../db/interrupted-jobs.js';
-import { markExhausted } from '../db/webhook-events.js';
+import { markExhausted, wakeWaitingEvents } from '../db/webhook-events.js';
 import { JOB_EXPIRY_SECONDS, STRIPE_EVENTS_DEAD_QUEUE, STRIPE_EVENTS_QUEUE, type StripeEventJob } from '../queue.js';
 import { type WorkerDeps, processStripeEvent, stripeEventJobSchema } from './stripe-event-job.js';
 
-/** How often a worker looks for jobs whose worker died (any worker may; the update is idempotent). */
+/** How often a worker looks for jobs whose worker died and for waiting events now bound (idempotent). */
 export const RESUME_SWEEP_MS = 5_000;
 
 export interface RunningWorkers {
   stop(): void;
 }
 
-export async function startWorkers(boss: PgBoss, deps: WorkerDeps, config: Readonly<Config>): Promise<RunningWorkers> {
+export async function startWorkers(boss: PgBoss, workerDeps: Omit<WorkerDeps, 'queue'>, config: Readonly<Config>): Promise<RunningWorkers> {
+  const deps: WorkerDeps = { ...workerDeps, queue: boss };
   const options = { batchSize: 1, pollingIntervalSeconds: config.worker.pollSeconds };
   for (let i = 0; i < config.worker.concurrency; i++) {
     let workerId = '';
@@ -36,6 +37,10 @@ export async function startWorkers(boss: PgBoss, deps: WorkerDeps, config: Reado
     resumeInterruptedJobs(deps.pool, STRIPE_EVENTS_QUEUE, JOB_EXPIRY_SECONDS)
       .then((resumed) => resumed && deps.logger.warn({ resumed }, 'resumed jobs whose worker was lost'))
       .catch((error) => deps.logger.warn({ err: error }, 'looking for interrupted jobs failed'));
+    // Events that started waiting while their binding committed (the fast path missed them).
+    wakeWaitingEvents(deps.pool, boss)
+      .then((woken) => woken.length && deps.logger.info({ woken: woken.length }, 'queued events whose customer or account is now bound'))
+      .catch((error) => deps.logger.warn({ err: error }, 'looking for waiting events failed'));
   }, RESUME_SWEEP_MS);
   sweep.unref();
   return { stop: () => clearInterval(sweep) };

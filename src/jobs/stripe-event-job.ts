@@ -1,21 +1,32 @@
 // Job handler: one stored Stripe event -> one core call -> the inbox row says what happened.
+import type PgBoss from 'pg-boss';
 import { z } from 'zod';
 import { AffixError } from '../core/errors.js';
 import {
   NotYetResolvable,
   type ProcessorOutcome,
   bindProcessorCheckout,
+  linkProcessorInvoicePayment,
   recordProcessorDispute,
   recordProcessorPayment,
   recordProcessorRefund,
   restoreProcessorDispute,
+  revertProcessorRefund,
 } from '../core/processor.js';
 import type { Store } from '../core/ports.js';
+import { type HandledStripeEventType, WAIT_FOR_CUSTOMER_DAYS, isHandledStripeEvent } from '../core/stripe/event-types.js';
+import {
+  readCheckoutSession,
+  readDispute,
+  readInvoice,
+  readInvoicePayment,
+  readRefund,
+  readRefundedCharge,
+} from '../core/stripe/read-objects.js';
 import { isRejectedValue } from '../db/errors.js';
 import type { Pool } from '../db/pool.js';
-import { type EventUpdate, finishEvent, loadEventPayload, recordFailedAttempt } from '../db/webhook-events.js';
+import { type EventUpdate, finishEvent, loadEventPayload, recordFailedAttempt, wakeWaitingEvents } from '../db/webhook-events.js';
 import type { Logger } from '../logger.js';
-import { readCheckoutSession, readDispute, readInvoice, readRefundedCharge } from './stripe/read-objects.js';
 
 export const stripeEventJobSchema = z.object({ inboxId: z.number().int().positive() });
 
@@ -23,6 +34,8 @@ export interface WorkerDeps {
   pool: Pool;
   store: Store;
   logger: Logger;
+  /** Queues events that were waiting for a binding this event made. */
+  queue: PgBoss;
   now?: () => Date;
 }
 
@@ -40,58 +53,109 @@ function fromOutcome(outcome: ProcessorOutcome): EventUpdate {
       return { status: 'ignored', reason: `attribution window expired (click ${outcome.clickAgeDays} days old, window ${outcome.windowDays})` };
     case 'program_mismatch':
       return { status: 'ignored', reason: `metadata program_id ${outcome.metadataProgramId} does not match this program` };
+    case 'waiting_for_customer':
+      return {
+        status: 'ignored',
+        reason: `no affiliate attribution yet: waiting for a checkout or first sale to bind Stripe customer ${outcome.stripeCustomerId}`,
+        waitingFor: { id: outcome.stripeCustomerId, days: WAIT_FOR_CUSTOMER_DAYS },
+      };
     case 'unresolved':
-      return { status: 'ignored', reason: 'no affiliate attribution: no click, lead, known customer or customer key matches' };
+      return {
+        status: 'ignored',
+        reason: outcome.referenceOnly
+          ? 'no affiliate attribution: client_reference_id matches no customer (an unreferred sale)'
+          : 'no affiliate attribution: no click, lead, known customer or customer key matches',
+      };
   }
 }
 
-/** Maps the event to its core call. Returns what to write on the inbox row. */
-async function dispatch(deps: WorkerDeps, programId: number, event: any): Promise<EventUpdate> {
-  const object = event.data?.object ?? {};
-  const occurredAt = new Date(Number(event.created) * 1000);
-  const now = deps.now?.() ?? new Date();
-  const base = { programId, occurredAt, livemode: event.livemode === true, eventName: event.type as string };
+interface EventContext {
+  deps: WorkerDeps;
+  programId: number;
+  object: any;
+  base: { programId: number; occurredAt: Date; livemode: boolean; eventName: string };
+  now: Date;
+}
 
-  switch (event.type) {
-    case 'checkout.session.completed':
-    case 'checkout.session.async_payment_succeeded': {
-      const checkout = readCheckoutSession(object);
-      if (checkout.mode === 'subscription') {
-        return fromOutcome(await bindProcessorCheckout(deps.store, { programId, ...checkout.payment }));
-      }
-      if (checkout.mode !== 'payment') return { status: 'ignored', reason: `checkout mode ${checkout.mode} carries no payment` };
-      if (checkout.paymentStatus === 'unpaid') {
-        return { status: 'ignored', reason: 'payment not settled yet; waiting for checkout.session.async_payment_succeeded' };
-      }
-      if (checkout.paymentStatus !== 'paid') return { status: 'ignored', reason: `payment_status ${checkout.paymentStatus}` };
-      if (checkout.payment.amountCents <= 0) return { status: 'ignored', reason: 'session total is not positive' };
-      return fromOutcome(await recordProcessorPayment(deps.store, { ...base, ...checkout.payment }, now));
-    }
-    case 'invoice.payment_succeeded':
-    case 'invoice.paid': {
-      const invoice = readInvoice(object);
-      if (!invoice.subscriptionId) return { status: 'ignored', reason: 'invoice is not for a subscription' };
-      if (invoice.payment.amountCents <= 0) return { status: 'ignored', reason: 'amount_paid is not positive' };
-      return fromOutcome(await recordProcessorPayment(deps.store, { ...base, ...invoice.payment }, now));
-    }
-    case 'charge.refunded': {
-      const result = await recordProcessorRefund(deps.store, { programId, ...readRefundedCharge(object) });
-      return { status: 'processed', saleId: result.saleId, result: { refunds: result.results } };
-    }
-    case 'charge.dispute.created': {
-      const dispute = readDispute(object);
-      const result = await recordProcessorDispute(deps.store, { programId, ...dispute });
-      return { status: 'processed', saleId: result.saleId, reason: 'chargeback: commission reversed', result: { refunds: result.results } };
-    }
-    case 'charge.dispute.closed': {
-      const dispute = readDispute(object);
-      if (dispute.status !== 'won') return { status: 'ignored', reason: `dispute closed with status ${dispute.status}; chargeback stands` };
-      const result = await restoreProcessorDispute(deps.store, { programId, ...dispute });
-      return { status: 'processed', saleId: result.saleId, reason: result.kind === 'restored' ? 'dispute won: commission restored' : 'nothing to restore' };
-    }
-    default:
-      return { status: 'ignored', reason: `event type ${event.type} is not handled` };
+type Handler = (context: EventContext) => Promise<EventUpdate>;
+
+async function checkoutCompleted({ deps, programId, object, base, now }: EventContext): Promise<EventUpdate> {
+  const checkout = readCheckoutSession(object);
+  if (checkout.mode === 'subscription') {
+    return fromOutcome(await bindProcessorCheckout(deps.store, { programId, ...checkout.payment }));
   }
+  if (checkout.mode !== 'payment') return { status: 'ignored', reason: `checkout mode ${checkout.mode} carries no payment` };
+  if (checkout.paymentStatus === 'unpaid') {
+    return { status: 'ignored', reason: 'payment not settled yet; waiting for checkout.session.async_payment_succeeded' };
+  }
+  if (checkout.paymentStatus !== 'paid') return { status: 'ignored', reason: `payment_status ${checkout.paymentStatus}` };
+  if (checkout.payment.amountCents <= 0) return { status: 'ignored', reason: 'session total is not positive' };
+  return fromOutcome(await recordProcessorPayment(deps.store, { ...base, ...checkout.payment }, now));
+}
+
+async function invoicePaid({ deps, object, base, now }: EventContext): Promise<EventUpdate> {
+  const invoice = readInvoice(object);
+  if (!invoice.subscriptionId) return { status: 'ignored', reason: 'invoice is not for a subscription' };
+  if (invoice.payment.amountCents <= 0) return { status: 'ignored', reason: 'amount_paid is not positive' };
+  return fromOutcome(await recordProcessorPayment(deps.store, { ...base, ...invoice.payment }, now));
+}
+
+async function invoicePaymentPaid({ deps, programId, object }: EventContext): Promise<EventUpdate> {
+  const link = readInvoicePayment(object);
+  if (!link.invoiceId || link.paymentIds.length === 0) return { status: 'ignored', reason: 'invoice payment names no invoice or payment' };
+  await linkProcessorInvoicePayment(deps.store, { programId, invoiceId: link.invoiceId, paymentIds: link.paymentIds });
+  return { status: 'processed', reason: `payment ${link.paymentIds.join(', ')} linked to invoice ${link.invoiceId}` };
+}
+
+async function chargeRefunded({ deps, programId, object }: EventContext): Promise<EventUpdate> {
+  const result = await recordProcessorRefund(deps.store, { programId, ...readRefundedCharge(object) });
+  return { status: 'processed', saleId: result.saleId, result: { refunds: result.results } };
+}
+
+async function refundUpdated({ deps, programId, object }: EventContext): Promise<EventUpdate> {
+  const refund = readRefund(object);
+  if (refund.status !== 'failed') return { status: 'ignored', reason: `refund status ${refund.status}: nothing to undo` };
+  const result = await revertProcessorRefund(deps.store, { programId, ...refund });
+  return {
+    status: 'processed',
+    saleId: result.saleId,
+    reason: result.kind === 'reverted' ? 'refund failed: its deduction was given back' : 'refund failed: the sale has no commission',
+  };
+}
+
+async function disputeCreated({ deps, programId, object }: EventContext): Promise<EventUpdate> {
+  const result = await recordProcessorDispute(deps.store, { programId, ...readDispute(object) });
+  return { status: 'processed', saleId: result.saleId, reason: 'chargeback: commission reversed', result: { refunds: result.results } };
+}
+
+async function disputeClosed({ deps, programId, object }: EventContext): Promise<EventUpdate> {
+  const dispute = readDispute(object);
+  if (dispute.status !== 'won') return { status: 'ignored', reason: `dispute closed with status ${dispute.status}; chargeback stands` };
+  const result = await restoreProcessorDispute(deps.store, { programId, ...dispute });
+  return { status: 'processed', saleId: result.saleId, reason: result.kind === 'restored' ? 'dispute won: commission restored' : 'nothing to restore' };
+}
+
+/** Every handled type has exactly one handler (the compiler checks the list against this table). */
+const HANDLERS: Record<HandledStripeEventType, Handler> = {
+  'checkout.session.completed': checkoutCompleted,
+  'checkout.session.async_payment_succeeded': checkoutCompleted,
+  'invoice.payment_succeeded': invoicePaid,
+  'invoice.paid': invoicePaid,
+  'invoice_payment.paid': invoicePaymentPaid,
+  'charge.refunded': chargeRefunded,
+  'charge.refund.updated': refundUpdated,
+  'refund.updated': refundUpdated,
+  'refund.failed': refundUpdated,
+  'charge.dispute.created': disputeCreated,
+  'charge.dispute.closed': disputeClosed,
+};
+
+/** Maps the event to its core call. Returns what to write on the inbox row. */
+async function dispatch(deps: WorkerDeps, programId: number, event: { type: string; created: unknown; livemode?: unknown; data?: { object?: unknown } }): Promise<EventUpdate> {
+  if (!isHandledStripeEvent(event.type)) return { status: 'ignored', reason: `event type ${event.type} is not handled` };
+  const now = deps.now?.() ?? new Date();
+  const base = { programId, occurredAt: new Date(Number(event.created) * 1000), livemode: event.livemode === true, eventName: event.type as string };
+  return HANDLERS[event.type]({ deps, programId, object: event.data?.object ?? {}, base, now });
 }
 
 /** Input that will fail the same way every time: recorded as failed at once, never retried. */
@@ -128,6 +192,11 @@ export async function processStripeEvent(deps: WorkerDeps, inboxId: number, jobI
   try {
     const update = await dispatch(deps, event.program_id, payload);
     await finishEvent(deps.pool, inboxId, update);
+    // This event may have bound a Stripe customer others were waiting for.
+    if (update.attributionStep) {
+      const woken = await wakeWaitingEvents(deps.pool, deps.queue);
+      if (woken.length) log.info({ woken: woken.length }, 'queued events that were waiting for this binding');
+    }
     log.info({ type: event.type, status: update.status, step: update.attributionStep, saleId: update.saleId, ms: Date.now() - started }, 'stripe event processed');
     return update;
   } catch (error) {

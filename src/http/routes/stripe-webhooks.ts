@@ -5,7 +5,8 @@ import Stripe from 'stripe';
 import { z } from 'zod';
 import { AffixError, errors } from '../../core/errors.js';
 import { type NewInboxEvent, noteStripeDelivery, programByStripeAccount, programWebhookSecret, storeEvent } from '../../db/webhook-events.js';
-import { HANDLED_STRIPE_EVENTS } from '../../stripe-events.js';
+import { isHandledStripeEvent } from '../../core/stripe/event-types.js';
+import { stripeObjectIds } from '../../core/stripe/read-objects.js';
 import { state } from '../context.js';
 import type { HttpDeps } from '../deps.js';
 
@@ -44,10 +45,24 @@ function verify(req: Request, secret: string): Stripe.Event {
   return event as Stripe.Event;
 }
 
-function routing(event: Stripe.Event): Pick<NewInboxEvent, 'status' | 'reason'> {
-  return HANDLED_STRIPE_EVENTS.has(event.type)
-    ? { status: 'queued', reason: null }
-    : { status: 'ignored', reason: `event type ${event.type} is not handled` };
+function routing(event: Stripe.Event): Pick<NewInboxEvent, 'status' | 'reason' | 'waitingFor'> {
+  return isHandledStripeEvent(event.type)
+    ? { status: 'queued', reason: null, waitingFor: null }
+    : { status: 'ignored', reason: `event type ${event.type} is not handled`, waitingFor: null };
+}
+
+/**
+ * A Connect event whose account is not bound yet (payments during onboarding): kept, and
+ * routed and queued when the account is bound, while its payload is kept.
+ */
+function unboundAccount(event: Stripe.Event, retentionDays: number): Pick<NewInboxEvent, 'status' | 'reason' | 'waitingFor'> {
+  if (!event.account) return { status: 'ignored', reason: 'event has no account', waitingFor: null };
+  if (!isHandledStripeEvent(event.type)) return routing(event);
+  return {
+    status: 'ignored',
+    reason: `no program is connected to account ${event.account} yet; processed when one is`,
+    waitingFor: { id: event.account, days: retentionDays },
+  };
 }
 
 async function accept(
@@ -55,7 +70,7 @@ async function accept(
   req: Request,
   res: Response,
   event: Stripe.Event,
-  inbox: Omit<NewInboxEvent, 'stripeEventId' | 'type' | 'livemode' | 'apiVersion' | 'payload' | 'rawBody'>,
+  inbox: Omit<NewInboxEvent, 'stripeEventId' | 'type' | 'livemode' | 'apiVersion' | 'payload' | 'rawBody' | 'objectIds'>,
 ) {
   const stored = await storeEvent(deps.pool, deps.queue!, {
     stripeEventId: event.id,
@@ -64,6 +79,7 @@ async function accept(
     apiVersion: event.api_version ?? null,
     payload: event,
     rawBody: req.body as Buffer,
+    objectIds: stripeObjectIds(event),
     ...inbox,
   });
   state(res).log.info(
@@ -107,9 +123,7 @@ export function stripeWebhookRoutes(deps: HttpDeps): Router {
     }
     const event = verify(req, deps.config.stripeConnectWebhookSecret);
     const programId = event.account ? await programByStripeAccount(deps.pool, event.account) : null;
-    const route = programId === null
-      ? { status: 'ignored' as const, reason: event.account ? `no program is connected to account ${event.account}` : 'event has no account' }
-      : routing(event);
+    const route = programId === null ? unboundAccount(event, deps.config.webhookRetentionDays) : routing(event);
     if (programId !== null) await noteStripeDelivery(deps.pool, programId, null);
     await accept(deps, req, res, event, { endpoint: 'connect', programId, account: event.account ?? null, ...route });
   });

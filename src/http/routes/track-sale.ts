@@ -75,6 +75,8 @@ export function trackSaleRoute(deps: HttpDeps): Router {
           attributed: true,
           attribution_step: result.attributionStep,
           commission_amount_cents: result.commissionCents,
+          // Present when there is no commission: why (not_first_sale, duration_ended, test_mode).
+          ...(result.commissionReason ? { commission_reason: result.commissionReason } : {}),
           test_mode: body.testMode,
         },
         deps.config.docsUrl,

@@ -1,6 +1,6 @@
 // Reads Stripe objects (both invoice shapes, checkout sessions, charges, disputes) into the
 // core's plain inputs. No rules here: only where each fact sits in each API version.
-import type { ProcessorPayment, ProcessorRefund } from '../../core/processor.js';
+import type { ProcessorPayment, ProcessorRefund } from '../processor.js';
 
 type Obj = Record<string, any>;
 
@@ -9,11 +9,17 @@ const text = (value: unknown): string | null => (typeof value === 'string' && va
 const idOf = (value: unknown): string | null => text(value) ?? (value && typeof value === 'object' ? text((value as Obj).id) : null);
 const compact = (values: (string | null)[]): string[] => [...new Set(values.filter((v): v is string => v !== null))];
 
-function readMetadata(metadata: Obj | null | undefined, fallbackCustomerKey: string | null = null): ProcessorPayment['metadata'] {
+/**
+ * Our metadata keys; brands moving from the peer service keep its `affitor_*` keys
+ * (wire-notes). `client_reference_id` is only a hint: many brands set it on every checkout.
+ */
+function readMetadata(metadata: Obj | null | undefined, reference: string | null = null): ProcessorPayment['metadata'] {
   const m = metadata ?? {};
+  const customerKey = text(m.affix_customer_key) ?? text(m.affitor_customer_key);
   return {
-    clickId: text(m.affix_click_id),
-    customerKey: text(m.affix_customer_key) ?? fallbackCustomerKey,
+    clickId: text(m.affix_click_id) ?? text(m.affitor_click_id),
+    customerKey: customerKey ?? reference,
+    customerKeyIsReference: customerKey === null && reference !== null,
     programId: text(m.program_id),
   };
 }
@@ -96,6 +102,35 @@ export function readRefundedCharge(charge: Obj): Omit<ProcessorRefund, 'programI
       : null,
     cumulativeRefundedCents: Number(charge.amount_refunded ?? 0),
   };
+}
+
+/** invoice_payment.paid: which payment settled which invoice (Stripe API 2025-03-31+). */
+export function readInvoicePayment(invoicePayment: Obj): { invoiceId: string | null; paymentIds: string[]; status: string } {
+  const payment = (invoicePayment.payment ?? {}) as Obj;
+  return {
+    invoiceId: idOf(invoicePayment.invoice),
+    paymentIds: compact([idOf(payment.payment_intent), idOf(payment.charge)]),
+    status: String(invoicePayment.status ?? ''),
+  };
+}
+
+/** A refund object (charge.refund.updated, refund.updated, refund.failed). */
+export function readRefund(refund: Obj): { refundId: string; amountCents: number; status: string; paymentIds: string[] } {
+  return {
+    refundId: String(refund.id),
+    amountCents: Number(refund.amount ?? 0),
+    status: String(refund.status ?? ''),
+    paymentIds: compact([idOf(refund.payment_intent), idOf(refund.charge)]),
+  };
+}
+
+const OBJECT_ID_FIELDS = ['id', 'customer', 'payment_intent', 'charge', 'invoice', 'subscription'] as const;
+
+/** The Stripe object ids an event names (cs_, in_, ch_, pi_, du_, re_, cus_, sub_): support looks events up by them. */
+export function stripeObjectIds(event: Obj): string[] {
+  const object = (event?.data?.object ?? {}) as Obj;
+  const nested = [object.payment?.payment_intent, object.payment?.charge, object.parent?.subscription_details?.subscription];
+  return compact([...OBJECT_ID_FIELDS.map((field) => idOf(object[field])), ...nested.map(idOf)]).slice(0, 16);
 }
 
 export function readDispute(dispute: Obj): { disputeId: string; paymentIds: string[]; status: string } {

@@ -1,0 +1,282 @@
+// Stripe delivers related events within a second, in any order, and retries them. Each
+// scenario here runs in every order of its events (delivered, then processed one at a time,
+// re-running what had to wait) and must end in the same rows, exact to the cent.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NotYetResolvable } from '../src/core/processor.js';
+import { PgStore } from '../src/db/store.js';
+import { wakeWaitingEvents } from '../src/db/webhook-events.js';
+import { processStripeEvent } from '../src/jobs/stripe-event-job.js';
+import { createLogger } from '../src/logger.js';
+import {
+  type SeededProgram,
+  type TestApi,
+  type TestDatabase,
+  adminHeaders,
+  createTestDatabase,
+  seedProgram,
+  startTestApi,
+  trackClick,
+} from './support/harness.js';
+import { CONNECT_SECRET, WEBHOOK_SECRET, deliver, fixture } from './support/stripe.js';
+
+let db: TestDatabase;
+let api: TestApi;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  // Intake only: this file runs the worker's handler itself, in the order under test.
+  api = await startTestApi(db.pool, { AFFIX_SECRET_KEY: 'test-secret-key-0123456789', STRIPE_CONNECT_WEBHOOK_SECRET: CONNECT_SECRET }, { queueUrl: db.url });
+});
+afterAll(async () => {
+  await api.close();
+  await db.drop();
+});
+
+function permutations<T>(items: T[]): T[][] {
+  if (items.length <= 1) return [items];
+  return items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]));
+}
+
+const DAY = 86_400;
+let n = 0;
+
+interface Step {
+  fixture: string;
+  /** Seconds after the run's start: Stripe's `created` (a renewal comes a month after its first invoice). */
+  at?: number;
+  change?: (event: any) => void;
+}
+
+/** A program with a partner, a click and (unless told otherwise) a browser-mode lead. */
+async function newRun(program: Record<string, unknown>, opts: { lead?: boolean } = {}) {
+  const shop: SeededProgram = await seedProgram(api, program);
+  await api.request('PATCH', `/api/v1/admin/programs/${shop.programId}/stripe`, { body: { webhook_secret: WEBHOOK_SECRET }, headers: adminHeaders });
+  const clickId = await trackClick(api, shop.affiliateUrl);
+  const run = `o${++n}_${Date.now()}`;
+  const vars = { run, click_id: clickId, customer_key: `user_${run}`, program_id: shop.programId, email: `buyer_${run}@example.com` };
+  if (opts.lead !== false) {
+    const lead = await api.request('POST', '/api/v1/track/lead', { body: { click_id: clickId, customer_key: vars.customer_key, email: vars.email } });
+    expect(lead.status).toBe(200);
+  }
+  return { shop, run, vars };
+}
+
+const deps = () => ({ pool: db.pool, store: new PgStore(db.pool), logger: createLogger('silent'), queue: api.queue! });
+
+/**
+ * Processes inbox rows in the given order; what had to wait (retrying) or was queued again by
+ * a binding is processed again until nothing moves, as the workers would.
+ */
+async function processInOrder(inboxIds: number[]): Promise<void> {
+  let pending = [...inboxIds];
+  for (let round = 0; round < 10 && pending.length; round++) {
+    for (const id of pending) {
+      try {
+        await processStripeEvent(deps(), id);
+      } catch (error) {
+        if (!(error instanceof NotYetResolvable)) throw error;
+      }
+    }
+    await wakeWaitingEvents(db.pool, api.queue!);
+    const { rows } = await db.pool.query(
+      `SELECT id FROM webhook_events WHERE id = ANY ($1::bigint[]) AND status IN ('queued', 'retrying') ORDER BY id`,
+      [inboxIds],
+    );
+    pending = rows.map((row) => Number(row.id));
+  }
+  expect(pending).toEqual([]);
+}
+
+async function deliverAll(shop: SeededProgram, vars: Record<string, string | number>, steps: Step[]): Promise<number[]> {
+  const ids: number[] = [];
+  for (const step of steps) {
+    const event = await fixture(step.fixture, { ...vars, created: Math.floor(Date.now() / 1000) - 40 * DAY + (step.at ?? 0) });
+    step.change?.(event);
+    const reply = await deliver(api, `/api/v1/webhooks/stripe/${shop.programId}`, event);
+    expect(reply.status).toBe(200);
+    ids.push(reply.body.id);
+  }
+  return ids;
+}
+
+/** Everything money depends on, with run-specific ids taken out so runs compare. */
+async function moneyState(programId: number, run: string) {
+  const strip = (text: string | null) => text?.replaceAll(run, 'RUN') ?? null;
+  const sales = await db.pool.query(
+    `SELECT s.processor_event_id, s.amount_cents, s.is_recurring, s.attribution_step, s.commission_reason, s.test,
+            c.amount_cents AS commission, c.status, c.refunded_total_cents, c.deducted_cents
+       FROM sales s LEFT JOIN commissions c ON c.sale_id = s.id WHERE s.program_id = $1 ORDER BY s.processor_event_id`,
+    [programId],
+  );
+  const customers = await db.pool.query(
+    'SELECT status, provisional_lead, stripe_customer_id FROM customers WHERE program_id = $1 ORDER BY id',
+    [programId],
+  );
+  const refunds = await db.pool.query(
+    `SELECT coalesce(sum(r.amount_cents) FILTER (WHERE r.reverted_at IS NULL AND r.reason <> 'refund_failed'), 0)::bigint
+            - coalesce(sum(r.amount_cents) FILTER (WHERE r.reason = 'refund_failed'), 0)::bigint AS net_refunded
+       FROM refunds r JOIN sales s ON s.id = r.sale_id WHERE s.program_id = $1`,
+    [programId],
+  );
+  return {
+    sales: sales.rows.map((row) => ({ ...row, processor_event_id: strip(row.processor_event_id) })),
+    customers: customers.rows.map((row) => ({ ...row, stripe_customer_id: strip(row.stripe_customer_id) })),
+    netRefunded: refunds.rows[0].net_refunded,
+  };
+}
+
+/** Runs the scenario in every order; returns the one state all orders reached. */
+async function everyOrder(program: Record<string, unknown>, steps: Step[], opts: { lead?: boolean } = {}) {
+  const states: { order: string; state: unknown }[] = [];
+  for (const order of permutations(steps)) {
+    const { shop, run, vars } = await newRun(program, opts);
+    const ids = await deliverAll(shop, vars, order);
+    await processInOrder(ids);
+    states.push({ order: order.map((s) => s.fixture).join(' > '), state: await moneyState(shop.programId, run) });
+  }
+  for (const other of states.slice(1)) expect({ order: other.order, state: other.state }).toEqual({ order: other.order, state: states[0]!.state });
+  return states[0]!.state as Awaited<ReturnType<typeof moneyState>>;
+}
+
+const withoutMetadataOrEmail = (event: any) => {
+  event.data.object.parent.subscription_details.metadata = null;
+  event.data.object.customer_email = null;
+};
+
+describe('every order ends in the same rows', () => {
+  it('D1 + D3: checkout, first invoice without metadata or email, renewal processed first: the first invoice earns, the renewal says why not', async () => {
+    const state = await everyOrder({ commission_type: 'percent', commission_rate: 10 }, [
+      { fixture: 'checkout.session.completed.subscription' },
+      { fixture: 'invoice.payment_succeeded.first', change: withoutMetadataOrEmail },
+      { fixture: 'invoice.payment_succeeded.renewal', at: 30 * DAY, change: (e) => (e.data.object.customer_email = null) },
+    ]);
+    expect(state.sales).toEqual([
+      expect.objectContaining({ processor_event_id: 'in_RUN_first', amount_cents: 2000, is_recurring: false, attribution_step: 'stripe_customer', commission: 200, commission_reason: null, status: 'pending' }),
+      expect.objectContaining({ processor_event_id: 'in_RUN_renewal', is_recurring: true, attribution_step: 'stripe_customer', commission: null, commission_reason: 'not_first_sale' }),
+    ]);
+  });
+
+  it('D4: a won dispute processed before its creation leaves the commission whole', async () => {
+    const state = await everyOrder({}, [
+      { fixture: 'checkout.session.completed.payment' },
+      { fixture: 'charge.dispute.created', at: 10 },
+      { fixture: 'charge.dispute.closed.won', at: 20 },
+    ]);
+    expect(state.sales).toEqual([expect.objectContaining({ commission: 980, status: 'pending', refunded_total_cents: 0, deducted_cents: 0 })]);
+  });
+
+  it('refunds before their sale, listed and cumulative: the same total once', async () => {
+    const state = await everyOrder({}, [
+      { fixture: 'checkout.session.completed.payment' },
+      { fixture: 'charge.refunded.partial-legacy', at: 10 },
+      { fixture: 'charge.refunded.full', at: 20 },
+    ]);
+    expect(state.sales).toEqual([expect.objectContaining({ commission: 980, status: 'reversed', refunded_total_cents: 4900, deducted_cents: 980 })]);
+    expect(state.netRefunded).toBe(4900);
+  });
+
+  it('D2: an invoice that names no payment is refunded through invoice_payment.paid, in any order', async () => {
+    const state = await everyOrder({ commission_type: 'recurring_percent', commission_rate: 10 }, [
+      { fixture: 'invoice.payment_succeeded.first-unexpanded' },
+      { fixture: 'invoice_payment.paid', at: 1 },
+      { fixture: 'charge.refunded.invoice', at: 10 },
+    ]);
+    expect(state.sales).toEqual([
+      expect.objectContaining({ processor_event_id: 'in_RUN_first', commission: 200, status: 'refunded', refunded_total_cents: 500, deducted_cents: 50 }),
+    ]);
+  });
+});
+
+describe('single events', () => {
+  it('D2: a refund that fails afterwards gives its deduction back (counted cumulatively or by id)', async () => {
+    const { shop, run, vars } = await newRun({ commission_type: 'recurring_percent', commission_rate: 10 });
+    const ids = await deliverAll(shop, vars, [
+      { fixture: 'invoice.payment_succeeded.first-unexpanded' },
+      { fixture: 'invoice_payment.paid', at: 1 },
+      { fixture: 'charge.refunded.invoice', at: 10 },
+      { fixture: 'charge.refund.updated.failed', at: 20 },
+    ]);
+    await processInOrder(ids);
+    const after = await moneyState(shop.programId, run);
+    expect(after.sales).toEqual([expect.objectContaining({ commission: 200, status: 'pending', refunded_total_cents: 0, deducted_cents: 0 })]);
+    expect(after.netRefunded).toBe(0);
+    // Redelivered under a new event id (Stripe's retry of a different delivery): nothing more.
+    const again = await deliverAll(shop, vars, [{ fixture: 'charge.refund.updated.failed', at: 20, change: (e) => (e.id = `${e.id}_again`) }]);
+    await processInOrder(again);
+    expect((await moneyState(shop.programId, run)).sales).toEqual(after.sales);
+
+    // Counted by its id (legacy embedded list), then failed: that row is reverted.
+    const legacy = await newRun({});
+    await processInOrder(
+      await deliverAll(legacy.shop, legacy.vars, [
+        { fixture: 'checkout.session.completed.payment' },
+        { fixture: 'charge.refunded.partial-legacy', at: 10 },
+        { fixture: 'charge.refund.updated.failed', at: 20, change: (e) => Object.assign(e.data.object, { id: `re_${legacy.run}_1`, amount: 1000, payment_intent: `pi_${legacy.run}_payment` }) },
+      ]),
+    );
+    expect((await moneyState(legacy.shop.programId, legacy.run)).sales).toEqual([
+      expect.objectContaining({ commission: 980, status: 'pending', refunded_total_cents: 0, deducted_cents: 0 }),
+    ]);
+  });
+
+  it('D6: a subscription checkout binds the customer but leaves a provisional lead to the payment', async () => {
+    const { shop, run, vars } = await newRun({ lead_auth: 'server_required' });
+    await processInOrder(await deliverAll(shop, vars, [{ fixture: 'checkout.session.completed.subscription' }]));
+    expect((await moneyState(shop.programId, run)).customers).toEqual([{ status: 'lead', provisional_lead: true, stripe_customer_id: 'cus_RUN' }]);
+    await processInOrder(await deliverAll(shop, vars, [{ fixture: 'invoice.payment_succeeded.first', at: 5 }]));
+    expect((await moneyState(shop.programId, run)).customers).toEqual([{ status: 'customer', provisional_lead: false, stripe_customer_id: 'cus_RUN' }]);
+  });
+
+  it('D8: a checkout whose client_reference_id matches nobody is an unreferred sale: ignored at once, not retried', async () => {
+    const { shop, run, vars } = await newRun({}, { lead: false });
+    const [id] = await deliverAll(shop, vars, [
+      {
+        fixture: 'checkout.session.completed.guest',
+        change: (e) => Object.assign(e.data.object, { client_reference_id: `order_ref_${run}`, customer_details: { email: `stranger_${run}@example.com` } }),
+      },
+    ]);
+    const update = await processStripeEvent(deps(), id!);
+    expect(update).toMatchObject({ status: 'ignored', reason: 'no affiliate attribution: client_reference_id matches no customer (an unreferred sale)' });
+    const { rows } = await db.pool.query('SELECT status, attempts FROM webhook_events WHERE id = $1', [id]);
+    expect(rows[0]).toEqual({ status: 'ignored', attempts: 0 });
+  });
+
+  it('D5: a Connect event before its account is bound waits, and is processed once the account is bound', async () => {
+    const { shop, run, vars } = await newRun({});
+    const event = await fixture('checkout.session.completed.connect', { ...vars, account_id: `acct_${run}` });
+    const reply = await deliver(api, '/api/v1/webhooks/stripe', event, { secret: CONNECT_SECRET });
+    expect(reply.body).toMatchObject({ status: 'ignored' });
+    const waiting = await db.pool.query('SELECT program_id, reason, waiting_for FROM webhook_events WHERE id = $1', [reply.body.id]);
+    expect(waiting.rows[0]).toEqual({ program_id: null, reason: `no program is connected to account acct_${run} yet; processed when one is`, waiting_for: `acct_${run}` });
+    expect(await wakeWaitingEvents(db.pool, api.queue!)).not.toContain(reply.body.id);
+
+    await api.request('PATCH', `/api/v1/admin/programs/${shop.programId}/stripe`, { body: { account_id: `acct_${run}` }, headers: adminHeaders });
+    expect(await wakeWaitingEvents(db.pool, api.queue!)).toContain(reply.body.id);
+    expect(await processStripeEvent(deps(), reply.body.id)).toMatchObject({ status: 'processed', attributionStep: 'click_id' });
+    expect((await moneyState(shop.programId, run)).sales).toEqual([expect.objectContaining({ processor_event_id: 'cs_RUN_connect', commission: 980 })]);
+  });
+
+  it('D5: an old Connect event whose wait ran out is routed to the bound program when replayed', async () => {
+    const { shop, run, vars } = await newRun({});
+    const event = await fixture('checkout.session.completed.connect', { ...vars, account_id: `acct_${run}` });
+    const reply = await deliver(api, '/api/v1/webhooks/stripe', event, { secret: CONNECT_SECRET });
+    await db.pool.query(`UPDATE webhook_events SET wait_until = now() - interval '1 second' WHERE id = $1`, [reply.body.id]);
+    await wakeWaitingEvents(db.pool, api.queue!);
+    await api.request('PATCH', `/api/v1/admin/programs/${shop.programId}/stripe`, { body: { account_id: `acct_${run}` }, headers: adminHeaders });
+    expect(await wakeWaitingEvents(db.pool, api.queue!)).not.toContain(reply.body.id);
+    const replay = await api.request('POST', `/api/v1/admin/webhook-events/${reply.body.id}/replay`, { headers: adminHeaders });
+    expect(replay.body.data).toMatchObject({ status: 'queued', program_id: shop.programId });
+    expect(await processStripeEvent(deps(), reply.body.id)).toMatchObject({ status: 'processed' });
+  });
+
+  it('D7: replaying a processed event keeps the attribution step it recorded', async () => {
+    const { shop, vars } = await newRun({});
+    const [id] = await deliverAll(shop, vars, [{ fixture: 'checkout.session.completed.payment' }]);
+    await processStripeEvent(deps(), id!);
+    const replay = await api.request('POST', `/api/v1/admin/webhook-events/${id}/replay`, { headers: adminHeaders });
+    expect(replay.status).toBe(200);
+    await processStripeEvent(deps(), id!);
+    const { rows } = await db.pool.query('SELECT status, reason, attribution_step, sale_id FROM webhook_events WHERE id = $1', [id]);
+    expect(rows[0]).toMatchObject({ status: 'processed', reason: 'sale already recorded', attribution_step: 'click_id', sale_id: expect.any(Number) });
+  });
+});
