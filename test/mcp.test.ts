@@ -26,6 +26,9 @@ beforeAll(async () => {
   await api.request('POST', '/api/v1/track/lead', { body: { click_id: clickId, customer_key: 'mcp_user' } });
   await api.request('POST', '/api/v1/track/sale', { body: { transaction_id: TXN, amount_cents: 5000, customer_key: 'mcp_user' }, headers: bearer(shop.apiKey) });
   await api.request('POST', '/api/v1/track/refund', { body: { transaction_id: TXN, refund_amount_cents: 1000 }, headers: bearer(shop.apiKey) });
+  // Another customer of the same partner pays in EUR: money never adds across currencies.
+  const euroClick = await trackClick(api, shop.affiliateUrl);
+  await api.request('POST', '/api/v1/track/sale', { body: { transaction_id: `${TXN}_eur`, amount_cents: 3000, currency: 'EUR', click_id: euroClick }, headers: bearer(shop.apiKey) });
   client = await connect(shop.apiKey);
 });
 afterAll(async () => {
@@ -64,15 +67,21 @@ describe('assistant (MCP) endpoint', () => {
     expect(parse(await client.callTool({ name: 'get_program', arguments: {} }))).toMatchObject({ id: shop.programId, commission_type: 'percent', commission_rate: 20 });
     expect(parse(await client.callTool({ name: 'get_readiness', arguments: {} }))).toMatchObject({ program_id: shop.programId, integration_verified: true });
     const events = parse(await client.callTool({ name: 'recent_events', arguments: { limit: 10 } }));
-    expect(events.map((e: any) => e.kind)).toEqual(['sale', 'lead', 'click']);
-    expect(parse(await client.callTool({ name: 'recent_events', arguments: { kind: 'click' } }))).toHaveLength(1);
+    expect(events.map((e: any) => e.kind)).toEqual(['sale', 'click', 'sale', 'lead', 'click']);
+    expect(parse(await client.callTool({ name: 'recent_events', arguments: { kind: 'click' } }))).toHaveLength(2);
     expect(parse(await client.callTool({ name: 'partner_stats', arguments: { days: 7 } }))).toEqual([
-      { partner_id: shop.partnerId, name: expect.any(String), clicks: 1, leads: 1, sales: 1, revenue_cents: '5000', commission_cents: '800' },
+      {
+        partner_id: shop.partnerId, name: expect.any(String), clicks: 2, leads: 1, sales: 2,
+        by_currency: [
+          { currency: 'EUR', sales: 1, revenue_cents: '3000', commission_cents: '600' },
+          { currency: 'USD', sales: 1, revenue_cents: '5000', commission_cents: '800' },
+        ],
+      },
     ]);
     const explained = parse(await client.callTool({ name: 'explain_sale', arguments: { transaction_id: TXN } }));
     expect(explained).toMatchObject({
       transaction_id: TXN, attribution_step: 'customer_key', customer_key: 'mcp_user', partner_code: shop.shortLink,
-      commission_cents: 1000, commission_status: 'refunded', refunded_total_cents: 1000, deducted_cents: 200,
+      commission_cents: 1000, commission_status: 'refunded', refunded_total_cents: 1000, deducted_cents: 200, commission_reason: null,
       refunds: [expect.objectContaining({ amount_cents: 1000, deduction_cents: 200, reason: 'refund' })],
     });
     const missing = await client.callTool({ name: 'explain_sale', arguments: { transaction_id: 'nope' } });

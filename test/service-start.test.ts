@@ -116,7 +116,15 @@ describe('npm start (affix start)', () => {
     expect(events[0]).toMatchObject({ status: 'processed', attribution_step: 'click_id', type: 'checkout.session.completed' });
     const shown = await affix('events', 'show', String(events[0].id));
     expect(shown.stdout).toContain('attribution step: click_id');
+    expect(shown.stdout).toMatch(/commission: +\d+ cents \(pending\)/);
+    // Support knows the Stripe ids, not our numbers: evt_ for show and replay, any object id for the list.
+    const byStripeId = await affix('events', 'show', events[0].stripe_event_id);
+    expect(byStripeId.stdout).toContain(`event ${events[0].id} (${events[0].stripe_event_id})`);
+    const session = events[0].object_ids.find((id: string) => id.startsWith('cs_'));
+    const listed = JSON.parse((await affix('events', '--stripe-id', session, '--json')).stdout);
+    expect(listed.map((e: any) => e.id)).toEqual([events[0].id]);
+    expect(JSON.parse((await affix('events', '--stripe-id', 'pi_nobody_knows', '--json')).stdout)).toEqual([]);
     expect((await affix('events', '--status', 'processed')).stdout).toContain('checkout.session.completed');
-    expect((await affix('replay', '--event', String(events[0].id))).stdout).toBe(`Requeued event ${events[0].id} (checkout.session.completed).\n`);
+    expect((await affix('replay', '--event', events[0].stripe_event_id)).stdout).toBe(`Requeued event ${events[0].id} (checkout.session.completed).\n`);
   }, 60_000);
 });

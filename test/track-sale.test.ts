@@ -335,7 +335,7 @@ describe('test mode', () => {
     const { customerKey } = await customer();
     const reply = await sale({ amount_cents: 2500, customer_key: customerKey, additional_data: { test_mode: true } });
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ success: true, commission_id: null, sale_id: expect.any(Number), test_mode: true });
+    expect(reply.body).toMatchObject({ success: true, commission_id: null, sale_id: expect.any(Number), test_mode: true, commission_reason: 'test_mode' });
     expect(reply.body.transaction_id).toMatch(/^test_txn_\d{13}$/);
     const { rows } = await db.pool.query('SELECT test FROM sales WHERE id = $1', [reply.body.sale_id]);
     expect(rows[0].test).toBe(true);
@@ -368,7 +368,23 @@ describe('commission types', () => {
     const first = await sale({ transaction_id: uid('fx'), amount_cents: 4900, customer_key: customerKey }, program.apiKey);
     expect(first.body.commission_amount_cents).toBe(1000);
     const renewal = await sale({ transaction_id: uid('fx'), amount_cents: 4900, customer_key: customerKey, is_recurring: true }, program.apiKey);
-    expect(renewal.body).toMatchObject({ success: true, commission_id: null, sale_id: expect.any(Number) });
+    expect(renewal.body).toMatchObject({ success: true, commission_id: null, sale_id: expect.any(Number), commission_reason: 'not_first_sale' });
+    expect(first.body).not.toHaveProperty('commission_reason');
+  });
+
+  it('a first sale reported after a later renewal still earns (first by occurred_at)', async () => {
+    const program = await seedProgram(api, { commission_type: 'percent', commission_rate: 10 });
+    const { customerKey } = await customer(program);
+    const renewal = await sale({ transaction_id: uid('pc'), amount_cents: 2000, customer_key: customerKey, is_recurring: true }, program.apiKey);
+    expect(renewal.body).toMatchObject({ commission_id: null, commission_reason: 'not_first_sale' });
+    const first = await sale(
+      { transaction_id: uid('pc'), amount_cents: 2000, customer_key: customerKey, occurred_at: new Date(Date.now() - 86_400_000).toISOString() },
+      program.apiKey,
+    );
+    expect(first.body).toMatchObject({ commission_amount_cents: 200, commission_id: expect.any(Number) });
+    // A later one-off sale does not earn a second first-sale commission.
+    const later = await sale({ transaction_id: uid('pc'), amount_cents: 2000, customer_key: customerKey }, program.apiKey);
+    expect(later.body).toMatchObject({ commission_id: null, commission_reason: 'not_first_sale' });
   });
 
   it('recurring_percent pays on renewals too, until duration_months', async () => {
@@ -389,7 +405,7 @@ describe('commission types', () => {
         api.clock.now = new Date();
       }
     })();
-    expect(afterPeriod.body).toMatchObject({ success: true, commission_id: null });
+    expect(afterPeriod.body).toMatchObject({ success: true, commission_id: null, commission_reason: 'duration_ended' });
   });
 
   it('recurring_fixed', async () => {

@@ -20,6 +20,18 @@ function keyValue(value: string, previous: Record<string, string> = {}): Record<
   return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
 }
 
+/** An inbox event number, or a Stripe event id (evt_…). */
+function eventRef(value: string): string {
+  if (/^\d{1,15}$/.test(value) && Number(value) > 0) return value;
+  if (/^evt_[A-Za-z0-9_]{1,200}$/.test(value)) return value;
+  throw new InvalidArgumentError('expected an event number or a Stripe event id (evt_…)');
+}
+
+function stripeId(value: string): string {
+  if (/^[a-z]{2,6}_[A-Za-z0-9_]{1,200}$/.test(value)) return value;
+  throw new InvalidArgumentError('expected a Stripe id such as evt_…, cs_…, in_…, ch_…, pi_…, du_…');
+}
+
 function eventLine(event: any): string {
   const step = event.attribution_step ? ` step=${event.attribution_step}` : '';
   const sale = event.sale_id ? ` sale=${event.sale_id}` : '';
@@ -27,15 +39,23 @@ function eventLine(event: any): string {
   return `${String(event.id).padStart(6)}  ${event.status.padEnd(9)} ${event.type.padEnd(40)}${step}${sale}${reason}`;
 }
 
+function commissionText(event: any): string {
+  if (!event.sale_id) return '-';
+  if (event.commission_cents !== null) return `${event.commission_cents} cents (${event.commission_status})`;
+  return `none (${event.commission_reason ?? 'reason not recorded'})`;
+}
+
 export function registerStripeCommands(program: Command): void {
   const events = serviceOptions(program.command('events'))
     .description('List received Stripe events (the webhook inbox)')
     .addOption(new Option('--status <status>', 'only events in this state').choices(STATUSES))
     .option('--program <id>', 'only this program', positiveInt)
+    .option('--stripe-id <id>', 'only events about this Stripe object or event (evt_, cs_, in_, ch_, pi_, du_, re_, cus_, sub_)', stripeId)
     .option('--limit <n>', 'how many, newest first', positiveInt, 50)
-    .action(async function (this: Command, flags: { status?: string; program?: number; limit: number }) {
+    .action(async function (this: Command, flags: { status?: string; program?: number; stripeId?: string; limit: number }) {
       const query = new URLSearchParams({ limit: String(flags.limit) });
       if (flags.status) query.set('status', flags.status);
+      if (flags.stripeId) query.set('stripe_id', flags.stripeId);
       if (flags.program) query.set('program_id', String(flags.program));
       const rows = await adminCall<any[]>(this, 'GET', `/webhook-events?${query}`);
       if (this.optsWithGlobals<ServiceOptions>().json) return printJson(rows);
@@ -44,9 +64,9 @@ export function registerStripeCommands(program: Command): void {
     });
 
   serviceOptions(events.command('show <id>'))
-    .description('What happened to one event, and which attribution step matched')
+    .description('What happened to one event (by number or evt_ id), which attribution step matched, and its commission')
     .action(async function (this: Command, id: string) {
-      const event = await adminCall(this, 'GET', `/webhook-events/${positiveInt(id)}`);
+      const event = await adminCall(this, 'GET', `/webhook-events/${eventRef(id)}`);
       if (this.optsWithGlobals<ServiceOptions>().json) return printJson(event);
       const lines = [
         `event ${event.id} (${event.stripe_event_id}) ${event.type}`,
@@ -54,6 +74,7 @@ export function registerStripeCommands(program: Command): void {
         `program:          ${event.program_id ?? '-'}${event.account ? `, account ${event.account}` : ''} via ${event.endpoint} endpoint`,
         `attribution step: ${event.attribution_step ?? '-'}`,
         `sale:             ${event.sale_id ?? '-'}`,
+        `commission:       ${commissionText(event)}`,
         `attempts:         ${event.attempts}`,
         `received:         ${event.received_at}; updated ${event.updated_at}`,
       ];
@@ -62,12 +83,12 @@ export function registerStripeCommands(program: Command): void {
 
   serviceOptions(program.command('replay [path]'))
     .description('Sign Stripe event fixtures and POST them to a running service (like `stripe trigger`), or requeue a stored event')
-    .option('--event <id>', 'requeue this stored event instead of sending files', positiveInt)
+    .option('--event <id>', 'requeue this stored event (number or evt_ id) instead of sending files', eventRef)
     .option('--program <id>', 'program whose endpoint receives the events', positiveInt)
     .option('--secret <whsec>', 'signing secret (default: AFFIX_WEBHOOK_SECRET)')
     .option('--connect', 'send to the Connect endpoint (secret: STRIPE_CONNECT_WEBHOOK_SECRET)')
     .option('--set <name=value>', 'fill a {{placeholder}} of the fixtures (repeatable)', keyValue, {})
-    .action(async function (this: Command, path: string | undefined, flags: { event?: number; program?: number; secret?: string; connect?: boolean; set: Record<string, string> }) {
+    .action(async function (this: Command, path: string | undefined, flags: { event?: string; program?: number; secret?: string; connect?: boolean; set: Record<string, string> }) {
       if (flags.event) {
         const event = await adminCall(this, 'POST', `/webhook-events/${flags.event}/replay`);
         return void process.stdout.write(`Requeued event ${event.id} (${event.type}).\n`);

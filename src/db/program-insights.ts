@@ -27,15 +27,23 @@ export async function recentEvents(client: PoolClient, programId: number, kind: 
   return rows;
 }
 
-/** Sums come back as decimal strings: exact however large (a bigint sum can pass 2^53). */
+/**
+ * Money is grouped by currency (USD and VND cents never add up). Sums come back as decimal
+ * strings: exact however large (a bigint sum can pass 2^53).
+ */
 export async function partnerStats(client: PoolClient, programId: number, since: Date) {
   const { rows } = await client.query(
     `SELECT p.id AS partner_id, p.name,
             (SELECT count(*) FROM clicks k WHERE k.partner_id = p.id AND k.created_at >= $2 AND NOT k.test)::int AS clicks,
             (SELECT count(*) FROM customers cu WHERE cu.partner_id = p.id AND cu.lead_at >= $2)::int AS leads,
             (SELECT count(*) FROM sales s WHERE s.partner_id = p.id AND s.created_at >= $2 AND NOT s.test)::int AS sales,
-            (SELECT coalesce(sum(s.amount_cents), 0) FROM sales s WHERE s.partner_id = p.id AND s.created_at >= $2 AND NOT s.test)::text AS revenue_cents,
-            (SELECT coalesce(sum(c.amount_cents - c.deducted_cents), 0) FROM commissions c WHERE c.partner_id = p.id AND c.created_at >= $2)::text AS commission_cents
+            (SELECT coalesce(jsonb_agg(jsonb_build_object('currency', m.currency, 'sales', m.sales, 'revenue_cents', m.revenue::text,
+                                                          'commission_cents', m.commission::text) ORDER BY m.currency), '[]'::jsonb)
+               FROM (SELECT s.currency, count(*)::int AS sales, sum(s.amount_cents) AS revenue,
+                            coalesce(sum(c.amount_cents - c.deducted_cents), 0) AS commission
+                       FROM sales s LEFT JOIN commissions c ON c.sale_id = s.id
+                      WHERE s.partner_id = p.id AND s.created_at >= $2 AND NOT s.test
+                      GROUP BY s.currency) m) AS by_currency
        FROM partners p WHERE p.program_id = $1 ORDER BY p.id`,
     [programId, since],
   );
@@ -45,7 +53,7 @@ export async function partnerStats(client: PoolClient, programId: number, since:
 export async function saleExplanation(client: PoolClient, programId: number, transactionId: string) {
   const { rows } = await client.query(
     `SELECT s.id AS sale_id, s.processor_event_id AS transaction_id, s.amount_cents, s.currency, s.occurred_at, s.test, s.source,
-            s.attribution_step, s.is_recurring, cu.customer_key, cu.click_id, cu.clicked_at, cu.lead_at, cu.converted_at,
+            s.attribution_step, s.is_recurring, s.commission_reason, cu.customer_key, cu.click_id, cu.clicked_at, cu.lead_at, cu.converted_at,
             l.short_link AS partner_code, pa.name AS partner_name, s.partner_id,
             c.id AS commission_id, c.amount_cents AS commission_cents, c.status AS commission_status, c.refunded_total_cents, c.deducted_cents
        FROM sales s

@@ -178,18 +178,43 @@ export async function markExhausted(pool: Pool, id: number): Promise<void> {
   );
 }
 
-export async function listEvents(pool: Pool, filter: { status?: InboxStatus; programId?: number; limit: number }): Promise<InboxEvent[]> {
+export interface EventFilter {
+  status?: InboxStatus;
+  programId?: number;
+  /** A Stripe event id (evt_) or an id of an object the event names (cs_, in_, ch_, pi_, du_, re_, cus_, sub_). */
+  stripeId?: string;
+  limit: number;
+}
+
+export async function listEvents(pool: Pool, filter: EventFilter): Promise<InboxEvent[]> {
   const { rows } = await pool.query(
     `SELECT ${COLUMNS} FROM webhook_events
       WHERE ($1::text IS NULL OR status = $1) AND ($2::bigint IS NULL OR program_id = $2)
+        AND ($4::text IS NULL OR stripe_event_id = $4 OR object_ids @> ARRAY[$4::text])
       ORDER BY id DESC LIMIT $3`,
-    [filter.status ?? null, filter.programId ?? null, filter.limit],
+    [filter.status ?? null, filter.programId ?? null, filter.limit, filter.stripeId ?? null],
   );
   return rows;
 }
 
-export async function getEvent(pool: Pool, id: number): Promise<InboxEvent | null> {
-  const { rows } = await pool.query(`SELECT ${COLUMNS} FROM webhook_events WHERE id = $1`, [id]);
+/** The event with what support asks next: its sale's commission, or why it has none. */
+export interface InboxEventDetail extends InboxEvent {
+  commission_cents: number | null;
+  commission_status: string | null;
+  commission_reason: string | null;
+}
+
+/** By inbox id, or by Stripe event id (evt_). */
+export async function getEvent(pool: Pool, ref: number | string): Promise<InboxEventDetail | null> {
+  const { rows } = await pool.query(
+    `SELECT ${COLUMNS.split(',').map((column) => `w.${column.trim()}`).join(', ')},
+            c.amount_cents AS commission_cents, c.status AS commission_status, s.commission_reason
+       FROM webhook_events w
+       LEFT JOIN sales s ON s.id = w.sale_id
+       LEFT JOIN commissions c ON c.sale_id = s.id
+      WHERE ${typeof ref === 'number' ? 'w.id = $1' : 'w.stripe_event_id = $1'}`,
+    [ref],
+  );
   return rows[0] ?? null;
 }
 

@@ -41,7 +41,7 @@ export function createAssistantServer(deps: { pool: Pool; store: Store; now: () 
     'partner_stats',
     {
       title: 'Partner statistics',
-      description: 'Per partner: clicks, leads, sales, revenue and commission (after refunds) over the last N days. Cent sums are decimal strings (exact at any size).',
+      description: 'Per partner: clicks, leads, sales, and per currency the sales, revenue and commission (after refunds) over the last N days. Cent sums are decimal strings (exact at any size); currencies are never added together.',
       inputSchema: { days: z.number().int().min(1).max(365).default(30) },
       annotations: READ_ONLY,
     },
@@ -55,7 +55,7 @@ export function createAssistantServer(deps: { pool: Pool; store: Store; now: () 
     'explain_sale',
     {
       title: 'Explain a sale',
-      description: 'How a sale was attributed: the step that matched, the click and partner, the commission and its refunds.',
+      description: 'How a sale was attributed: the step that matched, the click and partner, the commission and its refunds, or why it has no commission (commission_reason).',
       inputSchema: { transaction_id: z.string().min(1).max(255) },
       annotations: READ_ONLY,
     },

@@ -152,6 +152,11 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     await expect.poll(() => textOf(page.locator('#activity tbody'))).toBe('');
     await page.getByLabel('Events').selectOption('live');
     await submit('Show');
+    // A renewal under a percent program: recorded, and the table says why it earns nothing.
+    const renewal = await api.request('POST', '/api/v1/track/sale', { body: { transaction_id: `dash_renewal_${Date.now()}`, amount_cents: 4900, customer_key: 'dash_user', is_recurring: true }, headers: bearer(key) });
+    expect(renewal.body).toMatchObject({ commission_id: null, commission_reason: 'not_first_sale' });
+    await page.reload();
+    await expect.poll(() => textOf(page.locator('#activity tbody tr').first())).toContain('none: not first sale');
     await shot('program');
   });
 

@@ -259,7 +259,7 @@ ${inbox.map((e) => html`<tr><td>${e.stripe_event_id}</td><td>${e.type}</td><td>$
 <section id="activity"><h2>Activity</h2><table><thead><tr><th>When</th><th>Event</th><th>Customer</th><th>Sale</th><th>Attribution</th><th>Commission</th><th>Refunds</th></tr></thead><tbody>
 ${events.map((e) => html`<tr><td>${new Date(e.created_at).toISOString().replace('T', ' ').slice(0, 19)}</td><td>${e.kind}${e.test ? ' (test)' : ''}</td><td>${e.customer_key ?? ''}</td>
 <td>${e.transaction_id ? `${e.transaction_id}: ${e.amount_cents} ${e.currency}` : ''}</td><td>${e.attribution_step ?? ''}</td>
-<td>${e.commission_cents !== null && e.commission_cents !== undefined ? `${e.commission_cents - e.deducted_cents} (${e.commission_status})` : ''}</td><td>${e.refunds ?? ''}</td></tr>`)}
+<td>${e.commission_cents !== null && e.commission_cents !== undefined ? `${e.commission_cents - e.deducted_cents} (${e.commission_status})` : e.commission_reason ? `none: ${e.commission_reason.replaceAll('_', ' ')}` : ''}</td><td>${e.refunds ?? ''}</td></tr>`)}
 </tbody></table></section>
 <section id="settings"><h2>Settings</h2>${programForm(extra.settingsValues ?? { ...program }, extra.settingsErrors ?? {}, `${base}/settings`, 'Save settings')}</section>`;
     send(res, extra.status ?? 200, program.name, body, extra.status && extra.status >= 400 ? null : DONE[String(q.done)] ?? null);

@@ -70,8 +70,16 @@ const stripeSchema = z.object({
 const eventsQuery = z.object({
   status: z.enum(INBOX_STATUSES as [InboxStatus, ...InboxStatus[]]).optional(),
   program_id: z.coerce.number().int().positive().optional(),
+  stripe_id: z.string().regex(/^[a-z]{2,6}_[A-Za-z0-9_]{1,200}$/, 'expected a Stripe id such as evt_…, cs_…, in_…, ch_…, pi_…, du_…').optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
+
+/** An inbox event by its number, or by its Stripe event id (evt_…). */
+const eventRef = (req: Request): number | string => {
+  const value = String(req.params.id);
+  if (/^evt_[A-Za-z0-9_]{1,200}$/.test(value)) return value;
+  return idParam(req);
+};
 
 export function adminRoutes(deps: HttpDeps): Router {
   const router = Router();
@@ -194,18 +202,20 @@ export function adminRoutes(deps: HttpDeps): Router {
 
   router.get('/api/v1/admin/webhook-events', async (req, res) => {
     const query = parse(eventsQuery, req.query);
-    res.json({ data: await listEvents(pool, { status: query.status, programId: query.program_id, limit: query.limit }) });
+    res.json({ data: await listEvents(pool, { status: query.status, programId: query.program_id, stripeId: query.stripe_id, limit: query.limit }) });
   });
 
   router.get('/api/v1/admin/webhook-events/:id', async (req, res) => {
-    const event = await getEvent(pool, idParam(req));
+    const event = await getEvent(pool, eventRef(req));
     if (!event) throw errors.notFound('Webhook event not found');
     res.json({ data: event });
   });
 
   router.post('/api/v1/admin/webhook-events/:id/replay', async (req, res) => {
     if (!deps.queue) throw new AffixError(503, 'The job queue is not running on this instance');
-    const event = await requeueEvent(pool, deps.queue, idParam(req));
+    const ref = eventRef(req);
+    const id = typeof ref === 'number' ? ref : (await getEvent(pool, ref))?.id;
+    const event = id === undefined ? null : await requeueEvent(pool, deps.queue, id);
     if (!event) throw errors.notFound('Webhook event not found');
     res.json({ data: event });
   });
