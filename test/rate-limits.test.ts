@@ -115,6 +115,22 @@ describe('track/sale + track/refund: 120 per minute combined, per API key', () =
     expect(other.status).toBe(400);
   });
 
+  it('malformed and oversized bodies count too, carry the headers, and are refused once the budget is spent', async () => {
+    const program = await seedProgram(first);
+    const headers = { ...bearer(program.apiKey), 'Content-Type': 'application/json' };
+    for (let i = 0; i < 120; i++) {
+      const oversized = i % 2 === 1;
+      const raw = oversized ? JSON.stringify({ transaction_id: 'x'.repeat(200_000) }) : '{"transaction_id": ';
+      const reply = await first.request('POST', i % 4 < 2 ? '/api/v1/track/sale' : '/api/v1/track/refund', { raw, headers });
+      expect(reply.status).toBe(oversized ? 413 : 400);
+      // Spec §7: track/sale and track/refund put error.code on every error.
+      expect(reply.body.error.code).toBe(oversized ? 'payload_too_large' : 'invalid_request');
+      expectLimitHeaders(reply, 120, 119 - i);
+    }
+    expect429(await first.request('POST', '/api/v1/track/sale', { raw: '{', headers }), 120);
+    expect429(await first.request('POST', '/api/v1/track/refund', { raw: 'x'.repeat(200_000), headers }), 120);
+  });
+
   it('counts per IP when no key is sent (the 401s carry the headers)', async () => {
     const reply = await first.request('POST', '/api/v1/track/sale', { body: {}, headers: { 'X-Forwarded-For': '203.0.113.250' } });
     expect(reply.status).toBe(401);

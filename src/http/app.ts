@@ -9,8 +9,7 @@ import type { HttpDeps } from './deps.js';
 import { databaseAnswers } from '../db/health.js';
 import { refuseUnstorableBody } from './input-guard.js';
 import { sendError, toAffixError } from './respond.js';
-import { RATE_LIMITS } from '../core/limits.js';
-import { byApiKey, byClientIp, rateLimit } from './rate-limit.js';
+import { rateLimits } from './rate-limit.js';
 import { adminRoutes } from './routes/admin.js';
 import { cliAuthRoutes } from './routes/cli-auth.js';
 import { cliProgramRoutes } from './routes/cli-programs.js';
@@ -61,6 +60,12 @@ export function createApp(deps: HttpDeps): express.Express {
   app.use(requestContext(deps));
   // Before the JSON parser: signatures are verified on the raw body.
   app.use(stripeWebhookRoutes(deps));
+  // GET /cli/status answers 200, 401 and 429 without X-Request-ID (spec §7); its 500 has one.
+  app.get('/api/v1/cli/status', (_req: Request, res: Response, next: NextFunction) => {
+    res.removeHeader('X-Request-ID');
+    next();
+  });
+  app.use(rateLimits(deps.pool));
   app.use(express.json({ limit: deps.config.bodyLimit, strict: false }), refuseUnstorableBody);
   app.use((req: Request, _res: Response, next: NextFunction) => {
     if (req.body === undefined) req.body = {};
@@ -99,12 +104,6 @@ export function createApp(deps: HttpDeps): express.Express {
   app.use(trackRefundRoute(deps));
   app.use(readinessRoute(deps));
   app.use(adminRoutes(deps));
-  // GET /cli/status answers 200, 401 and 429 without X-Request-ID (spec §7); its 500 has one.
-  app.get('/api/v1/cli/status', (_req: Request, res: Response, next: NextFunction) => {
-    res.removeHeader('X-Request-ID');
-    next();
-  });
-  app.use('/api/v1/cli', rateLimit(deps.pool, RATE_LIMITS.cli, byApiKey));
   app.use(mcpRoutes(deps));
   app.use(dashboardRoutes(deps));
   app.use(cliAuthRoutes(deps));

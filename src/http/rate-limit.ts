@@ -1,7 +1,8 @@
-// Spec §8 rate limits, counted in PostgreSQL, answered before the endpoint runs.
+// Spec §8 rate limits, counted in PostgreSQL, answered before the body is even parsed: a
+// malformed or oversized body counts like any other request.
 import type { NextFunction, Request, Response } from 'express';
 import { errors } from '../core/errors.js';
-import type { RateLimitRule } from '../core/limits.js';
+import { RATE_LIMITS, type RateLimitRule } from '../core/limits.js';
 import { sha256 } from '../core/secrets.js';
 import type { Pool } from '../db/pool.js';
 import { hitRateLimit } from '../db/rate-limit.js';
@@ -36,5 +37,37 @@ export function rateLimit(pool: Pool, rule: RateLimitRule, subject: RateLimitSub
       throw errors.rateLimited(Math.max(1, resetSeconds - Math.floor(Date.now() / 1000)));
     }
     next();
+  };
+}
+
+interface LimitedRoute {
+  method: string;
+  /** Exact path, or a prefix ending in '/'. */
+  path: string;
+  rule: RateLimitRule;
+  subject: RateLimitSubject;
+}
+
+const LIMITED_ROUTES: LimitedRoute[] = [
+  { method: 'POST', path: '/api/v1/track/click', rule: RATE_LIMITS.click, subject: byClientIp },
+  { method: 'POST', path: '/api/v1/track/lead', rule: RATE_LIMITS.lead, subject: byClientIp },
+  // One budget for both (spec §8: "120 combined").
+  { method: 'POST', path: '/api/v1/track/sale', rule: RATE_LIMITS.saleAndRefund, subject: byApiKey },
+  { method: 'POST', path: '/api/v1/track/refund', rule: RATE_LIMITS.saleAndRefund, subject: byApiKey },
+  { method: 'GET', path: '/api/v1/programs/me/readiness', rule: RATE_LIMITS.readiness, subject: byApiKey },
+  { method: 'POST', path: '/mcp', rule: RATE_LIMITS.assistant, subject: byApiKey },
+  { method: '*', path: '/api/v1/cli/', rule: RATE_LIMITS.cli, subject: byApiKey },
+];
+
+const matches = (route: LimitedRoute, req: Request) =>
+  (route.method === '*' || route.method === req.method) &&
+  (route.path.endsWith('/') ? req.path.startsWith(route.path) : req.path === route.path);
+
+/** Every limited route's counter, in one place, mounted before the body parser. */
+export function rateLimits(pool: Pool) {
+  const limiters = LIMITED_ROUTES.map((route) => ({ route, limiter: rateLimit(pool, route.rule, route.subject) }));
+  return (req: Request, res: Response, next: NextFunction): Promise<void> | void => {
+    const found = limiters.find(({ route }) => matches(route, req));
+    return found ? found.limiter(req, res, next) : next();
   };
 }

@@ -27,6 +27,7 @@ const DEFAULT_CODES: Record<number, string> = {
   401: 'unauthorized',
   404: 'not_found',
   409: 'duplicate_transaction',
+  413: 'payload_too_large',
   422: 'unsupported_currency',
   500: 'internal_error',
   503: 'service_unavailable',

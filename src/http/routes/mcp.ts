@@ -2,16 +2,14 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Router } from 'express';
 import { AffixError } from '../../core/errors.js';
-import { RATE_LIMITS } from '../../core/limits.js';
 import { createAssistantServer } from '../../mcp/server.js';
 import { programKeyAuth } from '../auth.js';
 import { state } from '../context.js';
 import { type HttpDeps, clock } from '../deps.js';
-import { byApiKey, rateLimit } from '../rate-limit.js';
 
 export function mcpRoutes(deps: HttpDeps): Router {
   const router = Router();
-  router.post('/mcp', rateLimit(deps.pool, RATE_LIMITS.assistant, byApiKey), programKeyAuth(deps.store, 'readiness', deps.config.docsUrl), async (req, res) => {
+  router.post('/mcp', programKeyAuth(deps.store, 'readiness', deps.config.docsUrl), async (req, res) => {
     const server = createAssistantServer({ pool: deps.pool, store: deps.store, now: () => clock(deps) }, state(res).apiKey!.programId);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {

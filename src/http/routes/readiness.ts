@@ -1,11 +1,9 @@
 import { Router } from 'express';
 import { errors } from '../../core/errors.js';
-import { RATE_LIMITS } from '../../core/limits.js';
 import { computeReadiness } from '../../core/readiness.js';
 import { programKeyAuth } from '../auth.js';
 import { failsWith, state } from '../context.js';
 import { type HttpDeps, clock } from '../deps.js';
-import { byApiKey, rateLimit } from '../rate-limit.js';
 import { sendJson } from '../respond.js';
 
 export function readinessRoute(deps: HttpDeps): Router {
@@ -13,7 +11,6 @@ export function readinessRoute(deps: HttpDeps): Router {
   router.get(
     '/api/v1/programs/me/readiness',
     failsWith(errors.readinessFailed),
-    rateLimit(deps.pool, RATE_LIMITS.readiness, byApiKey),
     programKeyAuth(deps.store, 'readiness', deps.config.docsUrl),
     async (_req, res) => {
       const programId = state(res).apiKey!.programId;

@@ -1,12 +1,10 @@
 import { Router } from 'express';
 import { MESSAGES, errors } from '../../core/errors.js';
-import { RATE_LIMITS } from '../../core/limits.js';
 import { trackClick } from '../../core/track-click.js';
 import { programKeyAuth } from '../auth.js';
 import { failsWith, state } from '../context.js';
 import { browserCors } from '../cors.js';
 import { type HttpDeps, clock } from '../deps.js';
-import { byClientIp, rateLimit } from '../rate-limit.js';
 import { sendJson } from '../respond.js';
 import { parseClickBody } from '../schemas.js';
 
@@ -17,7 +15,6 @@ export function trackClickRoute(deps: HttpDeps): Router {
   router.post(
     path,
     failsWith(() => errors.internal(MESSAGES.clickFailed)),
-    rateLimit(deps.pool, RATE_LIMITS.click, byClientIp),
     browserCors(deps.pool),
     programKeyAuth(deps.store, 'click', deps.config.docsUrl),
     async (req, res) => {

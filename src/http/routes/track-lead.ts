@@ -1,12 +1,10 @@
 import { Router } from 'express';
 import { MESSAGES, errors } from '../../core/errors.js';
-import { RATE_LIMITS } from '../../core/limits.js';
 import { trackLead } from '../../core/track-lead.js';
 import { programKeyAuth } from '../auth.js';
 import { failsWith, state } from '../context.js';
 import { browserCors } from '../cors.js';
 import { type HttpDeps, clock } from '../deps.js';
-import { byClientIp, rateLimit } from '../rate-limit.js';
 import { sendJson } from '../respond.js';
 import { parseLeadBody } from '../schemas.js';
 
@@ -17,7 +15,6 @@ export function trackLeadRoute(deps: HttpDeps): Router {
   router.post(
     path,
     failsWith(() => errors.internal(MESSAGES.leadFailed)),
-    rateLimit(deps.pool, RATE_LIMITS.lead, byClientIp),
     browserCors(deps.pool),
     programKeyAuth(deps.store, 'lead', deps.config.docsUrl),
     async (req, res) => {

@@ -1,11 +1,9 @@
 import { Router } from 'express';
 import { MESSAGES, errors } from '../../core/errors.js';
-import { RATE_LIMITS } from '../../core/limits.js';
 import { trackRefund } from '../../core/track-refund.js';
 import { programKeyAuth } from '../auth.js';
 import { failsWith, state } from '../context.js';
 import type { HttpDeps } from '../deps.js';
-import { byApiKey, rateLimit } from '../rate-limit.js';
 import { sendJson } from '../respond.js';
 import { parseRefundBody } from '../schemas.js';
 
@@ -14,7 +12,6 @@ export function trackRefundRoute(deps: HttpDeps): Router {
   router.post(
     '/api/v1/track/refund',
     failsWith(() => errors.internal(MESSAGES.refundFailed)),
-    rateLimit(deps.pool, RATE_LIMITS.saleAndRefund, byApiKey),
     programKeyAuth(deps.store, 'refund', deps.config.docsUrl),
     async (req, res) => {
       const body = parseRefundBody(req.body);

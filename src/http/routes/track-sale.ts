@@ -1,11 +1,9 @@
 import { Router } from 'express';
 import { MESSAGES, errors } from '../../core/errors.js';
-import { RATE_LIMITS } from '../../core/limits.js';
 import { trackSale } from '../../core/track-sale.js';
 import { programKeyAuth } from '../auth.js';
 import { failsWith, state } from '../context.js';
 import { type HttpDeps, clock } from '../deps.js';
-import { byApiKey, rateLimit } from '../rate-limit.js';
 import { sendJson } from '../respond.js';
 import { parseSaleBody } from '../schemas.js';
 
@@ -14,7 +12,6 @@ export function trackSaleRoute(deps: HttpDeps): Router {
   router.post(
     '/api/v1/track/sale',
     failsWith(() => errors.internal(MESSAGES.saleFailed)),
-    rateLimit(deps.pool, RATE_LIMITS.saleAndRefund, byApiKey),
     programKeyAuth(deps.store, 'sale', deps.config.docsUrl),
     async (req, res) => {
       const now = clock(deps);
