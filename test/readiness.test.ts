@@ -81,6 +81,28 @@ describe('GET /api/v1/programs/me/readiness', () => {
     expect(reply.body.gates.allowed_origins.status).toBe('fail');
   });
 
+  it('integration_verified is true only when every gate passes (events through the API alone do not verify a missing origin)', async () => {
+    const serverOnly = await seedProgram(api, { allowed_origins: [] });
+    const clickId = await trackClick(api, serverOnly.affiliateUrl);
+    await api.request('POST', '/api/v1/track/lead', { body: { click_id: clickId, customer_key: 'u_origins' } });
+    await api.request('POST', '/api/v1/track/sale', {
+      body: { transaction_id: `ro_${Date.now()}`, amount_cents: 100, customer_key: 'u_origins' },
+      headers: bearer(serverOnly.apiKey),
+    });
+    const reply = await readiness(bearer(serverOnly.apiKey));
+    expect(reply.body).toMatchObject({ state: 'incomplete', blocker: 'allowed_origins', integration_verified: false });
+  });
+
+  it('api_key fails for a program whose keys are all revoked (as the dashboard sees it)', async () => {
+    const { PgStore } = await import('../src/db/store.js');
+    const { computeReadiness } = await import('../src/core/readiness.js');
+    const keyless = await seedProgram(api);
+    await db.pool.query('UPDATE api_keys SET revoked_at = now() WHERE program_id = $1', [keyless.programId]);
+    const readinessOf = computeReadiness(keyless.programId, await new PgStore(db.pool).readinessFacts(keyless.programId, new Date()));
+    expect(readinessOf.gates.api_key).toEqual({ status: 'fail', next_action: expect.stringContaining('Create an API key') });
+    expect(readinessOf).toMatchObject({ blocker: 'api_key', integration_verified: false });
+  });
+
   it('500 typed internal_error with retry_after_seconds 10', async () => {
     await db.pool.query('ALTER TABLE tracking_events RENAME TO tracking_events_away');
     try {

@@ -186,6 +186,8 @@ export interface ApiKeyRecord {
 }
 
 export interface ReadinessFacts {
+  /** Keys that still authenticate: not revoked, rotation deadline (if any) not passed. */
+  activeKeys: number;
   activeLinks: number;
   allowedOrigins: number;
   clicksEver: number;

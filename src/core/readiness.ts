@@ -27,8 +27,8 @@ const gate = (passed: boolean, nextAction: string): Gate => ({
 
 export function computeReadiness(programId: number, facts: ReadinessFacts): Readiness {
   const gates: Record<GateName, Gate> = {
-    // The request authenticated with a program key, so this gate always passes here.
-    api_key: gate(true, ''),
+    // Asked with a key this passes; the dashboard asks for programs that may have none.
+    api_key: gate(facts.activeKeys > 0, 'Create an API key for this program (dashboard, or `affix init`) and use it from your backend.'),
     referral_link: gate(facts.activeLinks > 0, 'Create a partner and an active referral link, then share it with ?aff=<code>.'),
     allowed_origins: gate(
       facts.allowedOrigins > 0,
@@ -45,7 +45,8 @@ export function computeReadiness(programId: number, facts: ReadinessFacts): Read
   return {
     program_id: programId,
     state: blocker ? 'incomplete' : 'ready',
-    integration_verified: facts.clicksEver > 0 && facts.leadsEver > 0 && facts.salesEver > 0,
+    // Clients read this as "done": true only when every gate passes.
+    integration_verified: blocker === null,
     blocker,
     gates,
     last_event_at: facts.lastEventAt ? facts.lastEventAt.toISOString() : null,

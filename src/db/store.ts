@@ -34,6 +34,8 @@ export class PgStore implements Store {
     // One pass over the program's tracking events for all the counts.
     const { rows } = await this.pool.query(
       `SELECT
+         (SELECT count(*) FROM api_keys k
+           WHERE k.program_id = $1 AND k.revoked_at IS NULL AND (k.rotate_by IS NULL OR k.rotate_by > $3)) AS active_keys,
          (SELECT count(*) FROM referral_links l JOIN partners p ON p.id = l.partner_id
            WHERE l.program_id = $1 AND l.enabled) AS active_links,
          (SELECT cardinality(allowed_origins) FROM programs WHERE id = $1) AS allowed_origins,
@@ -46,10 +48,11 @@ export class PgStore implements Store {
                       count(*) FILTER (WHERE kind = 'lead' AND created_at > $2) AS leads_24h,
                       count(*) FILTER (WHERE kind = 'sale' AND created_at > $2) AS sales_24h
                  FROM tracking_events WHERE program_id = $1) e`,
-      [programId, new Date(now.getTime() - 86_400_000)],
+      [programId, new Date(now.getTime() - 86_400_000), now],
     );
     const row = rows[0];
     return {
+      activeKeys: row.active_keys,
       activeLinks: row.active_links,
       allowedOrigins: row.allowed_origins ?? 0,
       clicksEver: row.clicks_ever,
