@@ -157,7 +157,11 @@ describe('affix login / programs / init / status / test / logout', () => {
     expect(await readFile(join(project, '.affix/skills.md'), 'utf8')).toBe(agents);
     const key = /AFFIX_API_KEY=(\S+)/.exec(env)![1]!;
     expect(agents).not.toContain(key);
-    for (const part of [`| Program id | ${result.program_id} |`, '| Cookie duration (attribution window) | 45 days |', `| API base URL | ${baseUrl} |`, 'AFFIX_API_KEY',
+    for (const part of [`| Program id | ${result.program_id} |`, '| Cookie duration (attribution window) | 45 days |',
+      '| Commission | 25% of every sale for 12 months (recurring_percent) |',
+      '| Allowed origins (browser clicks) | https://brand.example, https://www.brand.example |',
+      'Clicks are accepted only from the program\'s allowed origins (https://brand.example, https://www.brand.example)',
+      '### Unreferred users are normal', 'nothing needs a retry', `| API base URL | ${baseUrl} |`, 'AFFIX_API_KEY',
       'subscription_data: { metadata }', 'customerExternalId', '| `affix test click` / `lead` / `sale` / `chain` |', 'POST `/api/v1/track/sale`', 'window.affix.signup']) {
       expect(agents).toContain(part);
     }
@@ -167,7 +171,15 @@ describe('affix login / programs / init / status / test / logout', () => {
     expect(again.code).toBe(2);
     expect(again.stderr).toContain(`already set up for program ${result.program_id}`);
     const programs = JSON.parse((await affix(['programs', '--json'])).stdout);
-    expect(programs).toEqual([expect.objectContaining({ id: result.program_id, name: 'Brand Shop', commission: { type: 'recurring_percent', rate: 25 } })]);
+    // Existing CLIs pad `commission` as a string: a display string, the structure beside it.
+    expect(programs).toEqual([expect.objectContaining({
+      id: result.program_id, name: 'Brand Shop', commission: '25% of every sale for 12 months', commission_type: 'recurring_percent', commission_rate: 25,
+    })]);
+    const listed = await affix(['programs']);
+    expect(listed.stdout).toContain('Brand Shop  brand.example  25% of every sale for 12 months  partners: 0');
+    // The brand's own site works from the first page view: its origins are allowed by default.
+    const origins = await db.pool.query('SELECT allowed_origins FROM programs WHERE id = $1', [result.program_id]);
+    expect(origins.rows[0].allowed_origins).toEqual(['https://brand.example', 'https://www.brand.example']);
 
     const second = await affix(['init', '--no-interactive', '--new-program', '--name', 'Second', '--domain', 'two.example', '--commission-type', 'fixed', '--commission-rate', '5', '--json']);
     expect(second.code).toBe(0);
@@ -195,6 +207,7 @@ describe('affix login / programs / init / status / test / logout', () => {
     expect(chain.stdout).toContain('Attributed end to end.');
     const human = await affix(['status']);
     expect(human.stdout).toContain('Last 24 h: 4 clicks, 3 leads, 2 sales');
+    expect(human.stdout).toContain('Browser clicks are accepted from: https://two.example, https://www.two.example');
   }, 30_000);
 
   it('the chain cap: the 11th chain in an hour exits 4 with the API message', async () => {

@@ -27,12 +27,32 @@ export interface HandlerOptions {
   stripeWebhookSecret: string;
   affix: Affix;
   orders?: OrderLookup;
+  /**
+   * Your Stripe client (secret or restricted key with refunds read). On Stripe API versions
+   * whose `charge.refunded` carries no refunds list, the refunds are read from Stripe with it.
+   */
+  stripe?: Stripe;
+}
+
+type RefundObject = { id: string; amount: number; status?: string | null };
+
+/**
+ * The charge's refunds: the embedded list when Stripe sent it whole (older API versions),
+ * else read from Stripe (current versions send only amount_refunded). Failed or canceled
+ * refunds took nothing back.
+ */
+async function refundsOf(charge: any, stripe: Stripe | undefined): Promise<RefundObject[] | null> {
+  const embedded = charge.refunds;
+  let refunds: RefundObject[] | null = null;
+  if (embedded && Array.isArray(embedded.data) && embedded.has_more === false) refunds = embedded.data;
+  else if (stripe) refunds = await stripe.refunds.list({ charge: charge.id, limit: 100 }).autoPagingToArray({ limit: 10_000 });
+  return refunds?.filter((refund) => refund.status !== 'failed' && refund.status !== 'canceled') ?? null;
 }
 
 const idOf = (value: unknown): string | null =>
   typeof value === 'string' ? value : value && typeof value === 'object' && 'id' in value ? String((value as { id: string }).id) : null;
 
-export function createWebhookApp({ stripeWebhookSecret, affix, orders = inMemoryOrders() }: HandlerOptions): express.Express {
+export function createWebhookApp({ stripeWebhookSecret, affix, orders = inMemoryOrders(), stripe }: HandlerOptions): express.Express {
   const app = express();
   // 1. Verify the signature on the raw, unparsed body.
   app.post('/stripe/webhook', express.raw({ type: () => true }), async (req, res) => {
@@ -84,9 +104,13 @@ export function createWebhookApp({ stripeWebhookSecret, affix, orders = inMemory
         if (paymentIntent) await orders.remember(paymentIntent, object.id);
       }
     } else if (event.type === 'charge.refunded') {
-      // 5. One trackRefund per refund, with that refund's own amount.
+      // 5. One trackRefund per refund, with that refund's own amount and id (a resend is a no-op).
       const transactionId = idOf(object.invoice) ?? (idOf(object.payment_intent) ? await orders.transactionIdFor(idOf(object.payment_intent)!) : null);
-      for (const refund of (object.refunds?.data ?? []) as any[]) {
+      const refunds = await refundsOf(object, stripe);
+      if (refunds === null) {
+        return void res.json({ received: true, reported, skipped: 'this charge.refunded carries no refunds list: pass a Stripe client (STRIPE_SECRET_KEY) to read them' });
+      }
+      for (const refund of refunds) {
         if (transactionId) reported.push(await affix.trackRefund({ invoiceId: transactionId, refundAmountCents: refund.amount, refundId: refund.id }));
       }
     }
@@ -95,12 +119,15 @@ export function createWebhookApp({ stripeWebhookSecret, affix, orders = inMemory
   return app;
 }
 
-// Run directly: STRIPE_WEBHOOK_SECRET=whsec_... AFFIX_API_KEY=... AFFIX_API_URL=... npx tsx examples/stripe-webhook-handler/handler.ts
+// Run directly (see the README): npm run example:stripe-handler
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) {
   const app = createWebhookApp({
     stripeWebhookSecret: process.env.STRIPE_WEBHOOK_SECRET ?? '',
     affix: new Affix({ apiKey: process.env.AFFIX_API_KEY ?? '', apiUrl: process.env.AFFIX_API_URL }),
+    stripe: process.env.STRIPE_SECRET_KEY ? new Stripe(process.env.STRIPE_SECRET_KEY) : undefined,
   });
   const port = Number(process.env.PORT ?? 4242);
-  app.listen(port, () => console.log(`Stripe webhook handler on http://localhost:${port}/stripe/webhook`));
+  const server = app.listen(port, () => console.log(`Stripe webhook handler on http://localhost:${port}/stripe/webhook`));
+  process.once('SIGTERM', () => server.close());
+  process.once('SIGINT', () => server.close());
 }

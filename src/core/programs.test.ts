@@ -14,7 +14,7 @@ const messageOf = (fn: () => unknown) => {
 };
 
 describe('parseNewProgram', () => {
-  it('defaults the window to 60 days and browser leads allowed', () => {
+  it("defaults the window to 60 days, browser leads allowed, and the brand's own site as origins", () => {
     expect(parseNewProgram(valid)).toEqual({
       name: 'Shop',
       domain: 'shop.example.com',
@@ -22,9 +22,10 @@ describe('parseNewProgram', () => {
       commissionRate: '20',
       attributionWindowDays: 60,
       leadAuth: 'browser_allowed',
-      allowedOrigins: [],
+      allowedOrigins: ['https://shop.example.com', 'https://www.shop.example.com'],
       recurringDurationMonths: null,
     });
+    expect(parseNewProgram({ ...valid, allowed_origins: [] }).allowedOrigins).toEqual([]);
   });
   it('takes cookie_duration as the attribution window (CLI init)', () => {
     expect(parseNewProgram({ ...valid, cookie_duration: 30 }).attributionWindowDays).toBe(30);
@@ -54,5 +55,27 @@ describe('parseProgramUpdate', () => {
   it('returns only the fields sent', () => {
     expect(parseProgramUpdate({ lead_auth: 'server_required' })).toEqual({ leadAuth: 'server_required' });
     expect(messageOf(() => parseProgramUpdate({ lead_auth: 'maybe' }))).toBe('400 lead_auth must be one of: browser_allowed, server_required');
+  });
+});
+
+describe('defaultOrigins', () => {
+  it("is the brand's own site: bare and www, whichever was given", async () => {
+    const { defaultOrigins } = await import('./programs.js');
+    expect(defaultOrigins('brand.example')).toEqual(['https://brand.example', 'https://www.brand.example']);
+    expect(defaultOrigins('www.brand.example')).toEqual(['https://www.brand.example', 'https://brand.example']);
+    expect(defaultOrigins('https://Shop.Brand.example/pricing')).toEqual(['https://shop.brand.example', 'https://www.shop.brand.example']);
+    expect(defaultOrigins('localhost:3000')).toEqual(['http://localhost:3000']);
+    expect(defaultOrigins('my shop')).toEqual([]);
+    expect(defaultOrigins('intranet')).toEqual([]);
+  });
+});
+
+describe('describeCommission', () => {
+  it('says what a partner earns, as CLIs print it', async () => {
+    const { describeCommission } = await import('./programs.js');
+    expect(describeCommission('percent', '20', null)).toBe('20% of the first sale');
+    expect(describeCommission('fixed', '5', null)).toBe('5.00 on the first sale');
+    expect(describeCommission('recurring_percent', '12.5', 12)).toBe('12.5% of every sale for 12 months');
+    expect(describeCommission('recurring_fixed', 3, null)).toBe('3.00 on every sale');
   });
 });

@@ -91,9 +91,38 @@ export function parseNewProgram(raw: RawProgramInput): ProgramSettings {
     commissionRate: rate,
     attributionWindowDays: isBlank(window) ? 60 : positiveInteger(window, 'attribution_window_days', MAX_WINDOW_DAYS),
     leadAuth: isBlank(raw.lead_auth) ? 'browser_allowed' : leadAuth(raw.lead_auth),
-    allowedOrigins: isBlank(raw.allowed_origins) ? [] : allowedOrigins(raw.allowed_origins),
+    // Absent: the brand's own site, so its clicks work from the first page view. [] means none.
+    allowedOrigins: isBlank(raw.allowed_origins) ? defaultOrigins(textField(raw.domain, 'domain')) : allowedOrigins(raw.allowed_origins),
     recurringDurationMonths: isBlank(raw.duration_months) ? null : positiveInteger(raw.duration_months, 'duration_months', 600),
   };
+}
+
+/**
+ * The origins a program's own domain serves: https://<domain> and https://www.<domain> (or
+ * the bare domain for a www. one); http:// for localhost and addresses. None when the domain
+ * is not a host name.
+ */
+export function defaultOrigins(domain: string): string[] {
+  let host: string;
+  try {
+    host = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(domain) ? domain : `https://${domain}`).host.toLowerCase();
+  } catch {
+    return [];
+  }
+  if (!host || host.includes('@')) return [];
+  const hostname = host.replace(/:\d+$/, '');
+  if (hostname === 'localhost' || /^[\d.]+$/.test(hostname) || hostname.startsWith('[')) return [`http://${host}`];
+  if (!hostname.includes('.')) return [];
+  const other = hostname.startsWith('www.') ? host.slice(4) : `www.${host}`;
+  return [`https://${host}`, `https://${other}`];
+}
+
+/** How CLIs print a commission (they pad it as a string); the structured fields go beside it. */
+export function describeCommission(type: CommissionType, rate: string | number, durationMonths: number | null): string {
+  const amount = type === 'percent' || type === 'recurring_percent' ? `${Number(rate)}%` : Number(rate).toFixed(2);
+  const of = type === 'percent' || type === 'recurring_percent' ? 'of' : 'on';
+  if (type === 'percent' || type === 'fixed') return `${amount} ${of} the first sale`;
+  return `${amount} ${of} every sale${durationMonths ? ` for ${durationMonths} months` : ''}`;
 }
 
 /** Validates a partial update: only the fields present are checked and returned. */

@@ -1,4 +1,5 @@
 // SQL behind the admin API (accounts, programs, partners, links, keys).
+import type { CommissionType } from '../core/types.js';
 import type { ProgramSettings } from '../core/programs.js';
 import { maskKey, newApiKey, sha256 } from '../core/secrets.js';
 import { type Pool, type PoolClient, isUniqueViolation, withTransaction } from './pool.js';
@@ -50,7 +51,7 @@ export interface ProgramView {
   account_id: number;
   name: string;
   domain: string;
-  commission_type: string;
+  commission_type: CommissionType;
   commission_rate: number;
   duration_months: number | null;
   attribution_window_days: number;

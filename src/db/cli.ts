@@ -1,6 +1,7 @@
 // SQL of the CLI login flow and login tokens. States and tokens are stored as SHA-256 digests.
 import type { LoginSession } from '../core/cli-login.js';
 import { sha256 } from '../core/secrets.js';
+import type { CommissionType } from '../core/types.js';
 import { type Pool, type PoolClient, withTransaction } from './pool.js';
 
 type Queryable = Pool | PoolClient;
@@ -92,15 +93,16 @@ export interface ProgramSummary {
   id: number;
   name: string;
   domain: string;
-  commission_type: string;
+  commission_type: CommissionType;
   commission_rate: string;
+  duration_months: number | null;
   partners: number;
   created_at: Date;
 }
 
 export async function listAccountPrograms(pool: Pool, accountId: number): Promise<ProgramSummary[]> {
   const { rows } = await pool.query(
-    `SELECT p.id, p.name, p.domain, p.commission_type, p.commission_rate, p.created_at,
+    `SELECT p.id, p.name, p.domain, p.commission_type, p.commission_rate, p.recurring_duration_months AS duration_months, p.created_at,
             (SELECT count(*) FROM partners pa WHERE pa.program_id = p.id)::int AS partners
        FROM programs p WHERE p.account_id = $1 ORDER BY p.id`,
     [accountId],
@@ -115,11 +117,12 @@ export interface ProgramStatusFacts {
   stripe_charges_enabled: boolean;
   active_partners: number;
   pending_commissions: number;
+  allowed_origins: string[];
 }
 
 export async function programStatusFacts(pool: Pool, programId: number): Promise<ProgramStatusFacts | null> {
   const { rows } = await pool.query(
-    `SELECT p.name, p.domain,
+    `SELECT p.name, p.domain, p.allowed_origins,
             (p.stripe_webhook_secret IS NOT NULL OR p.stripe_account_id IS NOT NULL) AS stripe_connected,
             p.stripe_charges_enabled,
             (SELECT count(DISTINCT l.partner_id) FROM referral_links l WHERE l.program_id = p.id AND l.enabled AND l.partner_id IS NOT NULL)::int AS active_partners,

@@ -100,6 +100,11 @@ export class Affix {
     }), false);
   }
 
+  /**
+   * Binds the user to their click. For a user nobody referred (no click), the answer is a 400
+   * `Customer not found. Provide customer_key or click_id.`: expected for organic traffic,
+   * nothing recorded, nothing to retry.
+   */
   trackLead(input: TrackLeadInput): Promise<AffixResponse<LeadResult>> {
     if (!input || (!input.customerExternalId && !input.clickId)) throw new TypeError('Affix.trackLead: customerExternalId or clickId is required');
     return this.send('/api/v1/track/lead', compact({
@@ -111,6 +116,11 @@ export class Affix {
     }));
   }
 
+  /**
+   * Records a payment and its commission. A 409 means already recorded (a no-op). For a user
+   * nobody referred the answer is a 400 `no_attribution`: expected for organic traffic,
+   * nothing recorded, nothing to retry. Call it for every payment; Affix decides.
+   */
   trackSale(input: TrackSaleInput): Promise<AffixResponse<SaleResult>> {
     if (!input || typeof input.invoiceId !== 'string' || input.invoiceId.trim() === '') throw new TypeError('Affix.trackSale: invoiceId (string) is required');
     if (!Number.isInteger(input.amount) || input.amount <= 0) throw new TypeError('Affix.trackSale: amount must be a positive integer (cents)');

@@ -144,8 +144,14 @@ export function registerClientCommands(program: Command): void {
       const programs = await api.request<any[]>({ method: 'GET', path: '/api/v1/cli/programs', bearer: credentials.token });
       if (flags.json) return out(JSON.stringify(programs, null, 2));
       if (programs.length === 0) return out('No programs yet. Run `affix init`.');
-      for (const p of programs) out(`${String(p.id).padStart(5)}  ${p.name}  ${p.domain}  ${p.commission.rate} ${p.commission.type}  partners: ${p.partners}`);
+      for (const p of programs) out(`${String(p.id).padStart(5)}  ${p.name}  ${p.domain}  ${p.commission}  partners: ${p.partners}`);
     });
+
+  /** Clicks from any other site answer 403: say where they are accepted, or that nowhere is set. */
+  const originsLine = (origins: string[]) =>
+    origins.length
+      ? `Browser clicks are accepted from: ${origins.join(', ')} (add staging or other sites in the dashboard's program settings).`
+      : "No allowed origins: browser clicks are refused (403) until you add your site's origin in the dashboard's program settings.";
 
   withClientFlags(program.command('init'))
     .description('Create a program and write .affix/ (AGENTS.md, skills.md, .env, .env.example)')
@@ -188,9 +194,9 @@ export function registerClientCommands(program: Command): void {
           programId: created.program_id,
           name: created.name,
           domain: created.domain,
-          commissionType: created.commission_type,
-          commissionRate: created.commission_rate,
+          commission: `${created.commission} (${created.commission_type})`,
           cookieWindowDays: created.cookie_window_days,
+          allowedOrigins: created.allowed_origins ?? [],
           apiBaseUrl: api.baseUrl,
         },
         created.api_key,
@@ -198,6 +204,7 @@ export function registerClientCommands(program: Command): void {
       if (flags.json) return out(JSON.stringify({ program_id: created.program_id, files: written.files, gitignore_updated: written.gitignoreUpdated }));
       out(`Created program ${created.program_id} (${created.name}).`);
       out(`Wrote ${written.files.join(', ')}${written.gitignoreUpdated ? '; added .affix/.env and .affix/.env.* to .gitignore' : ''}.`);
+      out(originsLine(created.allowed_origins ?? []));
       out('The API key is in .affix/.env and is shown nowhere else. Give .affix/AGENTS.md to your coding agent.');
     });
 
@@ -211,6 +218,7 @@ export function registerClientCommands(program: Command): void {
       out(`  Stripe connected: ${status.stripe_connected ? 'yes' : 'no'}`);
       out(`  Last 24 h: ${status.recent_events.clicks_24h} clicks, ${status.recent_events.leads_24h} leads, ${status.recent_events.sales_24h} sales`);
       out(`  Active partners: ${status.active_partners}; pending commissions: ${status.pending_commissions}`);
+      out(`  ${originsLine(status.allowed_origins ?? [])}`);
     });
 
   withClientFlags(program.command('test'))

@@ -7,18 +7,14 @@ export interface ProjectContext {
   programId: number;
   name: string;
   domain: string;
-  commissionType: string;
-  commissionRate: number;
+  /** As the service describes it, e.g. "20% of the first sale (percent)". */
+  commission: string;
   cookieWindowDays: number;
+  allowedOrigins: string[];
   apiBaseUrl: string;
 }
 
 const GITIGNORE_LINES = ['.affix/.env', '.affix/.env.*'];
-
-export function commissionText(type: string, rate: number): string {
-  const amount = type.endsWith('percent') ? `${rate}%` : `${rate} (currency units)`;
-  return `${amount} ${type.startsWith('recurring') ? 'on every payment (recurring)' : 'on the first payment'} (${type})`;
-}
 
 export function agentsMarkdown(c: ProjectContext): string {
   const base = c.apiBaseUrl;
@@ -31,8 +27,9 @@ export function agentsMarkdown(c: ProjectContext): string {
 | Program id | ${c.programId} |
 | Program | ${c.name} |
 | Domain | ${c.domain} |
-| Commission | ${commissionText(c.commissionType, c.commissionRate)} |
+| Commission | ${c.commission} |
 | Cookie duration (attribution window) | ${c.cookieWindowDays} days |
+| Allowed origins (browser clicks) | ${c.allowedOrigins.length ? c.allowedOrigins.join(', ') : 'none yet: add your site in the dashboard'} |
 | API base URL | ${base} |
 | API key | environment variable \`AFFIX_API_KEY\` (in \`.affix/.env\`; never commit it, never send it to a browser) |
 
@@ -47,6 +44,10 @@ Use the same stable user id everywhere (the identifier table below).
 
 The script reads \`?aff=\` from the URL, records the click and stores the click id in the first-party
 cookie \`affix_click_id\` (first click wins for ${c.cookieWindowDays} days).
+
+Clicks are accepted only from the program's allowed origins (${c.allowedOrigins.length ? c.allowedOrigins.join(', ') : 'none yet'}).
+A page served from anywhere else (a staging host, a preview URL, localhost) gets 403 and records
+nothing: add that origin in the dashboard (program settings, allowed origins) first.
 
 ## 2. Signup / lead tracking
 
@@ -83,6 +84,14 @@ await affix.trackSale({ customerExternalId: user.id, amount: 4900, invoiceId: in
 curl -X POST ${base}/api/v1/track/sale -H "Authorization: Bearer $AFFIX_API_KEY" -H 'Content-Type: application/json' \\
   -d '{"transaction_id":"<invoice id>","amount_cents":4900,"customer_key":"<user id>"}'
 \`\`\`
+
+### Unreferred users are normal
+
+Most users never clicked a referral link. For them \`trackLead\` without a click answers 400
+\`Customer not found. Provide customer_key or click_id.\` and \`trackSale\` answers 400 with
+\`error.code\` = \`no_attribution\`. Both are expected outcomes, not failures: nothing is
+recorded, nothing needs a retry (the SDK never retries a 400), log them at debug level at most.
+Call both for every user anyway; Affix decides who was referred.
 
 Refunds: \`POST /api/v1/track/refund\` once per refund with that refund's own \`refund_amount_cents\`
 and a distinct \`refund_id\`.

@@ -2,7 +2,7 @@
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import { CLI_MESSAGES, invalidEventType } from '../../core/cli-login.js';
 import { AffixError, MESSAGES, errors } from '../../core/errors.js';
-import { parseNewProgram } from '../../core/programs.js';
+import { describeCommission, parseNewProgram } from '../../core/programs.js';
 import { type SyntheticEventType, runSyntheticEvents } from '../../core/synthetic-events.js';
 import * as admin from '../../db/admin.js';
 import { ensureTestLink, findTokenOwner, listAccountPrograms, programStatusFacts } from '../../db/cli.js';
@@ -40,7 +40,6 @@ function assertKeysProgram(requested: unknown, programId: number): void {
   if (requested !== undefined && requested !== null && String(requested) !== String(programId)) throw errors.forbidden(MESSAGES.programMismatch);
 }
 
-const formatCommission = (type: string, rate: number) => ({ type, rate });
 
 export function cliProgramRoutes(deps: HttpDeps): Router {
   const router = Router();
@@ -63,11 +62,12 @@ export function cliProgramRoutes(deps: HttpDeps): Router {
         advertiser_id: accountId,
         name: program.name,
         domain: program.domain,
-        commission: formatCommission(program.commission_type, program.commission_rate),
+        commission: describeCommission(program.commission_type, program.commission_rate, program.duration_months),
         commission_type: program.commission_type,
         commission_rate: program.commission_rate,
         cookie_window_days: program.attribution_window_days,
         duration_months: program.duration_months,
+        allowed_origins: program.allowed_origins,
         api_base_url: config.publicUrl,
       },
     });
@@ -81,7 +81,9 @@ export function cliProgramRoutes(deps: HttpDeps): Router {
         name: p.name,
         domain: p.domain,
         status: 'active',
-        commission: formatCommission(p.commission_type, Number(p.commission_rate)),
+        commission: describeCommission(p.commission_type, p.commission_rate, p.duration_months),
+        commission_type: p.commission_type,
+        commission_rate: Number(p.commission_rate),
         partners: p.partners,
         created_at: p.created_at,
       })),
@@ -107,6 +109,8 @@ export function cliProgramRoutes(deps: HttpDeps): Router {
           recent_events: { clicks_24h: counts.clicks24h, leads_24h: counts.leads24h, sales_24h: counts.sales24h },
           active_partners: facts?.active_partners ?? 0,
           pending_commissions: facts?.pending_commissions ?? 0,
+          // Browser clicks are refused from any other origin: the first thing to check.
+          allowed_origins: facts?.allowed_origins ?? [],
         },
       },
       config.docsUrl,
