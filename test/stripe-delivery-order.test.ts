@@ -269,6 +269,21 @@ describe('single events', () => {
     expect(await processStripeEvent(deps(), reply.body.id)).toMatchObject({ status: 'processed' });
   });
 
+  it('metadata of the peer service (affitor_click_id, affitor_customer_key) attributes like ours', async () => {
+    const { shop, run, vars } = await newRun({});
+    const [byClick] = await deliverAll(shop, vars, [
+      { fixture: 'checkout.session.completed.payment', change: (e) => (e.data.object.metadata = { affitor_click_id: vars.click_id }) },
+    ]);
+    expect(await processStripeEvent(deps(), byClick!)).toMatchObject({ status: 'processed', attributionStep: 'click_id' });
+    const [byKey] = await deliverAll(shop, vars, [
+      {
+        fixture: 'checkout.session.completed.guest',
+        change: (e) => Object.assign(e.data.object, { metadata: { affitor_customer_key: vars.customer_key }, customer_details: { email: `other_${run}@example.com` } }),
+      },
+    ]);
+    expect(await processStripeEvent(deps(), byKey!)).toMatchObject({ status: 'processed', attributionStep: 'customer_key' });
+  });
+
   it('D7: replaying a processed event keeps the attribution step it recorded', async () => {
     const { shop, vars } = await newRun({});
     const [id] = await deliverAll(shop, vars, [{ fixture: 'checkout.session.completed.payment' }]);

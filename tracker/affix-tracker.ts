@@ -8,7 +8,10 @@ type AffixApi = AffixTracker;
 declare global {
   interface Window {
     affix?: AffixApi;
+    /** The peer service's name for the same instance (brands moving over keep their code). */
+    affitor?: AffixApi;
     AFFIX_API_BASE?: string;
+    AFFITOR_API_BASE?: string;
     AFFIX_COOKIE_DOMAIN?: string;
   }
 }
@@ -24,7 +27,8 @@ const TIMEOUT_MS = 5000;
 (function start() {
   try {
     const script = document.currentScript as HTMLScriptElement | null;
-    const attr = (name: string) => script?.getAttribute(`data-affix-${name}`) ?? null;
+    // data-affitor-* (the peer service's attributes) are read when data-affix-* are absent.
+    const attr = (name: string) => script?.getAttribute(`data-affix-${name}`) ?? script?.getAttribute(`data-affitor-${name}`) ?? null;
     const debugOn = attr('debug') === 'true';
     const log = (...args: unknown[]) => {
       if (debugOn) console.log('[Affix]', ...args);
@@ -33,7 +37,7 @@ const TIMEOUT_MS = 5000;
 
     const programId = Number(attr('program-id'));
     const scriptOrigin = script?.src ? new URL(script.src, location.href).origin : location.origin;
-    const apiBase = (window.AFFIX_API_BASE || attr('api-base') || scriptOrigin).replace(/\/+$/, '');
+    const apiBase = (window.AFFIX_API_BASE || window.AFFITOR_API_BASE || attr('api-base') || scriptOrigin).replace(/\/+$/, '');
     const consentRequired = attr('consent') === 'required';
     const cookieDomainOption = window.AFFIX_COOKIE_DOMAIN || attr('cookie-domain');
 
@@ -197,6 +201,7 @@ const TIMEOUT_MS = 5000;
       },
     };
     window.affix = api;
+    window.affitor = api;
     if (!Number.isFinite(programId) || programId <= 0) warn('data-affix-program-id is missing or not a number');
   } catch (error) {
     console.warn('[Affix] tracker failed to start', error);

@@ -85,7 +85,8 @@ export function createApp(deps: HttpDeps): express.Express {
     res.status(ready ? 200 : 503).json({ ok: ready, database: ready ? 'ok' : 'unavailable' });
   });
   app.use('/docs', express.static(DOCS_DIR, { index: false }));
-  app.get('/js/affix-tracker.js', async (req, res) => {
+  // The peer service's script path serves the same script: brands moving over change only the host.
+  app.get(['/js/affix-tracker.js', '/js/affitor-tracker.js'], async (req, res) => {
     res.type('application/javascript');
     // Loaded by any site that runs a program: public, cacheable for a short while.
     res.setHeader('Cache-Control', 'public, max-age=300');

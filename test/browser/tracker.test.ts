@@ -22,12 +22,25 @@ let shop: SeededProgram;
 
 /** Pages on localhost:<port>; the API is on 127.0.0.1, another origin. */
 function pageHtml(url: URL): string {
+  if (url.searchParams.get('affitor')) return peerServiceHtml();
   const attrs = [`data-affix-program-id="${url.searchParams.get('program') ?? shop.programId}"`];
   if (url.searchParams.get('consent')) attrs.push('data-affix-consent="required"');
   const apiBase = url.searchParams.get('api') ?? api.url;
   return `<!doctype html><html><head><title>Shop</title></head><body>
 <script src="${apiBase}/js/affix-tracker.js" ${attrs.join(' ')}></script>
 <script>window.loadedSynchronously = Boolean(window.affix && window.affix.loaded);</script>
+</body></html>`;
+}
+
+/**
+ * A page integrated with the peer service, unchanged but for the host: its script path, its
+ * data-affitor-* attributes, its window.AFFITOR_API_BASE (which wins over a stale attribute).
+ */
+function peerServiceHtml(): string {
+  return `<!doctype html><html><head><title>Shop</title></head><body>
+<script>window.AFFITOR_API_BASE = ${JSON.stringify(api.url)};</script>
+<script src="${api.url}/js/affitor-tracker.js" data-affitor-program-id="${shop.programId}" data-affitor-api-base="http://127.0.0.1:9"></script>
+<script>window.loadedSynchronously = Boolean(window.affitor && window.affitor.loaded && window.affitor === window.affix);</script>
 </body></html>`;
 }
 
@@ -128,6 +141,18 @@ describe.skipIf(!hasChromium)('browser tracker', () => {
     await page.evaluate(() => window.affix!.signup('browser_user_1', 'b1@example.com'));
     const { rows } = await db.pool.query('SELECT status, click_id FROM customers WHERE customer_key = $1', ['browser_user_1']);
     expect(rows).toEqual([{ status: 'lead', click_id: (await cookie(context, 'affix_click_id'))!.value }]);
+    await context.close();
+  });
+
+  it('a page integrated with the peer service works unchanged: script path, data-affitor-*, AFFITOR_API_BASE, window.affitor', async () => {
+    const context = await browser.newContext();
+    const { page, errors } = await visit(context, `/?aff=${shop.shortLink}&affitor=1`);
+    expect(await page.evaluate(() => (window as any).loadedSynchronously)).toBe(true);
+    const clickId = (await cookie(context, 'affix_click_id'))?.value;
+    expect(clickId).toMatch(/^clk_/);
+    await page.evaluate(() => (window as any).affitor.signup('peer_user', 'peer@example.com'));
+    await expect.poll(async () => (await db.pool.query('SELECT click_id FROM customers WHERE customer_key = $1', ['peer_user'])).rows).toEqual([{ click_id: clickId }]);
+    expect(errors).toEqual([]);
     await context.close();
   });
 
