@@ -146,13 +146,17 @@ describe('init and programs (login token)', () => {
     const { token, advertiserId } = await login();
     const reply = await api.request('POST', '/api/v1/cli/init', { body: { ...valid, cookie_duration: 30, advertiser_id: advertiserId }, headers: bearer(token) });
     expect(reply.status).toBe(201);
-    expect(reply.body.data).toMatchObject({ program_id: expect.any(Number), api_key: expect.stringMatching(/^affix_sk_/), cookie_window_days: 30, advertiser_id: advertiserId });
+    expect(reply.body.data).toMatchObject({ program_id: expect.any(Number), api_key: expect.stringMatching(/^affix_sk_/), cookie_window_days: 30, advertiser_id: advertiserId,
+      commission: '20% of the first sale', commission_type: 'percent', commission_rate: 20, allowed_origins: ['https://shop.example', 'https://www.shop.example'] });
     const key = reply.body.data.api_key;
     const ready = await api.request('GET', '/api/v1/programs/me/readiness', { headers: bearer(key) });
     expect(ready.body.program_id).toBe(reply.body.data.program_id);
     const programs = await api.request('GET', '/api/v1/cli/programs', { headers: { ...json, ...bearer(token) } });
     expect(programs.body).toEqual({
-      data: [{ id: reply.body.data.program_id, name: 'Shop', domain: 'shop.example', status: 'active', commission: { type: 'percent', rate: 20 }, partners: 0, created_at: expect.any(String) }],
+      data: [{
+        id: reply.body.data.program_id, name: 'Shop', domain: 'shop.example', status: 'active',
+        commission: '20% of the first sale', commission_type: 'percent', commission_rate: 20, partners: 0, created_at: expect.any(String),
+      }],
     });
     // advertiser_id null counts as absent.
     expect((await api.request('POST', '/api/v1/cli/init', { body: { ...valid, advertiser_id: null }, headers: bearer(token) })).status).toBe(201);
@@ -189,6 +193,7 @@ describe('status, test-event, stripe-connect (program key)', () => {
       data: {
         program_id: shop.programId, name: expect.any(String), domain: 'shop.example.com', dns_verified: false, stripe_connected: false,
         stripe_charges_enabled: false, recent_events: { clicks_24h: 0, leads_24h: 0, sales_24h: 0 }, active_partners: 1, pending_commissions: 0,
+        allowed_origins: ['https://shop.example.com'],
       },
     });
     expect(reply.headers.get('x-request-id')).toBeNull();

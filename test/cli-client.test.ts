@@ -216,7 +216,7 @@ describe('affix login / programs / init / status / test / logout', () => {
     const capped = await affix(['test', 'chain']);
     expect(capped.code).toBe(4);
     expect(capped.stderr).toContain('Too many synthetic chains (max 10/program/hour). (rate_limited)');
-  }, 60_000);
+  }, 180_000);
 
   it('a bad key exits 3 with the API guidance; logout forgets the login', async () => {
     const bad = await affix(['status'], { AFFIX_API_KEY: 'affix_sk_wrong' });
