@@ -11,6 +11,7 @@ const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..');
 let dir = '';
 let app = '';
+let appRoot = '';
 
 beforeAll(async () => {
   // A copy of the repository's shape, so packing (which rebuilds dist/) never touches the
@@ -25,13 +26,16 @@ beforeAll(async () => {
   const tarball = (await readdir(dir)).find((name) => name.endsWith('.tgz'));
   expect(tarball).toBe('affix-sdk-0.1.0.tgz');
 
-  app = join(dir, 'app');
+  // Outside the packing folder, whose node_modules leads back to the repository's own.
+  appRoot = await mkdtemp(join(tmpdir(), 'affix-sdk-app-'));
+  app = join(appRoot, 'app');
   await mkdir(app);
   await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'scratch-app', private: true }));
   await run('npm', ['install', join(dir, tarball!), '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--silent'], { cwd: app, env });
 }, 120_000);
 afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
+  if (appRoot) await rm(appRoot, { recursive: true, force: true });
 });
 
 it('the tarball ships the built files of every entry point', async () => {
