@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { buildTracker } from '../src/tracker-bundle.js';
+import { buildTracker } from '../src/platform/tracker-bundle.js';
 
 const root = join(import.meta.dirname, '..');
 const outDir = resolve(root, process.argv[2] ?? 'dist');

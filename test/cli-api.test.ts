@@ -1,6 +1,6 @@
 // The CLI API (spec §4.6, §7 CLI rows, §3 login session states), over HTTP.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueLocalIdToken } from '../src/id-tokens.js';
+import { issueLocalIdToken } from '../src/platform/id-tokens.js';
 import { type TestApi, type TestDatabase, adminHeaders, bearer, closeTestApi, openTestApi, platformError, seedProgram, startTestApi } from './support/harness.js';
 
 const SECRET_KEY = 'cli-test-secret-key-0123456789';

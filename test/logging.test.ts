@@ -3,7 +3,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { serializeError } from '../src/logger.js';
+import { serializeError } from '../src/platform/logger.js';
 
 describe('error serializer', () => {
   it('keeps message, code and cause; drops err.client, detail, query parameters', () => {

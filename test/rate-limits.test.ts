@@ -11,7 +11,7 @@ import {
   startTestApi,
 } from './support/harness.js';
 import { pruneRateLimitCounters } from '../src/db/rate-limit.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/platform/config.js';
 
 let db: TestDatabase;
 let first: TestApi;

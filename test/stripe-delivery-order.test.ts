@@ -6,7 +6,8 @@ import { NotYetResolvable } from '../src/core/processor.js';
 import { PgStore } from '../src/db/store.js';
 import { wakeWaitingEvents } from '../src/db/webhook-events.js';
 import { processStripeEvent } from '../src/jobs/stripe-event-job.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/platform/logger.js';
+import { stripeEventEnqueuer } from '../src/platform/queue.js';
 import {
   type SeededProgram,
   type TestApi,
@@ -77,7 +78,7 @@ async function processInOrder(inboxIds: number[]): Promise<void> {
         if (!(error instanceof NotYetResolvable)) throw error;
       }
     }
-    await wakeWaitingEvents(db.pool, api.queue!);
+    await wakeWaitingEvents(db.pool, stripeEventEnqueuer(api.queue!));
     const { rows } = await db.pool.query(
       `SELECT id FROM webhook_events WHERE id = ANY ($1::bigint[]) AND status IN ('queued', 'retrying') ORDER BY id`,
       [inboxIds],
@@ -248,10 +249,10 @@ describe('single events', () => {
     expect(reply.body).toMatchObject({ status: 'ignored' });
     const waiting = await db.pool.query('SELECT program_id, reason, waiting_for FROM webhook_events WHERE id = $1', [reply.body.id]);
     expect(waiting.rows[0]).toEqual({ program_id: null, reason: `no program is connected to account acct_${run} yet; processed when one is`, waiting_for: `acct_${run}` });
-    expect(await wakeWaitingEvents(db.pool, api.queue!)).not.toContain(reply.body.id);
+    expect(await wakeWaitingEvents(db.pool, stripeEventEnqueuer(api.queue!))).not.toContain(reply.body.id);
 
     await api.request('PATCH', `/api/v1/admin/programs/${shop.programId}/stripe`, { body: { account_id: `acct_${run}` }, headers: adminHeaders });
-    expect(await wakeWaitingEvents(db.pool, api.queue!)).toContain(reply.body.id);
+    expect(await wakeWaitingEvents(db.pool, stripeEventEnqueuer(api.queue!))).toContain(reply.body.id);
     expect(await processStripeEvent(deps(), reply.body.id)).toMatchObject({ status: 'processed', attributionStep: 'click_id' });
     expect((await moneyState(shop.programId, run)).sales).toEqual([expect.objectContaining({ processor_event_id: 'cs_RUN_connect', commission: 980 })]);
   });
@@ -261,9 +262,9 @@ describe('single events', () => {
     const event = await fixture('checkout.session.completed.connect', { ...vars, account_id: `acct_${run}` });
     const reply = await deliver(api, '/api/v1/webhooks/stripe', event, { secret: CONNECT_SECRET });
     await db.pool.query(`UPDATE webhook_events SET wait_until = now() - interval '1 second' WHERE id = $1`, [reply.body.id]);
-    await wakeWaitingEvents(db.pool, api.queue!);
+    await wakeWaitingEvents(db.pool, stripeEventEnqueuer(api.queue!));
     await api.request('PATCH', `/api/v1/admin/programs/${shop.programId}/stripe`, { body: { account_id: `acct_${run}` }, headers: adminHeaders });
-    expect(await wakeWaitingEvents(db.pool, api.queue!)).not.toContain(reply.body.id);
+    expect(await wakeWaitingEvents(db.pool, stripeEventEnqueuer(api.queue!))).not.toContain(reply.body.id);
     const replay = await api.request('POST', `/api/v1/admin/webhook-events/${reply.body.id}/replay`, { headers: adminHeaders });
     expect(replay.body.data).toMatchObject({ status: 'queued', program_id: shop.programId });
     expect(await processStripeEvent(deps(), reply.body.id)).toMatchObject({ status: 'processed' });

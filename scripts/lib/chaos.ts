@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import Stripe from 'stripe';
-import { loadFixture } from '../../src/fixtures.js';
+import { loadFixture } from '../../src/platform/fixtures.js';
 import { stablePort } from './ports.js';
 import { type RestartablePostgres, startRestartablePostgres } from './restartable-postgres.js';
 import { type ServiceProcess, startServiceProcess } from './service-process.js';

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // The `affix` command: run the service, migrate, and manage programs through the admin API.
 import { Command, CommanderError } from 'commander';
-import { loadConfig } from '../config.js';
-import { walkthrough } from '../demo.js';
-import { createLogger } from '../logger.js';
+import { loadConfig } from '../platform/config.js';
+import { walkthrough } from '../app/demo.js';
+import { createLogger } from '../platform/logger.js';
 import { migrateDatabase, openDatabase } from '../start/database.js';
 import { stopOnSignals } from '../start/lifecycle.js';
 import { type Roles, startService } from '../start/service.js';

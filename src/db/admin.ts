@@ -1,5 +1,6 @@
 // SQL behind the admin API (accounts, programs, partners, links, keys).
 import type { CommissionType } from '../core/types.js';
+import { AffixError } from '../core/errors.js';
 import type { ProgramSettings } from '../core/programs.js';
 import { maskKey, newApiKey, sha256 } from '../core/secrets.js';
 import { type Pool, type PoolClient, isUniqueViolation, withTransaction } from './pool.js';
@@ -246,9 +247,24 @@ export async function updateProgramStripe(
       RETURNING id, stripe_account_id, stripe_webhook_secret IS NOT NULL AS secret_set, livemode_only_commissions`,
     [programId, update.sealedSecret !== undefined, update.sealedSecret ?? null, update.accountId !== undefined, update.accountId ?? null,
       update.livemodeOnlyCommissions ?? null],
-  );
+  ).catch((error: unknown) => {
+    // Unique stripe_account_id: one Connect account, one program.
+    if (isUniqueViolation(error)) throw new AffixError(409, 'That Stripe account is connected to another program', { details: { field: 'account_id' } });
+    throw error;
+  });
   const row = rows[0];
   return row
     ? { program_id: row.id, connect_account_id: row.stripe_account_id, webhook_secret_set: row.secret_set, livemode_only_commissions: row.livemode_only_commissions }
     : null;
+}
+
+/** The program a referral link or an API key belongs to (for scope checks), or null. */
+export async function programOfLink(db: Queryable, linkId: number): Promise<number | null> {
+  const { rows } = await db.query('SELECT program_id FROM referral_links WHERE id = $1', [linkId]);
+  return rows[0]?.program_id ?? null;
+}
+
+export async function programOfKey(db: Queryable, keyId: number): Promise<number | null> {
+  const { rows } = await db.query('SELECT program_id FROM api_keys WHERE id = $1', [keyId]);
+  return rows[0]?.program_id ?? null;
 }

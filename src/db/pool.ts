@@ -14,7 +14,7 @@ export type PoolClient = pg.PoolClient;
 /**
  * Timeouts, so that a slow or locked database answers "unavailable" instead of holding every
  * request (documented in the README, "Database timeouts"). Request paths get a short statement
- * timeout; workers a longer one, still well below the job expiry (src/queue.ts).
+ * timeout; workers a longer one, still well below the job expiry (src/platform/queue.ts).
  */
 export const DATABASE_TIMEOUTS = {
   connectMs: 3_000,

@@ -1,13 +1,16 @@
 // The Stripe webhook inbox. A stored event and its job are written in one transaction.
-import type PgBoss from 'pg-boss';
-import { enqueueStripeEvent } from '../queue.js';
 import { AffixError } from '../core/errors.js';
-import type { Waiting } from '../core/stripe/event-types.js';
+import type { InboxStatus, Waiting } from '../core/stripe/event-types.js';
 import { isRejectedValue } from './errors.js';
-import { type Pool, withTransaction } from './pool.js';
+import { type Pool, type PoolClient, withTransaction } from './pool.js';
 
-export type InboxStatus = 'queued' | 'retrying' | 'processed' | 'ignored' | 'failed' | 'parked' | 'dead';
-export const INBOX_STATUSES: readonly InboxStatus[] = ['queued', 'retrying', 'processed', 'ignored', 'failed', 'parked', 'dead'];
+/**
+ * Puts an inbox row's job on the queue inside the caller's transaction (the queue's tables live
+ * in the same database), so a row and its job exist together or not at all.
+ */
+export type EnqueueInTransaction = (client: PoolClient, job: { inboxId: number }) => Promise<unknown>;
+
+export { INBOX_STATUSES, type InboxStatus } from '../core/stripe/event-types.js';
 
 export interface NewInboxEvent {
   stripeEventId: string;
@@ -57,17 +60,17 @@ const COLUMNS = `id, stripe_event_id, endpoint, program_id, account, type, livem
   attribution_step, sale_id, result, received_at, updated_at, purged_at, object_ids, waiting_for, wait_until`;
 
 /** Stores the event and enqueues its job atomically. A redelivery (same Stripe id) changes nothing. */
-export async function storeEvent(pool: Pool, boss: PgBoss, event: NewInboxEvent): Promise<{ id: number; duplicate: boolean; status: InboxStatus }> {
+export async function storeEvent(pool: Pool, enqueue: EnqueueInTransaction, event: NewInboxEvent): Promise<{ id: number; duplicate: boolean; status: InboxStatus }> {
   try {
-    return await insertEvent(pool, boss, event, false);
+    return await insertEvent(pool, enqueue, event, false);
   } catch (error) {
     // jsonb refused the payload (NUL, unpaired surrogate, nesting): keep the signed bytes instead.
     if (!isRejectedValue(error)) throw error;
-    return insertEvent(pool, boss, event, true);
+    return insertEvent(pool, enqueue, event, true);
   }
 }
 
-async function insertEvent(pool: Pool, boss: PgBoss, event: NewInboxEvent, rawOnly: boolean) {
+async function insertEvent(pool: Pool, enqueue: EnqueueInTransaction, event: NewInboxEvent, rawOnly: boolean) {
   const asJson = rawOnly ? null : JSON.stringify(event.payload);
   return withTransaction(pool, async (client) => {
     const { rows } = await client.query(
@@ -84,7 +87,7 @@ async function insertEvent(pool: Pool, boss: PgBoss, event: NewInboxEvent, rawOn
       const existing = await client.query('SELECT id, status FROM webhook_events WHERE stripe_event_id = $1', [event.stripeEventId]);
       return { id: existing.rows[0].id, duplicate: true, status: existing.rows[0].status };
     }
-    if (event.status === 'queued') await enqueueStripeEvent(boss, client, { inboxId: rows[0].id });
+    if (event.status === 'queued') await enqueue(client, { inboxId: rows[0].id });
     return { id: rows[0].id, duplicate: false, status: rows[0].status };
   });
 }
@@ -124,7 +127,7 @@ export async function finishEvent(pool: Pool, id: number, update: EventUpdate): 
  * every binding and on a timer by every worker, so an event that started waiting while the
  * binding committed is picked up too. Waits that ran out are closed. Returns the ids queued.
  */
-export async function wakeWaitingEvents(pool: Pool, boss: PgBoss): Promise<number[]> {
+export async function wakeWaitingEvents(pool: Pool, enqueue: EnqueueInTransaction): Promise<number[]> {
   return withTransaction(pool, async (client) => {
     await client.query(
       `UPDATE webhook_events SET waiting_for = NULL, wait_until = NULL WHERE waiting_for IS NOT NULL AND wait_until <= now()`,
@@ -145,7 +148,7 @@ export async function wakeWaitingEvents(pool: Pool, boss: PgBoss): Promise<numbe
        RETURNING w.id`,
     );
     const ids = [...byCustomer.rows, ...byAccount.rows].map((row) => Number(row.id));
-    for (const inboxId of ids) await enqueueStripeEvent(boss, client, { inboxId });
+    for (const inboxId of ids) await enqueue(client, { inboxId });
     return ids;
   });
 }
@@ -219,7 +222,7 @@ export async function getEvent(pool: Pool, ref: number | string): Promise<InboxE
 }
 
 /** Puts a stored event back on the queue (replay), in one transaction with its new job. */
-export async function requeueEvent(pool: Pool, boss: PgBoss, id: number): Promise<InboxEvent | null> {
+export async function requeueEvent(pool: Pool, enqueue: EnqueueInTransaction, id: number): Promise<InboxEvent | null> {
   return withTransaction(pool, async (client) => {
     const { rows } = await client.query(
       `UPDATE webhook_events
@@ -234,7 +237,7 @@ export async function requeueEvent(pool: Pool, boss: PgBoss, id: number): Promis
       if (purged.rowCount) throw new AffixError(409, 'This event cannot be replayed: its payload was purged after the retention period');
       return null;
     }
-    await enqueueStripeEvent(boss, client, { inboxId: id });
+    await enqueue(client, { inboxId: id });
     return rows[0];
   });
 }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { errors } from '../core/errors.js';
-import { trackerScript, trackerScriptGzip } from '../tracker-bundle.js';
+import { trackerScript, trackerScriptGzip } from '../platform/tracker-bundle.js';
 import { state } from './context.js';
 import type { HttpDeps } from './deps.js';
 import { databaseAnswers } from '../db/health.js';

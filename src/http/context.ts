@@ -2,7 +2,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { AuthenticatedKey } from '../core/api-keys.js';
 import type { AffixError } from '../core/errors.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../platform/logger.js';
 
 export interface RequestState {
   requestId: string;

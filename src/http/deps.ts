@@ -1,9 +1,9 @@
 import type PgBoss from 'pg-boss';
-import type { Config } from '../config.js';
+import type { Config } from '../platform/config.js';
 import type { Store } from '../core/ports.js';
 import type { Pool } from '../db/pool.js';
-import type { Logger } from '../logger.js';
-import type { SecretBox } from '../secret-box.js';
+import type { Logger } from '../platform/logger.js';
+import type { SecretBox } from '../platform/secret-box.js';
 
 export interface HttpDeps {
   config: Readonly<Config>;

@@ -1,9 +1,9 @@
 // Worker process: pg-boss handlers for Stripe events and their dead-letter queue.
 import type PgBoss from 'pg-boss';
-import type { Config } from '../config.js';
+import type { Config } from '../platform/config.js';
 import { resumeInterruptedJobs } from '../db/interrupted-jobs.js';
 import { markExhausted, wakeWaitingEvents } from '../db/webhook-events.js';
-import { JOB_EXPIRY_SECONDS, STRIPE_EVENTS_DEAD_QUEUE, STRIPE_EVENTS_QUEUE, type StripeEventJob } from '../queue.js';
+import { JOB_EXPIRY_SECONDS, STRIPE_EVENTS_DEAD_QUEUE, STRIPE_EVENTS_QUEUE, type StripeEventJob, stripeEventEnqueuer } from '../platform/queue.js';
 import { type WorkerDeps, processStripeEvent, stripeEventJobSchema } from './stripe-event-job.js';
 
 /** How often a worker looks for jobs whose worker died and for waiting events now bound (idempotent). */
@@ -38,7 +38,7 @@ export async function startWorkers(boss: PgBoss, workerDeps: Omit<WorkerDeps, 'q
       .then((resumed) => resumed && deps.logger.warn({ resumed }, 'resumed jobs whose worker was lost'))
       .catch((error) => deps.logger.warn({ err: error }, 'looking for interrupted jobs failed'));
     // Events that started waiting while their binding committed (the fast path missed them).
-    wakeWaitingEvents(deps.pool, boss)
+    wakeWaitingEvents(deps.pool, stripeEventEnqueuer(boss))
       .then((woken) => woken.length && deps.logger.info({ woken: woken.length }, 'queued events whose customer or account is now bound'))
       .catch((error) => deps.logger.warn({ err: error }, 'looking for waiting events failed'));
   }, RESUME_SWEEP_MS);

@@ -1,4 +1,5 @@
 // Job handler: one stored Stripe event -> one core call -> the inbox row says what happened.
+import { stripeEventEnqueuer } from '../platform/queue.js';
 import type PgBoss from 'pg-boss';
 import { z } from 'zod';
 import { AffixError } from '../core/errors.js';
@@ -26,7 +27,7 @@ import {
 import { isRejectedValue } from '../db/errors.js';
 import type { Pool } from '../db/pool.js';
 import { type EventUpdate, finishEvent, loadEventPayload, recordFailedAttempt, wakeWaitingEvents } from '../db/webhook-events.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../platform/logger.js';
 
 export const stripeEventJobSchema = z.object({ inboxId: z.number().int().positive() });
 
@@ -194,7 +195,7 @@ export async function processStripeEvent(deps: WorkerDeps, inboxId: number, jobI
     await finishEvent(deps.pool, inboxId, update);
     // This event may have bound a Stripe customer others were waiting for.
     if (update.attributionStep) {
-      const woken = await wakeWaitingEvents(deps.pool, deps.queue);
+      const woken = await wakeWaitingEvents(deps.pool, stripeEventEnqueuer(deps.queue));
       if (woken.length) log.info({ woken: woken.length }, 'queued events that were waiting for this binding');
     }
     log.info({ type: event.type, status: update.status, step: update.attributionStep, saleId: update.saleId, ms: Date.now() - started }, 'stripe event processed');

@@ -2,14 +2,14 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type PgBoss from 'pg-boss';
-import type { Config } from '../config.js';
+import type { Config } from '../platform/config.js';
 import type { Pool } from '../db/pool.js';
 import { pruneRateLimitCounters } from '../db/rate-limit.js';
 import { PgStore } from '../db/store.js';
 import { purgeExpiredPayloads } from '../db/webhook-events.js';
 import { createApp } from '../http/app.js';
-import type { Logger } from '../logger.js';
-import { createSecretBox } from '../secret-box.js';
+import type { Logger } from '../platform/logger.js';
+import { createSecretBox } from '../platform/secret-box.js';
 
 export interface RunningApi {
   url: string;

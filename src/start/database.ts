@@ -3,10 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Config } from '../config.js';
+import type { Config } from '../platform/config.js';
 import { migrate } from '../db/migrate.js';
 import { type Pool, createPool } from '../db/pool.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../platform/logger.js';
 
 export interface Database {
   pool: Pool;

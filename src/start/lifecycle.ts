@@ -1,6 +1,6 @@
 // One explicit shutdown. Each part registers how it stops; a signal (or a caller) stops them in
 // reverse order of start: the last thing started is the first stopped.
-import type { Logger } from '../logger.js';
+import type { Logger } from '../platform/logger.js';
 
 export interface Lifecycle {
   onStop(name: string, stop: () => Promise<void>): void;

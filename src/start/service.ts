@@ -1,12 +1,12 @@
 // Starts the service's parts in order and registers how each stops: the API and the workers
 // on one database, in one process or apart. `affix start|api|worker` call this.
-import type { Config } from '../config.js';
+import type { Config } from '../platform/config.js';
 import { DATABASE_TIMEOUTS } from '../db/pool.js';
 import { PgStore } from '../db/store.js';
-import { type DemoProgram, ensureDemo } from '../demo.js';
+import { type DemoProgram, ensureDemo } from '../app/demo.js';
 import { startWorkers } from '../jobs/index.js';
-import type { Logger } from '../logger.js';
-import { startQueue } from '../queue.js';
+import type { Logger } from '../platform/logger.js';
+import { startQueue } from '../platform/queue.js';
 import { type RunningApi, startApi } from './api.js';
 import { migrateDatabase, openDatabase, resolveLocalSecrets } from './database.js';
 import { type Lifecycle, createLifecycle } from './lifecycle.js';

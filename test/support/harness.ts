@@ -5,13 +5,13 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/platform/config.js';
 import { type Pool, createPool } from '../../src/db/pool.js';
 import { PgStore } from '../../src/db/store.js';
 import { createApp } from '../../src/http/app.js';
-import { createLogger } from '../../src/logger.js';
-import { startQueue } from '../../src/queue.js';
-import { createSecretBox } from '../../src/secret-box.js';
+import { createLogger } from '../../src/platform/logger.js';
+import { startQueue } from '../../src/platform/queue.js';
+import { createSecretBox } from '../../src/platform/secret-box.js';
 import { startWorkers } from '../../src/jobs/index.js';
 import type PgBoss from 'pg-boss';
 

@@ -2,7 +2,7 @@
 import Stripe from 'stripe';
 import type { Pool } from '../../src/db/pool.js';
 import type { InboxStatus } from '../../src/db/webhook-events.js';
-import { type FixtureVars, loadFixture } from '../../src/fixtures.js';
+import { type FixtureVars, loadFixture } from '../../src/platform/fixtures.js';
 import type { Reply, TestApi } from './harness.js';
 
 export const WEBHOOK_SECRET = 'whsec_test_affix_program_secret';

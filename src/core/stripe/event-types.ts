@@ -34,3 +34,7 @@ export interface Waiting {
   id: string;
   days: number;
 }
+
+/** What happened to a stored event: queued -> processed | ignored | failed, or retrying -> parked | dead. */
+export type InboxStatus = 'queued' | 'retrying' | 'processed' | 'ignored' | 'failed' | 'parked' | 'dead';
+export const INBOX_STATUSES: readonly InboxStatus[] = ['queued', 'retrying', 'processed', 'ignored', 'failed', 'parked', 'dead'];

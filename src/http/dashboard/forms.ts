@@ -1,7 +1,6 @@
 // Form values -> the core's program input, and core messages -> the field they are about.
 import { AffixError } from '../../core/errors.js';
 
-export const PROGRAM_FIELDS = ['name', 'domain', 'commission_type', 'commission_rate', 'attribution_window_days', 'lead_auth', 'allowed_origins', 'duration_months'];
 
 const numberOrText = (value: unknown) => {
   const text = String(value ?? '').trim();
@@ -23,14 +22,14 @@ export function programInput(form: Record<string, unknown>): Record<string, unkn
   };
 }
 
-/** Puts a validation message next to the field it names (the first blank one for "Missing required fields"). */
-export function fieldErrors(error: unknown, form: Record<string, unknown>): Record<string, string> {
-  if (!(error instanceof AffixError) || error.status !== 400) throw error;
-  const message = error.message;
-  if (message.startsWith('Missing required fields')) {
-    const blank = ['name', 'domain', 'commission_type', 'commission_rate'].find((name) => String(form[name] ?? '').trim() === '') ?? 'name';
-    return { [blank]: 'This field is required.' };
-  }
-  const named = PROGRAM_FIELDS.map((name) => ({ name, at: message.indexOf(name) })).filter((f) => f.at >= 0).sort((a, b) => a.at - b.at)[0];
-  return { [named?.name ?? 'name']: message };
+/**
+ * Puts each validation message beside the field it names (the error says which, as
+ * `details.fields` or `details.field`). `aliases` maps request field names to this form's.
+ */
+export function fieldErrors(error: unknown, aliases: Record<string, string> = {}): Record<string, string> {
+  if (!(error instanceof AffixError) || (error.status !== 400 && error.status !== 409)) throw error;
+  const details = error.init.details ?? {};
+  const named = (details.fields as Record<string, string> | undefined) ?? (typeof details.field === 'string' ? { [details.field]: error.message } : null);
+  if (!named) return { form: error.message };
+  return Object.fromEntries(Object.entries(named).map(([field, message]) => [aliases[field] ?? field, message]));
 }

@@ -4,18 +4,39 @@ import { randomBytes } from 'node:crypto';
 import cookieParser from 'cookie-parser';
 import express, { type Request, type Response, Router } from 'express';
 import { UNAVAILABLE_RETRY_SECONDS, errors } from '../../core/errors.js';
-import { parseNewProgram, parseProgramUpdate } from '../../core/programs.js';
-import { computeReadiness, GATE_ORDER } from '../../core/readiness.js';
+import { parseNewProgram } from '../../core/programs.js';
+import { GATE_ORDER } from '../../core/readiness.js';
 import { COMMISSION_TYPES, LEAD_AUTH_VALUES } from '../../core/types.js';
-import * as admin from '../../db/admin.js';
-import { LOGIN_SESSION_TTL_MS, callbackVerdict } from '../../core/cli-login.js';
-import { consumeSession, createLoginSession, findAccountForLogin, findOrCreateAccount, withLoginSession } from '../../db/cli.js';
-import { createIdTokenVerifier, issuerSignInUrl } from '../../id-tokens.js';
-import { activity, dailySeries, endDashboardSession, inboxForProgram, partnersWithLinks, programOwnedBy, stripeLiveCheck } from '../../db/dashboard.js';
-import { requeueEvent } from '../../db/webhook-events.js';
-import { endSessionById, listSignIns, revokeCliToken } from '../../db/sign-ins.js';
+import { LOGIN_SESSION_TTL_MS } from '../../core/cli-login.js';
+import { createIdTokenVerifier, issuerSignInUrl } from '../../platform/id-tokens.js';
+import {
+  accountPrograms,
+  accountSignIns,
+  checkPassword,
+  endAccountSession,
+  endBrowserSession,
+  finishSingleSignOn,
+  programPageData,
+  revokeAccountCliToken,
+  startSingleSignOn,
+} from '../../app/dashboard.js';
+import { stripeEventEnqueuer } from '../../platform/queue.js';
+import {
+  type ManagementDeps,
+  type Scope,
+  addPartner,
+  createLink,
+  createProgram,
+  issueKey,
+  markKeyForRotation,
+  programInScope,
+  regenerateKey,
+  replayEvent,
+  setLinkEnabled,
+  setStripeSettings,
+  updateProgram,
+} from '../../app/management.js';
 import { connectCallbackPath, finishStripeConnect, startStripeConnect } from '../../app/stripe-connect.js';
-import { verifyPassword } from '../../passwords.js';
 import { formBody } from '../input-guard.js';
 import { toAffixError } from '../respond.js';
 import { type HttpDeps, clock } from '../deps.js';
@@ -66,11 +87,7 @@ export function dashboardRoutes(deps: HttpDeps): Router {
     } catch (error) {
       return fail(401, `Sign-in failed: ${(error as Error).message}`);
     }
-    const accountId = await withLoginSession(pool, String(stateValue), async (session, client) => {
-      if (callbackVerdict(session, clock(deps)) !== 'accept') return null;
-      await consumeSession(client, session!.id);
-      return findOrCreateAccount(client, claims.email, claims.name);
-    });
+    const accountId = await finishSingleSignOn(pool, String(stateValue), claims, clock(deps));
     if (!accountId) return fail(400, 'This sign-in link expired or was already used. Try again.');
     if (accountId.suspended) return fail(403, 'Your account has been suspended.');
     await startSession(pool, res, accountId.id, secureCookies);
@@ -95,24 +112,24 @@ ${oidc ? html`<p><a href="/dashboard/login/sso">Sign in with single sign-on</a><
   router.get('/dashboard/login/sso', async (_req, res) => {
     if (!oidc) throw errors.notFound('Single sign-on is not configured');
     const stateValue = randomBytes(24).toString('base64url');
-    await createLoginSession(pool, stateValue, new Date(clock(deps).getTime() + LOGIN_SESSION_TTL_MS));
+    await startSingleSignOn(pool, stateValue, new Date(clock(deps).getTime() + LOGIN_SESSION_TTL_MS));
     res.redirect(302, await issuerSignInUrl(oidc, `${config.publicUrl}/dashboard/sso/callback`, stateValue));
   });
   const limit = limitSignIn(pool, (req, res, message) => send(res, 429, 'Sign in', loginForm(message, String(req.body?.email ?? ''))));
   router.post('/dashboard/login', ...form, limit, async (req, res) => {
     const { email = '', password = '' } = req.body as Record<string, string>;
-    const account = await findAccountForLogin(pool, email);
-    if (!account || !(await verifyPassword(password, account.password_hash))) return send(res, 401, 'Sign in', loginForm('Wrong email or password.', email));
-    if (account.suspended) return send(res, 403, 'Sign in', loginForm('Your account has been suspended.', email));
+    const verdict = await checkPassword(pool, email, password);
+    if (verdict.kind === 'wrong') return send(res, 401, 'Sign in', loginForm('Wrong email or password.', email));
+    if (verdict.kind === 'suspended') return send(res, 403, 'Sign in', loginForm('Your account has been suspended.', email));
     // A new session id at every sign-in; a session the browser already held ends here.
     const previous = req.cookies?.[SESSION_COOKIE];
-    if (typeof previous === 'string') await endDashboardSession(pool, previous);
-    await startSession(pool, res, account.id, secureCookies);
+    if (typeof previous === 'string') await endBrowserSession(pool, previous);
+    await startSession(pool, res, verdict.accountId, secureCookies);
     res.redirect(303, '/dashboard');
   });
   router.post('/dashboard/logout', ...form, async (req, res) => {
     const token = req.cookies?.[SESSION_COOKIE];
-    if (typeof token === 'string') await endDashboardSession(pool, token);
+    if (typeof token === 'string') await endBrowserSession(pool, token);
     res.clearCookie(SESSION_COOKIE, { path: '/dashboard' });
     res.redirect(303, '/dashboard/login');
   });
@@ -135,7 +152,7 @@ ${field('allowed_origins', 'Allowed browser origins (comma separated)', v('allow
   };
 
   async function home(res: Response, status: number, values: Record<string, unknown>, errs: Record<string, string>) {
-    const programs = await admin.listPrograms(pool, res.locals.account.id);
+    const programs = await accountPrograms(pool, res.locals.account.id);
     send(res, status, 'Programs', html`<section><h2>Your programs</h2>
 ${programs.length === 0 ? html`<p>No programs yet.</p>` : html`<table><thead><tr><th>Program</th><th>Domain</th><th>Commission</th><th>Window</th></tr></thead><tbody>
 ${programs.map((p) => html`<tr><td><a href="/dashboard/programs/${p.id}">${p.name}</a></td><td>${p.domain}</td><td>${p.commission_rate} ${p.commission_type}</td><td>${p.attribution_window_days} days</td></tr>`)}
@@ -149,7 +166,7 @@ ${programs.map((p) => html`<tr><td><a href="/dashboard/programs/${p.id}">${p.nam
   const when = (date: Date) => new Date(date).toISOString().slice(0, 16).replace('T', ' ');
   router.get('/dashboard/account', async (req, res) => {
     const current = typeof req.cookies?.[SESSION_COOKIE] === 'string' ? req.cookies[SESSION_COOKIE] : null;
-    const { cliTokens, sessions } = await listSignIns(pool, res.locals.account.id, current);
+    const { cliTokens, sessions } = await accountSignIns(pool, res.locals.account.id, current);
     const flash = req.query.done === 'revoked' ? 'Revoked.' : null;
     send(res, 200, 'Sign-ins', html`<section><h2>CLI login tokens</h2>
 ${cliTokens.length === 0 ? html`<p>No CLI is signed in.</p>` : html`<table><thead><tr><th>Issued</th><th>Expires</th><th></th></tr></thead><tbody>
@@ -160,35 +177,31 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
 </tbody></table></section>`, flash);
   });
   router.post('/dashboard/account/tokens/:tokenId/revoke', ...form, async (req, res) => {
-    if (!(await revokeCliToken(pool, res.locals.account.id, Number(req.params.tokenId)))) throw errors.notFound('Token not found');
+    await revokeAccountCliToken(pool, res.locals.account.id, Number(req.params.tokenId));
     res.redirect(303, '/dashboard/account?done=revoked');
   });
   router.post('/dashboard/account/sessions/:sessionId/revoke', ...form, async (req, res) => {
-    if (!(await endSessionById(pool, res.locals.account.id, Number(req.params.sessionId)))) throw errors.notFound('Session not found');
+    await endAccountSession(pool, res.locals.account.id, Number(req.params.sessionId));
     res.redirect(303, '/dashboard/account?done=revoked');
   });
   router.post('/dashboard/programs', ...form, async (req, res) => {
     const body = req.body as Record<string, unknown>;
     let settings;
     try {
-      settings = parseNewProgram(programInput(body));
+      settings = await createProgram(app(), res.locals.account.id, programInput(body));
     } catch (error) {
-      return home(res, 400, body, fieldErrors(error, body));
+      return home(res, 400, body, fieldErrors(error));
     }
-    const program = await admin.insertProgram(pool, res.locals.account.id, settings);
-    res.redirect(303, `/dashboard/programs/${program.id}`);
+    res.redirect(303, `/dashboard/programs/${settings.id}`);
   });
 
-  const ownProgram = async (req: Request, res: Response): Promise<number> => {
-    const id = Number(req.params.id);
-    if (!Number.isSafeInteger(id) || !(await programOwnedBy(pool, id, res.locals.account.id))) throw errors.notFound('Program not found');
-    return id;
-  };
+  const app = (): ManagementDeps => ({ pool, secretBox: deps.secretBox ?? null, now: () => clock(deps) });
+  const scope = (res: Response): Scope => ({ kind: 'account', accountId: res.locals.account.id });
+  const ownProgram = async (req: Request, res: Response): Promise<number> => (await programInScope(app(), scope(res), Number(req.params.id))).id;
 
   // ---- one program ---------------------------------------------------------------------------
   async function programPage(req: Request, res: Response, extra: { status?: number; settingsValues?: Record<string, unknown>; settingsErrors?: Record<string, string>; newKey?: string | null; error?: string | null; fieldErrors?: Record<string, string> } = {}) {
-    const id = await ownProgram(req, res);
-    const program = (await admin.getProgram(pool, id))!;
+    const id = Number(req.params.id);
     const now = clock(deps);
     const q = req.query as Record<string, string | undefined>;
     const from = q.from && !Number.isNaN(Date.parse(q.from)) ? new Date(q.from) : new Date(now.getTime() - 13 * DAY);
@@ -197,16 +210,12 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
     const mode = q.mode === 'live' || q.mode === 'test' ? q.mode : 'all';
     const dayFrom = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate()));
     const dayTo = new Date(Date.UTC(to.getUTCFullYear(), to.getUTCMonth(), to.getUTCDate()));
-    const [links, keys, stripe, inbox, events, series, readinessFacts] = await Promise.all([
-      partnersWithLinks(pool, id),
-      admin.listKeys(pool, id),
-      stripeLiveCheck(pool, id),
-      inboxForProgram(pool, id),
-      activity(pool, id, { partnerId, from: dayFrom, to: dayTo, mode }),
-      dailySeries(pool, id, { partnerId, from: dayFrom, to: dayTo }),
-      deps.store.readinessFacts(id, now),
-    ]);
-    const readiness = computeReadiness(id, readinessFacts);
+    const { program, links, keys, stripe, inbox, events, series, readiness } = await programPageData(
+      { ...app(), store: deps.store },
+      scope(res),
+      id,
+      { partnerId, from: dayFrom, to: dayTo, mode },
+    );
     const partners = [...new Map(links.map((l) => [l.partner_id, l.name])).entries()];
     const base = `/dashboard/programs/${id}`;
     const fe = extra.fieldErrors ?? {};
@@ -275,69 +284,68 @@ ${events.map((e) => html`<tr><td>${new Date(e.created_at).toISOString().replace(
     try {
       const input = programInput(body);
       if (!input.name || !input.domain) parseNewProgram(input); // the required-field message
-      const update = parseProgramUpdate(input);
-      await admin.updateProgram(pool, id, update);
+      await updateProgram(app(), scope(res), id, input);
     } catch (error) {
-      return programPage(req, res, { status: 400, settingsValues: body, settingsErrors: fieldErrors(error, body) });
+      return programPage(req, res, { status: 400, settingsValues: body, settingsErrors: fieldErrors(error) });
     }
     back(res, id, 'settings', 'settings');
   });
 
   router.post('/dashboard/programs/:id/partners', ...form, async (req, res) => {
     const id = await ownProgram(req, res);
-    const name = String((req.body as Record<string, string>).partner_name ?? '').trim();
-    if (!name) return programPage(req, res, { status: 400, fieldErrors: { partner_name: 'Partner name is required.' } });
-    await admin.insertPartner(pool, id, name, null);
+    try {
+      await addPartner(app(), scope(res), id, { name: (req.body as Record<string, string>).partner_name ?? '' });
+    } catch (error) {
+      return programPage(req, res, { status: 400, fieldErrors: fieldErrors(error, { name: 'partner_name' }) });
+    }
     back(res, id, 'partner', 'partners');
   });
 
   router.post('/dashboard/programs/:id/links', ...form, async (req, res) => {
     const id = await ownProgram(req, res);
-    const { partner_id: partnerId, short_link: code } = req.body as Record<string, string>;
-    const shortLink = (code ?? '').trim() || Math.random().toString(36).slice(2, 10);
-    if (!/^[A-Za-z0-9_-]{3,64}$/.test(shortLink)) return programPage(req, res, { status: 400, fieldErrors: { short_link: 'Link code must be 3 to 64 letters, digits, - or _.' } });
-    if (!(await admin.partnerInProgram(pool, Number(partnerId), id))) return programPage(req, res, { status: 400, error: 'Choose a partner of this program.' });
-    const link = await admin.insertLink(pool, id, Number(partnerId), shortLink);
-    if (!link) return programPage(req, res, { status: 409, fieldErrors: { short_link: `The link code ${shortLink} is already taken.` } });
+    try {
+      await createLink(app(), scope(res), id, req.body);
+    } catch (error) {
+      const fields = fieldErrors(error, { partner_id: 'link_partner' });
+      return programPage(req, res, { status: (error as { status: number }).status, fieldErrors: fields, error: fields.link_partner ?? null });
+    }
     back(res, id, 'link', 'partners');
   });
 
   router.post('/dashboard/programs/:id/links/:linkId/toggle', ...form, async (req, res) => {
     const id = await ownProgram(req, res);
-    const links = await partnersWithLinks(pool, id);
-    const linkId = Number(req.params.linkId);
-    if (!links.some((l) => l.link_id === linkId)) throw errors.notFound('Referral link not found');
-    await admin.setLinkEnabled(pool, linkId, (req.body as Record<string, string>).enabled === 'true');
+    const link = await setLinkEnabled(app(), scope(res), Number(req.params.linkId), (req.body as Record<string, string>).enabled === 'true');
+    if (link.program_id !== id) throw errors.notFound('Referral link not found');
     back(res, id, 'toggled', 'partners');
   });
 
-  const ownKey = async (id: number, keyId: number) => {
-    if (!(await admin.listKeys(pool, id)).some((k) => k.id === keyId)) throw errors.notFound('API key not found');
-  };
-
   router.post('/dashboard/programs/:id/keys', ...form, async (req, res) => {
     const id = await ownProgram(req, res);
-    const issued = await admin.issueApiKey(pool, id);
+    const issued = await issueKey(app(), scope(res), id);
     await programPage(req, res, { newKey: issued.apiKey });
   });
 
   router.post('/dashboard/programs/:id/keys/:keyId/regenerate', ...form, async (req, res) => {
-    const id = await ownProgram(req, res);
-    await ownKey(id, Number(req.params.keyId));
-    const issued = await admin.regenerateApiKey(pool, Number(req.params.keyId));
-    if (!issued) return programPage(req, res, { status: 409, error: 'That key was already revoked.' });
-    await programPage(req, res, { newKey: issued.apiKey });
+    await ownProgram(req, res);
+    try {
+      const issued = await regenerateKey(app(), scope(res), Number(req.params.keyId));
+      await programPage(req, res, { newKey: issued.apiKey });
+    } catch (error) {
+      if ((error as { status?: number }).status !== 409) throw error;
+      await programPage(req, res, { status: 409, error: 'That key was already revoked.' });
+    }
   });
 
   router.post('/dashboard/programs/:id/keys/:keyId/rotate', ...form, async (req, res) => {
     const id = await ownProgram(req, res);
-    await ownKey(id, Number(req.params.keyId));
     const date = String((req.body as Record<string, string>)[`rotate_by_${req.params.keyId}`] ?? '');
     const deadline = /^\d{4}-\d{2}-\d{2}$/.test(date) ? new Date(`${date}T00:00:00Z`) : null;
-    if (!deadline || deadline.getTime() <= clock(deps).getTime()) {
+    try {
+      await markKeyForRotation(app(), scope(res), Number(req.params.keyId), deadline);
+    } catch (error) {
+      if ((error as { status?: number }).status !== 400) throw error;
       return programPage(req, res, { status: 400, fieldErrors: { [`rotate_by_${req.params.keyId}`]: 'Choose a date in the future.' } });
     }
-    await admin.markKeyForRotation(pool, Number(req.params.keyId), deadline);
     back(res, id, 'rotation', 'keys');
   });
 
@@ -345,10 +353,12 @@ ${events.map((e) => html`<tr><td>${new Date(e.created_at).toISOString().replace(
   // is bound only through Stripe's OAuth (below), never by typing its id.
   router.post('/dashboard/programs/:id/stripe', ...form, async (req, res) => {
     const id = await ownProgram(req, res);
-    const { webhook_secret: secret = '' } = req.body as Record<string, string>;
-    if (secret && !/^whsec_\S+$/.test(secret.trim())) return programPage(req, res, { status: 400, fieldErrors: { webhook_secret: 'The signing secret starts with whsec_.' } });
-    if (secret && !deps.secretBox) return programPage(req, res, { status: 400, fieldErrors: { webhook_secret: 'Set AFFIX_SECRET_KEY to store Stripe signing secrets.' } });
-    if (secret) await admin.updateProgramStripe(pool, id, { sealedSecret: deps.secretBox!.seal(secret.trim()) });
+    const secret = String((req.body as Record<string, string>).webhook_secret ?? '').trim();
+    try {
+      if (secret) await setStripeSettings(app(), scope(res), id, { webhook_secret: secret });
+    } catch (error) {
+      return programPage(req, res, { status: 400, fieldErrors: fieldErrors(error) });
+    }
     back(res, id, 'stripe', 'stripe');
   });
 
@@ -369,10 +379,9 @@ ${events.map((e) => html`<tr><td>${new Date(e.created_at).toISOString().replace(
 
   router.post('/dashboard/programs/:id/events/:eventId/replay', ...form, async (req, res) => {
     const id = await ownProgram(req, res);
-    if (!deps.queue) return programPage(req, res, { status: 503, error: 'The job queue is not running on this instance.' });
-    const inbox = await inboxForProgram(pool, id);
-    if (!inbox.some((e) => e.id === Number(req.params.eventId))) throw errors.notFound('Webhook event not found');
-    await requeueEvent(pool, deps.queue, Number(req.params.eventId));
+    const enqueue = deps.queue ? stripeEventEnqueuer(deps.queue) : null;
+    const event = await replayEvent({ ...app(), enqueue }, scope(res), Number(req.params.eventId));
+    if (event.program_id !== id) throw errors.notFound('Webhook event not found');
     back(res, id, 'replayed', 'inbox');
   });
 

@@ -1,5 +1,6 @@
 // Stripe webhooks: verify the signature on the raw body, then store the event and enqueue its
 // job in one transaction. No attribution happens here; the workers do it.
+import { stripeEventEnqueuer } from '../../platform/queue.js';
 import express, { type Request, type Response, Router } from 'express';
 import Stripe from 'stripe';
 import { z } from 'zod';
@@ -72,7 +73,7 @@ async function accept(
   event: Stripe.Event,
   inbox: Omit<NewInboxEvent, 'stripeEventId' | 'type' | 'livemode' | 'apiVersion' | 'payload' | 'rawBody' | 'objectIds'>,
 ) {
-  const stored = await storeEvent(deps.pool, deps.queue!, {
+  const stored = await storeEvent(deps.pool, stripeEventEnqueuer(deps.queue!), {
     stripeEventId: event.id,
     type: event.type,
     livemode: event.livemode === true,

@@ -1,6 +1,6 @@
 // pg-boss: the job queue lives in the same PostgreSQL. Queue names, retry and expiry policy in one place.
 import PgBoss from 'pg-boss';
-import { DATABASE_TIMEOUTS, type PoolClient, connectionSettings } from './db/pool.js';
+import { DATABASE_TIMEOUTS, type PoolClient, connectionSettings } from '../db/pool.js';
 import type { Logger } from './logger.js';
 
 export const STRIPE_EVENTS_QUEUE = 'stripe-events';
@@ -59,6 +59,11 @@ export interface StripeEventJob {
 }
 
 /** Enqueues inside the caller's transaction: the job exists exactly when the inbox row does. */
-export function enqueueStripeEvent(boss: PgBoss, client: PoolClient, job: StripeEventJob): Promise<string | null> {
+export const stripeEventEnqueuer =
+  (boss: PgBoss) =>
+  (client: PoolClient, job: StripeEventJob): Promise<string | null> =>
+    enqueueStripeEvent(boss, client, job);
+
+function enqueueStripeEvent(boss: PgBoss, client: PoolClient, job: StripeEventJob): Promise<string | null> {
   return boss.send(STRIPE_EVENTS_QUEUE, job, { db: { executeSql: (text, values) => client.query(text, values) } });
 }

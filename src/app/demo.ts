@@ -2,12 +2,12 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Config } from './config.js';
+import type { Config } from '../platform/config.js';
 import { randomBytes } from 'node:crypto';
-import * as admin from './db/admin.js';
-import { setAccountPassword } from './db/cli.js';
-import { hashPassword } from './passwords.js';
-import type { Pool } from './db/pool.js';
+import * as admin from '../db/admin.js';
+import { setAccountPassword } from '../db/cli.js';
+import { hashPassword } from '../platform/passwords.js';
+import type { Pool } from '../db/pool.js';
 
 export const DEMO_EMAIL = 'demo@affix.local';
 export const DEMO_LINK = 'demo';

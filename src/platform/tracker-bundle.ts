@@ -6,8 +6,8 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
-const PREBUILT = fileURLToPath(new URL('./tracker/affix-tracker.js', import.meta.url));
-const ENTRY = fileURLToPath(new URL('../tracker/affix-tracker.ts', import.meta.url));
+const PREBUILT = fileURLToPath(new URL('../tracker/affix-tracker.js', import.meta.url));
+const ENTRY = fileURLToPath(new URL('../../tracker/affix-tracker.ts', import.meta.url));
 let bundle: Promise<string> | null = null;
 let gzipped: Promise<Buffer> | null = null;
 

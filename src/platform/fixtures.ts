@@ -3,7 +3,7 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const STRIPE_FIXTURES_DIR = fileURLToPath(new URL('../fixtures/stripe/', import.meta.url));
+export const STRIPE_FIXTURES_DIR = fileURLToPath(new URL('../../fixtures/stripe/', import.meta.url));
 
 export type FixtureVars = Record<string, string | number>;
 

@@ -1,0 +1,64 @@
+// What the dashboard reads and the sign-in rules it shares with the CLI sign-in page. Pages
+// call these; none of them touches SQL itself.
+import { callbackVerdict } from '../core/cli-login.js';
+import { errors } from '../core/errors.js';
+import { computeReadiness } from '../core/readiness.js';
+import type { Store } from '../core/ports.js';
+import * as admin from '../db/admin.js';
+import { consumeSession, createLoginSession, findAccountForLogin, findOrCreateAccount, withLoginSession } from '../db/cli.js';
+import { type ActivityFilter, activity, dailySeries, endDashboardSession, inboxForProgram, partnersWithLinks, stripeLiveCheck } from '../db/dashboard.js';
+import type { Pool } from '../db/pool.js';
+import { endSessionById, listSignIns, revokeCliToken } from '../db/sign-ins.js';
+import { verifyPassword } from '../platform/passwords.js';
+import { type ManagementDeps, type Scope, programInScope } from './management.js';
+
+export type PasswordVerdict = { kind: 'signed_in'; accountId: number } | { kind: 'wrong' } | { kind: 'suspended' };
+
+/** One rule for every password form: the same answer for an unknown email and a wrong password. */
+export async function checkPassword(pool: Pool, email: string, password: string): Promise<PasswordVerdict> {
+  const account = await findAccountForLogin(pool, email);
+  if (!(await verifyPassword(password, account?.password_hash ?? null)) || !account) return { kind: 'wrong' };
+  if (account.suspended) return { kind: 'suspended' };
+  return { kind: 'signed_in', accountId: account.id };
+}
+
+/** A single sign-on attempt: a one-time login session for `state`, valid `ttlMs`. */
+export async function startSingleSignOn(pool: Pool, state: string, expiresAt: Date): Promise<void> {
+  await createLoginSession(pool, state, expiresAt);
+}
+
+/** The issuer came back with verified claims: consume the state once, find or create the account. */
+export async function finishSingleSignOn(pool: Pool, state: string, claims: { email: string; name: string | null }, now: Date) {
+  return withLoginSession(pool, state, async (session, client) => {
+    if (callbackVerdict(session, now) !== 'accept') return null;
+    await consumeSession(client, session!.id);
+    return findOrCreateAccount(client, claims.email, claims.name);
+  });
+}
+
+export const endBrowserSession = (pool: Pool, token: string) => endDashboardSession(pool, token);
+export const accountPrograms = (pool: Pool, accountId: number) => admin.listPrograms(pool, accountId);
+export const accountSignIns = (pool: Pool, accountId: number, currentSession: string | null) => listSignIns(pool, accountId, currentSession);
+
+export async function revokeAccountCliToken(pool: Pool, accountId: number, tokenId: number): Promise<void> {
+  if (!(await revokeCliToken(pool, accountId, tokenId))) throw errors.notFound('Token not found');
+}
+
+export async function endAccountSession(pool: Pool, accountId: number, sessionId: number): Promise<void> {
+  if (!(await endSessionById(pool, accountId, sessionId))) throw errors.notFound('Session not found');
+}
+
+/** Everything one program's page shows, for a caller allowed to see it. */
+export async function programPageData(deps: ManagementDeps & { store: Store }, scope: Scope, programId: number, filter: ActivityFilter) {
+  const program = await programInScope(deps, scope, programId);
+  const [links, keys, stripe, inbox, events, series, facts] = await Promise.all([
+    partnersWithLinks(deps.pool, program.id),
+    admin.listKeys(deps.pool, program.id),
+    stripeLiveCheck(deps.pool, program.id),
+    inboxForProgram(deps.pool, program.id),
+    activity(deps.pool, program.id, filter),
+    dailySeries(deps.pool, program.id, { partnerId: filter.partnerId, from: filter.from, to: filter.to }),
+    deps.store.readinessFacts(program.id, deps.now()),
+  ]);
+  return { program, links, keys, stripe, inbox, events, series, readiness: computeReadiness(program.id, facts) };
+}

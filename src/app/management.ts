@@ -1,0 +1,224 @@
+// Program management use cases, shared by the admin API and the dashboard (and the CLI API for
+// programs): the one place their rules live. HTTP translates requests into these calls and
+// their errors into answers; the scope says whose programs a caller may touch.
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { AffixError, errors } from '../core/errors.js';
+import { parseNewProgram, parseProgramUpdate } from '../core/programs.js';
+import * as admin from '../db/admin.js';
+import { programOwnedBy } from '../db/dashboard.js';
+import type { Pool } from '../db/pool.js';
+import { setAccountPassword } from '../db/cli.js';
+import { type EnqueueInTransaction, type EventFilter, type InboxEvent, getEvent, listEvents, requeueEvent } from '../db/webhook-events.js';
+import { hashPassword } from '../platform/passwords.js';
+import type { SecretBox } from '../platform/secret-box.js';
+
+/** The operator (admin token) reaches every program; a brand only its own account's. */
+export type Scope = { kind: 'operator' } | { kind: 'account'; accountId: number };
+export const OPERATOR: Scope = { kind: 'operator' };
+
+export interface ManagementDeps {
+  pool: Pool;
+  secretBox: SecretBox | null;
+  now: () => Date;
+}
+
+/** Every field's problem at once, keyed by the request's field names (forms put each beside its field). */
+export function invalidInput(issues: z.core.$ZodIssue[]): AffixError {
+  const fields: Record<string, string> = {};
+  for (const issue of issues) {
+    const field = issue.path.join('.') || 'body';
+    fields[field] ??= issue.message;
+  }
+  const [field, message] = Object.entries(fields)[0]!;
+  return errors.badRequest(field === 'body' ? message : `${field}: ${message}`, { field, fields });
+}
+
+function parse<T>(schema: z.ZodType<T>, input: unknown): T {
+  const result = schema.safeParse(input);
+  if (!result.success) throw invalidInput(result.error.issues);
+  return result.data;
+}
+
+// ---- request shapes (the rules themselves): one set for the admin API and the dashboard ----
+
+export const LINK_CODE = /^[A-Za-z0-9_-]{3,64}$/;
+export const partnerInput = z.object({
+  name: z.string({ error: 'Partner name is required.' }).trim().min(1, 'Partner name is required.').max(255, 'Partner name is at most 255 characters.'),
+  email: z.email('Partner email must be an email address.').nullish(),
+});
+export const linkInput = z.object({
+  partner_id: z.coerce.number({ error: 'Choose a partner of this program.' }).int().positive('Choose a partner of this program.'),
+  short_link: z.string().trim().regex(LINK_CODE, 'Link code must be 3 to 64 letters, digits, - or _.').nullish().or(z.literal('').transform(() => null)),
+});
+export const stripeInput = z.object({
+  webhook_secret: z.string().trim().regex(/^whsec_\S+$/, 'The signing secret starts with whsec_.').nullish(),
+  account_id: z.string().regex(/^acct_\w+$/, 'A Stripe account id starts with acct_.').nullish(),
+  livemode_only_commissions: z.boolean().optional(),
+});
+
+// ---- programs ----------------------------------------------------------------------------
+
+/** The program when the scope may touch it; otherwise the same 404 as a program that does not exist. */
+export async function programInScope(deps: ManagementDeps, scope: Scope, programId: number): Promise<admin.ProgramView> {
+  const inScope = scope.kind === 'operator' || (Number.isSafeInteger(programId) && (await programOwnedBy(deps.pool, programId, scope.accountId)));
+  const program = inScope && Number.isSafeInteger(programId) ? await admin.getProgram(deps.pool, programId) : null;
+  if (!program) throw errors.notFound('Program not found');
+  return program;
+}
+
+export async function createProgram(deps: ManagementDeps, accountId: unknown, input: Record<string, unknown>): Promise<admin.ProgramView> {
+  if (typeof accountId !== 'number' || !(await admin.accountExists(deps.pool, accountId))) {
+    throw errors.badRequest('account_id must be the id of an existing account', { field: 'account_id' });
+  }
+  return admin.insertProgram(deps.pool, accountId, parseNewProgram(input));
+}
+
+export async function updateProgram(deps: ManagementDeps, scope: Scope, programId: number, input: Record<string, unknown>) {
+  await programInScope(deps, scope, programId);
+  const updated = await admin.updateProgram(deps.pool, programId, parseProgramUpdate(input));
+  if (!updated) throw errors.notFound('Program not found');
+  return updated;
+}
+
+// ---- partners and links ------------------------------------------------------------------
+
+export async function addPartner(deps: ManagementDeps, scope: Scope, programId: number, input: unknown) {
+  const program = await programInScope(deps, scope, programId);
+  const body = parse(partnerInput, input);
+  return admin.insertPartner(deps.pool, program.id, body.name, body.email ?? null);
+}
+
+/** A link code: the brand's, or 10 random hex characters (unguessable, URL-safe). */
+export async function createLink(deps: ManagementDeps, scope: Scope, programId: number, input: unknown) {
+  const program = await programInScope(deps, scope, programId);
+  const body = parse(linkInput, input);
+  if (!(await admin.partnerInProgram(deps.pool, body.partner_id, program.id))) {
+    throw errors.badRequest('partner_id must be a partner of this program', { field: 'partner_id' });
+  }
+  const shortLink = body.short_link ?? randomBytes(5).toString('hex');
+  const link = await admin.insertLink(deps.pool, program.id, body.partner_id, shortLink);
+  if (!link) throw new AffixError(409, `short_link ${shortLink} is already taken`, { details: { field: 'short_link' } });
+  return { ...link, url: `https://${program.domain}/?aff=${encodeURIComponent(link.short_link)}` };
+}
+
+export async function setLinkEnabled(deps: ManagementDeps, scope: Scope, linkId: number, enabled: boolean) {
+  const programId = await admin.programOfLink(deps.pool, linkId);
+  if (programId === null) throw errors.notFound('Referral link not found');
+  await programInScope(deps, scope, programId).catch(() => {
+    throw errors.notFound('Referral link not found');
+  });
+  return (await admin.setLinkEnabled(deps.pool, linkId, enabled))!;
+}
+
+// ---- API keys ----------------------------------------------------------------------------
+
+async function keyInScope(deps: ManagementDeps, scope: Scope, keyId: number): Promise<number> {
+  const programId = Number.isSafeInteger(keyId) ? await admin.programOfKey(deps.pool, keyId) : null;
+  if (programId === null) throw errors.notFound('API key not found');
+  await programInScope(deps, scope, programId).catch(() => {
+    throw errors.notFound('API key not found');
+  });
+  return programId;
+}
+
+export async function issueKey(deps: ManagementDeps, scope: Scope, programId: number) {
+  const program = await programInScope(deps, scope, programId);
+  return admin.issueApiKey(deps.pool, program.id);
+}
+
+/** Revokes the key at once and issues its replacement. */
+export async function regenerateKey(deps: ManagementDeps, scope: Scope, keyId: number) {
+  await keyInScope(deps, scope, keyId);
+  const issued = await admin.regenerateApiKey(deps.pool, keyId);
+  if (!issued) throw new AffixError(409, 'That key was already revoked');
+  return issued;
+}
+
+/**
+ * The old key keeps working until `rotateBy`, with a warning. Brands plan a rotation (a time in
+ * the future); an operator may also give a past time, which retires the key at once.
+ */
+export async function markKeyForRotation(deps: ManagementDeps, scope: Scope, keyId: number, rotateBy: Date | null) {
+  await keyInScope(deps, scope, keyId);
+  const planned = rotateBy !== null && !Number.isNaN(rotateBy.getTime()) && rotateBy.getTime() > deps.now().getTime();
+  if (!rotateBy || Number.isNaN(rotateBy.getTime()) || (!planned && scope.kind !== 'operator')) {
+    throw errors.badRequest('rotate_by must be a time in the future', { field: 'rotate_by' });
+  }
+  const key = await admin.markKeyForRotation(deps.pool, keyId, rotateBy);
+  if (!key) throw new AffixError(409, 'That key was already revoked');
+  return key;
+}
+
+export async function listKeys(deps: ManagementDeps, scope: Scope, programId: number) {
+  const program = await programInScope(deps, scope, programId);
+  return admin.listKeys(deps.pool, program.id);
+}
+
+// ---- Stripe ------------------------------------------------------------------------------
+
+/**
+ * The signing secret of the brand's own endpoint proves ownership by itself. A Connect account
+ * id is bound by hand only by the operator; brands bind theirs through Stripe's OAuth.
+ */
+export async function setStripeSettings(deps: ManagementDeps, scope: Scope, programId: number, input: unknown) {
+  const program = await programInScope(deps, scope, programId);
+  const body = parse(stripeInput, input);
+  if (body.account_id !== undefined && scope.kind !== 'operator') {
+    throw errors.forbidden('Connect accounts are bound through Stripe (Connect with Stripe), not by typing their id');
+  }
+  if (body.webhook_secret && !deps.secretBox) {
+    throw errors.badRequest('Set AFFIX_SECRET_KEY to store Stripe signing secrets', { field: 'webhook_secret' });
+  }
+  return (await admin.updateProgramStripe(deps.pool, program.id, {
+    ...(body.webhook_secret !== undefined ? { sealedSecret: body.webhook_secret ? deps.secretBox!.seal(body.webhook_secret) : null } : {}),
+    ...(body.account_id !== undefined ? { accountId: body.account_id } : {}),
+    livemodeOnlyCommissions: body.livemode_only_commissions,
+  }))!;
+}
+
+// ---- the webhook inbox -------------------------------------------------------------------
+
+/** Requeues a stored event (by number or evt_ id); a brand only its own programs' events. */
+export async function replayEvent(
+  deps: ManagementDeps & { enqueue: EnqueueInTransaction | null },
+  scope: Scope,
+  ref: number | string,
+): Promise<InboxEvent> {
+  if (!deps.enqueue) throw new AffixError(503, 'The job queue is not running on this instance');
+  const event = await getEvent(deps.pool, ref);
+  const visible = event && (scope.kind === 'operator' || (event.program_id !== null && (await programOwnedBy(deps.pool, event.program_id, scope.accountId))));
+  const requeued = visible ? await requeueEvent(deps.pool, deps.enqueue, event.id) : null;
+  if (!requeued) throw errors.notFound('Webhook event not found');
+  return requeued;
+}
+
+export async function listInboxEvents(deps: ManagementDeps, filter: EventFilter) {
+  return listEvents(deps.pool, filter);
+}
+
+export async function showInboxEvent(deps: ManagementDeps, ref: number | string) {
+  const event = await getEvent(deps.pool, ref);
+  if (!event) throw errors.notFound('Webhook event not found');
+  return event;
+}
+
+// ---- accounts (operator only) ------------------------------------------------------------
+
+export async function createAccount(deps: ManagementDeps, input: { email: string; name?: string | null; password?: string }) {
+  const account = await admin.createAccount(deps.pool, input.email, input.name ?? null);
+  if (!account) throw new AffixError(409, 'An account with this email already exists');
+  if (input.password) await setAccountPassword(deps.pool, account.id, await hashPassword(input.password));
+  return account;
+}
+
+/** Suspends or restores an account, or sets its password (which signs out its other tokens). */
+export async function updateAccount(deps: ManagementDeps, accountId: number, input: { suspended?: boolean; password?: string }) {
+  if (input.password && !(await setAccountPassword(deps.pool, accountId, await hashPassword(input.password)))) {
+    throw errors.notFound('Account not found');
+  }
+  const account =
+    input.suspended === undefined ? await admin.getAccount(deps.pool, accountId) : await admin.setAccountSuspended(deps.pool, accountId, input.suspended);
+  if (!account) throw errors.notFound('Account not found');
+  return account;
+}
