@@ -26,7 +26,7 @@ const refusal = (promise: Promise<unknown>) =>
     () => null,
     (error: unknown) => {
       if (!(error instanceof AffixError)) throw error;
-      return { status: error.status, message: error.message, details: error.init.details ?? null };
+      return { status: error.status, message: error.message, fields: error.init.fields ?? null };
     },
   );
 
@@ -36,13 +36,13 @@ describe('one rule for both doors', () => {
       expect(await refusal(createLink(deps, scope, mine.programId, { partner_id: mine.partnerId, short_link: 'x' }))).toEqual({
         status: 400,
         message: 'short_link: Link code must be 3 to 64 letters, digits, - or _.',
-        details: { field: 'short_link', fields: { short_link: 'Link code must be 3 to 64 letters, digits, - or _.' } },
+        fields: { short_link: 'Link code must be 3 to 64 letters, digits, - or _.' },
       });
       const link = await createLink(deps, scope, mine.programId, { partner_id: mine.partnerId, short_link: '' });
       expect(link.short_link).toMatch(/^[0-9a-f]{10}$/);
       expect(await refusal(createLink(deps, scope, mine.programId, { partner_id: mine.partnerId, short_link: link.short_link }))).toMatchObject({
         status: 409,
-        details: { field: 'short_link' },
+        fields: { short_link: expect.stringContaining('is already taken') },
       });
     }
   });
@@ -50,12 +50,12 @@ describe('one rule for both doors', () => {
   it('every field problem at once', async () => {
     expect(await refusal(addPartner(deps, brand, mine.programId, { name: '', email: 'not-an-email' }))).toMatchObject({
       status: 400,
-      details: { fields: { name: 'Partner name is required.', email: 'Partner email must be an email address.' } },
+      fields: { name: 'Partner name is required.', email: 'Partner email must be an email address.' },
     });
   });
 
   it("a brand reaches none of another brand's programs, links or keys: the same 404 as nothing", async () => {
-    expect(await refusal(programInScope(deps, brand, theirs.programId))).toEqual({ status: 404, message: 'Program not found', details: null });
+    expect(await refusal(programInScope(deps, brand, theirs.programId))).toEqual({ status: 404, message: 'Program not found', fields: null });
     expect(await refusal(setLinkEnabled(deps, brand, theirs.linkId, false))).toMatchObject({ status: 404, message: 'Referral link not found' });
     const theirKey = await issueKey(deps, OPERATOR, theirs.programId);
     expect(await refusal(regenerateKey(deps, brand, theirKey.key.id))).toMatchObject({ status: 404, message: 'API key not found' });
@@ -64,7 +64,7 @@ describe('one rule for both doors', () => {
 
   it('rotation: brands plan it in the future; the operator may also retire a key at once', async () => {
     const key = await issueKey(deps, brand, mine.programId);
-    expect(await refusal(markKeyForRotation(deps, brand, key.key.id, new Date(Date.now() - 1000)))).toMatchObject({ status: 400, details: { field: 'rotate_by' } });
+    expect(await refusal(markKeyForRotation(deps, brand, key.key.id, new Date(Date.now() - 1000)))).toMatchObject({ status: 400, fields: { rotate_by: 'Choose a date in the future.' } });
     expect((await markKeyForRotation(deps, OPERATOR, key.key.id, new Date(Date.now() - 1000))).rotate_by).toBeInstanceOf(Date);
   });
 
@@ -74,7 +74,7 @@ describe('one rule for both doors', () => {
     await setStripeSettings(deps, OPERATOR, theirs.programId, { account_id: `acct_taken_${mine.programId}` });
     expect(await refusal(setStripeSettings(deps, OPERATOR, mine.programId, { account_id: `acct_taken_${mine.programId}` }))).toMatchObject({
       status: 409,
-      details: { field: 'account_id' },
+      fields: { account_id: expect.any(String) },
     });
   });
 });

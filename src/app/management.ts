@@ -31,7 +31,7 @@ export function invalidInput(issues: z.core.$ZodIssue[]): AffixError {
     fields[field] ??= issue.message;
   }
   const [field, message] = Object.entries(fields)[0]!;
-  return errors.badRequest(field === 'body' ? message : `${field}: ${message}`, { field, fields });
+  return errors.invalid(field === 'body' ? message : `${field}: ${message}`, fields);
 }
 
 function parse<T>(schema: z.ZodType<T>, input: unknown): T {
@@ -69,7 +69,7 @@ export async function programInScope(deps: ManagementDeps, scope: Scope, program
 
 export async function createProgram(deps: ManagementDeps, accountId: unknown, input: Record<string, unknown>): Promise<admin.ProgramView> {
   if (typeof accountId !== 'number' || !(await admin.accountExists(deps.pool, accountId))) {
-    throw errors.badRequest('account_id must be the id of an existing account', { field: 'account_id' });
+    throw errors.invalid('account_id must be the id of an existing account', { account_id: 'Choose an existing account.' });
   }
   return admin.insertProgram(deps.pool, accountId, parseNewProgram(input));
 }
@@ -94,11 +94,11 @@ export async function createLink(deps: ManagementDeps, scope: Scope, programId: 
   const program = await programInScope(deps, scope, programId);
   const body = parse(linkInput, input);
   if (!(await admin.partnerInProgram(deps.pool, body.partner_id, program.id))) {
-    throw errors.badRequest('partner_id must be a partner of this program', { field: 'partner_id' });
+    throw errors.invalid('partner_id must be a partner of this program', { partner_id: 'Choose a partner of this program.' });
   }
   const shortLink = body.short_link ?? randomBytes(5).toString('hex');
   const link = await admin.insertLink(deps.pool, program.id, body.partner_id, shortLink);
-  if (!link) throw new AffixError(409, `short_link ${shortLink} is already taken`, { details: { field: 'short_link' } });
+  if (!link) throw new AffixError(409, `short_link ${shortLink} is already taken`, { fields: { short_link: `The link code ${shortLink} is already taken.` } });
   return { ...link, url: `https://${program.domain}/?aff=${encodeURIComponent(link.short_link)}` };
 }
 
@@ -143,7 +143,7 @@ export async function markKeyForRotation(deps: ManagementDeps, scope: Scope, key
   await keyInScope(deps, scope, keyId);
   const planned = rotateBy !== null && !Number.isNaN(rotateBy.getTime()) && rotateBy.getTime() > deps.now().getTime();
   if (!rotateBy || Number.isNaN(rotateBy.getTime()) || (!planned && scope.kind !== 'operator')) {
-    throw errors.badRequest('rotate_by must be a time in the future', { field: 'rotate_by' });
+    throw errors.invalid('rotate_by must be a time in the future', { rotate_by: 'Choose a date in the future.' });
   }
   const key = await admin.markKeyForRotation(deps.pool, keyId, rotateBy);
   if (!key) throw new AffixError(409, 'That key was already revoked');
@@ -168,7 +168,7 @@ export async function setStripeSettings(deps: ManagementDeps, scope: Scope, prog
     throw errors.forbidden('Connect accounts are bound through Stripe (Connect with Stripe), not by typing their id');
   }
   if (body.webhook_secret && !deps.secretBox) {
-    throw errors.badRequest('Set AFFIX_SECRET_KEY to store Stripe signing secrets', { field: 'webhook_secret' });
+    throw errors.invalid('Set AFFIX_SECRET_KEY to store Stripe signing secrets', { webhook_secret: 'Set AFFIX_SECRET_KEY to store Stripe signing secrets.' });
   }
   return (await admin.updateProgramStripe(deps.pool, program.id, {
     ...(body.webhook_secret !== undefined ? { sealedSecret: body.webhook_secret ? deps.secretBox!.seal(body.webhook_secret) : null } : {}),

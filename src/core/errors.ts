@@ -18,6 +18,8 @@ export interface AffixErrorInit {
   headers?: Record<string, string>;
   /** What caused it (kept for the log, never sent). */
   cause?: unknown;
+  /** Which input fields are wrong and why (forms show each beside its field; not sent on the wire). */
+  fields?: Record<string, string>;
 }
 
 export class AffixError extends Error {
@@ -90,6 +92,8 @@ export const providerMessage = `provider must be one of: ${PROVIDERS.join(', ')}
 
 export const errors = {
   badRequest: (message: string, details?: Record<string, unknown>) => new AffixError(400, message, { details }),
+  /** A 400 about named fields: `fields` maps each to its problem (the message names the first). */
+  invalid: (message: string, fields: Record<string, string>) => new AffixError(400, message, { fields }),
   noAttribution: (message: string) => new AffixError(400, message, { code: 'no_attribution' }),
   unauthorized: (message: string) => new AffixError(401, message, { code: 'unauthorized' }),
   forbidden: (message: string) => new AffixError(403, message),

@@ -15,41 +15,43 @@ export interface ProgramSettings {
 }
 
 const MAX_WINDOW_DAYS = 3650;
+/** A 400 that names its field, so a form can show it beside that field. */
+const fieldError = (field: string, message: string) => errors.invalid(message, { [field]: message });
 const isBlank = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 
 function commissionRate(value: unknown): string {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw errors.badRequest('commission_rate must be a positive number', { field: 'commission_rate' });
+    throw fieldError('commission_rate', 'commission_rate must be a positive number');
   }
   const text = String(value);
-  if (!/^\d+(\.\d{1,4})?$/.test(text)) throw errors.badRequest('commission_rate must have at most 4 decimal places', { field: 'commission_rate' });
+  if (!/^\d+(\.\d{1,4})?$/.test(text)) throw fieldError('commission_rate', 'commission_rate must have at most 4 decimal places');
   return text;
 }
 
 function commissionType(value: unknown): CommissionType {
   if (typeof value !== 'string' || !COMMISSION_TYPES.includes(value as CommissionType)) {
-    throw errors.badRequest(`Invalid commission_type: ${String(value)}. Valid: ${COMMISSION_TYPES.join(', ')}`, { field: 'commission_type' });
+    throw fieldError('commission_type', `Invalid commission_type: ${String(value)}. Valid: ${COMMISSION_TYPES.join(', ')}`);
   }
   return value as CommissionType;
 }
 
 function positiveInteger(value: unknown, field: string, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value > max) {
-    throw errors.badRequest(`${field} must be an integer from 1 to ${max}`, { field });
+    throw fieldError(field, `${field} must be an integer from 1 to ${max}`);
   }
   return value;
 }
 
 function leadAuth(value: unknown): LeadAuth {
   if (typeof value !== 'string' || !LEAD_AUTH_VALUES.includes(value as LeadAuth)) {
-    throw errors.badRequest(`lead_auth must be one of: ${LEAD_AUTH_VALUES.join(', ')}`, { field: 'lead_auth' });
+    throw fieldError('lead_auth', `lead_auth must be one of: ${LEAD_AUTH_VALUES.join(', ')}`);
   }
   return value as LeadAuth;
 }
 
 /** Origins are scheme://host[:port], exactly what browsers send in the Origin header. */
 function allowedOrigins(value: unknown): string[] {
-  if (!Array.isArray(value)) throw errors.badRequest('allowed_origins must be an array of origins like https://www.example.com', { field: 'allowed_origins' });
+  if (!Array.isArray(value)) throw fieldError('allowed_origins', 'allowed_origins must be an array of origins like https://www.example.com');
   return value.map((item) => {
     let url: URL | null = null;
     try {
@@ -58,7 +60,7 @@ function allowedOrigins(value: unknown): string[] {
       url = null;
     }
     if (!url || !['http:', 'https:'].includes(url.protocol) || normalizeOrigin(item) !== url.origin.toLowerCase()) {
-      throw errors.badRequest(`allowed_origins: ${String(item)} is not an origin like https://www.example.com`, { field: 'allowed_origins' });
+      throw fieldError('allowed_origins', `allowed_origins: ${String(item)} is not an origin like https://www.example.com`);
     }
     return url.origin.toLowerCase();
   });
@@ -66,7 +68,7 @@ function allowedOrigins(value: unknown): string[] {
 
 function textField(value: unknown, field: string): string {
   if (typeof value !== 'string' || value.trim() === '' || value.length > 255) {
-    throw errors.badRequest(`${field} must be a non-empty string of at most 255 characters`, { field });
+    throw fieldError(field, `${field} must be a non-empty string of at most 255 characters`);
   }
   return value.trim();
 }
@@ -77,15 +79,15 @@ export type RawProgramInput = Record<string, unknown>;
 export function parseNewProgram(raw: RawProgramInput): ProgramSettings {
   if (['name', 'domain', 'commission_type', 'commission_rate'].some((field) => isBlank(raw[field]))) {
     const missing = ['name', 'domain', 'commission_type', 'commission_rate'].filter((field) => isBlank(raw[field]));
-    throw errors.badRequest('Missing required fields: name, domain, commission_type, commission_rate', {
-      field: missing[0],
-      fields: Object.fromEntries(missing.map((field) => [field, 'This field is required.'])),
-    });
+    throw errors.invalid(
+      'Missing required fields: name, domain, commission_type, commission_rate',
+      Object.fromEntries(missing.map((field) => [field, 'This field is required.'])),
+    );
   }
   const type = commissionType(raw.commission_type);
   const rate = commissionRate(raw.commission_rate);
   if ((type === 'percent' || type === 'recurring_percent') && Number(rate) > 100) {
-    throw errors.badRequest('commission_rate must be at most 100 for percent commissions', { field: 'commission_rate' });
+    throw fieldError('commission_rate', 'commission_rate must be at most 100 for percent commissions');
   }
   const window = raw.attribution_window_days ?? raw.cookie_duration;
   return {

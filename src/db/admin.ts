@@ -249,7 +249,7 @@ export async function updateProgramStripe(
       update.livemodeOnlyCommissions ?? null],
   ).catch((error: unknown) => {
     // Unique stripe_account_id: one Connect account, one program.
-    if (isUniqueViolation(error)) throw new AffixError(409, 'That Stripe account is connected to another program', { details: { field: 'account_id' } });
+    if (isUniqueViolation(error)) throw new AffixError(409, 'That Stripe account is connected to another program', { fields: { account_id: 'That Stripe account is connected to another program.' } });
     throw error;
   });
   const row = rows[0];

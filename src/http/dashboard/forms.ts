@@ -23,13 +23,11 @@ export function programInput(form: Record<string, unknown>): Record<string, unkn
 }
 
 /**
- * Puts each validation message beside the field it names (the error says which, as
- * `details.fields` or `details.field`). `aliases` maps request field names to this form's.
+ * Puts each validation message beside the field it names (the error's `fields`). `aliases`
+ * maps request field names to this form's.
  */
 export function fieldErrors(error: unknown, aliases: Record<string, string> = {}): Record<string, string> {
   if (!(error instanceof AffixError) || (error.status !== 400 && error.status !== 409)) throw error;
-  const details = error.init.details ?? {};
-  const named = (details.fields as Record<string, string> | undefined) ?? (typeof details.field === 'string' ? { [details.field]: error.message } : null);
-  if (!named) return { form: error.message };
+  const named = error.init.fields ?? { form: error.message };
   return Object.fromEntries(Object.entries(named).map(([field, message]) => [aliases[field] ?? field, message]));
 }
