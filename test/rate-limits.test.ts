@@ -31,17 +31,22 @@ afterAll(async () => {
   await db.drop();
 });
 
-/** Counters are per minute: keep each test inside one window. */
-beforeEach(async () => {
-  const seconds = new Date().getUTCSeconds();
-  if (seconds > 45) await new Promise((resolve) => setTimeout(resolve, (61 - seconds) * 1000));
-});
+/**
+ * Counters are per minute: each test runs in a minute of its own on both instances' clocks
+ * (injected), 5 seconds into it, so no test waits for the wall clock or straddles two windows.
+ */
+let testNow = new Date(Date.UTC(2031, 0, 1));
+const atFreshMinute = (...apis: TestApi[]) => {
+  testNow = new Date(Math.floor(testNow.getTime() / 60_000) * 60_000 + 120_000 + 5_000);
+  for (const api of apis) api.clock.now = testNow;
+};
+beforeEach(() => atFreshMinute(first, second));
 
 const expectLimitHeaders = (reply: Reply, limit: number, remaining: number) => {
   expect(reply.headers.get('x-ratelimit-limit')).toBe(String(limit));
   expect(reply.headers.get('x-ratelimit-remaining')).toBe(String(remaining));
   const reset = Number(reply.headers.get('x-ratelimit-reset'));
-  const now = Date.now() / 1000;
+  const now = testNow.getTime() / 1000;
   expect(reset).toBeGreaterThan(now);
   expect(reset).toBeLessThanOrEqual(now + 61);
   expect(reset % 60).toBe(0);
@@ -75,6 +80,11 @@ describe('track/click: 60 per minute per client IP, shared by every instance', (
     // Another client is unaffected.
     const other = await first.request('POST', '/api/v1/track/click', { body: { affiliate_url: shop.affiliateUrl }, headers: { 'X-Forwarded-For': '203.0.113.11' } });
     expect(other.status).toBe(200);
+    // The window follows the clock: 55 s later (the next minute) the budget is whole again.
+    first.clock.now = second.clock.now = new Date(testNow.getTime() + 55_000);
+    const nextMinute = await second.request('POST', '/api/v1/track/click', { body: { affiliate_url: shop.affiliateUrl }, headers: ip });
+    expect(nextMinute.status).toBe(200);
+    expect(nextMinute.headers.get('x-ratelimit-remaining')).toBe('59');
   });
 
   it('error answers carry the headers too', async () => {
@@ -157,7 +167,7 @@ describe('pruning counters', () => {
          ('prune_test_hour', now() - interval '30 minutes', 7, now() + interval '30 minutes'),
          ('prune_test_minute', now() - interval '11 minutes', 3, now() - interval '10 minutes')`,
     );
-    await pruneRateLimitCounters(db.pool);
+    await pruneRateLimitCounters(db.pool, new Date());
     const { rows } = await db.pool.query("SELECT bucket FROM rate_limit_counters WHERE bucket LIKE 'prune_test_%'");
     expect(rows.map((row) => row.bucket)).toEqual(['prune_test_hour']);
   });
@@ -172,6 +182,7 @@ describe('trusted proxies', () => {
 
   it('with one trusted hop, rotating the left part of X-Forwarded-For does not escape the per-IP click limit', async () => {
     const behindProxy = await startTestApi(db.pool, { AFFIX_TRUST_PROXY: '1' });
+    atFreshMinute(behindProxy);
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 61; i++) {

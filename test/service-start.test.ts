@@ -68,6 +68,9 @@ describe('npm start (affix start)', () => {
   it('prints a walk-through that works: click -> lead -> sale -> refund -> readiness', async () => {
     const lines = output.split('\n').filter((line) => line.trim().startsWith('curl '));
     expect(lines).toHaveLength(5);
+    // The dashboard's address is printed too, and answers (its sign-in page).
+    const dashboard = /^Dashboard: (\S+)$/m.exec(output)![1]!;
+    expect((await fetch(dashboard)).url).toMatch(/\/dashboard\/login$/);
     const click = await curl(lines[0]!);
     expect(click.body).toMatchObject({ success: true, partner_code: 'demo', cookie_window_days: 60 });
     expect((await curl(lines[1]!, click.body.click_id)).body).toEqual({ success: true, message: 'Lead tracked successfully' });

@@ -32,31 +32,8 @@ export function pollVerdict(session: LoginSession | null, now: Date): PollVerdic
   return now.getTime() > session.expiresAt.getTime() ? 'expired' : 'pending';
 }
 
-export const CLI_MESSAGES = {
-  missingCallbackFields: 'Missing required fields: state, id_token',
-  sessionNotFoundOrUsed: 'Session not found or already used',
-  sessionExpired: 'Session expired',
-  accountSuspended: 'Your account has been suspended.',
-  missingState: 'Missing state parameter',
-  sessionNotFound: 'Session not found',
-  sessionConsumed: 'Session already consumed',
-  initAuthRequired: 'Authentication required. Run `affix login` first.',
-  initInvalidToken: 'Invalid or expired token. Run `affix login` again.',
-  initUserNotFound: 'User not found. Run `affix login` again.',
-  noAdvertiser: 'No advertiser found for this account. Run `affix login` again to create one.',
-  advertiserMismatch: 'advertiser_id does not match the authenticated account',
-  programsAuthRequired: 'Missing Authorization header. Run affix login first.',
-  programsInvalidToken: 'Invalid or expired token.',
-  programsUserNotFound: 'User not found',
-  keyMalformed: 'Missing or malformed Authorization header. Expected: Bearer <api_token>',
-  keyMissing: 'Missing API token',
-  keyInvalid:
-    'Invalid API key. Ask a workspace owner to regenerate it in the dashboard (Settings, API keys); running `affix init` again would create a second program, not fix this key.',
-  tooManyChains: 'Too many synthetic chains (max 10/program/hour).',
-  stripeConnectRetired: 'This endpoint is retired. Connect Stripe from the dashboard (program Settings, Connect).',
-} as const;
-
-export const invalidEventType = (value: unknown) => `Invalid event_type: ${String(value)}. Valid: click, lead, sale`;
+// The CLI's messages live in the one catalogue (errors.ts); re-exported for the CLI routes.
+export { CLI_MESSAGES, invalidEventType } from './errors.js';
 
 const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789'; // no 0/O, 1/I
 

@@ -6,6 +6,13 @@ export interface RateLimitRule {
   windowSeconds: number;
 }
 
+/** The fixed window `now` falls in: every instance with a synchronized clock counts in the same one. */
+export function rateLimitWindow(now: Date, windowSeconds: number): { start: Date; end: Date } {
+  const size = windowSeconds * 1000;
+  const start = Math.floor(now.getTime() / size) * size;
+  return { start: new Date(start), end: new Date(start + size) };
+}
+
 export const RATE_LIMITS = {
   click: { bucket: 'track_click', limit: 60, windowSeconds: 60 },
   lead: { bucket: 'track_lead', limit: 30, windowSeconds: 60 },

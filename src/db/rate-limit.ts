@@ -1,6 +1,6 @@
-// Fixed-window counters in PostgreSQL, so every API process shares one budget.
-// The window is taken from the database clock, the same for all instances.
-import type { RateLimitRule } from '../core/limits.js';
+// Fixed-window counters in PostgreSQL, so every API process shares one budget. The window comes
+// from the caller's clock (injectable: tests set the time instead of waiting for it).
+import { type RateLimitRule, rateLimitWindow } from '../core/limits.js';
 import type { Pool } from './pool.js';
 
 export interface RateLimitHit {
@@ -8,20 +8,19 @@ export interface RateLimitHit {
   resetAt: Date;
 }
 
-export async function hitRateLimit(pool: Pool, rule: RateLimitRule, subject: string): Promise<RateLimitHit> {
+export async function hitRateLimit(pool: Pool, rule: RateLimitRule, subject: string, now: Date): Promise<RateLimitHit> {
+  const window = rateLimitWindow(now, rule.windowSeconds);
   const { rows } = await pool.query(
-    `WITH w AS (SELECT to_timestamp(floor(extract(epoch FROM clock_timestamp()) / $2) * $2) AS start)
-     INSERT INTO rate_limit_counters (bucket, window_start, hits, expires_at)
-     SELECT $1, w.start, 1, w.start + make_interval(secs => $2) FROM w
+    `INSERT INTO rate_limit_counters (bucket, window_start, hits, expires_at) VALUES ($1, $2, 1, $3)
      ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_limit_counters.hits + 1
      RETURNING hits, expires_at AS reset_at`,
-    [`${rule.bucket}:${subject}`, rule.windowSeconds],
+    [`${rule.bucket}:${subject}`, window.start, window.end],
   );
   return { hits: rows[0].hits, resetAt: rows[0].reset_at };
 }
 
 /** Drops windows that have ended (each by its own length); any instance may run it. */
-export async function pruneRateLimitCounters(pool: Pool): Promise<number> {
-  const { rowCount } = await pool.query('DELETE FROM rate_limit_counters WHERE expires_at < clock_timestamp()');
+export async function pruneRateLimitCounters(pool: Pool, now: Date): Promise<number> {
+  const { rowCount } = await pool.query('DELETE FROM rate_limit_counters WHERE expires_at < $1', [now]);
   return rowCount ?? 0;
 }

@@ -5,7 +5,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { errors } from '../core/errors.js';
 import { trackerScript, trackerScriptGzip } from '../platform/tracker-bundle.js';
 import { state } from './context.js';
-import type { HttpDeps } from './deps.js';
+import { type HttpDeps, clock } from './deps.js';
 import { databaseAnswers } from '../db/health.js';
 import { refuseUnstorableBody } from './input-guard.js';
 import { sendError, toAffixError } from './respond.js';
@@ -65,7 +65,7 @@ export function createApp(deps: HttpDeps): express.Express {
     res.removeHeader('X-Request-ID');
     next();
   });
-  app.use(rateLimits(deps.pool));
+  app.use(rateLimits(deps.pool, () => clock(deps)));
   app.use(express.json({ limit: deps.config.bodyLimit, strict: false }), refuseUnstorableBody);
   app.use((req: Request, _res: Response, next: NextFunction) => {
     if (req.body === undefined) req.body = {};

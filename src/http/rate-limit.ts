@@ -19,11 +19,12 @@ export const byApiKey: RateLimitSubject = (req) => {
   return bearer.kind === 'token' ? `key:${sha256(bearer.token).toString('base64url')}` : byClientIp(req);
 };
 
-export function rateLimit(pool: Pool, rule: RateLimitRule, subject: RateLimitSubject) {
+export function rateLimit(pool: Pool, rule: RateLimitRule, subject: RateLimitSubject, now: () => Date = () => new Date()) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     let hit;
+    const at = now();
     try {
-      hit = await hitRateLimit(pool, rule, subject(req));
+      hit = await hitRateLimit(pool, rule, subject(req), at);
     } catch (error) {
       // Counting must not take the API down with it: log and let the request through.
       state(res).log.error({ err: error, bucket: rule.bucket }, 'rate limit counter unavailable');
@@ -34,7 +35,7 @@ export function rateLimit(pool: Pool, rule: RateLimitRule, subject: RateLimitSub
     res.setHeader('X-RateLimit-Remaining', String(Math.max(0, rule.limit - hit.hits)));
     res.setHeader('X-RateLimit-Reset', String(resetSeconds));
     if (hit.hits > rule.limit) {
-      throw errors.rateLimited(Math.max(1, resetSeconds - Math.floor(Date.now() / 1000)));
+      throw errors.rateLimited(Math.max(1, resetSeconds - Math.floor(at.getTime() / 1000)));
     }
     next();
   };
@@ -64,8 +65,8 @@ const matches = (route: LimitedRoute, req: Request) =>
   (route.path.endsWith('/') ? req.path.startsWith(route.path) : req.path === route.path);
 
 /** Every limited route's counter, in one place, mounted before the body parser. */
-export function rateLimits(pool: Pool) {
-  const limiters = LIMITED_ROUTES.map((route) => ({ route, limiter: rateLimit(pool, route.rule, route.subject) }));
+export function rateLimits(pool: Pool, now: () => Date) {
+  const limiters = LIMITED_ROUTES.map((route) => ({ route, limiter: rateLimit(pool, route.rule, route.subject, now) }));
   return (req: Request, res: Response, next: NextFunction): Promise<void> | void => {
     const found = limiters.find(({ route }) => matches(route, req));
     return found ? found.limiter(req, res, next) : next();

@@ -31,7 +31,7 @@ export async function startApi(config: Readonly<Config>, pool: Pool, logger: Log
   });
   // Housekeeping any instance may do: ended rate-limit windows, payloads past their retention.
   const prune = setInterval(() => {
-    pruneRateLimitCounters(pool).catch((error) => logger.warn({ err: error }, 'pruning rate-limit counters failed'));
+    pruneRateLimitCounters(pool, new Date()).catch((error) => logger.warn({ err: error }, 'pruning rate-limit counters failed'));
     purgeExpiredPayloads(pool, config.webhookRetentionDays)
       .then((purged) => purged && logger.info({ purged }, 'purged Stripe payloads past their retention'))
       .catch((error) => logger.warn({ err: error }, 'purging Stripe payloads failed'));

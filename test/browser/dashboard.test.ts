@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { type Browser, type Locator, type Page, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApi, type TestDatabase, adminHeaders, bearer, createTestDatabase, startTestApi } from '../support/harness.js';
+import { type TestApi, type TestDatabase, adminHeaders, bearer, count, createTestDatabase, startTestApi } from '../support/harness.js';
 import { deliver, fixture, waitForEvent } from '../support/stripe.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -114,15 +114,23 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     expect((await click()).status).toBe(200);
   });
 
-  it('creates a key (shown once, masked after), regenerates it, and the old one is refused', async () => {
+  it('creates a key (shown once, masked after; a reload creates nothing), regenerates it after a confirmation, and the old one is refused', async () => {
+    const keysBefore = await count(api.pool, 'SELECT 1 FROM api_keys WHERE program_id = $1', [programId]);
     await submit('Create API key');
     const first = (await page.locator('#new-key-value').textContent())!.trim();
     expect(first).toMatch(/^affix_sk_/);
-    await page.goto(`${api.url}/dashboard/programs/${programId}#keys`);
+    // Post, redirect, get: reloading shows nothing more and creates no second key.
+    await page.reload();
     await expect.poll(() => (page.locator('#new-key-value')).count()).toBe(0);
+    expect(await count(api.pool, 'SELECT 1 FROM api_keys WHERE program_id = $1', [programId])).toBe(keysBefore + 1);
+    await page.goto(`${api.url}/dashboard/programs/${programId}#keys`);
     expect(await page.content()).not.toContain(first);
     const masked = `${first.slice(0, 13)}…${first.slice(-4)}`;
-    await submit(`Regenerate ${masked}`);
+    await page.getByRole('link', { name: `Regenerate ${masked}` }).click();
+    await expect.poll(() => textOf(page.locator('main'))).toContain('stops working at once');
+    // Nothing happened yet: the key still works until the confirmation.
+    expect((await api.request('GET', '/api/v1/programs/me/readiness', { headers: bearer(first) })).status).toBe(200);
+    await submit(`Yes, revoke ${masked} and create a new key`);
     const second = (await page.locator('#new-key-value').textContent())!.trim();
     expect(second).not.toBe(first);
     expect((await api.request('GET', '/api/v1/programs/me/readiness', { headers: bearer(first) })).status).toBe(401);
@@ -130,7 +138,7 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     await page.goto(`${api.url}/dashboard/programs/${programId}`);
     await page.locator('input[name^="rotate_by_"]').last().fill('2099-01-31');
     await submit('Mark for rotation');
-    await (page.getByText('warning period until 2099-01-31T00:00:00.000Z')).first().waitFor({ state: 'visible', timeout: 5000 });
+    await (page.getByText('warning period until 31 Jan 2099')).first().waitFor({ state: 'visible', timeout: 5000 });
     (globalThis as any).dashboardKey = second;
   });
 
@@ -193,5 +201,29 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     await page.goto(`${api.url}/dashboard`);
     await (page.getByRole('link', { name: 'Brand Shop' })).first().waitFor({ state: 'visible', timeout: 5000 });
     await shot('programs');
+  });
+  it('no page scrolls sideways at 390 px or 1280 px; the recurring duration shows only for recurring types', async () => {
+    const pages = ['/dashboard', `/dashboard/programs/${programId}`, '/dashboard/account'];
+    const keyId = (await api.pool.query('SELECT id FROM api_keys WHERE program_id = $1 AND revoked_at IS NULL ORDER BY id LIMIT 1', [programId])).rows[0].id;
+    pages.push(`/dashboard/programs/${programId}/keys/${keyId}/regenerate`);
+    for (const width of [390, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      for (const path of pages) {
+        await page.goto(`${api.url}${path}`);
+        const { scroll, inner } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
+        expect({ path, width, scroll: Math.min(scroll, inner) }).toEqual({ path, width, scroll });
+      }
+      await page.goto(`${api.url}/dashboard/programs/${programId}`);
+      if (SHOTS) await page.screenshot({ path: `${SHOTS}/program-${width}.png`, fullPage: true });
+      await page.goto(`${api.url}/dashboard`);
+      if (SHOTS) await page.screenshot({ path: `${SHOTS}/programs-${width}.png`, fullPage: true });
+    }
+    await page.setViewportSize({ width: 1200, height: 900 });
+    await page.goto(`${api.url}/dashboard`);
+    const duration = page.getByLabel('Recurring commission duration (months, empty = forever)');
+    await page.getByLabel('Commission type').selectOption('percent');
+    expect(await duration.isVisible()).toBe(false);
+    await page.getByLabel('Commission type').selectOption('recurring_percent');
+    expect(await duration.isVisible()).toBe(true);
   });
 });

@@ -32,13 +32,21 @@ section{background:#fff;border:1px solid #ddd;border-radius:8px;padding:1rem 1.2
 h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:0}table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #eee;font-size:.9rem;vertical-align:top}
 label{display:block;margin-top:.6rem;font-weight:600}input,select{font-size:1rem;padding:.35rem;min-width:16rem}
-button{font-size:.95rem;padding:.4rem .9rem;margin-top:.6rem;cursor:pointer}
+button,a.button{font-size:.95rem;padding:.4rem .9rem;margin-top:.6rem;cursor:pointer}
+a.button{display:inline-block;border:1px solid #767676;border-radius:2px;background:#efefef;color:#000;text-decoration:none}
 .error{color:#b00020;font-weight:600;margin:.2rem 0}.ok{color:#1b6e20}.muted{color:#666}
 .flash{background:#e8f4ea;border:1px solid #9ac79f;padding:.6rem 1rem;border-radius:6px;margin-bottom:1rem}
 .key{font-family:monospace;background:#fff7d6;padding:.4rem;border:1px solid #e0c860;word-break:break-all}
 .pass{color:#1b6e20}.fail{color:#b00020}.unknown{color:#8a6d00}.inline{display:inline}
-a:focus,button:focus,input:focus,select:focus{outline:3px solid #ffbf47;outline-offset:2px}
+a:focus,a.button:focus,button:focus,input:focus,select:focus{outline:3px solid #ffbf47;outline-offset:2px}
 nav.tabs a{margin-right:1rem}
+/* Narrow screens: the page never scrolls sideways; wide tables scroll inside themselves. */
+body{overflow-wrap:anywhere}table{display:block;overflow-x:auto;max-width:100%}th,td{overflow-wrap:normal}
+input,select{max-width:100%;box-sizing:border-box}header{flex-wrap:wrap}nav.tabs{display:flex;flex-wrap:wrap;gap:.25rem 1rem}
+@media (max-width:40rem){main{padding:.75rem}input,select{min-width:0;width:100%}section{padding:.75rem}th,td{white-space:nowrap}}
+/* The recurring duration only means something for recurring commission types (no script needed). */
+form:has(select[name=commission_type]) .recurring-only{display:none}
+form:has(select[name=commission_type] option[value^=recurring]:checked) .recurring-only{display:block}
 `;
 
 /** The one bit of script: copy buttons (progressive enhancement; the link text stays selectable). */

@@ -28,6 +28,7 @@ import {
   createLink,
   createProgram,
   issueKey,
+  listKeys,
   markKeyForRotation,
   programInScope,
   regenerateKey,
@@ -44,7 +45,7 @@ import { dailyChart, funnelChart } from './charts.js';
 import { fieldErrors, programInput } from './forms.js';
 import { type Html, field, html, page, select } from './html.js';
 import { csrfGuard, pageHeaders, sameOriginPosts } from './security.js';
-import { SESSION_COOKIE, requireAccount, startSession } from './session.js';
+import { SESSION_COOKIE, holdNewKey, requireAccount, startSession, takeNewKey } from './session.js';
 import { limitSignIn } from '../sign-in-limit.js';
 
 const DONE: Record<string, string> = {
@@ -56,9 +57,13 @@ const DONE: Record<string, string> = {
   stripe: 'Stripe settings saved.',
   connected: 'Stripe account connected.',
   replayed: 'Event queued again.',
+  key: 'API key created: copy it now.',
 };
 
 const DAY = 86_400_000;
+
+/** Dates as people read them: 31 Jan 2099 (UTC, like every time the service stores). */
+const humanDate = (date: Date) => date.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
 
 const PAGE_TITLES: Record<number, string> = { 400: 'Bad request', 404: 'Not found', 409: 'Conflict', 413: 'Too large', 429: 'Too many requests', 502: 'Stripe refused', 503: 'Unavailable' };
 
@@ -115,7 +120,7 @@ ${oidc ? html`<p><a href="/dashboard/login/sso">Sign in with single sign-on</a><
     await startSingleSignOn(pool, stateValue, new Date(clock(deps).getTime() + LOGIN_SESSION_TTL_MS));
     res.redirect(302, await issuerSignInUrl(oidc, `${config.publicUrl}/dashboard/sso/callback`, stateValue));
   });
-  const limit = limitSignIn(pool, (req, res, message) => send(res, 429, 'Sign in', loginForm(message, String(req.body?.email ?? ''))));
+  const limit = limitSignIn(pool, (req, res, message) => send(res, 429, 'Sign in', loginForm(message, String(req.body?.email ?? ''))), () => clock(deps));
   router.post('/dashboard/login', ...form, limit, async (req, res) => {
     const { email = '', password = '' } = req.body as Record<string, string>;
     const verdict = await checkPassword(pool, email, password);
@@ -145,7 +150,7 @@ ${field('domain', 'Domain', v('domain'), fieldErrs, 'required')}
 ${select('commission_type', 'Commission type', v('commission_type', 'percent'), [...COMMISSION_TYPES], fieldErrs)}
 ${field('commission_rate', 'Commission rate (percent, or amount for fixed types)', v('commission_rate'), fieldErrs, 'inputmode="decimal" required')}
 ${field('attribution_window_days', 'Attribution window (days)', v('attribution_window_days', '60'), fieldErrs, 'inputmode="numeric"')}
-${field('duration_months', 'Recurring commission duration (months, empty = forever)', v('duration_months'), fieldErrs, 'inputmode="numeric"')}
+<div class="recurring-only">${field('duration_months', 'Recurring commission duration (months, empty = forever)', v('duration_months'), fieldErrs, 'inputmode="numeric"')}</div>
 ${select('lead_auth', 'Lead authentication', v('lead_auth', 'browser_allowed'), [...LEAD_AUTH_VALUES], fieldErrs)}
 ${field('allowed_origins', 'Allowed browser origins (comma separated)', v('allowed_origins'), fieldErrs, 'placeholder="https://www.example.com"')}
 <div><button type="submit">${submit}</button></div></form>`;
@@ -203,6 +208,7 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
   async function programPage(req: Request, res: Response, extra: { status?: number; settingsValues?: Record<string, unknown>; settingsErrors?: Record<string, string>; newKey?: string | null; error?: string | null; fieldErrors?: Record<string, string> } = {}) {
     const id = Number(req.params.id);
     const now = clock(deps);
+    const heldKey = extra.newKey ?? takeNewKey(req, res, deps.secretBox ?? null, id);
     const q = req.query as Record<string, string | undefined>;
     const from = q.from && !Number.isNaN(Date.parse(q.from)) ? new Date(q.from) : new Date(now.getTime() - 13 * DAY);
     const to = q.to && !Number.isNaN(Date.parse(q.to)) ? new Date(Date.parse(q.to) + DAY) : new Date(now.getTime() + DAY);
@@ -223,7 +229,7 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
     const body = html`
 <nav class="tabs" aria-label="Sections"><a href="#readiness">Readiness</a><a href="#charts">Charts</a><a href="#partners">Partners</a><a href="#keys">API keys</a><a href="#stripe">Stripe</a><a href="#inbox">Webhook inbox</a><a href="#activity">Activity</a><a href="#settings">Settings</a></nav>
 ${extra.error ? html`<p class="error" role="alert">${extra.error}</p>` : ''}
-${extra.newKey ? html`<section aria-labelledby="new-key"><h2 id="new-key">New API key</h2><p>Copy it now: it is shown only once.</p><p class="key" id="new-key-value">${extra.newKey}</p></section>` : ''}
+${heldKey ? html`<section aria-labelledby="new-key"><h2 id="new-key">New API key</h2><p>Copy it now: it is shown only once.</p><p class="key" id="new-key-value">${heldKey}</p></section>` : ''}
 <section id="readiness"><h2>Readiness: ${readiness.state}${readiness.blocker ? ` (blocked at ${readiness.blocker})` : ''}</h2>
 <table><tbody>${GATE_ORDER.map((name) => html`<tr><th scope="row">${name}</th><td class="${readiness.gates[name].status}">${readiness.gates[name].status}</td><td>${readiness.gates[name].next_action ?? ''}</td></tr>`)}</tbody></table>
 <p class="muted">Last 24 h: ${readiness.counts_24h.clicks} clicks, ${readiness.counts_24h.leads} leads, ${readiness.counts_24h.sales} sales.</p></section>
@@ -246,9 +252,9 @@ ${partners.length ? html`<form method="post" action="${base}/links"><label for="
 ${field('short_link', 'Link code (the aff value; empty = random)', '', fe)}<div><button type="submit">Create link</button></div></form>` : ''}</section>
 <section id="keys"><h2>API keys</h2><table><thead><tr><th>Key</th><th>Created</th><th>State</th><th></th></tr></thead><tbody>
 ${keys.map((k) => {
-  const state = k.revoked_at ? 'revoked' : k.rotate_by ? (k.rotate_by.getTime() > now.getTime() ? `warning period until ${k.rotate_by.toISOString()}` : 'retired') : 'active';
-  return html`<tr><td><code>${k.masked}</code></td><td>${k.created_at.toISOString().slice(0, 10)}</td><td>${state}</td><td>${k.revoked_at ? '' : html`
-<form method="post" action="${base}/keys/${k.id}/regenerate" class="inline"><button type="submit">Regenerate ${k.masked}</button></form>
+  const state = k.revoked_at ? 'revoked' : k.rotate_by ? (k.rotate_by.getTime() > now.getTime() ? `warning period until ${humanDate(k.rotate_by)}` : 'retired') : 'active';
+  return html`<tr><td><code>${k.masked}</code></td><td>${humanDate(k.created_at)}</td><td>${state}</td><td>${k.revoked_at ? '' : html`
+<a class="button" href="${base}/keys/${k.id}/regenerate">Regenerate ${k.masked}</a>
 <form method="post" action="${base}/keys/${k.id}/rotate" class="inline">${field(`rotate_by_${k.id}`, 'Rotate by', '', fe, 'type="date" required')}<button type="submit">Mark for rotation</button></form>`}</td></tr>`;
 })}</tbody></table>
 <form method="post" action="${base}/keys"><button type="submit">Create API key</button></form></section>
@@ -319,17 +325,36 @@ ${events.map((e) => html`<tr><td>${new Date(e.created_at).toISOString().replace(
     back(res, id, 'toggled', 'partners');
   });
 
+  /** Post, redirect, get: the new key is shown once by the page the browser is sent to. */
+  const showKeyOnce = (res: Response, id: number, apiKey: string) => {
+    if (!deps.secretBox) return void programPage(res.req, res, { newKey: apiKey });
+    holdNewKey(res, deps.secretBox, id, apiKey, secureCookies);
+    back(res, id, 'key', 'keys');
+  };
+
+  // Regenerating revokes the live key at once: a page says so and asks before it happens.
+  router.get('/dashboard/programs/:id/keys/:keyId/regenerate', async (req, res) => {
+    const id = await ownProgram(req, res);
+    const keyId = Number(req.params.keyId);
+    const key = (await listKeys(app(), scope(res), id)).find((k) => k.id === keyId && !k.revoked_at);
+    if (!key) throw errors.notFound('API key not found');
+    send(res, 200, 'Regenerate API key', html`<section><h2>Regenerate ${key.masked}?</h2>
+<p class="error">The key <code>${key.masked}</code> stops working at once: every server still using it gets 401 until it has the new key. To switch without downtime, use "Mark for rotation" instead.</p>
+<form method="post" action="/dashboard/programs/${id}/keys/${keyId}/regenerate"><div><button type="submit">Yes, revoke ${key.masked} and create a new key</button>
+<a href="/dashboard/programs/${id}#keys">Cancel</a></div></form></section>`);
+  });
+
   router.post('/dashboard/programs/:id/keys', ...form, async (req, res) => {
     const id = await ownProgram(req, res);
     const issued = await issueKey(app(), scope(res), id);
-    await programPage(req, res, { newKey: issued.apiKey });
+    showKeyOnce(res, id, issued.apiKey);
   });
 
   router.post('/dashboard/programs/:id/keys/:keyId/regenerate', ...form, async (req, res) => {
-    await ownProgram(req, res);
+    const id = await ownProgram(req, res);
     try {
       const issued = await regenerateKey(app(), scope(res), Number(req.params.keyId));
-      await programPage(req, res, { newKey: issued.apiKey });
+      showKeyOnce(res, id, issued.apiKey);
     } catch (error) {
       if ((error as { status?: number }).status !== 409) throw error;
       await programPage(req, res, { status: 409, error: 'That key was already revoked.' });

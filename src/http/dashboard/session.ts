@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { createDashboardSession, dashboardSessionAccount } from '../../db/dashboard.js';
 import type { Pool } from '../../db/pool.js';
+import type { SecretBox } from '../../platform/secret-box.js';
 
 export const SESSION_COOKIE = 'affix_dashboard';
 const SESSION_TTL_MS = 12 * 3600_000;
@@ -23,4 +24,26 @@ export function requireAccount(pool: Pool) {
     res.locals.account = account;
     next();
   };
+}
+
+/**
+ * A new API key must be shown exactly once, yet a reload must not create another (post,
+ * redirect, get). The key travels through the redirect sealed in a cookie scoped to the
+ * program's page, lives two minutes, and is cleared by the page that shows it.
+ */
+const NEW_KEY_COOKIE = 'affix_new_key';
+
+export function holdNewKey(res: Response, box: SecretBox, programId: number, apiKey: string, secure: boolean): void {
+  res.cookie(NEW_KEY_COOKIE, box.seal(apiKey), { httpOnly: true, sameSite: 'strict', secure, path: `/dashboard/programs/${programId}`, maxAge: 120_000 });
+}
+
+export function takeNewKey(req: Request, res: Response, box: SecretBox | null, programId: number): string | null {
+  const sealed = req.cookies?.[NEW_KEY_COOKIE];
+  if (typeof sealed !== 'string' || !box) return null;
+  res.clearCookie(NEW_KEY_COOKIE, { path: `/dashboard/programs/${programId}` });
+  try {
+    return box.open(sealed);
+  } catch {
+    return null; // sealed with another secret key: nothing to show
+  }
 }

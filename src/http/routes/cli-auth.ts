@@ -109,9 +109,13 @@ export function cliAuthRoutes(deps: HttpDeps): Router {
     }
     res.type('html').send(signedInPage());
   });
-  const limit = limitSignIn(deps.pool, (req, res, message) => {
-    res.status(429).type('html').send(loginPage(String(req.body?.state ?? ''), message));
-  });
+  const limit = limitSignIn(
+    deps.pool,
+    (req, res, message) => {
+      res.status(429).type('html').send(loginPage(String(req.body?.state ?? ''), message));
+    },
+    () => clock(deps),
+  );
   router.post('/cli/login', ...formBody('10kb'), limit, async (req: Request, res: Response) => {
     const { state: stateValue = '', email = '', password = '' } = req.body as Record<string, string>;
     const fail = (status: number, message: string) => res.status(status).type('html').send(loginPage(stateValue, message));

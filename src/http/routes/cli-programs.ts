@@ -133,9 +133,10 @@ export function cliProgramRoutes(deps: HttpDeps): Router {
       // The fixture records come first; the chain cap is checked after them (spec §8).
       const shortLink = await ensureTestLink(pool, programId);
       if (chain) {
-        const hit = await hitRateLimit(pool, CHAIN_LIMIT, String(programId));
+        const now = clock(deps);
+        const hit = await hitRateLimit(pool, CHAIN_LIMIT, String(programId), now);
         if (hit.hits > CHAIN_LIMIT.limit) {
-          const retryAfter = Math.max(1, Math.ceil((hit.resetAt.getTime() - Date.now()) / 1000));
+          const retryAfter = Math.max(1, Math.ceil((hit.resetAt.getTime() - now.getTime()) / 1000));
           throw errors.rateLimited(retryAfter, CLI_MESSAGES.tooManyChains);
         }
       }
