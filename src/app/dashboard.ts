@@ -6,7 +6,8 @@ import { computeReadiness } from '../core/readiness.js';
 import type { Store } from '../core/ports.js';
 import * as admin from '../db/admin.js';
 import { consumeSession, createLoginSession, findAccountForLogin, findOrCreateAccount, withLoginSession } from '../db/cli.js';
-import { type ActivityFilter, activity, dailySeries, endDashboardSession, inboxForProgram, partnersWithLinks, stripeLiveCheck } from '../db/dashboard.js';
+import { type ActivityFilter, activity, dailySeries, endDashboardSession, funnelTotals, inboxForProgram, partnersWithLinks, programKpis, stripeLiveCheck } from '../db/dashboard.js';
+import { partnerStats } from '../db/program-insights.js';
 import type { Pool } from '../db/pool.js';
 import { endSessionById, listSignIns, revokeCliToken } from '../db/sign-ins.js';
 import { verifyPassword } from '../platform/passwords.js';
@@ -51,7 +52,7 @@ export async function endAccountSession(pool: Pool, accountId: number, sessionId
 /** Everything one program's page shows, for a caller allowed to see it. */
 export async function programPageData(deps: ManagementDeps & { store: Store }, scope: Scope, programId: number, filter: ActivityFilter) {
   const program = await programInScope(deps, scope, programId);
-  const [links, keys, stripe, inbox, events, series, facts] = await Promise.all([
+  const [links, keys, stripe, inbox, events, series, facts, kpis, funnel, partners] = await Promise.all([
     partnersWithLinks(deps.pool, program.id),
     admin.listKeys(deps.pool, program.id),
     stripeLiveCheck(deps.pool, program.id),
@@ -59,6 +60,30 @@ export async function programPageData(deps: ManagementDeps & { store: Store }, s
     activity(deps.pool, program.id, filter),
     dailySeries(deps.pool, program.id, { partnerId: filter.partnerId, from: filter.from, to: filter.to }),
     deps.store.readinessFacts(program.id, deps.now()),
+    programKpis(deps.pool, program.id, filter.from, filter.to),
+    funnelTotals(deps.pool, program.id, filter),
+    partnerStats(deps.pool, program.id, filter.from),
   ]);
-  return { program, links, keys, stripe, inbox, events, series, readiness: computeReadiness(program.id, facts) };
+  return { program, links, keys, stripe, inbox, events, series, readiness: computeReadiness(program.id, facts), kpis, funnel, partners };
+}
+
+const CSV_COLUMNS = [
+  'created_at', 'kind', 'test', 'customer_key', 'partner_id', 'transaction_id', 'amount_cents', 'currency',
+  'attribution_step', 'commission_cents', 'commission_status', 'commission_reason', 'refunds',
+] as const;
+
+/** One CSV cell: quoted when needed; a leading = + - @ is neutralized so spreadsheets do not run it. */
+function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  let text = value instanceof Date ? value.toISOString() : String(value);
+  if (/^[=+\-@\t\r]/.test(text) && typeof value === 'string') text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** The activity table as CSV (the same rows and filter as the page). */
+export async function activityCsv(deps: ManagementDeps, scope: Scope, programId: number, filter: ActivityFilter): Promise<string> {
+  const program = await programInScope(deps, scope, programId);
+  const rows = await activity(deps.pool, program.id, filter);
+  const lines = rows.map((row: Record<string, unknown>) => CSV_COLUMNS.map((column) => csvCell(row[column])).join(','));
+  return `${[CSV_COLUMNS.join(','), ...lines].join('\r\n')}\r\n`;
 }

@@ -131,3 +131,14 @@ export function reverseRefund(state: RefundState, failedCents: number): RefundRe
   const deductedCents = Math.min(target, state.deductedCents);
   return { refundedTotalCents, deductedCents, restoredCents: state.deductedCents - deductedCents, status };
 }
+
+/** Cents as people read them: "1234.50 USD", "250000 VND"; exact for any size (decimal string in). */
+export function formatMoney(cents: string | number, currency: Currency): string {
+  const digits = MINOR_UNIT_DIGITS[currency];
+  const value = BigInt(cents);
+  const sign = value < 0n ? '-' : '';
+  const abs = value < 0n ? -value : value;
+  if (digits === 0) return `${sign}${abs} ${currency}`;
+  const unit = 10n ** BigInt(digits);
+  return `${sign}${abs / unit}.${(abs % unit).toString().padStart(digits, '0')} ${currency}`;
+}

@@ -103,3 +103,33 @@ export async function inboxForProgram(pool: Pool, programId: number) {
   );
   return rows;
 }
+
+/** Money per currency (never added across currencies): sales, revenue, commission owed and pending. */
+export async function programKpis(pool: Pool, programId: number, from: Date, to: Date) {
+  const { rows } = await pool.query(
+    `SELECT s.currency, count(*)::int AS sales, sum(s.amount_cents)::text AS revenue_cents,
+            coalesce(sum(c.amount_cents - c.deducted_cents), 0)::text AS commission_cents,
+            coalesce(sum(c.amount_cents - c.deducted_cents) FILTER (WHERE c.status IN ('pending', 'refunded')), 0)::text AS commission_pending_cents
+       FROM sales s LEFT JOIN commissions c ON c.sale_id = s.id
+      WHERE s.program_id = $1 AND NOT s.test AND s.occurred_at >= $2 AND s.occurred_at < $3
+      GROUP BY s.currency ORDER BY s.currency`,
+    [programId, from, to],
+  );
+  return rows as { currency: string; sales: number; revenue_cents: string; commission_cents: string; commission_pending_cents: string }[];
+}
+
+/** The funnel counts people, not events: leads, and customers who bought at least once. */
+export async function funnelTotals(pool: Pool, programId: number, filter: Omit<ActivityFilter, 'mode'>) {
+  const { rows } = await pool.query(
+    `SELECT count(*) FILTER (WHERE e.kind = 'click')::int AS clicks,
+            count(*) FILTER (WHERE e.kind = 'lead')::int AS leads,
+            count(DISTINCT e.customer_id) FILTER (WHERE e.kind = 'sale')::int AS buyers
+       FROM tracking_events e
+       LEFT JOIN customers cu ON cu.id = e.customer_id
+       LEFT JOIN sales s ON s.id = e.sale_id
+      WHERE e.program_id = $1 AND NOT e.test AND e.created_at >= $2 AND e.created_at < $3
+        AND ($4::bigint IS NULL OR coalesce(s.partner_id, cu.partner_id, (SELECT k.partner_id FROM clicks k WHERE k.click_id = e.click_id LIMIT 1)) = $4)`,
+    [programId, filter.from, filter.to, filter.partnerId],
+  );
+  return rows[0] as { clicks: number; leads: number; buyers: number };
+}

@@ -31,7 +31,7 @@ export async function recentEvents(client: PoolClient, programId: number, kind: 
  * Money is grouped by currency (USD and VND cents never add up). Sums come back as decimal
  * strings: exact however large (a bigint sum can pass 2^53).
  */
-export async function partnerStats(client: PoolClient, programId: number, since: Date) {
+export async function partnerStats(client: PoolClient | Pool, programId: number, since: Date) {
   const { rows } = await client.query(
     `SELECT p.id AS partner_id, p.name,
             (SELECT count(*) FROM clicks k WHERE k.partner_id = p.id AND k.created_at >= $2 AND NOT k.test)::int AS clicks,

@@ -89,6 +89,9 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     await (page.getByRole('heading', { name: 'Brand Shop', level: 1 })).first().waitFor({ state: 'visible', timeout: 5000 });
     programId = Number(new URL(page.url()).pathname.split('/').pop());
     expect(programId).toBeGreaterThan(0);
+    // A new program: a readable empty chart, and each failing readiness gate links to its fix.
+    expect(await textOf(page.locator('#chart-empty'))).toBe('No clicks, leads or sales between these dates yet.');
+    expect(await page.getByRole('link', { name: 'Go to partners' }).count()).toBeGreaterThan(0);
   });
 
   it('adds a partner and a link, turns the link off (click answers 410) and on again', async () => {
@@ -151,7 +154,7 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     await page.goto(`${api.url}/dashboard/programs/${programId}`);
     // Two clicks recorded earlier in this file (the one while the link was off was refused), one now.
     await expect.poll(() => textOf(page.locator('#charts figcaption').first())).toContain('clicks 3 · ■ leads 1 · ■ sales 1');
-    await expect.poll(() => textOf(page.locator('#charts figcaption').nth(1))).toBe('Click → lead 33% · lead → sale 100%');
+    await expect.poll(() => textOf(page.locator('#charts figcaption').nth(1))).toBe('Click → lead 33% · lead → customer 100%');
     await expect.poll(() => textOf(page.locator('#activity'))).toContain('customer_key');
     await page.getByLabel('Events').selectOption('test');
     await submit('Show');
@@ -165,6 +168,15 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     expect(renewal.body).toMatchObject({ commission_id: null, commission_reason: 'not_first_sale' });
     await page.reload();
     await expect.poll(() => textOf(page.locator('#activity tbody tr').first())).toContain('none: not first sale');
+    // Money per currency, per partner, and the activity as CSV.
+    expect(await page.locator('#kpis tbody td').allTextContents()).toEqual(['USD', '2', '98.00 USD', '9.80 USD', '9.80 USD']);
+    expect(await page.locator('#partner-stats tbody tr').first().locator('td').allTextContents()).toEqual(['Alice', '3', '1', '2', '98.00 USD', '9.80 USD']);
+    const csv = await page.request.get(`${api.url}/dashboard/programs/${programId}/activity.csv`);
+    expect(csv.headers()['content-type']).toContain('text/csv');
+    const csvLines = (await csv.text()).trim().split('\r\n');
+    expect(csvLines[0]).toBe('created_at,kind,test,customer_key,partner_id,transaction_id,amount_cents,currency,attribution_step,commission_cents,commission_status,commission_reason,refunds');
+    expect(csvLines.filter((line) => line.includes(',sale,'))).toHaveLength(2);
+    expect(csvLines.some((line) => line.includes('not_first_sale'))).toBe(true);
     await shot('program');
   });
 

@@ -17,28 +17,35 @@ export function dailyChart(series: Series): Html {
     }),
   );
   const total = (kind: 'clicks' | 'leads' | 'sales') => series.reduce((sum, d) => sum + d[kind], 0);
+  const day = (d: Date) => d.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
+  // Dates under the first, middle and last day; the scale's top value at the left.
+  const ticks = series.length ? [0, Math.floor((series.length - 1) / 2), series.length - 1] : [];
+  const labels = [...new Set(ticks)].map((i) => `<text x="${(i * slot + slot / 2).toFixed(1)}" y="${height + 14}" text-anchor="middle" font-size="11">${day(series[i]!.day)}</text>`);
+  const empty = total('clicks') + total('leads') + total('sales') === 0;
+  if (empty) return html`<p class="muted" id="chart-empty">No clicks, leads or sales between these dates yet.</p>`;
   return html`<figure>
-<svg role="img" aria-labelledby="daily-title" width="100%" viewBox="0 0 ${width} ${height}" preserveAspectRatio="none" style="max-height:220px;background:#fafafa">
-<title id="daily-title">Daily clicks, leads and sales</title>${raw(bars.join(''))}</svg>
+<svg role="img" aria-labelledby="daily-title" width="100%" viewBox="0 -14 ${width} ${height + 32}" style="max-height:240px;background:#fafafa">
+<title id="daily-title">Daily clicks, leads and sales</title><text x="2" y="-2" font-size="11">max ${max} a day</text>
+<line x1="0" y1="${height}" x2="${width}" y2="${height}" stroke="#999"></line>${raw(bars.join(''))}${raw(labels.join(''))}</svg>
 <figcaption><span style="color:${COLORS.clicks}">■</span> clicks ${total('clicks')} · <span style="color:${COLORS.leads}">■</span> leads ${total('leads')} ·
 <span style="color:${COLORS.sales}">■</span> sales ${total('sales')} (${series.length} days)</figcaption></figure>`;
 }
 
-export function funnelChart(series: Series): Html {
-  const totals = { clicks: 0, leads: 0, sales: 0 };
-  for (const d of series) {
-    totals.clicks += d.clicks;
-    totals.leads += d.leads;
-    totals.sales += d.sales;
-  }
-  const max = Math.max(1, totals.clicks, totals.leads, totals.sales);
-  const pct = (a: number, b: number) => (b > 0 ? `${Math.round((a / b) * 100)}%` : '–');
-  const rows = (['clicks', 'leads', 'sales'] as const).map(
-    (kind, i) =>
-      `<rect x="110" y="${i * 34 + 4}" width="${Math.round((totals[kind] / max) * 480)}" height="26" fill="${COLORS[kind]}"></rect><text x="0" y="${i * 34 + 22}">${kind}</text><text x="${120 + Math.round((totals[kind] / max) * 480)}" y="${i * 34 + 22}">${totals[kind]}</text>`,
+/** People, not events: leads over clicks, and customers who bought over leads (never above 100 %). */
+export function funnelChart(totals: { clicks: number; leads: number; buyers: number }): Html {
+  const max = Math.max(1, totals.clicks, totals.leads, totals.buyers);
+  const pct = (a: number, b: number) => (b > 0 ? `${Math.round((Math.min(a, b) / b) * 100)}%` : '–');
+  const kinds = [
+    ['clicks', 'clicks', COLORS.clicks],
+    ['leads', 'leads', COLORS.leads],
+    ['buyers', 'customers who bought', COLORS.sales],
+  ] as const;
+  const rows = kinds.map(
+    ([kind, label, color], i) =>
+      `<rect x="190" y="${i * 34 + 4}" width="${Math.round((totals[kind] / max) * 440)}" height="26" fill="${color}"><title>${label}: ${totals[kind]}</title></rect><text x="0" y="${i * 34 + 22}">${label}</text><text x="${200 + Math.round((totals[kind] / max) * 440)}" y="${i * 34 + 22}">${totals[kind]}</text>`,
   );
   return html`<figure>
 <svg role="img" aria-labelledby="funnel-title" width="100%" viewBox="0 0 720 110" style="max-height:130px">
 <title id="funnel-title">Conversion funnel</title>${raw(rows.join(''))}</svg>
-<figcaption>Click → lead ${pct(totals.leads, totals.clicks)} · lead → sale ${pct(totals.sales, totals.leads)}</figcaption></figure>`;
+<figcaption>Click → lead ${pct(totals.leads, totals.clicks)} · lead → customer ${pct(totals.buyers, totals.leads)}</figcaption></figure>`;
 }

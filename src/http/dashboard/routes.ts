@@ -6,10 +6,14 @@ import express, { type Request, type Response, Router } from 'express';
 import { UNAVAILABLE_RETRY_SECONDS, errors } from '../../core/errors.js';
 import { parseNewProgram } from '../../core/programs.js';
 import { GATE_ORDER } from '../../core/readiness.js';
+import { formatMoney } from '../../core/money.js';
+import type { Currency } from '../../core/types.js';
+import type { ActivityFilter } from '../../db/dashboard.js';
 import { COMMISSION_TYPES, LEAD_AUTH_VALUES } from '../../core/types.js';
 import { LOGIN_SESSION_TTL_MS } from '../../core/cli-login.js';
 import { createIdTokenVerifier, issuerSignInUrl } from '../../platform/id-tokens.js';
 import {
+  activityCsv,
   accountPrograms,
   accountSignIns,
   checkPassword,
@@ -61,6 +65,29 @@ const DONE: Record<string, string> = {
 };
 
 const DAY = 86_400_000;
+
+/** The page's period, partner and live/test filter from its query (default: the last 14 days). */
+function activityFilter(q: Record<string, string | undefined>, now: Date): ActivityFilter {
+  const from = q.from && !Number.isNaN(Date.parse(q.from)) ? new Date(q.from) : new Date(now.getTime() - 13 * DAY);
+  const to = q.to && !Number.isNaN(Date.parse(q.to)) ? new Date(Date.parse(q.to) + DAY) : new Date(now.getTime() + DAY);
+  const startOfDay = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
+  return {
+    partnerId: q.partner && /^\d+$/.test(q.partner) ? Number(q.partner) : null,
+    from: startOfDay(from),
+    to: startOfDay(to),
+    mode: q.mode === 'live' || q.mode === 'test' ? q.mode : 'all',
+  };
+}
+
+/** Where on the page each readiness gate is fixed. */
+const GATE_SECTION: Record<(typeof GATE_ORDER)[number], string> = {
+  api_key: 'keys',
+  referral_link: 'partners',
+  allowed_origins: 'settings',
+  click_tracked: 'partners',
+  lead_tracked: 'activity',
+  sale_tracked: 'stripe',
+};
 
 /** Dates as people read them: 31 Jan 2099 (UTC, like every time the service stores). */
 const humanDate = (date: Date) => date.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
@@ -210,13 +237,8 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
     const now = clock(deps);
     const heldKey = extra.newKey ?? takeNewKey(req, res, deps.secretBox ?? null, id);
     const q = req.query as Record<string, string | undefined>;
-    const from = q.from && !Number.isNaN(Date.parse(q.from)) ? new Date(q.from) : new Date(now.getTime() - 13 * DAY);
-    const to = q.to && !Number.isNaN(Date.parse(q.to)) ? new Date(Date.parse(q.to) + DAY) : new Date(now.getTime() + DAY);
-    const partnerId = q.partner && /^\d+$/.test(q.partner) ? Number(q.partner) : null;
-    const mode = q.mode === 'live' || q.mode === 'test' ? q.mode : 'all';
-    const dayFrom = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate()));
-    const dayTo = new Date(Date.UTC(to.getUTCFullYear(), to.getUTCMonth(), to.getUTCDate()));
-    const { program, links, keys, stripe, inbox, events, series, readiness } = await programPageData(
+    const { partnerId, from: dayFrom, to: dayTo, mode } = activityFilter(q, now);
+    const { program, links, keys, stripe, inbox, events, series, readiness, kpis, funnel, partners: partnerRows } = await programPageData(
       { ...app(), store: deps.store },
       scope(res),
       id,
@@ -231,7 +253,7 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
 ${extra.error ? html`<p class="error" role="alert">${extra.error}</p>` : ''}
 ${heldKey ? html`<section aria-labelledby="new-key"><h2 id="new-key">New API key</h2><p>Copy it now: it is shown only once.</p><p class="key" id="new-key-value">${heldKey}</p></section>` : ''}
 <section id="readiness"><h2>Readiness: ${readiness.state}${readiness.blocker ? ` (blocked at ${readiness.blocker})` : ''}</h2>
-<table><tbody>${GATE_ORDER.map((name) => html`<tr><th scope="row">${name}</th><td class="${readiness.gates[name].status}">${readiness.gates[name].status}</td><td>${readiness.gates[name].next_action ?? ''}</td></tr>`)}</tbody></table>
+<table><tbody>${GATE_ORDER.map((name) => html`<tr><th scope="row">${name}</th><td class="${readiness.gates[name].status}">${readiness.gates[name].status}</td><td>${readiness.gates[name].next_action ?? ''}${readiness.gates[name].status === 'fail' ? html` <a href="#${GATE_SECTION[name]}">Go to ${GATE_SECTION[name]}</a>` : ''}</td></tr>`)}</tbody></table>
 <p class="muted">Last 24 h: ${readiness.counts_24h.clicks} clicks, ${readiness.counts_24h.leads} leads, ${readiness.counts_24h.sales} sales.</p></section>
 <section id="charts"><h2>Clicks → leads → sales</h2>
 <form method="get" action="${base}#charts">
@@ -240,8 +262,13 @@ ${heldKey ? html`<section aria-labelledby="new-key"><h2 id="new-key">New API key
 <label for="partner">Partner</label><select id="partner" name="partner"><option value="">All partners</option>${partners.map(([pid, name]) => html`<option value="${pid}" ${pid === partnerId ? html`selected` : ''}>${name}</option>`)}</select>
 <label for="mode">Events</label><select id="mode" name="mode">${['all', 'live', 'test'].map((m) => html`<option value="${m}" ${m === mode ? html`selected` : ''}>${m}</option>`)}</select>
 <div><button type="submit">Show</button></div></form>
-${dailyChart(series)}${funnelChart(series)}</section>
+${dailyChart(series)}${funnelChart(funnel)}
+<h3>Money between these dates</h3>${kpis.length === 0 ? html`<p class="muted">No sales yet.</p>` : html`<table id="kpis"><thead><tr><th>Currency</th><th>Sales</th><th>Revenue</th><th>Commission</th><th>Commission owed</th></tr></thead><tbody>
+${kpis.map((k) => html`<tr><td>${k.currency}</td><td>${k.sales}</td><td>${formatMoney(k.revenue_cents, k.currency as Currency)}</td><td>${formatMoney(k.commission_cents, k.currency as Currency)}</td><td>${formatMoney(k.commission_pending_cents, k.currency as Currency)}</td></tr>`)}</tbody></table>`}</section>
 <section id="partners"><h2>Partners and referral links</h2>
+<table id="partner-stats"><thead><tr><th>Partner</th><th>Clicks</th><th>Leads</th><th>Sales</th><th>Revenue</th><th>Commission</th></tr></thead><tbody>
+${partnerRows.map((p: any) => html`<tr><td>${p.name}</td><td>${p.clicks}</td><td>${p.leads}</td><td>${p.sales}</td>
+<td>${p.by_currency.map((m: any) => formatMoney(m.revenue_cents, m.currency)).join(', ') || '–'}</td><td>${p.by_currency.map((m: any) => formatMoney(m.commission_cents, m.currency)).join(', ') || '–'}</td></tr>`)}</tbody></table>
 <table><thead><tr><th>Partner</th><th>Link</th><th>State</th><th></th></tr></thead><tbody>
 ${links.map((l) => html`<tr><td>${l.name}</td><td>${l.short_link ? html`<code>https://${program.domain}/?aff=${l.short_link}</code>
 <button type="button" data-copy="https://${program.domain}/?aff=${l.short_link}" aria-label="Copy link ${l.short_link}">Copy</button>` : html`<span class="muted">no link</span>`}</td>
@@ -271,7 +298,7 @@ ${field('webhook_secret', `Signing secret (whsec_…)${stripe.secret_set ? ' —
 ${inbox.length === 0 ? html`<p>Nothing waiting.</p>` : html`<table><thead><tr><th>Event</th><th>Type</th><th>Status</th><th>Reason</th><th></th></tr></thead><tbody>
 ${inbox.map((e) => html`<tr><td>${e.stripe_event_id}</td><td>${e.type}</td><td>${e.status} (${e.attempts} attempts)</td><td>${e.reason ?? ''}</td>
 <td><form method="post" action="${base}/events/${e.id}/replay" class="inline"><button type="submit">Replay ${e.stripe_event_id}</button></form></td></tr>`)}</tbody></table>`}</section>
-<section id="activity"><h2>Activity</h2><table><thead><tr><th>When</th><th>Event</th><th>Customer</th><th>Sale</th><th>Attribution</th><th>Commission</th><th>Refunds</th></tr></thead><tbody>
+<section id="activity"><h2>Activity</h2><p><a href="${base}/activity.csv?from=${day(dayFrom)}&to=${day(new Date(dayTo.getTime() - DAY))}${partnerId ? `&partner=${partnerId}` : ''}&mode=${mode}">Download as CSV</a></p><table><thead><tr><th>When</th><th>Event</th><th>Customer</th><th>Sale</th><th>Attribution</th><th>Commission</th><th>Refunds</th></tr></thead><tbody>
 ${events.map((e) => html`<tr><td>${new Date(e.created_at).toISOString().replace('T', ' ').slice(0, 19)}</td><td>${e.kind}${e.test ? ' (test)' : ''}</td><td>${e.customer_key ?? ''}</td>
 <td>${e.transaction_id ? `${e.transaction_id}: ${e.amount_cents} ${e.currency}` : ''}</td><td>${e.attribution_step ?? ''}</td>
 <td>${e.commission_cents !== null && e.commission_cents !== undefined ? `${e.commission_cents - e.deducted_cents} (${e.commission_status})` : e.commission_reason ? `none: ${e.commission_reason.replaceAll('_', ' ')}` : ''}</td><td>${e.refunds ?? ''}</td></tr>`)}
@@ -281,6 +308,11 @@ ${events.map((e) => html`<tr><td>${new Date(e.created_at).toISOString().replace(
   }
 
   router.get('/dashboard/programs/:id', (req, res) => programPage(req, res));
+
+  router.get('/dashboard/programs/:id/activity.csv', async (req, res) => {
+    const csv = await activityCsv(app(), scope(res), Number(req.params.id), activityFilter(req.query as Record<string, string | undefined>, clock(deps)));
+    res.type('text/csv').attachment(`affix-activity-${req.params.id}.csv`).send(csv);
+  });
 
   const back = (res: Response, id: number, done: string, anchor: string) => res.redirect(303, `/dashboard/programs/${id}?done=${done}#${anchor}`);
 
