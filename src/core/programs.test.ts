@@ -79,3 +79,21 @@ describe('describeCommission', () => {
     expect(describeCommission('recurring_fixed', 3, null)).toBe('3.00 on every sale');
   });
 });
+
+describe('domain', () => {
+  it('is a host name: "not a domain" is refused, beside its field', () => {
+    const { fields } = (() => {
+      try {
+        parseNewProgram({ ...valid, domain: 'not a domain' });
+      } catch (error) {
+        return (error as AffixError).init;
+      }
+      return { fields: undefined };
+    })();
+    expect(fields).toEqual({ domain: 'domain must be a host name such as shop.example.com' });
+    for (const domain of ['shop.example.com', 'www.brand.co.uk', 'localhost:3000', 'https://shop.example.com/pricing', 'xn--bcher-kva.example']) {
+      expect(parseNewProgram({ ...valid, domain }).domain).toBe(domain);
+    }
+    expect(() => parseProgramUpdate({ domain: 'intranet' })).toThrow('domain must be a host name');
+  });
+});

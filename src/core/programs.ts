@@ -73,6 +73,17 @@ function textField(value: unknown, field: string): string {
   return value.trim();
 }
 
+/** The brand's site: a host name (shop.example.com, localhost:3000), optionally as a URL. */
+function domainField(value: unknown): string {
+  const text = textField(value, 'domain');
+  const host = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').split('/')[0]! : text;
+  const hostName = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9](?::\d{1,5})?$/i;
+  if (!hostName.test(host) && !/^localhost(?::\d{1,5})?$/i.test(host)) {
+    throw fieldError('domain', 'domain must be a host name such as shop.example.com');
+  }
+  return text;
+}
+
 export type RawProgramInput = Record<string, unknown>;
 
 /** Validates a new program. `cookie_duration` (CLI) is an alias of `attribution_window_days`. */
@@ -92,7 +103,7 @@ export function parseNewProgram(raw: RawProgramInput): ProgramSettings {
   const window = raw.attribution_window_days ?? raw.cookie_duration;
   return {
     name: textField(raw.name, 'name'),
-    domain: textField(raw.domain, 'domain'),
+    domain: domainField(raw.domain),
     commissionType: type,
     commissionRate: rate,
     attributionWindowDays: isBlank(window) ? 60 : positiveInteger(window, 'attribution_window_days', MAX_WINDOW_DAYS),
@@ -135,7 +146,7 @@ export function describeCommission(type: CommissionType, rate: string | number, 
 export function parseProgramUpdate(raw: RawProgramInput): Partial<ProgramSettings> {
   const update: Partial<ProgramSettings> = {};
   if (raw.name !== undefined) update.name = textField(raw.name, 'name');
-  if (raw.domain !== undefined) update.domain = textField(raw.domain, 'domain');
+  if (raw.domain !== undefined) update.domain = domainField(raw.domain);
   if (raw.commission_type !== undefined) update.commissionType = commissionType(raw.commission_type);
   if (raw.commission_rate !== undefined) update.commissionRate = commissionRate(raw.commission_rate);
   const window = raw.attribution_window_days ?? raw.cookie_duration;

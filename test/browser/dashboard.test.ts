@@ -82,7 +82,7 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     await submit('Create program');
     const rate = page.getByLabel('Commission rate (percent, or amount for fixed types)');
     await expect.poll(() => (rate).getAttribute('aria-invalid')).toBe('true');
-    await expect.poll(() => textOf(page.locator('#commission_rate-error'))).toBe('commission_rate must be a positive number');
+    await expect.poll(() => textOf(page.locator('#commission_rate-error'))).toBe('Must be a positive number.');
     await rate.fill('20');
     await page.getByLabel('Allowed browser origins (comma separated)').fill('https://brand.example');
     await submit('Create program');
@@ -207,7 +207,7 @@ describe.skipIf(!hasChromium)('dashboard', () => {
   it('settings errors appear next to their field; programs list', async () => {
     await page.getByLabel('Allowed browser origins (comma separated)').fill('not a url');
     await submit('Save settings');
-    await expect.poll(() => textOf(page.locator('#allowed_origins-error'))).toContain('allowed_origins: not is not an origin');
+    await expect.poll(() => textOf(page.locator('#allowed_origins-error'))).toContain('Not is not an origin like https://www.example.com');
     await page.goto(`${api.url}/dashboard/programs/999999`);
     expect(await textOf(page.getByRole('alert'))).toBe('Program not found');
     await page.goto(`${api.url}/dashboard`);

@@ -29,5 +29,15 @@ export function programInput(form: Record<string, unknown>): Record<string, unkn
 export function fieldErrors(error: unknown, aliases: Record<string, string> = {}): Record<string, string> {
   if (!(error instanceof AffixError) || (error.status !== 400 && error.status !== 409)) throw error;
   const named = error.init.fields ?? { form: error.message };
-  return Object.fromEntries(Object.entries(named).map(([field, message]) => [aliases[field] ?? field, message]));
+  return Object.fromEntries(Object.entries(named).map(([field, message]) => [aliases[field] ?? field, inWords(field, message)]));
+}
+
+/**
+ * Beside its field a message need not name the field: "commission_rate must be a positive
+ * number" reads "Must be a positive number."
+ */
+function inWords(field: string, message: string): string {
+  const rest = message.startsWith(`${field}: `) ? message.slice(field.length + 2) : message.startsWith(`${field} `) ? message.slice(field.length + 1) : message;
+  const sentence = rest.charAt(0).toUpperCase() + rest.slice(1);
+  return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
 }

@@ -5,11 +5,7 @@ import cookieParser from 'cookie-parser';
 import express, { type Request, type Response, Router } from 'express';
 import { UNAVAILABLE_RETRY_SECONDS, errors } from '../../core/errors.js';
 import { parseNewProgram } from '../../core/programs.js';
-import { GATE_ORDER } from '../../core/readiness.js';
-import { formatMoney } from '../../core/money.js';
-import type { Currency } from '../../core/types.js';
 import type { ActivityFilter } from '../../db/dashboard.js';
-import { COMMISSION_TYPES, LEAD_AUTH_VALUES } from '../../core/types.js';
 import { LOGIN_SESSION_TTL_MS } from '../../core/cli-login.js';
 import { createIdTokenVerifier, issuerSignInUrl } from '../../platform/id-tokens.js';
 import {
@@ -45,9 +41,9 @@ import { connectCallbackPath, finishStripeConnect, startStripeConnect } from '..
 import { formBody } from '../input-guard.js';
 import { toAffixError } from '../respond.js';
 import { type HttpDeps, clock } from '../deps.js';
-import { dailyChart, funnelChart } from './charts.js';
+import { type PageExtra, programForm, programPageBody } from './program-page.js';
 import { fieldErrors, programInput } from './forms.js';
-import { type Html, field, html, page, select } from './html.js';
+import { type Html, html, page } from './html.js';
 import { csrfGuard, pageHeaders, sameOriginPosts } from './security.js';
 import { SESSION_COOKIE, holdNewKey, requireAccount, startSession, takeNewKey } from './session.js';
 import { limitSignIn } from '../sign-in-limit.js';
@@ -79,18 +75,7 @@ function activityFilter(q: Record<string, string | undefined>, now: Date): Activ
   };
 }
 
-/** Where on the page each readiness gate is fixed. */
-const GATE_SECTION: Record<(typeof GATE_ORDER)[number], string> = {
-  api_key: 'keys',
-  referral_link: 'partners',
-  allowed_origins: 'settings',
-  click_tracked: 'partners',
-  lead_tracked: 'activity',
-  sale_tracked: 'stripe',
-};
 
-/** Dates as people read them: 31 Jan 2099 (UTC, like every time the service stores). */
-const humanDate = (date: Date) => date.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
 
 const PAGE_TITLES: Record<number, string> = { 400: 'Bad request', 404: 'Not found', 409: 'Conflict', 413: 'Too large', 429: 'Too many requests', 502: 'Stripe refused', 503: 'Unavailable' };
 
@@ -169,20 +154,6 @@ ${oidc ? html`<p><a href="/dashboard/login/sso">Sign in with single sign-on</a><
   router.use('/dashboard', requireAccount(pool));
 
   // ---- programs ------------------------------------------------------------------------------
-  const programForm = (values: Record<string, unknown>, fieldErrs: Record<string, string>, action: string, submit: string) => {
-    const v = (name: string, fallback = '') => (values[name] === undefined || values[name] === null ? fallback : Array.isArray(values[name]) ? (values[name] as string[]).join(', ') : String(values[name]));
-    return html`<form method="post" action="${action}" novalidate>
-${field('name', 'Name', v('name'), fieldErrs, 'required')}
-${field('domain', 'Domain', v('domain'), fieldErrs, 'required')}
-${select('commission_type', 'Commission type', v('commission_type', 'percent'), [...COMMISSION_TYPES], fieldErrs)}
-${field('commission_rate', 'Commission rate (percent, or amount for fixed types)', v('commission_rate'), fieldErrs, 'inputmode="decimal" required')}
-${field('attribution_window_days', 'Attribution window (days)', v('attribution_window_days', '60'), fieldErrs, 'inputmode="numeric"')}
-<div class="recurring-only">${field('duration_months', 'Recurring commission duration (months, empty = forever)', v('duration_months'), fieldErrs, 'inputmode="numeric"')}</div>
-${select('lead_auth', 'Lead authentication', v('lead_auth', 'browser_allowed'), [...LEAD_AUTH_VALUES], fieldErrs)}
-${field('allowed_origins', 'Allowed browser origins (comma separated)', v('allowed_origins'), fieldErrs, 'placeholder="https://www.example.com"')}
-<div><button type="submit">${submit}</button></div></form>`;
-  };
-
   async function home(res: Response, status: number, values: Record<string, unknown>, errs: Record<string, string>) {
     const programs = await accountPrograms(pool, res.locals.account.id);
     send(res, status, 'Programs', html`<section><h2>Your programs</h2>
@@ -232,79 +203,18 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
   const ownProgram = async (req: Request, res: Response): Promise<number> => (await programInScope(app(), scope(res), Number(req.params.id))).id;
 
   // ---- one program ---------------------------------------------------------------------------
-  async function programPage(req: Request, res: Response, extra: { status?: number; settingsValues?: Record<string, unknown>; settingsErrors?: Record<string, string>; newKey?: string | null; error?: string | null; fieldErrors?: Record<string, string> } = {}) {
+  async function programPage(req: Request, res: Response, extra: PageExtra = {}) {
     const id = Number(req.params.id);
     const now = clock(deps);
     const heldKey = extra.newKey ?? takeNewKey(req, res, deps.secretBox ?? null, id);
-    const q = req.query as Record<string, string | undefined>;
-    const { partnerId, from: dayFrom, to: dayTo, mode } = activityFilter(q, now);
-    const { program, links, keys, stripe, inbox, events, series, readiness, kpis, funnel, partners: partnerRows } = await programPageData(
-      { ...app(), store: deps.store },
-      scope(res),
-      id,
-      { partnerId, from: dayFrom, to: dayTo, mode },
-    );
-    const partners = [...new Map(links.map((l) => [l.partner_id, l.name])).entries()];
-    const base = `/dashboard/programs/${id}`;
-    const fe = extra.fieldErrors ?? {};
-    const day = (d: Date) => d.toISOString().slice(0, 10);
-    const body = html`
-<nav class="tabs" aria-label="Sections"><a href="#readiness">Readiness</a><a href="#charts">Charts</a><a href="#partners">Partners</a><a href="#keys">API keys</a><a href="#stripe">Stripe</a><a href="#inbox">Webhook inbox</a><a href="#activity">Activity</a><a href="#settings">Settings</a></nav>
-${extra.error ? html`<p class="error" role="alert">${extra.error}</p>` : ''}
-${heldKey ? html`<section aria-labelledby="new-key"><h2 id="new-key">New API key</h2><p>Copy it now: it is shown only once.</p><p class="key" id="new-key-value">${heldKey}</p></section>` : ''}
-<section id="readiness"><h2>Readiness: ${readiness.state}${readiness.blocker ? ` (blocked at ${readiness.blocker})` : ''}</h2>
-<table><tbody>${GATE_ORDER.map((name) => html`<tr><th scope="row">${name}</th><td class="${readiness.gates[name].status}">${readiness.gates[name].status}</td><td>${readiness.gates[name].next_action ?? ''}${readiness.gates[name].status === 'fail' ? html` <a href="#${GATE_SECTION[name]}">Go to ${GATE_SECTION[name]}</a>` : ''}</td></tr>`)}</tbody></table>
-<p class="muted">Last 24 h: ${readiness.counts_24h.clicks} clicks, ${readiness.counts_24h.leads} leads, ${readiness.counts_24h.sales} sales.</p></section>
-<section id="charts"><h2>Clicks → leads → sales</h2>
-<form method="get" action="${base}#charts">
-<label for="from">From</label><input id="from" name="from" type="date" value="${day(dayFrom)}">
-<label for="to">To</label><input id="to" name="to" type="date" value="${day(new Date(dayTo.getTime() - DAY))}">
-<label for="partner">Partner</label><select id="partner" name="partner"><option value="">All partners</option>${partners.map(([pid, name]) => html`<option value="${pid}" ${pid === partnerId ? html`selected` : ''}>${name}</option>`)}</select>
-<label for="mode">Events</label><select id="mode" name="mode">${['all', 'live', 'test'].map((m) => html`<option value="${m}" ${m === mode ? html`selected` : ''}>${m}</option>`)}</select>
-<div><button type="submit">Show</button></div></form>
-${dailyChart(series)}${funnelChart(funnel)}
-<h3>Money between these dates</h3>${kpis.length === 0 ? html`<p class="muted">No sales yet.</p>` : html`<table id="kpis"><thead><tr><th>Currency</th><th>Sales</th><th>Revenue</th><th>Commission</th><th>Commission owed</th></tr></thead><tbody>
-${kpis.map((k) => html`<tr><td>${k.currency}</td><td>${k.sales}</td><td>${formatMoney(k.revenue_cents, k.currency as Currency)}</td><td>${formatMoney(k.commission_cents, k.currency as Currency)}</td><td>${formatMoney(k.commission_pending_cents, k.currency as Currency)}</td></tr>`)}</tbody></table>`}</section>
-<section id="partners"><h2>Partners and referral links</h2>
-<table id="partner-stats"><thead><tr><th>Partner</th><th>Clicks</th><th>Leads</th><th>Sales</th><th>Revenue</th><th>Commission</th></tr></thead><tbody>
-${partnerRows.map((p: any) => html`<tr><td>${p.name}</td><td>${p.clicks}</td><td>${p.leads}</td><td>${p.sales}</td>
-<td>${p.by_currency.map((m: any) => formatMoney(m.revenue_cents, m.currency)).join(', ') || '–'}</td><td>${p.by_currency.map((m: any) => formatMoney(m.commission_cents, m.currency)).join(', ') || '–'}</td></tr>`)}</tbody></table>
-<table><thead><tr><th>Partner</th><th>Link</th><th>State</th><th></th></tr></thead><tbody>
-${links.map((l) => html`<tr><td>${l.name}</td><td>${l.short_link ? html`<code>https://${program.domain}/?aff=${l.short_link}</code>
-<button type="button" data-copy="https://${program.domain}/?aff=${l.short_link}" aria-label="Copy link ${l.short_link}">Copy</button>` : html`<span class="muted">no link</span>`}</td>
-<td>${l.link_id ? (l.enabled ? 'on' : 'off') : ''}</td><td>${l.link_id ? html`<form method="post" action="${base}/links/${l.link_id}/toggle" class="inline"><input type="hidden" name="enabled" value="${l.enabled ? 'false' : 'true'}"><button type="submit">Turn ${l.enabled ? 'off' : 'on'} ${l.short_link}</button></form>` : ''}</td></tr>`)}
-</tbody></table>
-<form method="post" action="${base}/partners">${field('partner_name', 'New partner name', '', fe)}<div><button type="submit">Add partner</button></div></form>
-${partners.length ? html`<form method="post" action="${base}/links"><label for="link_partner">Partner</label><select id="link_partner" name="partner_id">${partners.map(([pid, name]) => html`<option value="${pid}">${name}</option>`)}</select>
-${field('short_link', 'Link code (the aff value; empty = random)', '', fe)}<div><button type="submit">Create link</button></div></form>` : ''}</section>
-<section id="keys"><h2>API keys</h2><table><thead><tr><th>Key</th><th>Created</th><th>State</th><th></th></tr></thead><tbody>
-${keys.map((k) => {
-  const state = k.revoked_at ? 'revoked' : k.rotate_by ? (k.rotate_by.getTime() > now.getTime() ? `warning period until ${humanDate(k.rotate_by)}` : 'retired') : 'active';
-  return html`<tr><td><code>${k.masked}</code></td><td>${humanDate(k.created_at)}</td><td>${state}</td><td>${k.revoked_at ? '' : html`
-<a class="button" href="${base}/keys/${k.id}/regenerate">Regenerate ${k.masked}</a>
-<form method="post" action="${base}/keys/${k.id}/rotate" class="inline">${field(`rotate_by_${k.id}`, 'Rotate by', '', fe, 'type="date" required')}<button type="submit">Mark for rotation</button></form>`}</td></tr>`;
-})}</tbody></table>
-<form method="post" action="${base}/keys"><button type="submit">Create API key</button></form></section>
-<section id="stripe"><h2>Stripe</h2>
-<p>Webhook endpoint to add in Stripe: <code>${config.publicUrl}/api/v1/webhooks/stripe/${id}</code></p>
-<p>Live check: ${stripe.stripe_last_event_at ? html`<span class="ok">last event received ${new Date(stripe.stripe_last_event_at).toISOString()}, signature verified</span>` : html`<span class="muted">no event received yet</span>`}
-${stripe.stripe_last_signature_error_at ? html`<br><span class="fail">last signature failure ${new Date(stripe.stripe_last_signature_error_at).toISOString()}: ${stripe.stripe_last_signature_error}</span>` : ''}</p>
-<p>Stripe Connect: ${stripe.stripe_account_id ? html`connected account <code>${stripe.stripe_account_id}</code>` : html`<span class="muted">not connected</span>`}${config.stripeConnect ? html` · <a href="${base}/stripe/connect">${stripe.stripe_account_id ? 'Connect another account with Stripe' : 'Connect with Stripe'}</a>` : html` <span class="muted">(Connect onboarding is not configured on this server)</span>`}</p>
-<form method="post" action="${base}/stripe">
-${field('webhook_secret', `Signing secret (whsec_…)${stripe.secret_set ? ' — set; enter a new one to replace it' : ''}`, '', fe, 'autocomplete="off"')}
-
-<div><button type="submit">Save Stripe settings</button></div></form></section>
-<section id="inbox"><h2>Webhook inbox: failed, parked and dead events</h2>
-${inbox.length === 0 ? html`<p>Nothing waiting.</p>` : html`<table><thead><tr><th>Event</th><th>Type</th><th>Status</th><th>Reason</th><th></th></tr></thead><tbody>
-${inbox.map((e) => html`<tr><td>${e.stripe_event_id}</td><td>${e.type}</td><td>${e.status} (${e.attempts} attempts)</td><td>${e.reason ?? ''}</td>
-<td><form method="post" action="${base}/events/${e.id}/replay" class="inline"><button type="submit">Replay ${e.stripe_event_id}</button></form></td></tr>`)}</tbody></table>`}</section>
-<section id="activity"><h2>Activity</h2><p><a href="${base}/activity.csv?from=${day(dayFrom)}&to=${day(new Date(dayTo.getTime() - DAY))}${partnerId ? `&partner=${partnerId}` : ''}&mode=${mode}">Download as CSV</a></p><table><thead><tr><th>When</th><th>Event</th><th>Customer</th><th>Sale</th><th>Attribution</th><th>Commission</th><th>Refunds</th></tr></thead><tbody>
-${events.map((e) => html`<tr><td>${new Date(e.created_at).toISOString().replace('T', ' ').slice(0, 19)}</td><td>${e.kind}${e.test ? ' (test)' : ''}</td><td>${e.customer_key ?? ''}</td>
-<td>${e.transaction_id ? `${e.transaction_id}: ${e.amount_cents} ${e.currency}` : ''}</td><td>${e.attribution_step ?? ''}</td>
-<td>${e.commission_cents !== null && e.commission_cents !== undefined ? `${e.commission_cents - e.deducted_cents} (${e.commission_status})` : e.commission_reason ? `none: ${e.commission_reason.replaceAll('_', ' ')}` : ''}</td><td>${e.refunds ?? ''}</td></tr>`)}
-</tbody></table></section>
-<section id="settings"><h2>Settings</h2>${programForm(extra.settingsValues ?? { ...program }, extra.settingsErrors ?? {}, `${base}/settings`, 'Save settings')}</section>`;
-    send(res, extra.status ?? 200, program.name, body, extra.status && extra.status >= 400 ? null : DONE[String(q.done)] ?? null);
+    const filter = activityFilter(req.query as Record<string, string | undefined>, now);
+    const data = await programPageData({ ...app(), store: deps.store }, scope(res), id, filter);
+    const body = programPageBody({
+      ...data, id, now, heldKey, extra, filter,
+      publicUrl: config.publicUrl, connectConfigured: Boolean(config.stripeConnect),
+    });
+    const done = DONE[String((req.query as Record<string, unknown>).done)] ?? null;
+    send(res, extra.status ?? 200, data.program.name, body, extra.status && extra.status >= 400 ? null : done);
   }
 
   router.get('/dashboard/programs/:id', (req, res) => programPage(req, res));
