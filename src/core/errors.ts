@@ -144,8 +144,9 @@ export const errors = {
     }),
 };
 
+/** Names the place that exists: the program's page in the dashboard, its "API keys" section. */
 export const ROTATION_HINT =
-  'Ask a workspace owner to regenerate the key in the dashboard (Settings, API keys) and update AFFIX_API_KEY.';
+  'Open the program in the dashboard (/dashboard), section "API keys": create a new key (or regenerate this one), then update AFFIX_API_KEY.';
 
 /** CLI API messages (spec §7 and wire notes), character for character. */
 export const CLI_MESSAGES = {

@@ -197,6 +197,13 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     const key = (globalThis as any).dashboardKey as string;
     const clickId = (await api.request('POST', '/api/v1/track/click', { body: { affiliate_url: 'https://brand.example/?aff=alice-dash' } })).body.click_id;
     await api.request('POST', '/api/v1/track/lead', { body: { click_id: clickId, customer_key: 'late_user' }, headers: bearer(key) });
+    // The inbox fits a phone: ids shortened (whole in the copy button), no sideways scroll.
+    expect(await page.getByRole('button', { name: `Copy event id ${event.id}` }).count()).toBe(1);
+    await page.setViewportSize({ width: 390, height: 900 });
+    const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
+    expect(widths.scroll).toBeLessThanOrEqual(widths.inner);
+    if (SHOTS) await page.screenshot({ path: `${SHOTS}/inbox-390.png`, fullPage: true });
+    await page.setViewportSize({ width: 1200, height: 900 });
     await submit(`Replay ${event.id}`);
     await expect.poll(() => textOf(page.getByRole('status'))).toBe('Event queued again.');
     expect(await waitForEvent(db.pool, event.id, ['processed'])).toMatchObject({ attribution_step: 'customer_key' });

@@ -40,6 +40,7 @@ a.button{display:inline-block;border:1px solid #767676;border-radius:2px;backgro
 .pass{color:#1b6e20}.fail{color:#b00020}.unknown{color:#8a6d00}.inline{display:inline}
 a:focus,a.button:focus,button:focus,input:focus,select:focus{outline:3px solid #ffbf47;outline-offset:2px}
 nav.tabs a{margin-right:1rem}
+td.reason{min-width:14rem;max-width:32rem;white-space:normal}
 /* Narrow screens: the page never scrolls sideways; wide tables scroll inside themselves. */
 body{overflow-wrap:anywhere}table{display:block;overflow-x:auto;max-width:100%}th,td{overflow-wrap:normal}
 input,select{max-width:100%;box-sizing:border-box}header{flex-wrap:wrap}nav.tabs{display:flex;flex-wrap:wrap;gap:.25rem 1rem}

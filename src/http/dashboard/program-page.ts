@@ -10,6 +10,9 @@ import { type Html, field, html, select } from './html.js';
 
 const DAY = 86_400_000;
 
+/** Long Stripe ids fit a narrow column: the start and the end, the whole id in the title and the copy button. */
+const shortId = (id: string) => (id.length > 18 ? `${id.slice(0, 10)}…${id.slice(-6)}` : id);
+
 /** Dates as people read them: 31 Jan 2099 (UTC, like every time the service stores). */
 const humanDate = (date: Date) => date.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
 
@@ -112,8 +115,9 @@ ${field('webhook_secret', `Signing secret (whsec_…)${stripe.secret_set ? ' —
 <div><button type="submit">Save Stripe settings</button></div></form></section>
 <section id="inbox"><h2>Webhook inbox: failed, parked and dead events</h2>
 ${inbox.length === 0 ? html`<p>Nothing waiting.</p>` : html`<table><thead><tr><th>Event</th><th>Type</th><th>Status</th><th>Reason</th><th></th></tr></thead><tbody>
-${inbox.map((e) => html`<tr><td>${e.stripe_event_id}</td><td>${e.type}</td><td>${e.status} (${e.attempts} attempts)</td><td>${e.reason ?? ''}</td>
-<td><form method="post" action="${base}/events/${e.id}/replay" class="inline"><button type="submit">Replay ${e.stripe_event_id}</button></form></td></tr>`)}</tbody></table>`}</section>
+${inbox.map((e) => html`<tr><td><code title="${e.stripe_event_id}">${shortId(e.stripe_event_id)}</code>
+<button type="button" data-copy="${e.stripe_event_id}" aria-label="Copy event id ${e.stripe_event_id}">Copy</button></td><td>${e.type}</td><td>${e.status} (${e.attempts} attempts)</td><td class="reason">${e.reason ?? ''}</td>
+<td><form method="post" action="${base}/events/${e.id}/replay" class="inline"><button type="submit" aria-label="Replay ${e.stripe_event_id}">Replay</button></form></td></tr>`)}</tbody></table>`}</section>
 <section id="activity"><h2>Activity</h2><p><a href="${base}/activity.csv?from=${day(dayFrom)}&to=${day(new Date(dayTo.getTime() - DAY))}${partnerId ? `&partner=${partnerId}` : ''}&mode=${mode}">Download as CSV</a></p><table><thead><tr><th>When</th><th>Event</th><th>Customer</th><th>Sale</th><th>Attribution</th><th>Commission</th><th>Refunds</th></tr></thead><tbody>
 ${events.map((e) => html`<tr><td>${new Date(e.created_at).toISOString().replace('T', ' ').slice(0, 19)}</td><td>${e.kind}${e.test ? ' (test)' : ''}</td><td>${e.customer_key ?? ''}</td>
 <td>${e.transaction_id ? `${e.transaction_id}: ${e.amount_cents} ${e.currency}` : ''}</td><td>${e.attribution_step ?? ''}</td>
