@@ -2,9 +2,9 @@
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import { CLI_MESSAGES, invalidEventType } from '../../core/cli-login.js';
 import { AffixError, MESSAGES, errors } from '../../core/errors.js';
-import { describeCommission, parseNewProgram } from '../../core/programs.js';
+import { describeCommission } from '../../core/programs.js';
+import { createProgram, issueKey } from '../../app/management.js';
 import { type SyntheticEventType, runSyntheticEvents } from '../../core/synthetic-events.js';
-import * as admin from '../../db/admin.js';
 import { ensureTestLink, findTokenOwner, listAccountPrograms, programStatusFacts } from '../../db/cli.js';
 import { hitRateLimit } from '../../db/rate-limit.js';
 import { programKeyAuth, readBearer } from '../auth.js';
@@ -51,9 +51,10 @@ export function cliProgramRoutes(deps: HttpDeps): Router {
     if (body.advertiser_id !== undefined && body.advertiser_id !== null && String(body.advertiser_id) !== String(accountId)) {
       throw errors.forbidden(CLI_MESSAGES.advertiserMismatch);
     }
-    const settings = parseNewProgram(body);
-    const program = await admin.insertProgram(pool, accountId, settings);
-    const { apiKey } = await admin.issueApiKey(pool, program.id);
+    // The same use cases as the dashboard and the admin API: one rule for a new program.
+    const management = { pool, secretBox: deps.secretBox ?? null, now: () => clock(deps) };
+    const program = await createProgram(management, accountId, body);
+    const { apiKey } = await issueKey(management, { kind: 'account', accountId }, program.id);
     state(res).log.info({ programId: program.id, accountId }, 'program created from the CLI');
     res.status(201).json({
       data: {
