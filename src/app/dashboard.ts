@@ -49,22 +49,29 @@ export async function endAccountSession(pool: Pool, accountId: number, sessionId
   if (!(await endSessionById(pool, accountId, sessionId))) throw errors.notFound('Session not found');
 }
 
-/** Everything one program's page shows, for a caller allowed to see it. */
-export async function programPageData(deps: ManagementDeps & { store: Store }, scope: Scope, programId: number, filter: ActivityFilter) {
+export const ACTIVITY_PAGE_SIZE = 50;
+const CSV_MAX_ROWS = 100_000;
+
+/** Everything one program's page shows; `page` (from 1) pages the activity table. */
+export async function programPageData(deps: ManagementDeps & { store: Store }, scope: Scope, programId: number, filter: ActivityFilter, page = 1) {
   const program = await programInScope(deps, scope, programId);
   const [links, keys, stripe, inbox, events, series, facts, kpis, funnel, partners] = await Promise.all([
     partnersWithLinks(deps.pool, program.id),
     admin.listKeys(deps.pool, program.id),
     stripeLiveCheck(deps.pool, program.id),
     inboxForProgram(deps.pool, program.id),
-    activity(deps.pool, program.id, filter),
+    activity(deps.pool, program.id, filter, { limit: ACTIVITY_PAGE_SIZE + 1, offset: (page - 1) * ACTIVITY_PAGE_SIZE }),
     dailySeries(deps.pool, program.id, { partnerId: filter.partnerId, from: filter.from, to: filter.to }),
     deps.store.readinessFacts(program.id, deps.now()),
     programKpis(deps.pool, program.id, filter.from, filter.to),
     funnelTotals(deps.pool, program.id, filter),
     partnerStats(deps.pool, program.id, filter.from),
   ]);
-  return { program, links, keys, stripe, inbox, events, series, readiness: computeReadiness(program.id, facts), kpis, funnel, partners };
+  return {
+    program, links, keys, stripe, inbox, series, readiness: computeReadiness(program.id, facts), kpis, funnel, partners,
+    events: events.slice(0, ACTIVITY_PAGE_SIZE),
+    activityPage: { page, hasOlder: events.length > ACTIVITY_PAGE_SIZE },
+  };
 }
 
 const CSV_COLUMNS = [
@@ -83,7 +90,7 @@ function csvCell(value: unknown): string {
 /** The activity table as CSV (the same rows and filter as the page). */
 export async function activityCsv(deps: ManagementDeps, scope: Scope, programId: number, filter: ActivityFilter): Promise<string> {
   const program = await programInScope(deps, scope, programId);
-  const rows = await activity(deps.pool, program.id, filter);
+  const rows = await activity(deps.pool, program.id, filter, { limit: CSV_MAX_ROWS, offset: 0 });
   const lines = rows.map((row: Record<string, unknown>) => CSV_COLUMNS.map((column) => csvCell(row[column])).join(','));
   return `${[CSV_COLUMNS.join(','), ...lines].join('\r\n')}\r\n`;
 }

@@ -52,7 +52,8 @@ export interface ActivityFilter {
   mode: 'all' | 'live' | 'test';
 }
 
-export async function activity(pool: Pool, programId: number, filter: ActivityFilter) {
+/** Newest first, `limit` rows from `offset` (the page shows 50, the CSV export all). */
+export async function activity(pool: Pool, programId: number, filter: ActivityFilter, page: { limit: number; offset: number }) {
   const test = filter.mode === 'all' ? null : filter.mode === 'test';
   const { rows } = await pool.query(
     `SELECT e.kind, e.created_at, e.test, e.click_id, cu.customer_key, coalesce(s.partner_id, cu.partner_id) AS partner_id,
@@ -67,8 +68,8 @@ export async function activity(pool: Pool, programId: number, filter: ActivityFi
       WHERE e.program_id = $1 AND e.created_at >= $2 AND e.created_at < $3
         AND ($4::bigint IS NULL OR coalesce(s.partner_id, cu.partner_id, (SELECT k.partner_id FROM clicks k WHERE k.click_id = e.click_id LIMIT 1)) = $4)
         AND ($5::boolean IS NULL OR e.test = $5)
-      ORDER BY e.created_at DESC, e.id DESC LIMIT 200`,
-    [programId, filter.from, filter.to, filter.partnerId, test],
+      ORDER BY e.created_at DESC, e.id DESC LIMIT $6 OFFSET $7`,
+    [programId, filter.from, filter.to, filter.partnerId, test, page.limit, page.offset],
   );
   return rows;
 }

@@ -245,4 +245,18 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     await page.getByLabel('Commission type').selectOption('recurring_percent');
     expect(await duration.isVisible()).toBe(true);
   });
+  it('activity is paged, 50 rows a page, keeping the filter', async () => {
+    for (let i = 0; i < 50; i++) {
+      expect((await api.request('POST', '/api/v1/track/click', { body: { affiliate_url: 'https://brand.example/?aff=alice-dash' } })).status).toBe(200);
+    }
+    await page.goto(`${api.url}/dashboard/programs/${programId}?mode=all#activity`);
+    expect(await page.locator('#activity tbody tr').count()).toBe(50);
+    await page.getByRole('link', { name: 'Older' }).click();
+    await page.waitForURL(/page=2/);
+    expect(new URL(page.url()).searchParams.get('mode')).toBe('all');
+    const older = await page.locator('#activity tbody tr').count();
+    expect(older).toBeGreaterThan(0);
+    expect(older).toBeLessThan(50);
+    expect(await textOf(page.getByRole('navigation', { name: 'Activity pages' }))).toBe('Page 2 · Newer');
+  });
 });

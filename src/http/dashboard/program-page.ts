@@ -60,6 +60,18 @@ ${field('allowed_origins', 'Allowed browser origins (comma separated)', v('allow
 <div><button type="submit">${submit}</button></div></form>`;
   }
 
+/** Newer / older links that keep the page's filter. */
+function activityPager(view: ProgramPageView, base: string): Html {
+  const { page, hasOlder } = view.activityPage;
+  const { partnerId, from, to, mode } = view.filter;
+  const day = (d: Date) => d.toISOString().slice(0, 10);
+  const link = (p: number) =>
+    `${base}?from=${day(from)}&to=${day(new Date(to.getTime() - DAY))}${partnerId ? `&partner=${partnerId}` : ''}&mode=${mode}&page=${p}#activity`;
+  if (page === 1 && !hasOlder) return html``;
+  return html`<nav class="pager" aria-label="Activity pages">Page ${page}
+${page > 1 ? html` · <a href="${link(page - 1)}">Newer</a>` : ''}${hasOlder ? html` · <a href="${link(page + 1)}">Older</a>` : ''}</nav>`;
+}
+
 export function programPageBody(view: ProgramPageView): Html {
   const { program, links, keys, stripe, inbox, events, series, readiness, kpis, funnel, partners: partnerRows, id, now, heldKey, extra } = view;
   const { partnerId, from: dayFrom, to: dayTo, mode } = view.filter;
@@ -122,6 +134,7 @@ ${inbox.map((e) => html`<tr><td><code title="${e.stripe_event_id}">${shortId(e.s
 ${events.map((e) => html`<tr><td>${new Date(e.created_at).toISOString().replace('T', ' ').slice(0, 19)}</td><td>${e.kind}${e.test ? ' (test)' : ''}</td><td>${e.customer_key ?? ''}</td>
 <td>${e.transaction_id ? `${e.transaction_id}: ${e.amount_cents} ${e.currency}` : ''}</td><td>${e.attribution_step ?? ''}</td>
 <td>${e.commission_cents !== null && e.commission_cents !== undefined ? `${e.commission_cents - e.deducted_cents} (${e.commission_status})` : e.commission_reason ? `none: ${e.commission_reason.replaceAll('_', ' ')}` : ''}</td><td>${e.refunds ?? ''}</td></tr>`)}
-</tbody></table></section>
+</tbody></table>
+${activityPager(view, base)}</section>
 <section id="settings"><h2>Settings</h2>${programForm(extra.settingsValues ?? { ...program }, extra.settingsErrors ?? {}, `${base}/settings`, 'Save settings')}</section>`;
 }

@@ -208,7 +208,9 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
     const now = clock(deps);
     const heldKey = extra.newKey ?? takeNewKey(req, res, deps.secretBox ?? null, id);
     const filter = activityFilter(req.query as Record<string, string | undefined>, now);
-    const data = await programPageData({ ...app(), store: deps.store }, scope(res), id, filter);
+    const requested = Number((req.query as Record<string, string | undefined>).page);
+    const page = Number.isSafeInteger(requested) && requested > 0 ? requested : 1;
+    const data = await programPageData({ ...app(), store: deps.store }, scope(res), id, filter, page);
     const body = programPageBody({
       ...data, id, now, heldKey, extra, filter,
       publicUrl: config.publicUrl, connectConfigured: Boolean(config.stripeConnect),
