@@ -14,11 +14,9 @@ import {
   type TestDatabase,
   adminHeaders,
   createTestDatabase,
-  seedProgram,
   startTestApi,
-  trackClick,
 } from './support/harness.js';
-import { CONNECT_SECRET, WEBHOOK_SECRET, deliver, fixture } from './support/stripe.js';
+import { CONNECT_SECRET, deliver, fixture, seedStripeCustomer } from './support/stripe.js';
 
 let db: TestDatabase;
 let api: TestApi;
@@ -39,7 +37,6 @@ function permutations<T>(items: T[]): T[][] {
 }
 
 const DAY = 86_400;
-let n = 0;
 
 interface Step {
   fixture: string;
@@ -50,15 +47,7 @@ interface Step {
 
 /** A program with a partner, a click and (unless told otherwise) a browser-mode lead. */
 async function newRun(program: Record<string, unknown>, opts: { lead?: boolean } = {}) {
-  const shop: SeededProgram = await seedProgram(api, program);
-  await api.request('PATCH', `/api/v1/admin/programs/${shop.programId}/stripe`, { body: { webhook_secret: WEBHOOK_SECRET }, headers: adminHeaders });
-  const clickId = await trackClick(api, shop.affiliateUrl);
-  const run = `o${++n}_${Date.now()}`;
-  const vars = { run, click_id: clickId, customer_key: `user_${run}`, program_id: shop.programId, email: `buyer_${run}@example.com` };
-  if (opts.lead !== false) {
-    const lead = await api.request('POST', '/api/v1/track/lead', { body: { click_id: clickId, customer_key: vars.customer_key, email: vars.email } });
-    expect(lead.status).toBe(200);
-  }
+  const { shop, run, vars } = await seedStripeCustomer(api, program, opts);
   return { shop, run, vars };
 }
 

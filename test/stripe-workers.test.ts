@@ -1,17 +1,14 @@
 // Stripe events end to end: signed delivery -> inbox -> pg-boss worker -> core -> exact rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  type SeededProgram,
   type TestApi,
   type TestDatabase,
   adminHeaders,
   count,
   createTestDatabase,
-  seedProgram,
   startTestApi,
-  trackClick,
 } from './support/harness.js';
-import { CONNECT_SECRET, WEBHOOK_SECRET, deliver, fixture, waitForEvent } from './support/stripe.js';
+import { CONNECT_SECRET, deliver, fixture, seedStripeCustomer, waitForEvent } from './support/stripe.js';
 
 let db: TestDatabase;
 let api: TestApi;
@@ -36,20 +33,10 @@ afterAll(async () => {
   await db.drop();
 });
 
-let n = 0;
 /** A program connected to Stripe, with a click and a lead for one customer. */
 async function setup(program: Record<string, unknown> = {}, opts: { lead?: boolean; email?: string } = {}) {
-  const shop: SeededProgram = await seedProgram(api, program);
-  await api.request('PATCH', `/api/v1/admin/programs/${shop.programId}/stripe`, { body: { webhook_secret: WEBHOOK_SECRET }, headers: adminHeaders });
-  const clickId = await trackClick(api, shop.affiliateUrl);
-  const run = `r${++n}_${Date.now()}`;
-  const customerKey = `user_${run}`;
-  const email = opts.email ?? `buyer_${run}@example.com`;
-  if (opts.lead !== false) {
-    const lead = await api.request('POST', '/api/v1/track/lead', { body: { click_id: clickId, customer_key: customerKey, email } });
-    expect(lead.status).toBe(200);
-  }
-  const vars = { run, click_id: clickId, customer_key: customerKey, program_id: shop.programId, email };
+  const { shop, clickId, run, vars } = await seedStripeCustomer(api, program, opts);
+  const { customer_key: customerKey, email } = vars;
   const send = async (name: string, overrides: (event: any) => void = () => undefined) => {
     const event = await fixture(name, vars);
     overrides(event);

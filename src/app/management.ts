@@ -34,7 +34,8 @@ export function invalidInput(issues: z.core.$ZodIssue[]): AffixError {
   return errors.invalid(field === 'body' ? message : `${field}: ${message}`, fields);
 }
 
-function parse<T>(schema: z.ZodType<T>, input: unknown): T {
+/** Validates a request body against its schema; refusals name every field (see invalidInput). */
+export function parseInput<T>(schema: z.ZodType<T>, input: unknown): T {
   const result = schema.safeParse(input);
   if (!result.success) throw invalidInput(result.error.issues);
   return result.data;
@@ -61,8 +62,8 @@ export const stripeInput = z.object({
 
 /** The program when the scope may touch it; otherwise the same 404 as a program that does not exist. */
 export async function programInScope(deps: ManagementDeps, scope: Scope, programId: number): Promise<admin.ProgramView> {
-  const inScope = scope.kind === 'operator' || (Number.isSafeInteger(programId) && (await programOwnedBy(deps.pool, programId, scope.accountId)));
-  const program = inScope && Number.isSafeInteger(programId) ? await admin.getProgram(deps.pool, programId) : null;
+  const inScope = Number.isSafeInteger(programId) && (scope.kind === 'operator' || (await programOwnedBy(deps.pool, programId, scope.accountId)));
+  const program = inScope ? await admin.getProgram(deps.pool, programId) : null;
   if (!program) throw errors.notFound('Program not found');
   return program;
 }
@@ -85,14 +86,14 @@ export async function updateProgram(deps: ManagementDeps, scope: Scope, programI
 
 export async function addPartner(deps: ManagementDeps, scope: Scope, programId: number, input: unknown) {
   const program = await programInScope(deps, scope, programId);
-  const body = parse(partnerInput, input);
+  const body = parseInput(partnerInput, input);
   return admin.insertPartner(deps.pool, program.id, body.name, body.email ?? null);
 }
 
 /** A link code: the brand's, or 10 random hex characters (unguessable, URL-safe). */
 export async function createLink(deps: ManagementDeps, scope: Scope, programId: number, input: unknown) {
   const program = await programInScope(deps, scope, programId);
-  const body = parse(linkInput, input);
+  const body = parseInput(linkInput, input);
   if (!(await admin.partnerInProgram(deps.pool, body.partner_id, program.id))) {
     throw errors.invalid('partner_id must be a partner of this program', { partner_id: 'Choose a partner of this program.' });
   }
@@ -102,9 +103,10 @@ export async function createLink(deps: ManagementDeps, scope: Scope, programId: 
   return { ...link, url: `https://${program.domain}/?aff=${encodeURIComponent(link.short_link)}` };
 }
 
-export async function setLinkEnabled(deps: ManagementDeps, scope: Scope, linkId: number, enabled: boolean) {
-  const programId = await admin.programOfLink(deps.pool, linkId);
-  if (programId === null) throw errors.notFound('Referral link not found');
+/** `inProgram`: the page the request came from names the program; a link of another is not found. */
+export async function setLinkEnabled(deps: ManagementDeps, scope: Scope, linkId: number, enabled: boolean, inProgram?: number) {
+  const programId = Number.isSafeInteger(linkId) ? await admin.programOfLink(deps.pool, linkId) : null;
+  if (programId === null || (inProgram !== undefined && programId !== inProgram)) throw errors.notFound('Referral link not found');
   await programInScope(deps, scope, programId).catch(() => {
     throw errors.notFound('Referral link not found');
   });
@@ -163,7 +165,7 @@ export async function listKeys(deps: ManagementDeps, scope: Scope, programId: nu
  */
 export async function setStripeSettings(deps: ManagementDeps, scope: Scope, programId: number, input: unknown) {
   const program = await programInScope(deps, scope, programId);
-  const body = parse(stripeInput, input);
+  const body = parseInput(stripeInput, input);
   if (body.account_id !== undefined && scope.kind !== 'operator') {
     throw errors.forbidden('Connect accounts are bound through Stripe (Connect with Stripe), not by typing their id');
   }
@@ -184,10 +186,12 @@ export async function replayEvent(
   deps: ManagementDeps & { enqueue: EnqueueInTransaction | null },
   scope: Scope,
   ref: number | string,
+  inProgram?: number,
 ): Promise<InboxEvent> {
   if (!deps.enqueue) throw new AffixError(503, 'The job queue is not running on this instance');
-  const event = await getEvent(deps.pool, ref);
-  const visible = event && (scope.kind === 'operator' || (event.program_id !== null && (await programOwnedBy(deps.pool, event.program_id, scope.accountId))));
+  const event = typeof ref === 'number' && !Number.isSafeInteger(ref) ? null : await getEvent(deps.pool, ref);
+  const inPage = event && (inProgram === undefined || event.program_id === inProgram);
+  const visible = inPage && (scope.kind === 'operator' || (event.program_id !== null && (await programOwnedBy(deps.pool, event.program_id, scope.accountId))));
   const requeued = visible ? await requeueEvent(deps.pool, deps.enqueue, event.id) : null;
   if (!requeued) throw errors.notFound('Webhook event not found');
   return requeued;

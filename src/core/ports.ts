@@ -158,13 +158,14 @@ export interface TrackingTx {
   /** Inserts a refund; returns false when the same refund key was already counted. */
   insertRefund(refund: NewRefund): Promise<boolean>;
   updateCommissionAfterRefund(commissionId: number, patch: CommissionRefundPatch): Promise<void>;
-  /** Sum refunded (reason refund, not chargebacks) through this source so far, reverted ones excluded. */
+  /**
+   * Sum refunded (reason refund, not chargebacks) through this source so far: reverted ones
+   * excluded, refunds that failed after being counted cumulatively taken back out.
+   */
   processorRefundedCents(saleId: number, source: string): Promise<number>;
   findActiveRefund(saleId: number, refundKey: string): Promise<CountedRefund | null>;
   /** Any row under this key, reverted or not. */
   refundKeyUsed(saleId: number, refundKey: string): Promise<boolean>;
-  /** Sum of Stripe refunds that failed after being counted in a cumulative amount. */
-  processorFailedRefundCents(saleId: number): Promise<number>;
   markRefundReverted(refundId: number): Promise<void>;
 }
 

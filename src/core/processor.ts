@@ -232,7 +232,7 @@ export async function recordProcessorRefund(store: Store, refund: ProcessorRefun
     const sale = await findPaidSale(tx, refund.programId, refund);
     const results: TrackRefundResult[] = [];
     // Refunds that failed later no longer count toward the charge's cumulative amount.
-    let counted = (await tx.processorRefundedCents(sale.id, 'stripe')) - (await tx.processorFailedRefundCents(sale.id));
+    let counted = await tx.processorRefundedCents(sale.id, 'stripe');
     const pieces = refund.refunds ?? [{ id: `${refund.chargeId}:total:${refund.cumulativeRefundedCents}`, amountCents: refund.cumulativeRefundedCents - counted }];
     for (const piece of pieces) {
       const room = refund.cumulativeRefundedCents - counted;
@@ -280,9 +280,8 @@ export async function restoreProcessorDispute(
   return store.transaction(async (tx) => {
     const sale = await findPaidSale(tx, dispute.programId, { paymentIds: dispute.paymentIds, transactionIds: [] });
     const key = refundKey(disputeKey(dispute.disputeId), undefined);
-    if (!(await tx.findActiveRefund(sale.id, key)) && !(await tx.refundKeyUsed(sale.id, key))) {
-      await refundSale(tx, sale, chargeback(dispute.disputeId));
-    }
+    // Never counted (created not processed yet): count it, so the revert below nets to nothing.
+    if (!(await tx.refundKeyUsed(sale.id, key))) await refundSale(tx, sale, chargeback(dispute.disputeId));
     const restored = await revertCountedRefund(tx, sale, key);
     return { kind: restored ? 'restored' : 'nothing_to_restore', saleId: sale.id };
   });
@@ -323,7 +322,7 @@ export async function revertProcessorRefund(
     if (await tx.refundKeyUsed(sale.id, offsetKey)) return { kind: 'reverted', saleId: sale.id };
     const commission = await tx.lockCommissionForSale(sale.id);
     if (!commission) return { kind: 'not_counted', saleId: sale.id };
-    const cumulative = (await tx.processorRefundedCents(sale.id, 'stripe')) - (await tx.processorFailedRefundCents(sale.id));
+    const cumulative = await tx.processorRefundedCents(sale.id, 'stripe');
     if (cumulative < failure.amountCents) throw new NotYetResolvable('the refund that failed is not counted yet');
     const reverted = reverseRefund(
       { saleAmountCents: sale.amountCents, commissionAmountCents: commission.amountCents, refundedTotalCents: commission.refundedTotalCents, deductedCents: commission.deductedCents, status: commission.status },

@@ -262,8 +262,9 @@ export class PgTrackingTx implements TrackingTx {
 
   async processorRefundedCents(saleId: number, source: string): Promise<number> {
     const { rows } = await this.client.query(
-      `SELECT coalesce(sum(amount_cents), 0)::bigint AS total FROM refunds
-        WHERE sale_id = $1 AND source = $2 AND reason = 'refund' AND reverted_at IS NULL`,
+      `SELECT (coalesce(sum(amount_cents) FILTER (WHERE reason = 'refund' AND reverted_at IS NULL), 0)
+               - coalesce(sum(amount_cents) FILTER (WHERE reason = 'refund_failed'), 0))::bigint AS total
+         FROM refunds WHERE sale_id = $1 AND source = $2`,
       [saleId, source],
     );
     return rows[0].total;
@@ -281,14 +282,6 @@ export class PgTrackingTx implements TrackingTx {
   async refundKeyUsed(saleId: number, refundKey: string): Promise<boolean> {
     const { rowCount } = await this.client.query('SELECT 1 FROM refunds WHERE sale_id = $1 AND refund_key = $2', [saleId, refundKey]);
     return (rowCount ?? 0) > 0;
-  }
-
-  async processorFailedRefundCents(saleId: number): Promise<number> {
-    const { rows } = await this.client.query(
-      `SELECT coalesce(sum(amount_cents), 0)::bigint AS total FROM refunds WHERE sale_id = $1 AND reason = 'refund_failed'`,
-      [saleId],
-    );
-    return Number(rows[0].total);
   }
 
   async markRefundReverted(refundId: number): Promise<void> {

@@ -121,27 +121,48 @@ export async function finishEvent(pool: Pool, id: number, update: EventUpdate): 
   );
 }
 
+const REQUEUE_WAITING = `status = 'queued', reason = NULL, attempts = 0, result = '{}', waiting_for = NULL, wait_until = NULL, updated_at = now()`;
+
+/**
+ * Right after an event bound `stripeCustomerId` in the program: the events of that program
+ * waiting for it go back on the queue with their jobs (one indexed statement, no sweep).
+ */
+export async function wakeEventsWaitingForCustomer(pool: Pool, enqueue: EnqueueInTransaction, programId: number, stripeCustomerId: string): Promise<number[]> {
+  return withTransaction(pool, async (client) => {
+    const { rows } = await client.query(
+      `UPDATE webhook_events w SET ${REQUEUE_WAITING}
+        WHERE w.waiting_for = $2 AND w.program_id = $1 AND w.status = 'ignored' AND w.wait_until > now()
+          AND EXISTS (SELECT 1 FROM customers c WHERE c.program_id = $1 AND c.stripe_customer_id = $2)
+       RETURNING w.id`,
+      [programId, stripeCustomerId],
+    );
+    const ids = rows.map((row) => Number(row.id));
+    for (const inboxId of ids) await enqueue(client, { inboxId });
+    return ids;
+  });
+}
+
 /**
  * Events waiting for a Stripe customer or Connect account that is now bound go back on the
- * queue (a Connect event gets its program), each with its job, in one transaction. Run after
- * every binding and on a timer by every worker, so an event that started waiting while the
- * binding committed is picked up too. Waits that ran out are closed. Returns the ids queued.
+ * queue (a Connect event gets its program), each with its job, in one transaction. Every
+ * worker runs it on a timer: it catches an event that started waiting while its binding
+ * committed, and Connect accounts bound through the API. Waits that ran out are closed.
+ * Returns the ids queued.
  */
 export async function wakeWaitingEvents(pool: Pool, enqueue: EnqueueInTransaction): Promise<number[]> {
   return withTransaction(pool, async (client) => {
     await client.query(
       `UPDATE webhook_events SET waiting_for = NULL, wait_until = NULL WHERE waiting_for IS NOT NULL AND wait_until <= now()`,
     );
-    const requeue = `status = 'queued', reason = NULL, attempts = 0, result = '{}', waiting_for = NULL, wait_until = NULL, updated_at = now()`;
     const byCustomer = await client.query(
-      `UPDATE webhook_events w SET ${requeue}
+      `UPDATE webhook_events w SET ${REQUEUE_WAITING}
          FROM customers c
         WHERE w.waiting_for IS NOT NULL AND w.status = 'ignored' AND w.program_id IS NOT NULL
           AND c.program_id = w.program_id AND c.stripe_customer_id = w.waiting_for
        RETURNING w.id`,
     );
     const byAccount = await client.query(
-      `UPDATE webhook_events w SET ${requeue}, program_id = p.id
+      `UPDATE webhook_events w SET ${REQUEUE_WAITING}, program_id = p.id
          FROM programs p
         WHERE w.waiting_for IS NOT NULL AND w.status = 'ignored' AND w.program_id IS NULL
           AND p.stripe_account_id = w.waiting_for
@@ -207,10 +228,12 @@ export interface InboxEventDetail extends InboxEvent {
   commission_reason: string | null;
 }
 
+const COLUMNS_OF_W = COLUMNS.split(',').map((column) => `w.${column.trim()}`).join(', ');
+
 /** By inbox id, or by Stripe event id (evt_). */
 export async function getEvent(pool: Pool, ref: number | string): Promise<InboxEventDetail | null> {
   const { rows } = await pool.query(
-    `SELECT ${COLUMNS.split(',').map((column) => `w.${column.trim()}`).join(', ')},
+    `SELECT ${COLUMNS_OF_W},
             c.amount_cents AS commission_cents, c.status AS commission_status, s.commission_reason
        FROM webhook_events w
        LEFT JOIN sales s ON s.id = w.sale_id

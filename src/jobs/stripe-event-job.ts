@@ -23,10 +23,11 @@ import {
   readInvoicePayment,
   readRefund,
   readRefundedCharge,
+  stripeCustomerOf,
 } from '../core/stripe/read-objects.js';
 import { isRejectedValue } from '../db/errors.js';
 import type { Pool } from '../db/pool.js';
-import { type EventUpdate, finishEvent, loadEventPayload, recordFailedAttempt, wakeWaitingEvents } from '../db/webhook-events.js';
+import { type EventUpdate, finishEvent, loadEventPayload, recordFailedAttempt, wakeEventsWaitingForCustomer } from '../db/webhook-events.js';
 import type { Logger } from '../platform/logger.js';
 
 export const stripeEventJobSchema = z.object({ inboxId: z.number().int().positive() });
@@ -193,9 +194,10 @@ export async function processStripeEvent(deps: WorkerDeps, inboxId: number, jobI
   try {
     const update = await dispatch(deps, event.program_id, payload);
     await finishEvent(deps.pool, inboxId, update);
-    // This event may have bound a Stripe customer others were waiting for.
-    if (update.attributionStep) {
-      const woken = await wakeWaitingEvents(deps.pool, stripeEventEnqueuer(deps.queue));
+    // An attributed checkout or invoice binds its Stripe customer: events waiting for it go now.
+    const customer = update.attributionStep ? stripeCustomerOf(payload) : null;
+    if (customer) {
+      const woken = await wakeEventsWaitingForCustomer(deps.pool, stripeEventEnqueuer(deps.queue), event.program_id, customer);
       if (woken.length) log.info({ woken: woken.length }, 'queued events that were waiting for this binding');
     }
     log.info({ type: event.type, status: update.status, step: update.attributionStep, saleId: update.saleId, ms: Date.now() - started }, 'stripe event processed');

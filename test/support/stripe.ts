@@ -3,7 +3,7 @@ import Stripe from 'stripe';
 import type { Pool } from '../../src/db/pool.js';
 import type { InboxStatus } from '../../src/db/webhook-events.js';
 import { type FixtureVars, loadFixture } from '../../src/platform/fixtures.js';
-import type { Reply, TestApi } from './harness.js';
+import { type Reply, type SeededProgram, type TestApi, adminHeaders, seedProgram, trackClick } from './harness.js';
 
 export const WEBHOOK_SECRET = 'whsec_test_affix_program_secret';
 export const CONNECT_SECRET = 'whsec_test_affix_connect_secret';
@@ -53,4 +53,23 @@ export async function waitForEvent(pool: Pool, stripeEventId: string, statuses: 
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`event ${stripeEventId} did not reach ${statuses.join('/')}; last: ${JSON.stringify(last)}`);
+}
+
+let runs = 0;
+
+/**
+ * A program connected to Stripe (this file's signing secret), one click, and unless told
+ * otherwise a browser-mode lead with the run's customer key and email; `vars` fill fixtures.
+ */
+export async function seedStripeCustomer(api: TestApi, program: Record<string, unknown> = {}, opts: { lead?: boolean; email?: string } = {}) {
+  const shop: SeededProgram = await seedProgram(api, program);
+  await api.request('PATCH', `/api/v1/admin/programs/${shop.programId}/stripe`, { body: { webhook_secret: WEBHOOK_SECRET }, headers: adminHeaders });
+  const clickId = await trackClick(api, shop.affiliateUrl);
+  const run = `r${++runs}_${Date.now()}`;
+  const vars = { run, click_id: clickId, customer_key: `user_${run}`, program_id: shop.programId, email: opts.email ?? `buyer_${run}@example.com` };
+  if (opts.lead !== false) {
+    const lead = await api.request('POST', '/api/v1/track/lead', { body: { click_id: clickId, customer_key: vars.customer_key, email: vars.email } });
+    if (lead.status !== 200) throw new Error(`lead: ${lead.status} ${JSON.stringify(lead.body)}`);
+  }
+  return { shop, clickId, run, vars };
 }

@@ -124,6 +124,9 @@ export function readRefund(refund: Obj): { refundId: string; amountCents: number
   };
 }
 
+/** The Stripe customer a checkout or invoice names (the one its attribution binds). */
+export const stripeCustomerOf = (event: Obj): string | null => idOf(event?.data?.object?.customer);
+
 const OBJECT_ID_FIELDS = ['id', 'customer', 'payment_intent', 'charge', 'invoice', 'subscription'] as const;
 
 /** The Stripe object ids an event names (cs_, in_, ch_, pi_, du_, re_, cus_, sub_): support looks events up by them. */

@@ -60,13 +60,17 @@ ${field('allowed_origins', 'Allowed browser origins (comma separated)', v('allow
 <div><button type="submit">${submit}</button></div></form>`;
   }
 
+const day = (d: Date) => d.toISOString().slice(0, 10);
+
+/** The filter as the page's query string (the form's own fields: `to` is the last day shown). */
+function filterQuery({ partnerId, from, to, mode }: ActivityFilter): string {
+  return `from=${day(from)}&to=${day(new Date(to.getTime() - DAY))}${partnerId ? `&partner=${partnerId}` : ''}&mode=${mode}`;
+}
+
 /** Newer / older links that keep the page's filter. */
 function activityPager(view: ProgramPageView, base: string): Html {
   const { page, hasOlder } = view.activityPage;
-  const { partnerId, from, to, mode } = view.filter;
-  const day = (d: Date) => d.toISOString().slice(0, 10);
-  const link = (p: number) =>
-    `${base}?from=${day(from)}&to=${day(new Date(to.getTime() - DAY))}${partnerId ? `&partner=${partnerId}` : ''}&mode=${mode}&page=${p}#activity`;
+  const link = (p: number) => `${base}?${filterQuery(view.filter)}&page=${p}#activity`;
   if (page === 1 && !hasOlder) return html``;
   return html`<nav class="pager" aria-label="Activity pages">Page ${page}
 ${page > 1 ? html` · <a href="${link(page - 1)}">Newer</a>` : ''}${hasOlder ? html` · <a href="${link(page + 1)}">Older</a>` : ''}</nav>`;
@@ -78,7 +82,6 @@ export function programPageBody(view: ProgramPageView): Html {
     const partners = [...new Map(links.map((l) => [l.partner_id, l.name])).entries()];
     const base = `/dashboard/programs/${id}`;
     const fe = extra.fieldErrors ?? {};
-    const day = (d: Date) => d.toISOString().slice(0, 10);
   return html`
 <nav class="tabs" aria-label="Sections"><a href="#readiness">Readiness</a><a href="#charts">Charts</a><a href="#partners">Partners</a><a href="#keys">API keys</a><a href="#stripe">Stripe</a><a href="#inbox">Webhook inbox</a><a href="#activity">Activity</a><a href="#settings">Settings</a></nav>
 ${extra.error ? html`<p class="error" role="alert">${extra.error}</p>` : ''}
@@ -130,7 +133,7 @@ ${inbox.length === 0 ? html`<p>Nothing waiting.</p>` : html`<table><thead><tr><t
 ${inbox.map((e) => html`<tr><td><code title="${e.stripe_event_id}">${shortId(e.stripe_event_id)}</code>
 <button type="button" data-copy="${e.stripe_event_id}" aria-label="Copy event id ${e.stripe_event_id}">Copy</button></td><td>${e.type}</td><td>${e.status} (${e.attempts} attempts)</td><td class="reason">${e.reason ?? ''}</td>
 <td><form method="post" action="${base}/events/${e.id}/replay" class="inline"><button type="submit" aria-label="Replay ${e.stripe_event_id}">Replay</button></form></td></tr>`)}</tbody></table>`}</section>
-<section id="activity"><h2>Activity</h2><p><a href="${base}/activity.csv?from=${day(dayFrom)}&to=${day(new Date(dayTo.getTime() - DAY))}${partnerId ? `&partner=${partnerId}` : ''}&mode=${mode}">Download as CSV</a></p><table><thead><tr><th>When</th><th>Event</th><th>Customer</th><th>Sale</th><th>Attribution</th><th>Commission</th><th>Refunds</th></tr></thead><tbody>
+<section id="activity"><h2>Activity</h2><p><a href="${base}/activity.csv?${filterQuery(view.filter)}">Download as CSV</a></p><table><thead><tr><th>When</th><th>Event</th><th>Customer</th><th>Sale</th><th>Attribution</th><th>Commission</th><th>Refunds</th></tr></thead><tbody>
 ${events.map((e) => html`<tr><td>${new Date(e.created_at).toISOString().replace('T', ' ').slice(0, 19)}</td><td>${e.kind}${e.test ? ' (test)' : ''}</td><td>${e.customer_key ?? ''}</td>
 <td>${e.transaction_id ? `${e.transaction_id}: ${e.amount_cents} ${e.currency}` : ''}</td><td>${e.attribution_step ?? ''}</td>
 <td>${e.commission_cents !== null && e.commission_cents !== undefined ? `${e.commission_cents - e.deducted_cents} (${e.commission_status})` : e.commission_reason ? `none: ${e.commission_reason.replaceAll('_', ' ')}` : ''}</td><td>${e.refunds ?? ''}</td></tr>`)}

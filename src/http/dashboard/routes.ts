@@ -264,8 +264,7 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
 
   router.post('/dashboard/programs/:id/links/:linkId/toggle', ...form, async (req, res) => {
     const id = await ownProgram(req, res);
-    const link = await setLinkEnabled(app(), scope(res), Number(req.params.linkId), (req.body as Record<string, string>).enabled === 'true');
-    if (link.program_id !== id) throw errors.notFound('Referral link not found');
+    await setLinkEnabled(app(), scope(res), Number(req.params.linkId), (req.body as Record<string, string>).enabled === 'true', id);
     back(res, id, 'toggled', 'partners');
   });
 
@@ -349,8 +348,7 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
   router.post('/dashboard/programs/:id/events/:eventId/replay', ...form, async (req, res) => {
     const id = await ownProgram(req, res);
     const enqueue = deps.queue ? stripeEventEnqueuer(deps.queue) : null;
-    const event = await replayEvent({ ...app(), enqueue }, scope(res), Number(req.params.eventId));
-    if (event.program_id !== id) throw errors.notFound('Webhook event not found');
+    await replayEvent({ ...app(), enqueue }, scope(res), Number(req.params.eventId), id);
     back(res, id, 'replayed', 'inbox');
   });
 

@@ -11,6 +11,7 @@ import {
   type ManagementDeps,
   OPERATOR,
   addPartner,
+  parseInput,
   createAccount,
   listInboxEvents,
   showInboxEvent,
@@ -29,15 +30,6 @@ import {
 } from '../../app/management.js';
 import { readBearer } from '../auth.js';
 import { type HttpDeps, clock } from '../deps.js';
-
-const parse = <S extends z.ZodType>(schema: S, body: unknown): z.output<S> => {
-  const result = schema.safeParse(body ?? {});
-  if (!result.success) {
-    const issue = result.error.issues[0]!;
-    throw errors.badRequest(issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message);
-  }
-  return result.data;
-};
 
 const idParam = (req: Request, name = 'id'): number => {
   const value = req.params[name];
@@ -90,11 +82,11 @@ export function adminRoutes(deps: HttpDeps): Router {
   const app = (): ManagementDeps => ({ pool: deps.pool, secretBox: deps.secretBox ?? null, now: () => clock(deps) });
 
   router.post('/api/v1/admin/accounts', async (req, res) => {
-    res.status(201).json({ data: await createAccount(app(), parse(accountSchema, req.body)) });
+    res.status(201).json({ data: await createAccount(app(), parseInput(accountSchema, req.body)) });
   });
 
   router.patch('/api/v1/admin/accounts/:id', async (req, res) => {
-    res.json({ data: await updateAccount(app(), idParam(req), parse(accountUpdateSchema, req.body)) });
+    res.json({ data: await updateAccount(app(), idParam(req), parseInput(accountUpdateSchema, req.body)) });
   });
 
   router.post('/api/v1/admin/programs', async (req, res) => {
@@ -120,7 +112,7 @@ export function adminRoutes(deps: HttpDeps): Router {
   });
 
   router.patch('/api/v1/admin/links/:id', async (req, res) => {
-    const body = parse(enabledSchema, req.body);
+    const body = parseInput(enabledSchema, req.body);
     res.json({ data: await setLinkEnabled(app(), OPERATOR, idParam(req), body.enabled) });
   });
 
@@ -139,7 +131,7 @@ export function adminRoutes(deps: HttpDeps): Router {
   });
 
   router.post('/api/v1/admin/keys/:id/rotation', async (req, res) => {
-    const body = parse(rotationSchema, req.body);
+    const body = parseInput(rotationSchema, req.body);
     res.json({ data: await markKeyForRotation(app(), OPERATOR, idParam(req), new Date(body.rotate_by)) });
   });
 
@@ -149,7 +141,7 @@ export function adminRoutes(deps: HttpDeps): Router {
   });
 
   router.get('/api/v1/admin/webhook-events', async (req, res) => {
-    const query = parse(eventsQuery, req.query);
+    const query = parseInput(eventsQuery, req.query);
     res.json({ data: await listInboxEvents(app(), { status: query.status, programId: query.program_id, stripeId: query.stripe_id, limit: query.limit }) });
   });
 
