@@ -263,6 +263,6 @@ describe('status, test-event, stripe-connect (program key)', () => {
   it('stripe-connect is retired: 410', async () => {
     const reply = await api.request('POST', '/api/v1/cli/stripe-connect', { raw: '', headers: json });
     expect(reply.status).toBe(410);
-    expect(reply.body).toEqual(platformError(410, 'GoneError', 'This endpoint is retired. Connect Stripe from the dashboard (program Settings, Connect).'));
+    expect(reply.body).toEqual(platformError(410, 'GoneError', "This endpoint is retired. Connect Stripe from the dashboard (the program's Stripe page, Connect with Stripe)."));
   });
 });

@@ -39,7 +39,9 @@ it.each([
   ['core-is-pure', { 'src/core/rule.ts': "import { q } from '../db/sql.js';\nexport const r = q;\n", 'src/db/sql.ts': 'export const q = 1;\n' }],
   ['db-only-below', { 'src/db/sql.ts': "import { h } from '../http/route.js';\nexport const q = h;\n", 'src/http/route.ts': 'export const h = 1;\n' }],
   ['app-only-below', { 'src/app/use.ts': "import { h } from '../http/route.js';\nexport const u = h;\n", 'src/http/route.ts': 'export const h = 1;\n' }],
-  ['management-through-app', { 'src/http/routes/admin.ts': "import { q } from '../../db/sql.js';\nexport const a = q;\n", 'src/db/sql.ts': 'export const q = 1;\n' }],
+  ['doors-through-app', { 'src/http/routes/admin.ts': "import { q } from '../../db/sql.js';\nexport const a = q;\n", 'src/db/sql.ts': 'export const q = 1;\n' }],
+  ['doors-through-app', { 'src/http/cors.ts': "import { q } from '../db/origins.js';\nexport const c = q;\n", 'src/db/origins.ts': 'export const q = 1;\n' }],
+  ['doors-through-app', { 'src/mcp/server.ts': "import { q } from '../db/insights.js';\nexport const m = q;\n", 'src/db/insights.ts': 'export const q = 1;\n' }],
   ['no-circular', { 'src/app/a.ts': "import { b } from './b.js';\nexport const a = b;\n", 'src/app/b.ts': "import { a } from './a.js';\nexport const b = () => a;\n" }],
 ])('a planted import breaking %s fails the check', async (rule, files) => {
   const result = await cruise(files);

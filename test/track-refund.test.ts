@@ -132,7 +132,7 @@ describe('refund arithmetic (spec §3)', () => {
   });
 
   it('many odd partial refunds sum exactly to the sale and the commission', async () => {
-    const program = await seedProgram(api, { commission_rate: 33.3333 });
+    const program = await seedProgram(api, { commission_rate: 33.33 });
     const { transactionId, commissionId } = await recordedSale(1001, {}, program);
     const parts = [1, 7, 13, 100, 333, 2, 500, 45];
     let deducted = 0;

@@ -13,14 +13,14 @@ import { endSessionById, listSignIns, revokeCliToken } from '../db/sign-ins.js';
 import { verifyPassword } from '../platform/passwords.js';
 import { type ManagementDeps, type Scope, programInScope } from './management.js';
 
-export type PasswordVerdict = { kind: 'signed_in'; accountId: number } | { kind: 'wrong' } | { kind: 'suspended' };
+export type PasswordVerdict = { kind: 'signed_in'; accountId: number; email: string } | { kind: 'wrong' } | { kind: 'suspended' };
 
 /** One rule for every password form: the same answer for an unknown email and a wrong password. */
 export async function checkPassword(pool: Pool, email: string, password: string): Promise<PasswordVerdict> {
   const account = await findAccountForLogin(pool, email);
   if (!(await verifyPassword(password, account?.password_hash ?? null)) || !account) return { kind: 'wrong' };
   if (account.suspended) return { kind: 'suspended' };
-  return { kind: 'signed_in', accountId: account.id };
+  return { kind: 'signed_in', accountId: account.id, email: account.email };
 }
 
 /** A single sign-on attempt: a one-time login session for `state`, valid `ttlMs`. */
@@ -52,26 +52,47 @@ export async function endAccountSession(pool: Pool, accountId: number, sessionId
 export const ACTIVITY_PAGE_SIZE = 50;
 const CSV_MAX_ROWS = 100_000;
 
-/** Everything one program's page shows; `page` (from 1) pages the activity table. */
-export async function programPageData(deps: ManagementDeps & { store: Store }, scope: Scope, programId: number, filter: ActivityFilter, page = 1) {
+/** The program's pages, each a URL of its own (`overview` is the program's own URL). */
+export const PROGRAM_SECTIONS = ['overview', 'partners', 'links', 'activity', 'stripe', 'inbox', 'keys', 'settings'] as const;
+export type ProgramSection = (typeof PROGRAM_SECTIONS)[number];
+export const isProgramSection = (value: string): value is ProgramSection => (PROGRAM_SECTIONS as readonly string[]).includes(value);
+
+type PageDeps = ManagementDeps & { store: Store };
+
+/** What each page reads, and nothing more; `page` (from 1) pages the activity table. */
+const SECTION_DATA = {
+  overview: async (deps: PageDeps, id: number, filter: ActivityFilter) => {
+    const [partners, series, facts, kpis, funnel] = await Promise.all([
+      partnersWithLinks(deps.pool, id),
+      dailySeries(deps.pool, id, filter),
+      deps.store.readinessFacts(id, deps.now()),
+      programKpis(deps.pool, id, filter.from, filter.to),
+      funnelTotals(deps.pool, id, filter),
+    ]);
+    return { partners, series, readiness: computeReadiness(id, facts), kpis, funnel };
+  },
+  partners: async (deps: PageDeps, id: number, filter: ActivityFilter) => ({ stats: await partnerStats(deps.pool, id, filter.from) }),
+  links: async (deps: PageDeps, id: number) => ({ partners: await partnersWithLinks(deps.pool, id) }),
+  activity: async (deps: PageDeps, id: number, filter: ActivityFilter, page: number) => {
+    const [partners, events] = await Promise.all([
+      partnersWithLinks(deps.pool, id),
+      activity(deps.pool, id, filter, { limit: ACTIVITY_PAGE_SIZE + 1, offset: (page - 1) * ACTIVITY_PAGE_SIZE }),
+    ]);
+    return { partners, events: events.slice(0, ACTIVITY_PAGE_SIZE), activityPage: { page, hasOlder: events.length > ACTIVITY_PAGE_SIZE } };
+  },
+  stripe: async (deps: PageDeps, id: number) => ({ stripe: await stripeLiveCheck(deps.pool, id) }),
+  inbox: async (deps: PageDeps, id: number) => ({ inbox: await inboxForProgram(deps.pool, id) }),
+  keys: async (deps: PageDeps, id: number) => ({ keys: await admin.listKeys(deps.pool, id) }),
+  settings: async () => ({}),
+} satisfies Record<ProgramSection, (deps: PageDeps, id: number, filter: ActivityFilter, page: number) => Promise<object>>;
+
+export type SectionData = { [S in ProgramSection]: { section: S } & Awaited<ReturnType<(typeof SECTION_DATA)[S]>> }[ProgramSection];
+
+/** One page of a program, after checking the caller may see the program. */
+export async function programPageData(deps: PageDeps, scope: Scope, programId: number, section: ProgramSection, filter: ActivityFilter, page = 1) {
   const program = await programInScope(deps, scope, programId);
-  const [links, keys, stripe, inbox, events, series, facts, kpis, funnel, partners] = await Promise.all([
-    partnersWithLinks(deps.pool, program.id),
-    admin.listKeys(deps.pool, program.id),
-    stripeLiveCheck(deps.pool, program.id),
-    inboxForProgram(deps.pool, program.id),
-    activity(deps.pool, program.id, filter, { limit: ACTIVITY_PAGE_SIZE + 1, offset: (page - 1) * ACTIVITY_PAGE_SIZE }),
-    dailySeries(deps.pool, program.id, { partnerId: filter.partnerId, from: filter.from, to: filter.to }),
-    deps.store.readinessFacts(program.id, deps.now()),
-    programKpis(deps.pool, program.id, filter.from, filter.to),
-    funnelTotals(deps.pool, program.id, filter),
-    partnerStats(deps.pool, program.id, filter.from),
-  ]);
-  return {
-    program, links, keys, stripe, inbox, series, readiness: computeReadiness(program.id, facts), kpis, funnel, partners,
-    events: events.slice(0, ACTIVITY_PAGE_SIZE),
-    activityPage: { page, hasOlder: events.length > ACTIVITY_PAGE_SIZE },
-  };
+  const data = await SECTION_DATA[section](deps, program.id, filter, page);
+  return { program, data: { section, ...data } as SectionData };
 }
 
 const CSV_COLUMNS = [

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { AffixError, errors } from '../core/errors.js';
-import { parseNewProgram, parseProgramUpdate } from '../core/programs.js';
+import { checkUpdateAgainst, parseNewProgram, parseProgramUpdate } from '../core/programs.js';
 import * as admin from '../db/admin.js';
 import { programOwnedBy } from '../db/dashboard.js';
 import type { Pool } from '../db/pool.js';
@@ -76,8 +76,8 @@ export async function createProgram(deps: ManagementDeps, accountId: unknown, in
 }
 
 export async function updateProgram(deps: ManagementDeps, scope: Scope, programId: number, input: Record<string, unknown>) {
-  await programInScope(deps, scope, programId);
-  const updated = await admin.updateProgram(deps.pool, programId, parseProgramUpdate(input));
+  const current = await programInScope(deps, scope, programId);
+  const updated = await admin.updateProgram(deps.pool, programId, checkUpdateAgainst(current, parseProgramUpdate(input)));
   if (!updated) throw errors.notFound('Program not found');
   return updated;
 }

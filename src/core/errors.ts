@@ -168,9 +168,9 @@ export const CLI_MESSAGES = {
   keyMalformed: 'Missing or malformed Authorization header. Expected: Bearer <api_token>',
   keyMissing: 'Missing API token',
   keyInvalid:
-    'Invalid API key. Ask a workspace owner to regenerate it in the dashboard (Settings, API keys); running `affix init` again would create a second program, not fix this key.',
+    "Invalid API key. Ask a workspace owner to regenerate it on the program's API keys page in the dashboard; running `affix init` again would create a second program, not fix this key.",
   tooManyChains: 'Too many synthetic chains (max 10/program/hour).',
-  stripeConnectRetired: 'This endpoint is retired. Connect Stripe from the dashboard (program Settings, Connect).',
+  stripeConnectRetired: "This endpoint is retired. Connect Stripe from the dashboard (the program's Stripe page, Connect with Stripe).",
 } as const;
 
 export const invalidEventType = (value: unknown) => `Invalid event_type: ${String(value)}. Valid: click, lead, sale`;

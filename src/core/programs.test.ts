@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AffixError } from './errors.js';
-import { parseNewProgram, parseProgramUpdate } from './programs.js';
+import { checkUpdateAgainst, parseNewProgram, parseProgramUpdate } from './programs.js';
 
 const valid = { name: 'Shop', domain: 'shop.example.com', commission_type: 'percent', commission_rate: 20 };
 const messageOf = (fn: () => unknown) => {
@@ -48,6 +48,35 @@ describe('parseNewProgram', () => {
     expect(messageOf(() => parseNewProgram({ ...valid, allowed_origins: ['https://example.com/page'] }))).toBe(
       '400 allowed_origins: https://example.com/page is not an origin like https://www.example.com',
     );
+  });
+});
+
+describe('every bad field at once', () => {
+  const fieldsOf = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (error) {
+      if (error instanceof AffixError) return { message: error.message, fields: error.init.fields };
+      throw error;
+    }
+    return null;
+  };
+  it('names each bad field, with the first one as the answer', () => {
+    const seen = fieldsOf(() => parseNewProgram({ ...valid, commission_rate: 12.345, domain: 'not a domain', attribution_window_days: 0, allowed_origins: ['nope'] }));
+    expect(seen?.message).toBe('commission_rate must have at most 2 decimal places');
+    expect(Object.keys(seen?.fields ?? {}).sort()).toEqual(['allowed_origins', 'attribution_window_days', 'commission_rate', 'domain']);
+    expect(Object.keys(fieldsOf(() => parseProgramUpdate({ name: '', lead_auth: 'maybe' }))?.fields ?? {}).sort()).toEqual(['lead_auth', 'name']);
+  });
+  it('a rate has at most 2 decimals (12.34 % or 12.34 of the currency)', () => {
+    expect(parseNewProgram({ ...valid, commission_rate: 12.34 }).commissionRate).toBe('12.34');
+    expect(messageOf(() => parseNewProgram({ ...valid, commission_rate: 12.345 }))).toBe('400 commission_rate must have at most 2 decimal places');
+    expect(messageOf(() => parseNewProgram({ ...valid, commission_type: 'fixed', commission_rate: 9.999 }))).toBe('400 commission_rate must have at most 2 decimal places');
+  });
+  it('an update is checked against the program it changes', () => {
+    const percentProgram = { commission_type: 'percent' as const, commission_rate: 20 };
+    expect(messageOf(() => checkUpdateAgainst(percentProgram, parseProgramUpdate({ commission_rate: 150 })))).toBe('400 commission_rate must be at most 100 for percent commissions');
+    expect(checkUpdateAgainst(percentProgram, parseProgramUpdate({ commission_type: 'fixed', commission_rate: 150 }))).toEqual({ commissionType: 'fixed', commissionRate: '150' });
+    expect(messageOf(() => checkUpdateAgainst({ commission_type: 'fixed', commission_rate: 150 }, parseProgramUpdate({ commission_type: 'percent' })))).toBe('400 commission_rate must be at most 100 for percent commissions');
   });
 });
 

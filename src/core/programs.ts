@@ -1,5 +1,5 @@
 // Program settings rules, shared by the admin API and `affix init` (CLI).
-import { errors } from './errors.js';
+import { AffixError, errors } from './errors.js';
 import { normalizeOrigin } from './origins.js';
 import { COMMISSION_TYPES, type CommissionType, LEAD_AUTH_VALUES, type LeadAuth } from './types.js';
 
@@ -23,8 +23,9 @@ function commissionRate(value: unknown): string {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
     throw fieldError('commission_rate', 'commission_rate must be a positive number');
   }
+  // Percent to the hundredth (12.34 %), amounts to the cent: 12.345 is a typo, not a rate.
   const text = String(value);
-  if (!/^\d+(\.\d{1,4})?$/.test(text)) throw fieldError('commission_rate', 'commission_rate must have at most 4 decimal places');
+  if (!/^\d+(\.\d{1,2})?$/.test(text)) throw fieldError('commission_rate', 'commission_rate must have at most 2 decimal places');
   return text;
 }
 
@@ -95,23 +96,48 @@ export function parseNewProgram(raw: RawProgramInput): ProgramSettings {
       Object.fromEntries(missing.map((field) => [field, 'This field is required.'])),
     );
   }
-  const type = commissionType(raw.commission_type);
-  const rate = commissionRate(raw.commission_rate);
+  const window = raw.attribution_window_days ?? raw.cookie_duration;
+  // In the order the API has always checked them: the first bad field's message is the answer.
+  return everyField({
+    commissionType: () => commissionType(raw.commission_type),
+    commissionRate: () => percentAtMost100(raw.commission_type, commissionRate(raw.commission_rate)),
+    name: () => textField(raw.name, 'name'),
+    domain: () => domainField(raw.domain),
+    attributionWindowDays: () => (isBlank(window) ? 60 : positiveInteger(window, 'attribution_window_days', MAX_WINDOW_DAYS)),
+    leadAuth: () => (isBlank(raw.lead_auth) ? 'browser_allowed' : leadAuth(raw.lead_auth)),
+    // Absent: the brand's own site, so its clicks work from the first page view. [] means none.
+    allowedOrigins: () => (isBlank(raw.allowed_origins) ? defaultOrigins(textField(raw.domain, 'domain')) : allowedOrigins(raw.allowed_origins)),
+    recurringDurationMonths: () => (isBlank(raw.duration_months) ? null : positiveInteger(raw.duration_months, 'duration_months', 600)),
+  });
+}
+
+export function percentAtMost100(type: unknown, rate: string): string {
   if ((type === 'percent' || type === 'recurring_percent') && Number(rate) > 100) {
     throw fieldError('commission_rate', 'commission_rate must be at most 100 for percent commissions');
   }
-  const window = raw.attribution_window_days ?? raw.cookie_duration;
-  return {
-    name: textField(raw.name, 'name'),
-    domain: domainField(raw.domain),
-    commissionType: type,
-    commissionRate: rate,
-    attributionWindowDays: isBlank(window) ? 60 : positiveInteger(window, 'attribution_window_days', MAX_WINDOW_DAYS),
-    leadAuth: isBlank(raw.lead_auth) ? 'browser_allowed' : leadAuth(raw.lead_auth),
-    // Absent: the brand's own site, so its clicks work from the first page view. [] means none.
-    allowedOrigins: isBlank(raw.allowed_origins) ? defaultOrigins(textField(raw.domain, 'domain')) : allowedOrigins(raw.allowed_origins),
-    recurringDurationMonths: isBlank(raw.duration_months) ? null : positiveInteger(raw.duration_months, 'duration_months', 600),
-  };
+  return rate;
+}
+
+/**
+ * Runs every field's check and reports every bad field at once (a form shows each beside its
+ * field); the message is the first one's, as the API has always answered.
+ */
+function everyField<T extends Record<string, () => unknown>>(checks: T): { [K in keyof T]: ReturnType<T[K]> } {
+  const values: Record<string, unknown> = {};
+  const fields: Record<string, string> = {};
+  let first: string | null = null;
+  for (const [name, check] of Object.entries(checks)) {
+    try {
+      values[name] = check();
+    } catch (error) {
+      const named = error instanceof AffixError ? error.init.fields : undefined;
+      if (!named) throw error;
+      first ??= (error as AffixError).message;
+      Object.assign(fields, named);
+    }
+  }
+  if (first !== null) throw errors.invalid(first, fields);
+  return values as { [K in keyof T]: ReturnType<T[K]> };
 }
 
 /**
@@ -144,17 +170,23 @@ export function describeCommission(type: CommissionType, rate: string | number, 
 
 /** Validates a partial update: only the fields present are checked and returned. */
 export function parseProgramUpdate(raw: RawProgramInput): Partial<ProgramSettings> {
-  const update: Partial<ProgramSettings> = {};
-  if (raw.name !== undefined) update.name = textField(raw.name, 'name');
-  if (raw.domain !== undefined) update.domain = domainField(raw.domain);
-  if (raw.commission_type !== undefined) update.commissionType = commissionType(raw.commission_type);
-  if (raw.commission_rate !== undefined) update.commissionRate = commissionRate(raw.commission_rate);
   const window = raw.attribution_window_days ?? raw.cookie_duration;
-  if (window !== undefined) update.attributionWindowDays = positiveInteger(window, 'attribution_window_days', MAX_WINDOW_DAYS);
-  if (raw.lead_auth !== undefined) update.leadAuth = leadAuth(raw.lead_auth);
-  if (raw.allowed_origins !== undefined) update.allowedOrigins = allowedOrigins(raw.allowed_origins);
-  if (raw.duration_months !== undefined) {
-    update.recurringDurationMonths = raw.duration_months === null ? null : positiveInteger(raw.duration_months, 'duration_months', 600);
-  }
+  const present = (value: unknown, check: () => unknown) => (value === undefined ? () => undefined : check);
+  const checked = everyField({
+    name: present(raw.name, () => textField(raw.name, 'name')),
+    domain: present(raw.domain, () => domainField(raw.domain)),
+    commissionType: present(raw.commission_type, () => commissionType(raw.commission_type)),
+    commissionRate: present(raw.commission_rate, () => commissionRate(raw.commission_rate)),
+    attributionWindowDays: present(window, () => positiveInteger(window, 'attribution_window_days', MAX_WINDOW_DAYS)),
+    leadAuth: present(raw.lead_auth, () => leadAuth(raw.lead_auth)),
+    allowedOrigins: present(raw.allowed_origins, () => allowedOrigins(raw.allowed_origins)),
+    recurringDurationMonths: present(raw.duration_months, () => (raw.duration_months === null ? null : positiveInteger(raw.duration_months, 'duration_months', 600))),
+  });
+  return Object.fromEntries(Object.entries(checked).filter(([, value]) => value !== undefined)) as Partial<ProgramSettings>;
+}
+
+/** An update checked against the program it changes: a percent rate stays at most 100. */
+export function checkUpdateAgainst(current: { commission_type: CommissionType; commission_rate: number }, update: Partial<ProgramSettings>): Partial<ProgramSettings> {
+  percentAtMost100(update.commissionType ?? current.commission_type, update.commissionRate ?? String(current.commission_rate));
   return update;
 }

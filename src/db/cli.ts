@@ -151,3 +151,8 @@ export async function ensureTestLink(pool: Pool, programId: number): Promise<str
     return shortLink;
   });
 }
+
+export async function accountEmail(db: Queryable, accountId: number): Promise<string | null> {
+  const { rows } = await db.query('SELECT email FROM accounts WHERE id = $1', [accountId]);
+  return rows[0]?.email ?? null;
+}

@@ -56,7 +56,8 @@ export interface ActivityFilter {
 export async function activity(pool: Pool, programId: number, filter: ActivityFilter, page: { limit: number; offset: number }) {
   const test = filter.mode === 'all' ? null : filter.mode === 'test';
   const { rows } = await pool.query(
-    `SELECT e.kind, e.created_at, e.test, e.click_id, cu.customer_key, coalesce(s.partner_id, cu.partner_id) AS partner_id,
+    `SELECT e.kind, e.created_at, e.test, e.click_id, cu.customer_key,
+            coalesce(s.partner_id, cu.partner_id, (SELECT k.partner_id FROM clicks k WHERE k.click_id = e.click_id LIMIT 1)) AS partner_id,
             s.processor_event_id AS transaction_id, s.amount_cents, s.currency, s.attribution_step, s.commission_reason,
             c.amount_cents AS commission_cents, c.status AS commission_status, c.refunded_total_cents, c.deducted_cents,
             (SELECT string_agg(r.reason || ' ' || r.amount_cents || CASE WHEN r.reverted_at IS NOT NULL THEN ' (restored)' ELSE '' END, ', ' ORDER BY r.id)

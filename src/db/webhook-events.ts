@@ -60,7 +60,13 @@ const COLUMNS = `id, stripe_event_id, endpoint, program_id, account, type, livem
   attribution_step, sale_id, result, received_at, updated_at, purged_at, object_ids, waiting_for, wait_until`;
 
 /** Stores the event and enqueues its job atomically. A redelivery (same Stripe id) changes nothing. */
-export async function storeEvent(pool: Pool, enqueue: EnqueueInTransaction, event: NewInboxEvent): Promise<{ id: number; duplicate: boolean; status: InboxStatus }> {
+export interface StoredEvent {
+  id: number;
+  duplicate: boolean;
+  status: InboxStatus;
+}
+
+export async function storeEvent(pool: Pool, enqueue: EnqueueInTransaction, event: NewInboxEvent): Promise<StoredEvent> {
   try {
     return await insertEvent(pool, enqueue, event, false);
   } catch (error) {

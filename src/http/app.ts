@@ -6,7 +6,7 @@ import { errors } from '../core/errors.js';
 import { trackerScript, trackerScriptGzip } from '../platform/tracker-bundle.js';
 import { state } from './context.js';
 import { type HttpDeps, clock } from './deps.js';
-import { databaseAnswers } from '../db/health.js';
+import { databaseReady } from '../app/access.js';
 import { refuseUnstorableBody } from './input-guard.js';
 import { sendError, toAffixError } from './respond.js';
 import { rateLimits } from './rate-limit.js';
@@ -81,7 +81,7 @@ export function createApp(deps: HttpDeps): express.Express {
   });
   // Readiness: the database answers within a second; never hangs.
   app.get('/readyz', async (_req, res) => {
-    const ready = await databaseAnswers(deps.pool, READY_TIMEOUT_MS);
+    const ready = await databaseReady(deps.pool, READY_TIMEOUT_MS);
     res.status(ready ? 200 : 503).json({ ok: ready, database: ready ? 'ok' : 'unavailable' });
   });
   app.use('/docs', express.static(DOCS_DIR, { index: false }));

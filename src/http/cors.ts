@@ -2,7 +2,7 @@
 // origins some program lists; the core then refuses origins the link's own program does not list.
 import type { NextFunction, Request, Response } from 'express';
 import type { Pool } from '../db/pool.js';
-import { originListedByAnyProgram } from '../db/origins.js';
+import { originListed } from '../app/access.js';
 
 const EXPOSED = 'X-Request-ID, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After';
 
@@ -10,7 +10,7 @@ export function browserCors(pool: Pool) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const origin = req.headers.origin;
     res.vary('Origin');
-    const allowed = origin ? await originListedByAnyProgram(pool, origin) : false;
+    const allowed = origin ? await originListed(pool, origin) : false;
     if (allowed && origin) {
       res.setHeader('Access-Control-Allow-Origin', origin);
       res.setHeader('Access-Control-Expose-Headers', EXPOSED);

@@ -5,7 +5,7 @@ import { errors } from '../core/errors.js';
 import { RATE_LIMITS, type RateLimitRule } from '../core/limits.js';
 import { sha256 } from '../core/secrets.js';
 import type { Pool } from '../db/pool.js';
-import { hitRateLimit } from '../db/rate-limit.js';
+import { countRequest } from '../app/access.js';
 import { readBearer } from './auth.js';
 import { state } from './context.js';
 
@@ -24,7 +24,7 @@ export function rateLimit(pool: Pool, rule: RateLimitRule, subject: RateLimitSub
     let hit;
     const at = now();
     try {
-      hit = await hitRateLimit(pool, rule, subject(req), at);
+      hit = await countRequest(pool, rule, subject(req), at);
     } catch (error) {
       // Counting must not take the API down with it: log and let the request through.
       state(res).log.error({ err: error, bucket: rule.bucket }, 'rate limit counter unavailable');

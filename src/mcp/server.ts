@@ -2,28 +2,25 @@
 // program the key belongs to. Stateless: one server per request, nothing kept in memory.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { computeReadiness } from '../core/readiness.js';
-import type { Store } from '../core/ports.js';
-import type { Pool } from '../db/pool.js';
-import { partnerStats, programOverview, readOnly, recentEvents, saleExplanation } from '../db/program-insights.js';
+import { type ReadDeps, explainSale, latestEvents, partnerTotals, programReadiness, programSettings } from '../app/assistant-reads.js';
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
 const asText = (value: unknown) => ({ content: [{ type: 'text' as const, text: JSON.stringify(value, null, 2) }] });
 
-export function createAssistantServer(deps: { pool: Pool; store: Store; now: () => Date }, programId: number): McpServer {
+export function createAssistantServer(deps: ReadDeps, programId: number): McpServer {
   const server = new McpServer({ name: 'affix', version: '0.1.0' });
 
   server.registerTool(
     'get_program',
     { title: 'Program settings', description: 'The program this key belongs to: commission, attribution window, lead mode, origins, Stripe.', annotations: READ_ONLY },
-    async () => asText(await readOnly(deps.pool, (client) => programOverview(client, programId))),
+    async () => asText(await programSettings(deps, programId)),
   );
 
   server.registerTool(
     'get_readiness',
     { title: 'Integration readiness', description: 'Which integration gates pass, the blocker, next actions, counts of the last 24 hours.', annotations: READ_ONLY },
-    async () => asText(computeReadiness(programId, await deps.store.readinessFacts(programId, deps.now()))),
+    async () => asText(await programReadiness(deps, programId)),
   );
 
   server.registerTool(
@@ -34,7 +31,7 @@ export function createAssistantServer(deps: { pool: Pool; store: Store; now: () 
       inputSchema: { kind: z.enum(['click', 'lead', 'sale']).optional(), limit: z.number().int().min(1).max(100).default(20) },
       annotations: READ_ONLY,
     },
-    async ({ kind, limit }) => asText(await readOnly(deps.pool, (client) => recentEvents(client, programId, kind ?? null, limit ?? 20))),
+    async ({ kind, limit }) => asText(await latestEvents(deps, programId, kind ?? null, limit ?? 20)),
   );
 
   server.registerTool(
@@ -45,10 +42,7 @@ export function createAssistantServer(deps: { pool: Pool; store: Store; now: () 
       inputSchema: { days: z.number().int().min(1).max(365).default(30) },
       annotations: READ_ONLY,
     },
-    async ({ days }) => {
-      const since = new Date(deps.now().getTime() - (days ?? 30) * 86_400_000);
-      return asText(await readOnly(deps.pool, (client) => partnerStats(client, programId, since)));
-    },
+    async ({ days }) => asText(await partnerTotals(deps, programId, days ?? 30)),
   );
 
   server.registerTool(
@@ -60,7 +54,7 @@ export function createAssistantServer(deps: { pool: Pool; store: Store; now: () 
       annotations: READ_ONLY,
     },
     async ({ transaction_id }) => {
-      const explanation = await readOnly(deps.pool, (client) => saleExplanation(client, programId, transaction_id));
+      const explanation = await explainSale(deps, programId, transaction_id);
       return explanation
         ? asText(explanation)
         : { isError: true, content: [{ type: 'text' as const, text: `No sale with transaction_id ${transaction_id} in this program.` }] };

@@ -42,6 +42,14 @@ afterAll(async () => {
   await db?.drop();
 });
 
+/** docs/screenshots names: programs, account, program-overview, program-keys, regenerate-key… */
+const screenshotName = (path: string) => {
+  const parts = path.split('/').filter(Boolean).slice(1);
+  if (parts.length === 0) return 'programs';
+  if (parts[0] !== 'programs') return parts[0]!;
+  return parts.length === 2 ? 'program-overview' : parts.includes('regenerate') ? 'regenerate-key' : `program-${parts[2]}`;
+};
+
 /** Visible text, whitespace collapsed. */
 const textOf = async (locator: Locator) => ((await locator.first().textContent()) ?? '').replace(/\s+/g, ' ').trim();
 
@@ -83,6 +91,13 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     const rate = page.getByLabel('Commission rate (percent, or amount for fixed types)');
     await expect.poll(() => (rate).getAttribute('aria-invalid')).toBe('true');
     await expect.poll(() => textOf(page.locator('#commission_rate-error'))).toBe('Must be a positive number.');
+    // Every bad field at once, each beside itself, in words.
+    await rate.fill('12.345');
+    await page.getByLabel('Domain').fill('not a domain');
+    await submit('Create program');
+    await expect.poll(() => textOf(page.locator('#commission_rate-error'))).toBe('Must have at most 2 decimal places.');
+    expect(await textOf(page.locator('#domain-error'))).toBe('Must be a host name such as shop.example.com.');
+    await page.getByLabel('Domain').fill('brand.example');
     await rate.fill('20');
     await page.getByLabel('Allowed browser origins (comma separated)').fill('https://brand.example');
     await submit('Create program');
@@ -91,16 +106,26 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     expect(programId).toBeGreaterThan(0);
     // A new program: a readable empty chart, and each failing readiness gate links to its fix.
     expect(await textOf(page.locator('#chart-empty'))).toBe('No clicks, leads or sales between these dates yet.');
-    expect(await page.getByRole('link', { name: 'Go to partners' }).count()).toBeGreaterThan(0);
+    expect(await page.getByRole('link', { name: 'Go to API keys' }).getAttribute('href')).toBe(`/dashboard/programs/${programId}/keys`);
+    expect(await page.getByRole('link', { name: 'Go to Links' }).count()).toBeGreaterThan(0);
+    // A page per section, the current one marked.
+    const nav = page.getByRole('navigation', { name: 'Program pages' });
+    expect(await nav.getByRole('link').allTextContents()).toEqual(['Overview', 'Partners', 'Links', 'Activity', 'Stripe', 'Webhook inbox', 'API keys', 'Settings']);
+    expect(await nav.locator('[aria-current="page"]').textContent()).toBe('Overview');
   });
 
   it('adds a partner and a link, turns the link off (click answers 410) and on again', async () => {
+    await page.getByRole('navigation', { name: 'Program pages' }).getByRole('link', { name: 'Partners' }).click();
+    await page.waitForURL(`${api.url}/dashboard/programs/${programId}/partners`);
+    expect(await textOf(page.locator('#partners'))).toContain('No partners yet');
     await submit('Add partner');
     expect(await page.getByLabel('New partner name').getAttribute('aria-invalid')).toBe('true');
     expect(await textOf(page.locator('#partner_name-error'))).toBe('Partner name is required.');
     await page.getByLabel('New partner name').fill('Alice');
     await submit('Add partner');
     await expect.poll(() => textOf(page.getByRole('status'))).toBe('Partner added.');
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/programs/${programId}/partners`);
+    await page.goto(`${api.url}/dashboard/programs/${programId}/links`);
     await page.getByLabel('Link code (the aff value; empty = random)').fill('alice-dash');
     await submit('Create link');
     await (page.getByText('https://brand.example/?aff=alice-dash')).first().waitFor({ state: 'visible', timeout: 5000 });
@@ -119,6 +144,7 @@ describe.skipIf(!hasChromium)('dashboard', () => {
 
   it('creates a key (shown once, masked after; a reload creates nothing), regenerates it after a confirmation, and the old one is refused', async () => {
     const keysBefore = await count(api.pool, 'SELECT 1 FROM api_keys WHERE program_id = $1', [programId]);
+    await page.goto(`${api.url}/dashboard/programs/${programId}/keys`);
     await submit('Create API key');
     const first = (await page.locator('#new-key-value').textContent())!.trim();
     expect(first).toMatch(/^affix_sk_/);
@@ -126,7 +152,7 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     await page.reload();
     await expect.poll(() => (page.locator('#new-key-value')).count()).toBe(0);
     expect(await count(api.pool, 'SELECT 1 FROM api_keys WHERE program_id = $1', [programId])).toBe(keysBefore + 1);
-    await page.goto(`${api.url}/dashboard/programs/${programId}#keys`);
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/programs/${programId}/keys`);
     expect(await page.content()).not.toContain(first);
     const masked = `${first.slice(0, 13)}…${first.slice(-4)}`;
     await page.getByRole('link', { name: `Regenerate ${masked}` }).click();
@@ -138,7 +164,7 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     expect(second).not.toBe(first);
     expect((await api.request('GET', '/api/v1/programs/me/readiness', { headers: bearer(first) })).status).toBe(401);
     expect((await api.request('GET', '/api/v1/programs/me/readiness', { headers: bearer(second) })).status).toBe(200);
-    await page.goto(`${api.url}/dashboard/programs/${programId}`);
+    await page.goto(`${api.url}/dashboard/programs/${programId}/keys`);
     await page.locator('input[name^="rotate_by_"]').last().fill('2099-01-31');
     await submit('Mark for rotation');
     await (page.getByText('warning period until 31 Jan 2099')).first().waitFor({ state: 'visible', timeout: 5000 });
@@ -155,11 +181,16 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     // Two clicks recorded earlier in this file (the one while the link was off was refused), one now.
     await expect.poll(() => textOf(page.locator('#charts figcaption').first())).toContain('clicks 3 · ■ leads 1 · ■ sales 1');
     await expect.poll(() => textOf(page.locator('#charts figcaption').nth(1))).toBe('Click → lead 33% · lead → customer 100%');
-    await expect.poll(() => textOf(page.locator('#activity'))).toContain('customer_key');
     await page.getByLabel('Events').selectOption('test');
     await submit('Show');
-    // The chart counts live events; the filter applies to the activity table.
+    // The chart counts live events whatever the filter says.
     await expect.poll(() => textOf(page.locator('#charts figcaption').first())).toContain('clicks 3');
+    await page.goto(`${api.url}/dashboard/programs/${programId}/activity`);
+    await expect.poll(() => textOf(page.locator('#activity tbody'))).toContain('dash_user');
+    expect(await textOf(page.locator('#activity tbody tr').first())).toContain('Alice');
+    await page.getByLabel('Events').selectOption('test');
+    await submit('Show');
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/programs/${programId}/activity`);
     await expect.poll(() => textOf(page.locator('#activity tbody'))).toBe('');
     await page.getByLabel('Events').selectOption('live');
     await submit('Show');
@@ -169,7 +200,9 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     await page.reload();
     await expect.poll(() => textOf(page.locator('#activity tbody tr').first())).toContain('none: not first sale');
     // Money per currency, per partner, and the activity as CSV.
+    await page.goto(`${api.url}/dashboard/programs/${programId}`);
     expect(await page.locator('#kpis tbody td').allTextContents()).toEqual(['USD', '2', '98.00 USD', '9.80 USD', '9.80 USD']);
+    await page.goto(`${api.url}/dashboard/programs/${programId}/partners`);
     expect(await page.locator('#partner-stats tbody tr').first().locator('td').allTextContents()).toEqual(['Alice', '3', '1', '2', '98.00 USD', '9.80 USD']);
     const csv = await page.request.get(`${api.url}/dashboard/programs/${programId}/activity.csv`);
     expect(csv.headers()['content-type']).toContain('text/csv');
@@ -177,10 +210,10 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     expect(csvLines[0]).toBe('created_at,kind,test,customer_key,partner_id,transaction_id,amount_cents,currency,attribution_step,commission_cents,commission_status,commission_reason,refunds');
     expect(csvLines.filter((line) => line.includes(',sale,'))).toHaveLength(2);
     expect(csvLines.some((line) => line.includes('not_first_sale'))).toBe(true);
-    await shot('program');
   });
 
   it('connects Stripe, shows the live check, and replays a parked webhook from the inbox', async () => {
+    await page.goto(`${api.url}/dashboard/programs/${programId}/stripe`);
     await page.getByLabel(/Signing secret/).fill('sk_wrong_thing');
     await submit('Save Stripe settings');
     expect(await textOf(page.locator('#webhook_secret-error'))).toBe('The signing secret starts with whsec_.');
@@ -190,8 +223,9 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     const event = await fixture('checkout.session.completed.payment', { run: `dash${Date.now()}`, click_id: 'clk_not_yet', customer_key: 'late_user', program_id: programId, email: 'late@example.com' });
     expect((await deliver(api, `/api/v1/webhooks/stripe/${programId}`, event, { secret: 'whsec_dashboard_test' })).status).toBe(200);
     await waitForEvent(db.pool, event.id, ['parked']);
-    await page.goto(`${api.url}/dashboard/programs/${programId}#inbox`);
+    await page.goto(`${api.url}/dashboard/programs/${programId}/stripe`);
     await (page.getByText(/last event received .*signature verified/)).first().waitFor({ state: 'visible', timeout: 5000 });
+    await page.goto(`${api.url}/dashboard/programs/${programId}/inbox`);
     await expect.poll(() => textOf(page.locator('#inbox'))).toContain('parked');
     // The lead arrives; replaying the event now attributes it.
     const key = (globalThis as any).dashboardKey as string;
@@ -202,16 +236,17 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     await page.setViewportSize({ width: 390, height: 900 });
     const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
     expect(widths.scroll).toBeLessThanOrEqual(widths.inner);
-    if (SHOTS) await page.screenshot({ path: `${SHOTS}/inbox-390.png`, fullPage: true });
     await page.setViewportSize({ width: 1200, height: 900 });
     await submit(`Replay ${event.id}`);
     await expect.poll(() => textOf(page.getByRole('status'))).toBe('Event queued again.');
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/programs/${programId}/inbox`);
     expect(await waitForEvent(db.pool, event.id, ['processed'])).toMatchObject({ attribution_step: 'customer_key' });
-    await page.goto(`${api.url}/dashboard/programs/${programId}`);
+    await page.reload();
     await expect.poll(() => textOf(page.locator('#inbox'))).toContain('Nothing waiting.');
   });
 
   it('settings errors appear next to their field; programs list', async () => {
+    await page.goto(`${api.url}/dashboard/programs/${programId}/settings`);
     await page.getByLabel('Allowed browser origins (comma separated)').fill('not a url');
     await submit('Save settings');
     await expect.poll(() => textOf(page.locator('#allowed_origins-error'))).toContain('Not is not an origin like https://www.example.com');
@@ -219,10 +254,10 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     expect(await textOf(page.getByRole('alert'))).toBe('Program not found');
     await page.goto(`${api.url}/dashboard`);
     await (page.getByRole('link', { name: 'Brand Shop' })).first().waitFor({ state: 'visible', timeout: 5000 });
-    await shot('programs');
   });
   it('no page scrolls sideways at 390 px or 1280 px; the recurring duration shows only for recurring types', async () => {
-    const pages = ['/dashboard', `/dashboard/programs/${programId}`, '/dashboard/account'];
+    const sections = ['', '/partners', '/links', '/activity', '/stripe', '/inbox', '/keys', '/settings'];
+    const pages = ['/dashboard', '/dashboard/account', ...sections.map((s) => `/dashboard/programs/${programId}${s}`)];
     const keyId = (await api.pool.query('SELECT id FROM api_keys WHERE program_id = $1 AND revoked_at IS NULL ORDER BY id LIMIT 1', [programId])).rows[0].id;
     pages.push(`/dashboard/programs/${programId}/keys/${keyId}/regenerate`);
     for (const width of [390, 1280]) {
@@ -231,11 +266,8 @@ describe.skipIf(!hasChromium)('dashboard', () => {
         await page.goto(`${api.url}${path}`);
         const { scroll, inner } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
         expect({ path, width, scroll: Math.min(scroll, inner) }).toEqual({ path, width, scroll });
+        if (SHOTS) await page.screenshot({ path: `${SHOTS}/${screenshotName(path)}-${width}.png`, fullPage: true });
       }
-      await page.goto(`${api.url}/dashboard/programs/${programId}`);
-      if (SHOTS) await page.screenshot({ path: `${SHOTS}/program-${width}.png`, fullPage: true });
-      await page.goto(`${api.url}/dashboard`);
-      if (SHOTS) await page.screenshot({ path: `${SHOTS}/programs-${width}.png`, fullPage: true });
     }
     await page.setViewportSize({ width: 1200, height: 900 });
     await page.goto(`${api.url}/dashboard`);
@@ -249,7 +281,7 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     for (let i = 0; i < 50; i++) {
       expect((await api.request('POST', '/api/v1/track/click', { body: { affiliate_url: 'https://brand.example/?aff=alice-dash' } })).status).toBe(200);
     }
-    await page.goto(`${api.url}/dashboard/programs/${programId}?mode=all#activity`);
+    await page.goto(`${api.url}/dashboard/programs/${programId}/activity?mode=all`);
     expect(await page.locator('#activity tbody tr').count()).toBe(50);
     await page.getByRole('link', { name: 'Older' }).click();
     await page.waitForURL(/page=2/);

@@ -39,7 +39,9 @@ a.button{display:inline-block;border:1px solid #767676;border-radius:2px;backgro
 .key{font-family:monospace;background:#fff7d6;padding:.4rem;border:1px solid #e0c860;word-break:break-all}
 .pass{color:#1b6e20}.fail{color:#b00020}.unknown{color:#8a6d00}.inline{display:inline}
 a:focus,a.button:focus,button:focus,input:focus,select:focus{outline:3px solid #ffbf47;outline-offset:2px}
-nav.tabs a{margin-right:1rem}
+nav.tabs{margin-bottom:1rem;border-bottom:1px solid #ccd}nav.tabs a{padding:.3rem 0}
+nav.tabs a[aria-current=page]{font-weight:700;text-decoration:none;color:#1b1b1f;border-bottom:3px solid #23234a}
+form.filter{display:flex;flex-wrap:wrap;gap:0 1rem;align-items:flex-end}form.filter input,form.filter select{min-width:10rem}
 td.reason{min-width:14rem;max-width:32rem;white-space:normal}
 /* Narrow screens: the page never scrolls sideways; wide tables scroll inside themselves. */
 body{overflow-wrap:anywhere}table{display:block;overflow-x:auto;max-width:100%}th,td{overflow-wrap:normal}

@@ -1,9 +1,9 @@
-// The program page: readiness, charts and money, partners, keys, Stripe, inbox, activity and
-// settings, rendered from what src/app/dashboard gathered. No data access here.
+// The program's pages (overview, partners, links, activity, Stripe, inbox, keys, settings),
+// rendered from what src/app/dashboard gathered. No data access here.
 import { formatMoney } from '../../core/money.js';
 import { GATE_ORDER } from '../../core/readiness.js';
 import { COMMISSION_TYPES, type Currency, LEAD_AUTH_VALUES } from '../../core/types.js';
-import type { programPageData } from '../../app/dashboard.js';
+import { PROGRAM_SECTIONS, type ProgramSection, type SectionData, type programPageData } from '../../app/dashboard.js';
 import type { ActivityFilter } from '../../db/dashboard.js';
 import { dailyChart, funnelChart } from './charts.js';
 import { type Html, field, html, select } from './html.js';
@@ -17,11 +17,11 @@ const shortId = (id: string) => (id.length > 18 ? `${id.slice(0, 10)}…${id.sli
 const humanDate = (date: Date) => date.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
 
 /** Where on the page each readiness gate is fixed. */
-const GATE_SECTION: Record<(typeof GATE_ORDER)[number], string> = {
+const GATE_SECTION: Record<(typeof GATE_ORDER)[number], ProgramSection> = {
   api_key: 'keys',
-  referral_link: 'partners',
+  referral_link: 'links',
   allowed_origins: 'settings',
-  click_tracked: 'partners',
+  click_tracked: 'links',
   lead_tracked: 'activity',
   sale_tracked: 'stripe',
 };
@@ -37,7 +37,6 @@ export interface PageExtra {
 }
 
 export type ProgramPageView = Awaited<ReturnType<typeof programPageData>> & {
-  id: number;
   now: Date;
   heldKey: string | null;
   extra: PageExtra;
@@ -68,76 +67,159 @@ function filterQuery({ partnerId, from, to, mode }: ActivityFilter): string {
 }
 
 /** Newer / older links that keep the page's filter. */
-function activityPager(view: ProgramPageView, base: string): Html {
-  const { page, hasOlder } = view.activityPage;
-  const link = (p: number) => `${base}?${filterQuery(view.filter)}&page=${p}#activity`;
+function activityPager(filter: ActivityFilter, { page, hasOlder }: { page: number; hasOlder: boolean }, base: string): Html {
+  const link = (p: number) => `${base}/activity?${filterQuery(filter)}&page=${p}`;
   if (page === 1 && !hasOlder) return html``;
   return html`<nav class="pager" aria-label="Activity pages">Page ${page}
 ${page > 1 ? html` · <a href="${link(page - 1)}">Newer</a>` : ''}${hasOlder ? html` · <a href="${link(page + 1)}">Older</a>` : ''}</nav>`;
 }
 
-export function programPageBody(view: ProgramPageView): Html {
-  const { program, links, keys, stripe, inbox, events, series, readiness, kpis, funnel, partners: partnerRows, id, now, heldKey, extra } = view;
-  const { partnerId, from: dayFrom, to: dayTo, mode } = view.filter;
-    const partners = [...new Map(links.map((l) => [l.partner_id, l.name])).entries()];
-    const base = `/dashboard/programs/${id}`;
-    const fe = extra.fieldErrors ?? {};
-  return html`
-<nav class="tabs" aria-label="Sections"><a href="#readiness">Readiness</a><a href="#charts">Charts</a><a href="#partners">Partners</a><a href="#keys">API keys</a><a href="#stripe">Stripe</a><a href="#inbox">Webhook inbox</a><a href="#activity">Activity</a><a href="#settings">Settings</a></nav>
-${extra.error ? html`<p class="error" role="alert">${extra.error}</p>` : ''}
-${heldKey ? html`<section aria-labelledby="new-key"><h2 id="new-key">New API key</h2><p>Copy it now: it is shown only once.</p><p class="key" id="new-key-value">${heldKey}</p></section>` : ''}
-<section id="readiness"><h2>Readiness: ${readiness.state}${readiness.blocker ? ` (blocked at ${readiness.blocker})` : ''}</h2>
-<table><tbody>${GATE_ORDER.map((name) => html`<tr><th scope="row">${name}</th><td class="${readiness.gates[name].status}">${readiness.gates[name].status}</td><td>${readiness.gates[name].next_action ?? ''}${readiness.gates[name].status === 'fail' ? html` <a href="#${GATE_SECTION[name]}">Go to ${GATE_SECTION[name]}</a>` : ''}</td></tr>`)}</tbody></table>
+const SECTION_LABELS: Record<ProgramSection, string> = {
+  overview: 'Overview', partners: 'Partners', links: 'Links', activity: 'Activity',
+  stripe: 'Stripe', inbox: 'Webhook inbox', keys: 'API keys', settings: 'Settings',
+};
+
+export const sectionUrl = (programId: number, section: ProgramSection) => `/dashboard/programs/${programId}${section === 'overview' ? '' : `/${section}`}`;
+
+export const sectionTitle = (programName: string, section: ProgramSection) => (section === 'overview' ? programName : `${programName}: ${SECTION_LABELS[section]}`);
+
+/** The program's pages as a navigation bar; the current one marked for screen readers. */
+function sectionNav(programId: number, current: ProgramSection): Html {
+  return html`<nav class="tabs" aria-label="Program pages">${PROGRAM_SECTIONS.map((s) => html`<a href="${sectionUrl(programId, s)}" ${s === current ? html`aria-current="page"` : ''}>${SECTION_LABELS[s]}</a>`)}</nav>`;
+}
+
+type Partners = { partner_id: number; name: string }[];
+const distinctPartners = (rows: Partners) => [...new Map(rows.map((l) => [l.partner_id, l.name])).entries()];
+
+/** The period, partner and live/test filter; it submits to the page it sits on. */
+function filterForm(action: string, { partnerId, from, to, mode }: ActivityFilter, partners: Partners): Html {
+  return html`<form method="get" action="${action}" class="filter">
+<div><label for="from">From</label><input id="from" name="from" type="date" value="${day(from)}"></div>
+<div><label for="to">To</label><input id="to" name="to" type="date" value="${day(new Date(to.getTime() - DAY))}"></div>
+<div><label for="partner">Partner</label><select id="partner" name="partner"><option value="">All partners</option>${distinctPartners(partners).map(([pid, name]) => html`<option value="${pid}" ${pid === partnerId ? html`selected` : ''}>${name}</option>`)}</select></div>
+<div><label for="mode">Events</label><select id="mode" name="mode">${['all', 'live', 'test'].map((m) => html`<option value="${m}" ${m === mode ? html`selected` : ''}>${m}</option>`)}</select></div>
+<div><button type="submit">Show</button></div></form>`;
+}
+
+type Of<S extends ProgramSection> = Extract<SectionData, { section: S }>;
+
+function overview(view: ProgramPageView, data: Of<'overview'>): Html {
+  const { readiness, kpis, funnel, series } = data;
+  const base = sectionUrl(view.program.id, 'overview');
+  return html`<section id="readiness"><h2>Readiness: ${readiness.state}${readiness.blocker ? ` (blocked at ${readiness.blocker})` : ''}</h2>
+<table><tbody>${GATE_ORDER.map((name) => html`<tr><th scope="row">${name}</th><td class="${readiness.gates[name].status}">${readiness.gates[name].status}</td><td>${readiness.gates[name].next_action ?? ''}${readiness.gates[name].status === 'fail' ? html` <a href="${sectionUrl(view.program.id, GATE_SECTION[name])}">Go to ${SECTION_LABELS[GATE_SECTION[name]]}</a>` : ''}</td></tr>`)}</tbody></table>
 <p class="muted">Last 24 h: ${readiness.counts_24h.clicks} clicks, ${readiness.counts_24h.leads} leads, ${readiness.counts_24h.sales} sales.</p></section>
 <section id="charts"><h2>Clicks → leads → sales</h2>
-<form method="get" action="${base}#charts">
-<label for="from">From</label><input id="from" name="from" type="date" value="${day(dayFrom)}">
-<label for="to">To</label><input id="to" name="to" type="date" value="${day(new Date(dayTo.getTime() - DAY))}">
-<label for="partner">Partner</label><select id="partner" name="partner"><option value="">All partners</option>${partners.map(([pid, name]) => html`<option value="${pid}" ${pid === partnerId ? html`selected` : ''}>${name}</option>`)}</select>
-<label for="mode">Events</label><select id="mode" name="mode">${['all', 'live', 'test'].map((m) => html`<option value="${m}" ${m === mode ? html`selected` : ''}>${m}</option>`)}</select>
-<div><button type="submit">Show</button></div></form>
+${filterForm(base, view.filter, data.partners)}
 ${dailyChart(series)}${funnelChart(funnel)}
-<h3>Money between these dates</h3>${kpis.length === 0 ? html`<p class="muted">No sales yet.</p>` : html`<table id="kpis"><thead><tr><th>Currency</th><th>Sales</th><th>Revenue</th><th>Commission</th><th>Commission owed</th></tr></thead><tbody>
-${kpis.map((k) => html`<tr><td>${k.currency}</td><td>${k.sales}</td><td>${formatMoney(k.revenue_cents, k.currency as Currency)}</td><td>${formatMoney(k.commission_cents, k.currency as Currency)}</td><td>${formatMoney(k.commission_pending_cents, k.currency as Currency)}</td></tr>`)}</tbody></table>`}</section>
-<section id="partners"><h2>Partners and referral links</h2>
-<table id="partner-stats"><thead><tr><th>Partner</th><th>Clicks</th><th>Leads</th><th>Sales</th><th>Revenue</th><th>Commission</th></tr></thead><tbody>
-${partnerRows.map((p: any) => html`<tr><td>${p.name}</td><td>${p.clicks}</td><td>${p.leads}</td><td>${p.sales}</td>
-<td>${p.by_currency.map((m: any) => formatMoney(m.revenue_cents, m.currency)).join(', ') || '–'}</td><td>${p.by_currency.map((m: any) => formatMoney(m.commission_cents, m.currency)).join(', ') || '–'}</td></tr>`)}</tbody></table>
-<table><thead><tr><th>Partner</th><th>Link</th><th>State</th><th></th></tr></thead><tbody>
-${links.map((l) => html`<tr><td>${l.name}</td><td>${l.short_link ? html`<code>https://${program.domain}/?aff=${l.short_link}</code>
-<button type="button" data-copy="https://${program.domain}/?aff=${l.short_link}" aria-label="Copy link ${l.short_link}">Copy</button>` : html`<span class="muted">no link</span>`}</td>
-<td>${l.link_id ? (l.enabled ? 'on' : 'off') : ''}</td><td>${l.link_id ? html`<form method="post" action="${base}/links/${l.link_id}/toggle" class="inline"><input type="hidden" name="enabled" value="${l.enabled ? 'false' : 'true'}"><button type="submit">Turn ${l.enabled ? 'off' : 'on'} ${l.short_link}</button></form>` : ''}</td></tr>`)}
-</tbody></table>
-<form method="post" action="${base}/partners">${field('partner_name', 'New partner name', '', fe)}<div><button type="submit">Add partner</button></div></form>
+<h3>Money between these dates</h3>${kpis.length === 0 ? html`<p class="muted">No sales yet.</p>` : html`<table id="kpis"><thead><tr><th>Currency</th><th>Sales</th><th>Revenue</th><th>Commission</th><th>Commission pending</th></tr></thead><tbody>
+${kpis.map((k) => html`<tr><td>${k.currency}</td><td>${k.sales}</td><td>${formatMoney(k.revenue_cents, k.currency as Currency)}</td><td>${formatMoney(k.commission_cents, k.currency as Currency)}</td><td>${formatMoney(k.commission_pending_cents, k.currency as Currency)}</td></tr>`)}</tbody></table>`}</section>`;
+}
+
+function partnersSection(view: ProgramPageView, data: Of<'partners'>): Html {
+  const fe = view.extra.fieldErrors ?? {};
+  const money = (rows: { currency: Currency; revenue_cents: string; commission_cents: string }[], key: 'revenue_cents' | 'commission_cents') =>
+    rows.map((m) => formatMoney(m[key], m.currency)).join(', ') || '–';
+  return html`<section id="partners"><h2>Partners since ${humanDate(view.filter.from)}</h2>
+${data.stats.length === 0 ? html`<p>No partners yet: add the first one below.</p>` : html`<table id="partner-stats"><thead><tr><th>Partner</th><th>Clicks</th><th>Leads</th><th>Sales</th><th>Revenue</th><th>Commission</th></tr></thead><tbody>
+${data.stats.map((p: any) => html`<tr><td>${p.name}</td><td>${p.clicks}</td><td>${p.leads}</td><td>${p.sales}</td><td>${money(p.by_currency, 'revenue_cents')}</td><td>${money(p.by_currency, 'commission_cents')}</td></tr>`)}</tbody></table>`}
+<form method="post" action="${sectionUrl(view.program.id, 'overview')}/partners">${field('partner_name', 'New partner name', '', fe)}<div><button type="submit">Add partner</button></div></form></section>`;
+}
+
+function linksSection(view: ProgramPageView, data: Of<'links'>): Html {
+  const { program } = view;
+  const base = sectionUrl(program.id, 'overview');
+  const fe = view.extra.fieldErrors ?? {};
+  const partners = distinctPartners(data.partners);
+  const links = data.partners.filter((l) => l.link_id);
+  return html`<section id="links"><h2>Referral links</h2>
+${links.length === 0 ? html`<p>No referral links yet.</p>` : html`<table><thead><tr><th>Partner</th><th>Link</th><th>State</th><th></th></tr></thead><tbody>
+${links.map((l) => html`<tr><td>${l.name}</td><td><code>https://${program.domain}/?aff=${l.short_link}</code>
+<button type="button" data-copy="https://${program.domain}/?aff=${l.short_link}" aria-label="Copy link ${l.short_link}">Copy</button></td>
+<td>${l.enabled ? 'on' : 'off'}</td><td><form method="post" action="${base}/links/${l.link_id}/toggle" class="inline"><input type="hidden" name="enabled" value="${l.enabled ? 'false' : 'true'}"><button type="submit">Turn ${l.enabled ? 'off' : 'on'} ${l.short_link}</button></form></td></tr>`)}
+</tbody></table>`}
 ${partners.length ? html`<form method="post" action="${base}/links"><label for="link_partner">Partner</label><select id="link_partner" name="partner_id">${partners.map(([pid, name]) => html`<option value="${pid}">${name}</option>`)}</select>
-${field('short_link', 'Link code (the aff value; empty = random)', '', fe)}<div><button type="submit">Create link</button></div></form>` : ''}</section>
+${fe.link_partner ? html`<p class="error" id="link_partner-error">${fe.link_partner}</p>` : ''}
+${field('short_link', 'Link code (the aff value; empty = random)', '', fe)}<div><button type="submit">Create link</button></div></form>` : html`<p>Add a partner first: <a href="${sectionUrl(program.id, 'partners')}">Partners</a>.</p>`}</section>`;
+}
+
+function keysSection(view: ProgramPageView, data: Of<'keys'>): Html {
+  const base = sectionUrl(view.program.id, 'overview');
+  const fe = view.extra.fieldErrors ?? {};
+  return html`${view.heldKey ? html`<section aria-labelledby="new-key"><h2 id="new-key">New API key</h2><p>Copy it now: it is shown only once.</p><p class="key" id="new-key-value">${view.heldKey}</p></section>` : ''}
 <section id="keys"><h2>API keys</h2><table><thead><tr><th>Key</th><th>Created</th><th>State</th><th></th></tr></thead><tbody>
-${keys.map((k) => {
-  const state = k.revoked_at ? 'revoked' : k.rotate_by ? (k.rotate_by.getTime() > now.getTime() ? `warning period until ${humanDate(k.rotate_by)}` : 'retired') : 'active';
+${data.keys.map((k) => {
+  const state = k.revoked_at ? 'revoked' : k.rotate_by ? (k.rotate_by.getTime() > view.now.getTime() ? `warning period until ${humanDate(k.rotate_by)}` : 'retired') : 'active';
   return html`<tr><td><code>${k.masked}</code></td><td>${humanDate(k.created_at)}</td><td>${state}</td><td>${k.revoked_at ? '' : html`
 <a class="button" href="${base}/keys/${k.id}/regenerate">Regenerate ${k.masked}</a>
 <form method="post" action="${base}/keys/${k.id}/rotate" class="inline">${field(`rotate_by_${k.id}`, 'Rotate by', '', fe, 'type="date" required')}<button type="submit">Mark for rotation</button></form>`}</td></tr>`;
 })}</tbody></table>
-<form method="post" action="${base}/keys"><button type="submit">Create API key</button></form></section>
-<section id="stripe"><h2>Stripe</h2>
-<p>Webhook endpoint to add in Stripe: <code>${view.publicUrl}/api/v1/webhooks/stripe/${id}</code></p>
-<p>Live check: ${stripe.stripe_last_event_at ? html`<span class="ok">last event received ${new Date(stripe.stripe_last_event_at).toISOString()}, signature verified</span>` : html`<span class="muted">no event received yet</span>`}
-${stripe.stripe_last_signature_error_at ? html`<br><span class="fail">last signature failure ${new Date(stripe.stripe_last_signature_error_at).toISOString()}: ${stripe.stripe_last_signature_error}</span>` : ''}</p>
+<form method="post" action="${base}/keys"><button type="submit">Create API key</button></form></section>`;
+}
+
+function stripeSection(view: ProgramPageView, { stripe }: Of<'stripe'>): Html {
+  const base = sectionUrl(view.program.id, 'overview');
+  const fe = view.extra.fieldErrors ?? {};
+  const at = (value: Date) => `${humanDate(new Date(value))} ${new Date(value).toISOString().slice(11, 16)} UTC`;
+  return html`<section id="stripe"><h2>Stripe</h2>
+<p>Webhook endpoint to add in Stripe: <code>${view.publicUrl}/api/v1/webhooks/stripe/${view.program.id}</code></p>
+<p>Live check: ${stripe.stripe_last_event_at ? html`<span class="ok">last event received ${at(stripe.stripe_last_event_at)}, signature verified</span>` : html`<span class="muted">no event received yet</span>`}
+${stripe.stripe_last_signature_error_at ? html`<br><span class="fail">last signature failure ${at(stripe.stripe_last_signature_error_at)}: ${stripe.stripe_last_signature_error}</span>` : ''}</p>
 <p>Stripe Connect: ${stripe.stripe_account_id ? html`connected account <code>${stripe.stripe_account_id}</code>` : html`<span class="muted">not connected</span>`}${view.connectConfigured ? html` · <a href="${base}/stripe/connect">${stripe.stripe_account_id ? 'Connect another account with Stripe' : 'Connect with Stripe'}</a>` : html` <span class="muted">(Connect onboarding is not configured on this server)</span>`}</p>
 <form method="post" action="${base}/stripe">
 ${field('webhook_secret', `Signing secret (whsec_…)${stripe.secret_set ? ' — set; enter a new one to replace it' : ''}`, '', fe, 'autocomplete="off"')}
+<div><button type="submit">Save Stripe settings</button></div></form></section>`;
+}
 
-<div><button type="submit">Save Stripe settings</button></div></form></section>
-<section id="inbox"><h2>Webhook inbox: failed, parked and dead events</h2>
+function inboxSection(view: ProgramPageView, { inbox }: Of<'inbox'>): Html {
+  const base = sectionUrl(view.program.id, 'overview');
+  return html`<section id="inbox"><h2>Failed, parked and dead events</h2>
 ${inbox.length === 0 ? html`<p>Nothing waiting.</p>` : html`<table><thead><tr><th>Event</th><th>Type</th><th>Status</th><th>Reason</th><th></th></tr></thead><tbody>
 ${inbox.map((e) => html`<tr><td><code title="${e.stripe_event_id}">${shortId(e.stripe_event_id)}</code>
 <button type="button" data-copy="${e.stripe_event_id}" aria-label="Copy event id ${e.stripe_event_id}">Copy</button></td><td>${e.type}</td><td>${e.status} (${e.attempts} attempts)</td><td class="reason">${e.reason ?? ''}</td>
-<td><form method="post" action="${base}/events/${e.id}/replay" class="inline"><button type="submit" aria-label="Replay ${e.stripe_event_id}">Replay</button></form></td></tr>`)}</tbody></table>`}</section>
-<section id="activity"><h2>Activity</h2><p><a href="${base}/activity.csv?${filterQuery(view.filter)}">Download as CSV</a></p><table><thead><tr><th>When</th><th>Event</th><th>Customer</th><th>Sale</th><th>Attribution</th><th>Commission</th><th>Refunds</th></tr></thead><tbody>
-${events.map((e) => html`<tr><td>${new Date(e.created_at).toISOString().replace('T', ' ').slice(0, 19)}</td><td>${e.kind}${e.test ? ' (test)' : ''}</td><td>${e.customer_key ?? ''}</td>
-<td>${e.transaction_id ? `${e.transaction_id}: ${e.amount_cents} ${e.currency}` : ''}</td><td>${e.attribution_step ?? ''}</td>
-<td>${e.commission_cents !== null && e.commission_cents !== undefined ? `${e.commission_cents - e.deducted_cents} (${e.commission_status})` : e.commission_reason ? `none: ${e.commission_reason.replaceAll('_', ' ')}` : ''}</td><td>${e.refunds ?? ''}</td></tr>`)}
+<td><form method="post" action="${base}/events/${e.id}/replay" class="inline"><button type="submit" aria-label="Replay ${e.stripe_event_id}">Replay</button></form></td></tr>`)}</tbody></table>`}</section>`;
+}
+
+function activitySection(view: ProgramPageView, data: Of<'activity'>): Html {
+  const url = sectionUrl(view.program.id, 'activity');
+  const names = new Map(distinctPartners(data.partners));
+  const commission = (e: any) =>
+    e.commission_cents !== null && e.commission_cents !== undefined
+      ? `${formatMoney(String(BigInt(e.commission_cents) - BigInt(e.deducted_cents)), e.currency)} (${e.commission_status})`
+      : e.commission_reason ? `none: ${e.commission_reason.replaceAll('_', ' ')}` : '';
+  return html`<section id="activity"><h2>Activity</h2>${filterForm(url, view.filter, data.partners)}
+<p><a href="${sectionUrl(view.program.id, 'overview')}/activity.csv?${filterQuery(view.filter)}">Download as CSV</a> (every row of this filter)</p>
+<table><thead><tr><th>When (UTC)</th><th>Event</th><th>Partner</th><th>Customer</th><th>Sale</th><th>Attribution</th><th>Commission</th><th>Refunds</th></tr></thead><tbody>
+${data.events.map((e: any) => html`<tr><td>${new Date(e.created_at).toISOString().replace('T', ' ').slice(0, 19)}</td><td>${e.kind}${e.test ? ' (test)' : ''}</td><td>${e.partner_id ? names.get(Number(e.partner_id)) ?? '' : ''}</td><td>${e.customer_key ?? ''}</td>
+<td>${e.transaction_id ? `${e.transaction_id}: ${formatMoney(String(e.amount_cents), e.currency)}` : ''}</td><td>${e.attribution_step ?? ''}</td>
+<td>${commission(e)}</td><td>${e.refunds ?? ''}</td></tr>`)}
 </tbody></table>
-${activityPager(view, base)}</section>
-<section id="settings"><h2>Settings</h2>${programForm(extra.settingsValues ?? { ...program }, extra.settingsErrors ?? {}, `${base}/settings`, 'Save settings')}</section>`;
+${data.events.length === 0 ? html`<p class="muted">Nothing between these dates.</p>` : ''}
+${activityPager(view.filter, data.activityPage, sectionUrl(view.program.id, 'overview'))}</section>`;
+}
+
+function settingsSection(view: ProgramPageView): Html {
+  const { extra, program } = view;
+  return html`<section id="settings"><h2>Settings</h2>${programForm(extra.settingsValues ?? { ...program }, extra.settingsErrors ?? {}, `${sectionUrl(program.id, 'overview')}/settings`, 'Save settings')}</section>`;
+}
+
+function sectionBody(view: ProgramPageView): Html {
+  const data = view.data;
+  switch (data.section) {
+    case 'overview': return overview(view, data);
+    case 'partners': return partnersSection(view, data);
+    case 'links': return linksSection(view, data);
+    case 'activity': return activitySection(view, data);
+    case 'stripe': return stripeSection(view, data);
+    case 'inbox': return inboxSection(view, data);
+    case 'keys': return keysSection(view, data);
+    case 'settings': return settingsSection(view);
+  }
+}
+
+/** One page of a program: the pages' navigation, an error if any, then the page itself. */
+export function programPageBody(view: ProgramPageView): Html {
+  return html`${sectionNav(view.program.id, view.data.section)}
+${view.extra.error ? html`<p class="error" role="alert">${view.extra.error}</p>` : ''}
+${sectionBody(view)}`;
 }

@@ -16,6 +16,8 @@ import {
   endAccountSession,
   endBrowserSession,
   finishSingleSignOn,
+  PROGRAM_SECTIONS,
+  type ProgramSection,
   programPageData,
   revokeAccountCliToken,
   startSingleSignOn,
@@ -41,7 +43,7 @@ import { connectCallbackPath, finishStripeConnect, startStripeConnect } from '..
 import { formBody } from '../input-guard.js';
 import { toAffixError } from '../respond.js';
 import { type HttpDeps, clock } from '../deps.js';
-import { type PageExtra, programForm, programPageBody } from './program-page.js';
+import { type PageExtra, programForm, programPageBody, sectionTitle, sectionUrl } from './program-page.js';
 import { fieldErrors, programInput } from './forms.js';
 import { type Html, html, page } from './html.js';
 import { csrfGuard, pageHeaders, sameOriginPosts } from './security.js';
@@ -107,7 +109,7 @@ export function dashboardRoutes(deps: HttpDeps): Router {
     const accountId = await finishSingleSignOn(pool, String(stateValue), claims, clock(deps));
     if (!accountId) return fail(400, 'This sign-in link expired or was already used. Try again.');
     if (accountId.suspended) return fail(403, 'Your account has been suspended.');
-    await startSession(pool, res, accountId.id, secureCookies);
+    await startSession(pool, res, accountId.id, secureCookies, clock(deps));
     res.redirect(303, '/dashboard');
   });
 
@@ -141,7 +143,7 @@ ${oidc ? html`<p><a href="/dashboard/login/sso">Sign in with single sign-on</a><
     // A new session id at every sign-in; a session the browser already held ends here.
     const previous = req.cookies?.[SESSION_COOKIE];
     if (typeof previous === 'string') await endBrowserSession(pool, previous);
-    await startSession(pool, res, verdict.accountId, secureCookies);
+    await startSession(pool, res, verdict.accountId, secureCookies, clock(deps));
     res.redirect(303, '/dashboard');
   });
   router.post('/dashboard/logout', ...form, async (req, res) => {
@@ -202,31 +204,31 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
   const scope = (res: Response): Scope => ({ kind: 'account', accountId: res.locals.account.id });
   const ownProgram = async (req: Request, res: Response): Promise<number> => (await programInScope(app(), scope(res), Number(req.params.id))).id;
 
-  // ---- one program ---------------------------------------------------------------------------
-  async function programPage(req: Request, res: Response, extra: PageExtra = {}) {
+  // ---- one program: a page per section -------------------------------------------------------
+  async function programPage(req: Request, res: Response, section: ProgramSection, extra: PageExtra = {}) {
     const id = Number(req.params.id);
     const now = clock(deps);
-    const heldKey = extra.newKey ?? takeNewKey(req, res, deps.secretBox ?? null, id);
-    const filter = activityFilter(req.query as Record<string, string | undefined>, now);
-    const requested = Number((req.query as Record<string, string | undefined>).page);
-    const page = Number.isSafeInteger(requested) && requested > 0 ? requested : 1;
-    const data = await programPageData({ ...app(), store: deps.store }, scope(res), id, filter, page);
-    const body = programPageBody({
-      ...data, id, now, heldKey, extra, filter,
-      publicUrl: config.publicUrl, connectConfigured: Boolean(config.stripeConnect),
-    });
-    const done = DONE[String((req.query as Record<string, unknown>).done)] ?? null;
-    send(res, extra.status ?? 200, data.program.name, body, extra.status && extra.status >= 400 ? null : done);
+    const heldKey = section === 'keys' ? (extra.newKey ?? takeNewKey(req, res, deps.secretBox ?? null, id)) : null;
+    const query = req.query as Record<string, string | undefined>;
+    const filter = activityFilter(query, now);
+    const requested = Number(query.page);
+    const data = await programPageData({ ...app(), store: deps.store }, scope(res), id, section, filter, Number.isSafeInteger(requested) && requested > 0 ? requested : 1);
+    const body = programPageBody({ ...data, now, heldKey, extra, filter, publicUrl: config.publicUrl, connectConfigured: Boolean(config.stripeConnect) });
+    const done = DONE[String(query.done)] ?? null;
+    send(res, extra.status ?? 200, sectionTitle(data.program.name, section), body, extra.status && extra.status >= 400 ? null : done);
   }
 
-  router.get('/dashboard/programs/:id', (req, res) => programPage(req, res));
+  for (const section of PROGRAM_SECTIONS) {
+    router.get(section === 'overview' ? '/dashboard/programs/:id' : `/dashboard/programs/:id/${section}`, (req, res) => programPage(req, res, section));
+  }
 
   router.get('/dashboard/programs/:id/activity.csv', async (req, res) => {
     const csv = await activityCsv(app(), scope(res), Number(req.params.id), activityFilter(req.query as Record<string, string | undefined>, clock(deps)));
     res.type('text/csv').attachment(`affix-activity-${req.params.id}.csv`).send(csv);
   });
 
-  const back = (res: Response, id: number, done: string, anchor: string) => res.redirect(303, `/dashboard/programs/${id}?done=${done}#${anchor}`);
+  /** Post, redirect, get: back to the page the form was on, with what was done. */
+  const back = (res: Response, id: number, done: string, section: ProgramSection) => res.redirect(303, `${sectionUrl(id, section)}?done=${done}`);
 
   router.post('/dashboard/programs/:id/settings', ...form, async (req, res) => {
     const id = await ownProgram(req, res);
@@ -236,7 +238,7 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
       if (!input.name || !input.domain) parseNewProgram(input); // the required-field message
       await updateProgram(app(), scope(res), id, input);
     } catch (error) {
-      return programPage(req, res, { status: 400, settingsValues: body, settingsErrors: fieldErrors(error) });
+      return programPage(req, res, 'settings', { status: 400, settingsValues: body, settingsErrors: fieldErrors(error) });
     }
     back(res, id, 'settings', 'settings');
   });
@@ -246,7 +248,7 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
     try {
       await addPartner(app(), scope(res), id, { name: (req.body as Record<string, string>).partner_name ?? '' });
     } catch (error) {
-      return programPage(req, res, { status: 400, fieldErrors: fieldErrors(error, { name: 'partner_name' }) });
+      return programPage(req, res, 'partners', { status: 400, fieldErrors: fieldErrors(error, { name: 'partner_name' }) });
     }
     back(res, id, 'partner', 'partners');
   });
@@ -257,20 +259,20 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
       await createLink(app(), scope(res), id, req.body);
     } catch (error) {
       const fields = fieldErrors(error, { partner_id: 'link_partner' });
-      return programPage(req, res, { status: (error as { status: number }).status, fieldErrors: fields, error: fields.link_partner ?? null });
+      return programPage(req, res, 'links', { status: (error as { status: number }).status, fieldErrors: fields });
     }
-    back(res, id, 'link', 'partners');
+    back(res, id, 'link', 'links');
   });
 
   router.post('/dashboard/programs/:id/links/:linkId/toggle', ...form, async (req, res) => {
     const id = await ownProgram(req, res);
     await setLinkEnabled(app(), scope(res), Number(req.params.linkId), (req.body as Record<string, string>).enabled === 'true', id);
-    back(res, id, 'toggled', 'partners');
+    back(res, id, 'toggled', 'links');
   });
 
   /** Post, redirect, get: the new key is shown once by the page the browser is sent to. */
   const showKeyOnce = (res: Response, id: number, apiKey: string) => {
-    if (!deps.secretBox) return void programPage(res.req, res, { newKey: apiKey });
+    if (!deps.secretBox) return void programPage(res.req, res, 'keys', { newKey: apiKey });
     holdNewKey(res, deps.secretBox, id, apiKey, secureCookies);
     back(res, id, 'key', 'keys');
   };
@@ -284,7 +286,7 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
     send(res, 200, 'Regenerate API key', html`<section><h2>Regenerate ${key.masked}?</h2>
 <p class="error">The key <code>${key.masked}</code> stops working at once: every server still using it gets 401 until it has the new key. To switch without downtime, use "Mark for rotation" instead.</p>
 <form method="post" action="/dashboard/programs/${id}/keys/${keyId}/regenerate"><div><button type="submit">Yes, revoke ${key.masked} and create a new key</button>
-<a href="/dashboard/programs/${id}#keys">Cancel</a></div></form></section>`);
+<a href="${sectionUrl(id, 'keys')}">Cancel</a></div></form></section>`);
   });
 
   router.post('/dashboard/programs/:id/keys', ...form, async (req, res) => {
@@ -300,7 +302,7 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
       showKeyOnce(res, id, issued.apiKey);
     } catch (error) {
       if ((error as { status?: number }).status !== 409) throw error;
-      await programPage(req, res, { status: 409, error: 'That key was already revoked.' });
+      await programPage(req, res, 'keys', { status: 409, error: 'That key was already revoked.' });
     }
   });
 
@@ -312,7 +314,7 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
       await markKeyForRotation(app(), scope(res), Number(req.params.keyId), deadline);
     } catch (error) {
       if ((error as { status?: number }).status !== 400) throw error;
-      return programPage(req, res, { status: 400, fieldErrors: { [`rotate_by_${req.params.keyId}`]: 'Choose a date in the future.' } });
+      return programPage(req, res, 'keys', { status: 400, fieldErrors: { [`rotate_by_${req.params.keyId}`]: 'Choose a date in the future.' } });
     }
     back(res, id, 'rotation', 'keys');
   });
@@ -325,7 +327,7 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
     try {
       if (secret) await setStripeSettings(app(), scope(res), id, { webhook_secret: secret });
     } catch (error) {
-      return programPage(req, res, { status: 400, fieldErrors: fieldErrors(error) });
+      return programPage(req, res, 'stripe', { status: 400, fieldErrors: fieldErrors(error) });
     }
     back(res, id, 'stripe', 'stripe');
   });

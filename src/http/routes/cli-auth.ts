@@ -1,11 +1,10 @@
 // CLI login: start, callback, poll (spec §3, §4.6), and the sign-in page behind auth_url.
-import { randomBytes } from 'node:crypto';
 import express, { type Request, type Response, Router } from 'express';
-import { CLI_MESSAGES, LOGIN_SESSION_TTL_MS, confirmationCode, LOGIN_TOKEN_TTL_MS, callbackVerdict, pollVerdict } from '../../core/cli-login.js';
+import { CLI_MESSAGES, confirmationCode } from '../../core/cli-login.js';
 import { AffixError, errors } from '../../core/errors.js';
-import { consumeSession, createLoginSession, revokeLoginToken, findAccountForLogin, findOrCreateAccount, insertLoginToken, markSignedIn, withLoginSession } from '../../db/cli.js';
+import { completeCliLogin, pollCliLogin, revokeCliLogin, startCliLogin } from '../../app/cli-sign-in.js';
+import { checkPassword } from '../../app/dashboard.js';
 import { type IdTokenConfig, createIdTokenVerifier, issueLocalIdToken, issuerSignInUrl } from '../../platform/id-tokens.js';
-import { verifyPassword } from '../../platform/passwords.js';
 import { formBody } from '../input-guard.js';
 import { limitSignIn } from '../sign-in-limit.js';
 import { pageHeaders } from '../dashboard/security.js';
@@ -22,6 +21,8 @@ export function cliAuthRoutes(deps: HttpDeps): Router {
   const idTokens: IdTokenConfig = { publicUrl: deps.config.publicUrl, secretKey: deps.config.secretKey, oidc: deps.config.oidc };
   const verifyIdToken = createIdTokenVerifier(idTokens);
 
+  const signIn = () => ({ pool: deps.pool, now: () => clock(deps) });
+
   /** Completes a pending session with a verified id_token; the same path for the API and the page. */
   async function completeLogin(stateValue: string, idToken: string, nonce?: string): Promise<{ email: string }> {
     let claims;
@@ -30,35 +31,25 @@ export function cliAuthRoutes(deps: HttpDeps): Router {
     } catch (error) {
       throw errors.unauthorized(`Invalid id_token: ${(error as Error).message}`);
     }
-    return withLoginSession(deps.pool, stateValue, async (session, client) => {
-      const verdict = callbackVerdict(session, clock(deps));
-      if (verdict === 'not_found') throw errors.notFound(CLI_MESSAGES.sessionNotFoundOrUsed);
-      if (verdict === 'expired') throw errors.badRequest(CLI_MESSAGES.sessionExpired);
-      const account = await findOrCreateAccount(client, claims.email, claims.name);
-      if (account.suspended) throw errors.accountBlocked();
-      await markSignedIn(client, session!.id, account.id);
-      return { email: account.email };
-    });
+    return completeCliLogin(signIn(), stateValue, claims);
   }
 
   // `affix logout`: the token stops working on the server at once, not only on the laptop.
   router.post('/api/v1/cli/auth/logout', failsWith(cliFailure('Failed to log out')), async (req, res) => {
     const bearer = readBearer(req);
     if (bearer.kind !== 'token') throw errors.unauthorized(CLI_MESSAGES.programsAuthRequired);
-    res.json({ data: { revoked: await revokeLoginToken(deps.pool, bearer.token) } });
+    res.json({ data: { revoked: await revokeCliLogin(signIn(), bearer.token) } });
   });
 
   router.post('/api/v1/cli/auth/start', failsWith(cliFailure('Failed to start auth session')), async (_req, res) => {
-    const stateValue = randomBytes(24).toString('base64url');
-    const expiresAt = new Date(clock(deps).getTime() + LOGIN_SESSION_TTL_MS);
-    await createLoginSession(deps.pool, stateValue, expiresAt);
+    const { state, expiresAt } = await startCliLogin(signIn());
     const base = deps.config.publicUrl;
     res.status(200).json({
       data: {
-        state: stateValue,
-        auth_url: `${base}/cli/login?state=${encodeURIComponent(stateValue)}`,
+        state,
+        auth_url: `${base}/cli/login?state=${encodeURIComponent(state)}`,
         expires_at: expiresAt.toISOString(),
-        poll_url: `${base}/api/v1/cli/auth/poll?state=${encodeURIComponent(stateValue)}`,
+        poll_url: `${base}/api/v1/cli/auth/poll?state=${encodeURIComponent(state)}`,
       },
     });
   });
@@ -75,19 +66,7 @@ export function cliAuthRoutes(deps: HttpDeps): Router {
   router.get('/api/v1/cli/auth/poll', failsWith(cliFailure('Failed to poll auth session')), async (req, res) => {
     const stateValue = req.query.state;
     if (typeof stateValue !== 'string' || !stateValue) throw errors.badRequest(CLI_MESSAGES.missingState);
-    const body = await withLoginSession(deps.pool, stateValue, async (session, client) => {
-      const verdict = pollVerdict(session, clock(deps));
-      if (verdict === 'not_found') throw errors.notFound(CLI_MESSAGES.sessionNotFound);
-      if (verdict === 'consumed') throw errors.badRequest(CLI_MESSAGES.sessionConsumed);
-      if (verdict !== 'hand_out') return { status: verdict };
-      // The token exists in clear only in this answer; the database keeps its digest.
-      const token = `affix_cli_${randomBytes(32).toString('base64url')}`;
-      await insertLoginToken(client, token, session!.accountId!, new Date(clock(deps).getTime() + LOGIN_TOKEN_TTL_MS));
-      await consumeSession(client, session!.id);
-      const { rows } = await client.query('SELECT email FROM accounts WHERE id = $1', [session!.accountId]);
-      return { status: 'complete', token, email: rows[0]?.email ?? null, advertiser_id: session!.accountId };
-    });
-    res.json({ data: body });
+    res.json({ data: await pollCliLogin(signIn(), stateValue) });
   });
 
   // The page auth_url opens. With an OpenID Connect issuer: a redirect there (implicit flow,
@@ -119,10 +98,11 @@ export function cliAuthRoutes(deps: HttpDeps): Router {
   router.post('/cli/login', ...formBody('10kb'), limit, async (req: Request, res: Response) => {
     const { state: stateValue = '', email = '', password = '' } = req.body as Record<string, string>;
     const fail = (status: number, message: string) => res.status(status).type('html').send(loginPage(stateValue, message));
-    const account = await findAccountForLogin(deps.pool, String(email));
-    if (!(await verifyPassword(String(password), account?.password_hash ?? null)) || !account) return fail(401, 'Wrong email or password.');
+    const verdict = await checkPassword(deps.pool, String(email), String(password));
+    if (verdict.kind === 'wrong') return fail(401, 'Wrong email or password.');
+    if (verdict.kind === 'suspended') return fail(403, errors.accountBlocked().message);
     try {
-      await completeLogin(String(stateValue), await issueLocalIdToken(idTokens, account.email));
+      await completeLogin(String(stateValue), await issueLocalIdToken(idTokens, verdict.email));
     } catch (error) {
       if (error instanceof AffixError) return fail(error.status, error.message);
       throw error;

@@ -4,16 +4,13 @@ import { CLI_MESSAGES, invalidEventType } from '../../core/cli-login.js';
 import { AffixError, MESSAGES, errors } from '../../core/errors.js';
 import { describeCommission } from '../../core/programs.js';
 import { createProgram, issueKey } from '../../app/management.js';
-import { type SyntheticEventType, runSyntheticEvents } from '../../core/synthetic-events.js';
-import { ensureTestLink, findTokenOwner, listAccountPrograms, programStatusFacts } from '../../db/cli.js';
-import { hitRateLimit } from '../../db/rate-limit.js';
+import type { SyntheticEventType } from '../../core/synthetic-events.js';
+import { cliProgramStatus, cliPrograms, loginTokenVerdict, runTestEvents } from '../../app/cli-programs.js';
 import { programKeyAuth, readBearer } from '../auth.js';
 import { failsWith, state } from '../context.js';
 import { type HttpDeps, clock } from '../deps.js';
 import { sendJson } from '../respond.js';
 import { cliFailure } from './cli-auth.js';
-
-const CHAIN_LIMIT = { bucket: 'cli_chain', limit: 10, windowSeconds: 3600 };
 
 type TokenFlavour = 'init' | 'programs';
 const tokenMessages = {
@@ -26,11 +23,11 @@ function loginTokenAuth(deps: HttpDeps, flavour: TokenFlavour) {
     const messages = tokenMessages[flavour];
     const bearer = readBearer(req);
     if (bearer.kind === 'absent' || bearer.kind === 'malformed') throw errors.unauthorized(messages.missing);
-    const owner = bearer.kind === 'token' ? await findTokenOwner(deps.pool, bearer.token) : null;
-    if (!owner) throw errors.unauthorized(messages.invalid);
-    if (!owner.accountExists) throw errors.unauthorized(messages.noUser);
-    if (owner.suspended) throw errors.accountBlocked();
-    res.locals.accountId = owner.accountId;
+    const verdict = await loginTokenVerdict(deps.pool, bearer.kind === 'token' ? bearer.token : null);
+    if (verdict.kind === 'invalid') throw errors.unauthorized(messages.invalid);
+    if (verdict.kind === 'no_user') throw errors.unauthorized(messages.noUser);
+    if (verdict.kind === 'suspended') throw errors.accountBlocked();
+    res.locals.accountId = verdict.accountId;
     next();
   };
 }
@@ -44,6 +41,7 @@ function assertKeysProgram(requested: unknown, programId: number): void {
 export function cliProgramRoutes(deps: HttpDeps): Router {
   const router = Router();
   const { pool, config } = deps;
+  const cli = () => ({ pool, store: deps.store, now: () => clock(deps) });
 
   router.post('/api/v1/cli/init', failsWith(cliFailure('Failed to create program')), loginTokenAuth(deps, 'init'), async (req, res) => {
     const body = req.body as Record<string, unknown>;
@@ -75,7 +73,7 @@ export function cliProgramRoutes(deps: HttpDeps): Router {
   });
 
   router.get('/api/v1/cli/programs', failsWith(cliFailure('Failed to list programs')), loginTokenAuth(deps, 'programs'), async (_req, res) => {
-    const programs = await listAccountPrograms(pool, res.locals.accountId as number);
+    const programs = await cliPrograms(pool, res.locals.accountId as number);
     res.json({
       data: programs.map((p) => ({
         id: p.id,
@@ -94,8 +92,7 @@ export function cliProgramRoutes(deps: HttpDeps): Router {
   router.get('/api/v1/cli/status', failsWith(cliFailure('Failed to get status')), programKeyAuth(deps.store, 'cli', config.docsUrl), async (req, res) => {
     const programId = state(res).apiKey!.programId;
     assertKeysProgram(req.query.program_id, programId);
-    const facts = await programStatusFacts(pool, programId);
-    const counts = await deps.store.readinessFacts(programId, clock(deps));
+    const { facts, counts } = await cliProgramStatus(cli(), programId);
     sendJson(
       res,
       200,
@@ -131,22 +128,8 @@ export function cliProgramRoutes(deps: HttpDeps): Router {
       assertKeysProgram(body.program_id, programId);
       const chain = body.type === 'chain';
       if (!chain && !['click', 'lead', 'sale'].includes(String(body.event_type))) throw errors.badRequest(invalidEventType(body.event_type));
-      // The fixture records come first; the chain cap is checked after them (spec §8).
-      const shortLink = await ensureTestLink(pool, programId);
-      if (chain) {
-        const now = clock(deps);
-        const hit = await hitRateLimit(pool, CHAIN_LIMIT, String(programId), now);
-        if (hit.hits > CHAIN_LIMIT.limit) {
-          const retryAfter = Math.max(1, Math.ceil((hit.resetAt.getTime() - now.getTime()) / 1000));
-          throw errors.rateLimited(retryAfter, CLI_MESSAGES.tooManyChains);
-        }
-      }
-      const result = await runSyntheticEvents(deps.store, {
-        programId,
-        shortLink,
-        upTo: chain ? 'sale' : (body.event_type as SyntheticEventType),
-        now: clock(deps),
-      });
+      const result = await runTestEvents(cli(), programId, chain ? 'sale' : (body.event_type as SyntheticEventType), chain);
+      const shortLink = result.shortLink;
       const body200 = chain
         ? { type: 'chain', short_code: shortLink, customer_key: result.customerKey, verdict: result.verdict, attributed: result.attributed }
         : { received: true, event_id: result.eventIds[body.event_type as SyntheticEventType], attributed: result.attributed, message: `Test ${String(body.event_type)} recorded (test mode, no commission).` };

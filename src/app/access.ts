@@ -1,0 +1,41 @@
+// The checks every door makes before its own work: request counters (spec §8 limits and the
+// sign-in attempt limit), browser origins, dashboard sessions, database readiness.
+import { randomBytes } from 'node:crypto';
+import { RATE_LIMITS, type RateLimitRule } from '../core/limits.js';
+import { hashEmail } from '../core/secrets.js';
+import { createDashboardSession, dashboardSessionAccount } from '../db/dashboard.js';
+import { databaseAnswers } from '../db/health.js';
+import { originListedByAnyProgram } from '../db/origins.js';
+import type { Pool } from '../db/pool.js';
+import { type RateLimitHit, hitRateLimit } from '../db/rate-limit.js';
+
+/** One request counted against `rule` for `subject`, in PostgreSQL (shared by every instance). */
+export const countRequest = (pool: Pool, rule: RateLimitRule, subject: string, at: Date): Promise<RateLimitHit> => hitRateLimit(pool, rule, subject, at);
+
+/**
+ * One password attempt, counted per client IP and per account (the email's digest) whatever
+ * the IP. Returns the seconds to wait when either limit is passed, else null.
+ */
+export async function countSignInAttempt(pool: Pool, ip: string, email: string, at: Date): Promise<number | null> {
+  const checks: [RateLimitRule, string][] = [[RATE_LIMITS.signInPerIp, `ip:${ip}`]];
+  if (email) checks.push([RATE_LIMITS.signInPerAccount, `email:${hashEmail(email).toString('base64url')}`]);
+  const hits = await Promise.all(checks.map(([rule, subject]) => hitRateLimit(pool, rule, subject, at)));
+  const over = hits.findIndex((hit, index) => hit.hits > checks[index]![0].limit);
+  return over === -1 ? null : Math.max(1, Math.ceil((hits[over]!.resetAt.getTime() - at.getTime()) / 1000));
+}
+
+/** Browsers are let in only from origins some program lists (the link's own program checks again). */
+export const originListed = (pool: Pool, origin: string) => originListedByAnyProgram(pool, origin);
+
+export const databaseReady = (pool: Pool, timeoutMs: number) => databaseAnswers(pool, timeoutMs);
+
+const SESSION_TTL_MS = 12 * 3600_000;
+
+/** A new dashboard session: a random token for the browser, its digest in PostgreSQL. */
+export async function openDashboardSession(pool: Pool, accountId: number, now: Date): Promise<{ token: string; ttlMs: number }> {
+  const token = randomBytes(32).toString('base64url');
+  await createDashboardSession(pool, token, accountId, new Date(now.getTime() + SESSION_TTL_MS));
+  return { token, ttlMs: SESSION_TTL_MS };
+}
+
+export const dashboardAccount = (pool: Pool, token: string) => dashboardSessionAccount(pool, token);
