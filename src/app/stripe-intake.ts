@@ -6,14 +6,24 @@ import { errors } from '../core/errors.js';
 import { isHandledStripeEvent } from '../core/stripe/event-types.js';
 import { stripeObjectIds } from '../core/stripe/read-objects.js';
 import type { Pool } from '../db/pool.js';
-import { type EnqueueInTransaction, type NewInboxEvent, type StoredEvent, noteStripeDelivery, programByStripeAccount, programWebhookSecret, storeEvent } from '../db/webhook-events.js';
+import { type InboxJobQueue, type NewInboxEvent, type ProgramStripeSettings, type StoredEvent, noteSignatureFailure, programByStripeAccount, programWebhookSecret, storeEvent } from '../db/webhook-events.js';
 import type { SecretBox } from '../platform/secret-box.js';
+import { TtlCache } from '../platform/ttl-cache.js';
 
 const TOLERANCE_SECONDS = 300;
 
+/**
+ * Programs' sealed signing secrets, read at most every few seconds per process: a webhook then
+ * costs one round trip. A signature that fails against a cached secret is checked again against
+ * the stored one, so a new secret works at once.
+ */
+export const secretCache = () => new TtlCache<number, ProgramStripeSettings | null>(5_000);
+
 export interface IntakeDeps {
   pool: Pool;
-  enqueue: EnqueueInTransaction;
+  /** The job queue whose job is written with the inbox row. */
+  jobQueue: InboxJobQueue;
+  secrets: ReturnType<typeof secretCache>;
   secretBox: SecretBox | null;
   /** The platform's Connect endpoint secret, when Connect is configured. */
   connectSecret: string | null;
@@ -83,7 +93,7 @@ function unboundAccount(event: Stripe.Event, retentionDays: number): Routing {
 }
 
 async function store(deps: IntakeDeps, delivery: SignedDelivery, event: Stripe.Event, inbox: Pick<NewInboxEvent, 'endpoint' | 'programId'> & Routing): Promise<Received> {
-  const stored = await storeEvent(deps.pool, deps.enqueue, {
+  const stored = await storeEvent(deps.pool, deps.jobQueue, {
     stripeEventId: event.id,
     type: event.type,
     livemode: event.livemode === true,
@@ -100,21 +110,34 @@ async function store(deps: IntakeDeps, delivery: SignedDelivery, event: Stripe.E
 /** A brand's own Stripe account: verified with the program's signing secret. */
 export async function receiveProgramEvent(deps: IntakeDeps, programRef: string, delivery: SignedDelivery): Promise<Received> {
   const programId = /^\d{1,15}$/.test(programRef) ? Number(programRef) : null;
-  const settings = programId === null ? null : await programWebhookSecret(deps.pool, programId);
+  if (programId === null) throw errors.notFound('Program not found');
+  const load = (id: number) => programWebhookSecret(deps.pool, id);
+  let settings = await deps.secrets.get(programId, load);
+  let event: Stripe.Event;
+  try {
+    event = verify(delivery, programSecret(deps, settings));
+  } catch {
+    // The secret may have just changed (or the program was created): the stored one decides.
+    deps.secrets.forget(programId);
+    settings = await deps.secrets.get(programId, load);
+    const secret = programSecret(deps, settings);
+    try {
+      event = verify(delivery, secret);
+    } catch (error) {
+      // The dashboard's live check shows the last failure; a failure to note it changes nothing.
+      await noteSignatureFailure(deps.pool, settings!.programId, (error as Error).message).catch(() => undefined);
+      throw error;
+    }
+  }
+  return store(deps, delivery, event, { endpoint: 'program', programId: settings!.programId, ...routing(event) });
+}
+
+function programSecret(deps: IntakeDeps, settings: ProgramStripeSettings | null): string {
   if (!settings) throw errors.notFound('Program not found');
   if (!settings.webhookSecretSealed || !deps.secretBox) {
     throw errors.badRequest('Stripe is not connected for this program: set its webhook signing secret first');
   }
-  let event: Stripe.Event;
-  try {
-    event = verify(delivery, deps.secretBox.open(settings.webhookSecretSealed));
-  } catch (error) {
-    // The dashboard's live check shows the last failure; a failure to note it changes nothing.
-    await noteStripeDelivery(deps.pool, settings.programId, (error as Error).message).catch(() => undefined);
-    throw error;
-  }
-  await noteStripeDelivery(deps.pool, settings.programId, null);
-  return store(deps, delivery, event, { endpoint: 'program', programId: settings.programId, ...routing(event) });
+  return deps.secretBox.open(settings.webhookSecretSealed);
 }
 
 /** One Connect endpoint for connected accounts: verified with the platform secret, routed by event.account. */
@@ -123,6 +146,5 @@ export async function receiveConnectEvent(deps: IntakeDeps, delivery: SignedDeli
   const event = verify(delivery, deps.connectSecret);
   const programId = event.account ? await programByStripeAccount(deps.pool, event.account) : null;
   const route = programId === null ? unboundAccount(event, deps.retentionDays) : routing(event);
-  if (programId !== null) await noteStripeDelivery(deps.pool, programId, null);
   return store(deps, delivery, event, { endpoint: 'connect', programId, ...route });
 }

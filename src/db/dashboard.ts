@@ -28,8 +28,9 @@ export async function programOwnedBy(pool: Pool, programId: number, accountId: n
 export async function stripeLiveCheck(pool: Pool, programId: number) {
   const { rows } = await pool.query(
     `SELECT stripe_account_id, stripe_webhook_secret IS NOT NULL AS secret_set, livemode_only_commissions,
-            stripe_last_event_at, stripe_last_signature_error, stripe_last_signature_error_at
-       FROM programs WHERE id = $1`,
+            (SELECT max(w.received_at) FROM webhook_events w WHERE w.program_id = p.id) AS stripe_last_event_at,
+            stripe_last_signature_error, stripe_last_signature_error_at
+       FROM programs p WHERE id = $1`,
     [programId],
   );
   return rows[0];

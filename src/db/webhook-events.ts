@@ -2,7 +2,10 @@
 import { AffixError } from '../core/errors.js';
 import type { InboxStatus, Waiting } from '../core/stripe/event-types.js';
 import { isRejectedValue } from './errors.js';
+import pg from 'pg';
 import { type Pool, type PoolClient, withTransaction } from './pool.js';
+
+const escapeIdentifier = (name: string) => pg.escapeIdentifier(name);
 
 /**
  * Puts an inbox row's job on the queue inside the caller's transaction (the queue's tables live
@@ -66,36 +69,60 @@ export interface StoredEvent {
   status: InboxStatus;
 }
 
-export async function storeEvent(pool: Pool, enqueue: EnqueueInTransaction, event: NewInboxEvent): Promise<StoredEvent> {
+/** Workers LISTEN here; an inbox row's commit wakes them instead of their next poll. */
+export const STRIPE_EVENTS_CHANNEL = 'affix_stripe_events';
+
+/** The job row pg-boss itself would write for this queue (its policy read from pgboss.queue). */
+export interface InboxJobQueue {
+  schema: string;
+  name: string;
+}
+
+export async function storeEvent(pool: Pool, queue: InboxJobQueue, event: NewInboxEvent): Promise<StoredEvent> {
   try {
-    return await insertEvent(pool, enqueue, event, false);
+    return await insertEvent(pool, queue, event, false);
   } catch (error) {
     // jsonb refused the payload (NUL, unpaired surrogate, nesting): keep the signed bytes instead.
     if (!isRejectedValue(error)) throw error;
-    return insertEvent(pool, enqueue, event, true);
+    return insertEvent(pool, queue, event, true);
   }
 }
 
-async function insertEvent(pool: Pool, enqueue: EnqueueInTransaction, event: NewInboxEvent, rawOnly: boolean) {
+/**
+ * One statement, one round trip, one commit: the inbox row, its pg-boss job (same columns and
+ * policy as pg-boss's own insert, see test/stripe-intake-statement.test.ts) and a wake-up for
+ * the workers exist together or not at all.
+ */
+async function insertEvent(pool: Pool, queue: InboxJobQueue, event: NewInboxEvent, rawOnly: boolean): Promise<StoredEvent> {
   const asJson = rawOnly ? null : JSON.stringify(event.payload);
-  return withTransaction(pool, async (client) => {
-    const { rows } = await client.query(
-      `INSERT INTO webhook_events (stripe_event_id, endpoint, program_id, account, type, livemode, api_version, payload, raw_body, status, reason,
+  const schema = escapeIdentifier(queue.schema);
+  const { rows } = await pool.query(
+    `WITH event AS (
+       INSERT INTO webhook_events (stripe_event_id, endpoint, program_id, account, type, livemode, api_version, payload, raw_body, status, reason,
                                    object_ids, waiting_for, wait_until)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, now() + make_interval(days => $14))
        ON CONFLICT (stripe_event_id) DO NOTHING
-       RETURNING id, status`,
-      [event.stripeEventId, event.endpoint, event.programId, event.account, event.type, event.livemode, event.apiVersion,
-        asJson, rawOnly ? event.rawBody : null, event.status, event.reason, event.objectIds, event.waitingFor?.id ?? null,
-        event.waitingFor?.days ?? null],
-    );
-    if (!rows[0]) {
-      const existing = await client.query('SELECT id, status FROM webhook_events WHERE stripe_event_id = $1', [event.stripeEventId]);
-      return { id: existing.rows[0].id, duplicate: true, status: existing.rows[0].status };
-    }
-    if (event.status === 'queued') await enqueue(client, { inboxId: rows[0].id });
-    return { id: rows[0].id, duplicate: false, status: rows[0].status };
-  });
+       RETURNING id, status
+     ), job AS (
+       INSERT INTO ${schema}.job (name, data, dead_letter, expire_in, keep_until, retry_limit, retry_delay, retry_backoff, policy)
+       SELECT q.name, jsonb_build_object('inboxId', event.id), q.dead_letter, coalesce(q.expire_seconds * interval '1s', interval '15 minutes'),
+              now() + coalesce(q.retention_minutes * interval '1 minute', interval '14 days'), coalesce(q.retry_limit, 2),
+              CASE WHEN coalesce(q.retry_backoff, false) THEN greatest(coalesce(q.retry_delay, 0), 1) ELSE coalesce(q.retry_delay, 0) END,
+              coalesce(q.retry_backoff, false), q.policy
+         FROM event LEFT JOIN ${schema}.queue q ON q.name = $15 -- no such queue: a NULL name fails the whole statement
+        WHERE event.status = 'queued'
+       RETURNING id
+     )
+     SELECT event.id, event.status, (SELECT pg_notify($16, '') FROM job LIMIT 1) AS wake
+       FROM event`,
+    [event.stripeEventId, event.endpoint, event.programId, event.account, event.type, event.livemode, event.apiVersion,
+      asJson, rawOnly ? event.rawBody : null, event.status, event.reason, event.objectIds, event.waitingFor?.id ?? null,
+      event.waitingFor?.days ?? null, queue.name, STRIPE_EVENTS_CHANNEL],
+  );
+  if (rows[0]) return { id: rows[0].id, duplicate: false, status: rows[0].status };
+  // A redelivery (or the same event arriving twice at once: the conflict waited for the first).
+  const existing = await pool.query('SELECT id, status FROM webhook_events WHERE stripe_event_id = $1', [event.stripeEventId]);
+  return { id: existing.rows[0].id, duplicate: true, status: existing.rows[0].status };
 }
 
 export async function loadEventPayload(pool: Pool, id: number): Promise<{ event: InboxEvent; payload: any } | null> {
@@ -286,16 +313,15 @@ export async function programByStripeAccount(pool: Pool, account: string): Promi
   return rows[0]?.id ?? null;
 }
 
-/** The dashboard's live check: the last verified event, or the last signature failure. */
-export async function noteStripeDelivery(pool: Pool, programId: number, signatureError: string | null): Promise<void> {
-  if (signatureError === null) {
-    await pool.query('UPDATE programs SET stripe_last_event_at = now() WHERE id = $1', [programId]);
-  } else {
-    await pool.query(
-      'UPDATE programs SET stripe_last_signature_error = $2, stripe_last_signature_error_at = now() WHERE id = $1',
-      [programId, signatureError.slice(0, 300)],
-    );
-  }
+/**
+ * The dashboard's live check keeps the last signature failure on the program. The last verified
+ * event is read from the inbox itself (src/db/dashboard.ts): no program row is locked per event.
+ */
+export async function noteSignatureFailure(pool: Pool, programId: number, signatureError: string): Promise<void> {
+  await pool.query(
+    'UPDATE programs SET stripe_last_signature_error = $2, stripe_last_signature_error_at = now() WHERE id = $1',
+    [programId, signatureError.slice(0, 300)],
+  );
 }
 
 /**

@@ -2,7 +2,8 @@
 import type PgBoss from 'pg-boss';
 import type { Config } from '../platform/config.js';
 import { resumeInterruptedJobs } from '../db/interrupted-jobs.js';
-import { markExhausted, wakeWaitingEvents } from '../db/webhook-events.js';
+import { listen } from '../db/notifications.js';
+import { STRIPE_EVENTS_CHANNEL, markExhausted, wakeWaitingEvents } from '../db/webhook-events.js';
 import { JOB_EXPIRY_SECONDS, STRIPE_EVENTS_DEAD_QUEUE, STRIPE_EVENTS_QUEUE, type StripeEventJob, stripeEventEnqueuer } from '../platform/queue.js';
 import { type WorkerDeps, processStripeEvent, stripeEventJobSchema } from './stripe-event-job.js';
 
@@ -10,28 +11,61 @@ import { type WorkerDeps, processStripeEvent, stripeEventJobSchema } from './str
 export const RESUME_SWEEP_MS = 5_000;
 
 export interface RunningWorkers {
-  stop(): void;
+  /** Stops the sweep and gives the listening connection back (the queue is stopped by its owner). */
+  stop(): Promise<void>;
 }
 
+/** One job of a batch: completed with the batch when it succeeds, failed alone (for pg-boss to retry) when it throws. */
+async function runJob(deps: WorkerDeps, job: PgBoss.Job<StripeEventJob>): Promise<void> {
+  try {
+    const { inboxId } = stripeEventJobSchema.parse(job.data);
+    await processStripeEvent(deps, inboxId, job.id);
+  } catch (error) {
+    await deps.queue.fail(STRIPE_EVENTS_QUEUE, job.id, { message: (error as Error).message });
+  }
+}
+
+/** Many notifications in one tick wake the workers once. */
+function coalesce(fn: () => void): () => void {
+  let pending = false;
+  return () => {
+    if (pending) return;
+    pending = true;
+    setImmediate(() => {
+      pending = false;
+      fn();
+    });
+  };
+}
+
+/**
+ * Workers fetch `batchSize` jobs at a time and run them side by side (each job completes or
+ * fails on its own); an event stored anywhere wakes them at once through LISTEN, polling being
+ * only the fallback.
+ */
 export async function startWorkers(boss: PgBoss, workerDeps: Omit<WorkerDeps, 'queue'>, config: Readonly<Config>): Promise<RunningWorkers> {
   const deps: WorkerDeps = { ...workerDeps, queue: boss };
-  const options = { batchSize: 1, pollingIntervalSeconds: config.worker.pollSeconds };
+  const options = { batchSize: config.worker.batchSize, pollingIntervalSeconds: config.worker.pollSeconds };
+  const workerIds: string[] = [];
   for (let i = 0; i < config.worker.concurrency; i++) {
     let workerId = '';
-    workerId = await boss.work<StripeEventJob>(STRIPE_EVENTS_QUEUE, options, async ([job]) => {
-      if (!job) return;
-      // A job was found: fetch the next one right away instead of sleeping the polling interval.
+    workerId = await boss.work<StripeEventJob>(STRIPE_EVENTS_QUEUE, options, async (jobs) => {
+      if (jobs.length === 0) return;
+      // Jobs were found: fetch the next ones right away instead of sleeping the polling interval.
       boss.notifyWorker(workerId);
-      const { inboxId } = stripeEventJobSchema.parse(job.data);
-      await processStripeEvent(deps, inboxId, job.id);
+      await Promise.all(jobs.map((job) => runJob(deps, job)));
     });
+    workerIds.push(workerId);
   }
+  const wake = coalesce(() => workerIds.forEach((id) => boss.notifyWorker(id)));
+  const listening = listen(deps.pool, STRIPE_EVENTS_CHANNEL, wake, (error) => deps.logger.warn({ err: error }, 'listening for new events failed; polling until it is back'));
   // Retries exhausted: the event stays visible as parked (waiting on data) or dead (errors), replayable.
-  await boss.work<StripeEventJob>(STRIPE_EVENTS_DEAD_QUEUE, options, async ([job]) => {
-    if (!job) return;
-    const { inboxId } = stripeEventJobSchema.parse(job.data);
-    await markExhausted(deps.pool, inboxId);
-    deps.logger.warn({ jobId: job.id, inboxId }, 'stripe event retries exhausted');
+  await boss.work<StripeEventJob>(STRIPE_EVENTS_DEAD_QUEUE, options, async (jobs) => {
+    for (const job of jobs) {
+      const { inboxId } = stripeEventJobSchema.parse(job.data);
+      await markExhausted(deps.pool, inboxId);
+      deps.logger.warn({ jobId: job.id, inboxId }, 'stripe event retries exhausted');
+    }
   });
   const sweep = setInterval(() => {
     resumeInterruptedJobs(deps.pool, STRIPE_EVENTS_QUEUE, JOB_EXPIRY_SECONDS)
@@ -43,5 +77,10 @@ export async function startWorkers(boss: PgBoss, workerDeps: Omit<WorkerDeps, 'q
       .catch((error) => deps.logger.warn({ err: error }, 'looking for waiting events failed'));
   }, RESUME_SWEEP_MS);
   sweep.unref();
-  return { stop: () => clearInterval(sweep) };
+  return {
+    stop: async () => {
+      clearInterval(sweep);
+      await listening.stop();
+    },
+  };
 }

@@ -24,6 +24,7 @@ const schema = z.object({
   STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_\w+$/, 'STRIPE_SECRET_KEY must be a secret or restricted key (sk_..., rk_...)').optional(),
   AFFIX_WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   AFFIX_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
+  AFFIX_WORKER_BATCH_SIZE: z.coerce.number().int().min(1).max(100).default(8),
   AFFIX_WORKER_RETRY_LIMIT: z.coerce.number().int().min(0).max(50).default(8),
   AFFIX_WORKER_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(3600).default(2),
   AFFIX_WORKER_POLL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
@@ -55,7 +56,7 @@ export interface Config {
   oidc: { issuer: string; clientId: string; jwksUrl?: string } | undefined;
   /** Days a final Stripe event keeps its payload (customer emails, names) before it is purged. */
   webhookRetentionDays: number;
-  worker: { concurrency: number; retryLimit: number; retryDelaySeconds: number; pollSeconds: number };
+  worker: { concurrency: number; batchSize: number; retryLimit: number; retryDelaySeconds: number; pollSeconds: number };
 }
 
 const TRUSTED_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
@@ -118,6 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     webhookRetentionDays: e.AFFIX_WEBHOOK_RETENTION_DAYS,
     worker: Object.freeze({
       concurrency: e.AFFIX_WORKER_CONCURRENCY,
+      batchSize: e.AFFIX_WORKER_BATCH_SIZE,
       retryLimit: e.AFFIX_WORKER_RETRY_LIMIT,
       retryDelaySeconds: e.AFFIX_WORKER_RETRY_DELAY_SECONDS,
       pollSeconds: e.AFFIX_WORKER_POLL_SECONDS,

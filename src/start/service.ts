@@ -46,7 +46,7 @@ export async function startService(initial: Readonly<Config>, logger: Logger, ro
     if (api) lifecycle.onStop('api', () => api.close(DRAIN_MS));
     if (roles.worker) {
       const workers = await startWorkers(queue, { pool: database.pool, store: new PgStore(database.pool), logger }, config);
-      lifecycle.onStop('interrupted-job sweep', async () => workers.stop());
+      lifecycle.onStop('worker sweep and listener', () => workers.stop());
     }
     return { lifecycle, config, api, embedded: database.embedded, demo };
   } catch (error) {

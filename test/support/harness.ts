@@ -83,7 +83,7 @@ export async function startTestApi(pool: Pool, env: Record<string, string> = {},
   const clock = { now: new Date() };
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const queue = options.queueUrl ? await startQueue(options.queueUrl, config.worker, { supervise: Boolean(options.workers) }) : undefined;
-  if (queue && options.workers) await startWorkers(queue, { pool, store: new PgStore(pool), logger }, config);
+  const workers = queue && options.workers ? await startWorkers(queue, { pool, store: new PgStore(pool), logger }, config) : null;
   const app = createApp({
     config,
     pool,
@@ -128,6 +128,7 @@ export async function startTestApi(pool: Pool, env: Record<string, string> = {},
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await workers?.stop();
       await queue?.stop({ graceful: false, wait: true, close: true });
     },
   };

@@ -1,9 +1,9 @@
 // Stripe webhooks over HTTP: the raw body and signature go to the intake use case; the answer
 // says what was stored.
 import express, { type Request, type Response, Router } from 'express';
-import { type IntakeDeps, type Received, receiveConnectEvent, receiveProgramEvent } from '../../app/stripe-intake.js';
+import { type IntakeDeps, type Received, receiveConnectEvent, receiveProgramEvent, secretCache } from '../../app/stripe-intake.js';
 import { AffixError } from '../../core/errors.js';
-import { stripeEventEnqueuer } from '../../platform/queue.js';
+import { STRIPE_EVENTS_JOB_QUEUE } from '../../platform/queue.js';
 import { state } from '../context.js';
 import type { HttpDeps } from '../deps.js';
 
@@ -22,9 +22,11 @@ export function stripeWebhookRoutes(deps: HttpDeps): Router {
     if (!deps.queue) throw new AffixError(503, 'Webhook intake is not running on this instance');
     next();
   };
+  const secrets = secretCache();
   const intake = (): IntakeDeps => ({
     pool: deps.pool,
-    enqueue: stripeEventEnqueuer(deps.queue!),
+    jobQueue: STRIPE_EVENTS_JOB_QUEUE,
+    secrets,
     secretBox: deps.secretBox ?? null,
     connectSecret: deps.config.stripeConnectWebhookSecret ?? null,
     retentionDays: deps.config.webhookRetentionDays,
