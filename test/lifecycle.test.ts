@@ -52,6 +52,16 @@ describe('SIGTERM', () => {
     expect(service.output()).toMatch(/"msg":"stopped in \d+ ms"/);
   });
 
+  it('exits on SIGTERM when whoever read its logs has gone (stdout and stderr closed)', async () => {
+    const { service } = await startService('api');
+    // The log reader goes away (a crashed supervisor, a closed terminal): every later line fails with EPIPE.
+    service.child.stdout!.destroy();
+    service.child.stderr!.destroy();
+    service.child.kill('SIGTERM');
+    // Before the fix the buffered logger retried its last write at exit forever (no exit at all).
+    expect(await service.exited).toBe(0);
+  }, 30_000);
+
   it('leaves no job active and no connection open', async () => {
     const { service } = await startService();
     service.child.kill('SIGTERM');

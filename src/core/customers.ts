@@ -3,7 +3,7 @@ import type { ClickWithCode, TrackingTx } from './ports.js';
 import type { Customer } from './types.js';
 
 /** The click that carries attribution for `clickId`: itself, or the first click it was logged under. */
-export async function attributedClick(tx: TrackingTx, clickId: string): Promise<ClickWithCode | null> {
+export async function attributedClick(tx: Pick<TrackingTx, 'findClick'>, clickId: string): Promise<ClickWithCode | null> {
   const click = await tx.findClick(clickId);
   if (!click || click.attributedClickId === click.clickId) return click;
   return (await tx.findClick(click.attributedClickId)) ?? click;

@@ -124,9 +124,7 @@ export interface CommissionRefundPatch {
 /** Everything the tracking use cases read and write, inside one transaction. */
 export interface TrackingTx {
   getProgram(programId: number): Promise<Program | null>;
-  findLinkByShortLink(shortLink: string): Promise<ReferralLink | null>;
   findClick(clickId: string): Promise<ClickWithCode | null>;
-  insertClick(click: NewClick): Promise<void>;
   insertTrackingEvent(event: NewTrackingEvent): Promise<void>;
 
   findCustomerByKey(programId: number, customerKey: string): Promise<Customer | null>;
@@ -191,17 +189,28 @@ export interface ReadinessFacts {
   activeKeys: number;
   activeLinks: number;
   allowedOrigins: number;
-  clicksEver: number;
-  leadsEver: number;
-  salesEver: number;
+  clickSeen: boolean;
+  leadSeen: boolean;
+  saleSeen: boolean;
   lastEventAt: Date | null;
   clicks24h: number;
   leads24h: number;
   sales24h: number;
 }
 
+/**
+ * The click's own path, without BEGIN/COMMIT: one read for link and program, one atomic write
+ * for the click and its tracking event (with the rate-limit count, three statements a click).
+ */
+export interface ClickPath {
+  findLinkWithProgram(shortLink: string): Promise<{ link: ReferralLink; program: Program | null } | null>;
+  findClick(clickId: string): Promise<ClickWithCode | null>;
+  insertClickWithEvent(click: NewClick, event: Omit<NewTrackingEvent, 'clickId'>): Promise<void>;
+}
+
 export interface Store {
   transaction<T>(fn: (tx: TrackingTx) => Promise<T>): Promise<T>;
+  clickPath(): ClickPath;
   findApiKeyByHash(keyHash: Buffer): Promise<ApiKeyRecord | null>;
   readinessFacts(programId: number, now: Date): Promise<ReadinessFacts>;
 }

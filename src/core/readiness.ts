@@ -34,10 +34,10 @@ export function computeReadiness(programId: number, facts: ReadinessFacts): Read
       facts.allowedOrigins > 0,
       "Add your site's origin (for example https://www.example.com) to the program's allowed origins so the browser tracker can record clicks.",
     ),
-    click_tracked: gate(facts.clicksEver > 0, 'Open your site through a referral link, or run `affix test click`, to record a click.'),
-    lead_tracked: gate(facts.leadsEver > 0, 'Call POST /api/v1/track/lead (or window.affix.signup) when a visitor signs up.'),
+    click_tracked: gate(facts.clickSeen, 'Open your site through a referral link, or run `affix test click`, to record a click.'),
+    lead_tracked: gate(facts.leadSeen, 'Call POST /api/v1/track/lead (or window.affix.signup) when a visitor signs up.'),
     sale_tracked: gate(
-      facts.salesEver > 0,
+      facts.saleSeen,
       'Report a payment with POST /api/v1/track/sale from your backend, or connect Stripe.',
     ),
   };

@@ -50,29 +50,30 @@ export async function trackClick(store: Store, input: TrackClickInput): Promise<
   assertTestProgramMatchesKey(input.additionalData, input.keyProgramId);
   const aff = readAffCode(input.affiliateUrl);
 
-  return store.transaction(async (tx) => {
-    const link = await tx.findLinkByShortLink(aff);
-    if (!link) throw errors.badRequest(MESSAGES.linkNotFound);
-    if (link.programId === null || link.partnerId === null) throw errors.badRequest(MESSAGES.invalidLinkConfig);
-    const program = await tx.getProgram(link.programId);
-    if (!program) throw errors.badRequest(MESSAGES.invalidLinkConfig);
-    assertOriginAllowed(program, input.origin);
-    if (!link.enabled) throw errors.linkDisabled();
+  const path = store.clickPath();
+  const found = await path.findLinkWithProgram(aff);
+  if (!found) throw errors.badRequest(MESSAGES.linkNotFound);
+  const { link, program } = found;
+  if (link.programId === null || link.partnerId === null || !program) throw errors.badRequest(MESSAGES.invalidLinkConfig);
+  assertOriginAllowed(program, input.origin);
+  if (!link.enabled) throw errors.linkDisabled();
 
-    // First-click: an existing, still-valid click of this program keeps the visitor.
-    let attributedClickId: string | null = null;
-    let partnerCode = link.shortLink;
-    if (input.existingClickId) {
-      const first = await attributedClick(tx, input.existingClickId);
-      if (first && first.programId === program.id && clickStillAttributable(first.createdAt, program.attributionWindowDays, input.now)) {
-        attributedClickId = first.clickId;
-        partnerCode = first.shortLink ?? partnerCode;
-      }
+  // First-click: an existing, still-valid click of this program keeps the visitor.
+  let attributedClickId: string | null = null;
+  let partnerCode = link.shortLink;
+  if (input.existingClickId) {
+    const first = await attributedClick(path, input.existingClickId);
+    if (first && first.programId === program.id && clickStillAttributable(first.createdAt, program.attributionWindowDays, input.now)) {
+      attributedClickId = first.clickId;
+      partnerCode = first.shortLink ?? partnerCode;
     }
+  }
 
-    const clickId = newClickId();
-    const test = isTestMode(input.additionalData);
-    await tx.insertClick({
+  const clickId = newClickId();
+  const test = isTestMode(input.additionalData);
+  // One statement: the click and its tracking event exist together or not at all.
+  await path.insertClickWithEvent(
+    {
       clickId,
       programId: program.id,
       linkId: link.id,
@@ -86,23 +87,22 @@ export async function trackClick(store: Store, input: TrackClickInput): Promise<
       test,
       details: input.details,
       createdAt: input.now,
-    });
-    await tx.insertTrackingEvent({
+    },
+    {
       programId: program.id,
       kind: 'click',
       customerId: null,
-      clickId,
       saleId: null,
       test,
       details: { short_link: link.shortLink, attributed_click_id: attributedClickId ?? clickId },
       createdAt: input.now,
-    });
-    return {
-      programId: program.id,
-      clickId: attributedClickId ?? clickId,
-      partnerCode,
-      cookieWindowDays: program.attributionWindowDays,
-      keptExistingClick: attributedClickId !== null,
-    };
-  });
+    },
+  );
+  return {
+    programId: program.id,
+    clickId: attributedClickId ?? clickId,
+    partnerCode,
+    cookieWindowDays: program.attributionWindowDays,
+    keptExistingClick: attributedClickId !== null,
+  };
 }

@@ -1,13 +1,22 @@
 // The core's Store over a pg pool.
-import type { ApiKeyRecord, ReadinessFacts, Store, TrackingTx } from '../core/ports.js';
+import type { ApiKeyRecord, ClickPath, ReadinessFacts, Store, TrackingTx } from '../core/ports.js';
+import { PgClickPath } from './click-path.js';
 import { type Pool, withTransaction } from './pool.js';
 import { PgTrackingTx } from './tracking-tx.js';
 
 export class PgStore implements Store {
-  constructor(readonly pool: Pool) {}
+  private readonly clicks: PgClickPath;
+
+  constructor(readonly pool: Pool) {
+    this.clicks = new PgClickPath(pool);
+  }
 
   transaction<T>(fn: (tx: TrackingTx) => Promise<T>): Promise<T> {
     return withTransaction(this.pool, (client) => fn(new PgTrackingTx(client)));
+  }
+
+  clickPath(): ClickPath {
+    return this.clicks;
   }
 
   async findApiKeyByHash(keyHash: Buffer): Promise<ApiKeyRecord | null> {
@@ -31,7 +40,8 @@ export class PgStore implements Store {
   }
 
   async readinessFacts(programId: number, now: Date): Promise<ReadinessFacts> {
-    // One pass over the program's tracking events for all the counts.
+    // Flat in the history's size: "ever" is an index probe per kind, the last event the index's
+    // end, and the 24-hour counts read only the last day (tracking_events_program_kind_idx).
     const { rows } = await this.pool.query(
       `SELECT
          (SELECT count(*) FROM api_keys k
@@ -39,15 +49,13 @@ export class PgStore implements Store {
          (SELECT count(*) FROM referral_links l JOIN partners p ON p.id = l.partner_id
            WHERE l.program_id = $1 AND l.enabled) AS active_links,
          (SELECT cardinality(allowed_origins) FROM programs WHERE id = $1) AS allowed_origins,
-         e.*
-         FROM (SELECT count(*) FILTER (WHERE kind = 'click') AS clicks_ever,
-                      count(*) FILTER (WHERE kind = 'lead') AS leads_ever,
-                      count(*) FILTER (WHERE kind = 'sale') AS sales_ever,
-                      max(created_at) AS last_event_at,
-                      count(*) FILTER (WHERE kind = 'click' AND created_at > $2) AS clicks_24h,
-                      count(*) FILTER (WHERE kind = 'lead' AND created_at > $2) AS leads_24h,
-                      count(*) FILTER (WHERE kind = 'sale' AND created_at > $2) AS sales_24h
-                 FROM tracking_events WHERE program_id = $1) e`,
+         EXISTS (SELECT 1 FROM tracking_events WHERE program_id = $1 AND kind = 'click') AS click_seen,
+         EXISTS (SELECT 1 FROM tracking_events WHERE program_id = $1 AND kind = 'lead') AS lead_seen,
+         EXISTS (SELECT 1 FROM tracking_events WHERE program_id = $1 AND kind = 'sale') AS sale_seen,
+         (SELECT max(created_at) FROM tracking_events WHERE program_id = $1) AS last_event_at,
+         (SELECT count(*) FROM tracking_events WHERE program_id = $1 AND kind = 'click' AND created_at > $2) AS clicks_24h,
+         (SELECT count(*) FROM tracking_events WHERE program_id = $1 AND kind = 'lead' AND created_at > $2) AS leads_24h,
+         (SELECT count(*) FROM tracking_events WHERE program_id = $1 AND kind = 'sale' AND created_at > $2) AS sales_24h`,
       [programId, new Date(now.getTime() - 86_400_000), now],
     );
     const row = rows[0];
@@ -55,9 +63,9 @@ export class PgStore implements Store {
       activeKeys: row.active_keys,
       activeLinks: row.active_links,
       allowedOrigins: row.allowed_origins ?? 0,
-      clicksEver: row.clicks_ever,
-      leadsEver: row.leads_ever,
-      salesEver: row.sales_ever,
+      clickSeen: row.click_seen,
+      leadSeen: row.lead_seen,
+      saleSeen: row.sale_seen,
       lastEventAt: row.last_event_at,
       clicks24h: row.clicks_24h,
       leads24h: row.leads_24h,

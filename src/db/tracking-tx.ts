@@ -4,7 +4,6 @@ import { errors } from '../core/errors.js';
 import type {
   CommissionRefundPatch,
   CustomerPatch,
-  NewClick,
   NewCommission,
   NewCustomer,
   NewRefund,
@@ -28,10 +27,6 @@ export class PgTrackingTx implements TrackingTx {
     return this.one(`SELECT ${PROGRAM_COLUMNS} FROM programs WHERE id = $1`, [programId], toProgram);
   }
 
-  findLinkByShortLink(shortLink: string) {
-    return this.one('SELECT id, short_link, program_id, partner_id, enabled FROM referral_links WHERE short_link = $1', [shortLink], toLink);
-  }
-
   findClick(clickId: string) {
     return this.one(
       `SELECT c.click_id, c.program_id, c.link_id, c.partner_id, c.attributed_click_id, c.created_at, l.short_link
@@ -39,18 +34,6 @@ export class PgTrackingTx implements TrackingTx {
         WHERE c.click_id = $1 LIMIT 1`,
       [clickId],
       toClick,
-    );
-  }
-
-  async insertClick(click: NewClick): Promise<void> {
-    await this.client.query(
-      `INSERT INTO clicks (click_id, program_id, link_id, partner_id, attributed_click_id, affiliate_url, page_url,
-                           referrer_url, ip, user_agent, test, details, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::inet, $10, $11, $12, $13)`,
-      [
-        click.clickId, click.programId, click.linkId, click.partnerId, click.attributedClickId, click.affiliateUrl,
-        click.pageUrl, click.referrerUrl, click.ip, click.userAgent, click.test, click.details, click.createdAt,
-      ],
     );
   }
 

@@ -89,15 +89,12 @@ export async function storeEvent(pool: Pool, queue: InboxJobQueue, event: NewInb
 }
 
 /**
- * One statement, one round trip, one commit: the inbox row, its pg-boss job (same columns and
- * policy as pg-boss's own insert, see test/stripe-intake-statement.test.ts) and a wake-up for
- * the workers exist together or not at all.
+ * The intake's one statement: $1–$14 the inbox row, $15 the queue, $16 the channel to notify.
+ * Exported for `npm run bench:webhooks`, whose pgbench ceiling runs this very text.
  */
-async function insertEvent(pool: Pool, queue: InboxJobQueue, event: NewInboxEvent, rawOnly: boolean): Promise<StoredEvent> {
-  const asJson = rawOnly ? null : JSON.stringify(event.payload);
-  const schema = escapeIdentifier(queue.schema);
-  const { rows } = await pool.query(
-    `WITH event AS (
+export const storeEventStatement = (jobSchema: string) => {
+  const schema = escapeIdentifier(jobSchema);
+  return `WITH event AS (
        INSERT INTO webhook_events (stripe_event_id, endpoint, program_id, account, type, livemode, api_version, payload, raw_body, status, reason,
                                    object_ids, waiting_for, wait_until)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, now() + make_interval(days => $14))
@@ -114,7 +111,18 @@ async function insertEvent(pool: Pool, queue: InboxJobQueue, event: NewInboxEven
        RETURNING id
      )
      SELECT event.id, event.status, (SELECT pg_notify($16, '') FROM job LIMIT 1) AS wake
-       FROM event`,
+       FROM event`;
+};
+
+/**
+ * One statement, one round trip, one commit: the inbox row, its pg-boss job (same columns and
+ * policy as pg-boss's own insert, see test/stripe-intake-statement.test.ts) and a wake-up for
+ * the workers exist together or not at all.
+ */
+async function insertEvent(pool: Pool, queue: InboxJobQueue, event: NewInboxEvent, rawOnly: boolean): Promise<StoredEvent> {
+  const asJson = rawOnly ? null : JSON.stringify(event.payload);
+  const { rows } = await pool.query(
+    storeEventStatement(queue.schema),
     [event.stripeEventId, event.endpoint, event.programId, event.account, event.type, event.livemode, event.apiVersion,
       asJson, rawOnly ? event.rawBody : null, event.status, event.reason, event.objectIds, event.waitingFor?.id ?? null,
       event.waitingFor?.days ?? null, queue.name, STRIPE_EVENTS_CHANNEL],

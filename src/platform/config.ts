@@ -23,6 +23,7 @@ const schema = z.object({
   STRIPE_CONNECT_CLIENT_ID: z.string().regex(/^ca_\w+$/, 'STRIPE_CONNECT_CLIENT_ID must be a Connect client id (ca_...)').optional(),
   STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_\w+$/, 'STRIPE_SECRET_KEY must be a secret or restricted key (sk_..., rk_...)').optional(),
   AFFIX_WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  AFFIX_DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(20),
   AFFIX_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
   AFFIX_WORKER_BATCH_SIZE: z.coerce.number().int().min(1).max(100).default(8),
   AFFIX_WORKER_RETRY_LIMIT: z.coerce.number().int().min(0).max(50).default(8),
@@ -36,6 +37,8 @@ const schema = z.object({
 
 export interface Config {
   databaseUrl: string | undefined;
+  /** Connections each process keeps open to PostgreSQL (API or workers). */
+  databasePoolSize: number;
   port: number;
   host: string;
   publicUrl: string;
@@ -97,6 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   const publicUrl = (e.AFFIX_PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   return Object.freeze({
     databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.AFFIX_DATABASE_POOL_SIZE,
     port: e.PORT,
     host: e.HOST,
     publicUrl,

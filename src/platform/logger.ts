@@ -22,7 +22,18 @@ export function serializeError(error: unknown, depth = 0): Record<string, unknow
   return out;
 }
 
-export function createLogger(level: string): Logger {
+/**
+ * Standard output, written synchronously. pino's default (buffered) destination flushes at exit
+ * and retries a write to a closed pipe forever: a service whose log reader went away then never
+ * exits on SIGTERM. Here a line that cannot be written is dropped and the process goes on.
+ */
+function standardOutput(): pino.DestinationStream {
+  const destination = pino.destination({ dest: 1, sync: true });
+  destination.on('error', () => undefined);
+  return destination;
+}
+
+export function createLogger(level: string, destination: pino.DestinationStream = standardOutput()): Logger {
   return pino({
     level,
     base: { service: 'affix' },
@@ -43,5 +54,5 @@ export function createLogger(level: string): Logger {
       ],
       censor: '[redacted]',
     },
-  });
+  }, destination);
 }

@@ -29,7 +29,7 @@ export async function openDatabase(config: Readonly<Config>, logger: Logger, opt
     connectionString = embedded.connectionString;
     stopServer = () => embedded.stop();
   }
-  const pool = createPool(connectionString, { max: 10, onError, statementTimeoutMs: options.statementTimeoutMs });
+  const pool = createPool(connectionString, { max: config.databasePoolSize, onError, statementTimeoutMs: options.statementTimeoutMs });
   return { pool, connectionString, embedded: !config.databaseUrl, endPool: () => pool.end(), stopServer };
 }
 

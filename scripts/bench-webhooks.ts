@@ -1,0 +1,161 @@
+// npm run bench:webhooks [events per round] [concurrency]
+// Stripe webhook ingest against its ceiling, the worker drain, and ack -> sale latency, on a
+// throwaway embedded PostgreSQL (or DATABASE_URL). In one run:
+//   1. ceiling: pgbench runs the intake's own statement (inbox row + job + notify, one commit,
+//      synchronous_commit on) with C clients; Affix's API takes N signed events at concurrency C.
+//      Three rounds each, interleaved; medians; the ratio.
+//   2. drain: a worker process starts on the backlog those rounds left; sales/s and its ratio to
+//      the ingest figure; the first and second half of the backlog (fetch cost vs backlog size).
+//   3. latency: events at a steady 50/s with the worker running: ack -> sale p50/p99 (database
+//      timestamps); then 200/s: ack p99.
+// Prints figures; asserts nothing.
+import { execFile } from 'node:child_process';
+import { writeFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import Stripe from 'stripe';
+import { STRIPE_EVENTS_CHANNEL, storeEventStatement } from '../src/db/webhook-events.js';
+import { loadFixture } from '../src/platform/fixtures.js';
+import { STRIPE_EVENTS_JOB_QUEUE } from '../src/platform/queue.js';
+import { atRate, benchMain, benchDatabase, fmt, httpClient, median, percentile, runConcurrent, setUpProgram, startService } from './lib/bench-kit.js';
+
+const run = promisify(execFile);
+const perRound = Number(process.argv[2] ?? 2000);
+const concurrency = Number(process.argv[3] ?? 32);
+const ROUNDS = 3;
+const PGBENCH_SECONDS = 8;
+const WEBHOOK_SECRET = 'whsec_bench_0123456789';
+
+await benchMain(async (cleanup) => {
+  const database = await benchDatabase();
+  cleanup(() => database.stop());
+  const api = await startService('api', database.url);
+  cleanup(() => api.stop());
+  const client = httpClient(api.url, concurrency * 2);
+  cleanup(() => client.close());
+  const sql = new pg.Pool({ connectionString: database.url, max: 4 });
+  cleanup(() => sql.end());
+  const program = await setUpProgram(client, WEBHOOK_SECRET);
+  console.log(`bench:webhooks — ${ROUNDS} rounds of ${perRound} events at concurrency ${concurrency}; PostgreSQL ${(await sql.query('SHOW server_version')).rows[0].server_version}, synchronous_commit ${(await sql.query('SHOW synchronous_commit')).rows[0].synchronous_commit}`);
+
+  // Every event names a real click, so the worker attributes a sale for each.
+  let eventCounter = 0;
+  async function signedEvents(count: number): Promise<{ payload: string; header: string }[]> {
+    const clicks = await runConcurrent(count, concurrency, async () => {
+      const reply = await client.request('POST', '/api/v1/track/click', { affiliate_url: `https://bench.example/?aff=${program.shortLink}` });
+      if (reply.status !== 200) throw new Error(`click: ${reply.status} ${JSON.stringify(reply.body)}`);
+      return reply.body.click_id as string;
+    });
+    return Promise.all(
+      clicks.map(async (clickId) => {
+        const n = eventCounter++;
+        const event = await loadFixture('checkout.session.completed.payment', { run: `bench${n}`, click_id: clickId, customer_key: `c${n}`, program_id: program.programId, email: `c${n}@example.com` });
+        const payload = JSON.stringify(event);
+        return { payload, header: Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }) };
+      }),
+    );
+  }
+  const deliver = (event: { payload: string; header: string }) =>
+    client.request('POST', `/api/v1/webhooks/stripe/${program.programId}`, event.payload, { 'Stripe-Signature': event.header });
+
+  // ---- 1. ingest vs the pgbench ceiling ------------------------------------------------------
+  const sample = (await signedEvents(1))[0]!;
+  await deliver(sample);
+  const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
+  const params = [
+    "'evt_pgbench_' || gen_random_uuid()", "'program'", String(program.programId), 'NULL', "'checkout.session.completed'", 'false', "'2024-06-20'",
+    literal(sample.payload.replaceAll(':', ': ')) /* pgbench reads :name as a variable */, 'NULL', "'queued'", 'NULL', literal('{cs_test,pi_test}'), 'NULL', 'NULL', literal(STRIPE_EVENTS_JOB_QUEUE.name), literal(STRIPE_EVENTS_CHANNEL),
+  ];
+  const script = `${storeEventStatement(STRIPE_EVENTS_JOB_QUEUE.schema).replace(/\$(\d+)\b/g, (_, n) => params[Number(n) - 1]!)};\n`;
+  const scratch = await mkdtemp(join(tmpdir(), 'affix-pgbench-'));
+  cleanup(() => rm(scratch, { recursive: true, force: true }));
+  const scriptFile = join(scratch, 'webhook-ingest.sql');
+  await writeFile(scriptFile, script);
+
+  async function pgbench(): Promise<number | null> {
+    try {
+      const { stdout } = await run('pgbench', ['-n', '-M', 'extended', '-c', String(concurrency), '-j', '2', '-T', String(PGBENCH_SECONDS), '-f', scriptFile, database.url]);
+      return Number(/tps = ([\d.]+)/.exec(stdout)?.[1]);
+    } catch (error) {
+      if ((error as { code?: string }).code === 'ENOENT') return null;
+      throw error;
+    } finally {
+      // pgbench's rows are not events: neither the worker nor the counts below may see them.
+      await sql.query(`DELETE FROM pgboss.job j USING webhook_events w
+                        WHERE w.stripe_event_id LIKE 'evt_pgbench_%' AND j.name = $1 AND j.data->>'inboxId' = w.id::text`, [STRIPE_EVENTS_JOB_QUEUE.name]);
+      await sql.query("DELETE FROM webhook_events WHERE stripe_event_id LIKE 'evt_pgbench_%'");
+    }
+  }
+
+  const ceilings: number[] = [];
+  const ingests: number[] = [];
+  const ackTimes: number[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    const tps = await pgbench();
+    if (tps !== null) ceilings.push(tps);
+    const events = await signedEvents(perRound);
+    const started = performance.now();
+    const replies = await runConcurrent(events.length, concurrency, (i) => deliver(events[i]!));
+    const seconds = (performance.now() - started) / 1000;
+    const refused = replies.filter((r) => r.status !== 200);
+    if (refused.length) throw new Error(`${refused.length} events refused: ${JSON.stringify(refused[0])}`);
+    ingests.push(events.length / seconds);
+    ackTimes.push(...replies.map((r) => r.ms));
+    console.log(`  round ${round}: pgbench ${tps === null ? 'not installed' : `${fmt(tps)} tps`} · Affix ${fmt(events.length / seconds)} acks/s`);
+  }
+  const ingest = median(ingests);
+  const ceiling = ceilings.length ? median(ceilings) : Number.NaN;
+  console.log(`ingest: ${fmt(ingest)} acks/s, p50 ${fmt(percentile(ackTimes, 50), 1)} ms, p99 ${fmt(percentile(ackTimes, 99), 1)} ms at ${concurrency} concurrent`);
+  console.log(`ceiling: pgbench, the same statement, ${concurrency} clients: ${ceilings.length ? `${fmt(ceiling)} tps` : 'pgbench not found (apt-get install postgresql-client)'}`);
+  console.log(`RATIO ingest / ceiling = ${fmt(ingest / ceiling, 2)} (target >= 0.6)`);
+
+  // ---- 2. acks at a steady 200/s, the API alone (the backlog waits) ------------------------
+  async function steady(perSecond: number, seconds: number, waitForSales: boolean) {
+    const events = await signedEvents(perSecond * seconds);
+    const replies = await atRate(events.length, perSecond, (i) => deliver(events[i]!));
+    const ids = replies.map((r) => r.body.id as number);
+    if (!waitForSales) return { acks: replies.map((r) => r.ms), toSale: [] as number[], events: events.length };
+    for (let tries = 0; tries < 600; tries++) {
+      const { rows } = await sql.query("SELECT count(*) FROM webhook_events WHERE id = ANY($1) AND status NOT IN ('processed', 'ignored', 'failed')", [ids]);
+      if (Number(rows[0].count) === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const { rows } = await sql.query(
+      `SELECT extract(epoch FROM s.created_at - w.received_at) * 1000 AS ms
+         FROM webhook_events w JOIN sales s ON s.id = w.sale_id WHERE w.id = ANY($1)`,
+      [ids],
+    );
+    return { acks: replies.map((r) => r.ms), toSale: rows.map((r) => Number(r.ms)), events: events.length };
+  }
+  const at200 = await steady(200, 10, false);
+  console.log(`ack at 200 events/s sustained (API alone): p50 ${fmt(percentile(at200.acks, 50), 1)} ms, p99 ${fmt(percentile(at200.acks, 99), 1)} ms (target p99 < 50 ms)`);
+
+  // ---- 3. drain the backlog ------------------------------------------------------------------
+  const waiting = async () => Number((await sql.query("SELECT count(*) FROM webhook_events WHERE status = 'queued'")).rows[0].count);
+  const backlog = await waiting();
+  const worker = await startService('worker', database.url);
+  cleanup(() => worker.stop());
+  // Timed from the first job done (the process's start-up is not the drain).
+  let started: { at: number; left: number } | null = null;
+  let half: number | null = null;
+  for (;;) {
+    const left = await waiting();
+    if (!started && left < backlog) started = { at: performance.now(), left };
+    if (started && half === null && left <= started.left / 2) half = performance.now();
+    if (left === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const drainSeconds = (performance.now() - started!.at) / 1000;
+  const drain = started!.left / drainSeconds;
+  const firstHalf = started!.left / 2 / ((half! - started!.at) / 1000);
+  const secondHalf = started!.left / 2 / ((performance.now() - half!) / 1000);
+  const sales = Number((await sql.query('SELECT count(*) FROM sales WHERE program_id = $1', [program.programId])).rows[0].count);
+  console.log(`drain: ${backlog} queued events -> ${sales} sales; ${fmt(drain)} events/s from the first job done (first half of the backlog ${fmt(firstHalf)}/s, second half ${fmt(secondHalf)}/s: fetch cost does not grow with the backlog when these match)`);
+  console.log(`RATIO drain / ingest = ${fmt(drain / ingest, 2)} (target >= 0.5)`);
+
+  // ---- 4. ack -> sale at a steady 50/s, worker running ------------------------------------
+  const at50 = await steady(50, 10, true);
+  console.log(`ack -> sale at 50 events/s (${at50.toSale.length}/${at50.events} sales): p50 ${fmt(percentile(at50.toSale, 50))} ms, p99 ${fmt(percentile(at50.toSale, 99))} ms (target p99 < 500 ms); ack p99 ${fmt(percentile(at50.acks, 99), 1)} ms with the worker running`);
+});

@@ -1,0 +1,197 @@
+// What the benchmarks share: a throwaway embedded PostgreSQL (or DATABASE_URL), the service as a
+// real process, a keep-alive HTTP client, concurrency helpers and percentiles. Benchmarks print
+// figures and ratios; they assert nothing.
+import { request as httpRequest, Agent } from 'node:http';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmbeddedPostgres } from '../../src/start/embedded-postgres.js';
+import { stablePort } from './ports.js';
+import { type ServiceProcess, startServiceProcess } from './service-process.js';
+
+export const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+export const SECRET_KEY = 'bench-secret-key-0123456789';
+
+export const percentile = (values: number[], p: number): number => {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+};
+export const median = (values: number[]) => percentile(values, 50);
+export const fmt = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
+
+/**
+ * Runs a benchmark; whatever it started (`cleanup` registers it) is stopped afterwards, in
+ * reverse order, also when it fails, so no process or database outlives it.
+ */
+export async function benchMain(body: (cleanup: (stop: () => Promise<unknown> | unknown) => void) => Promise<void>): Promise<void> {
+  const stops: (() => Promise<unknown> | unknown)[] = [];
+  let failed = false;
+  try {
+    await body((stop) => stops.push(stop));
+  } catch (error) {
+    failed = true;
+    console.error(error);
+  } finally {
+    for (const stop of stops.reverse()) await Promise.resolve(stop()).catch((error) => console.error('cleanup:', error));
+  }
+  process.exit(failed ? 1 : 0);
+}
+
+export interface BenchDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** A new embedded PostgreSQL in a temporary folder, or DATABASE_URL when it is set. */
+export async function benchDatabase(): Promise<BenchDatabase> {
+  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: async () => undefined };
+  const dir = await mkdtemp(join(tmpdir(), 'affix-bench-'));
+  await chmod(dir, 0o755);
+  const pg = await startEmbeddedPostgres({ dataDir: dir, port: await stablePort(), persistent: false, database: 'affix_bench' });
+  return {
+    url: pg.connectionString,
+    async stop() {
+      await pg.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface RunningService {
+  url: string;
+  process: ServiceProcess;
+  stop(): Promise<void>;
+}
+
+/** `affix api|worker|start` as its own process on the bench database (migrates on start). */
+export async function startService(role: 'api' | 'worker' | 'start', databaseUrl: string, env: Record<string, string> = {}): Promise<RunningService> {
+  const port = await stablePort();
+  const process = await startServiceProcess(
+    role,
+    {
+      DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', AFFIX_ADMIN_TOKEN: ADMIN_TOKEN, AFFIX_SECRET_KEY: SECRET_KEY,
+      AFFIX_TRUST_PROXY: 'loopback', LOG_LEVEL: 'info', ...env,
+    },
+    { port, timeoutMs: 60_000 },
+  );
+  return {
+    url: `http://127.0.0.1:${port}`,
+    process,
+    async stop() {
+      process.child.kill('SIGTERM');
+      await process.exited;
+    },
+  };
+}
+
+export interface Reply {
+  status: number;
+  ms: number;
+  body: any;
+}
+
+/** Keep-alive HTTP/1.1 with `sockets` connections: a load generator that costs little CPU. */
+export function httpClient(base: string, sockets = 64) {
+  const agent = new Agent({ keepAlive: true, maxSockets: sockets });
+  const url = new URL(base);
+  let client = 0;
+  return {
+    /** One retry when the server closed a kept-alive socket just as it was reused (the classic race). */
+    async request(method: string, path: string, body?: string | object, headers: Record<string, string> = {}): Promise<Reply> {
+      try {
+        return await send(method, path, body, headers);
+      } catch (error) {
+        if ((error as { code?: string }).code !== 'ECONNRESET') throw error;
+        return send(method, path, body, headers);
+      }
+    },
+    close: () => agent.destroy(),
+  };
+
+  function send(method: string, path: string, body: string | object | undefined, headers: Record<string, string>): Promise<Reply> {
+      client += 1; // every request from its own address: the figures measure the service, not the per-IP limiter
+      const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+      const started = performance.now();
+      return new Promise((resolve, reject) => {
+        const req = httpRequest(
+          {
+            agent, host: url.hostname, port: url.port, method, path,
+            headers: {
+              'Content-Type': 'application/json',
+              'X-Forwarded-For': `10.${(client >> 16) & 255}.${(client >> 8) & 255}.${client & 255}`,
+              ...(payload === undefined ? {} : { 'Content-Length': Buffer.byteLength(payload) }),
+              ...headers,
+            },
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk) => chunks.push(chunk));
+            res.on('end', () => {
+              const text = Buffer.concat(chunks).toString('utf8');
+              let parsed: unknown = text;
+              try {
+                parsed = JSON.parse(text);
+              } catch {
+                // not JSON: kept as text
+              }
+              resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, body: parsed });
+            });
+          },
+        );
+        req.on('error', reject);
+        if (payload !== undefined) req.write(payload);
+        req.end();
+      });
+  }
+}
+export type HttpClient = ReturnType<typeof httpClient>;
+
+/** Runs `count` tasks, `width` at a time. */
+export async function runConcurrent<T>(count: number, width: number, task: (index: number) => Promise<T>): Promise<T[]> {
+  const results: T[] = new Array(count);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, count) }, async () => {
+      while (next < count) {
+        const index = next++;
+        results[index] = await task(index);
+      }
+    }),
+  );
+  return results;
+}
+
+/** Sends `count` requests at a steady `perSecond`, whatever the answers' latency. */
+export async function atRate<T>(count: number, perSecond: number, task: (index: number) => Promise<T>): Promise<T[]> {
+  const started = performance.now();
+  const pending: Promise<T>[] = [];
+  for (let index = 0; index < count; index++) {
+    const due = started + (index * 1000) / perSecond;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const sent = task(index);
+    sent.catch(() => undefined); // reported by Promise.all below, not as an unhandled rejection
+    pending.push(sent);
+  }
+  return Promise.all(pending);
+}
+
+/** An account, a program (20 % commission), a partner and its link `bench`, a key, a Stripe signing secret. */
+export async function setUpProgram(client: HttpClient, webhookSecret: string) {
+  const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+  const ok = (reply: Reply, what: string) => {
+    if (reply.status >= 300) throw new Error(`${what}: ${reply.status} ${JSON.stringify(reply.body)}`);
+    return reply.body.data;
+  };
+  const account = ok(await client.request('POST', '/api/v1/admin/accounts', { email: `bench-${Date.now()}@example.com` }, admin), 'account');
+  const program = ok(
+    await client.request('POST', '/api/v1/admin/programs', { account_id: account.id, name: 'Bench', domain: 'bench.example', commission_type: 'percent', commission_rate: 20 }, admin),
+    'program',
+  );
+  const partner = ok(await client.request('POST', `/api/v1/admin/programs/${program.id}/partners`, { name: 'Partner' }, admin), 'partner');
+  ok(await client.request('POST', `/api/v1/admin/programs/${program.id}/links`, { partner_id: partner.id, short_link: `bench${program.id}` }, admin), 'link');
+  const key = ok(await client.request('POST', `/api/v1/admin/programs/${program.id}/keys`, undefined, admin), 'key');
+  ok(await client.request('PATCH', `/api/v1/admin/programs/${program.id}/stripe`, { webhook_secret: webhookSecret }, admin), 'stripe');
+  return { programId: program.id as number, partnerId: partner.id as number, shortLink: `bench${program.id}`, apiKey: key.api_key as string };
+}
