@@ -19,7 +19,7 @@ import Stripe from 'stripe';
 import { STRIPE_EVENTS_CHANNEL, storeEventStatement } from '../src/db/webhook-events.js';
 import { loadFixture } from '../src/platform/fixtures.js';
 import { STRIPE_EVENTS_JOB_QUEUE } from '../src/platform/queue.js';
-import { atRate, benchMain, benchDatabase, fmt, httpClient, median, percentile, runConcurrent, setUpProgram, startService } from './lib/bench-kit.js';
+import { atRate, benchMain, benchDatabase, statementsDuring, fmt, httpClient, median, percentile, runConcurrent, setUpProgram, startService } from './lib/bench-kit.js';
 
 const run = promisify(execFile);
 const perRound = Number(process.argv[2] ?? 2000);
@@ -105,11 +105,15 @@ await benchMain(async (cleanup) => {
     ackTimes.push(...replies.map((r) => r.ms));
     console.log(`  round ${round}: pgbench ${tps === null ? 'not installed' : `${fmt(tps)} tps`} · Affix ${fmt(events.length / seconds)} acks/s`);
   }
+  const sampleEvents = await signedEvents(300);
+  const ingestStatements = await statementsDuring(sql, sampleEvents.length, () => runConcurrent(sampleEvents.length, concurrency, (i) => deliver(sampleEvents[i]!)));
   const ingest = median(ingests);
   const ceiling = ceilings.length ? median(ceilings) : Number.NaN;
   console.log(`ingest: ${fmt(ingest)} acks/s, p50 ${fmt(percentile(ackTimes, 50), 1)} ms, p99 ${fmt(percentile(ackTimes, 99), 1)} ms at ${concurrency} concurrent`);
   console.log(`ceiling: pgbench, the same statement, ${concurrency} clients: ${ceilings.length ? `${fmt(ceiling)} tps` : 'pgbench not found (apt-get install postgresql-client)'}`);
   console.log(`RATIO ingest / ceiling = ${fmt(ingest / ceiling, 2)} (target >= 0.6)`);
+  console.log(`statements per webhook: ${fmt(ingestStatements.perUnit, 2)}; the most expensive:`);
+  for (const line of ingestStatements.top) console.log(`  ${line}`);
 
   // ---- 2. acks at a steady 200/s, the API alone (the backlog waits) ------------------------
   async function steady(perSecond: number, seconds: number, waitForSales: boolean) {
@@ -135,18 +139,20 @@ await benchMain(async (cleanup) => {
   // ---- 3. drain the backlog ------------------------------------------------------------------
   const waiting = async () => Number((await sql.query("SELECT count(*) FROM webhook_events WHERE status = 'queued'")).rows[0].count);
   const backlog = await waiting();
-  const worker = await startService('worker', database.url);
-  cleanup(() => worker.stop());
   // Timed from the first job done (the process's start-up is not the drain).
   let started: { at: number; left: number } | null = null;
   let half: number | null = null;
-  for (;;) {
-    const left = await waiting();
-    if (!started && left < backlog) started = { at: performance.now(), left };
-    if (started && half === null && left <= started.left / 2) half = performance.now();
-    if (left === 0) break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const drainStatements = await statementsDuring(sql, backlog, async () => {
+    const worker = await startService('worker', database.url);
+    cleanup(() => worker.stop());
+    for (;;) {
+      const left = await waiting();
+      if (!started && left < backlog) started = { at: performance.now(), left };
+      if (started && half === null && left <= started.left / 2) half = performance.now();
+      if (left === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  });
   const drainSeconds = (performance.now() - started!.at) / 1000;
   const drain = started!.left / drainSeconds;
   const firstHalf = started!.left / 2 / ((half! - started!.at) / 1000);
@@ -154,6 +160,8 @@ await benchMain(async (cleanup) => {
   const sales = Number((await sql.query('SELECT count(*) FROM sales WHERE program_id = $1', [program.programId])).rows[0].count);
   console.log(`drain: ${backlog} queued events -> ${sales} sales; ${fmt(drain)} events/s from the first job done (first half of the backlog ${fmt(firstHalf)}/s, second half ${fmt(secondHalf)}/s: fetch cost does not grow with the backlog when these match)`);
   console.log(`RATIO drain / ingest = ${fmt(drain / ingest, 2)} (target >= 0.5)`);
+  console.log(`statements per event drained: ${fmt(drainStatements.perUnit, 1)}; the most expensive:`);
+  for (const line of drainStatements.top) console.log(`  ${line}`);
 
   // ---- 4. ack -> sale at a steady 50/s, worker running ------------------------------------
   const at50 = await steady(50, 10, true);

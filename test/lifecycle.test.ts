@@ -62,6 +62,24 @@ describe('SIGTERM', () => {
     expect(await service.exited).toBe(0);
   }, 30_000);
 
+  it('a SIGTERM while it starts stops it cleanly once it is up (no half-started kill)', async () => {
+    const port = await freePort();
+    const { spawn } = await import('node:child_process');
+    const { AFFIX_BIN } = await import('../scripts/lib/service-process.js');
+    const child = spawn(process.execPath, [AFFIX_BIN, 'start'], {
+      env: { ...process.env, DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', AFFIX_ADMIN_TOKEN: ADMIN, AFFIX_SEED_DEMO: 'false', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    const exited = new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? signal)));
+    // As soon as the process has said anything, it is starting: signal it then.
+    await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(output).toMatch(/"msg":"stopped in \d+ ms"/);
+  }, 30_000);
+
   it('leaves no job active and no connection open', async () => {
     const { service } = await startService();
     service.child.kill('SIGTERM');

@@ -22,7 +22,7 @@ afterAll(async () => {
 
 const event = (id: string, status: NewInboxEvent['status'] = 'queued'): NewInboxEvent => ({
   stripeEventId: id, endpoint: 'program', programId: null, account: null, type: 'checkout.session.completed', livemode: false,
-  apiVersion: null, payload: { id }, rawBody: Buffer.from('{}'), status, reason: null, objectIds: [], waitingFor: null,
+  apiVersion: null, rawBody: Buffer.from(JSON.stringify({ id })), status, reason: null, objectIds: [], waitingFor: null,
 });
 
 const POLICY_COLUMNS = `name, priority, state, retry_limit, retry_count, retry_delay, retry_backoff, expire_in, dead_letter, policy,

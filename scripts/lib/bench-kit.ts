@@ -48,13 +48,36 @@ export async function benchDatabase(): Promise<BenchDatabase> {
   if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: async () => undefined };
   const dir = await mkdtemp(join(tmpdir(), 'affix-bench-'));
   await chmod(dir, 0o755);
-  const pg = await startEmbeddedPostgres({ dataDir: dir, port: await stablePort(), persistent: false, database: 'affix_bench' });
+  const pg = await startEmbeddedPostgres({
+    dataDir: dir, port: await stablePort(), persistent: false, database: 'affix_bench',
+    postgresFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track_utility=on'],
+  });
   return {
     url: pg.connectionString,
     async stop() {
       await pg.stop();
       await rm(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * Statements PostgreSQL ran while `work` ran (pg_stat_statements; the bench's own look-ups
+ * excluded): calls per unit of work, and the statements that took the most time.
+ */
+export async function statementsDuring(sql: { query: (text: string, values?: unknown[]) => Promise<{ rows: any[] }> }, units: number, work: () => Promise<unknown>) {
+  await sql.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  await sql.query('SELECT pg_stat_statements_reset()');
+  await work();
+  const { rows } = await sql.query(
+    `SELECT calls::int, total_exec_time, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS query FROM pg_stat_statements
+      WHERE query NOT ILIKE '%pg_stat_statements%' AND query NOT ILIKE '%webhook_events WHERE status = %' AND query NOT ILIKE '%count(*) FROM webhook_events%'
+      ORDER BY total_exec_time DESC`,
+  );
+  const calls = rows.reduce((sum, row) => sum + row.calls, 0);
+  return {
+    perUnit: calls / units,
+    top: rows.slice(0, 6).map((row) => `${(row.calls / units).toFixed(2)}× ${Number(row.total_exec_time / row.calls).toFixed(2)} ms  ${row.query}`),
   };
 }
 
@@ -67,20 +90,21 @@ export interface RunningService {
 /** `affix api|worker|start` as its own process on the bench database (migrates on start). */
 export async function startService(role: 'api' | 'worker' | 'start', databaseUrl: string, env: Record<string, string> = {}): Promise<RunningService> {
   const port = await stablePort();
-  const process = await startServiceProcess(
+  const service = await startServiceProcess(
     role,
     {
       DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', AFFIX_ADMIN_TOKEN: ADMIN_TOKEN, AFFIX_SECRET_KEY: SECRET_KEY,
       AFFIX_TRUST_PROXY: 'loopback', LOG_LEVEL: 'info', ...env,
     },
-    { port, timeoutMs: 60_000 },
+    // BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=prof' profiles the service processes.
+    { port, timeoutMs: 60_000, nodeArgs: process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) },
   );
   return {
     url: `http://127.0.0.1:${port}`,
-    process,
+    process: service,
     async stop() {
-      process.child.kill('SIGTERM');
-      await process.exited;
+      service.child.kill('SIGTERM');
+      await service.exited;
     },
   };
 }

@@ -15,9 +15,9 @@ export interface ServiceProcess {
 export async function startServiceProcess(
   role: 'start' | 'api' | 'worker',
   env: Record<string, string>,
-  options: { port?: number; timeoutMs?: number; entry?: string; cwd?: string } = {},
+  options: { port?: number; timeoutMs?: number; entry?: string; cwd?: string; nodeArgs?: string[] } = {},
 ): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [options.entry ?? AFFIX_BIN, role], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.entry ?? AFFIX_BIN, role], {
     cwd: options.cwd,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -25,7 +25,8 @@ export async function startServiceProcess(
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  // 'close', not 'exit': the process has ended and its output has been read to the end.
+  const exited = new Promise<number | string>((resolve) => child.on('close', (code, signal) => resolve(code ?? signal ?? 'unknown')));
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   let ended: number | string | null = null;
   void exited.then((code) => (ended = code));

@@ -98,7 +98,6 @@ async function store(deps: IntakeDeps, delivery: SignedDelivery, event: Stripe.E
     type: event.type,
     livemode: event.livemode === true,
     apiVersion: event.api_version ?? null,
-    payload: event,
     rawBody: delivery.rawBody as Buffer,
     objectIds: stripeObjectIds(event),
     account: event.account ?? null,

@@ -5,7 +5,7 @@ import { loadConfig } from '../platform/config.js';
 import { walkthrough } from '../app/demo.js';
 import { createLogger } from '../platform/logger.js';
 import { migrateDatabase, openDatabase } from '../start/database.js';
-import { stopOnSignals } from '../start/lifecycle.js';
+import { startOwningSignals } from '../start/lifecycle.js';
 import { type Roles, startService } from '../start/service.js';
 import { registerAdminCommands } from './admin-commands.js';
 import { registerStripeCommands } from './stripe-commands.js';
@@ -21,8 +21,7 @@ program.exitOverride();
 async function runService(roles: Roles): Promise<void> {
   const initial = loadConfig();
   const logger = createLogger(initial.logLevel);
-  const service = await startService(initial, logger, roles);
-  stopOnSignals(service.lifecycle);
+  const service = await startOwningSignals(() => startService(initial, logger, roles));
   const { api, config, demo } = service;
   const lines: string[] = [];
   if (api) lines.push(`Affix API listening on ${api.url} (public URL ${config.publicUrl})`, `Dashboard: ${api.url}/dashboard`);

@@ -23,8 +23,7 @@ export interface NewInboxEvent {
   type: string;
   livemode: boolean;
   apiVersion: string | null;
-  payload: unknown;
-  /** The signed bytes: stored instead of `payload` when jsonb cannot hold the payload as is. */
+  /** The signed bytes: PostgreSQL parses them into the jsonb payload; kept as bytes when jsonb cannot hold them. */
   rawBody: Buffer;
   /** queued events get a job; ignored ones are only recorded, with their reason. */
   status: 'queued' | 'ignored';
@@ -120,7 +119,8 @@ export const storeEventStatement = (jobSchema: string) => {
  * the workers exist together or not at all.
  */
 async function insertEvent(pool: Pool, queue: InboxJobQueue, event: NewInboxEvent, rawOnly: boolean): Promise<StoredEvent> {
-  const asJson = rawOnly ? null : JSON.stringify(event.payload);
+  // The verified body itself becomes the jsonb payload: no second serialization in the API.
+  const asJson = rawOnly ? null : event.rawBody.toString('utf8');
   const { rows } = await pool.query(
     storeEventStatement(queue.schema),
     [event.stripeEventId, event.endpoint, event.programId, event.account, event.type, event.livemode, event.apiVersion,

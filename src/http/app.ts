@@ -45,6 +45,7 @@ function requestContext(deps: HttpDeps) {
           status: res.statusCode,
           ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
           programId: state(res).apiKey?.programId,
+          ...state(res).logFields,
         },
         'request',
       );

@@ -7,6 +7,8 @@ import type { Logger } from '../platform/logger.js';
 export interface RequestState {
   requestId: string;
   log: Logger;
+  /** What the route adds to the request's one log line. */
+  logFields?: Record<string, unknown>;
   /** Set by the auth middleware when a program key was accepted. */
   apiKey?: AuthenticatedKey;
   /** sale and refund add `error.code` to every platform error (spec §7). */

@@ -3,12 +3,15 @@ import type PgBoss from 'pg-boss';
 import type { Config } from '../platform/config.js';
 import { resumeInterruptedJobs } from '../db/interrupted-jobs.js';
 import { listen } from '../db/notifications.js';
+import { ensureClickPartitions } from '../db/partitions.js';
 import { STRIPE_EVENTS_CHANNEL, markExhausted, wakeWaitingEvents } from '../db/webhook-events.js';
 import { JOB_EXPIRY_SECONDS, STRIPE_EVENTS_DEAD_QUEUE, STRIPE_EVENTS_QUEUE, type StripeEventJob, stripeEventEnqueuer } from '../platform/queue.js';
 import { type WorkerDeps, processStripeEvent, stripeEventJobSchema } from './stripe-event-job.js';
 
 /** How often a worker looks for jobs whose worker died and for waiting events now bound (idempotent). */
 export const RESUME_SWEEP_MS = 5_000;
+/** How often a worker checks that next months' click partitions exist. */
+export const PARTITION_CHECK_MS = 3_600_000;
 
 export interface RunningWorkers {
   /** Stops the sweep and gives the listening connection back (the queue is stopped by its owner). */
@@ -67,6 +70,14 @@ export async function startWorkers(boss: PgBoss, workerDeps: Omit<WorkerDeps, 'q
       deps.logger.warn({ jobId: job.id, inboxId }, 'stripe event retries exhausted');
     }
   });
+  // Monthly click partitions, made ahead: at start and then every hour (any instance; idempotent).
+  const partitions = () =>
+    ensureClickPartitions(deps.pool, deps.now?.() ?? new Date())
+      .then((created) => created.length && deps.logger.info({ created }, 'click partitions created'))
+      .catch((error) => deps.logger.warn({ err: error }, 'creating click partitions failed; retried within the hour'));
+  await partitions();
+  const partitionTimer = setInterval(partitions, PARTITION_CHECK_MS);
+  partitionTimer.unref();
   const sweep = setInterval(() => {
     resumeInterruptedJobs(deps.pool, STRIPE_EVENTS_QUEUE, JOB_EXPIRY_SECONDS)
       .then((resumed) => resumed && deps.logger.warn({ resumed }, 'resumed jobs whose worker was lost'))
@@ -80,6 +91,7 @@ export async function startWorkers(boss: PgBoss, workerDeps: Omit<WorkerDeps, 'q
   return {
     stop: async () => {
       clearInterval(sweep);
+      clearInterval(partitionTimer);
       await listening.stop();
     },
   };

@@ -20,6 +20,8 @@ export interface EmbeddedOptions {
   /** Throw the data away on stop (tests). */
   persistent?: boolean;
   onLog?: (message: string) => void;
+  /** Server settings (`-c name=value`), e.g. the benchmarks' pg_stat_statements. */
+  postgresFlags?: string[];
 }
 
 async function readOrCreatePassword(file: string): Promise<string> {
@@ -87,6 +89,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     user: 'postgres',
     password,
     persistent: options.persistent ?? true,
+    postgresFlags: options.postgresFlags ?? [],
     // PostgreSQL refuses to run as root; the package then runs it as a dedicated user.
     createPostgresUser: runAsOtherUser,
     onLog: options.onLog ?? (() => undefined),

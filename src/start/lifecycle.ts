@@ -37,6 +37,28 @@ export function createLifecycle(logger: Logger, now: () => number = Date.now): L
 }
 
 /**
+ * Starts the service owning SIGTERM and SIGINT from the first moment: a signal that arrives
+ * while it starts (the API may already answer while the workers start) is held and stops the
+ * service as soon as it is up, instead of killing it half-started.
+ */
+export async function startOwningSignals<T extends { lifecycle: Lifecycle }>(start: () => Promise<T>): Promise<T> {
+  const held: NodeJS.Signals[] = [];
+  const hold = (signal: NodeJS.Signals) => held.push(signal);
+  process.on('SIGTERM', hold);
+  process.on('SIGINT', hold);
+  let running: T;
+  try {
+    running = await start();
+  } finally {
+    process.off('SIGTERM', hold);
+    process.off('SIGINT', hold);
+  }
+  stopOnSignals(running.lifecycle);
+  if (held[0]) process.kill(process.pid, held[0]);
+  return running;
+}
+
+/**
  * The process owns SIGTERM and SIGINT: the first starts the shutdown and exits with its code;
  * a second one while stopping exits at once (an operator who insists).
  */

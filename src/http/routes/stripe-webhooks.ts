@@ -8,10 +8,8 @@ import { state } from '../context.js';
 import type { HttpDeps } from '../deps.js';
 
 function answer(res: Response, received: Received): void {
-  state(res).log.info(
-    { stripeEventId: received.stripeEventId, type: received.type, inboxId: received.id, duplicate: received.duplicate, status: received.status },
-    'stripe event received',
-  );
+  // On the request's own log line (one line per request).
+  state(res).logFields = { stripeEventId: received.stripeEventId, type: received.type, inboxId: received.id, duplicate: received.duplicate, inboxStatus: received.status };
   res.status(200).json({ received: true, id: received.id, duplicate: received.duplicate, status: received.status });
 }
 

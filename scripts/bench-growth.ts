@@ -1,0 +1,101 @@
+// npm run bench:growth [clicks] [samples]
+// Do tracking and readiness stay flat as history grows? On a throwaway embedded PostgreSQL (or
+// DATABASE_URL): p50/p99 of click, lead, sale and readiness through the service (its own
+// process), before and after seeding the program with `clicks` clicks (default 10 M, spread
+// over a year) and proportionate leads (10 %) and sales (1 %) by generate_series.
+import pg from 'pg';
+import { ADMIN_TOKEN, benchDatabase, benchMain, fmt, httpClient, percentile, runConcurrent, setUpProgram, startService } from './lib/bench-kit.js';
+
+const clicks = Number(process.argv[2] ?? 10_000_000);
+const samples = Number(process.argv[3] ?? 300);
+const BATCH = 1_000_000;
+
+await benchMain(async (cleanup) => {
+  const database = await benchDatabase();
+  cleanup(() => database.stop());
+  const api = await startService('api', database.url);
+  cleanup(() => api.stop());
+  const client = httpClient(api.url, 8);
+  cleanup(() => client.close());
+  const sql = new pg.Pool({ connectionString: database.url, max: 2 });
+  cleanup(() => sql.end());
+  const program = await setUpProgram(client, 'whsec_bench_growth');
+  const link = (await sql.query('SELECT id, program_id, partner_id FROM referral_links WHERE short_link = $1', [program.shortLink])).rows[0];
+  const { accountId } = (await sql.query('SELECT account_id AS "accountId" FROM programs WHERE id = $1', [program.programId])).rows[0];
+  // Sales and readiness are limited per key (spec §8): a new key every 25 requests keeps the limiter out of the figures.
+  const keys: string[] = [];
+  for (let k = 0; k < Math.ceil((samples * 4 * 3) / 25) + 1; k++) {
+    keys.push((await client.request('POST', `/api/v1/admin/programs/${program.programId}/keys`, undefined, { Authorization: `Bearer ${ADMIN_TOKEN}` })).body.data.api_key);
+  }
+  let used = 0;
+  const authOf = () => ({ Authorization: `Bearer ${keys[Math.floor(used++ / 25) % keys.length]}` });
+  let round = 0;
+
+  /** `samples` of each, one at a time (latency, not throughput). */
+  async function measure(label: string) {
+    round += 1;
+    const timed = async (fn: (i: number) => Promise<{ status: number; ms: number; body: any }>, what: string, expected = 200) => {
+      const replies = await runConcurrent(samples, 1, fn);
+      const bad = replies.find((r) => r.status !== expected);
+      if (bad) throw new Error(`${what}: ${bad.status} ${JSON.stringify(bad.body)}`);
+      return replies;
+    };
+    const clickReplies = await timed(() => client.request('POST', '/api/v1/track/click', { affiliate_url: `https://bench.example/?aff=${program.shortLink}` }), 'click');
+    const leadReplies = await timed((i) => client.request('POST', '/api/v1/track/lead', { click_id: clickReplies[i]!.body.click_id, customer_key: `g${round}_${i}` }, authOf()), 'lead');
+    const saleReplies = await timed((i) => client.request('POST', '/api/v1/track/sale', { transaction_id: `g${round}_${i}`, amount_cents: 4900, customer_key: `g${round}_${i}` }, authOf()), 'sale');
+    // An unknown customer key (answered 400 no_attribution): the "used in another program?" look-up runs too.
+    const orphanReplies = await timed((i) => client.request('POST', '/api/v1/track/sale', { transaction_id: `g${round}_orphan_${i}`, amount_cents: 4900, customer_key: `nobody_${round}_${i}` }, authOf()), 'unattributed sale', 400);
+    const readinessReplies = await timed(() => client.request('GET', '/api/v1/programs/me/readiness', undefined, authOf()), 'readiness');
+    const row = (name: string, replies: { ms: number }[]) => `  ${name.padEnd(18)} p50 ${fmt(percentile(replies.map((r) => r.ms), 50), 1).padStart(6)} ms   p99 ${fmt(percentile(replies.map((r) => r.ms), 99), 1).padStart(6)} ms`;
+    console.log(`${label}:`);
+    for (const [name, replies] of [['click', clickReplies], ['lead', leadReplies], ['sale', saleReplies], ['unattributed sale', orphanReplies], ['readiness', readinessReplies]] as const) {
+      console.log(row(name, replies));
+    }
+    return readinessReplies;
+  }
+
+  await measure('warm-up');
+  await measure(`before (empty program)`);
+  const started = performance.now();
+  for (let from = 1; from <= clicks; from += BATCH) {
+    const to = Math.min(clicks, from + BATCH - 1);
+    const at = `now() - ((g % 365) * interval '1 day') - ((g % 86400) * interval '1 second')`;
+    await sql.query(
+      `INSERT INTO clicks (click_id, program_id, link_id, partner_id, attributed_click_id, affiliate_url, created_at)
+       SELECT 'clk_seed_' || g, $1, $2, $3, 'clk_seed_' || g, 'https://bench.example/?aff=seed', ${at} FROM generate_series($4::bigint, $5::bigint) g`,
+      [link.program_id, link.id, link.partner_id, from, to],
+    );
+    await sql.query(
+      `INSERT INTO tracking_events (program_id, kind, click_id, created_at)
+       SELECT $1, 'click', 'clk_seed_' || g, ${at} FROM generate_series($2::bigint, $3::bigint) g`,
+      [link.program_id, from, to],
+    );
+    // Every tenth click became a lead; every hundredth a sale.
+    await sql.query(
+      `WITH c AS (
+         INSERT INTO customers (program_id, customer_key, status, click_id, clicked_at, link_id, partner_id, lead_at)
+         SELECT $1, 'seed_' || g, 'lead', 'clk_seed_' || g, ${at}, $2, $3, ${at} FROM generate_series($4::bigint, $5::bigint) g WHERE g % 10 = 0
+         RETURNING id, click_id, lead_at)
+       INSERT INTO tracking_events (program_id, kind, customer_id, click_id, created_at) SELECT $1, 'lead', id, click_id, lead_at FROM c`,
+      [link.program_id, link.id, link.partner_id, from, to],
+    );
+    await sql.query(
+      `WITH s AS (
+         INSERT INTO sales (program_id, account_id, customer_id, partner_id, processor_event_id, amount_cents, currency, occurred_at, attribution_step, created_at)
+         SELECT $1, $2, c.id, $3, 'seed_sale_' || c.id, 4900, 'USD', c.lead_at, 'customer_key', c.lead_at
+           FROM customers c WHERE c.program_id = $1 AND c.customer_key IN (SELECT 'seed_' || g FROM generate_series($4::bigint, $5::bigint) g WHERE g % 100 = 0)
+         RETURNING id, customer_id, created_at)
+       INSERT INTO tracking_events (program_id, kind, customer_id, sale_id, created_at) SELECT $1, 'sale', customer_id, id, created_at FROM s`,
+      [link.program_id, accountId, link.partner_id, from, to],
+    );
+    console.log(`  seeded ${to.toLocaleString('en')} clicks (${fmt((performance.now() - started) / 1000)} s)`);
+  }
+  await sql.query('VACUUM ANALYZE');
+  const sizes = (await sql.query(
+    `SELECT (SELECT count(*) FROM clicks WHERE program_id = $1) AS clicks, (SELECT count(*) FROM customers WHERE program_id = $1) AS customers,
+            (SELECT count(*) FROM sales WHERE program_id = $1) AS sales, (SELECT count(*) FROM tracking_events WHERE program_id = $1) AS events`,
+    [link.program_id],
+  )).rows[0];
+  await measure(`after (${Number(sizes.clicks).toLocaleString('en')} clicks, ${Number(sizes.customers).toLocaleString('en')} customers, ${Number(sizes.sales).toLocaleString('en')} sales, ${Number(sizes.events).toLocaleString('en')} tracking events)`);
+  console.log('target: readiness p99 < 20 ms with 10 M clicks; every read flat in table size');
+});
