@@ -57,6 +57,7 @@ await benchMain(async (cleanup) => {
   await measure('warm-up');
   await measure(`before (empty program)`);
   const started = performance.now();
+  let lastEventId = Number((await sql.query('SELECT coalesce(max(id), 0) AS id FROM tracking_events')).rows[0].id);
   for (let from = 1; from <= clicks; from += BATCH) {
     const to = Math.min(clicks, from + BATCH - 1);
     const at = `now() - ((g % 365) * interval '1 day') - ((g % 86400) * interval '1 second')`;
@@ -88,6 +89,15 @@ await benchMain(async (cleanup) => {
        INSERT INTO tracking_events (program_id, kind, customer_id, sale_id, created_at) SELECT $1, 'sale', customer_id, id, created_at FROM s`,
       [link.program_id, accountId, link.partner_id, from, to],
     );
+    // The hourly counters the service keeps as it records (migration 0011), for the seeded events.
+    await sql.query(
+      `INSERT INTO tracking_hourly_counts (program_id, hour, kind, shard, events)
+       SELECT program_id, date_bin('1 hour', created_at, timestamptz '2000-01-01 00:00:00+00'), kind, (id % 16)::smallint, count(*)
+         FROM tracking_events WHERE program_id = $1 AND id > $2 GROUP BY 1, 2, 3, 4
+       ON CONFLICT (program_id, hour, kind, shard) DO UPDATE SET events = tracking_hourly_counts.events + EXCLUDED.events`,
+      [link.program_id, lastEventId],
+    );
+    lastEventId = Number((await sql.query('SELECT coalesce(max(id), 0) AS id FROM tracking_events')).rows[0].id);
     console.log(`  seeded ${to.toLocaleString('en')} clicks (${fmt((performance.now() - started) / 1000)} s)`);
   }
   await sql.query('VACUUM ANALYZE');

@@ -2,6 +2,7 @@
 // with its tracking event is one INSERT ... WITH statement (atomic by itself).
 import type { ClickPath, NewClick, NewTrackingEvent } from '../core/ports.js';
 import type { Pool } from './pool.js';
+import { countEventCte } from './hourly-counts.js';
 import { PROGRAM_COLUMNS, toClick, toLink, toProgram } from './rows.js';
 
 const PROGRAM_FIELDS = PROGRAM_COLUMNS.split(',').map((column) => column.trim());
@@ -41,7 +42,7 @@ export class PgClickPath implements ClickPath {
                              referrer_url, ip, user_agent, test, details, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::inet, $10, $11, $12, $13)
          RETURNING click_id
-       )
+       ), ${countEventCte('$14', '$15', '$20')}
        INSERT INTO tracking_events (program_id, kind, customer_id, click_id, sale_id, test, details, created_at)
        SELECT $14, $15, $16, click.click_id, $17, $18, $19, $20 FROM click`,
       [

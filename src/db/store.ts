@@ -1,6 +1,7 @@
 // The core's Store over a pg pool.
 import type { ApiKeyRecord, ClickPath, ReadinessFacts, Store, TrackingTx } from '../core/ports.js';
 import { PgClickPath } from './click-path.js';
+import { hourOf } from './hourly-counts.js';
 import { type Pool, withTransaction } from './pool.js';
 import { PgTrackingTx } from './tracking-tx.js';
 
@@ -40,10 +41,17 @@ export class PgStore implements Store {
   }
 
   async readinessFacts(programId: number, now: Date): Promise<ReadinessFacts> {
-    // Flat in the history's size: "ever" is an index probe per kind, the last event the index's
-    // end, and the 24-hour counts read only the last day (tracking_events_program_kind_idx).
+    // Flat in the history's size: "ever" is an index probe per kind and the last event the
+    // index's end. The last 24 hours: whole hours from the hourly counters, and the events of
+    // the first, partial hour counted by index (an hour's worth at most).
+    const since = new Date(now.getTime() - 86_400_000);
     const { rows } = await this.pool.query(
-      `SELECT
+      `WITH edge AS (SELECT ${hourOf('$2::timestamptz')} + interval '1 hour' AS at), -- the first whole hour after the window's (exclusive) start
+            last_day AS (
+              SELECT kind, sum(events) AS n FROM tracking_hourly_counts, edge WHERE program_id = $1 AND hour >= edge.at GROUP BY kind
+              UNION ALL
+              SELECT kind, count(*) FROM tracking_events, edge WHERE program_id = $1 AND created_at > $2 AND created_at < edge.at GROUP BY kind)
+       SELECT
          (SELECT count(*) FROM api_keys k
            WHERE k.program_id = $1 AND k.revoked_at IS NULL AND (k.rotate_by IS NULL OR k.rotate_by > $3)) AS active_keys,
          (SELECT count(*) FROM referral_links l JOIN partners p ON p.id = l.partner_id
@@ -53,10 +61,10 @@ export class PgStore implements Store {
          EXISTS (SELECT 1 FROM tracking_events WHERE program_id = $1 AND kind = 'lead') AS lead_seen,
          EXISTS (SELECT 1 FROM tracking_events WHERE program_id = $1 AND kind = 'sale') AS sale_seen,
          (SELECT max(created_at) FROM tracking_events WHERE program_id = $1) AS last_event_at,
-         (SELECT count(*) FROM tracking_events WHERE program_id = $1 AND kind = 'click' AND created_at > $2) AS clicks_24h,
-         (SELECT count(*) FROM tracking_events WHERE program_id = $1 AND kind = 'lead' AND created_at > $2) AS leads_24h,
-         (SELECT count(*) FROM tracking_events WHERE program_id = $1 AND kind = 'sale' AND created_at > $2) AS sales_24h`,
-      [programId, new Date(now.getTime() - 86_400_000), now],
+         (SELECT coalesce(sum(n), 0) FROM last_day WHERE kind = 'click')::int AS clicks_24h,
+         (SELECT coalesce(sum(n), 0) FROM last_day WHERE kind = 'lead')::int AS leads_24h,
+         (SELECT coalesce(sum(n), 0) FROM last_day WHERE kind = 'sale')::int AS sales_24h`,
+      [programId, since, now],
     );
     const row = rows[0];
     return {

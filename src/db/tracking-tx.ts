@@ -11,6 +11,7 @@ import type {
   NewTrackingEvent,
   TrackingTx,
 } from '../core/ports.js';
+import { countEventCte } from './hourly-counts.js';
 import type { PoolClient } from './pool.js';
 import { CUSTOMER_COLUMNS, PROGRAM_COLUMNS, toClick, toCommission, toCustomer, toLink, toProgram, toSale } from './rows.js';
 
@@ -39,7 +40,8 @@ export class PgTrackingTx implements TrackingTx {
 
   async insertTrackingEvent(event: NewTrackingEvent): Promise<void> {
     await this.client.query(
-      `INSERT INTO tracking_events (program_id, kind, customer_id, click_id, sale_id, test, details, created_at)
+      `WITH ${countEventCte('$1', '$2', '$8')}
+       INSERT INTO tracking_events (program_id, kind, customer_id, click_id, sale_id, test, details, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
       [event.programId, event.kind, event.customerId, event.clickId, event.saleId, event.test, event.details, event.createdAt],
     );

@@ -1,0 +1,15 @@
+// Events per program, hour and kind (migration 0011), kept by the statement that records each
+// tracking event, and read by readiness. One place for the bucket and the shard.
+
+/** The hour an event counts in: UTC, whatever the session's time zone. */
+export const hourOf = (timestamp: string) => `date_bin('1 hour', ${timestamp}, timestamptz '2000-01-01 00:00:00+00')`;
+
+/**
+ * A CTE that adds one to the counter of (program, hour of created_at, kind); the parameters are
+ * the statement's own placeholders for those three values.
+ */
+export const countEventCte = (programId: string, kind: string, createdAt: string) => `counted AS (
+       INSERT INTO tracking_hourly_counts (program_id, hour, kind, shard, events)
+       VALUES (${programId}, ${hourOf(`${createdAt}::timestamptz`)}, ${kind}, floor(random() * 16)::smallint, 1)
+       ON CONFLICT (program_id, hour, kind, shard) DO UPDATE SET events = tracking_hourly_counts.events + 1
+     )`;

@@ -1,0 +1,42 @@
+// Readiness's 24-hour counts come from hourly counters plus the first, partial hour by index
+// (src/db/store.ts). They must equal an exact count at any moment, whatever the hour boundary.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { PgStore } from '../src/db/store.js';
+import { type TestDatabase, createTestDatabase } from './support/harness.js';
+
+let db: TestDatabase;
+let store: PgStore;
+let programId = 0;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  store = new PgStore(db.pool);
+  const account = await db.pool.query("INSERT INTO accounts (email) VALUES ('counts@example.com') RETURNING id");
+  const program = await db.pool.query(
+    `INSERT INTO programs (account_id, name, domain, commission_type, commission_rate) VALUES ($1, 'Counts', 'counts.example', 'percent', 10) RETURNING id`,
+    [account.rows[0].id],
+  );
+  programId = program.rows[0].id;
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+const record = (kind: 'click' | 'lead' | 'sale', at: Date) =>
+  store.transaction((tx) => tx.insertTrackingEvent({ programId, kind, customerId: null, clickId: null, saleId: null, test: false, details: {}, createdAt: at }));
+
+it('equals an exact count of the last 24 hours at any minute, across hour boundaries', async () => {
+  const base = Date.parse('2030-03-10T12:00:00Z');
+  const minutes = [-1500, -1441, -1439, -1400, -1381, -1380, -700, -61, -60, -59, -1, 0, 1];
+  for (const [index, minute] of minutes.entries()) await record((['click', 'lead', 'sale'] as const)[index % 3]!, new Date(base + minute * 60_000));
+  for (const offset of [0, 1, 19, 20, 21, 59, 60, 61, 90]) {
+    const now = new Date(base + offset * 60_000);
+    const facts = await store.readinessFacts(programId, now);
+    const exact = (await db.pool.query(
+      `SELECT count(*) FILTER (WHERE kind = 'click')::int AS clicks, count(*) FILTER (WHERE kind = 'lead')::int AS leads, count(*) FILTER (WHERE kind = 'sale')::int AS sales
+         FROM tracking_events WHERE program_id = $1 AND created_at > $2`,
+      [programId, new Date(now.getTime() - 86_400_000)],
+    )).rows[0];
+    expect({ offset, clicks: facts.clicks24h, leads: facts.leads24h, sales: facts.sales24h }).toEqual({ offset, ...exact });
+  }
+});
