@@ -1,7 +1,7 @@
 -- Readiness's "last 24 hours" counts without counting the day's events one by one: events per
--- program, hour (UTC, date_bin) and kind, kept by the statement that records each event. A
--- random shard of 16 spreads a busy program's writes over 16 rows, so recording never queues
--- on one counter row.
+-- program, hour (UTC, date_bin) and kind, kept by the statement that records each event. The
+-- shard is the connection's (backend pid modulo 64): concurrent transactions of one busy
+-- program write different rows, so recording never queues on one counter row.
 CREATE TABLE tracking_hourly_counts (
   program_id  bigint NOT NULL REFERENCES programs (id) ON DELETE CASCADE,
   hour        timestamptz NOT NULL,

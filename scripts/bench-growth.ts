@@ -92,7 +92,7 @@ await benchMain(async (cleanup) => {
     // The hourly counters the service keeps as it records (migration 0011), for the seeded events.
     await sql.query(
       `INSERT INTO tracking_hourly_counts (program_id, hour, kind, shard, events)
-       SELECT program_id, date_bin('1 hour', created_at, timestamptz '2000-01-01 00:00:00+00'), kind, (id % 16)::smallint, count(*)
+       SELECT program_id, date_bin('1 hour', created_at, timestamptz '2000-01-01 00:00:00+00'), kind, (id % 64)::smallint, count(*)
          FROM tracking_events WHERE program_id = $1 AND id > $2 GROUP BY 1, 2, 3, 4
        ON CONFLICT (program_id, hour, kind, shard) DO UPDATE SET events = tracking_hourly_counts.events + EXCLUDED.events`,
       [link.program_id, lastEventId],
