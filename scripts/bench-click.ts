@@ -5,23 +5,14 @@
 // statements one click runs (pg_stat_statements is not needed: PostgreSQL's own counters).
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { stablePort } from './lib/ports.js';
-import { benchDatabase, benchMain, statementsDuring, fmt, httpClient, median, percentile, runConcurrent, setUpProgram, startService } from './lib/bench-kit.js';
+import { benchMain, fmt, httpClient, median, percentile, runConcurrent, startBench, statementsDuring } from './lib/bench-kit.js';
 
 const perRound = Number(process.argv[2] ?? 5000);
 const concurrency = Number(process.argv[3] ?? 32);
 
 await benchMain(async (cleanup) => {
-  const database = await benchDatabase();
-  cleanup(() => database.stop());
-  const api = await startService('api', database.url);
-  cleanup(() => api.stop());
-  const client = httpClient(api.url, concurrency * 2);
-  cleanup(() => client.close());
-  const sql = new pg.Pool({ connectionString: database.url, max: 2 });
-  cleanup(() => sql.end());
-  const program = await setUpProgram(client, 'whsec_bench_click');
+  const { database, client, sql, program } = await startBench(cleanup, { sockets: concurrency * 2, webhookSecret: 'whsec_bench_click' });
   const link = (await sql.query('SELECT id FROM referral_links WHERE short_link = $1', [program.shortLink])).rows[0].id;
 
   const barePort = await stablePort();

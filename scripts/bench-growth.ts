@@ -3,23 +3,14 @@
 // DATABASE_URL): p50/p99 of click, lead, sale and readiness through the service (its own
 // process), before and after seeding the program with `clicks` clicks (default 10 M, spread
 // over a year) and proportionate leads (10 %) and sales (1 %) by generate_series.
-import pg from 'pg';
-import { ADMIN_TOKEN, benchDatabase, benchMain, fmt, httpClient, percentile, runConcurrent, setUpProgram, startService } from './lib/bench-kit.js';
+import { ADMIN_TOKEN, benchMain, fmt, percentile, runConcurrent, startBench } from './lib/bench-kit.js';
 
 const clicks = Number(process.argv[2] ?? 10_000_000);
 const samples = Number(process.argv[3] ?? 300);
 const BATCH = 1_000_000;
 
 await benchMain(async (cleanup) => {
-  const database = await benchDatabase();
-  cleanup(() => database.stop());
-  const api = await startService('api', database.url);
-  cleanup(() => api.stop());
-  const client = httpClient(api.url, 8);
-  cleanup(() => client.close());
-  const sql = new pg.Pool({ connectionString: database.url, max: 2 });
-  cleanup(() => sql.end());
-  const program = await setUpProgram(client, 'whsec_bench_growth');
+  const { client, sql, program } = await startBench(cleanup, { sockets: 8, webhookSecret: 'whsec_bench_growth' });
   const link = (await sql.query('SELECT id, program_id, partner_id FROM referral_links WHERE short_link = $1', [program.shortLink])).rows[0];
   const { accountId } = (await sql.query('SELECT account_id AS "accountId" FROM programs WHERE id = $1', [program.programId])).rows[0];
   // Sales and readiness are limited per key (spec §8): a new key every 25 requests keeps the limiter out of the figures.

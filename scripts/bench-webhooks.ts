@@ -14,12 +14,11 @@ import { writeFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import Stripe from 'stripe';
 import { STRIPE_EVENTS_CHANNEL, storeEventStatement } from '../src/db/webhook-events.js';
 import { loadFixture } from '../src/platform/fixtures.js';
 import { STRIPE_EVENTS_JOB_QUEUE } from '../src/platform/queue.js';
-import { atRate, benchMain, benchDatabase, statementsDuring, fmt, httpClient, median, percentile, runConcurrent, setUpProgram, startService } from './lib/bench-kit.js';
+import { atRate, benchMain, fmt, median, percentile, runConcurrent, startBench, startService, statementsDuring } from './lib/bench-kit.js';
 
 const run = promisify(execFile);
 const perRound = Number(process.argv[2] ?? 2000);
@@ -29,15 +28,7 @@ const PGBENCH_SECONDS = 8;
 const WEBHOOK_SECRET = 'whsec_bench_0123456789';
 
 await benchMain(async (cleanup) => {
-  const database = await benchDatabase();
-  cleanup(() => database.stop());
-  const api = await startService('api', database.url);
-  cleanup(() => api.stop());
-  const client = httpClient(api.url, concurrency * 2);
-  cleanup(() => client.close());
-  const sql = new pg.Pool({ connectionString: database.url, max: 4 });
-  cleanup(() => sql.end());
-  const program = await setUpProgram(client, WEBHOOK_SECRET);
+  const { database, client, sql, program } = await startBench(cleanup, { sockets: concurrency * 2, webhookSecret: WEBHOOK_SECRET });
   console.log(`bench:webhooks — ${ROUNDS} rounds of ${perRound} events at concurrency ${concurrency}; PostgreSQL ${(await sql.query('SHOW server_version')).rows[0].server_version}, synchronous_commit ${(await sql.query('SHOW synchronous_commit')).rows[0].synchronous_commit}`);
 
   // Every event names a real click, so the worker attributes a sale for each.

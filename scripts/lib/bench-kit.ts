@@ -3,6 +3,7 @@
 // figures and ratios; they assert nothing.
 import { request as httpRequest, Agent } from 'node:http';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import pg from 'pg';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedPostgres } from '../../src/start/embedded-postgres.js';
@@ -218,4 +219,22 @@ export async function setUpProgram(client: HttpClient, webhookSecret: string) {
   const key = ok(await client.request('POST', `/api/v1/admin/programs/${program.id}/keys`, undefined, admin), 'key');
   ok(await client.request('PATCH', `/api/v1/admin/programs/${program.id}/stripe`, { webhook_secret: webhookSecret }, admin), 'stripe');
   return { programId: program.id as number, partnerId: partner.id as number, shortLink: `bench${program.id}`, apiKey: key.api_key as string };
+}
+
+/**
+ * What every benchmark starts with: the database, `affix api` on it, a client with `sockets`
+ * connections, a small pool for the bench's own queries, and a program set up through the API.
+ * Each is stopped by `cleanup`.
+ */
+export async function startBench(cleanup: (stop: () => Promise<unknown> | unknown) => void, options: { sockets: number; webhookSecret: string }) {
+  const database = await benchDatabase();
+  cleanup(() => database.stop());
+  const api = await startService('api', database.url);
+  cleanup(() => api.stop());
+  const client = httpClient(api.url, options.sockets);
+  cleanup(() => client.close());
+  const sql = new pg.Pool({ connectionString: database.url, max: 4 });
+  cleanup(() => sql.end());
+  const program = await setUpProgram(client, options.webhookSecret);
+  return { database, api, client, sql, program };
 }
