@@ -3,7 +3,7 @@
 import type { ClickPath, NewClick, NewTrackingEvent } from '../core/ports.js';
 import type { Pool } from './pool.js';
 import { countEventCte } from './hourly-counts.js';
-import { PROGRAM_COLUMNS, toClick, toLink, toProgram } from './rows.js';
+import { CLICK_BY_ID, PROGRAM_COLUMNS, toClick, toLink, toProgram } from './rows.js';
 
 const PROGRAM_FIELDS = PROGRAM_COLUMNS.split(',').map((column) => column.trim());
 
@@ -26,12 +26,7 @@ export class PgClickPath implements ClickPath {
   }
 
   async findClick(clickId: string) {
-    const { rows } = await this.pool.query(
-      `SELECT c.click_id, c.program_id, c.link_id, c.partner_id, c.attributed_click_id, c.created_at, l.short_link
-         FROM clicks c LEFT JOIN referral_links l ON l.id = c.link_id
-        WHERE c.click_id = $1 LIMIT 1`,
-      [clickId],
-    );
+    const { rows } = await this.pool.query(CLICK_BY_ID, [clickId]);
     return rows[0] ? toClick(rows[0]) : null;
   }
 

@@ -33,6 +33,11 @@ export const toLink = (row: Row): ReferralLink => ({
   enabled: row.enabled,
 });
 
+/** A click with its link's code, by click id ($1): read by the click path and the tracking transaction. */
+export const CLICK_BY_ID = `SELECT c.click_id, c.program_id, c.link_id, c.partner_id, c.attributed_click_id, c.created_at, l.short_link
+  FROM clicks c LEFT JOIN referral_links l ON l.id = c.link_id
+ WHERE c.click_id = $1 LIMIT 1`;
+
 export const toClick = (row: Row): ClickWithCode => ({
   clickId: row.click_id,
   programId: row.program_id,

@@ -13,7 +13,7 @@ import type {
 } from '../core/ports.js';
 import { countEventCte } from './hourly-counts.js';
 import type { PoolClient } from './pool.js';
-import { CUSTOMER_COLUMNS, PROGRAM_COLUMNS, toClick, toCommission, toCustomer, toLink, toProgram, toSale } from './rows.js';
+import { CLICK_BY_ID, CUSTOMER_COLUMNS, PROGRAM_COLUMNS, toClick, toCommission, toCustomer, toLink, toProgram, toSale } from './rows.js';
 
 export class PgTrackingTx implements TrackingTx {
   private savepoints = 0;
@@ -29,13 +29,7 @@ export class PgTrackingTx implements TrackingTx {
   }
 
   findClick(clickId: string) {
-    return this.one(
-      `SELECT c.click_id, c.program_id, c.link_id, c.partner_id, c.attributed_click_id, c.created_at, l.short_link
-         FROM clicks c LEFT JOIN referral_links l ON l.id = c.link_id
-        WHERE c.click_id = $1 LIMIT 1`,
-      [clickId],
-      toClick,
-    );
+    return this.one(CLICK_BY_ID, [clickId], toClick);
   }
 
   async insertTrackingEvent(event: NewTrackingEvent): Promise<void> {
