@@ -1,6 +1,8 @@
 // The repository interface the core needs. src/db implements it with SQL; the core never
 // sees pg, express or pg-boss.
 import type { CommissionReason, SaleHistory } from './attribution.js';
+import type { LedgerEntry } from './commission-ledger.js';
+import type { OutboundEvent } from './outbound-events.js';
 import type {
   AttributionStep,
   Click,
@@ -102,6 +104,8 @@ export interface NewCommission {
   partnerId: number;
   amountCents: number;
   currency: Currency;
+  /** The ledger's first entry for it (written in the same statement). */
+  ledger: LedgerEntry;
 }
 
 export interface NewRefund {
@@ -119,6 +123,8 @@ export interface CommissionRefundPatch {
   status: CommissionStatus;
   refundedTotalCents: number;
   deductedCents: number;
+  /** What the change of the deduction writes to the ledger (and owes back, once paid), if it changed. */
+  ledger: { ledger: LedgerEntry; clawbackCents: number | null } | null;
 }
 
 /** Everything the tracking use cases read and write, inside one transaction. */
@@ -165,6 +171,8 @@ export interface TrackingTx {
   /** Any row under this key, reverted or not. */
   refundKeyUsed(saleId: number, refundKey: string): Promise<boolean>;
   markRefundReverted(refundId: number): Promise<void>;
+  /** Tells the program's endpoints that listen to this type, in this transaction (no change without its event). */
+  emit(event: OutboundEvent): Promise<void>;
 }
 
 export interface CountedRefund {

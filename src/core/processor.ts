@@ -1,5 +1,6 @@
 // Payments reported by the payment processor (Stripe webhooks, through the workers).
 // The attribution order of spec §6, then the same recordSale / refundSale as the API.
+import { deductionChange } from './commission-ledger.js';
 import { toSupportedCurrency } from './currency.js';
 import { attributedClick, customerForClick } from './customers.js';
 import { AffixError, errors } from './errors.js';
@@ -293,10 +294,12 @@ async function revertCountedRefund(tx: TrackingTx, sale: Sale, key: string): Pro
   const counted = await tx.findActiveRefund(sale.id, key);
   if (!commission || !counted) return false;
   const refundedTotalCents = commission.refundedTotalCents - counted.amountCents;
+  const deductedCents = commission.deductedCents - counted.deductionCents;
   await tx.updateCommissionAfterRefund(commission.id, {
     status: refundedTotalCents > 0 ? 'refunded' : 'pending',
     refundedTotalCents,
-    deductedCents: commission.deductedCents - counted.deductionCents,
+    deductedCents,
+    ledger: deductionChange(commission, commission.deductedCents, deductedCents),
   });
   await tx.markRefundReverted(counted.id);
   return true;
@@ -342,6 +345,7 @@ export async function revertProcessorRefund(
       status: reverted.status,
       refundedTotalCents: reverted.refundedTotalCents,
       deductedCents: reverted.deductedCents,
+      ledger: deductionChange(commission, commission.deductedCents, reverted.deductedCents),
     });
     return { kind: 'reverted', saleId: sale.id };
   });

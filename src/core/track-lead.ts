@@ -102,6 +102,18 @@ export async function trackLead(store: Store, input: TrackLeadInput): Promise<Tr
       details: { mode: serverMode ? 'server' : 'browser', provisional, settled, event_name: input.eventName },
       createdAt: input.now,
     });
+    // A settled provisional lead was told of when it was first recorded.
+    if (!settled) {
+      await tx.emit({
+        programId: program.id,
+        type: 'lead.created',
+        test,
+        data: {
+          program_id: program.id, customer_key: input.customerKey ?? customer.customerKey, click_id: customer.clickId ?? click?.clickId ?? null,
+          partner_id: customer.partnerId ?? click?.partnerId ?? null, provisional, event_name: input.eventName ?? null,
+        },
+      });
+    }
     return { programId: program.id, customerId: customer.id, provisional, settled };
   });
 }

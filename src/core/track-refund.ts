@@ -1,4 +1,5 @@
 // POST /track/refund: reverse or reduce a sale's commission (spec §3 commission rows, §4.4).
+import { deductionChange } from './commission-ledger.js';
 import { MESSAGES, errors } from './errors.js';
 import { applyRefund } from './money.js';
 import type { Store, TrackingTx } from './ports.js';
@@ -79,7 +80,18 @@ export async function refundSale(tx: TrackingTx, sale: Sale, request: RefundRequ
     status: outcome.status,
     refundedTotalCents: outcome.refundedTotalCents,
     deductedCents: outcome.deductedCents,
+    ledger: deductionChange(commission, commission.deductedCents, outcome.deductedCents),
   });
+  const ids = { program_id: sale.programId, sale_id: sale.id, transaction_id: sale.processorEventId, commission_id: commission.id, partner_id: commission.partnerId };
+  await tx.emit({
+    programId: sale.programId,
+    type: 'refund.applied',
+    test: sale.test,
+    data: { ...ids, refund_cents: outcome.refundCents, deduction_cents: outcome.deductionCents, currency: commission.currency, reason: request.reason, commission_status: outcome.status },
+  });
+  if (outcome.status === 'reversed') {
+    await tx.emit({ programId: sale.programId, type: 'commission.reversed', test: sale.test, data: { ...ids, amount_cents: commission.amountCents, currency: commission.currency } });
+  }
   return {
     status: outcome.status,
     saleId: sale.id,

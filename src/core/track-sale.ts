@@ -1,5 +1,6 @@
 // POST /track/sale: record a payment, attribute it, create the commission (spec §3, §4.3).
 // The Stripe workers call recordSale too, with the customer they resolved.
+import { createdEntry } from './commission-ledger.js';
 import { type CommissionReason, checkAttributionWindow, commissionEligibility } from './attribution.js';
 import { attributedClick, customerForClick } from './customers.js';
 import { MESSAGES, errors } from './errors.js';
@@ -167,6 +168,11 @@ export async function recordSale(
     createdAt: now,
   });
 
+  const saleData = {
+    program_id: program.id, sale_id: saleId, transaction_id: transactionId, partner_id: customer.partnerId, customer_key: customer.customerKey,
+    amount_cents: sale.amountCents, currency: sale.currency, occurred_at: paymentAt.toISOString(), attribution_step: step, commission_reason: commissionReason,
+  };
+  await tx.emit({ programId: program.id, type: 'sale.created', test: sale.test, data: saleData });
   const base = { attributed: true as const, transactionId, saleId, attributionStep: step };
   const withoutCommission = { commissionId: null, commissionCents: null, commissionReason, commissionFailed: false };
   if (commissionReason !== null) return { ...base, ...withoutCommission, partnerMissing: commissionReason === 'no_partner' };
@@ -180,8 +186,14 @@ export async function recordSale(
   });
   try {
     const commissionId = await tx.withSavepoint(() =>
-      tx.insertCommission({ saleId, programId: program.id, partnerId, amountCents: commissionCents, currency: sale.currency }),
+      tx.insertCommission({ saleId, programId: program.id, partnerId, amountCents: commissionCents, currency: sale.currency, ledger: createdEntry(commissionCents) }),
     );
+    await tx.emit({
+      programId: program.id,
+      type: 'commission.created',
+      test: sale.test,
+      data: { program_id: program.id, commission_id: commissionId, sale_id: saleId, transaction_id: transactionId, partner_id: partnerId, amount_cents: commissionCents, currency: sale.currency, stage: 'pending' },
+    });
     return { ...base, commissionId, commissionCents, commissionReason: null, partnerMissing: false, commissionFailed: false };
   } catch (error) {
     // The sale stays (spec §4.3); the cause is kept on the error the caller raises.

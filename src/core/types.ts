@@ -76,8 +76,13 @@ export interface Sale {
 export interface Commission {
   id: number;
   saleId: number;
+  partnerId: number | null;
   amountCents: number;
+  currency: Currency;
   status: CommissionStatus;
   refundedTotalCents: number;
   deductedCents: number;
+  /** Lifecycle (docs/payouts.md): pending, approved, paid. */
+  stage: 'pending' | 'approved' | 'paid';
+  payoutId: number | null;
 }

@@ -76,8 +76,14 @@ export const toSale = (row: Row): Sale => ({
 export const toCommission = (row: Row): Commission => ({
   id: row.id,
   saleId: row.sale_id,
+  partnerId: row.partner_id,
   amountCents: row.amount_cents,
+  currency: row.currency,
   status: row.status,
   refundedTotalCents: row.refunded_total_cents,
   deductedCents: row.deducted_cents,
+  stage: row.stage,
+  payoutId: row.payout_id,
 });
+
+export const COMMISSION_COLUMNS = 'id, sale_id, partner_id, amount_cents, currency, status, refunded_total_cents, deducted_cents, stage, payout_id';

@@ -1,6 +1,8 @@
 // TrackingTx over one pg client inside a transaction: every query the tracking use cases run.
 import type { CommissionReason, SaleHistory } from '../core/attribution.js';
+import { createdEntry } from '../core/commission-ledger.js';
 import { errors } from '../core/errors.js';
+import type { OutboundEvent } from '../core/outbound-events.js';
 import type {
   CommissionRefundPatch,
   CustomerPatch,
@@ -12,12 +14,20 @@ import type {
   TrackingTx,
 } from '../core/ports.js';
 import { countEventCte } from './hourly-counts.js';
+import { appendEntries, entryParams } from './ledger.js';
+import { DEFAULT_OUTBOUND_QUEUE, type OutboundQueue, writeMessage } from './outbound.js';
 import type { PoolClient } from './pool.js';
-import { CLICK_BY_ID, CUSTOMER_COLUMNS, PROGRAM_COLUMNS, toClick, toCommission, toCustomer, toLink, toProgram, toSale } from './rows.js';
+import { CLICK_BY_ID, COMMISSION_COLUMNS, CUSTOMER_COLUMNS, PROGRAM_COLUMNS, toClick, toCommission, toCustomer, toLink, toProgram, toSale } from './rows.js';
+
+/** Parameters for "no entry" (the statement's entry CTE is skipped). */
+const NO_ENTRY = createdEntry(0);
 
 export class PgTrackingTx implements TrackingTx {
   private savepoints = 0;
-  constructor(private readonly client: PoolClient) {}
+  constructor(
+    private readonly client: PoolClient,
+    private readonly outbound: OutboundQueue = DEFAULT_OUTBOUND_QUEUE,
+  ) {}
 
   private async one<T>(sql: string, params: unknown[], map: (row: any) => T): Promise<T | null> {
     const { rows } = await this.client.query(sql, params);
@@ -203,9 +213,12 @@ export class PgTrackingTx implements TrackingTx {
 
   async insertCommission(commission: NewCommission): Promise<number> {
     const { rows } = await this.client.query(
-      `INSERT INTO commissions (sale_id, program_id, partner_id, amount_cents, currency)
-       VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-      [commission.saleId, commission.programId, commission.partnerId, commission.amountCents, commission.currency],
+      `WITH commission AS (
+         INSERT INTO commissions (sale_id, program_id, partner_id, amount_cents, currency)
+         VALUES ($1, $2, $3, $4, $5) RETURNING id, program_id, partner_id, currency
+       ), entry AS (${appendEntries('commission', 6)})
+       SELECT id FROM commission`,
+      [commission.saleId, commission.programId, commission.partnerId, commission.amountCents, commission.currency, ...entryParams(commission.ledger)],
     );
     return rows[0].id;
   }
@@ -221,8 +234,7 @@ export class PgTrackingTx implements TrackingTx {
 
   lockCommissionForSale(saleId: number) {
     return this.one(
-      `SELECT id, sale_id, amount_cents, status, refunded_total_cents, deducted_cents
-         FROM commissions WHERE sale_id = $1 FOR UPDATE`,
+      `SELECT ${COMMISSION_COLUMNS} FROM commissions WHERE sale_id = $1 FOR UPDATE`,
       [saleId],
       toCommission,
     );
@@ -267,10 +279,24 @@ export class PgTrackingTx implements TrackingTx {
     await this.client.query('UPDATE refunds SET reverted_at = now() WHERE id = $1', [refundId]);
   }
 
+  /** The commission, its ledger entry and (once paid) the clawback, in one statement. */
   async updateCommissionAfterRefund(commissionId: number, patch: CommissionRefundPatch): Promise<void> {
+    const change = patch.ledger;
     await this.client.query(
-      `UPDATE commissions SET status = $2, refunded_total_cents = $3, deducted_cents = $4, updated_at = now() WHERE id = $1`,
-      [commissionId, patch.status, patch.refundedTotalCents, patch.deductedCents],
+      `WITH commission AS (
+         UPDATE commissions SET status = $2, refunded_total_cents = $3, deducted_cents = $4, updated_at = now() WHERE id = $1
+         RETURNING id, program_id, partner_id, currency
+       ), entry AS (${appendEntries('commission', 6)} WHERE $5::boolean)
+       , clawback AS (
+         INSERT INTO clawbacks (commission_id, program_id, partner_id, currency, amount_cents)
+         SELECT id, program_id, partner_id, currency, $11 FROM commission WHERE $11::bigint IS NOT NULL AND partner_id IS NOT NULL)
+       SELECT 1`,
+      [commissionId, patch.status, patch.refundedTotalCents, patch.deductedCents, change !== null,
+        ...entryParams(change?.ledger ?? NO_ENTRY), change?.clawbackCents ?? null],
     );
+  }
+
+  async emit(event: OutboundEvent): Promise<void> {
+    await writeMessage(this.client, this.outbound, event);
   }
 }

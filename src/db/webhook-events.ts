@@ -2,10 +2,8 @@
 import { AffixError } from '../core/errors.js';
 import type { InboxStatus, Waiting } from '../core/stripe/event-types.js';
 import { isRejectedValue } from './errors.js';
-import pg from 'pg';
+import { insertJobs } from './job-rows.js';
 import { type Pool, type PoolClient, withTransaction } from './pool.js';
-
-const escapeIdentifier = (name: string) => pg.escapeIdentifier(name);
 
 /**
  * Puts an inbox row's job on the queue inside the caller's transaction (the queue's tables live
@@ -91,27 +89,17 @@ export async function storeEvent(pool: Pool, queue: InboxJobQueue, event: NewInb
  * The intake's one statement: $1–$14 the inbox row, $15 the queue, $16 the channel to notify.
  * Exported for `npm run bench:webhooks`, whose pgbench ceiling runs this very text.
  */
-export const storeEventStatement = (jobSchema: string) => {
-  const schema = escapeIdentifier(jobSchema);
-  return `WITH event AS (
+export const storeEventStatement = (jobSchema: string) => `WITH event AS (
        INSERT INTO webhook_events (stripe_event_id, endpoint, program_id, account, type, livemode, api_version, payload, raw_body, status, reason,
                                    object_ids, waiting_for, wait_until)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, now() + make_interval(days => $14))
        ON CONFLICT (stripe_event_id) DO NOTHING
        RETURNING id, status
      ), job AS (
-       INSERT INTO ${schema}.job (name, data, dead_letter, expire_in, keep_until, retry_limit, retry_delay, retry_backoff, policy)
-       SELECT q.name, jsonb_build_object('inboxId', event.id), q.dead_letter, coalesce(q.expire_seconds * interval '1s', interval '15 minutes'),
-              now() + coalesce(q.retention_minutes * interval '1 minute', interval '14 days'), coalesce(q.retry_limit, 2),
-              CASE WHEN coalesce(q.retry_backoff, false) THEN greatest(coalesce(q.retry_delay, 0), 1) ELSE coalesce(q.retry_delay, 0) END,
-              coalesce(q.retry_backoff, false), q.policy
-         FROM event LEFT JOIN ${schema}.queue q ON q.name = $15 -- no such queue: a NULL name fails the whole statement
-        WHERE event.status = 'queued'
-       RETURNING id
+       ${insertJobs({ schema: jobSchema, queue: '$15', data: "jsonb_build_object('inboxId', event.id)", from: 'event', where: "event.status = 'queued'" })}
      )
      SELECT event.id, event.status, (SELECT pg_notify($16, '') FROM job LIMIT 1) AS wake
        FROM event`;
-};
 
 /**
  * One statement, one round trip, one commit: the inbox row, its pg-boss job (same columns and

@@ -1,0 +1,51 @@
+// Outbound webhooks' messages and deliveries. A message is written in the transaction of the
+// change it tells of, with one delivery (and its job) per listening endpoint.
+import type { OutboundEvent } from '../core/outbound-events.js';
+import { insertJobs } from './job-rows.js';
+
+export const OUTBOUND_QUEUE = 'webhook-deliveries';
+/** Where the delivery jobs go: pg-boss's schema and the deliveries' queue. */
+export interface OutboundQueue {
+  schema: string;
+  name: string;
+}
+export const DEFAULT_OUTBOUND_QUEUE: OutboundQueue = { schema: 'pgboss', name: OUTBOUND_QUEUE };
+
+interface Queryable {
+  query(sql: string, params: unknown[]): Promise<{ rows: any[] }>;
+}
+
+/**
+ * One round trip when no endpoint listens (nothing is written). Otherwise the deliveries'
+ * jobs follow in the same transaction (pg-boss's tables are only touched when there is work).
+ */
+export async function writeMessage(client: Queryable, queue: OutboundQueue, event: OutboundEvent): Promise<string | null> {
+  const { rows } = await client.query(
+    `WITH listening AS (
+       SELECT id FROM webhook_endpoints WHERE program_id = $1 AND enabled AND $2 = ANY (event_types)
+     ), message AS (
+       INSERT INTO webhook_messages (id, program_id, type, test, data)
+       SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), $1, $2, $3, $4
+        WHERE EXISTS (SELECT 1 FROM listening)
+       RETURNING id
+     ), delivery AS (
+       INSERT INTO webhook_deliveries (message_id, endpoint_id, next_attempt_at)
+       SELECT message.id, listening.id, now() FROM message, listening
+       RETURNING id
+     )
+     SELECT (SELECT id FROM message) AS message_id, coalesce(array_agg(delivery.id), '{}') AS delivery_ids FROM delivery`,
+    [event.programId, event.type, event.test, event.data],
+  );
+  const deliveryIds: number[] = rows[0]?.delivery_ids ?? [];
+  if (deliveryIds.length > 0) await queueDeliveries(client, queue, deliveryIds, null);
+  return rows[0]?.message_id ?? null;
+}
+
+/** A job for each delivery, in the caller's transaction; `startAfter` null means now. */
+export async function queueDeliveries(client: Queryable, queue: OutboundQueue, deliveryIds: number[], startAfter: Date | null): Promise<void> {
+  await client.query(
+    `WITH due AS (SELECT unnest($1::bigint[]) AS id)
+     ${insertJobs({ schema: queue.schema, queue: '$2', data: "jsonb_build_object('deliveryId', due.id)", from: 'due', startAfter: 'coalesce($3::timestamptz, now())' })}`,
+    [deliveryIds, queue.name, startAfter],
+  );
+}
