@@ -43,8 +43,10 @@ ALTER TABLE commissions
   ADD COLUMN auto_approve boolean NOT NULL DEFAULT true,
   ADD COLUMN approved_at timestamptz,
   ADD COLUMN paid_at timestamptz,
-  -- The open or paid payout this commission is part of (claimed when the payout run is made).
-  ADD COLUMN payout_id bigint REFERENCES payouts (id);
+  -- The open or paid payout this commission is part of (claimed when the payout run is made),
+  -- and the amount that payout pays for it: a refund after the claim is a clawback, not a change of it.
+  ADD COLUMN payout_id bigint REFERENCES payouts (id),
+  ADD COLUMN payout_cents bigint;
 CREATE INDEX commissions_due_idx ON commissions (created_at) WHERE stage = 'pending';
 CREATE INDEX commissions_owed_idx ON commissions (program_id, partner_id, currency) WHERE stage = 'approved';
 

@@ -98,6 +98,8 @@ export const errors = {
   unauthorized: (message: string) => new AffixError(401, message, { code: 'unauthorized' }),
   forbidden: (message: string) => new AffixError(403, message),
   notFound: (message: string) => new AffixError(404, message, { code: 'not_found' }),
+  /** The thing exists but is not in a state that allows this (approve a paid commission, pay a canceled payout). */
+  conflict: (message: string, code: string) => new AffixError(409, message, { code }),
   duplicateSale: (saleId: number) =>
     new AffixError(409, MESSAGES.duplicateTransaction, { code: 'duplicate_transaction', details: { sale_id: saleId } }),
   unsupportedCurrency: (currency: string) =>

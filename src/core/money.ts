@@ -132,13 +132,18 @@ export function reverseRefund(state: RefundState, failedCents: number): RefundRe
   return { refundedTotalCents, deductedCents, restoredCents: state.deductedCents - deductedCents, status };
 }
 
-/** Cents as people read them: "1234.50 USD", "250000 VND"; exact for any size (decimal string in). */
-export function formatMoney(cents: string | number, currency: Currency): string {
+/** Cents in the currency's major unit, as a plain decimal: "1234.50", "-0.05", "250000" (VND). */
+export function majorUnits(cents: string | number, currency: Currency): string {
   const digits = MINOR_UNIT_DIGITS[currency];
   const value = BigInt(cents);
   const sign = value < 0n ? '-' : '';
   const abs = value < 0n ? -value : value;
-  if (digits === 0) return `${sign}${abs} ${currency}`;
+  if (digits === 0) return `${sign}${abs}`;
   const unit = 10n ** BigInt(digits);
-  return `${sign}${abs / unit}.${(abs % unit).toString().padStart(digits, '0')} ${currency}`;
+  return `${sign}${abs / unit}.${(abs % unit).toString().padStart(digits, '0')}`;
+}
+
+/** Cents as people read them: "1234.50 USD", "250000 VND"; exact for any size (decimal string in). */
+export function formatMoney(cents: string | number, currency: Currency): string {
+  return `${majorUnits(cents, currency)} ${currency}`;
 }

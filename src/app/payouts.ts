@@ -1,0 +1,271 @@
+// Money owed to partners: approvals (scheduled and by hand), payout runs, marking paid, the
+// exports and the settings behind them. Shared by the admin API, the dashboard, the CLI and the
+// scheduled job; every change is one transaction with its ledger entries and outbound events.
+import { z } from 'zod';
+import {
+  approvalRefusal,
+  approvedEntry,
+  clawbackSettledEntry,
+  netCents,
+  paidEntry,
+  payoutLines,
+  unapprovalRefusal,
+  unapprovedEntry,
+} from '../core/commission-ledger.js';
+import { errors } from '../core/errors.js';
+import type { OutboundEvent } from '../core/outbound-events.js';
+import { type ExportFormat, payoutCsv } from '../core/payout-export.js';
+import { appendLines } from '../db/ledger.js';
+import { DEFAULT_OUTBOUND_QUEUE, writeMessage } from '../db/outbound.js';
+import * as payouts from '../db/payouts.js';
+import { type PoolClient, withTransaction } from '../db/pool.js';
+import { type ManagementDeps, type Scope, parseInput, programInScope } from './management.js';
+
+const emit = (client: PoolClient, event: OutboundEvent) => writeMessage(client, DEFAULT_OUTBOUND_QUEUE, event);
+
+const commissionData = (c: payouts.CommissionRow) => ({
+  program_id: c.programId,
+  commission_id: c.id,
+  sale_id: c.saleId,
+  transaction_id: c.transactionId,
+  partner_id: c.partnerId,
+  amount_cents: netCents(c),
+  currency: c.currency,
+});
+
+const approveEvent = (c: payouts.CommissionRow): OutboundEvent => ({
+  programId: c.programId,
+  type: 'commission.approved',
+  test: c.test,
+  data: { ...commissionData(c), stage: 'approved' },
+});
+
+/** How many commissions the scheduled approval takes per transaction. */
+export const APPROVAL_BATCH = 500;
+
+/**
+ * The scheduled approval: every pending commission whose hold is over (and that no manager took
+ * back) becomes approved. Batches of APPROVAL_BATCH; returns how many it approved.
+ */
+export async function approveDueCommissions(deps: ManagementDeps): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const now = deps.now();
+    const approved = await withTransaction(deps.pool, async (client) => {
+      const candidates = await payouts.lockApprovalCandidates(client, now, APPROVAL_BATCH);
+      const due = candidates.filter((c) => approvalRefusal(c, c.holdDays, now, false) === null);
+      await payouts.changeStage(client, 'approved', due.map((c) => ({ commission: c, entry: approvedEntry(c, null) })), { at: now });
+      for (const c of due) await emit(client, approveEvent(c));
+      return { due: due.length, seen: candidates.length };
+    });
+    total += approved.due;
+    if (approved.seen < APPROVAL_BATCH) return total;
+  }
+}
+
+const reasonInput = z.object({
+  reason: z.string({ error: 'Give a reason.' }).trim().min(1, 'Give a reason.').max(500, 'A reason is at most 500 characters.'),
+});
+
+const REFUSALS: Record<string, string> = {
+  not_pending: 'Only a pending commission can be approved',
+  reversed: 'A reversed commission cannot be approved',
+  not_approved: 'Only an approved commission can be taken back',
+  in_payout: 'This commission is in a payout; cancel the payout first',
+};
+
+async function withCommission<T>(
+  deps: ManagementDeps,
+  scope: Scope,
+  programId: number,
+  commissionId: number,
+  fn: (client: PoolClient, commission: payouts.CommissionRow) => Promise<T>,
+): Promise<T> {
+  await programInScope(deps, scope, programId);
+  return withTransaction(deps.pool, async (client) => {
+    const commission = Number.isSafeInteger(commissionId) ? await payouts.lockCommission(client, programId, commissionId) : null;
+    if (!commission) throw errors.notFound('Commission not found');
+    return fn(client, commission);
+  });
+}
+
+/** A manager approves a commission, also before its hold is over; the reason goes in the ledger. */
+export async function approveCommission(deps: ManagementDeps, scope: Scope, programId: number, commissionId: number, input: unknown) {
+  const { reason } = parseInput(reasonInput, input);
+  return withCommission(deps, scope, programId, commissionId, async (client, commission) => {
+    const refusal = approvalRefusal(commission, 0, deps.now(), true);
+    if (refusal) throw errors.conflict(REFUSALS[refusal]!, refusal);
+    await payouts.changeStage(client, 'approved', [{ commission, entry: approvedEntry(commission, reason) }], { at: deps.now() });
+    await emit(client, approveEvent(commission));
+    return { ...commission, stage: 'approved' as const };
+  });
+}
+
+/** Takes an approval back (with a reason): pending again, and the schedule leaves it to the manager. */
+export async function unapproveCommission(deps: ManagementDeps, scope: Scope, programId: number, commissionId: number, input: unknown) {
+  const { reason } = parseInput(reasonInput, input);
+  return withCommission(deps, scope, programId, commissionId, async (client, commission) => {
+    const refusal = unapprovalRefusal(commission);
+    if (refusal) throw errors.conflict(REFUSALS[refusal]!, refusal);
+    await payouts.changeStage(client, 'pending', [{ commission, entry: unapprovedEntry(commission, reason) }], { at: deps.now(), autoApprove: false });
+    return { ...commission, stage: 'pending' as const, autoApprove: false };
+  });
+}
+
+/**
+ * A payout run: each partner's approved balance per currency (clawbacks netted) at or above the
+ * program's minimum becomes a payout line of one new batch, claiming what it pays.
+ */
+export async function runPayouts(deps: ManagementDeps, scope: Scope, programId: number): Promise<{ batchId: number; payouts: payouts.PayoutRow[] }> {
+  await programInScope(deps, scope, programId);
+  return withTransaction(deps.pool, async (client) => {
+    await payouts.lockProgramPayouts(client, programId);
+    const settings = await payouts.payoutSettings(client, programId);
+    const lines = payoutLines(await payouts.payableBalances(client, programId), settings?.payoutMinimumCents ?? 0);
+    if (lines.length === 0) throw errors.conflict('Nothing to pay: no partner has an approved balance at or above the minimum', 'nothing_to_pay');
+    const batchId = await payouts.insertBatch(client, programId, lines);
+    return { batchId, payouts: await payouts.listPayouts(client, programId, { batchId }) };
+  });
+}
+
+const markPaidInput = z.object({
+  reference: z
+    .string({ error: 'Give the payment reference (the transfer or batch id).' })
+    .trim()
+    .min(1, 'Give the payment reference (the transfer or batch id).')
+    .max(200, 'A reference is at most 200 characters.'),
+});
+
+async function withPayout<T>(deps: ManagementDeps, scope: Scope, programId: number, payoutId: number, fn: (client: PoolClient, payout: payouts.PayoutRow) => Promise<T>) {
+  await programInScope(deps, scope, programId);
+  return withTransaction(deps.pool, async (client) => {
+    const payout = Number.isSafeInteger(payoutId) ? await payouts.lockPayout(client, programId, payoutId) : null;
+    if (!payout) throw errors.notFound('Payout not found');
+    if (payout.status !== 'pending') throw errors.conflict(`This payout is already ${payout.status}`, `payout_${payout.status}`);
+    return fn(client, payout);
+  });
+}
+
+/** The money went out: the payout's commissions become paid and its clawbacks are settled. */
+export async function markPayoutPaid(deps: ManagementDeps, scope: Scope, programId: number, payoutId: number, input: unknown) {
+  const { reference } = parseInput(markPaidInput, input);
+  return withPayout(deps, scope, programId, payoutId, async (client, payout) => {
+    const now = deps.now();
+    const contents = await payouts.payoutContents(client, payout.id);
+    await payouts.changeStage(client, 'paid', contents.commissions.map((c) => ({ commission: c, entry: paidEntry(c.payoutCents ?? netCents(c)) })), { at: now });
+    await appendLines(
+      client,
+      contents.clawbacks.map((clawback) => ({
+        commissionId: clawback.commissionId,
+        programId,
+        partnerId: payout.partnerId,
+        currency: payout.currency,
+        entry: clawbackSettledEntry(clawback.amountCents),
+        payoutId: payout.id,
+      })),
+    );
+    await payouts.setPayoutStatus(client, payout.id, 'paid', reference, now);
+    await emit(client, {
+      programId,
+      type: 'payout.paid',
+      test: false,
+      data: {
+        program_id: programId, payout_id: payout.id, batch_id: payout.batchId, partner_id: payout.partnerId, amount_cents: payout.amountCents,
+        currency: payout.currency, reference, commission_ids: contents.commissions.map((c) => c.id), clawback_ids: contents.clawbacks.map((c) => c.id),
+      },
+    });
+    return { ...payout, status: 'paid' as const, reference, paidAt: now };
+  });
+}
+
+/** Not paid after all: what it claimed goes back to the partner's approved balance. */
+export async function cancelPayout(deps: ManagementDeps, scope: Scope, programId: number, payoutId: number) {
+  return withPayout(deps, scope, programId, payoutId, async (client, payout) => {
+    await payouts.releaseClaims(client, payout.id);
+    await payouts.setPayoutStatus(client, payout.id, 'canceled', null, deps.now());
+    return { ...payout, status: 'canceled' as const };
+  });
+}
+
+export async function exportPayouts(deps: ManagementDeps, scope: Scope, programId: number, batchId: number, format: string): Promise<string> {
+  const program = await programInScope(deps, scope, programId);
+  const known: ExportFormat[] = ['generic', 'paypal', 'wise'];
+  if (!known.includes(format as ExportFormat)) throw errors.invalid(`format must be one of ${known.join(', ')}`, { format: 'Choose generic, paypal or wise.' });
+  const rows = Number.isSafeInteger(batchId) ? await payouts.listPayouts(deps.pool, programId, { batchId, limit: 100_000 }) : [];
+  if (rows.length === 0) throw errors.notFound('Payout batch not found');
+  return payoutCsv(format as ExportFormat, rows.filter((r) => r.status !== 'canceled'), { programName: program.name });
+}
+
+export async function balances(deps: ManagementDeps, scope: Scope, programId: number) {
+  await programInScope(deps, scope, programId);
+  return payouts.partnerBalances(deps.pool, programId);
+}
+
+const STAGES = ['pending', 'approved', 'paid'] as const;
+export async function commissions(deps: ManagementDeps, scope: Scope, programId: number, query: { stage?: unknown; page?: unknown }) {
+  await programInScope(deps, scope, programId);
+  const stage = STAGES.find((s) => s === query.stage);
+  const page = Math.max(1, Number.parseInt(String(query.page ?? '1'), 10) || 1);
+  const rows = await payouts.listCommissions(deps.pool, programId, { stage, limit: 50, offset: (page - 1) * 50 });
+  return { stage: stage ?? null, page, rows };
+}
+
+export async function listPayouts(deps: ManagementDeps, scope: Scope, programId: number) {
+  await programInScope(deps, scope, programId);
+  return payouts.listPayouts(deps.pool, programId);
+}
+
+const settingsInput = z.object({
+  hold_days: z.coerce.number({ error: 'Hold period must be a whole number of days.' }).int('Hold period must be a whole number of days.').min(0, 'Hold period is 0 to 365 days.').max(365, 'Hold period is 0 to 365 days.'),
+  payout_minimum_cents: z.coerce
+    .number({ error: 'Minimum payout must be a whole number of cents.' })
+    .int('Minimum payout must be a whole number of cents.')
+    .min(0, 'Minimum payout cannot be negative.')
+    .max(1_000_000_000_000, 'Minimum payout is too large.'),
+});
+
+export async function payoutSettings(deps: ManagementDeps, scope: Scope, programId: number) {
+  await programInScope(deps, scope, programId);
+  return (await payouts.payoutSettings(deps.pool, programId))!;
+}
+
+export async function updatePayoutSettings(deps: ManagementDeps, scope: Scope, programId: number, input: unknown) {
+  await programInScope(deps, scope, programId);
+  const parsed = parseInput(settingsInput, input);
+  const settings = { holdDays: parsed.hold_days, payoutMinimumCents: parsed.payout_minimum_cents };
+  await payouts.setPayoutSettings(deps.pool, programId, settings);
+  return settings;
+}
+
+const detailsInput = z
+  .object({
+    payout_method: z.enum(['paypal', 'wise', 'bank_transfer', 'stripe'], { error: 'Choose PayPal, Wise, bank transfer or Stripe.' }).nullish(),
+    payout_reference: z.string().trim().max(200, 'At most 200 characters.').nullish(),
+    payout_currency: z.enum(['USD', 'EUR', 'VND'], { error: 'Choose USD, EUR or VND.' }).nullish(),
+  })
+  .superRefine((value, ctx) => {
+    const reference = value.payout_reference ?? '';
+    if (value.payout_method && !reference) ctx.addIssue({ code: 'custom', path: ['payout_reference'], message: 'Give the email, IBAN or account id to pay.' });
+    if ((value.payout_method === 'paypal' || value.payout_method === 'wise') && reference && !z.email().safeParse(reference).success) {
+      ctx.addIssue({ code: 'custom', path: ['payout_reference'], message: 'PayPal and Wise pay to an email address.' });
+    }
+    if (value.payout_method === 'stripe' && reference && !/^acct_\w+$/.test(reference)) {
+      ctx.addIssue({ code: 'custom', path: ['payout_reference'], message: 'A Stripe connected account id starts with acct_.' });
+    }
+  });
+
+/** The brand sets how a partner is paid (the partner will too, from the portal). */
+export async function setPayoutDetails(deps: ManagementDeps, scope: Scope, programId: number, partnerId: number, input: unknown) {
+  await programInScope(deps, scope, programId);
+  const parsed = parseInput(detailsInput, input);
+  const details: payouts.PayoutDetails = {
+    payoutMethod: parsed.payout_method ?? null,
+    payoutReference: parsed.payout_reference || null,
+    payoutCurrency: parsed.payout_currency ?? null,
+  };
+  if (!Number.isSafeInteger(partnerId) || !(await payouts.setPartnerPayoutDetails(deps.pool, programId, partnerId, details))) {
+    throw errors.notFound('Partner not found');
+  }
+  return details;
+}
+

@@ -1,0 +1,55 @@
+// Payout batch exports: a generic CSV, and the columns PayPal Payouts and Wise batch uploads
+// expect (docs/payouts.md). Amounts in the currency's major unit, exact.
+import { majorUnits } from './money.js';
+import type { Currency } from './types.js';
+
+export type ExportFormat = 'generic' | 'paypal' | 'wise';
+
+export interface ExportRow {
+  id: number;
+  batchId: number;
+  partnerId: number;
+  partnerName: string;
+  partnerEmail: string | null;
+  currency: Currency;
+  amountCents: number;
+  status: string;
+  reference: string | null;
+  payoutMethod: string | null;
+  payoutReference: string | null;
+}
+
+/** RFC 4180 quoting, and a leading ' on anything a spreadsheet would run as a formula. */
+export function csvField(value: string | number | null): string {
+  let text = value === null ? '' : String(value);
+  if (/^[=+\-@\t\r]/.test(text) && typeof value === 'string') text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+const csv = (rows: Array<Array<string | number | null>>): string => rows.map((row) => row.map(csvField).join(',')).join('\r\n') + '\r\n';
+
+/** The partner's payout address: their payout reference, else their contact email. */
+const payTo = (row: ExportRow): string => row.payoutReference ?? row.partnerEmail ?? '';
+
+export function payoutCsv(format: ExportFormat, rows: ExportRow[], context: { programName: string }): string {
+  const note = (row: ExportRow) => `${context.programName} commissions, payout ${row.id}`;
+  if (format === 'paypal') {
+    return csv([
+      ['Email/Phone', 'Amount', 'Currency code', 'Reference ID', 'Note to recipient', 'Recipient wallet'],
+      ...rows.map((row) => [payTo(row), majorUnits(row.amountCents, row.currency), row.currency, `payout-${row.id}`, note(row), 'PayPal']),
+    ]);
+  }
+  if (format === 'wise') {
+    return csv([
+      ['name', 'recipientEmail', 'paymentReference', 'receiverType', 'amountCurrency', 'amount', 'sourceCurrency', 'targetCurrency'],
+      ...rows.map((row) => [row.partnerName, payTo(row), `payout-${row.id}`, 'PERSON', 'target', majorUnits(row.amountCents, row.currency), row.currency, row.currency]),
+    ]);
+  }
+  return csv([
+    ['payout_id', 'batch_id', 'partner_id', 'partner_name', 'payout_method', 'pay_to', 'currency', 'amount', 'amount_cents', 'status', 'reference'],
+    ...rows.map((row) => [
+      row.id, row.batchId, row.partnerId, row.partnerName, row.payoutMethod, payTo(row), row.currency, majorUnits(row.amountCents, row.currency),
+      row.amountCents, row.status, row.reference,
+    ]),
+  ]);
+}

@@ -1,0 +1,302 @@
+// Commissions' lifecycle, balances and payout batches. Every read is scoped by program; every
+// change runs inside the caller's transaction and appends its ledger entries there.
+import type { CommissionPosition, CommissionStage, LedgerEntry, PayableBalance, PayoutLine } from '../core/commission-ledger.js';
+import type { Currency } from '../core/types.js';
+import { appendLines } from './ledger.js';
+import type { Pool, PoolClient } from './pool.js';
+
+type Queryable = Pool | PoolClient;
+
+export interface CommissionRow extends CommissionPosition {
+  id: number;
+  programId: number;
+  partnerId: number | null;
+  partnerName: string | null;
+  saleId: number;
+  transactionId: string;
+  currency: Currency;
+  test: boolean;
+  /** What the payout that claimed it pays for it. */
+  payoutCents: number | null;
+}
+
+const COMMISSION_FIELDS = `c.id, c.program_id, c.partner_id, pa.name AS partner_name, c.sale_id, s.processor_event_id, c.currency, s.test,
+         c.stage, c.status, c.payout_id, c.payout_cents, c.amount_cents, c.deducted_cents, c.created_at, c.auto_approve`;
+const COMMISSION_FROM = 'commissions c JOIN sales s ON s.id = c.sale_id LEFT JOIN partners pa ON pa.id = c.partner_id';
+const COMMISSION_SELECT = `SELECT ${COMMISSION_FIELDS} FROM ${COMMISSION_FROM}`;
+
+const toCommissionRow = (row: any): CommissionRow => ({
+  id: Number(row.id),
+  programId: Number(row.program_id),
+  partnerId: row.partner_id === null ? null : Number(row.partner_id),
+  partnerName: row.partner_name,
+  saleId: Number(row.sale_id),
+  transactionId: row.processor_event_id,
+  currency: row.currency,
+  test: row.test,
+  stage: row.stage,
+  status: row.status,
+  payoutId: row.payout_id === null ? null : Number(row.payout_id),
+  payoutCents: row.payout_cents === null ? null : Number(row.payout_cents),
+  amountCents: Number(row.amount_cents),
+  deductedCents: Number(row.deducted_cents),
+  createdAt: row.created_at,
+  autoApprove: row.auto_approve,
+});
+
+/** Locks one commission of the program (null when it is not the program's). */
+export async function lockCommission(client: PoolClient, programId: number, commissionId: number): Promise<CommissionRow | null> {
+  const { rows } = await client.query(`${COMMISSION_SELECT} WHERE c.program_id = $1 AND c.id = $2 FOR UPDATE OF c`, [programId, commissionId]);
+  return rows[0] ? toCommissionRow(rows[0]) : null;
+}
+
+/**
+ * Pending commissions whose hold may be over (the caller's rule decides each), oldest first,
+ * locked; ones another worker holds are skipped (it is approving them).
+ */
+export async function lockApprovalCandidates(client: PoolClient, now: Date, limit: number): Promise<Array<CommissionRow & { holdDays: number }>> {
+  const { rows } = await client.query(
+    `SELECT p.hold_days, ${COMMISSION_FIELDS} FROM ${COMMISSION_FROM} JOIN programs p ON p.id = c.program_id
+      WHERE c.stage = 'pending' AND c.auto_approve AND c.status <> 'reversed'
+        AND c.created_at <= $1::timestamptz - make_interval(days => p.hold_days)
+      ORDER BY c.created_at LIMIT $2 FOR UPDATE OF c SKIP LOCKED`,
+    [now, limit],
+  );
+  return rows.map((row) => ({ ...toCommissionRow(row), holdDays: row.hold_days }));
+}
+
+export interface StageChange {
+  commission: CommissionRow;
+  entry: LedgerEntry;
+}
+
+/** Moves commissions to a stage and appends each one's entry. */
+export async function changeStage(
+  client: PoolClient,
+  stage: CommissionStage,
+  changes: StageChange[],
+  options: { autoApprove?: boolean; at: Date },
+): Promise<void> {
+  if (changes.length === 0) return;
+  const ids = changes.map((c) => c.commission.id);
+  await client.query(
+    `UPDATE commissions SET stage = $2, updated_at = $3,
+            approved_at = CASE WHEN $2 = 'approved' THEN $3 WHEN $2 = 'pending' THEN NULL ELSE approved_at END,
+            paid_at = CASE WHEN $2 = 'paid' THEN $3 ELSE paid_at END,
+            auto_approve = coalesce($4, auto_approve)
+      WHERE id = ANY ($1::bigint[])`,
+    [ids, stage, options.at, options.autoApprove ?? null],
+  );
+  await appendLines(
+    client,
+    changes.map(({ commission, entry }) => ({
+      commissionId: commission.id,
+      programId: commission.programId,
+      partnerId: commission.partnerId,
+      currency: commission.currency,
+      entry,
+      payoutId: commission.payoutId,
+    })),
+  );
+}
+
+/** Serializes payout runs of one program (two managers pressing "run" at once make one batch). */
+export async function lockProgramPayouts(client: PoolClient, programId: number): Promise<void> {
+  await client.query('SELECT 1 FROM programs WHERE id = $1 FOR UPDATE', [programId]);
+}
+
+/** Approved commissions and clawbacks no payout has claimed yet, per partner and currency. */
+export async function payableBalances(client: PoolClient, programId: number): Promise<PayableBalance[]> {
+  const { rows } = await client.query(
+    `SELECT partner_id, currency, sum(approved)::bigint AS approved, sum(clawback)::bigint AS clawback FROM (
+       SELECT partner_id, currency, amount_cents - deducted_cents AS approved, 0 AS clawback FROM commissions
+        WHERE program_id = $1 AND stage = 'approved' AND payout_id IS NULL AND partner_id IS NOT NULL AND amount_cents > deducted_cents
+       UNION ALL
+       SELECT partner_id, currency, 0, amount_cents FROM clawbacks WHERE program_id = $1 AND payout_id IS NULL
+     ) owed GROUP BY partner_id, currency`,
+    [programId],
+  );
+  return rows.map((row) => ({ partnerId: Number(row.partner_id), currency: row.currency, approvedCents: Number(row.approved), clawbackCents: Number(row.clawback) }));
+}
+
+/** A batch with one payout per line, each claiming what it pays (the same rows payableBalances summed). */
+export async function insertBatch(client: PoolClient, programId: number, lines: PayoutLine[]): Promise<number> {
+  const { rows } = await client.query('INSERT INTO payout_batches (program_id) VALUES ($1) RETURNING id', [programId]);
+  const batchId = Number(rows[0].id);
+  for (const line of lines) {
+    const payout = await client.query(
+      `INSERT INTO payouts (batch_id, program_id, partner_id, currency, amount_cents) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+      [batchId, programId, line.partnerId, line.currency, line.amountCents],
+    );
+    const payoutId = payout.rows[0].id;
+    await client.query(
+      `WITH c AS (UPDATE commissions SET payout_id = $1, payout_cents = amount_cents - deducted_cents
+                   WHERE program_id = $2 AND partner_id = $3 AND currency = $4 AND stage = 'approved' AND payout_id IS NULL AND amount_cents > deducted_cents)
+       UPDATE clawbacks SET payout_id = $1 WHERE program_id = $2 AND partner_id = $3 AND currency = $4 AND payout_id IS NULL`,
+      [payoutId, programId, line.partnerId, line.currency],
+    );
+  }
+  return batchId;
+}
+
+export interface PayoutRow {
+  id: number;
+  batchId: number;
+  programId: number;
+  partnerId: number;
+  partnerName: string;
+  currency: Currency;
+  amountCents: number;
+  status: 'pending' | 'paid' | 'canceled';
+  reference: string | null;
+  paidAt: Date | null;
+  createdAt: Date;
+  payoutMethod: string | null;
+  payoutReference: string | null;
+  partnerEmail: string | null;
+}
+
+const PAYOUT_SELECT = `SELECT po.id, po.batch_id, po.program_id, po.partner_id, pa.name AS partner_name, po.currency, po.amount_cents, po.status,
+         po.reference, po.paid_at, po.created_at, pa.payout_method, pa.payout_reference, pa.email AS partner_email
+    FROM payouts po JOIN partners pa ON pa.id = po.partner_id`;
+
+const toPayout = (row: any): PayoutRow => ({
+  id: Number(row.id),
+  batchId: Number(row.batch_id),
+  programId: Number(row.program_id),
+  partnerId: Number(row.partner_id),
+  partnerName: row.partner_name,
+  currency: row.currency,
+  amountCents: Number(row.amount_cents),
+  status: row.status,
+  reference: row.reference,
+  paidAt: row.paid_at,
+  createdAt: row.created_at,
+  payoutMethod: row.payout_method,
+  payoutReference: row.payout_reference,
+  partnerEmail: row.partner_email,
+});
+
+export async function lockPayout(client: PoolClient, programId: number, payoutId: number): Promise<PayoutRow | null> {
+  const { rows } = await client.query(`${PAYOUT_SELECT} WHERE po.program_id = $1 AND po.id = $2 FOR UPDATE OF po`, [programId, payoutId]);
+  return rows[0] ? toPayout(rows[0]) : null;
+}
+
+export async function listPayouts(db: Queryable, programId: number, options: { batchId?: number; limit?: number } = {}): Promise<PayoutRow[]> {
+  const { rows } = await db.query(
+    `${PAYOUT_SELECT} WHERE po.program_id = $1 AND ($2::bigint IS NULL OR po.batch_id = $2) ORDER BY po.id DESC LIMIT $3`,
+    [programId, options.batchId ?? null, options.limit ?? 200],
+  );
+  return rows.map(toPayout);
+}
+
+/** What a payout claimed: its commissions (locked) and its clawbacks. */
+export async function payoutContents(client: PoolClient, payoutId: number): Promise<{ commissions: CommissionRow[]; clawbacks: Array<{ id: number; commissionId: number; amountCents: number }> }> {
+  const commissions = await client.query(`${COMMISSION_SELECT} WHERE c.payout_id = $1 ORDER BY c.id FOR UPDATE OF c`, [payoutId]);
+  const clawbacks = await client.query('SELECT id, commission_id, amount_cents FROM clawbacks WHERE payout_id = $1 ORDER BY id', [payoutId]);
+  return {
+    commissions: commissions.rows.map(toCommissionRow),
+    clawbacks: clawbacks.rows.map((row) => ({ id: Number(row.id), commissionId: Number(row.commission_id), amountCents: Number(row.amount_cents) })),
+  };
+}
+
+export async function setPayoutStatus(client: PoolClient, payoutId: number, status: 'paid' | 'canceled', reference: string | null, at: Date): Promise<void> {
+  await client.query(
+    `UPDATE payouts SET status = $2, reference = coalesce($3, reference), paid_at = CASE WHEN $2 = 'paid' THEN $4 ELSE paid_at END WHERE id = $1`,
+    [payoutId, status, reference, at],
+  );
+}
+
+/** A canceled payout gives back what it claimed: the next run pays it. */
+export async function releaseClaims(client: PoolClient, payoutId: number): Promise<void> {
+  await client.query(
+    `WITH since_claim AS (
+       -- Deductions after the claim were clawbacks; back in the balance, the commission's own net carries them.
+       DELETE FROM clawbacks WHERE payout_id IS NULL AND commission_id IN (SELECT id FROM commissions WHERE payout_id = $1 AND stage = 'approved')
+     ), c AS (UPDATE commissions SET payout_id = NULL, payout_cents = NULL WHERE payout_id = $1 AND stage = 'approved')
+     UPDATE clawbacks SET payout_id = NULL WHERE payout_id = $1`,
+    [payoutId],
+  );
+}
+
+export interface PartnerBalance {
+  partnerId: number;
+  partnerName: string;
+  currency: Currency;
+  pendingCents: number;
+  approvedCents: number;
+  paidCents: number;
+  /** Part of approved that an open payout has claimed. */
+  inPayoutCents: number;
+  payoutMethod: string | null;
+  payoutReference: string | null;
+}
+
+/** Each partner's balances per currency: sums of the ledger, nothing cached. */
+export async function partnerBalances(db: Queryable, programId: number): Promise<PartnerBalance[]> {
+  const { rows } = await db.query(
+    `WITH sums AS (
+       SELECT partner_id, currency, sum(pending_cents)::bigint AS pending, sum(approved_cents)::bigint AS approved, sum(paid_cents)::bigint AS paid
+         FROM commission_ledger WHERE program_id = $1 AND partner_id IS NOT NULL GROUP BY partner_id, currency
+     ), open AS (
+       SELECT partner_id, currency, sum(amount_cents)::bigint AS in_payout FROM payouts WHERE program_id = $1 AND status = 'pending' GROUP BY partner_id, currency
+     )
+     SELECT s.*, coalesce(o.in_payout, 0) AS in_payout, pa.name, pa.payout_method, pa.payout_reference
+       FROM sums s JOIN partners pa ON pa.id = s.partner_id
+       LEFT JOIN open o ON o.partner_id = s.partner_id AND o.currency = s.currency
+      ORDER BY pa.name, pa.id, s.currency`,
+    [programId],
+  );
+  return rows.map((row) => ({
+    partnerId: Number(row.partner_id),
+    partnerName: row.name,
+    currency: row.currency,
+    pendingCents: Number(row.pending),
+    approvedCents: Number(row.approved),
+    paidCents: Number(row.paid),
+    inPayoutCents: Number(row.in_payout),
+    payoutMethod: row.payout_method,
+    payoutReference: row.payout_reference,
+  }));
+}
+
+export async function listCommissions(
+  db: Queryable,
+  programId: number,
+  filter: { stage?: CommissionStage; limit?: number; offset?: number },
+): Promise<CommissionRow[]> {
+  const { rows } = await db.query(
+    `${COMMISSION_SELECT} WHERE c.program_id = $1 AND ($2::text IS NULL OR c.stage = $2) ORDER BY c.id DESC LIMIT $3 OFFSET $4`,
+    [programId, filter.stage ?? null, filter.limit ?? 50, filter.offset ?? 0],
+  );
+  return rows.map(toCommissionRow);
+}
+
+export interface PayoutSettings {
+  holdDays: number;
+  payoutMinimumCents: number;
+}
+
+export async function payoutSettings(db: Queryable, programId: number): Promise<PayoutSettings | null> {
+  const { rows } = await db.query('SELECT hold_days, payout_minimum_cents FROM programs WHERE id = $1', [programId]);
+  return rows[0] ? { holdDays: rows[0].hold_days, payoutMinimumCents: Number(rows[0].payout_minimum_cents) } : null;
+}
+
+export async function setPayoutSettings(db: Queryable, programId: number, settings: PayoutSettings): Promise<void> {
+  await db.query('UPDATE programs SET hold_days = $2, payout_minimum_cents = $3 WHERE id = $1', [programId, settings.holdDays, settings.payoutMinimumCents]);
+}
+
+export interface PayoutDetails {
+  payoutMethod: 'paypal' | 'wise' | 'bank_transfer' | 'stripe' | null;
+  payoutReference: string | null;
+  payoutCurrency: Currency | null;
+}
+
+/** false when the partner is not the program's. */
+export async function setPartnerPayoutDetails(db: Queryable, programId: number, partnerId: number, details: PayoutDetails): Promise<boolean> {
+  const { rowCount } = await db.query(
+    'UPDATE partners SET payout_method = $3, payout_reference = $4, payout_currency = $5 WHERE program_id = $1 AND id = $2',
+    [programId, partnerId, details.payoutMethod, details.payoutReference, details.payoutCurrency],
+  );
+  return (rowCount ?? 0) > 0;
+}

@@ -1,0 +1,303 @@
+// The commission lifecycle, payouts and the ledger on a real database (docs/payouts.md).
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ManagementDeps } from '../src/app/management.js';
+import { OPERATOR } from '../src/app/management.js';
+import * as payouts from '../src/app/payouts.js';
+import { type SeededProgram, type TestApi, type TestDatabase, addPartnerLink, bearer, closeTestApi, openTestApi, seedProgram, trackClick } from './support/harness.js';
+
+let db: TestDatabase;
+let api: TestApi;
+const DAY = 86_400_000;
+let clock = new Date();
+const deps = (): ManagementDeps => ({ pool: db.pool, secretBox: null, now: () => clock });
+
+beforeAll(async () => {
+  ({ db, api } = await openTestApi());
+});
+afterAll(() => closeTestApi({ db, api }));
+
+let n = 0;
+const uid = (prefix: string) => `${prefix}_${++n}_${Date.now()}`;
+
+async function sale(program: { apiKey: string; affiliateUrl: string }, amountCents: number, currency = 'USD') {
+  const clickId = await trackClick(api, program.affiliateUrl);
+  const transactionId = uid('txn');
+  const reply = await api.request('POST', '/api/v1/track/sale', {
+    body: { transaction_id: transactionId, amount_cents: amountCents, currency, click_id: clickId, customer_key: uid('c') },
+    headers: bearer(program.apiKey),
+  });
+  if (reply.status !== 200) throw new Error(JSON.stringify(reply.body));
+  const { rows } = await db.pool.query('SELECT c.id FROM commissions c JOIN sales s ON s.id = c.sale_id WHERE s.processor_event_id = $1', [transactionId]);
+  return { transactionId, commissionId: Number(rows[0].id) };
+}
+
+async function refund(program: { apiKey: string }, transactionId: string, amountCents?: number, reason = 'refund') {
+  const reply = await api.request('POST', '/api/v1/track/refund', {
+    body: { transaction_id: transactionId, reason, refund_id: uid('re'), ...(amountCents ? { refund_amount_cents: amountCents } : {}) },
+    headers: bearer(program.apiKey),
+  });
+  if (reply.status !== 200) throw new Error(JSON.stringify(reply.body));
+}
+
+const stageOf = async (commissionId: number) => (await db.pool.query('SELECT stage FROM commissions WHERE id = $1', [commissionId])).rows[0].stage;
+const balanceOf = async (programId: number, partnerId: number, currency = 'USD') =>
+  (await payouts.balances(deps(), OPERATOR, programId)).find((b) => b.partnerId === partnerId && b.currency === currency);
+
+describe('commission lifecycle', () => {
+  let shop: SeededProgram;
+  beforeAll(async () => {
+    shop = await seedProgram(api, { commission_rate: 10 });
+  });
+
+  it('stays pending through the hold period, then the schedule approves it (and tells the brand)', async () => {
+    clock = new Date();
+    const { commissionId } = await sale(shop, 10_000);
+    await payouts.approveDueCommissions(deps());
+    expect(await stageOf(commissionId)).toBe('pending');
+    clock = new Date(Date.now() + 31 * DAY);
+    expect(await payouts.approveDueCommissions(deps())).toBeGreaterThanOrEqual(1);
+    expect(await stageOf(commissionId)).toBe('approved');
+    const entries = await db.pool.query('SELECT kind, pending_cents, approved_cents FROM commission_ledger WHERE commission_id = $1 ORDER BY id', [commissionId]);
+    expect(entries.rows).toEqual([
+      { kind: 'created', pending_cents: 1000, approved_cents: 0 },
+      { kind: 'approved', pending_cents: -1000, approved_cents: 1000 },
+    ]);
+  });
+
+  it('the hold period is the program setting', async () => {
+    const quick = await seedProgram(api, { commission_rate: 10 });
+    await payouts.updatePayoutSettings(deps(), OPERATOR, quick.programId, { hold_days: 2, payout_minimum_cents: 0 });
+    const { commissionId } = await sale(quick, 5_000);
+    clock = new Date(Date.now() + 1 * DAY);
+    await payouts.approveDueCommissions(deps());
+    expect(await stageOf(commissionId)).toBe('pending');
+    clock = new Date(Date.now() + 2 * DAY + 60_000);
+    await payouts.approveDueCommissions(deps());
+    expect(await stageOf(commissionId)).toBe('approved');
+  });
+
+  it('a manager approves early and takes it back, each with a reason; taken back, the schedule leaves it alone', async () => {
+    clock = new Date();
+    const { commissionId } = await sale(shop, 20_000);
+    await expect(payouts.approveCommission(deps(), OPERATOR, shop.programId, commissionId, {})).rejects.toMatchObject({ status: 400 });
+    await payouts.approveCommission(deps(), OPERATOR, shop.programId, commissionId, { reason: 'verified with the customer' });
+    expect(await stageOf(commissionId)).toBe('approved');
+    await payouts.unapproveCommission(deps(), OPERATOR, shop.programId, commissionId, { reason: 'customer disputes by email' });
+    expect(await stageOf(commissionId)).toBe('pending');
+    clock = new Date(Date.now() + 60 * DAY);
+    await payouts.approveDueCommissions(deps());
+    expect(await stageOf(commissionId)).toBe('pending');
+    const reasons = await db.pool.query('SELECT kind, reason FROM commission_ledger WHERE commission_id = $1 AND reason IS NOT NULL ORDER BY id', [commissionId]);
+    expect(reasons.rows).toEqual([
+      { kind: 'approved', reason: 'verified with the customer' },
+      { kind: 'unapproved', reason: 'customer disputes by email' },
+    ]);
+  });
+
+  it('a reversed commission is never approved', async () => {
+    clock = new Date();
+    const { transactionId, commissionId } = await sale(shop, 3_000);
+    await refund(shop, transactionId);
+    await expect(payouts.approveCommission(deps(), OPERATOR, shop.programId, commissionId, { reason: 'x' })).rejects.toMatchObject({ status: 409 });
+    clock = new Date(Date.now() + 60 * DAY);
+    await payouts.approveDueCommissions(deps());
+    expect(await stageOf(commissionId)).toBe('pending');
+  });
+
+  it('another brand cannot approve this program’s commission (the same 404 as none)', async () => {
+    const { commissionId } = await sale(shop, 1_000);
+    const other = await seedProgram(api);
+    await expect(
+      payouts.approveCommission(deps(), { kind: 'account', accountId: other.accountId }, shop.programId, commissionId, { reason: 'x' }),
+    ).rejects.toMatchObject({ status: 404, message: 'Program not found' });
+    await expect(payouts.approveCommission(deps(), OPERATOR, other.programId, commissionId, { reason: 'x' })).rejects.toMatchObject({
+      status: 404,
+      message: 'Commission not found',
+    });
+  });
+});
+
+describe('payouts', () => {
+  it('pays each partner per currency above the minimum, marks paid with a reference, and carries a later refund as a clawback', async () => {
+    const shop = await seedProgram(api, { commission_rate: 10 });
+    const second = await addPartnerLink(api, shop.programId);
+    const secondProgram = { ...shop, affiliateUrl: `https://shop.example.com/?aff=${second.shortLink}` };
+    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimum_cents: 1_000 });
+    clock = new Date(Date.now() + 60_000);
+    const a1 = await sale(shop, 50_000); // 5000
+    const a2 = await sale(shop, 30_000, 'EUR'); // 3000 EUR
+    await sale(secondProgram, 5_000); // 500: below the minimum
+    await payouts.approveDueCommissions(deps());
+
+    const run = await payouts.runPayouts(deps(), OPERATOR, shop.programId);
+    expect(run.payouts.map((p) => [p.partnerId, p.currency, p.amountCents]).sort()).toEqual([
+      [shop.partnerId, 'EUR', 3000],
+      [shop.partnerId, 'USD', 5000],
+    ]);
+    await expect(payouts.runPayouts(deps(), OPERATOR, shop.programId)).rejects.toMatchObject({ status: 409 });
+
+    const usd = run.payouts.find((p) => p.currency === 'USD')!;
+    const csv = await payouts.exportPayouts(deps(), OPERATOR, shop.programId, run.batchId, 'generic');
+    expect(csv.split('\r\n')[0]).toBe('payout_id,batch_id,partner_id,partner_name,payout_method,pay_to,currency,amount,amount_cents,status,reference');
+    expect(csv).toContain(`,USD,50.00,5000,pending,`);
+    const paypal = await payouts.exportPayouts(deps(), OPERATOR, shop.programId, run.batchId, 'paypal');
+    expect(paypal.split('\r\n')[0]).toBe('Email/Phone,Amount,Currency code,Reference ID,Note to recipient,Recipient wallet');
+    expect(paypal).toContain(`,30.00,EUR,payout-`);
+
+    await expect(payouts.markPayoutPaid(deps(), OPERATOR, shop.programId, usd.id, {})).rejects.toMatchObject({ status: 400 });
+    await payouts.markPayoutPaid(deps(), OPERATOR, shop.programId, usd.id, { reference: 'PAYPAL-BATCH-1' });
+    await expect(payouts.markPayoutPaid(deps(), OPERATOR, shop.programId, usd.id, { reference: 'again' })).rejects.toMatchObject({ status: 409 });
+    expect(await stageOf(a1.commissionId)).toBe('paid');
+    expect(await balanceOf(shop.programId, shop.partnerId)).toMatchObject({ approvedCents: 0, paidCents: 5000 });
+
+    // Refunded after it was paid: the paid record stays, the partner owes 2500 back.
+    await refund(shop, a1.transactionId, 25_000);
+    const paid = await db.pool.query('SELECT stage, payout_cents FROM commissions WHERE id = $1', [a1.commissionId]);
+    expect(paid.rows[0]).toEqual({ stage: 'paid', payout_cents: 5000 });
+    expect(await balanceOf(shop.programId, shop.partnerId)).toMatchObject({ approvedCents: -2500, paidCents: 5000 });
+
+    // The next payout nets it: 4000 approved - 2500 clawed back = 1500.
+    await sale(shop, 40_000);
+    await payouts.approveDueCommissions(deps());
+    const next = await payouts.runPayouts(deps(), OPERATOR, shop.programId);
+    expect(next.payouts.map((p) => [p.currency, p.amountCents])).toEqual([['USD', 1500]]);
+    await payouts.markPayoutPaid(deps(), OPERATOR, shop.programId, next.payouts[0]!.id, { reference: 'PAYPAL-BATCH-2' });
+    expect(await balanceOf(shop.programId, shop.partnerId)).toMatchObject({ approvedCents: 0, paidCents: 6500 });
+
+    // The EUR payout is canceled: its balance is payable again.
+    const eur = run.payouts.find((p) => p.currency === 'EUR')!;
+    await payouts.cancelPayout(deps(), OPERATOR, shop.programId, eur.id);
+    expect(await stageOf(a2.commissionId)).toBe('approved');
+    const again = await payouts.runPayouts(deps(), OPERATOR, shop.programId);
+    expect(again.payouts.map((p) => [p.currency, p.amountCents])).toEqual([['EUR', 3000]]);
+  });
+
+  it('a payout run by two managers at once makes one batch', async () => {
+    const shop = await seedProgram(api, { commission_rate: 10 });
+    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimum_cents: 0 });
+    await sale(shop, 10_000);
+    clock = new Date(Date.now() + 60_000);
+    await payouts.approveDueCommissions(deps());
+    const results = await Promise.allSettled([payouts.runPayouts(deps(), OPERATOR, shop.programId), payouts.runPayouts(deps(), OPERATOR, shop.programId)]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const total = await db.pool.query('SELECT count(*)::int AS n, sum(amount_cents)::int AS cents FROM payouts WHERE program_id = $1', [shop.programId]);
+    expect(total.rows[0]).toEqual({ n: 1, cents: 1000 });
+  });
+
+  it('partners’ payout details are checked per method', async () => {
+    const shop = await seedProgram(api);
+    await expect(payouts.setPayoutDetails(deps(), OPERATOR, shop.programId, shop.partnerId, { payout_method: 'paypal', payout_reference: 'not-an-email' })).rejects.toMatchObject({
+      status: 400,
+      init: { fields: { payout_reference: 'PayPal and Wise pay to an email address.' } },
+    });
+    await payouts.setPayoutDetails(deps(), OPERATOR, shop.programId, shop.partnerId, { payout_method: 'paypal', payout_reference: 'ana@example.com', payout_currency: 'USD' });
+    const other = await seedProgram(api);
+    await expect(payouts.setPayoutDetails(deps(), OPERATOR, other.programId, shop.partnerId, { payout_method: null })).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+/**
+ * The ledger property: for any sequence of sales, refunds, chargebacks, approvals (scheduled and
+ * by hand), payout runs, payments and cancellations, the ledger's sums equal the records.
+ */
+describe('ledger', () => {
+  type Step =
+    | { kind: 'sale'; partner: 0 | 1; cents: number; eur: boolean }
+    | { kind: 'refund'; pick: number; cents: number | null; chargeback: boolean }
+    | { kind: 'approve_due' }
+    | { kind: 'approve'; pick: number }
+    | { kind: 'unapprove'; pick: number }
+    | { kind: 'run' }
+    | { kind: 'pay'; pick: number }
+    | { kind: 'cancel'; pick: number };
+
+  const step: fc.Arbitrary<Step> = fc.oneof(
+    { weight: 4, arbitrary: fc.record({ kind: fc.constant('sale' as const), partner: fc.constantFrom(0 as const, 1 as const), cents: fc.integer({ min: 1, max: 100_000 }), eur: fc.boolean() }) },
+    { weight: 3, arbitrary: fc.record({ kind: fc.constant('refund' as const), pick: fc.nat(), cents: fc.option(fc.integer({ min: 1, max: 60_000 }), { nil: null }), chargeback: fc.boolean() }) },
+    { weight: 2, arbitrary: fc.constant({ kind: 'approve_due' as const }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('approve' as const), pick: fc.nat() }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('unapprove' as const), pick: fc.nat() }) },
+    { weight: 2, arbitrary: fc.constant({ kind: 'run' as const }) },
+    { weight: 2, arbitrary: fc.record({ kind: fc.constant('pay' as const), pick: fc.nat() }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }) },
+  );
+
+  const ignoreRefusal = (error: unknown) => {
+    if (![404, 409].includes((error as { status?: number }).status ?? 0)) throw error;
+  };
+
+  async function play(steps: Step[]) {
+    const shop = await seedProgram(api, { commission_rate: 15 });
+    const second = await addPartnerLink(api, shop.programId);
+    const urls = [shop.affiliateUrl, `https://shop.example.com/?aff=${second.shortLink}`];
+    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimum_cents: 0 });
+    const sales: Array<{ transactionId: string; commissionId: number }> = [];
+    const openPayouts = async () => (await payouts.listPayouts(deps(), OPERATOR, shop.programId)).filter((p) => p.status === 'pending');
+    clock = new Date(Date.now() + 60_000);
+    for (const s of steps) {
+      const picked = sales.length ? sales['pick' in s ? s.pick % sales.length : 0] : undefined;
+      if (s.kind === 'sale') sales.push(await sale({ apiKey: shop.apiKey, affiliateUrl: urls[s.partner]! }, s.cents, s.eur ? 'EUR' : 'USD'));
+      else if (s.kind === 'refund' && picked) await refund(shop, picked.transactionId, s.cents ?? undefined, s.chargeback ? 'chargeback' : 'refund');
+      else if (s.kind === 'approve_due') await payouts.approveDueCommissions(deps());
+      else if (s.kind === 'approve' && picked) await payouts.approveCommission(deps(), OPERATOR, shop.programId, picked.commissionId, { reason: 'by hand' }).catch(ignoreRefusal);
+      else if (s.kind === 'unapprove' && picked) await payouts.unapproveCommission(deps(), OPERATOR, shop.programId, picked.commissionId, { reason: 'by hand' }).catch(ignoreRefusal);
+      else if (s.kind === 'run') await payouts.runPayouts(deps(), OPERATOR, shop.programId).catch(ignoreRefusal);
+      else if (s.kind === 'pay' || s.kind === 'cancel') {
+        const open = await openPayouts();
+        const payout = open[s.pick % Math.max(open.length, 1)];
+        if (!payout) continue;
+        if (s.kind === 'pay') await payouts.markPayoutPaid(deps(), OPERATOR, shop.programId, payout.id, { reference: 'ref' });
+        else await payouts.cancelPayout(deps(), OPERATOR, shop.programId, payout.id);
+      }
+    }
+    return shop.programId;
+  }
+
+  async function checkLedger(programId: number) {
+    // 1. Each commission: its entries sum to what it is worth now.
+    const perCommission = await db.pool.query(
+      `SELECT c.id, (c.amount_cents - c.deducted_cents)::bigint AS net, coalesce(sum(l.pending_cents + l.approved_cents + l.paid_cents), 0)::bigint AS ledger,
+              c.stage, coalesce(sum(l.pending_cents), 0)::bigint AS pending
+         FROM commissions c LEFT JOIN commission_ledger l ON l.commission_id = c.id
+        WHERE c.program_id = $1 GROUP BY c.id`,
+      [programId],
+    );
+    for (const row of perCommission.rows) {
+      expect(row.ledger, `commission ${row.id}`).toBe(row.net);
+      expect(row.pending, `commission ${row.id} pending bucket`).toBe(row.stage === 'pending' ? row.net : 0);
+    }
+    // 2. Per partner and currency: paid = payouts marked paid; approved = what the next run and the open payouts pay.
+    const perPartner = await db.pool.query(
+      `WITH ledger AS (SELECT partner_id, currency, sum(approved_cents)::bigint AS approved, sum(paid_cents)::bigint AS paid FROM commission_ledger WHERE program_id = $1 GROUP BY 1, 2),
+            paid AS (SELECT partner_id, currency, sum(amount_cents)::bigint AS paid FROM payouts WHERE program_id = $1 AND status = 'paid' GROUP BY 1, 2),
+            open AS (SELECT partner_id, currency, sum(amount_cents)::bigint AS open FROM payouts WHERE program_id = $1 AND status = 'pending' GROUP BY 1, 2),
+            unclaimed AS (
+              SELECT partner_id, currency, sum(cents)::bigint AS cents FROM (
+                SELECT partner_id, currency, amount_cents - deducted_cents AS cents FROM commissions WHERE program_id = $1 AND stage = 'approved' AND payout_id IS NULL
+                UNION ALL SELECT partner_id, currency, amount_cents FROM clawbacks WHERE program_id = $1 AND payout_id IS NULL) x GROUP BY 1, 2)
+       SELECT l.partner_id, l.currency, l.approved, l.paid, coalesce(p.paid, 0)::bigint AS payouts_paid,
+              (coalesce(o.open, 0) + coalesce(u.cents, 0))::bigint AS owed
+         FROM ledger l LEFT JOIN paid p USING (partner_id, currency) LEFT JOIN open o USING (partner_id, currency) LEFT JOIN unclaimed u USING (partner_id, currency)`,
+      [programId],
+    );
+    for (const row of perPartner.rows) {
+      expect(row.paid, `partner ${row.partner_id} ${row.currency} paid`).toBe(row.payouts_paid);
+      expect(row.approved, `partner ${row.partner_id} ${row.currency} owed`).toBe(row.owed);
+    }
+  }
+
+  it('sums equal the commission records to the cent, for any sequence', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 18 }), async (steps) => {
+        await checkLedger(await play(steps));
+      }),
+      { numRuns: 25 },
+    );
+  }, 240_000);
+
+  it('refuses to edit or delete a ledger entry', async () => {
+    await expect(db.pool.query('UPDATE commission_ledger SET pending_cents = 0')).rejects.toThrow(/append-only/);
+    await expect(db.pool.query('DELETE FROM commission_ledger')).rejects.toThrow(/append-only/);
+  });
+});
