@@ -6,6 +6,8 @@ import { listen } from '../db/notifications.js';
 import { ensureClickPartitions } from '../db/partitions.js';
 import { STRIPE_EVENTS_CHANNEL, markExhausted, wakeWaitingEvents } from '../db/webhook-events.js';
 import { JOB_EXPIRY_SECONDS, STRIPE_EVENTS_DEAD_QUEUE, STRIPE_EVENTS_QUEUE, type StripeEventJob, stripeEventEnqueuer } from '../platform/queue.js';
+import { createSecretBox } from '../platform/secret-box.js';
+import { startMoneyJobs } from './money-jobs.js';
 import { type WorkerDeps, processStripeEvent, stripeEventJobSchema } from './stripe-event-job.js';
 
 /** How often a worker looks for jobs whose worker died and for waiting events now bound (idempotent). */
@@ -69,6 +71,13 @@ export async function startWorkers(boss: PgBoss, workerDeps: Omit<WorkerDeps, 'q
       await markExhausted(deps.pool, inboxId);
       deps.logger.warn({ jobId: job.id, inboxId }, 'stripe event retries exhausted');
     }
+  });
+  await startMoneyJobs(boss, {
+    pool: deps.pool,
+    logger: deps.logger,
+    secretBox: config.secretKey ? createSecretBox(config.secretKey) : null,
+    now: () => deps.now?.() ?? new Date(),
+    outbound: config.outbound,
   });
   // Monthly click partitions, made ahead: at start and then every hour (any instance; idempotent).
   const partitions = () =>

@@ -1,4 +1,5 @@
 // Environment parsed once, with zod, into a frozen object that is passed in (never read at import).
+import { DEFAULT_RETRY_SCHEDULE_SECONDS } from '../core/outbound-events.js';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 
@@ -29,6 +30,11 @@ const schema = z.object({
   AFFIX_WORKER_RETRY_LIMIT: z.coerce.number().int().min(0).max(50).default(8),
   AFFIX_WORKER_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(3600).default(2),
   AFFIX_WORKER_POLL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
+  AFFIX_WEBHOOK_ALLOW_PRIVATE: booleanText.default(false),
+  AFFIX_WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, 'AFFIX_WEBHOOK_RETRY_SCHEDULE must be seconds separated by commas (e.g. 30,120,600)')
+    .optional(),
   AFFIX_OIDC_ISSUER: z.string().url().optional(),
   AFFIX_OIDC_CLIENT_ID: z.string().optional(),
   AFFIX_OIDC_JWKS_URL: z.string().url().optional(),
@@ -60,6 +66,8 @@ export interface Config {
   /** Days a final Stripe event keeps its payload (customer emails, names) before it is purged. */
   webhookRetentionDays: number;
   worker: { concurrency: number; batchSize: number; retryLimit: number; retryDelaySeconds: number; pollSeconds: number };
+  /** Webhooks to the brand: may they reach private and loopback addresses (never in production), and the wait before each retry. */
+  outbound: { allowPrivateAddresses: boolean; retryScheduleSeconds: readonly number[] };
 }
 
 const TRUSTED_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
@@ -127,6 +135,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       retryLimit: e.AFFIX_WORKER_RETRY_LIMIT,
       retryDelaySeconds: e.AFFIX_WORKER_RETRY_DELAY_SECONDS,
       pollSeconds: e.AFFIX_WORKER_POLL_SECONDS,
+    }),
+    outbound: Object.freeze({
+      allowPrivateAddresses: e.AFFIX_WEBHOOK_ALLOW_PRIVATE,
+      retryScheduleSeconds: Object.freeze(e.AFFIX_WEBHOOK_RETRY_SCHEDULE ? e.AFFIX_WEBHOOK_RETRY_SCHEDULE.split(',').map(Number) : DEFAULT_RETRY_SCHEDULE_SECONDS),
     }),
   });
 }

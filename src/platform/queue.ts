@@ -1,10 +1,15 @@
 // pg-boss: the job queue lives in the same PostgreSQL. Queue names, retry and expiry policy in one place.
 import PgBoss from 'pg-boss';
 import { DATABASE_TIMEOUTS, type PoolClient, connectionSettings } from '../db/pool.js';
+import { OUTBOUND_QUEUE } from '../db/outbound.js';
 import type { Logger } from './logger.js';
 
 export const STRIPE_EVENTS_QUEUE = 'stripe-events';
 export const STRIPE_EVENTS_DEAD_QUEUE = 'stripe-events-dead';
+export { OUTBOUND_QUEUE };
+/** The scheduled approval of commissions whose hold is over (docs/payouts.md). */
+export const APPROVALS_QUEUE = 'commission-approvals';
+export const APPROVALS_CRON = '*/10 * * * *';
 /** pg-boss's schema (its default) and the Stripe queue: where the intake writes a job beside its inbox row. */
 export const STRIPE_EVENTS_JOB_QUEUE = { schema: 'pgboss', name: STRIPE_EVENTS_QUEUE } as const;
 
@@ -33,7 +38,8 @@ export async function startQueue(
     ...connectionSettings(connectionString, { max: 4, applicationName: 'affix-queue', statementTimeoutMs: DATABASE_TIMEOUTS.workerStatementMs }),
     supervise: role.supervise,
     maintenanceIntervalSeconds: SUPERVISION_INTERVAL_SECONDS,
-    schedule: false,
+    // The instance that supervises also runs the cron clock (scheduled approvals).
+    schedule: role.supervise,
   } as PgBoss.ConstructorOptions);
   // pg-boss reports lost connections and failed polls here and keeps polling: log, never crash.
   boss.on('error', (error) => role.logger?.warn({ err: error }, 'job queue: database error; retrying'));
@@ -49,6 +55,11 @@ export async function startQueue(
   };
   await boss.createQueue(STRIPE_EVENTS_QUEUE, options).catch(ignoreExists);
   await boss.updateQueue(STRIPE_EVENTS_QUEUE, options);
+  // A delivery's own retries follow its schedule (each a new job); pg-boss retries only an attempt
+  // whose worker died (expired), and the attempt checks the delivery's state first.
+  await boss.createQueue(OUTBOUND_QUEUE, { name: OUTBOUND_QUEUE, retryLimit: 3, retryDelay: 5, expireInSeconds: 60 }).catch(ignoreExists);
+  await boss.createQueue(APPROVALS_QUEUE, { name: APPROVALS_QUEUE, retryLimit: 2, retryDelay: 60, expireInSeconds: 600, policy: 'singleton' }).catch(ignoreExists);
+  if (role.supervise) await boss.schedule(APPROVALS_QUEUE, APPROVALS_CRON, {}, { tz: 'UTC' });
   // pg-boss's fetch orders waiting jobs by priority, created_on, id but its index does not: every
   // fetch sorted the whole backlog. In this order, a fetch reads only the rows it takes.
   await boss

@@ -29,6 +29,7 @@ import {
   updateProgram,
 } from '../../app/management.js';
 import { readBearer } from '../auth.js';
+import { adminMoneyRoutes } from './admin-money.js';
 import { type HttpDeps, clock } from '../deps.js';
 
 const idParam = (req: Request, name = 'id'): number => {
@@ -154,5 +155,6 @@ export function adminRoutes(deps: HttpDeps): Router {
     res.json({ data: await replayEvent({ ...app(), enqueue }, OPERATOR, eventRef(req)) });
   });
 
+  adminMoneyRoutes(router, deps, app, idParam);
   return router;
 }

@@ -1,0 +1,154 @@
+// Webhooks to the brand: registering endpoints (secret shown once), rotating secrets with an
+// overlap, the delivery log and replays, and delivering one message (docs/webhooks.md).
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { errors } from '../core/errors.js';
+import { OUTBOUND_EVENT_TYPES, type OutboundEventType, attemptVerdict, nextAttemptAt, outboundBody } from '../core/outbound-events.js';
+import { DEFAULT_OUTBOUND_QUEUE } from '../db/outbound.js';
+import { withTransaction } from '../db/pool.js';
+import * as endpoints from '../db/webhook-endpoints.js';
+import type { SecretBox } from '../platform/secret-box.js';
+import { endpointUrlProblem, sendWebhook } from '../platform/webhook-sender.js';
+import { type ManagementDeps, type Scope, parseInput, programInScope } from './management.js';
+
+/** How long an old secret keeps signing after a rotation. */
+export const SECRET_OVERLAP_HOURS = 24;
+/** A receiver that has not answered by then has failed this attempt. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+
+export interface OutboundSettings {
+  allowPrivateAddresses: boolean;
+  retryScheduleSeconds: readonly number[];
+}
+
+export interface WebhookDeps extends ManagementDeps {
+  outbound: OutboundSettings;
+}
+
+const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
+
+function box(deps: ManagementDeps): SecretBox {
+  if (!deps.secretBox) throw errors.badRequest('Webhook endpoints need AFFIX_SECRET_KEY: their signing secrets are stored encrypted');
+  return deps.secretBox;
+}
+
+const eventTypes = z
+  .array(z.enum(OUTBOUND_EVENT_TYPES, { error: `Event types are ${OUTBOUND_EVENT_TYPES.join(', ')}.` }), { error: 'Choose at least one event type.' })
+  .min(1, 'Choose at least one event type.');
+
+const endpointInput = (allowPrivate: boolean) =>
+  z.object({
+    url: z
+      .string({ error: 'Give the endpoint URL.' })
+      .trim()
+      .max(2000, 'A URL is at most 2000 characters.')
+      .superRefine((url, ctx) => {
+        const problem = endpointUrlProblem(url, allowPrivate);
+        if (problem) ctx.addIssue({ code: 'custom', message: `The URL ${problem}.` });
+      }),
+    // A form sends one value as a string.
+    event_types: z.preprocess((value) => (typeof value === 'string' ? [value] : value), eventTypes),
+  });
+
+/** Registers an endpoint; the answer carries its signing secret, the only time it is shown. */
+export async function createEndpoint(deps: WebhookDeps, scope: Scope, programId: number, input: unknown) {
+  await programInScope(deps, scope, programId);
+  const parsed = parseInput(endpointInput(deps.outbound.allowPrivateAddresses), input);
+  const secret = newSecret();
+  const endpoint = await endpoints.insertEndpoint(deps.pool, programId, parsed.url, parsed.event_types as OutboundEventType[], box(deps).seal(secret));
+  return { endpoint, secret };
+}
+
+export async function listEndpoints(deps: ManagementDeps, scope: Scope, programId: number) {
+  await programInScope(deps, scope, programId);
+  return endpoints.listEndpoints(deps.pool, programId);
+}
+
+async function endpointInScope(deps: ManagementDeps, scope: Scope, programId: number, endpointId: number) {
+  await programInScope(deps, scope, programId);
+  const endpoint = Number.isSafeInteger(endpointId) ? await endpoints.getEndpoint(deps.pool, programId, endpointId) : null;
+  if (!endpoint) throw errors.notFound('Webhook endpoint not found');
+  return endpoint;
+}
+
+const updateInput = z.object({ enabled: z.boolean({ error: 'enabled must be true or false.' }).optional(), event_types: eventTypes.optional() });
+
+/** Turns an endpoint on or off, or changes what it listens to. Turning it on again clears the notice. */
+export async function updateEndpoint(deps: ManagementDeps, scope: Scope, programId: number, endpointId: number, input: unknown) {
+  await endpointInScope(deps, scope, programId, endpointId);
+  const parsed = parseInput(updateInput, input);
+  await endpoints.updateEndpoint(deps.pool, programId, endpointId, { enabled: parsed.enabled, eventTypes: parsed.event_types as OutboundEventType[] | undefined });
+  return (await endpoints.getEndpoint(deps.pool, programId, endpointId))!;
+}
+
+export async function deleteEndpoint(deps: ManagementDeps, scope: Scope, programId: number, endpointId: number) {
+  await endpointInScope(deps, scope, programId, endpointId);
+  await endpoints.deleteEndpoint(deps.pool, programId, endpointId);
+}
+
+/** A new secret, shown once; the old one signs beside it for SECRET_OVERLAP_HOURS. */
+export async function rotateEndpointSecret(deps: ManagementDeps, scope: Scope, programId: number, endpointId: number) {
+  await endpointInScope(deps, scope, programId, endpointId);
+  const secret = newSecret();
+  const previousUntil = new Date(deps.now().getTime() + SECRET_OVERLAP_HOURS * 3_600_000);
+  await endpoints.rotateSecret(deps.pool, programId, endpointId, box(deps).seal(secret), previousUntil);
+  return { secret, previousSecretValidUntil: previousUntil };
+}
+
+export async function deliveryLog(deps: ManagementDeps, scope: Scope, programId: number, endpointId: number) {
+  const endpoint = await endpointInScope(deps, scope, programId, endpointId);
+  return { endpoint, deliveries: await endpoints.deliveryLog(deps.pool, programId, endpointId) };
+}
+
+export async function replayDelivery(deps: ManagementDeps, scope: Scope, programId: number, deliveryId: number) {
+  await programInScope(deps, scope, programId);
+  const id = Number.isSafeInteger(deliveryId)
+    ? await withTransaction(deps.pool, (client) => endpoints.replayDelivery(client, DEFAULT_OUTBOUND_QUEUE, programId, deliveryId))
+    : null;
+  if (id === null) throw errors.notFound('Delivery not found');
+  return { deliveryId: id };
+}
+
+export type DeliveryOutcome = 'delivered' | 'retry_scheduled' | 'failed' | 'endpoint_gone' | 'skipped';
+
+/**
+ * One attempt of one delivery (the job's work): sign, POST, record. 2xx delivers; 410 turns the
+ * endpoint off; anything else retries on the schedule, and a delivery out of retries (about a
+ * day of failures) turns the endpoint off with a notice for the brand.
+ */
+export async function deliver(deps: WebhookDeps, deliveryId: number): Promise<DeliveryOutcome> {
+  const work = await endpoints.deliveryWork(deps.pool, deliveryId);
+  if (!work || work.status !== 'pending' || !work.enabled) return 'skipped';
+  const secretBox = box(deps);
+  const now = deps.now();
+  const secrets = [secretBox.open(work.secretSealed)];
+  if (work.previousSecretSealed && work.previousSecretUntil && work.previousSecretUntil > now) secrets.push(secretBox.open(work.previousSecretSealed));
+  const result = await sendWebhook(
+    work.url,
+    { id: work.messageId, timestamp: now, body: outboundBody(work, work.createdAt), secrets },
+    { allowPrivate: deps.outbound.allowPrivateAddresses, timeoutMs: DELIVERY_TIMEOUT_MS, clock: () => deps.now().getTime() },
+  );
+  const verdict = attemptVerdict(result.status);
+  return withTransaction(deps.pool, async (client) => {
+    const current = await endpoints.deliveryWork(client, deliveryId, { lock: true });
+    if (!current || current.status !== 'pending') return 'skipped';
+    const attempt = { attemptedAt: now, statusCode: result.status, excerpt: result.excerpt, durationMs: result.durationMs };
+    if (verdict === 'delivered') {
+      await endpoints.recordAttempt(client, DEFAULT_OUTBOUND_QUEUE, deliveryId, attempt, { status: 'delivered' });
+      return 'delivered';
+    }
+    if (verdict === 'gone') {
+      await endpoints.recordAttempt(client, DEFAULT_OUTBOUND_QUEUE, deliveryId, attempt, { status: 'failed' });
+      await endpoints.disableEndpoint(client, work.endpointId, 'The endpoint answered 410 Gone: it asked not to receive more events');
+      return 'endpoint_gone';
+    }
+    const retryAt = nextAttemptAt(current.attempts + 1, now, deps.outbound.retryScheduleSeconds);
+    if (retryAt) {
+      await endpoints.recordAttempt(client, DEFAULT_OUTBOUND_QUEUE, deliveryId, attempt, { status: 'pending', retryAt });
+      return 'retry_scheduled';
+    }
+    await endpoints.recordAttempt(client, DEFAULT_OUTBOUND_QUEUE, deliveryId, attempt, { status: 'failed' });
+    await endpoints.disableEndpoint(client, work.endpointId, `Every attempt to deliver ${work.messageId} failed (last: ${result.status ?? result.excerpt})`);
+    return 'failed';
+  });
+}

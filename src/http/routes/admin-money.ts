@@ -1,0 +1,79 @@
+// Admin API for money owed to partners (docs/payouts.md) and webhooks to the brand
+// (docs/webhooks.md). Mounted on the admin router, behind its token.
+import type { Request, Router } from 'express';
+import type { ManagementDeps } from '../../app/management.js';
+import { OPERATOR } from '../../app/management.js';
+import * as payouts from '../../app/payouts.js';
+import * as webhooks from '../../app/webhook-endpoints.js';
+import type { HttpDeps } from '../deps.js';
+import { wire } from '../wire.js';
+
+type IdParam = (req: Request, name?: string) => number;
+
+export function adminMoneyRoutes(router: Router, deps: HttpDeps, app: () => ManagementDeps, idParam: IdParam): void {
+  const base = '/api/v1/admin/programs/:id';
+  const hooks = (): webhooks.WebhookDeps => ({ ...app(), outbound: deps.config.outbound });
+
+  router.get(`${base}/balances`, async (req, res) => {
+    res.json({ data: wire(await payouts.balances(app(), OPERATOR, idParam(req))) });
+  });
+  router.get(`${base}/commissions`, async (req, res) => {
+    res.json({ data: wire(await payouts.commissions(app(), OPERATOR, idParam(req), req.query)) });
+  });
+  router.post(`${base}/commissions/:commissionId/approve`, async (req, res) => {
+    res.json({ data: wire(await payouts.approveCommission(app(), OPERATOR, idParam(req), idParam(req, 'commissionId'), req.body)) });
+  });
+  router.post(`${base}/commissions/:commissionId/unapprove`, async (req, res) => {
+    res.json({ data: wire(await payouts.unapproveCommission(app(), OPERATOR, idParam(req), idParam(req, 'commissionId'), req.body)) });
+  });
+  router.get(`${base}/payout-settings`, async (req, res) => {
+    res.json({ data: wire(await payouts.payoutSettings(app(), OPERATOR, idParam(req))) });
+  });
+  router.patch(`${base}/payout-settings`, async (req, res) => {
+    res.json({ data: wire(await payouts.updatePayoutSettings(app(), OPERATOR, idParam(req), req.body)) });
+  });
+  router.patch(`${base}/partners/:partnerId/payout-details`, async (req, res) => {
+    res.json({ data: wire(await payouts.setPayoutDetails(app(), OPERATOR, idParam(req), idParam(req, 'partnerId'), req.body)) });
+  });
+  router.post(`${base}/payouts/run`, async (req, res) => {
+    res.status(201).json({ data: wire(await payouts.runPayouts(app(), OPERATOR, idParam(req))) });
+  });
+  router.get(`${base}/payouts`, async (req, res) => {
+    res.json({ data: wire(await payouts.listPayouts(app(), OPERATOR, idParam(req))) });
+  });
+  router.post(`${base}/payouts/:payoutId/paid`, async (req, res) => {
+    res.json({ data: wire(await payouts.markPayoutPaid(app(), OPERATOR, idParam(req), idParam(req, 'payoutId'), req.body)) });
+  });
+  router.post(`${base}/payouts/:payoutId/cancel`, async (req, res) => {
+    res.json({ data: wire(await payouts.cancelPayout(app(), OPERATOR, idParam(req), idParam(req, 'payoutId'))) });
+  });
+  router.get(`${base}/payout-batches/:batchId/export`, async (req, res) => {
+    const format = String(req.query.format ?? 'generic');
+    const csv = await payouts.exportPayouts(app(), OPERATOR, idParam(req), idParam(req, 'batchId'), format);
+    res.type('text/csv').attachment(`payouts-${req.params.batchId}-${format}.csv`).send(csv);
+  });
+
+  router.post(`${base}/webhook-endpoints`, async (req, res) => {
+    const created = await webhooks.createEndpoint(hooks(), OPERATOR, idParam(req), req.body);
+    res.status(201).json({ data: wire({ ...created.endpoint, secret: created.secret }) });
+  });
+  router.get(`${base}/webhook-endpoints`, async (req, res) => {
+    res.json({ data: wire(await webhooks.listEndpoints(app(), OPERATOR, idParam(req))) });
+  });
+  router.patch(`${base}/webhook-endpoints/:endpointId`, async (req, res) => {
+    res.json({ data: wire(await webhooks.updateEndpoint(app(), OPERATOR, idParam(req), idParam(req, 'endpointId'), req.body)) });
+  });
+  router.delete(`${base}/webhook-endpoints/:endpointId`, async (req, res) => {
+    await webhooks.deleteEndpoint(app(), OPERATOR, idParam(req), idParam(req, 'endpointId'));
+    res.status(204).end();
+  });
+  router.post(`${base}/webhook-endpoints/:endpointId/rotate-secret`, async (req, res) => {
+    res.json({ data: wire(await webhooks.rotateEndpointSecret(app(), OPERATOR, idParam(req), idParam(req, 'endpointId'))) });
+  });
+  router.get(`${base}/webhook-endpoints/:endpointId/deliveries`, async (req, res) => {
+    res.json({ data: wire(await webhooks.deliveryLog(app(), OPERATOR, idParam(req), idParam(req, 'endpointId'))) });
+  });
+  router.post(`${base}/webhook-deliveries/:deliveryId/replay`, async (req, res) => {
+    res.status(201).json({ data: wire(await webhooks.replayDelivery(app(), OPERATOR, idParam(req), idParam(req, 'deliveryId'))) });
+  });
+}

@@ -1,0 +1,25 @@
+// Job handlers for money going out: webhook deliveries to brands and the scheduled approval.
+import type PgBoss from 'pg-boss';
+import { z } from 'zod';
+import { approveDueCommissions } from '../app/payouts.js';
+import { type WebhookDeps, deliver } from '../app/webhook-endpoints.js';
+import type { Logger } from '../platform/logger.js';
+import { APPROVALS_QUEUE, OUTBOUND_QUEUE } from '../platform/queue.js';
+
+const deliveryJob = z.object({ deliveryId: z.number().int().positive() });
+
+export async function startMoneyJobs(boss: PgBoss, deps: WebhookDeps & { logger: Logger }): Promise<void> {
+  await boss.work<{ deliveryId: number }>(OUTBOUND_QUEUE, { batchSize: 8, pollingIntervalSeconds: 1 }, async (jobs) => {
+    await Promise.all(
+      jobs.map(async (job) => {
+        const { deliveryId } = deliveryJob.parse(job.data);
+        const outcome = await deliver(deps, deliveryId);
+        deps.logger.info({ job: 'webhook-delivery', deliveryId, outcome }, 'webhook delivery attempt');
+      }),
+    );
+  });
+  await boss.work(APPROVALS_QUEUE, async () => {
+    const approved = await approveDueCommissions(deps);
+    deps.logger.info({ job: 'commission-approvals', approved }, 'scheduled approval');
+  });
+}

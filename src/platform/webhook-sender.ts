@@ -1,0 +1,116 @@
+// Sends one signed webhook (Standard Webhooks) to a brand's endpoint, refusing private,
+// loopback and link-local addresses unless the operator allows them: the address checked is the
+// address connected to (the lookup is ours), so a DNS answer cannot change between check and use.
+import { lookup as dnsLookup } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+
+const PRIVATE = new BlockList();
+for (const [net, bits] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) {
+  PRIVATE.addSubnet(net, bits, 'ipv4');
+}
+for (const [net, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) PRIVATE.addSubnet(net, bits, 'ipv6');
+
+/** True for addresses a webhook must not reach from a shared service (IPv4-mapped IPv6 included). */
+export function isPrivateAddress(address: string): boolean {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return PRIVATE.check(mapped[1]!, 'ipv4');
+  const family = isIP(address);
+  if (family === 0) return true;
+  return PRIVATE.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** Why this URL cannot be a webhook endpoint, or null (scheme, credentials, literal private address). */
+export function endpointUrlProblem(url: string, allowPrivate: boolean): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'must be an absolute http or https URL';
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return 'must be an absolute http or https URL';
+  if (parsed.username || parsed.password) return 'must not carry a user name or password';
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  if (!allowPrivate && (host === 'localhost' || host.endsWith('.localhost') || (isIP(host) !== 0 && isPrivateAddress(host)))) {
+    return 'must not point at a private or loopback address';
+  }
+  return null;
+}
+
+export const checkedLookup =
+  (allowPrivate: boolean): LookupFunction =>
+  (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      const usable = addresses.filter((a) => allowPrivate || !isPrivateAddress(a.address));
+      if (usable.length === 0) return callback(Object.assign(new Error(`${hostname} resolves only to private addresses`), { code: 'EPRIVATE' }), '', 0);
+      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: typeof usable) => void)(null, usable);
+      callback(null, usable[0]!.address, usable[0]!.family);
+    });
+  };
+
+export interface SignedMessage {
+  id: string;
+  timestamp: Date;
+  body: string;
+  /** whsec_… secrets; each signs (rotation overlap: the receiver accepts any). */
+  secrets: string[];
+}
+
+export interface AttemptResult {
+  status: number | null;
+  /** The receiver's first 500 characters, or why nothing was received. */
+  excerpt: string;
+  durationMs: number;
+}
+
+/** The three Standard Webhooks headers for a message. */
+export function signatureHeaders(message: SignedMessage): Record<string, string> {
+  const signatures = message.secrets.map((secret) => new Webhook(secret).sign(message.id, message.timestamp, message.body));
+  return {
+    'webhook-id': message.id,
+    'webhook-timestamp': String(Math.floor(message.timestamp.getTime() / 1000)),
+    'webhook-signature': signatures.join(' '),
+  };
+}
+
+export async function sendWebhook(
+  url: string,
+  message: SignedMessage,
+  options: { allowPrivate: boolean; timeoutMs: number; clock: () => number },
+): Promise<AttemptResult> {
+  const started = options.clock();
+  const problem = endpointUrlProblem(url, options.allowPrivate);
+  if (problem) return { status: null, excerpt: `URL ${problem}`, durationMs: 0 };
+  const target = new URL(url);
+  const client = target.protocol === 'https:' ? https : http;
+  return new Promise((resolve) => {
+    const finish = (status: number | null, excerpt: string) => resolve({ status, excerpt: excerpt.slice(0, 500), durationMs: Math.max(0, options.clock() - started) });
+    const request = client.request(
+      target,
+      {
+        method: 'POST',
+        lookup: checkedLookup(options.allowPrivate),
+        timeout: options.timeoutMs,
+        headers: { 'content-type': 'application/json', 'user-agent': 'Affix-Webhooks/1', ...signatureHeaders(message) },
+      },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          if (text.length < 500) text += chunk;
+        });
+        response.on('end', () => finish(response.statusCode ?? null, text));
+        response.on('error', (error) => finish(response.statusCode ?? null, `response broke off: ${error.message}`));
+      },
+    );
+    request.on('timeout', () => request.destroy(new Error(`no answer within ${options.timeoutMs} ms`)));
+    request.on('error', (error) => finish(null, error.message));
+    request.end(message.body);
+  });
+}
