@@ -1,16 +1,8 @@
 // `affix admin ...`: thin client of the admin API (the same door as any other admin tool).
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
+import { positiveInt, positiveNumber } from './arguments.js';
 import { adminCall, defaultApiUrl, printJson } from './http-client.js';
-
-export const positiveInt = (value: string): number => {
-  if (!/^\d+$/.test(value) || Number(value) <= 0) throw new InvalidArgumentError('expected a positive integer');
-  return Number(value);
-};
-export const positiveNumber = (value: string): number => {
-  const parsed = Number(value);
-  if (!Number.isFinite(parsed) || parsed <= 0) throw new InvalidArgumentError('expected a positive number');
-  return parsed;
-};
+import { registerMoneyCommands } from './money-commands.js';
 
 async function call(command: Command, method: string, path: string, body?: unknown): Promise<void> {
   printJson(await adminCall(command, method, path, body));
@@ -156,4 +148,6 @@ export function registerAdminCommands(program: Command): void {
     .action(function (this: Command, keyId: string, flags: { by: string }) {
       return call(this, 'POST', `/keys/${positiveInt(keyId)}/rotation`, { rotate_by: flags.by });
     });
+
+  registerMoneyCommands(admin);
 }

@@ -21,14 +21,18 @@ export function adminToken(options: ServiceOptions): string {
 
 export const baseUrl = (options: ServiceOptions) => options.apiUrl.replace(/\/+$/, '');
 
-/** Calls the admin API; HTTP errors become thrown errors with the API's own message. */
-export async function adminCall<T = any>(command: Command, method: string, path: string, body?: unknown): Promise<T> {
+function adminFetch(command: Command, method: string, path: string, body?: unknown): Promise<Response> {
   const options = command.optsWithGlobals<ServiceOptions>();
-  const response = await fetch(`${baseUrl(options)}/api/v1/admin${path}`, {
+  return fetch(`${baseUrl(options)}/api/v1/admin${path}`, {
     method,
     headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${adminToken(options)}` },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
+}
+
+/** Calls the admin API; HTTP errors become thrown errors with the API's own message. */
+export async function adminCall<T = any>(command: Command, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await adminFetch(command, method, path, body);
   const payload = (await response.json().catch(() => null)) as { data?: T; error?: { message?: string } } | null;
   if (!response.ok) throw new Error(`${response.status}: ${payload?.error?.message ?? response.statusText}`);
   return payload?.data as T;
@@ -37,3 +41,11 @@ export async function adminCall<T = any>(command: Command, method: string, path:
 export const printJson = (value: unknown): void => {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 };
+
+/** An admin API answer that is not JSON (a CSV export), as text. */
+export async function adminText(command: Command, path: string): Promise<string> {
+  const response = await adminFetch(command, 'GET', path);
+  if (response.ok) return response.text();
+  const payload = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
+  throw new Error(`${response.status}: ${payload?.error?.message ?? response.statusText}`);
+}

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import Stripe from 'stripe';
 import { fillFixture, fixtureFiles, fixtureName } from '../platform/fixtures.js';
-import { positiveInt } from './admin-commands.js';
+import { positiveInt } from './arguments.js';
 import { adminCall, baseUrl, defaultApiUrl, printJson, type ServiceOptions } from './http-client.js';
 
 const STATUSES = ['queued', 'retrying', 'processed', 'ignored', 'failed', 'parked', 'dead'];

@@ -3,7 +3,7 @@ import { confirmationCode } from '../../core/cli-login.js';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline/promises';
 import { Argument, type Command, Option } from 'commander';
-import { positiveInt, positiveNumber } from '../admin-commands.js';
+import { positiveInt, positiveNumber } from '../arguments.js';
 import { CliApi } from './api.js';
 import { type Credentials, readCredentials, removeCredentials, requireCredentials, saveCredentials } from './credentials.js';
 import { CliError, EXIT } from './exit-codes.js';

@@ -1,0 +1,95 @@
+// `affix admin payouts ...` and `affix admin webhooks ...`: thin clients of the admin API
+// (docs/payouts.md, docs/webhooks.md).
+import type { Command } from 'commander';
+import { positiveInt } from './arguments.js';
+import { adminCall, adminText, printJson } from './http-client.js';
+
+const call = async (command: Command, method: string, path: string, body?: unknown) => printJson(await adminCall(command, method, path, body));
+const programFlag = (command: Command) => command.requiredOption('--program <id>', 'program id', positiveInt);
+type P = { program: number };
+
+export function registerMoneyCommands(admin: Command): void {
+  const payouts = admin.command('payouts').description('What partners are owed: approvals, payout runs, exports, payments');
+  programFlag(payouts.command('balances').description('pending, approved and paid per partner and currency')).action(function (this: Command, f: P) {
+    return call(this, 'GET', `/programs/${f.program}/balances`);
+  });
+  programFlag(payouts.command('commissions').description('commissions, newest first'))
+    .option('--stage <stage>', 'pending, approved or paid')
+    .option('--page <n>', 'page of 50', positiveInt)
+    .action(function (this: Command, f: P & { stage?: string; page?: number }) {
+      const query = new URLSearchParams({ ...(f.stage ? { stage: f.stage } : {}), ...(f.page ? { page: String(f.page) } : {}) });
+      return call(this, 'GET', `/programs/${f.program}/commissions?${query}`);
+    });
+  for (const verb of ['approve', 'unapprove'] as const) {
+    programFlag(payouts.command(`${verb} <commissionId>`).description(verb === 'approve' ? 'approve now (also within the hold period)' : 'take an approval back'))
+      .requiredOption('--reason <text>', 'kept in the ledger')
+      .action(function (this: Command, id: string, f: P & { reason: string }) {
+        return call(this, 'POST', `/programs/${f.program}/commissions/${positiveInt(id)}/${verb}`, { reason: f.reason });
+      });
+  }
+  programFlag(payouts.command('settings').description('show or change the hold period and the minimum payout'))
+    .option('--hold-days <days>', 'days a commission stays pending (default 30)', (v) => Number(v))
+    .option('--minimum-cents <cents>', 'smallest payout, in the currency’s smallest unit', (v) => Number(v))
+    .action(async function (this: Command, f: P & { holdDays?: number; minimumCents?: number }) {
+      if (f.holdDays === undefined && f.minimumCents === undefined) return call(this, 'GET', `/programs/${f.program}/payout-settings`);
+      const current = await adminCall(this, 'GET', `/programs/${f.program}/payout-settings`);
+      return call(this, 'PATCH', `/programs/${f.program}/payout-settings`, {
+        hold_days: f.holdDays ?? current.hold_days,
+        payout_minimum_cents: f.minimumCents ?? current.payout_minimum_cents,
+      });
+    });
+  programFlag(payouts.command('details <partnerId>').description('how a partner is paid'))
+    .requiredOption('--method <method>', 'paypal, wise, bank_transfer or stripe')
+    .requiredOption('--to <reference>', 'PayPal or Wise email, IBAN, or Stripe account id')
+    .option('--currency <currency>', 'USD, EUR or VND')
+    .action(function (this: Command, id: string, f: P & { method: string; to: string; currency?: string }) {
+      return call(this, 'PATCH', `/programs/${f.program}/partners/${positiveInt(id)}/payout-details`, { payout_method: f.method, payout_reference: f.to, payout_currency: f.currency });
+    });
+  programFlag(payouts.command('run').description('a new batch: every approved balance at or above the minimum')).action(function (this: Command, f: P) {
+    return call(this, 'POST', `/programs/${f.program}/payouts/run`);
+  });
+  programFlag(payouts.command('list')).action(function (this: Command, f: P) {
+    return call(this, 'GET', `/programs/${f.program}/payouts`);
+  });
+  programFlag(payouts.command('export <batchId>').description('CSV on standard output'))
+    .option('--format <format>', 'generic, paypal or wise', 'generic')
+    .action(async function (this: Command, id: string, f: P & { format: string }) {
+      process.stdout.write(await adminText(this, `/programs/${f.program}/payout-batches/${positiveInt(id)}/export?format=${encodeURIComponent(f.format)}`));
+    });
+  programFlag(payouts.command('mark-paid <payoutId>'))
+    .requiredOption('--reference <ref>', 'the transfer or batch id of the payment')
+    .action(function (this: Command, id: string, f: P & { reference: string }) {
+      return call(this, 'POST', `/programs/${f.program}/payouts/${positiveInt(id)}/paid`, { reference: f.reference });
+    });
+  programFlag(payouts.command('cancel <payoutId>').description('not paid after all: the balance is payable again')).action(function (this: Command, id: string, f: P) {
+    return call(this, 'POST', `/programs/${f.program}/payouts/${positiveInt(id)}/cancel`);
+  });
+
+  const hooks = admin.command('webhooks').description('Signed webhooks to your own systems');
+  programFlag(hooks.command('add').description('register an endpoint; prints its signing secret once'))
+    .requiredOption('--url <url>')
+    .requiredOption('--events <types...>', 'e.g. sale.created commission.approved payout.paid')
+    .action(function (this: Command, f: P & { url: string; events: string[] }) {
+      return call(this, 'POST', `/programs/${f.program}/webhook-endpoints`, { url: f.url, event_types: f.events });
+    });
+  programFlag(hooks.command('list')).action(function (this: Command, f: P) {
+    return call(this, 'GET', `/programs/${f.program}/webhook-endpoints`);
+  });
+  for (const [verb, enabled] of [['enable', true], ['disable', false]] as const) {
+    programFlag(hooks.command(`${verb} <endpointId>`)).action(function (this: Command, id: string, f: P) {
+      return call(this, 'PATCH', `/programs/${f.program}/webhook-endpoints/${positiveInt(id)}`, { enabled });
+    });
+  }
+  programFlag(hooks.command('rotate-secret <endpointId>').description('new secret; the old one signs too for 24 hours')).action(function (this: Command, id: string, f: P) {
+    return call(this, 'POST', `/programs/${f.program}/webhook-endpoints/${positiveInt(id)}/rotate-secret`);
+  });
+  programFlag(hooks.command('deliveries <endpointId>').description('the delivery log')).action(function (this: Command, id: string, f: P) {
+    return call(this, 'GET', `/programs/${f.program}/webhook-endpoints/${positiveInt(id)}/deliveries`);
+  });
+  programFlag(hooks.command('replay <deliveryId>').description('send the same message (same webhook-id) again')).action(function (this: Command, id: string, f: P) {
+    return call(this, 'POST', `/programs/${f.program}/webhook-deliveries/${positiveInt(id)}/replay`);
+  });
+  programFlag(hooks.command('remove <endpointId>')).action(async function (this: Command, id: string, f: P) {
+    await adminCall(this, 'DELETE', `/programs/${f.program}/webhook-endpoints/${positiveInt(id)}`);
+  });
+}
