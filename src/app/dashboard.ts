@@ -1,5 +1,7 @@
 // What the dashboard reads and the sign-in rules it shares with the CLI sign-in page. Pages
 // call these; none of them touches SQL itself.
+import * as payoutsDb from '../db/payouts.js';
+import * as endpointsDb from '../db/webhook-endpoints.js';
 import { callbackVerdict } from '../core/cli-login.js';
 import { errors } from '../core/errors.js';
 import { computeReadiness } from '../core/readiness.js';
@@ -53,7 +55,7 @@ export const ACTIVITY_PAGE_SIZE = 50;
 const CSV_MAX_ROWS = 100_000;
 
 /** The program's pages, each a URL of its own (`overview` is the program's own URL). */
-export const PROGRAM_SECTIONS = ['overview', 'partners', 'links', 'activity', 'stripe', 'inbox', 'keys', 'settings'] as const;
+export const PROGRAM_SECTIONS = ['overview', 'partners', 'links', 'activity', 'payouts', 'stripe', 'inbox', 'webhooks', 'keys', 'settings'] as const;
 export type ProgramSection = (typeof PROGRAM_SECTIONS)[number];
 export const isProgramSection = (value: string): value is ProgramSection => (PROGRAM_SECTIONS as readonly string[]).includes(value);
 
@@ -80,18 +82,33 @@ const SECTION_DATA = {
     ]);
     return { partners, events: events.slice(0, ACTIVITY_PAGE_SIZE), activityPage: { page, hasOlder: events.length > ACTIVITY_PAGE_SIZE } };
   },
+  payouts: async (deps: PageDeps, id: number, _filter: ActivityFilter, page: number, requested?: string) => {
+    const stage: 'pending' | 'approved' | 'paid' = requested === 'approved' || requested === 'paid' ? requested : 'pending';
+    const [balances, commissions, payoutRows, settings] = await Promise.all([
+      payoutsDb.partnerBalances(deps.pool, id),
+      payoutsDb.listCommissions(deps.pool, id, { stage, limit: 50, offset: (page - 1) * 50 }),
+      payoutsDb.listPayouts(deps.pool, id, { limit: 100 }),
+      payoutsDb.payoutSettings(deps.pool, id),
+    ]);
+    return { balances, commissions, stage, payouts: payoutRows, payoutSettings: settings! };
+  },
+  webhooks: async (deps: PageDeps, id: number) => {
+    const endpoints = await endpointsDb.listEndpoints(deps.pool, id);
+    const logs = await Promise.all(endpoints.map((e) => endpointsDb.deliveryLog(deps.pool, id, e.id, 10)));
+    return { endpoints: endpoints.map((endpoint, i) => ({ endpoint, deliveries: logs[i]! })) };
+  },
   stripe: async (deps: PageDeps, id: number) => ({ stripe: await stripeLiveCheck(deps.pool, id) }),
   inbox: async (deps: PageDeps, id: number) => ({ inbox: await inboxForProgram(deps.pool, id) }),
   keys: async (deps: PageDeps, id: number) => ({ keys: await admin.listKeys(deps.pool, id) }),
   settings: async () => ({}),
-} satisfies Record<ProgramSection, (deps: PageDeps, id: number, filter: ActivityFilter, page: number) => Promise<object>>;
+} satisfies Record<ProgramSection, (deps: PageDeps, id: number, filter: ActivityFilter, page: number, stage?: string) => Promise<object>>;
 
 export type SectionData = { [S in ProgramSection]: { section: S } & Awaited<ReturnType<(typeof SECTION_DATA)[S]>> }[ProgramSection];
 
 /** One page of a program, after checking the caller may see the program. */
-export async function programPageData(deps: PageDeps, scope: Scope, programId: number, section: ProgramSection, filter: ActivityFilter, page = 1) {
+export async function programPageData(deps: PageDeps, scope: Scope, programId: number, section: ProgramSection, filter: ActivityFilter, page = 1, stage?: string) {
   const program = await programInScope(deps, scope, programId);
-  const data = await SECTION_DATA[section](deps, program.id, filter, page);
+  const data = await SECTION_DATA[section](deps, program.id, filter, page, stage);
   return { program, data: { section, ...data } as SectionData };
 }
 

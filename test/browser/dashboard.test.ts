@@ -1,6 +1,9 @@
 // The dashboard end to end in headless Chromium, keyboard first: sign in, create a program,
 // partners and links, keys, Stripe, the webhook inbox, activity and charts.
 import { existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 import { type Browser, type Locator, type Page, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApi, type TestDatabase, adminHeaders, bearer, count, createTestDatabase, startTestApi } from '../support/harness.js';
@@ -23,7 +26,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   api = await startTestApi(
     db.pool,
-    { AFFIX_SECRET_KEY: 'dashboard-secret-key-0123', AFFIX_WORKER_RETRY_LIMIT: '0', AFFIX_WORKER_POLL_SECONDS: '0.5' },
+    { AFFIX_SECRET_KEY: 'dashboard-secret-key-0123', AFFIX_WORKER_RETRY_LIMIT: '0', AFFIX_WORKER_POLL_SECONDS: '0.5', AFFIX_WEBHOOK_ALLOW_PRIVATE: 'true' },
     { queueUrl: db.url, workers: true },
   );
   await api.request('POST', '/api/v1/admin/accounts', { body: { email: 'owner@brand.example', password: 'correct horse battery' }, headers: adminHeaders });
@@ -110,7 +113,7 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     expect(await page.getByRole('link', { name: 'Go to Links' }).count()).toBeGreaterThan(0);
     // A page per section, the current one marked.
     const nav = page.getByRole('navigation', { name: 'Program pages' });
-    expect(await nav.getByRole('link').allTextContents()).toEqual(['Overview', 'Partners', 'Links', 'Activity', 'Stripe', 'Webhook inbox', 'API keys', 'Settings']);
+    expect(await nav.getByRole('link').allTextContents()).toEqual(['Overview', 'Partners', 'Links', 'Activity', 'Payouts', 'Stripe', 'Webhook inbox', 'Webhooks', 'API keys', 'Settings']);
     expect(await nav.locator('[aria-current="page"]').textContent()).toBe('Overview');
   });
 
@@ -255,8 +258,69 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     await page.goto(`${api.url}/dashboard`);
     await (page.getByRole('link', { name: 'Brand Shop' })).first().waitFor({ state: 'visible', timeout: 5000 });
   });
+  it('a manager approves, runs a payout, exports it and marks it paid; the brand endpoint hears payout.paid, signed', async () => {
+    const received: Array<{ headers: Record<string, string>; body: string }> = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        received.push({ headers: req.headers as Record<string, string>, body });
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      // The brand registers its endpoint; the secret is shown once.
+      await page.goto(`${api.url}/dashboard/programs/${programId}/webhooks`);
+      await page.getByLabel('URL (https)').fill(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/affix`);
+      await submit('Add endpoint');
+      const secret = (await page.locator('#new-secret-value').textContent())!.trim();
+      expect(secret).toMatch(/^whsec_/);
+
+      // What each partner is owed, per currency; commissions wait for approval.
+      await page.goto(`${api.url}/dashboard/programs/${programId}/payouts`);
+      expect(await textOf(page.locator('#owed tbody'))).toContain('Alice');
+      const pending = (await api.pool.query("SELECT id, amount_cents - deducted_cents AS net FROM commissions WHERE program_id = $1 AND stage = 'pending' AND status <> 'reversed' ORDER BY id", [programId])).rows;
+      expect(pending.length).toBeGreaterThan(0);
+      await submit(`Approve ${pending[0].id}`);
+      expect(await textOf(page.locator(`#reason_${pending[0].id}-error`))).toBe('Give a reason.');
+      for (const c of pending) {
+        await page.getByLabel(`Reason to approve ${c.id}`).fill('checked with the customer');
+        await submit(`Approve ${c.id}`);
+        await expect.poll(() => textOf(page.getByRole('status'))).toBe('Commission approved.');
+      }
+      const owed = pending.reduce((sum: number, c: { net: number }) => sum + Number(c.net), 0);
+      expect(await textOf(page.locator('#owed tbody tr').first())).toContain(`${(owed / 100).toFixed(2)} USD`);
+
+      await submit('Run payout');
+      await expect.poll(() => textOf(page.getByRole('status'))).toBe('Payout batch created: export it, pay, then mark each payout paid.');
+      const payout = (await api.pool.query('SELECT id, batch_id, amount_cents FROM payouts WHERE program_id = $1', [programId])).rows[0];
+      expect(Number(payout.amount_cents)).toBe(owed);
+      const csv = await page.request.get(`${api.url}${await page.getByRole('link', { name: 'PayPal Payouts' }).getAttribute('href')}`);
+      expect(csv.headers()['content-type']).toContain('text/csv');
+      const lines = (await csv.text()).trim().split('\r\n');
+      expect(lines[0]).toBe('Email/Phone,Amount,Currency code,Reference ID,Note to recipient,Recipient wallet');
+      expect(lines[1]).toContain(`,${(owed / 100).toFixed(2)},USD,payout-${payout.id},`);
+
+      await page.getByLabel(`Payment reference for payout ${payout.id}`).fill('PAYPAL-7781');
+      await submit(`Mark payout ${payout.id} paid`);
+      await expect.poll(() => textOf(page.getByRole('status'))).toBe('Payout marked paid.');
+      expect(await textOf(page.locator('#open-payouts'))).toContain('No payout waits to be paid.');
+      expect(await textOf(page.locator('#owed tbody tr').first())).toContain(`${(owed / 100).toFixed(2)} USD`); // now under Paid
+
+      // The brand's endpoint heard each approval and the payment, each verified with its secret.
+      await expect.poll(() => received.map((r) => JSON.parse(r.body).type).filter((t) => t === 'payout.paid').length, { timeout: 15_000 }).toBe(1);
+      const paid = received.find((r) => JSON.parse(r.body).type === 'payout.paid')!;
+      expect(JSON.parse(new Webhook(secret).verify(paid.body, paid.headers) ? paid.body : '{}')).toMatchObject({ data: { payout_id: payout.id, reference: 'PAYPAL-7781', amount_cents: owed, currency: 'USD' } });
+      expect(received.filter((r) => JSON.parse(r.body).type === 'commission.approved')).toHaveLength(pending.length);
+      await page.goto(`${api.url}/dashboard/programs/${programId}/webhooks`);
+      await expect.poll(() => textOf(page.locator('#endpoints'))).toContain('payout.paid');
+    } finally {
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    }
+  });
   it('no page scrolls sideways at 390 px or 1280 px; the recurring duration shows only for recurring types', async () => {
-    const sections = ['', '/partners', '/links', '/activity', '/stripe', '/inbox', '/keys', '/settings'];
+    const sections = ['', '/partners', '/links', '/activity', '/payouts', '/stripe', '/inbox', '/webhooks', '/keys', '/settings'];
     const pages = ['/dashboard', '/dashboard/account', ...sections.map((s) => `/dashboard/programs/${programId}${s}`)];
     const keyId = (await api.pool.query('SELECT id FROM api_keys WHERE program_id = $1 AND revoked_at IS NULL ORDER BY id LIMIT 1', [programId])).rows[0].id;
     pages.push(`/dashboard/programs/${programId}/keys/${keyId}/regenerate`);

@@ -1,4 +1,4 @@
-// The program's pages (overview, partners, links, activity, Stripe, inbox, keys, settings),
+// The program's pages (overview, partners, links, activity, Stripe, inbox, keys, settings; payouts and webhooks in money-pages.ts),
 // rendered from what src/app/dashboard gathered. No data access here.
 import { formatMoney } from '../../core/money.js';
 import { GATE_ORDER } from '../../core/readiness.js';
@@ -6,6 +6,7 @@ import { COMMISSION_TYPES, type Currency, LEAD_AUTH_VALUES } from '../../core/ty
 import { PROGRAM_SECTIONS, type ProgramSection, type SectionData, type programPageData } from '../../app/dashboard.js';
 import type { ActivityFilter } from '../../db/dashboard.js';
 import { dailyChart, funnelChart } from './charts.js';
+import { type MoneyView, payoutsSection, webhooksSection } from './money-pages.js';
 import { type Html, field, html, select } from './html.js';
 
 const DAY = 86_400_000;
@@ -34,6 +35,7 @@ export interface PageExtra {
   newKey?: string | null;
   error?: string | null;
   fieldErrors?: Record<string, string>;
+  newSecret?: { endpointId: number; secret: string } | null;
 }
 
 export type ProgramPageView = Awaited<ReturnType<typeof programPageData>> & {
@@ -76,7 +78,7 @@ ${page > 1 ? html` · <a href="${link(page - 1)}">Newer</a>` : ''}${hasOlder ? h
 
 const SECTION_LABELS: Record<ProgramSection, string> = {
   overview: 'Overview', partners: 'Partners', links: 'Links', activity: 'Activity',
-  stripe: 'Stripe', inbox: 'Webhook inbox', keys: 'API keys', settings: 'Settings',
+  payouts: 'Payouts', stripe: 'Stripe', inbox: 'Webhook inbox', webhooks: 'Webhooks', keys: 'API keys', settings: 'Settings',
 };
 
 export const sectionUrl = (programId: number, section: ProgramSection) => `/dashboard/programs/${programId}${section === 'overview' ? '' : `/${section}`}`;
@@ -203,6 +205,13 @@ function settingsSection(view: ProgramPageView): Html {
   return html`<section id="settings"><h2>Settings</h2>${programForm(extra.settingsValues ?? { ...program }, extra.settingsErrors ?? {}, `${sectionUrl(program.id, 'overview')}/settings`, 'Save settings')}</section>`;
 }
 
+const moneyView = (view: ProgramPageView): MoneyView => ({
+  programId: view.program.id,
+  base: sectionUrl(view.program.id, 'overview'),
+  fieldErrors: view.extra.fieldErrors ?? {},
+  newSecret: view.extra.newSecret ?? null,
+});
+
 function sectionBody(view: ProgramPageView): Html {
   const data = view.data;
   switch (data.section) {
@@ -213,6 +222,8 @@ function sectionBody(view: ProgramPageView): Html {
     case 'stripe': return stripeSection(view, data);
     case 'inbox': return inboxSection(view, data);
     case 'keys': return keysSection(view, data);
+    case 'payouts': return payoutsSection(moneyView(view), data);
+    case 'webhooks': return webhooksSection(moneyView(view), data);
     case 'settings': return settingsSection(view);
   }
 }

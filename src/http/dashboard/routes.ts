@@ -45,6 +45,7 @@ import { toAffixError } from '../respond.js';
 import { type HttpDeps, clock } from '../deps.js';
 import { type PageExtra, programForm, programPageBody, sectionTitle, sectionUrl } from './program-page.js';
 import { fieldErrors, programInput } from './forms.js';
+import { MONEY_DONE, registerMoneyRoutes } from './money-routes.js';
 import { type Html, html, page } from './html.js';
 import { csrfGuard, pageHeaders, sameOriginPosts } from './security.js';
 import { SESSION_COOKIE, holdNewKey, requireAccount, startSession, takeNewKey } from './session.js';
@@ -212,9 +213,9 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
     const query = req.query as Record<string, string | undefined>;
     const filter = activityFilter(query, now);
     const requested = Number(query.page);
-    const data = await programPageData({ ...app(), store: deps.store }, scope(res), id, section, filter, Number.isSafeInteger(requested) && requested > 0 ? requested : 1);
+    const data = await programPageData({ ...app(), store: deps.store }, scope(res), id, section, filter, Number.isSafeInteger(requested) && requested > 0 ? requested : 1, query.stage);
     const body = programPageBody({ ...data, now, heldKey, extra, filter, publicUrl: config.publicUrl, connectConfigured: Boolean(config.stripeConnect) });
-    const done = DONE[String(query.done)] ?? null;
+    const done = DONE[String(query.done)] ?? MONEY_DONE[String(query.done)] ?? null;
     send(res, extra.status ?? 200, sectionTitle(data.program.name, section), body, extra.status && extra.status >= 400 ? null : done);
   }
 
@@ -352,6 +353,16 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
     const enqueue = deps.queue ? stripeEventEnqueuer(deps.queue) : null;
     await replayEvent({ ...app(), enqueue }, scope(res), Number(req.params.eventId), id);
     back(res, id, 'replayed', 'inbox');
+  });
+
+  registerMoneyRoutes(router, {
+    form,
+    app,
+    hooks: () => ({ ...app(), outbound: config.outbound }),
+    scope,
+    ownProgram,
+    programPage,
+    back,
   });
 
   // People get pages, not JSON: refusals as HTML; our own failures go on to the app's handler (logged).

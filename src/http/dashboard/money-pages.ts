@@ -1,0 +1,82 @@
+// The program's Payouts and Webhooks pages, rendered from what src/app/dashboard gathered.
+import type { SectionData } from '../../app/dashboard.js';
+import { OUTBOUND_EVENT_TYPES } from '../../core/outbound-events.js';
+import { formatMoney } from '../../core/money.js';
+import { type Html, field, html, raw } from './html.js';
+
+type Of<S extends SectionData['section']> = Extract<SectionData, { section: S }>;
+
+export interface MoneyView {
+  programId: number;
+  base: string;
+  fieldErrors: Record<string, string>;
+  /** A webhook secret to show once (just created or rotated). */
+  newSecret?: { endpointId: number; secret: string } | null;
+}
+
+const when = (date: Date | null) => (date ? new Date(date).toISOString().slice(0, 16).replace('T', ' ') : '');
+
+const STAGE_LABELS = { pending: 'Awaiting approval', approved: 'Approved', paid: 'Paid' } as const;
+
+export function payoutsSection(view: MoneyView, data: Of<'payouts'>): Html {
+  const { base } = view;
+  const fe = view.fieldErrors;
+  const money = (cents: number, currency: string) => formatMoney(cents, currency as 'USD');
+  const open = data.payouts.filter((p) => p.status === 'pending');
+  const batches = [...new Set(data.payouts.filter((p) => p.status !== 'canceled').map((p) => p.batchId))].slice(0, 10);
+  const settings = data.payoutSettings;
+  return html`<section id="owed"><h2>Owed to partners</h2>
+${data.balances.length === 0 ? html`<p>No commissions yet.</p>` : html`<table><thead><tr><th>Partner</th><th>Currency</th><th>In hold</th><th>Owed (approved)</th><th>In open payouts</th><th>Paid</th><th>Paid by</th></tr></thead><tbody>
+${data.balances.map((b) => html`<tr><td>${b.partnerName}</td><td>${b.currency}</td><td>${money(b.pendingCents, b.currency)}</td><td><strong>${money(b.approvedCents, b.currency)}</strong></td><td>${money(b.inPayoutCents, b.currency)}</td><td>${money(b.paidCents, b.currency)}</td><td>${b.payoutMethod ? `${b.payoutMethod}: ${b.payoutReference}` : html`<span class="muted">not set</span>`}</td></tr>`)}
+</tbody></table>`}
+<form method="post" action="${base}/payouts/run">${fe.payout_run ? html`<p class="error" role="alert">${fe.payout_run}</p>` : ''}<div><button type="submit">Run payout</button></div>
+<p class="muted">Pays every partner's approved balance per currency at or above the minimum (${settings.payoutMinimumCents} in the smallest unit), net of clawbacks.</p></form></section>
+<section id="open-payouts"><h2>Open payouts</h2>
+${open.length === 0 ? html`<p>No payout waits to be paid.</p>` : html`<table><thead><tr><th>Payout</th><th>Partner</th><th>Amount</th><th>Pay to</th><th>Mark paid</th><th></th></tr></thead><tbody>
+${open.map((p) => html`<tr><td>${p.id} (batch ${p.batchId})</td><td>${p.partnerName}</td><td>${money(p.amountCents, p.currency)}</td><td>${p.payoutMethod ? `${p.payoutMethod}: ${p.payoutReference}` : (p.partnerEmail ?? '')}</td>
+<td><form method="post" action="${base}/payouts/${p.id}/paid" class="inline">${field(`reference_${p.id}`, `Payment reference for payout ${p.id}`, '', fe)}<button type="submit">Mark payout ${p.id} paid</button></form></td>
+<td><form method="post" action="${base}/payouts/${p.id}/cancel" class="inline"><button type="submit">Cancel payout ${p.id}</button></form></td></tr>`)}
+</tbody></table>`}
+${batches.length ? html`<h3>Exports</h3><ul>${batches.map((b) => html`<li>Batch ${b}: <a href="${base}/payouts/batches/${b}/export.csv?format=generic">CSV</a> · <a href="${base}/payouts/batches/${b}/export.csv?format=paypal">PayPal Payouts</a> · <a href="${base}/payouts/batches/${b}/export.csv?format=wise">Wise batch</a></li>`)}</ul>` : ''}
+</section>
+<section id="commissions"><h2>Commissions: ${STAGE_LABELS[data.stage]}</h2>
+<nav class="tabs" aria-label="Commission stages">${(['pending', 'approved', 'paid'] as const).map((s) => html`<a href="${base}/payouts?stage=${s}" ${s === data.stage ? raw('aria-current="page"') : ''}>${STAGE_LABELS[s]}</a>`)}</nav>
+${data.commissions.length === 0 ? html`<p>None.</p>` : html`<table><thead><tr><th>Commission</th><th>Partner</th><th>Amount</th><th>Sale</th><th>Created</th><th></th></tr></thead><tbody>
+${data.commissions.map((c) => {
+  const net = c.amountCents - c.deductedCents;
+  const action =
+    c.stage === 'pending' && c.status !== 'reversed' && net > 0
+      ? html`<form method="post" action="${base}/commissions/${c.id}/approve" class="inline">${field(`reason_${c.id}`, `Reason to approve ${c.id}`, '', fe)}<button type="submit">Approve ${c.id}</button></form>`
+      : c.stage === 'approved' && c.payoutId === null
+        ? html`<form method="post" action="${base}/commissions/${c.id}/unapprove" class="inline">${field(`reason_${c.id}`, `Reason to take back ${c.id}`, '', fe)}<button type="submit">Take back ${c.id}</button></form>`
+        : html`<span class="muted">${c.status === 'reversed' ? 'reversed' : c.payoutId ? `in payout ${c.payoutId}` : ''}</span>`;
+  return html`<tr><td>${c.id}</td><td>${c.partnerName ?? ''}</td><td>${money(net, c.currency)}${c.deductedCents ? html` <span class="muted">(of ${money(c.amountCents, c.currency)})</span>` : ''}</td><td><code>${c.transactionId}</code>${c.test ? ' (test)' : ''}</td><td>${when(c.createdAt)} UTC</td><td>${action}</td></tr>`;
+})}</tbody></table>`}</section>
+<section id="payout-settings"><h2>Payout settings</h2><form method="post" action="${base}/payouts/settings" novalidate>
+${field('hold_days', 'Hold period in days (a commission is approved after it; longer than your refund window)', String(settings.holdDays), fe, 'inputmode="numeric"')}
+${field('payout_minimum_cents', 'Minimum payout, in the currency’s smallest unit (cents)', String(settings.payoutMinimumCents), fe, 'inputmode="numeric"')}
+<div><button type="submit">Save payout settings</button></div></form></section>`;
+}
+
+export function webhooksSection(view: MoneyView, data: Of<'webhooks'>): Html {
+  const { base } = view;
+  const fe = view.fieldErrors;
+  return html`${view.newSecret ? html`<section aria-labelledby="new-secret"><h2 id="new-secret">Signing secret of endpoint ${view.newSecret.endpointId}</h2><p>Copy it now: it is shown only once. Verify each request with it (Standard Webhooks).</p><p class="key" id="new-secret-value">${view.newSecret.secret}</p></section>` : ''}
+<section id="endpoints"><h2>Your endpoints</h2>
+${data.endpoints.length === 0 ? html`<p>No endpoint yet: Affix tells your systems of leads, sales, commissions, refunds and payouts when you add one.</p>` : ''}
+${data.endpoints.map(({ endpoint: e, deliveries }) => html`<article><h3><code>${e.url}</code></h3>
+${e.enabled ? '' : html`<p class="error" role="alert">Turned off${e.disabledAt ? ` on ${when(e.disabledAt)} UTC` : ''}: ${e.disabledReason ?? ''}</p>`}
+<p>${e.eventTypes.join(', ')} · ${e.delivered} delivered, ${e.pending} pending, ${e.failed} failed</p>
+<form method="post" action="${base}/webhooks/${e.id}/toggle" class="inline"><input type="hidden" name="enabled" value="${e.enabled ? 'false' : 'true'}"><button type="submit">Turn ${e.enabled ? 'off' : 'on'} endpoint ${e.id}</button></form>
+<form method="post" action="${base}/webhooks/${e.id}/rotate" class="inline"><button type="submit">Rotate secret of endpoint ${e.id}</button></form>
+${deliveries.length === 0 ? '' : html`<table><thead><tr><th>Event</th><th>Status</th><th>Attempts</th><th>Last answer</th><th></th></tr></thead><tbody>
+${deliveries.map((d) => html`<tr><td>${d.type}<br><code>${d.messageId}</code></td><td>${d.status}${d.nextAttemptAt && d.status === 'pending' ? ` (next ${when(d.nextAttemptAt)})` : ''}</td><td>${d.attempts}</td><td>${d.lastStatusCode ?? ''} ${d.lastExcerpt ?? ''}${d.lastDurationMs !== null ? ` · ${d.lastDurationMs} ms` : ''}</td>
+<td><form method="post" action="${base}/webhooks/deliveries/${d.deliveryId}/replay" class="inline"><button type="submit">Replay ${d.deliveryId}</button></form></td></tr>`)}
+</tbody></table>`}</article>`)}
+</section>
+<section id="new-endpoint"><h2>Add an endpoint</h2><form method="post" action="${base}/webhooks" novalidate>
+${field('url', 'URL (https)', '', fe, 'type="url"')}
+<fieldset><legend>Events</legend>${OUTBOUND_EVENT_TYPES.map((t) => html`<label class="check"><input type="checkbox" name="event_${t}" value="on" checked> ${t}</label>`)}
+${fe.event_types ? html`<p class="error" id="event_types-error">${fe.event_types}</p>` : ''}</fieldset>
+<div><button type="submit">Add endpoint</button></div></form></section>`;
+}

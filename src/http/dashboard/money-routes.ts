@@ -1,0 +1,116 @@
+// The Payouts and Webhooks pages' forms: each posts to a use case of src/app, then redirects
+// back to its page (or shows it again with the refusal beside the field).
+import type { Request, RequestHandler, Response, Router } from 'express';
+import type { ManagementDeps, Scope } from '../../app/management.js';
+import * as payouts from '../../app/payouts.js';
+import * as webhooks from '../../app/webhook-endpoints.js';
+import type { ProgramSection } from '../../app/dashboard.js';
+import { OUTBOUND_EVENT_TYPES } from '../../core/outbound-events.js';
+import { fieldErrors } from './forms.js';
+import type { PageExtra } from './program-page.js';
+
+export interface MoneyRouteKit {
+  form: RequestHandler[];
+  app: () => ManagementDeps;
+  hooks: () => webhooks.WebhookDeps;
+  scope: (res: Response) => Scope;
+  ownProgram: (req: Request, res: Response) => Promise<number>;
+  programPage: (req: Request, res: Response, section: ProgramSection, extra?: PageExtra) => Promise<void>;
+  back: (res: Response, id: number, done: string, section: ProgramSection) => void;
+}
+
+export const MONEY_DONE: Record<string, string> = {
+  approved: 'Commission approved.',
+  unapproved: 'Approval taken back.',
+  payout_run: 'Payout batch created: export it, pay, then mark each payout paid.',
+  paid: 'Payout marked paid.',
+  canceled: 'Payout canceled: its balance is payable again.',
+  payout_settings: 'Payout settings saved.',
+  endpoint_toggled: 'Endpoint updated.',
+  delivery_replayed: 'Delivery queued again.',
+};
+
+const text = (req: Request, name: string) => String((req.body as Record<string, unknown>)[name] ?? '').trim();
+
+export function registerMoneyRoutes(router: Router, kit: MoneyRouteKit): void {
+  const { form, app, scope, ownProgram, programPage, back } = kit;
+  const base = '/dashboard/programs/:id';
+  /** Runs a use case; a refusal (400/409) shows the page again with the message beside `field`. */
+  const attempt = async (req: Request, res: Response, section: ProgramSection, field: string, fn: () => Promise<unknown>): Promise<boolean> => {
+    try {
+      await fn();
+      return true;
+    } catch (error) {
+      const fields = fieldErrors(error, { reason: field, reference: field, form: field });
+      await programPage(req, res, section, { status: (error as { status: number }).status, fieldErrors: fields });
+      return false;
+    }
+  };
+
+  for (const verb of ['approve', 'unapprove'] as const) {
+    router.post(`${base}/commissions/:commissionId/${verb}`, ...form, async (req, res) => {
+      const id = await ownProgram(req, res);
+      const commissionId = Number(req.params.commissionId);
+      const use = verb === 'approve' ? payouts.approveCommission : payouts.unapproveCommission;
+      if (await attempt(req, res, 'payouts', `reason_${commissionId}`, () => use(app(), scope(res), id, commissionId, { reason: text(req, `reason_${commissionId}`) }))) {
+        back(res, id, verb === 'approve' ? 'approved' : 'unapproved', 'payouts');
+      }
+    });
+  }
+  router.post(`${base}/payouts/run`, ...form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    if (await attempt(req, res, 'payouts', 'payout_run', () => payouts.runPayouts(app(), scope(res), id))) back(res, id, 'payout_run', 'payouts');
+  });
+  router.post(`${base}/payouts/:payoutId/paid`, ...form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    const payoutId = Number(req.params.payoutId);
+    const ok = await attempt(req, res, 'payouts', `reference_${payoutId}`, () =>
+      payouts.markPayoutPaid(app(), scope(res), id, payoutId, { reference: text(req, `reference_${payoutId}`) }),
+    );
+    if (ok) back(res, id, 'paid', 'payouts');
+  });
+  router.post(`${base}/payouts/:payoutId/cancel`, ...form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    await payouts.cancelPayout(app(), scope(res), id, Number(req.params.payoutId));
+    back(res, id, 'canceled', 'payouts');
+  });
+  router.post(`${base}/payouts/settings`, ...form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    const body = { hold_days: text(req, 'hold_days'), payout_minimum_cents: text(req, 'payout_minimum_cents') };
+    if (await attempt(req, res, 'payouts', 'hold_days', () => payouts.updatePayoutSettings(app(), scope(res), id, body))) back(res, id, 'payout_settings', 'payouts');
+  });
+  router.get(`${base}/payouts/batches/:batchId/export.csv`, async (req, res) => {
+    const format = String(req.query.format ?? 'generic');
+    const csv = await payouts.exportPayouts(app(), scope(res), Number(req.params.id), Number(req.params.batchId), format);
+    res.type('text/csv').attachment(`affix-payouts-${req.params.batchId}-${format}.csv`).send(csv);
+  });
+
+  // The secret is shown once, on the page this post answers (never stored in clear).
+  router.post(`${base}/webhooks`, ...form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    // One checkbox per type (the form guard refuses a field sent twice).
+    const eventTypes = OUTBOUND_EVENT_TYPES.filter((type) => text(req, `event_${type}`) === 'on');
+    try {
+      const created = await webhooks.createEndpoint(kit.hooks(), scope(res), id, { url: text(req, 'url'), event_types: eventTypes });
+      await programPage(req, res, 'webhooks', { status: 201, newSecret: { endpointId: created.endpoint.id, secret: created.secret } });
+    } catch (error) {
+      await programPage(req, res, 'webhooks', { status: 400, fieldErrors: fieldErrors(error) });
+    }
+  });
+  router.post(`${base}/webhooks/:endpointId/toggle`, ...form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    await webhooks.updateEndpoint(app(), scope(res), id, Number(req.params.endpointId), { enabled: text(req, 'enabled') === 'true' });
+    back(res, id, 'endpoint_toggled', 'webhooks');
+  });
+  router.post(`${base}/webhooks/:endpointId/rotate`, ...form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    const endpointId = Number(req.params.endpointId);
+    const rotated = await webhooks.rotateEndpointSecret(app(), scope(res), id, endpointId);
+    await programPage(req, res, 'webhooks', { status: 200, newSecret: { endpointId, secret: rotated.secret } });
+  });
+  router.post(`${base}/webhooks/deliveries/:deliveryId/replay`, ...form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    await webhooks.replayDelivery(app(), scope(res), id, Number(req.params.deliveryId));
+    back(res, id, 'delivery_replayed', 'webhooks');
+  });
+}
