@@ -1,5 +1,6 @@
 // The commission lifecycle, payouts and the ledger on a real database (docs/payouts.md).
 import fc from 'fast-check';
+import nock from 'nock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagementDeps } from '../src/app/management.js';
 import { OPERATOR } from '../src/app/management.js';
@@ -183,6 +184,40 @@ describe('payouts', () => {
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const total = await db.pool.query('SELECT count(*)::int AS n, sum(amount_cents)::int AS cents FROM payouts WHERE program_id = $1', [shop.programId]);
     expect(total.rows[0]).toEqual({ n: 1, cents: 1000 });
+  });
+
+  it('pays through a Stripe transfer to the partner’s connected account (idempotent per payout), then marks it paid', async () => {
+    const shop = await seedProgram(api, { commission_rate: 10 });
+    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimum_cents: 0 });
+    await sale(shop, 25_000, 'EUR');
+    clock = new Date(Date.now() + 60_000);
+    await payouts.approveDueCommissions(deps());
+    const run = await payouts.runPayouts(deps(), OPERATOR, shop.programId);
+    const payout = run.payouts[0]!;
+    const stripeDeps = { ...deps(), stripeSecretKey: 'sk_test_affix' };
+    await expect(payouts.payWithStripe(stripeDeps, OPERATOR, shop.programId, payout.id)).rejects.toMatchObject({ status: 409, init: { code: 'not_stripe' } });
+    await payouts.setPayoutDetails(deps(), OPERATOR, shop.programId, shop.partnerId, { payout_method: 'stripe', payout_reference: 'acct_1PartnerX' });
+
+    // Stripe refuses once: nothing is marked paid.
+    nock('https://api.stripe.com').post('/v1/transfers').reply(400, { error: { type: 'invalid_request_error', message: 'Insufficient funds in your Stripe balance' } });
+    await expect(payouts.payWithStripe(stripeDeps, OPERATOR, shop.programId, payout.id)).rejects.toMatchObject({ status: 502, message: 'Stripe refused the transfer: Insufficient funds in your Stripe balance' });
+    expect((await payouts.listPayouts(deps(), OPERATOR, shop.programId))[0]!.status).toBe('pending');
+
+    let sent: { body: string; key: string | undefined } | null = null;
+    nock('https://api.stripe.com')
+      .post('/v1/transfers')
+      .reply(function (_uri, body) {
+        sent = { body: String(body), key: this.req.headers['idempotency-key'] as string | undefined };
+        return [200, { id: 'tr_affix_1', object: 'transfer', amount: payout.amountCents, currency: 'eur' }];
+      });
+    const paid = await payouts.payWithStripe(stripeDeps, OPERATOR, shop.programId, payout.id);
+    expect(paid).toMatchObject({ status: 'paid', reference: 'tr_affix_1' });
+    expect(sent!.key).toBe(`affix-payout-${payout.id}`);
+    expect(new URLSearchParams(sent!.body).get('amount')).toBe('2500');
+    expect(new URLSearchParams(sent!.body).get('currency')).toBe('eur');
+    expect(new URLSearchParams(sent!.body).get('destination')).toBe('acct_1PartnerX');
+    await expect(payouts.payWithStripe(stripeDeps, OPERATOR, shop.programId, payout.id)).rejects.toMatchObject({ status: 409 });
+    expect(nock.isDone()).toBe(true);
   });
 
   it('partners’ payout details are checked per method', async () => {

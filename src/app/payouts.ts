@@ -12,7 +12,8 @@ import {
   unapprovalRefusal,
   unapprovedEntry,
 } from '../core/commission-ledger.js';
-import { errors } from '../core/errors.js';
+import Stripe from 'stripe';
+import { AffixError, errors } from '../core/errors.js';
 import type { OutboundEvent } from '../core/outbound-events.js';
 import { type ExportFormat, payoutCsv } from '../core/payout-export.js';
 import { appendLines } from '../db/ledger.js';
@@ -176,6 +177,39 @@ export async function markPayoutPaid(deps: ManagementDeps, scope: Scope, program
     });
     return { ...payout, status: 'paid' as const, reference, paidAt: now };
   });
+}
+
+/**
+ * Pays a payout as a Stripe transfer to the partner's connected account, then marks it paid with
+ * the transfer id. The idempotency key is the payout's: a retry after a crash between the two
+ * gets the same transfer back from Stripe, never a second one.
+ */
+export async function payWithStripe(deps: ManagementDeps & { stripeSecretKey: string | undefined }, scope: Scope, programId: number, payoutId: number) {
+  if (!deps.stripeSecretKey) throw errors.conflict('Stripe transfers are not configured: set STRIPE_SECRET_KEY', 'stripe_not_configured');
+  await programInScope(deps, scope, programId);
+  const payout = Number.isSafeInteger(payoutId) ? await payouts.getPayout(deps.pool, programId, payoutId) : null;
+  if (!payout) throw errors.notFound('Payout not found');
+  if (payout.status !== 'pending') throw errors.conflict(`This payout is already ${payout.status}`, `payout_${payout.status}`);
+  if (payout.payoutMethod !== 'stripe' || !payout.payoutReference?.startsWith('acct_')) {
+    throw errors.conflict('This partner is not paid through Stripe: set their payout method to stripe with their connected account id (acct_…)', 'not_stripe');
+  }
+  let transferId: string;
+  try {
+    const transfer = await new Stripe(deps.stripeSecretKey, { maxNetworkRetries: 2 }).transfers.create(
+      {
+        amount: payout.amountCents,
+        currency: payout.currency.toLowerCase(),
+        destination: payout.payoutReference,
+        transfer_group: `affix_batch_${payout.batchId}`,
+        metadata: { affix_payout_id: String(payout.id), affix_program_id: String(programId) },
+      },
+      { idempotencyKey: `affix-payout-${payout.id}` },
+    );
+    transferId = transfer.id;
+  } catch (error) {
+    throw new AffixError(502, `Stripe refused the transfer: ${(error as Error).message}`, { cause: error, code: 'stripe_transfer_failed' });
+  }
+  return markPayoutPaid(deps, scope, programId, payoutId, { reference: transferId });
 }
 
 /** Not paid after all: what it claimed goes back to the partner's approved balance. */

@@ -61,6 +61,9 @@ export function registerMoneyCommands(admin: Command): void {
     .action(function (this: Command, id: string, f: P & { reference: string }) {
       return call(this, 'POST', `/programs/${f.program}/payouts/${positiveInt(id)}/paid`, { reference: f.reference });
     });
+  programFlag(payouts.command('pay-stripe <payoutId>').description('pay as a Stripe transfer to the partner’s connected account, then mark paid')).action(function (this: Command, id: string, f: P) {
+    return call(this, 'POST', `/programs/${f.program}/payouts/${positiveInt(id)}/stripe-transfer`);
+  });
   programFlag(payouts.command('cancel <payoutId>').description('not paid after all: the balance is payable again')).action(function (this: Command, id: string, f: P) {
     return call(this, 'POST', `/programs/${f.program}/payouts/${positiveInt(id)}/cancel`);
   });

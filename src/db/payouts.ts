@@ -182,6 +182,11 @@ export async function lockPayout(client: PoolClient, programId: number, payoutId
   return rows[0] ? toPayout(rows[0]) : null;
 }
 
+export async function getPayout(db: Queryable, programId: number, payoutId: number): Promise<PayoutRow | null> {
+  const { rows } = await db.query(`${PAYOUT_SELECT} WHERE po.program_id = $1 AND po.id = $2`, [programId, payoutId]);
+  return rows[0] ? toPayout(rows[0]) : null;
+}
+
 export async function listPayouts(db: Queryable, programId: number, options: { batchId?: number; limit?: number } = {}): Promise<PayoutRow[]> {
   const { rows } = await db.query(
     `${PAYOUT_SELECT} WHERE po.program_id = $1 AND ($2::bigint IS NULL OR po.batch_id = $2) ORDER BY po.id DESC LIMIT $3`,

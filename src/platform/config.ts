@@ -59,6 +59,8 @@ export interface Config {
   /** Encrypts stored Stripe signing secrets; generated in the data folder for the embedded database. */
   secretKey: string | undefined;
   stripeConnectWebhookSecret: string | undefined;
+  /** The platform's Stripe key: pays payouts as transfers to partners' connected accounts (docs/payouts.md). */
+  stripeSecretKey: string | undefined;
   /** Stripe Connect OAuth onboarding (both set), for the dashboard's "Connect with Stripe". */
   stripeConnect: { clientId: string; secretKey: string } | undefined;
   /** CLI sign-in through an OpenID Connect issuer instead of local passwords. */
@@ -122,6 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     logLevel: e.LOG_LEVEL,
     secretKey: e.AFFIX_SECRET_KEY,
     stripeConnectWebhookSecret: e.STRIPE_CONNECT_WEBHOOK_SECRET,
+    stripeSecretKey: e.STRIPE_SECRET_KEY,
     stripeConnect:
       e.STRIPE_CONNECT_CLIENT_ID && e.STRIPE_SECRET_KEY ? Object.freeze({ clientId: e.STRIPE_CONNECT_CLIENT_ID, secretKey: e.STRIPE_SECRET_KEY }) : undefined,
     oidc:

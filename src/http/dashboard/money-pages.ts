@@ -35,7 +35,8 @@ ${data.balances.map((b) => html`<tr><td>${b.partnerName}</td><td>${b.currency}</
 ${open.length === 0 ? html`<p>No payout waits to be paid.</p>` : html`<table><thead><tr><th>Payout</th><th>Partner</th><th>Amount</th><th>Pay to</th><th>Mark paid</th><th></th></tr></thead><tbody>
 ${open.map((p) => html`<tr><td>${p.id} (batch ${p.batchId})</td><td>${p.partnerName}</td><td>${money(p.amountCents, p.currency)}</td><td>${p.payoutMethod ? `${p.payoutMethod}: ${p.payoutReference}` : (p.partnerEmail ?? '')}</td>
 <td><form method="post" action="${base}/payouts/${p.id}/paid" class="inline">${field(`reference_${p.id}`, `Payment reference for payout ${p.id}`, '', fe)}<button type="submit">Mark payout ${p.id} paid</button></form></td>
-<td><form method="post" action="${base}/payouts/${p.id}/cancel" class="inline"><button type="submit">Cancel payout ${p.id}</button></form></td></tr>`)}
+<td>${p.payoutMethod === 'stripe' ? html`<form method="post" action="${base}/payouts/${p.id}/stripe-transfer" class="inline"><button type="submit">Pay payout ${p.id} through Stripe</button></form>` : ''}
+<form method="post" action="${base}/payouts/${p.id}/cancel" class="inline"><button type="submit">Cancel payout ${p.id}</button></form></td></tr>`)}
 </tbody></table>`}
 ${batches.length ? html`<h3>Exports</h3><ul>${batches.map((b) => html`<li>Batch ${b}: <a href="${base}/payouts/batches/${b}/export.csv?format=generic">CSV</a> · <a href="${base}/payouts/batches/${b}/export.csv?format=paypal">PayPal Payouts</a> · <a href="${base}/payouts/batches/${b}/export.csv?format=wise">Wise batch</a></li>`)}</ul>` : ''}
 </section>

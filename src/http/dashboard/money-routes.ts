@@ -13,6 +13,7 @@ export interface MoneyRouteKit {
   form: RequestHandler[];
   app: () => ManagementDeps;
   hooks: () => webhooks.WebhookDeps;
+  stripeSecretKey: string | undefined;
   scope: (res: Response) => Scope;
   ownProgram: (req: Request, res: Response) => Promise<number>;
   programPage: (req: Request, res: Response, section: ProgramSection, extra?: PageExtra) => Promise<void>;
@@ -66,6 +67,14 @@ export function registerMoneyRoutes(router: Router, kit: MoneyRouteKit): void {
     const payoutId = Number(req.params.payoutId);
     const ok = await attempt(req, res, 'payouts', `reference_${payoutId}`, () =>
       payouts.markPayoutPaid(app(), scope(res), id, payoutId, { reference: text(req, `reference_${payoutId}`) }),
+    );
+    if (ok) back(res, id, 'paid', 'payouts');
+  });
+  router.post(`${base}/payouts/:payoutId/stripe-transfer`, ...form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    const payoutId = Number(req.params.payoutId);
+    const ok = await attempt(req, res, 'payouts', `reference_${payoutId}`, () =>
+      payouts.payWithStripe({ ...app(), stripeSecretKey: kit.stripeSecretKey }, scope(res), id, payoutId),
     );
     if (ok) back(res, id, 'paid', 'payouts');
   });

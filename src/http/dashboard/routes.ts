@@ -359,6 +359,7 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
     form,
     app,
     hooks: () => ({ ...app(), outbound: config.outbound }),
+    stripeSecretKey: config.stripeSecretKey,
     scope,
     ownProgram,
     programPage,

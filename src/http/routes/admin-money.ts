@@ -44,6 +44,10 @@ export function adminMoneyRoutes(router: Router, deps: HttpDeps, app: () => Mana
   router.post(`${base}/payouts/:payoutId/paid`, async (req, res) => {
     res.json({ data: wire(await payouts.markPayoutPaid(app(), OPERATOR, idParam(req), idParam(req, 'payoutId'), req.body)) });
   });
+  router.post(`${base}/payouts/:payoutId/stripe-transfer`, async (req, res) => {
+    const paid = await payouts.payWithStripe({ ...app(), stripeSecretKey: deps.config.stripeSecretKey }, OPERATOR, idParam(req), idParam(req, 'payoutId'));
+    res.json({ data: wire(paid) });
+  });
   router.post(`${base}/payouts/:payoutId/cancel`, async (req, res) => {
     res.json({ data: wire(await payouts.cancelPayout(app(), OPERATOR, idParam(req), idParam(req, 'payoutId'))) });
   });
