@@ -5,6 +5,7 @@ import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createReceiver } from '../examples/affix-webhook-receiver/receiver.js';
 import { checkedLookup, endpointUrlProblem, isPrivateAddress, sendWebhook } from '../src/platform/webhook-sender.js';
 import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, bearer, closeTestApi, openTestApi, seedProgram, trackClick } from './support/harness.js';
 
@@ -193,6 +194,40 @@ describe('outbound webhooks', () => {
     const reply = await admin('POST', `/programs/${shop.programId}/webhook-endpoints`, { url: 'ftp://x', event_types: ['sale.made'] });
     expect(reply.status).toBe(400);
     expect(reply.body.error.message).toBe('url: The URL must be an absolute http or https URL.');
+  });
+});
+
+describe('the receiving example (examples/affix-webhook-receiver)', () => {
+  it('accepts a real delivery once, refuses a forged one, and makes Affix retry when handling fails', async () => {
+    const shop = await seedProgram(api);
+    const handled: string[] = [];
+    let failNext = true;
+    // Registered first (the secret is known only then), then started with it.
+    const placeholder = await startReceiver();
+    await placeholder.close();
+    const endpoint = await register(shop, placeholder.url, ['sale.created']);
+    const server = createReceiver({
+      secrets: [endpoint.secret],
+      handle: async (event) => {
+        if (failNext) {
+          failNext = false;
+          throw new Error('database busy');
+        }
+        handled.push(String(event.data.transaction_id));
+      },
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/affix`;
+    await db.pool.query('UPDATE webhook_endpoints SET url = $2 WHERE id = $1', [endpoint.id, url]);
+    try {
+      const transactionId = await sale(shop);
+      await vi.waitFor(async () => expect(await deliveries(endpoint.id)).toEqual([{ status: 'delivered', attempts: 2 }]), { timeout: 15_000, interval: 50 });
+      expect(handled).toEqual([transactionId]);
+      const forged = await fetch(url, { method: 'POST', body: '{"type":"payout.paid"}', headers: { 'webhook-id': 'msg_forged', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAA' } });
+      expect(forged.status).toBe(400);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
 
