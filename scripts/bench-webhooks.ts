@@ -14,11 +14,9 @@ import { writeFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import Stripe from 'stripe';
 import { STRIPE_EVENTS_CHANNEL, storeEventStatement } from '../src/db/webhook-events.js';
-import { loadFixture } from '../src/platform/fixtures.js';
 import { STRIPE_EVENTS_JOB_QUEUE } from '../src/platform/queue.js';
-import { atRate, benchMain, fmt, median, percentile, runConcurrent, startBench, startService, statementsDuring } from './lib/bench-kit.js';
+import { atRate, benchMain, fmt, median, percentile, runConcurrent, startBench, startService, statementsDuring, stripeEventSource } from './lib/bench-kit.js';
 
 const run = promisify(execFile);
 const perRound = Number(process.argv[2] ?? 2000);
@@ -31,25 +29,7 @@ await benchMain(async (cleanup) => {
   const { database, client, sql, program } = await startBench(cleanup, { sockets: concurrency * 2, webhookSecret: WEBHOOK_SECRET });
   console.log(`bench:webhooks — ${ROUNDS} rounds of ${perRound} events at concurrency ${concurrency}; PostgreSQL ${(await sql.query('SHOW server_version')).rows[0].server_version}, synchronous_commit ${(await sql.query('SHOW synchronous_commit')).rows[0].synchronous_commit}`);
 
-  // Every event names a real click, so the worker attributes a sale for each.
-  let eventCounter = 0;
-  async function signedEvents(count: number): Promise<{ payload: string; header: string }[]> {
-    const clicks = await runConcurrent(count, concurrency, async () => {
-      const reply = await client.request('POST', '/api/v1/track/click', { affiliate_url: `https://bench.example/?aff=${program.shortLink}` });
-      if (reply.status !== 200) throw new Error(`click: ${reply.status} ${JSON.stringify(reply.body)}`);
-      return reply.body.click_id as string;
-    });
-    return Promise.all(
-      clicks.map(async (clickId) => {
-        const n = eventCounter++;
-        const event = await loadFixture('checkout.session.completed.payment', { run: `bench${n}`, click_id: clickId, customer_key: `c${n}`, program_id: program.programId, email: `c${n}@example.com` });
-        const payload = JSON.stringify(event);
-        return { payload, header: Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }) };
-      }),
-    );
-  }
-  const deliver = (event: { payload: string; header: string }) =>
-    client.request('POST', `/api/v1/webhooks/stripe/${program.programId}`, event.payload, { 'Stripe-Signature': event.header });
+  const { signed: signedEvents, deliver } = stripeEventSource(client, program, { concurrency, secret: WEBHOOK_SECRET });
 
   // ---- 1. ingest vs the pgbench ceiling ------------------------------------------------------
   const sample = (await signedEvents(1))[0]!;

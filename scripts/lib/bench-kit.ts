@@ -4,6 +4,8 @@
 import { request as httpRequest, Agent } from 'node:http';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import pg from 'pg';
+import Stripe from 'stripe';
+import { loadFixture } from '../../src/platform/fixtures.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedPostgres } from '../../src/start/embedded-postgres.js';
@@ -226,10 +228,13 @@ export async function setUpProgram(client: HttpClient, webhookSecret: string) {
  * connections, a small pool for the bench's own queries, and a program set up through the API.
  * Each is stopped by `cleanup`.
  */
-export async function startBench(cleanup: (stop: () => Promise<unknown> | unknown) => void, options: { sockets: number; webhookSecret: string }) {
+export async function startBench(
+  cleanup: (stop: () => Promise<unknown> | unknown) => void,
+  options: { sockets: number; webhookSecret: string; env?: Record<string, string> },
+) {
   const database = await benchDatabase();
   cleanup(() => database.stop());
-  const api = await startService('api', database.url);
+  const api = await startService('api', database.url, options.env);
   cleanup(() => api.stop());
   const client = httpClient(api.url, options.sockets);
   cleanup(() => client.close());
@@ -237,4 +242,30 @@ export async function startBench(cleanup: (stop: () => Promise<unknown> | unknow
   cleanup(() => sql.end());
   const program = await setUpProgram(client, options.webhookSecret);
   return { database, api, client, sql, program };
+}
+
+/**
+ * Signed Stripe checkout events, each naming a real click of the program's link (so a worker
+ * attributes a sale for each), and their delivery to the program's webhook endpoint.
+ */
+export function stripeEventSource(client: HttpClient, program: { programId: number; shortLink: string }, options: { concurrency: number; secret: string }) {
+  let counter = 0;
+  async function signed(count: number): Promise<{ payload: string; header: string }[]> {
+    const clicks = await runConcurrent(count, options.concurrency, async () => {
+      const reply = await client.request('POST', '/api/v1/track/click', { affiliate_url: `https://bench.example/?aff=${program.shortLink}` });
+      if (reply.status !== 200) throw new Error(`click: ${reply.status} ${JSON.stringify(reply.body)}`);
+      return reply.body.click_id as string;
+    });
+    return Promise.all(
+      clicks.map(async (clickId) => {
+        const n = counter++;
+        const event = await loadFixture('checkout.session.completed.payment', { run: `bench${n}`, click_id: clickId, customer_key: `c${n}`, program_id: program.programId, email: `c${n}@example.com` });
+        const payload = JSON.stringify(event);
+        return { payload, header: Stripe.webhooks.generateTestHeaderString({ payload, secret: options.secret }) };
+      }),
+    );
+  }
+  const deliver = (event: { payload: string; header: string }) =>
+    client.request('POST', `/api/v1/webhooks/stripe/${program.programId}`, event.payload, { 'Stripe-Signature': event.header });
+  return { signed, deliver };
 }

@@ -1,5 +1,6 @@
 // What the dashboard reads and the sign-in rules it shares with the CLI sign-in page. Pages
 // call these; none of them touches SQL itself.
+import { csvField } from '../core/csv.js';
 import * as payoutsDb from '../db/payouts.js';
 import * as endpointsDb from '../db/webhook-endpoints.js';
 import { callbackVerdict } from '../core/cli-login.js';
@@ -117,18 +118,10 @@ const CSV_COLUMNS = [
   'attribution_step', 'commission_cents', 'commission_status', 'commission_reason', 'refunds',
 ] as const;
 
-/** One CSV cell: quoted when needed; a leading = + - @ is neutralized so spreadsheets do not run it. */
-function csvCell(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  let text = value instanceof Date ? value.toISOString() : String(value);
-  if (/^[=+\-@\t\r]/.test(text) && typeof value === 'string') text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
 /** The activity table as CSV (the same rows and filter as the page). */
 export async function activityCsv(deps: ManagementDeps, scope: Scope, programId: number, filter: ActivityFilter): Promise<string> {
   const program = await programInScope(deps, scope, programId);
   const rows = await activity(deps.pool, program.id, filter, { limit: CSV_MAX_ROWS, offset: 0 });
-  const lines = rows.map((row: Record<string, unknown>) => CSV_COLUMNS.map((column) => csvCell(row[column])).join(','));
+  const lines = rows.map((row: Record<string, unknown>) => CSV_COLUMNS.map((column) => csvField(row[column])).join(','));
   return `${[CSV_COLUMNS.join(','), ...lines].join('\r\n')}\r\n`;
 }

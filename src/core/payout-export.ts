@@ -1,5 +1,6 @@
 // Payout batch exports: a generic CSV, and the columns PayPal Payouts and Wise batch uploads
 // expect (docs/payouts.md). Amounts in the currency's major unit, exact.
+import { csvField } from './csv.js';
 import { majorUnits } from './money.js';
 import type { Currency } from './types.js';
 
@@ -17,13 +18,6 @@ export interface ExportRow {
   reference: string | null;
   payoutMethod: string | null;
   payoutReference: string | null;
-}
-
-/** RFC 4180 quoting, and a leading ' on anything a spreadsheet would run as a formula. */
-export function csvField(value: string | number | null): string {
-  let text = value === null ? '' : String(value);
-  if (/^[=+\-@\t\r]/.test(text) && typeof value === 'string') text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 const csv = (rows: Array<Array<string | number | null>>): string => rows.map((row) => row.map(csvField).join(',')).join('\r\n') + '\r\n';
