@@ -1,5 +1,6 @@
 // What the dashboard reads and the sign-in rules it shares with the CLI sign-in page. Pages
 // call these; none of them touches SQL itself.
+import { COMMISSION_STAGES } from '../core/commission-ledger.js';
 import { csvField } from '../core/csv.js';
 import * as payoutsDb from '../db/payouts.js';
 import * as endpointsDb from '../db/webhook-endpoints.js';
@@ -84,7 +85,7 @@ const SECTION_DATA = {
     return { partners, events: events.slice(0, ACTIVITY_PAGE_SIZE), activityPage: { page, hasOlder: events.length > ACTIVITY_PAGE_SIZE } };
   },
   payouts: async (deps: PageDeps, id: number, _filter: ActivityFilter, page: number, requested?: string) => {
-    const stage: 'pending' | 'approved' | 'paid' = requested === 'approved' || requested === 'paid' ? requested : 'pending';
+    const stage = COMMISSION_STAGES.find((s) => s === requested) ?? 'pending';
     const [balances, commissions, payoutRows, settings] = await Promise.all([
       payoutsDb.partnerBalances(deps.pool, id),
       payoutsDb.listCommissions(deps.pool, id, { stage, limit: 50, offset: (page - 1) * 50 }),

@@ -3,12 +3,16 @@
 // scheduled job; every change is one transaction with its ledger entries and outbound events.
 import { z } from 'zod';
 import {
+  COMMISSION_STAGES,
   approvalRefusal,
   approvedEntry,
   clawbackSettledEntry,
   netCents,
   paidEntry,
   payoutLines,
+  rejectedEntry,
+  releasedEntry,
+  reviewRefusal,
   unapprovalRefusal,
   unapprovedEntry,
 } from '../core/commission-ledger.js';
@@ -73,6 +77,8 @@ const REFUSALS: Record<string, string> = {
   reversed: 'A reversed commission cannot be approved',
   not_approved: 'Only an approved commission can be taken back',
   in_payout: 'This commission is in a payout; cancel the payout first',
+  held: 'This commission is held for review: release it first',
+  not_held: 'Only a held commission can be released or rejected',
 };
 
 async function withCommission<T>(
@@ -110,6 +116,34 @@ export async function unapproveCommission(deps: ManagementDeps, scope: Scope, pr
     if (refusal) throw errors.conflict(REFUSALS[refusal]!, refusal);
     await payouts.changeStage(client, 'pending', [{ commission, entry: unapprovedEntry(commission, reason) }], { at: deps.now(), autoApprove: false });
     return { ...commission, stage: 'pending' as const, autoApprove: false };
+  });
+}
+
+/** A held commission (fraud signal) is fine after all: pending again, approved after its hold period. */
+export async function releaseCommission(deps: ManagementDeps, scope: Scope, programId: number, commissionId: number, input: unknown) {
+  return reviewHeld(deps, scope, programId, commissionId, input, 'released');
+}
+
+/** A held commission is fraud: it is never owed (a refund later changes nothing). */
+export async function rejectCommission(deps: ManagementDeps, scope: Scope, programId: number, commissionId: number, input: unknown) {
+  return reviewHeld(deps, scope, programId, commissionId, input, 'rejected');
+}
+
+async function reviewHeld(deps: ManagementDeps, scope: Scope, programId: number, commissionId: number, input: unknown, verdict: 'released' | 'rejected') {
+  const { reason } = parseInput(reasonInput, input);
+  return withCommission(deps, scope, programId, commissionId, async (client, commission) => {
+    const refusal = reviewRefusal(commission);
+    if (refusal) throw errors.conflict(REFUSALS[refusal]!, refusal);
+    const stage = verdict === 'released' ? 'pending' : 'rejected';
+    const entry = verdict === 'released' ? releasedEntry(reason) : rejectedEntry(commission, reason);
+    await payouts.changeStage(client, stage, [{ commission, entry }], { at: deps.now() });
+    await emit(client, {
+      programId,
+      type: verdict === 'released' ? 'commission.released' : 'commission.rejected',
+      test: commission.test,
+      data: { ...commissionData(commission), stage, reason, hold_reasons: commission.holdReasons },
+    });
+    return { ...commission, stage };
   });
 }
 
@@ -235,10 +269,9 @@ export async function balances(deps: ManagementDeps, scope: Scope, programId: nu
   return payouts.partnerBalances(deps.pool, programId);
 }
 
-const STAGES = ['pending', 'approved', 'paid'] as const;
 export async function commissions(deps: ManagementDeps, scope: Scope, programId: number, query: { stage?: unknown; page?: unknown }) {
   await programInScope(deps, scope, programId);
-  const stage = STAGES.find((s) => s === query.stage);
+  const stage = COMMISSION_STAGES.find((s) => s === query.stage);
   const page = Math.max(1, Number.parseInt(String(query.page ?? '1'), 10) || 1);
   const rows = await payouts.listCommissions(deps.pool, programId, { stage, limit: 50, offset: (page - 1) * 50 });
   return { stage: stage ?? null, page, rows };
@@ -256,6 +289,10 @@ const settingsInput = z.object({
     .int('Minimum payout must be a whole number of cents.')
     .min(0, 'Minimum payout cannot be negative.')
     .max(1_000_000_000_000, 'Minimum payout is too large.'),
+  // Fraud thresholds: each kept as it is when absent.
+  fraud_min_signup_seconds: z.coerce.number({ error: 'Give whole seconds.' }).int('Give whole seconds.').min(0, 'Cannot be negative.').max(86_400, 'At most a day.').optional(),
+  fraud_max_leads_per_ip: z.coerce.number({ error: 'Give a whole number.' }).int('Give a whole number.').min(1, 'At least 1.').max(100_000, 'Too large.').optional(),
+  fraud_ip_window_minutes: z.coerce.number({ error: 'Give whole minutes.' }).int('Give whole minutes.').min(1, 'At least 1 minute.').max(43_200, 'At most 30 days.').optional(),
 });
 
 export async function payoutSettings(deps: ManagementDeps, scope: Scope, programId: number) {
@@ -266,7 +303,16 @@ export async function payoutSettings(deps: ManagementDeps, scope: Scope, program
 export async function updatePayoutSettings(deps: ManagementDeps, scope: Scope, programId: number, input: unknown) {
   await programInScope(deps, scope, programId);
   const parsed = parseInput(settingsInput, input);
-  const settings = { holdDays: parsed.hold_days, payoutMinimumCents: parsed.payout_minimum_cents };
+  const current = (await payouts.payoutSettings(deps.pool, programId))!;
+  const settings: payouts.PayoutSettings = {
+    holdDays: parsed.hold_days,
+    payoutMinimumCents: parsed.payout_minimum_cents,
+    fraud: {
+      minSignupSeconds: parsed.fraud_min_signup_seconds ?? current.fraud.minSignupSeconds,
+      maxLeadsPerIp: parsed.fraud_max_leads_per_ip ?? current.fraud.maxLeadsPerIp,
+      ipWindowMinutes: parsed.fraud_ip_window_minutes ?? current.fraud.ipWindowMinutes,
+    },
+  };
   await payouts.setPayoutSettings(deps.pool, programId, settings);
   return settings;
 }

@@ -20,8 +20,14 @@ export function registerMoneyCommands(admin: Command): void {
       const query = new URLSearchParams({ ...(f.stage ? { stage: f.stage } : {}), ...(f.page ? { page: String(f.page) } : {}) });
       return call(this, 'GET', `/programs/${f.program}/commissions?${query}`);
     });
-  for (const verb of ['approve', 'unapprove'] as const) {
-    programFlag(payouts.command(`${verb} <commissionId>`).description(verb === 'approve' ? 'approve now (also within the hold period)' : 'take an approval back'))
+  const verbs = {
+    approve: 'approve now (also within the hold period)',
+    unapprove: 'take an approval back',
+    release: 'a held commission is fine: pending again',
+    reject: 'a held commission is fraud: never owed',
+  } as const;
+  for (const [verb, description] of Object.entries(verbs)) {
+    programFlag(payouts.command(`${verb} <commissionId>`).description(description))
       .requiredOption('--reason <text>', 'kept in the ledger')
       .action(function (this: Command, id: string, f: P & { reason: string }) {
         return call(this, 'POST', `/programs/${f.program}/commissions/${positiveInt(id)}/${verb}`, { reason: f.reason });

@@ -2,10 +2,11 @@
 // writes. Balances are never stored: they are sums of these entries (docs/payouts.md).
 import type { CommissionStatus, Currency } from './types.js';
 
-export type CommissionStage = 'pending' | 'approved' | 'paid';
-export const COMMISSION_STAGES: readonly CommissionStage[] = ['pending', 'approved', 'paid'];
+/** `held`: a fraud signal; a manager releases it (pending) or rejects it (never owed). */
+export type CommissionStage = 'pending' | 'held' | 'approved' | 'paid' | 'rejected';
+export const COMMISSION_STAGES: readonly CommissionStage[] = ['pending', 'held', 'approved', 'paid', 'rejected'];
 
-export type LedgerKind = 'created' | 'adjusted' | 'approved' | 'unapproved' | 'paid' | 'clawed_back' | 'clawback_settled';
+export type LedgerKind = 'created' | 'adjusted' | 'approved' | 'unapproved' | 'paid' | 'clawed_back' | 'clawback_settled' | 'released' | 'rejected';
 
 /** One append-only entry: what it moves in or out of each of the commission's three buckets. */
 export interface LedgerEntry {
@@ -51,24 +52,26 @@ export function deductionChange(
   deductedAfter: number,
 ): { ledger: LedgerEntry; clawbackCents: number | null } | null {
   const change = deductedBefore - deductedAfter; // negative: taken off
-  if (change === 0) return null;
+  // A rejected commission is owed nothing: a refund changes no balance.
+  if (change === 0 || commission.stage === 'rejected') return null;
   if (commission.stage === 'paid' || commission.payoutId !== null) {
     return { ledger: entry('clawed_back', { approvedCents: change }), clawbackCents: change };
   }
-  const bucket = commission.stage === 'pending' ? 'pendingCents' : 'approvedCents';
+  const bucket = commission.stage === 'approved' ? 'approvedCents' : 'pendingCents';
   return { ledger: entry('adjusted', { [bucket]: change }), clawbackCents: null };
 }
 
 /** Days after its creation a commission's hold ends. */
 export const holdEndsAt = (createdAt: Date, holdDays: number): Date => new Date(createdAt.getTime() + holdDays * 86_400_000);
 
-export type ApprovalRefusal = 'not_pending' | 'reversed' | 'in_hold' | 'approval_taken_back';
+export type ApprovalRefusal = 'not_pending' | 'held' | 'reversed' | 'in_hold' | 'approval_taken_back';
 
 /**
  * Why this commission cannot be approved now, or null. The schedule approves only after the
  * hold and never one a manager took back; a manager may approve early.
  */
 export function approvalRefusal(c: CommissionPosition, holdDays: number, now: Date, byHand: boolean): ApprovalRefusal | null {
+  if (c.stage === 'held') return 'held';
   if (c.stage !== 'pending') return 'not_pending';
   if (c.status === 'reversed' || netCents(c) <= 0) return 'reversed';
   if (byHand) return null;
@@ -88,6 +91,17 @@ export function unapprovalRefusal(c: CommissionPosition): UnapprovalRefusal | nu
 
 export const unapprovedEntry = (c: CommissionPosition, reason: string): LedgerEntry =>
   entry('unapproved', { pendingCents: netCents(c), approvedCents: -netCents(c) }, reason);
+
+export type ReviewRefusal = 'not_held';
+
+/** Only a held commission is released or rejected. */
+export const reviewRefusal = (c: Pick<CommissionPosition, 'stage'>): ReviewRefusal | null => (c.stage === 'held' ? null : 'not_held');
+
+/** Released: pending again, its money stays in the pending bucket (the entry records the reason). */
+export const releasedEntry = (reason: string): LedgerEntry => entry('released', {}, reason);
+
+/** Rejected: never owed; its money leaves the pending bucket. */
+export const rejectedEntry = (c: CommissionPosition, reason: string): LedgerEntry => entry('rejected', { pendingCents: -netCents(c) }, reason);
 
 /** A payout marked paid: the amount it claimed moves from approved to paid. */
 export const paidEntry = (claimedCents: number): LedgerEntry => entry('paid', { approvedCents: -claimedCents, paidCents: claimedCents });

@@ -7,6 +7,8 @@ export const OUTBOUND_EVENT_TYPES = [
   'commission.created',
   'commission.approved',
   'commission.reversed',
+  'commission.released',
+  'commission.rejected',
   'refund.applied',
   'payout.paid',
 ] as const;

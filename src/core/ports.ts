@@ -2,6 +2,7 @@
 // sees pg, express or pg-boss.
 import type { CommissionReason, SaleHistory } from './attribution.js';
 import type { LedgerEntry } from './commission-ledger.js';
+import type { FraudFacts, FraudSignal } from './fraud.js';
 import type { OutboundEvent } from './outbound-events.js';
 import type {
   AttributionStep,
@@ -50,6 +51,8 @@ export interface NewCustomer {
   provisionalLead: boolean;
   leadAt: Date | null;
   convertedAt: Date | null;
+  /** The customer's IP at signup (fraud signals), when known. */
+  leadIp?: string | null;
 }
 
 export interface CustomerPatch {
@@ -60,6 +63,7 @@ export interface CustomerPatch {
   provisionalLead?: boolean;
   leadAt?: Date;
   convertedAt?: Date;
+  leadIp?: string;
   click?: { clickId: string; clickedAt: Date; linkId: number | null; partnerId: number | null };
 }
 
@@ -106,6 +110,8 @@ export interface NewCommission {
   currency: Currency;
   /** The ledger's first entry for it (written in the same statement). */
   ledger: LedgerEntry;
+  /** Fraud signals: the commission is held for a manager instead of pending. */
+  holdReasons: FraudSignal[];
 }
 
 export interface NewRefund {
@@ -171,6 +177,8 @@ export interface TrackingTx {
   /** Any row under this key, reverted or not. */
   refundKeyUsed(saleId: number, refundKey: string): Promise<boolean>;
   markRefundReverted(refundId: number): Promise<void>;
+  /** What the fraud signals need to know about this customer and partner (src/core/fraud.ts). */
+  fraudFacts(customerId: number, partnerId: number, ipWindowMinutes: number): Promise<FraudFacts>;
   /** Tells the program's endpoints that listen to this type, in this transaction (no change without its event). */
   emit(event: OutboundEvent): Promise<void>;
 }

@@ -18,6 +18,8 @@ export interface TrackLeadInput {
   eventName: string | null;
   additionalData: AdditionalData | null;
   origin: string | null;
+  /** The customer's IP (the browser's, or `customer_ip` from the brand's backend), for fraud signals. */
+  ip?: string | null;
   now: Date;
 }
 
@@ -71,6 +73,7 @@ export async function trackLead(store: Store, input: TrackLeadInput): Promise<Tr
         status: 'lead',
         provisionalLead: provisional,
         leadAt: customer.leadAt ?? input.now,
+        ...(input.ip ? { leadIp: input.ip } : {}),
         ...(input.customerKey && !customer.customerKey ? { customerKey: input.customerKey } : {}),
         ...(emailHash ? { emailHash } : {}),
         ...(rebind ? { click: { clickId: click.clickId, clickedAt: click.createdAt, linkId: click.linkId, partnerId: click.partnerId } } : {}),
@@ -89,6 +92,7 @@ export async function trackLead(store: Store, input: TrackLeadInput): Promise<Tr
         provisionalLead: provisional,
         leadAt: input.now,
         convertedAt: null,
+        leadIp: input.ip ?? null,
       });
     }
 

@@ -1,6 +1,7 @@
 // POST /track/sale: record a payment, attribute it, create the commission (spec §3, §4.3).
 // The Stripe workers call recordSale too, with the customer they resolved.
 import { createdEntry } from './commission-ledger.js';
+import { fraudSignals } from './fraud.js';
 import { type CommissionReason, checkAttributionWindow, commissionEligibility } from './attribution.js';
 import { attributedClick, customerForClick } from './customers.js';
 import { MESSAGES, errors } from './errors.js';
@@ -184,15 +185,20 @@ export async function recordSale(
     amountCents: sale.amountCents,
     currency: sale.currency,
   });
+  // Signals hold the commission for a manager; the sale is recorded either way.
+  const holdReasons = fraudSignals(await tx.fraudFacts(customer.id, partnerId, program.fraud.ipWindowMinutes), program.fraud);
   try {
     const commissionId = await tx.withSavepoint(() =>
-      tx.insertCommission({ saleId, programId: program.id, partnerId, amountCents: commissionCents, currency: sale.currency, ledger: createdEntry(commissionCents) }),
+      tx.insertCommission({ saleId, programId: program.id, partnerId, amountCents: commissionCents, currency: sale.currency, ledger: createdEntry(commissionCents), holdReasons }),
     );
     await tx.emit({
       programId: program.id,
       type: 'commission.created',
       test: sale.test,
-      data: { program_id: program.id, commission_id: commissionId, sale_id: saleId, transaction_id: transactionId, partner_id: partnerId, amount_cents: commissionCents, currency: sale.currency, stage: 'pending' },
+      data: {
+        program_id: program.id, commission_id: commissionId, sale_id: saleId, transaction_id: transactionId, partner_id: partnerId, amount_cents: commissionCents,
+        currency: sale.currency, stage: holdReasons.length ? 'held' : 'pending', hold_reasons: holdReasons,
+      },
     });
     return { ...base, commissionId, commissionCents, commissionReason: null, partnerMissing: false, commissionFailed: false };
   } catch (error) {

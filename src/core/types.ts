@@ -1,4 +1,5 @@
 // Plain data the core works on. Ids are numbers (program and account ids are numeric on the wire).
+import type { FraudThresholds } from './fraud.js';
 
 export type CommissionType = 'percent' | 'fixed' | 'recurring_percent' | 'recurring_fixed';
 export const COMMISSION_TYPES: readonly CommissionType[] = ['percent', 'fixed', 'recurring_percent', 'recurring_fixed'];
@@ -30,6 +31,8 @@ export interface Program {
   allowedOrigins: string[];
   /** Stripe events with livemode false are test events (no commission) unless this is false. */
   livemodeOnlyCommissions: boolean;
+  /** When a commission is held for review (src/core/fraud.ts). */
+  fraud: FraudThresholds;
   createdAt: Date;
 }
 
@@ -83,6 +86,6 @@ export interface Commission {
   refundedTotalCents: number;
   deductedCents: number;
   /** Lifecycle (docs/payouts.md): pending, approved, paid. */
-  stage: 'pending' | 'approved' | 'paid';
+  stage: 'pending' | 'held' | 'approved' | 'paid' | 'rejected';
   payoutId: number | null;
 }

@@ -41,11 +41,16 @@ export async function writeMessage(client: Queryable, queue: OutboundQueue, even
   return rows[0]?.message_id ?? null;
 }
 
-/** A job for each delivery, in the caller's transaction; `startAfter` null means now. */
+/** Workers LISTEN here: a delivery due now wakes them at commit instead of their next poll. */
+export const OUTBOUND_CHANNEL = 'affix_webhook_deliveries';
+
+/** A job for each delivery, in the caller's transaction; `startAfter` null means now (and wakes the workers). */
 export async function queueDeliveries(client: Queryable, queue: OutboundQueue, deliveryIds: number[], startAfter: Date | null): Promise<void> {
   await client.query(
-    `WITH due AS (SELECT unnest($1::bigint[]) AS id)
-     ${insertJobs({ schema: queue.schema, queue: '$2', data: "jsonb_build_object('deliveryId', due.id)", from: 'due', startAfter: 'coalesce($3::timestamptz, now())' })}`,
-    [deliveryIds, queue.name, startAfter],
+    `WITH due AS (SELECT unnest($1::bigint[]) AS id), job AS (
+       ${insertJobs({ schema: queue.schema, queue: '$2', data: "jsonb_build_object('deliveryId', due.id)", from: 'due', startAfter: 'coalesce($3::timestamptz, now())' })}
+     )
+     SELECT CASE WHEN $3::timestamptz IS NULL THEN (SELECT pg_notify($4, '') FROM job LIMIT 1) END`,
+    [deliveryIds, queue.name, startAfter, OUTBOUND_CHANNEL],
   );
 }

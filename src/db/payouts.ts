@@ -1,6 +1,7 @@
 // Commissions' lifecycle, balances and payout batches. Every read is scoped by program; every
 // change runs inside the caller's transaction and appends its ledger entries there.
 import type { CommissionPosition, CommissionStage, LedgerEntry, PayableBalance, PayoutLine } from '../core/commission-ledger.js';
+import type { FraudThresholds } from '../core/fraud.js';
 import type { Currency } from '../core/types.js';
 import { appendLines } from './ledger.js';
 import type { Pool, PoolClient } from './pool.js';
@@ -18,10 +19,12 @@ export interface CommissionRow extends CommissionPosition {
   test: boolean;
   /** What the payout that claimed it pays for it. */
   payoutCents: number | null;
+  /** The fraud signals that held it, if any. */
+  holdReasons: string[];
 }
 
 const COMMISSION_FIELDS = `c.id, c.program_id, c.partner_id, pa.name AS partner_name, c.sale_id, s.processor_event_id, c.currency, s.test,
-         c.stage, c.status, c.payout_id, c.payout_cents, c.amount_cents, c.deducted_cents, c.created_at, c.auto_approve`;
+         c.stage, c.status, c.payout_id, c.payout_cents, c.amount_cents, c.deducted_cents, c.created_at, c.auto_approve, c.hold_reasons`;
 const COMMISSION_FROM = 'commissions c JOIN sales s ON s.id = c.sale_id LEFT JOIN partners pa ON pa.id = c.partner_id';
 const COMMISSION_SELECT = `SELECT ${COMMISSION_FIELDS} FROM ${COMMISSION_FROM}`;
 
@@ -42,6 +45,7 @@ const toCommissionRow = (row: any): CommissionRow => ({
   deductedCents: Number(row.deducted_cents),
   createdAt: row.created_at,
   autoApprove: row.auto_approve,
+  holdReasons: row.hold_reasons ?? [],
 });
 
 /** Locks one commission of the program (null when it is not the program's). */
@@ -280,15 +284,30 @@ export async function listCommissions(
 export interface PayoutSettings {
   holdDays: number;
   payoutMinimumCents: number;
+  fraud: FraudThresholds;
 }
 
 export async function payoutSettings(db: Queryable, programId: number): Promise<PayoutSettings | null> {
-  const { rows } = await db.query('SELECT hold_days, payout_minimum_cents FROM programs WHERE id = $1', [programId]);
-  return rows[0] ? { holdDays: rows[0].hold_days, payoutMinimumCents: Number(rows[0].payout_minimum_cents) } : null;
+  const { rows } = await db.query(
+    'SELECT hold_days, payout_minimum_cents, fraud_min_signup_seconds, fraud_max_leads_per_ip, fraud_ip_window_minutes FROM programs WHERE id = $1',
+    [programId],
+  );
+  const row = rows[0];
+  return row
+    ? {
+        holdDays: row.hold_days,
+        payoutMinimumCents: Number(row.payout_minimum_cents),
+        fraud: { minSignupSeconds: row.fraud_min_signup_seconds, maxLeadsPerIp: row.fraud_max_leads_per_ip, ipWindowMinutes: row.fraud_ip_window_minutes },
+      }
+    : null;
 }
 
 export async function setPayoutSettings(db: Queryable, programId: number, settings: PayoutSettings): Promise<void> {
-  await db.query('UPDATE programs SET hold_days = $2, payout_minimum_cents = $3 WHERE id = $1', [programId, settings.holdDays, settings.payoutMinimumCents]);
+  await db.query(
+    `UPDATE programs SET hold_days = $2, payout_minimum_cents = $3, fraud_min_signup_seconds = $4, fraud_max_leads_per_ip = $5, fraud_ip_window_minutes = $6
+      WHERE id = $1`,
+    [programId, settings.holdDays, settings.payoutMinimumCents, settings.fraud.minSignupSeconds, settings.fraud.maxLeadsPerIp, settings.fraud.ipWindowMinutes],
+  );
 }
 
 export interface PayoutDetails {

@@ -5,7 +5,8 @@ import type { Commission, Customer, Program, ReferralLink, Sale } from '../core/
 type Row = Record<string, any>;
 
 export const PROGRAM_COLUMNS = `id, account_id, name, domain, commission_type, commission_rate, recurring_duration_months,
-  attribution_window_days, lead_auth, allowed_origins, livemode_only_commissions, created_at`;
+  attribution_window_days, lead_auth, allowed_origins, livemode_only_commissions, created_at,
+  fraud_min_signup_seconds, fraud_max_leads_per_ip, fraud_ip_window_minutes`;
 
 export const toProgram = (row: Row): Program => ({
   id: row.id,
@@ -19,6 +20,11 @@ export const toProgram = (row: Row): Program => ({
   leadAuth: row.lead_auth,
   allowedOrigins: row.allowed_origins,
   livemodeOnlyCommissions: row.livemode_only_commissions,
+  fraud: {
+    minSignupSeconds: row.fraud_min_signup_seconds,
+    maxLeadsPerIp: row.fraud_max_leads_per_ip,
+    ipWindowMinutes: row.fraud_ip_window_minutes,
+  },
   createdAt: row.created_at,
 });
 

@@ -2,6 +2,7 @@
 import type { CommissionReason, SaleHistory } from '../core/attribution.js';
 import { createdEntry } from '../core/commission-ledger.js';
 import { errors } from '../core/errors.js';
+import type { FraudFacts } from '../core/fraud.js';
 import type { OutboundEvent } from '../core/outbound-events.js';
 import type {
   CommissionRefundPatch,
@@ -74,12 +75,12 @@ export class PgTrackingTx implements TrackingTx {
   async insertCustomer(customer: NewCustomer) {
     const { rows } = await this.client.query(
       `INSERT INTO customers (program_id, customer_key, status, click_id, clicked_at, link_id, partner_id, email_hash,
-                              provisional_lead, lead_at, converted_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                              provisional_lead, lead_at, converted_at, lead_ip)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
        RETURNING ${CUSTOMER_COLUMNS}`,
       [
         customer.programId, customer.customerKey, customer.status, customer.clickId, customer.clickedAt, customer.linkId,
-        customer.partnerId, customer.emailHash, customer.provisionalLead, customer.leadAt, customer.convertedAt,
+        customer.partnerId, customer.emailHash, customer.provisionalLead, customer.leadAt, customer.convertedAt, customer.leadIp ?? null,
       ],
     );
     return toCustomer(rows[0]);
@@ -99,6 +100,7 @@ export class PgTrackingTx implements TrackingTx {
     if (patch.provisionalLead !== undefined) set('provisional_lead', patch.provisionalLead);
     if (patch.leadAt !== undefined) set('lead_at', patch.leadAt);
     if (patch.convertedAt !== undefined) set('converted_at', patch.convertedAt);
+    if (patch.leadIp !== undefined) set('lead_ip', patch.leadIp);
     if (patch.click) {
       set('click_id', patch.click.clickId);
       set('clicked_at', patch.click.clickedAt);
@@ -214,11 +216,13 @@ export class PgTrackingTx implements TrackingTx {
   async insertCommission(commission: NewCommission): Promise<number> {
     const { rows } = await this.client.query(
       `WITH commission AS (
-         INSERT INTO commissions (sale_id, program_id, partner_id, amount_cents, currency)
-         VALUES ($1, $2, $3, $4, $5) RETURNING id, program_id, partner_id, currency
+         INSERT INTO commissions (sale_id, program_id, partner_id, amount_cents, currency, stage, hold_reasons)
+         VALUES ($1, $2, $3, $4, $5, CASE WHEN cardinality($11::text[]) > 0 THEN 'held' ELSE 'pending' END, nullif($11::text[], '{}'))
+         RETURNING id, program_id, partner_id, currency
        ), entry AS (${appendEntries('commission', 6)})
        SELECT id FROM commission`,
-      [commission.saleId, commission.programId, commission.partnerId, commission.amountCents, commission.currency, ...entryParams(commission.ledger)],
+      [commission.saleId, commission.programId, commission.partnerId, commission.amountCents, commission.currency, ...entryParams(commission.ledger),
+        commission.holdReasons],
     );
     return rows[0].id;
   }
@@ -294,6 +298,33 @@ export class PgTrackingTx implements TrackingTx {
       [commissionId, patch.status, patch.refundedTotalCents, patch.deductedCents, change !== null,
         ...entryParams(change?.ledger ?? NO_ENTRY), change?.clawbackCents ?? null],
     );
+  }
+
+  async fraudFacts(customerId: number, partnerId: number, ipWindowMinutes: number): Promise<FraudFacts> {
+    const { rows } = await this.client.query(
+      `SELECT p.email AS partner_email, c.email_hash, host(k.ip) AS click_ip, c.clicked_at, host(c.lead_ip) AS lead_ip, c.lead_at,
+              (SELECT count(*) FROM customers o
+                WHERE o.program_id = c.program_id AND o.lead_ip = c.lead_ip
+                  AND o.lead_at BETWEEN c.lead_at - make_interval(mins => $3) AND c.lead_at)::int AS leads_from_ip,
+              coalesce((SELECT o.partner_id <> $2 FROM customers o
+                         WHERE o.program_id = c.program_id AND o.email_hash = c.email_hash AND o.id <> c.id AND o.partner_id IS NOT NULL
+                           AND (o.created_at, o.id) < (c.created_at, c.id)
+                         ORDER BY o.created_at, o.id LIMIT 1), false) AS other_partner
+         FROM customers c LEFT JOIN partners p ON p.id = $2 LEFT JOIN clicks k ON k.click_id = c.click_id
+        WHERE c.id = $1`,
+      [customerId, partnerId, ipWindowMinutes],
+    );
+    const row = rows[0] ?? {};
+    return {
+      partnerEmail: row.partner_email ?? null,
+      customerEmailHash: row.email_hash ?? null,
+      clickIp: row.click_ip ?? null,
+      clickedAt: row.clicked_at ?? null,
+      leadIp: row.lead_ip ?? null,
+      leadAt: row.lead_at ?? null,
+      leadsFromIpInWindow: row.leads_from_ip ?? 0,
+      emailReferredByAnotherPartner: row.other_partner ?? false,
+    };
   }
 
   async emit(event: OutboundEvent): Promise<void> {

@@ -3,6 +3,7 @@ import type PgBoss from 'pg-boss';
 import type { Config } from '../platform/config.js';
 import { resumeInterruptedJobs } from '../db/interrupted-jobs.js';
 import { listen } from '../db/notifications.js';
+import { OUTBOUND_CHANNEL } from '../db/outbound.js';
 import { ensureClickPartitions } from '../db/partitions.js';
 import { STRIPE_EVENTS_CHANNEL, markExhausted, wakeWaitingEvents } from '../db/webhook-events.js';
 import { JOB_EXPIRY_SECONDS, STRIPE_EVENTS_DEAD_QUEUE, STRIPE_EVENTS_QUEUE, type StripeEventJob, stripeEventEnqueuer } from '../platform/queue.js';
@@ -72,13 +73,16 @@ export async function startWorkers(boss: PgBoss, workerDeps: Omit<WorkerDeps, 'q
       deps.logger.warn({ jobId: job.id, inboxId }, 'stripe event retries exhausted');
     }
   });
-  await startMoneyJobs(boss, {
+  const wakeDeliveries = await startMoneyJobs(boss, {
     pool: deps.pool,
     logger: deps.logger,
     secretBox: config.secretKey ? createSecretBox(config.secretKey) : null,
     now: () => deps.now?.() ?? new Date(),
     outbound: config.outbound,
   });
+  const deliveriesListening = listen(deps.pool, OUTBOUND_CHANNEL, coalesce(wakeDeliveries), (error) =>
+    deps.logger.warn({ err: error }, 'listening for new webhook deliveries failed; polling until it is back'),
+  );
   // Monthly click partitions, made ahead: at start and then every hour (any instance; idempotent).
   const partitions = () =>
     ensureClickPartitions(deps.pool, deps.now?.() ?? new Date())
@@ -102,6 +106,7 @@ export async function startWorkers(boss: PgBoss, workerDeps: Omit<WorkerDeps, 'q
       clearInterval(sweep);
       clearInterval(partitionTimer);
       await listening.stop();
+      await deliveriesListening.stop();
     },
   };
 }

@@ -8,8 +8,15 @@ import { APPROVALS_QUEUE, OUTBOUND_QUEUE } from '../platform/queue.js';
 
 const deliveryJob = z.object({ deliveryId: z.number().int().positive() });
 
-export async function startMoneyJobs(boss: PgBoss, deps: WebhookDeps & { logger: Logger }): Promise<void> {
-  await boss.work<{ deliveryId: number }>(OUTBOUND_QUEUE, { batchSize: 8, pollingIntervalSeconds: 1 }, async (jobs) => {
+/**
+ * Deliveries: 16 at a time per fetch; a full fetch fetches again at once, and a delivery due now
+ * wakes the fetcher through LISTEN (polling every 2 s is the fallback). Returns the wake-up.
+ */
+export async function startMoneyJobs(boss: PgBoss, deps: WebhookDeps & { logger: Logger }): Promise<() => void> {
+  let workerId = '';
+  workerId = await boss.work<{ deliveryId: number }>(OUTBOUND_QUEUE, { batchSize: 16, pollingIntervalSeconds: 2 }, async (jobs) => {
+    if (jobs.length === 0) return;
+    boss.notifyWorker(workerId);
     await Promise.all(
       jobs.map(async (job) => {
         const { deliveryId } = deliveryJob.parse(job.data);
@@ -22,4 +29,5 @@ export async function startMoneyJobs(boss: PgBoss, deps: WebhookDeps & { logger:
     const approved = await approveDueCommissions(deps);
     deps.logger.info({ job: 'commission-approvals', approved }, 'scheduled approval');
   });
+  return () => boss.notifyWorker(workerId);
 }

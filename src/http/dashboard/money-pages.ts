@@ -16,7 +16,13 @@ export interface MoneyView {
 
 const when = (date: Date | null) => (date ? new Date(date).toISOString().slice(0, 16).replace('T', ' ') : '');
 
-const STAGE_LABELS = { pending: 'Awaiting approval', approved: 'Approved', paid: 'Paid' } as const;
+const STAGE_LABELS = { pending: 'Awaiting approval', held: 'Held for review', approved: 'Approved', paid: 'Paid', rejected: 'Rejected' } as const;
+const SIGNAL_WORDS: Record<string, string> = {
+  self_referral: 'the partner bought through their own link',
+  fast_signup_same_ip: 'signed up seconds after the click, from its IP',
+  many_leads_same_ip: 'many signups from one IP',
+  referred_by_another_partner: 'the customer was referred by another partner first',
+};
 
 export function payoutsSection(view: MoneyView, data: Of<'payouts'>): Html {
   const { base } = view;
@@ -41,21 +47,28 @@ ${open.map((p) => html`<tr><td>${p.id} (batch ${p.batchId})</td><td>${p.partnerN
 ${batches.length ? html`<h3>Exports</h3><ul>${batches.map((b) => html`<li>Batch ${b}: <a href="${base}/payouts/batches/${b}/export.csv?format=generic">CSV</a> · <a href="${base}/payouts/batches/${b}/export.csv?format=paypal">PayPal Payouts</a> · <a href="${base}/payouts/batches/${b}/export.csv?format=wise">Wise batch</a></li>`)}</ul>` : ''}
 </section>
 <section id="commissions"><h2>Commissions: ${STAGE_LABELS[data.stage]}</h2>
-<nav class="tabs" aria-label="Commission stages">${(['pending', 'approved', 'paid'] as const).map((s) => html`<a href="${base}/payouts?stage=${s}" ${s === data.stage ? raw('aria-current="page"') : ''}>${STAGE_LABELS[s]}</a>`)}</nav>
+<nav class="tabs" aria-label="Commission stages">${(['pending', 'held', 'approved', 'paid', 'rejected'] as const).map((s) => html`<a href="${base}/payouts?stage=${s}" ${s === data.stage ? raw('aria-current="page"') : ''}>${STAGE_LABELS[s]}</a>`)}</nav>
 ${data.commissions.length === 0 ? html`<p>None.</p>` : html`<table><thead><tr><th>Commission</th><th>Partner</th><th>Amount</th><th>Sale</th><th>Created</th><th></th></tr></thead><tbody>
 ${data.commissions.map((c) => {
   const net = c.amountCents - c.deductedCents;
+  const review = (verb: string, label: string) =>
+    html`<form method="post" action="${base}/commissions/${c.id}/${verb}" class="inline">${field(`reason_${c.id}`, `Reason to ${label.toLowerCase()} ${c.id}`, '', fe)}<button type="submit">${label} ${c.id}</button></form>`;
   const action =
-    c.stage === 'pending' && c.status !== 'reversed' && net > 0
+    c.stage === 'held'
+      ? html`<p>Held: ${c.holdReasons.map((r) => SIGNAL_WORDS[r] ?? r).join('; ')}.</p>${review('release', 'Release')}${review('reject', 'Reject')}`
+      : c.stage === 'pending' && c.status !== 'reversed' && net > 0
       ? html`<form method="post" action="${base}/commissions/${c.id}/approve" class="inline">${field(`reason_${c.id}`, `Reason to approve ${c.id}`, '', fe)}<button type="submit">Approve ${c.id}</button></form>`
       : c.stage === 'approved' && c.payoutId === null
         ? html`<form method="post" action="${base}/commissions/${c.id}/unapprove" class="inline">${field(`reason_${c.id}`, `Reason to take back ${c.id}`, '', fe)}<button type="submit">Take back ${c.id}</button></form>`
         : html`<span class="muted">${c.status === 'reversed' ? 'reversed' : c.payoutId ? `in payout ${c.payoutId}` : ''}</span>`;
   return html`<tr><td>${c.id}</td><td>${c.partnerName ?? ''}</td><td>${money(net, c.currency)}${c.deductedCents ? html` <span class="muted">(of ${money(c.amountCents, c.currency)})</span>` : ''}</td><td><code>${c.transactionId}</code>${c.test ? ' (test)' : ''}</td><td>${when(c.createdAt)} UTC</td><td>${action}</td></tr>`;
 })}</tbody></table>`}</section>
-<section id="payout-settings"><h2>Payout settings</h2><form method="post" action="${base}/payouts/settings" novalidate>
+<section id="payout-settings"><h2>Payout and fraud settings</h2><form method="post" action="${base}/payouts/settings" novalidate>
 ${field('hold_days', 'Hold period in days (a commission is approved after it; longer than your refund window)', String(settings.holdDays), fe, 'inputmode="numeric"')}
 ${field('payout_minimum_cents', 'Minimum payout, in the currency’s smallest unit (cents)', String(settings.payoutMinimumCents), fe, 'inputmode="numeric"')}
+${field('fraud_min_signup_seconds', 'Hold when the signup comes this many seconds or less after the click, from its IP', String(settings.fraud.minSignupSeconds), fe, 'inputmode="numeric"')}
+${field('fraud_max_leads_per_ip', 'Hold when one IP signs up more than this many times…', String(settings.fraud.maxLeadsPerIp), fe, 'inputmode="numeric"')}
+${field('fraud_ip_window_minutes', '…within this many minutes', String(settings.fraud.ipWindowMinutes), fe, 'inputmode="numeric"')}
 <div><button type="submit">Save payout settings</button></div></form></section>`;
 }
 

@@ -23,6 +23,8 @@ export interface MoneyRouteKit {
 export const MONEY_DONE: Record<string, string> = {
   approved: 'Commission approved.',
   unapproved: 'Approval taken back.',
+  released: 'Commission released: pending again.',
+  rejected: 'Commission rejected: it will not be paid.',
   payout_run: 'Payout batch created: export it, pay, then mark each payout paid.',
   paid: 'Payout marked paid.',
   canceled: 'Payout canceled: its balance is payable again.',
@@ -48,13 +50,18 @@ export function registerMoneyRoutes(router: Router, kit: MoneyRouteKit): void {
     }
   };
 
-  for (const verb of ['approve', 'unapprove'] as const) {
+  const reviews = {
+    approve: [payouts.approveCommission, 'approved'],
+    unapprove: [payouts.unapproveCommission, 'unapproved'],
+    release: [payouts.releaseCommission, 'released'],
+    reject: [payouts.rejectCommission, 'rejected'],
+  } as const;
+  for (const [verb, [use, done]] of Object.entries(reviews)) {
     router.post(`${base}/commissions/:commissionId/${verb}`, ...form, async (req, res) => {
       const id = await ownProgram(req, res);
       const commissionId = Number(req.params.commissionId);
-      const use = verb === 'approve' ? payouts.approveCommission : payouts.unapproveCommission;
       if (await attempt(req, res, 'payouts', `reason_${commissionId}`, () => use(app(), scope(res), id, commissionId, { reason: text(req, `reason_${commissionId}`) }))) {
-        back(res, id, verb === 'approve' ? 'approved' : 'unapproved', 'payouts');
+        back(res, id, done, 'payouts');
       }
     });
   }
@@ -85,7 +92,9 @@ export function registerMoneyRoutes(router: Router, kit: MoneyRouteKit): void {
   });
   router.post(`${base}/payouts/settings`, ...form, async (req, res) => {
     const id = await ownProgram(req, res);
-    const body = { hold_days: text(req, 'hold_days'), payout_minimum_cents: text(req, 'payout_minimum_cents') };
+    const body = Object.fromEntries(
+      ['hold_days', 'payout_minimum_cents', 'fraud_min_signup_seconds', 'fraud_max_leads_per_ip', 'fraud_ip_window_minutes'].map((name) => [name, text(req, name)]),
+    );
     if (await attempt(req, res, 'payouts', 'hold_days', () => payouts.updatePayoutSettings(app(), scope(res), id, body))) back(res, id, 'payout_settings', 'payouts');
   });
   router.get(`${base}/payouts/batches/:batchId/export.csv`, async (req, res) => {

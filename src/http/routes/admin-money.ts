@@ -26,6 +26,12 @@ export function adminMoneyRoutes(router: Router, deps: HttpDeps, app: () => Mana
   router.post(`${base}/commissions/:commissionId/unapprove`, async (req, res) => {
     res.json({ data: wire(await payouts.unapproveCommission(app(), OPERATOR, idParam(req), idParam(req, 'commissionId'), req.body)) });
   });
+  router.post(`${base}/commissions/:commissionId/release`, async (req, res) => {
+    res.json({ data: wire(await payouts.releaseCommission(app(), OPERATOR, idParam(req), idParam(req, 'commissionId'), req.body)) });
+  });
+  router.post(`${base}/commissions/:commissionId/reject`, async (req, res) => {
+    res.json({ data: wire(await payouts.rejectCommission(app(), OPERATOR, idParam(req), idParam(req, 'commissionId'), req.body)) });
+  });
   router.get(`${base}/payout-settings`, async (req, res) => {
     res.json({ data: wire(await payouts.payoutSettings(app(), OPERATOR, idParam(req))) });
   });

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { Router } from 'express';
 import { MESSAGES, errors } from '../../core/errors.js';
 import { trackLead } from '../../core/track-lead.js';
@@ -7,6 +8,12 @@ import { browserCors } from '../cors.js';
 import { type HttpDeps, clock } from '../deps.js';
 import { sendJson } from '../respond.js';
 import { parseLeadBody } from '../schemas.js';
+
+const leadIp = (body: unknown, browserIp: string | null): string | null => {
+  const given = (body as { customer_ip?: unknown } | null)?.customer_ip;
+  if (typeof given === 'string' && isIP(given)) return given;
+  return browserIp && isIP(browserIp) ? browserIp : null;
+};
 
 export function trackLeadRoute(deps: HttpDeps): Router {
   const router = Router();
@@ -28,6 +35,8 @@ export function trackLeadRoute(deps: HttpDeps): Router {
         eventName: body.event_name,
         additionalData: body.additional_data,
         origin: req.headers.origin ?? null,
+        // The browser's own address in browser mode; a backend may pass its customer's.
+        ip: leadIp(req.body, state(res).apiKey ? null : (req.ip ?? null)),
         now: clock(deps),
       });
       state(res).log.info(
