@@ -3,6 +3,7 @@
 import { COMMISSION_STAGES } from '../core/commission-ledger.js';
 import { csvField } from '../core/csv.js';
 import * as payoutsDb from '../db/payouts.js';
+import * as promoCodesDb from '../db/promo-codes.js';
 import * as endpointsDb from '../db/webhook-endpoints.js';
 import { callbackVerdict } from '../core/cli-login.js';
 import { errors } from '../core/errors.js';
@@ -76,7 +77,10 @@ const SECTION_DATA = {
     return { partners, series, readiness: computeReadiness(id, facts), kpis, funnel };
   },
   partners: async (deps: PageDeps, id: number, filter: ActivityFilter) => ({ stats: await partnerStats(deps.pool, id, filter.from) }),
-  links: async (deps: PageDeps, id: number) => ({ partners: await partnersWithLinks(deps.pool, id) }),
+  links: async (deps: PageDeps, id: number) => {
+    const [partners, promoCodes] = await Promise.all([partnersWithLinks(deps.pool, id), promoCodesDb.listPromoCodes(deps.pool, id)]);
+    return { partners, promoCodes };
+  },
   activity: async (deps: PageDeps, id: number, filter: ActivityFilter, page: number) => {
     const [partners, events] = await Promise.all([
       partnersWithLinks(deps.pool, id),

@@ -74,6 +74,26 @@ export function registerMoneyCommands(admin: Command): void {
     return call(this, 'POST', `/programs/${f.program}/payouts/${positiveInt(id)}/cancel`);
   });
 
+  const promo = admin.command('promo').description('Discount codes that attribute sales to partners');
+  programFlag(promo.command('add').description('map a code, Stripe promotion code or coupon to a partner'))
+    .requiredOption('--partner <id>', 'partner id', positiveInt)
+    .option('--code <code>', 'the code customers type')
+    .option('--stripe-promotion-code <promo_id>')
+    .option('--stripe-coupon <coupon_id>')
+    .action(function (this: Command, f: P & { partner: number; code?: string; stripePromotionCode?: string; stripeCoupon?: string }) {
+      return call(this, 'POST', `/programs/${f.program}/promo-codes`, {
+        partner_id: f.partner, code: f.code, stripe_promotion_code_id: f.stripePromotionCode, stripe_coupon_id: f.stripeCoupon,
+      });
+    });
+  programFlag(promo.command('list')).action(function (this: Command, f: P) {
+    return call(this, 'GET', `/programs/${f.program}/promo-codes`);
+  });
+  for (const [verb, active] of [['activate', true], ['deactivate', false]] as const) {
+    programFlag(promo.command(`${verb} <promoCodeId>`)).action(function (this: Command, id: string, f: P) {
+      return call(this, 'PATCH', `/programs/${f.program}/promo-codes/${positiveInt(id)}`, { active });
+    });
+  }
+
   const hooks = admin.command('webhooks').description('Signed webhooks to your own systems');
   programFlag(hooks.command('add').description('register an endpoint; prints its signing secret once'))
     .requiredOption('--url <url>')

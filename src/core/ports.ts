@@ -177,6 +177,8 @@ export interface TrackingTx {
   /** Any row under this key, reverted or not. */
   refundKeyUsed(saleId: number, refundKey: string): Promise<boolean>;
   markRefundReverted(refundId: number): Promise<void>;
+  /** The active promo code of the program matching any of these ids, codes (any case) or coupon ids. */
+  findPromoCode(programId: number, refs: string[]): Promise<{ id: number; partnerId: number; linkId: number | null } | null>;
   /** What the fraud signals need to know about this customer and partner (src/core/fraud.ts). */
   fraudFacts(customerId: number, partnerId: number, ipWindowMinutes: number): Promise<FraudFacts>;
   /** Tells the program's endpoints that listen to this type, in this transaction (no change without its event). */

@@ -1,6 +1,7 @@
 // Payments reported by the payment processor (Stripe webhooks, through the workers).
 // The attribution order of spec §6, then the same recordSale / refundSale as the API.
 import { deductionChange } from './commission-ledger.js';
+import { customerForPromoCode } from './promo-codes.js';
 import { toSupportedCurrency } from './currency.js';
 import { attributedClick, customerForClick } from './customers.js';
 import { AffixError, errors } from './errors.js';
@@ -31,6 +32,8 @@ export interface ProcessorPayment {
   stripeCustomerId: string | null;
   /** Payment intent (or charge) ids a later refund or dispute will name. */
   paymentIds: string[];
+  /** Promotion code ids, codes and coupon ids the payment used (the fifth step, promo_code). */
+  promotionRefs: string[];
   isRecurring: boolean;
   saleType: 'payment' | 'subscription';
   subscriptionId: string | null;
@@ -80,12 +83,15 @@ function unmatched(payment: Pick<ProcessorPayment, 'metadata' | 'stripeCustomerI
 
 /**
  * Spec §6 order: (1) affix_click_id, (2) email matched to a lead, (3) Stripe customer seen in an
- * earlier attributed session, (4) affix_customer_key alone. Null when nothing matches.
+ * earlier attributed session, (4) affix_customer_key alone; then ours, (5) a promotion code the
+ * brand mapped to a partner. Last, because a code is shared on coupon sites: a click or a
+ * customer the partner really brought is stronger evidence. Null when nothing matches.
  */
 export async function resolveProcessorCustomer(
   tx: TrackingTx,
   program: Program,
-  payment: Pick<ProcessorPayment, 'metadata' | 'email' | 'stripeCustomerId'>,
+  payment: Pick<ProcessorPayment, 'metadata' | 'email' | 'stripeCustomerId' | 'promotionRefs'>,
+  now: Date,
 ): Promise<ResolvedCustomer | null> {
   const { clickId, customerKey } = payment.metadata;
   if (clickId) {
@@ -104,7 +110,7 @@ export async function resolveProcessorCustomer(
     const byKey = await tx.findCustomerByKey(program.id, customerKey);
     if (byKey) return { customer: byKey, step: 'customer_key' };
   }
-  return null;
+  return customerForPromoCode(tx, program, payment.promotionRefs, { customerKey, email: payment.email }, now);
 }
 
 async function loadProgram(tx: TrackingTx, programId: number): Promise<Program> {
@@ -139,7 +145,7 @@ export async function recordProcessorPayment(store: Store, payment: ProcessorPay
       if (wrongProgram) return wrongProgram;
       const duplicateId = await tx.findSaleIdByTransactionId(payment.programId, payment.transactionId);
       if (duplicateId !== null) return { kind: 'duplicate', saleId: duplicateId };
-      const resolved = await resolveProcessorCustomer(tx, program, payment);
+      const resolved = await resolveProcessorCustomer(tx, program, payment, now);
       if (!resolved) return unmatched(payment);
       await bindStripeCustomer(tx, resolved, payment.stripeCustomerId, program);
       const outcome = await recordSale(
@@ -190,13 +196,14 @@ export async function recordProcessorPayment(store: Store, payment: ProcessorPay
  */
 export async function bindProcessorCheckout(
   store: Store,
-  checkout: Pick<ProcessorPayment, 'programId' | 'metadata' | 'email' | 'stripeCustomerId'>,
+  checkout: Pick<ProcessorPayment, 'programId' | 'metadata' | 'email' | 'stripeCustomerId' | 'promotionRefs'>,
+  now: Date,
 ): Promise<ProcessorOutcome> {
   return store.transaction(async (tx) => {
     const program = await loadProgram(tx, checkout.programId);
     const wrongProgram = mismatch(program, checkout);
     if (wrongProgram) return wrongProgram;
-    const resolved = await resolveProcessorCustomer(tx, program, checkout);
+    const resolved = await resolveProcessorCustomer(tx, program, checkout, now);
     if (!resolved) {
       if (hasAffixMetadata(checkout)) throw new NotYetResolvable('no customer matches the checkout yet');
       return { kind: 'unresolved', referenceOnly: checkout.metadata.customerKeyIsReference };

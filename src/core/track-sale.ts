@@ -2,12 +2,13 @@
 // The Stripe workers call recordSale too, with the customer they resolved.
 import { createdEntry } from './commission-ledger.js';
 import { fraudSignals } from './fraud.js';
+import { customerForPromoCode } from './promo-codes.js';
 import { type CommissionReason, checkAttributionWindow, commissionEligibility } from './attribution.js';
 import { attributedClick, customerForClick } from './customers.js';
 import { MESSAGES, errors } from './errors.js';
 import { computeCommissionCents } from './money.js';
 import type { NewSale, Store, TrackingTx } from './ports.js';
-import type { AttributionStep, Currency, Customer, Program } from './types.js';
+import type { AttributionStep, Currency, Program, ResolvedCustomer } from './types.js';
 
 export interface SaleDetails {
   amountCents: number;
@@ -33,6 +34,8 @@ export interface TrackSaleInput extends SaleDetails {
   transactionId: string | null;
   customerKey: string | null;
   clickId: string | null;
+  /** A discount code the customer used: attributes the sale when nothing else does (step promo_code). */
+  promoCode?: string | null;
   now: Date;
 }
 
@@ -54,10 +57,7 @@ export type RecordSaleOutcome =
   | (Extract<TrackSaleResult, { attributed: true }> & { partnerMissing: boolean; commissionFailed: boolean; cause?: unknown })
   | Extract<TrackSaleResult, { attributed: false }>;
 
-export interface ResolvedCustomer {
-  customer: Customer;
-  step: AttributionStep;
-}
+export type { ResolvedCustomer };
 
 /** Customer by customer_key first, then by click_id (spec §4.3). Creates the customer from a click when needed. */
 export async function resolveSaleCustomer(
@@ -66,6 +66,7 @@ export async function resolveSaleCustomer(
   customerKey: string | null,
   clickId: string | null,
   now: Date,
+  promoCode: string | null = null,
 ): Promise<ResolvedCustomer> {
   if (customerKey) {
     const byKey = await tx.findCustomerByKey(program.id, customerKey);
@@ -81,6 +82,8 @@ export async function resolveSaleCustomer(
   if (customerKey && (await tx.customerKeyExistsInOtherProgram(program.id, customerKey))) {
     throw errors.noAttribution(MESSAGES.noAttributionInProgram);
   }
+  const byPromo = promoCode ? await customerForPromoCode(tx, program, [promoCode], { customerKey, email: null }, now) : null;
+  if (byPromo) return byPromo;
   throw errors.noAttribution(MESSAGES.saleCustomerNotFound);
 }
 
@@ -228,7 +231,7 @@ export async function trackSale(store: Store, input: TrackSaleInput): Promise<Tr
       if (duplicateId !== null) throw errors.duplicateSale(duplicateId);
       const program = await tx.getProgram(input.programId);
       if (!program) throw errors.unauthorized(MESSAGES.invalidToken);
-      const resolved = await resolveSaleCustomer(tx, program, input.customerKey, input.clickId, input.now);
+      const resolved = await resolveSaleCustomer(tx, program, input.customerKey, input.clickId, input.now, input.promoCode ?? null);
       const recorded = await recordSale(tx, program, resolved, transactionId, input, input.now);
       // Window expired: roll back whatever resolving wrote, so nothing is recorded (spec §3).
       if (!recorded.attributed) throw new RolledBack(recorded);

@@ -15,7 +15,8 @@ export type CommissionStatus = 'pending' | 'refunded' | 'reversed';
 export type RefundReason = 'refund' | 'chargeback' | 'refund_failed';
 
 /** Which rule bound a sale to its customer (spec §6 order, plus the API's two inputs). */
-export type AttributionStep = 'click_id' | 'email' | 'stripe_customer' | 'customer_key';
+/** The spec's four steps, then ours: a promotion code the brand mapped to a partner. */
+export type AttributionStep = 'click_id' | 'email' | 'stripe_customer' | 'customer_key' | 'promo_code';
 
 export interface Program {
   id: number;
@@ -64,6 +65,12 @@ export interface Customer {
   provisionalLead: boolean;
   leadAt: Date | null;
   convertedAt: Date | null;
+}
+
+/** A customer found (or made) for a payment, and the attribution step that found it. */
+export interface ResolvedCustomer {
+  customer: Customer;
+  step: AttributionStep;
 }
 
 export interface Sale {

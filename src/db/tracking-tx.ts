@@ -300,6 +300,20 @@ export class PgTrackingTx implements TrackingTx {
     );
   }
 
+  async findPromoCode(programId: number, refs: string[]) {
+    const { rows } = await this.client.query(
+      `SELECT pc.id, pc.partner_id,
+              (SELECT l.id FROM referral_links l WHERE l.partner_id = pc.partner_id AND l.program_id = pc.program_id ORDER BY l.enabled DESC, l.id LIMIT 1) AS link_id
+         FROM promo_codes pc
+        WHERE pc.program_id = $1 AND pc.active
+          AND (pc.stripe_promotion_code_id = ANY ($2::text[]) OR pc.stripe_coupon_id = ANY ($2::text[])
+               OR lower(pc.code) = ANY (SELECT lower(r) FROM unnest($2::text[]) r))
+        ORDER BY (pc.stripe_promotion_code_id = ANY ($2::text[])) DESC NULLS LAST, pc.id LIMIT 1`,
+      [programId, refs],
+    );
+    return rows[0] ? { id: Number(rows[0].id), partnerId: Number(rows[0].partner_id), linkId: rows[0].link_id === null ? null : Number(rows[0].link_id) } : null;
+  }
+
   async fraudFacts(customerId: number, partnerId: number, ipWindowMinutes: number): Promise<FraudFacts> {
     const { rows } = await this.client.query(
       `SELECT p.email AS partner_email, c.email_hash, host(k.ip) AS click_ip, c.clicked_at, host(c.lead_ip) AS lead_ip, c.lead_at,

@@ -120,6 +120,8 @@ const saleSchema = (testMode: boolean) =>
       .enum(['monthly', 'quarterly', 'annual'], message('subscription_interval must be monthly, quarterly or annual'))
       .nullish(),
     event_name: optionalText('event_name', 255),
+    // A discount code the customer used (a promotion code id, coupon id or the code typed): the fifth attribution step.
+    promo_code: optionalText('promo_code', 255),
     tax_cents: z
       .number(message('tax_cents must be a non-negative integer'))
       .int(message('tax_cents must be a non-negative integer'))

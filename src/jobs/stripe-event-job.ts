@@ -84,7 +84,7 @@ type Handler = (context: EventContext) => Promise<EventUpdate>;
 async function checkoutCompleted({ deps, programId, object, base, now }: EventContext): Promise<EventUpdate> {
   const checkout = readCheckoutSession(object);
   if (checkout.mode === 'subscription') {
-    return fromOutcome(await bindProcessorCheckout(deps.store, { programId, ...checkout.payment }));
+    return fromOutcome(await bindProcessorCheckout(deps.store, { programId, ...checkout.payment }, now));
   }
   if (checkout.mode !== 'payment') return { status: 'ignored', reason: `checkout mode ${checkout.mode} carries no payment` };
   if (checkout.paymentStatus === 'unpaid') {

@@ -24,6 +24,33 @@ function readMetadata(metadata: Obj | null | undefined, reference: string | null
   };
 }
 
+/**
+ * Promotion codes and coupons a checkout or invoice applied, wherever the API version puts them:
+ * `discounts[]` (ids, or objects with `promotion_code` and `coupon` / `source.coupon`), the
+ * legacy `discount`, the checkout's `total_details.breakdown.discounts[].discount`, the
+ * invoice's `total_discount_amounts[].discount` and its lines' discounts. Expanded promotion
+ * codes give their customer-facing `code` too.
+ */
+export function promotionRefs(object: Obj): string[] {
+  const refs: (string | null)[] = [];
+  const readDiscount = (discount: unknown) => {
+    if (!discount || typeof discount !== 'object') return;
+    const d = discount as Obj;
+    refs.push(idOf(d.promotion_code), idOf(d.coupon), idOf(d.source?.coupon));
+    if (d.promotion_code && typeof d.promotion_code === 'object') refs.push(text(d.promotion_code.code));
+  };
+  const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+  list(object.discounts).forEach(readDiscount);
+  readDiscount(object.discount);
+  list(object.total_details?.breakdown?.discounts).forEach((entry) => readDiscount((entry as Obj)?.discount));
+  list(object.total_discount_amounts).forEach((entry) => readDiscount((entry as Obj)?.discount));
+  for (const line of list(object.lines?.data)) {
+    list((line as Obj).discounts).forEach(readDiscount);
+    list((line as Obj).discount_amounts).forEach((entry) => readDiscount((entry as Obj)?.discount));
+  }
+  return compact(refs);
+}
+
 export interface CheckoutFacts {
   mode: 'payment' | 'subscription' | 'setup' | string;
   paymentStatus: string;
@@ -42,6 +69,7 @@ export function readCheckoutSession(session: Obj): CheckoutFacts {
       email: text(session.customer_details?.email) ?? text(session.customer_email),
       stripeCustomerId: idOf(session.customer),
       paymentIds: compact([idOf(session.payment_intent)]),
+      promotionRefs: promotionRefs(session),
       isRecurring: false,
       saleType: 'payment',
       subscriptionId: idOf(session.subscription),
@@ -79,6 +107,7 @@ export function readInvoice(invoice: Obj): InvoiceFacts {
         idOf(invoice.charge),
         ...payments.flatMap((p) => [idOf(p.payment?.payment_intent), idOf(p.payment?.charge)]),
       ]),
+      promotionRefs: promotionRefs(invoice),
       isRecurring: invoice.billing_reason === 'subscription_cycle',
       saleType: 'subscription',
       subscriptionId,

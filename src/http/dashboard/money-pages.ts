@@ -94,3 +94,19 @@ ${field('url', 'URL (https)', '', fe, 'type="url"')}
 ${fe.event_types ? html`<p class="error" id="event_types-error">${fe.event_types}</p>` : ''}</fieldset>
 <div><button type="submit">Add endpoint</button></div></form></section>`;
 }
+
+/** Discount codes that attribute sales to a partner (the fifth step, promo_code). */
+export function promoCodesSection(view: MoneyView, data: Of<'links'>): Html {
+  const { base } = view;
+  const fe = view.fieldErrors;
+  const partners = [...new Map(data.partners.map((l) => [l.partner_id, l.name])).entries()];
+  return html`<section id="promo-codes"><h2>Promo codes</h2>
+<p class="muted">A Stripe checkout or invoice with one of these codes, or a sale reported with <code>promo_code</code>, is the partner's when no click, lead or known customer claims it.</p>
+${data.promoCodes.length === 0 ? html`<p>No promo codes yet.</p>` : html`<table><thead><tr><th>Partner</th><th>Code</th><th>Stripe</th><th>Sales</th><th></th></tr></thead><tbody>
+${data.promoCodes.map((p) => html`<tr><td>${p.partnerName}</td><td>${p.code ?? ''}</td><td>${[p.stripePromotionCodeId, p.stripeCouponId].filter(Boolean).join(' · ')}</td><td>${p.sales}</td>
+<td><form method="post" action="${base}/promo-codes/${p.id}/toggle" class="inline"><input type="hidden" name="active" value="${p.active ? 'false' : 'true'}"><button type="submit">${p.active ? 'Deactivate' : 'Activate'} promo code ${p.id}</button></form></td></tr>`)}
+</tbody></table>`}
+${partners.length ? html`<form method="post" action="${base}/promo-codes" novalidate><label for="promo_partner">Partner</label><select id="promo_partner" name="partner_id">${partners.map(([pid, name]) => html`<option value="${pid}">${name}</option>`)}</select>
+${field('code', 'Code customers type', '', fe)}${field('stripe_promotion_code_id', 'Stripe promotion code id (promo_…)', '', fe)}${field('stripe_coupon_id', 'Stripe coupon id', '', fe)}
+<div><button type="submit">Add promo code</button></div></form>` : ''}</section>`;
+}

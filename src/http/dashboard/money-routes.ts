@@ -3,6 +3,7 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { ManagementDeps, Scope } from '../../app/management.js';
 import * as payouts from '../../app/payouts.js';
+import * as promo from '../../app/promo-codes.js';
 import * as webhooks from '../../app/webhook-endpoints.js';
 import type { ProgramSection } from '../../app/dashboard.js';
 import { OUTBOUND_EVENT_TYPES } from '../../core/outbound-events.js';
@@ -30,6 +31,8 @@ export const MONEY_DONE: Record<string, string> = {
   canceled: 'Payout canceled: its balance is payable again.',
   payout_settings: 'Payout settings saved.',
   endpoint_toggled: 'Endpoint updated.',
+  promo_code: 'Promo code added.',
+  promo_toggled: 'Promo code updated.',
   delivery_replayed: 'Delivery queued again.',
 };
 
@@ -101,6 +104,17 @@ export function registerMoneyRoutes(router: Router, kit: MoneyRouteKit): void {
     const format = String(req.query.format ?? 'generic');
     const csv = await payouts.exportPayouts(app(), scope(res), Number(req.params.id), Number(req.params.batchId), format);
     res.type('text/csv').attachment(`affix-payouts-${req.params.batchId}-${format}.csv`).send(csv);
+  });
+
+  router.post(`${base}/promo-codes`, ...form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    const body = Object.fromEntries(['partner_id', 'code', 'stripe_promotion_code_id', 'stripe_coupon_id'].map((name) => [name, text(req, name)]));
+    if (await attempt(req, res, 'links', 'code', () => promo.createPromoCode(app(), scope(res), id, body))) back(res, id, 'promo_code', 'links');
+  });
+  router.post(`${base}/promo-codes/:promoCodeId/toggle`, ...form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    await promo.setPromoCodeActive(app(), scope(res), id, Number(req.params.promoCodeId), text(req, 'active') === 'true');
+    back(res, id, 'promo_toggled', 'links');
   });
 
   // The secret is shown once, on the page this post answers (never stored in clear).

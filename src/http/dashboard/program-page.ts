@@ -6,7 +6,7 @@ import { COMMISSION_TYPES, type Currency, LEAD_AUTH_VALUES } from '../../core/ty
 import { PROGRAM_SECTIONS, type ProgramSection, type SectionData, type programPageData } from '../../app/dashboard.js';
 import type { ActivityFilter } from '../../db/dashboard.js';
 import { dailyChart, funnelChart } from './charts.js';
-import { type MoneyView, payoutsSection, webhooksSection } from './money-pages.js';
+import { type MoneyView, payoutsSection, promoCodesSection, webhooksSection } from './money-pages.js';
 import { type Html, field, html, select } from './html.js';
 
 const DAY = 86_400_000;
@@ -217,7 +217,7 @@ function sectionBody(view: ProgramPageView): Html {
   switch (data.section) {
     case 'overview': return overview(view, data);
     case 'partners': return partnersSection(view, data);
-    case 'links': return linksSection(view, data);
+    case 'links': return html`${linksSection(view, data)}${promoCodesSection(moneyView(view), data)}`;
     case 'activity': return activitySection(view, data);
     case 'stripe': return stripeSection(view, data);
     case 'inbox': return inboxSection(view, data);

@@ -4,6 +4,8 @@ import type { Request, Router } from 'express';
 import type { ManagementDeps } from '../../app/management.js';
 import { OPERATOR } from '../../app/management.js';
 import * as payouts from '../../app/payouts.js';
+import * as promo from '../../app/promo-codes.js';
+import { errors } from '../../core/errors.js';
 import * as webhooks from '../../app/webhook-endpoints.js';
 import type { HttpDeps } from '../deps.js';
 import { wire } from '../wire.js';
@@ -61,6 +63,19 @@ export function adminMoneyRoutes(router: Router, deps: HttpDeps, app: () => Mana
     const format = String(req.query.format ?? 'generic');
     const csv = await payouts.exportPayouts(app(), OPERATOR, idParam(req), idParam(req, 'batchId'), format);
     res.type('text/csv').attachment(`payouts-${req.params.batchId}-${format}.csv`).send(csv);
+  });
+
+  router.post(`${base}/promo-codes`, async (req, res) => {
+    res.status(201).json({ data: wire(await promo.createPromoCode(app(), OPERATOR, idParam(req), req.body)) });
+  });
+  router.get(`${base}/promo-codes`, async (req, res) => {
+    res.json({ data: wire(await promo.listPromoCodes(app(), OPERATOR, idParam(req))) });
+  });
+  router.patch(`${base}/promo-codes/:promoCodeId`, async (req, res) => {
+    const active = (req.body as { active?: unknown } | undefined)?.active;
+    if (typeof active !== 'boolean') throw errors.invalid('active must be true or false', { active: 'Must be true or false.' });
+    await promo.setPromoCodeActive(app(), OPERATOR, idParam(req), idParam(req, 'promoCodeId'), active);
+    res.json({ data: { id: idParam(req, 'promoCodeId'), active } });
   });
 
   router.post(`${base}/webhook-endpoints`, async (req, res) => {

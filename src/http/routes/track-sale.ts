@@ -16,6 +16,7 @@ function toInput(body: SaleBody, programId: number, now: Date): TrackSaleInput {
     transactionId: body.transaction_id,
     customerKey: body.customer_key,
     clickId: body.click_id,
+    promoCode: body.promo_code ?? null,
     amountCents: body.amount_cents,
     currency: body.currency,
     occurredAt: body.occurred_at,
