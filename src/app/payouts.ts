@@ -293,6 +293,7 @@ const settingsInput = z.object({
   fraud_min_signup_seconds: z.coerce.number({ error: 'Give whole seconds.' }).int('Give whole seconds.').min(0, 'Cannot be negative.').max(86_400, 'At most a day.').optional(),
   fraud_max_leads_per_ip: z.coerce.number({ error: 'Give a whole number.' }).int('Give a whole number.').min(1, 'At least 1.').max(100_000, 'Too large.').optional(),
   fraud_ip_window_minutes: z.coerce.number({ error: 'Give whole minutes.' }).int('Give whole minutes.').min(1, 'At least 1 minute.').max(43_200, 'At most 30 days.').optional(),
+  partners_can_create_links: z.union([z.boolean(), z.enum(['true', 'false', 'on', '']).transform((v) => v === 'true' || v === 'on')]).optional(),
 });
 
 export async function payoutSettings(deps: ManagementDeps, scope: Scope, programId: number) {
@@ -312,6 +313,7 @@ export async function updatePayoutSettings(deps: ManagementDeps, scope: Scope, p
       maxLeadsPerIp: parsed.fraud_max_leads_per_ip ?? current.fraud.maxLeadsPerIp,
       ipWindowMinutes: parsed.fraud_ip_window_minutes ?? current.fraud.ipWindowMinutes,
     },
+    partnersCanCreateLinks: parsed.partners_can_create_links ?? current.partnersCanCreateLinks,
   };
   await payouts.setPayoutSettings(deps.pool, programId, settings);
   return settings;

@@ -99,15 +99,21 @@ export function registerAdminCommands(program: Command): void {
     return call(this, 'GET', `/programs/${positiveInt(id)}`);
   });
 
-  admin
-    .command('partner')
-    .description('Partners')
+  const partner = admin.command('partner').description('Partners');
+  partner
     .command('create')
     .requiredOption('--program <id>', 'program id', positiveInt)
     .requiredOption('--name <name>')
     .option('--email <email>')
     .action(function (this: Command, flags: { program: number; name: string; email?: string }) {
       return call(this, 'POST', `/programs/${flags.program}/partners`, { name: flags.name, email: flags.email });
+    });
+  partner
+    .command('invite <partnerId>')
+    .description('mail the partner a sign-in link to their portal')
+    .requiredOption('--program <id>', 'program id', positiveInt)
+    .action(function (this: Command, partnerId: string, flags: { program: number }) {
+      return call(this, 'POST', `/programs/${flags.program}/partners/${positiveInt(partnerId)}/invite`);
     });
 
   const link = admin.command('link').description('Referral links');

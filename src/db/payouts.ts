@@ -285,11 +285,14 @@ export interface PayoutSettings {
   holdDays: number;
   payoutMinimumCents: number;
   fraud: FraudThresholds;
+  /** Partners may create their own referral links in the portal. */
+  partnersCanCreateLinks: boolean;
 }
 
 export async function payoutSettings(db: Queryable, programId: number): Promise<PayoutSettings | null> {
   const { rows } = await db.query(
-    'SELECT hold_days, payout_minimum_cents, fraud_min_signup_seconds, fraud_max_leads_per_ip, fraud_ip_window_minutes FROM programs WHERE id = $1',
+    `SELECT hold_days, payout_minimum_cents, fraud_min_signup_seconds, fraud_max_leads_per_ip, fraud_ip_window_minutes, partners_can_create_links
+       FROM programs WHERE id = $1`,
     [programId],
   );
   const row = rows[0];
@@ -298,15 +301,18 @@ export async function payoutSettings(db: Queryable, programId: number): Promise<
         holdDays: row.hold_days,
         payoutMinimumCents: Number(row.payout_minimum_cents),
         fraud: { minSignupSeconds: row.fraud_min_signup_seconds, maxLeadsPerIp: row.fraud_max_leads_per_ip, ipWindowMinutes: row.fraud_ip_window_minutes },
+        partnersCanCreateLinks: row.partners_can_create_links,
       }
     : null;
 }
 
 export async function setPayoutSettings(db: Queryable, programId: number, settings: PayoutSettings): Promise<void> {
   await db.query(
-    `UPDATE programs SET hold_days = $2, payout_minimum_cents = $3, fraud_min_signup_seconds = $4, fraud_max_leads_per_ip = $5, fraud_ip_window_minutes = $6
+    `UPDATE programs SET hold_days = $2, payout_minimum_cents = $3, fraud_min_signup_seconds = $4, fraud_max_leads_per_ip = $5, fraud_ip_window_minutes = $6,
+            partners_can_create_links = $7
       WHERE id = $1`,
-    [programId, settings.holdDays, settings.payoutMinimumCents, settings.fraud.minSignupSeconds, settings.fraud.maxLeadsPerIp, settings.fraud.ipWindowMinutes],
+    [programId, settings.holdDays, settings.payoutMinimumCents, settings.fraud.minSignupSeconds, settings.fraud.maxLeadsPerIp, settings.fraud.ipWindowMinutes,
+      settings.partnersCanCreateLinks],
   );
 }
 

@@ -33,7 +33,7 @@ export async function recentEvents(client: PoolClient, programId: number, kind: 
  */
 export async function partnerStats(client: PoolClient | Pool, programId: number, since: Date) {
   const { rows } = await client.query(
-    `SELECT p.id AS partner_id, p.name,
+    `SELECT p.id AS partner_id, p.name, p.email, p.invited_at,
             (SELECT count(*) FROM clicks k WHERE k.partner_id = p.id AND k.created_at >= $2 AND NOT k.test)::int AS clicks,
             (SELECT count(*) FROM customers cu WHERE cu.partner_id = p.id AND cu.lead_at >= $2)::int AS leads,
             (SELECT count(*) FROM sales s WHERE s.partner_id = p.id AND s.created_at >= $2 AND NOT s.test)::int AS sales,

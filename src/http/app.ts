@@ -14,6 +14,8 @@ import { adminRoutes } from './routes/admin.js';
 import { cliAuthRoutes } from './routes/cli-auth.js';
 import { cliProgramRoutes } from './routes/cli-programs.js';
 import { mcpRoutes } from './routes/mcp.js';
+import { type Mailer, createMailer } from '../platform/mailer.js';
+import { portalRoutes } from './portal/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { readinessRoute } from './routes/readiness.js';
 import { stripeWebhookRoutes } from './routes/stripe-webhooks.js';
@@ -54,7 +56,8 @@ function requestContext(deps: HttpDeps) {
   };
 }
 
-export function createApp(deps: HttpDeps): express.Express {
+export function createApp(given: HttpDeps): express.Express {
+  const deps: HttpDeps & { mailer: Mailer } = { ...given, mailer: given.mailer ?? createMailer(given.config.mail, given.logger) };
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.trustProxy);
@@ -108,6 +111,7 @@ export function createApp(deps: HttpDeps): express.Express {
   app.use(adminRoutes(deps));
   app.use(mcpRoutes(deps));
   app.use(dashboardRoutes(deps));
+  app.use(portalRoutes(deps));
   app.use(cliAuthRoutes(deps));
   app.use(cliProgramRoutes(deps));
 

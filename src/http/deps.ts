@@ -3,6 +3,7 @@ import type { Config } from '../platform/config.js';
 import type { Store } from '../core/ports.js';
 import type { Pool } from '../db/pool.js';
 import type { Logger } from '../platform/logger.js';
+import type { Mailer } from '../platform/mailer.js';
 import type { SecretBox } from '../platform/secret-box.js';
 
 export interface HttpDeps {
@@ -14,6 +15,8 @@ export interface HttpDeps {
   queue?: PgBoss;
   /** Opens stored Stripe signing secrets; without it they cannot be set or used. */
   secretBox?: SecretBox;
+  /** Partners' sign-in mail; made from the configuration when absent. */
+  mailer?: Mailer;
   /** Injectable clock for tests of time rules; defaults to the real time. */
   now?: () => Date;
 }

@@ -31,6 +31,8 @@ const schema = z.object({
   AFFIX_WORKER_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(3600).default(2),
   AFFIX_WORKER_POLL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
   AFFIX_WEBHOOK_ALLOW_PRIVATE: booleanText.default(false),
+  AFFIX_SMTP_URL: z.string().regex(/^smtps?:\/\//, 'AFFIX_SMTP_URL must be an smtp:// or smtps:// URL').optional(),
+  AFFIX_MAIL_FROM: z.string().default('Affix <no-reply@localhost>'),
   AFFIX_WEBHOOK_RETRY_SCHEDULE: z
     .string()
     .regex(/^\d+(,\d+)*$/, 'AFFIX_WEBHOOK_RETRY_SCHEDULE must be seconds separated by commas (e.g. 30,120,600)')
@@ -70,6 +72,8 @@ export interface Config {
   worker: { concurrency: number; batchSize: number; retryLimit: number; retryDelaySeconds: number; pollSeconds: number };
   /** Webhooks to the brand: may they reach private and loopback addresses (never in production), and the wait before each retry. */
   outbound: { allowPrivateAddresses: boolean; retryScheduleSeconds: readonly number[] };
+  /** Partners' sign-in mail: an SMTP URL (unset: written to the log) and the sender. */
+  mail: { smtpUrl: string | undefined; from: string };
 }
 
 const TRUSTED_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
@@ -139,6 +143,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       retryDelaySeconds: e.AFFIX_WORKER_RETRY_DELAY_SECONDS,
       pollSeconds: e.AFFIX_WORKER_POLL_SECONDS,
     }),
+    mail: Object.freeze({ smtpUrl: e.AFFIX_SMTP_URL, from: e.AFFIX_MAIL_FROM }),
     outbound: Object.freeze({
       allowPrivateAddresses: e.AFFIX_WEBHOOK_ALLOW_PRIVATE,
       retryScheduleSeconds: Object.freeze(e.AFFIX_WEBHOOK_RETRY_SCHEDULE ? e.AFFIX_WEBHOOK_RETRY_SCHEDULE.split(',').map(Number) : DEFAULT_RETRY_SCHEDULE_SECONDS),

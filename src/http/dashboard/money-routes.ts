@@ -2,6 +2,7 @@
 // back to its page (or shows it again with the refusal beside the field).
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { ManagementDeps, Scope } from '../../app/management.js';
+import { type PortalDeps, invitePartner } from '../../app/partner-portal.js';
 import * as payouts from '../../app/payouts.js';
 import * as promo from '../../app/promo-codes.js';
 import * as webhooks from '../../app/webhook-endpoints.js';
@@ -15,6 +16,7 @@ export interface MoneyRouteKit {
   app: () => ManagementDeps;
   hooks: () => webhooks.WebhookDeps;
   stripeSecretKey: string | undefined;
+  portal: () => PortalDeps;
   scope: (res: Response) => Scope;
   ownProgram: (req: Request, res: Response) => Promise<number>;
   programPage: (req: Request, res: Response, section: ProgramSection, extra?: PageExtra) => Promise<void>;
@@ -32,6 +34,7 @@ export const MONEY_DONE: Record<string, string> = {
   payout_settings: 'Payout settings saved.',
   endpoint_toggled: 'Endpoint updated.',
   promo_code: 'Promo code added.',
+  invited: 'Sign-in link sent to the partner.',
   promo_toggled: 'Promo code updated.',
   delivery_replayed: 'Delivery queued again.',
 };
@@ -98,6 +101,7 @@ export function registerMoneyRoutes(router: Router, kit: MoneyRouteKit): void {
     const body = Object.fromEntries(
       ['hold_days', 'payout_minimum_cents', 'fraud_min_signup_seconds', 'fraud_max_leads_per_ip', 'fraud_ip_window_minutes'].map((name) => [name, text(req, name)]),
     );
+    body.partners_can_create_links = text(req, 'partners_can_create_links') === 'on' ? 'true' : 'false';
     if (await attempt(req, res, 'payouts', 'hold_days', () => payouts.updatePayoutSettings(app(), scope(res), id, body))) back(res, id, 'payout_settings', 'payouts');
   });
   router.get(`${base}/payouts/batches/:batchId/export.csv`, async (req, res) => {
@@ -106,6 +110,10 @@ export function registerMoneyRoutes(router: Router, kit: MoneyRouteKit): void {
     res.type('text/csv').attachment(`affix-payouts-${req.params.batchId}-${format}.csv`).send(csv);
   });
 
+  router.post(`${base}/partners/:partnerId/invite`, ...form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    if (await attempt(req, res, 'partners', 'partner_email', () => invitePartner(kit.portal(), scope(res), id, Number(req.params.partnerId)))) back(res, id, 'invited', 'partners');
+  });
   router.post(`${base}/promo-codes`, ...form, async (req, res) => {
     const id = await ownProgram(req, res);
     const body = Object.fromEntries(['partner_id', 'code', 'stripe_promotion_code_id', 'stripe_coupon_id'].map((name) => [name, text(req, name)]));

@@ -45,6 +45,7 @@ import { toAffixError } from '../respond.js';
 import { type HttpDeps, clock } from '../deps.js';
 import { type PageExtra, programForm, programPageBody, sectionTitle, sectionUrl } from './program-page.js';
 import { fieldErrors, programInput } from './forms.js';
+import { createMailer } from '../../platform/mailer.js';
 import { MONEY_DONE, registerMoneyRoutes } from './money-routes.js';
 import { type Html, html, page } from './html.js';
 import { csrfGuard, pageHeaders, sameOriginPosts } from './security.js';
@@ -247,9 +248,10 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
   router.post('/dashboard/programs/:id/partners', ...form, async (req, res) => {
     const id = await ownProgram(req, res);
     try {
-      await addPartner(app(), scope(res), id, { name: (req.body as Record<string, string>).partner_name ?? '' });
+      const body = req.body as Record<string, string>;
+      await addPartner(app(), scope(res), id, { name: body.partner_name ?? '', email: body.partner_email?.trim() || null });
     } catch (error) {
-      return programPage(req, res, 'partners', { status: 400, fieldErrors: fieldErrors(error, { name: 'partner_name' }) });
+      return programPage(req, res, 'partners', { status: 400, fieldErrors: fieldErrors(error, { name: 'partner_name', email: 'partner_email' }) });
     }
     back(res, id, 'partner', 'partners');
   });
@@ -360,6 +362,7 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
     app,
     hooks: () => ({ ...app(), outbound: config.outbound }),
     stripeSecretKey: config.stripeSecretKey,
+    portal: () => ({ ...app(), mailer: deps.mailer ?? createMailer(config.mail, deps.logger), publicUrl: config.publicUrl }),
     scope,
     ownProgram,
     programPage,

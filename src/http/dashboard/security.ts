@@ -44,12 +44,12 @@ export interface CsrfGuard {
  * The secret is AFFIX_SECRET_KEY, shared by every instance; without one, each process makes its
  * own (forms then work only against the instance that served them: set the key in production).
  */
-export function csrfGuard(options: { secret: string | undefined; sessionCookie: string; secure: boolean }): CsrfGuard {
+export function csrfGuard(options: { secret: string | undefined; sessionCookie: string; secure: boolean; cookieName?: string }): CsrfGuard {
   const secret = options.secret ?? randomBytes(32).toString('base64url');
   const { doubleCsrfProtection, generateCsrfToken } = doubleCsrf({
     getSecret: () => secret,
     getSessionIdentifier: (req) => (typeof req.cookies?.[options.sessionCookie] === 'string' ? req.cookies[options.sessionCookie] : 'anonymous'),
-    cookieName: options.secure ? '__Host-affix_csrf' : 'affix_csrf',
+    cookieName: `${options.secure ? '__Host-' : ''}${options.cookieName ?? 'affix_csrf'}`,
     cookieOptions: { sameSite: 'lax', path: '/', secure: options.secure, httpOnly: true },
     getCsrfTokenFromRequest: (req) => (typeof req.body?.[CSRF_FIELD] === 'string' ? req.body[CSRF_FIELD] : undefined),
     errorConfig: { statusCode: 403, message: 'This form expired or did not come from this site. Reload the page and try again.' },

@@ -4,7 +4,9 @@ import type { Request, Router } from 'express';
 import type { ManagementDeps } from '../../app/management.js';
 import { OPERATOR } from '../../app/management.js';
 import * as payouts from '../../app/payouts.js';
+import { invitePartner } from '../../app/partner-portal.js';
 import * as promo from '../../app/promo-codes.js';
+import { createMailer } from '../../platform/mailer.js';
 import { errors } from '../../core/errors.js';
 import * as webhooks from '../../app/webhook-endpoints.js';
 import type { HttpDeps } from '../deps.js';
@@ -65,6 +67,10 @@ export function adminMoneyRoutes(router: Router, deps: HttpDeps, app: () => Mana
     res.type('text/csv').attachment(`payouts-${req.params.batchId}-${format}.csv`).send(csv);
   });
 
+  router.post(`${base}/partners/:partnerId/invite`, async (req, res) => {
+    const portalDeps = { ...app(), mailer: deps.mailer ?? createMailer(deps.config.mail, deps.logger), publicUrl: deps.config.publicUrl };
+    res.json({ data: wire(await invitePartner(portalDeps, OPERATOR, idParam(req), idParam(req, 'partnerId'))) });
+  });
   router.post(`${base}/promo-codes`, async (req, res) => {
     res.status(201).json({ data: wire(await promo.createPromoCode(app(), OPERATOR, idParam(req), req.body)) });
   });

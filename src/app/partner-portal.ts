@@ -1,0 +1,93 @@
+// The partner's side: invitations by the brand, sign-in by emailed one-time link, and what a
+// partner may see and change. A partner is every partner row with their email that a brand
+// invited; every use case here is scoped to those rows and nothing else.
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { errors } from '../core/errors.js';
+import { sha256 } from '../core/secrets.js';
+import * as portal from '../db/partner-portal.js';
+import type { Pool } from '../db/pool.js';
+import type { Mailer } from '../platform/mailer.js';
+import { type ManagementDeps, OPERATOR, type Scope, createLink, parseInput, programInScope } from './management.js';
+import { setPayoutDetails } from './payouts.js';
+
+/** A sign-in link works once, for this long. */
+export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
+export const PARTNER_SESSION_TTL_MS = 12 * 3600_000;
+
+export interface PortalDeps extends ManagementDeps {
+  mailer: Mailer;
+  publicUrl: string;
+}
+
+const emailInput = z.object({ email: z.email('Give the email address the brand invited.').max(320) });
+
+async function mailSignInLink(deps: PortalDeps, email: string, intro: string): Promise<void> {
+  const token = randomBytes(32).toString('base64url');
+  await portal.insertSignInLink(deps.pool, sha256(token), email, new Date(deps.now().getTime() + SIGN_IN_LINK_TTL_MS));
+  const url = `${deps.publicUrl}/portal/auth?token=${token}`;
+  await deps.mailer.send({
+    to: email,
+    subject: 'Your Affix partner sign-in link',
+    text: `${intro}\n\nSign in: ${url}\n\nThe link works once, within 15 minutes. If you did not ask for it, ignore this mail.\n`,
+  });
+}
+
+/** The brand invites a partner (who needs an email): the partner gets a sign-in link. */
+export async function invitePartner(deps: PortalDeps, scope: Scope, programId: number, partnerId: number) {
+  await programInScope(deps, scope, programId);
+  const invited = Number.isSafeInteger(partnerId) ? await portal.markInvited(deps.pool, programId, partnerId, deps.now()) : null;
+  if (!invited) throw errors.notFound('Partner not found');
+  if (!invited.email) throw errors.invalid('This partner has no email address to invite', { email: 'Add the partner’s email first.' });
+  await mailSignInLink(deps, invited.email, `${invited.programName} invited you to its partner program on Affix.`);
+  return { partnerId, invited: true };
+}
+
+/**
+ * Someone asks for a sign-in link. The answer never says whether the address is a partner's
+ * (no way to test addresses); only an invited one gets mail. Rate limits sit in front (HTTP).
+ */
+export async function requestSignInLink(deps: PortalDeps, input: unknown): Promise<void> {
+  const { email } = parseInput(emailInput, input);
+  if (await portal.isInvitedEmail(deps.pool, email)) await mailSignInLink(deps, email, 'You asked to sign in to your Affix partner portal.');
+}
+
+/** Uses a link once; returns a new session token (its digest is stored), or null. */
+export async function signInWithLink(deps: ManagementDeps, token: string): Promise<{ token: string; ttlMs: number } | null> {
+  if (!/^[\w-]{20,100}$/.test(token)) return null;
+  const email = await portal.consumeSignInLink(deps.pool, sha256(token), deps.now());
+  if (!email) return null;
+  const session = randomBytes(32).toString('base64url');
+  await portal.insertPartnerSession(deps.pool, sha256(session), email, new Date(deps.now().getTime() + PARTNER_SESSION_TTL_MS));
+  return { token: session, ttlMs: PARTNER_SESSION_TTL_MS };
+}
+
+export const partnerOfSession = (pool: Pool, token: string, now: Date) => portal.partnerSessionEmail(pool, sha256(token), now);
+export const endPartnerSession = (pool: Pool, token: string) => portal.endPartnerSession(pool, sha256(token));
+
+/** Everything the signed-in partner sees: their partner rows across programs and their numbers. */
+export async function portalOverview(deps: ManagementDeps, email: string) {
+  const partners = await portal.partnersOfEmail(deps.pool, email);
+  const numbers = await portal.portalNumbers(deps.pool, partners.map((p) => p.partnerId));
+  return { partners, ...numbers };
+}
+
+/** One of the signed-in partner's own rows, or the same 404 as one that does not exist. */
+async function ownPartner(deps: ManagementDeps, email: string, partnerId: number) {
+  const partner = (await portal.partnersOfEmail(deps.pool, email)).find((p) => p.partnerId === partnerId);
+  if (!partner) throw errors.notFound('Partner not found');
+  return partner;
+}
+
+/** An extra referral link, where the program lets partners make their own (the brand's rule for codes). */
+export async function createOwnLink(deps: ManagementDeps, email: string, partnerId: number, input: { short_link?: unknown }) {
+  const partner = await ownPartner(deps, email, partnerId);
+  if (!partner.canCreateLinks) throw errors.forbidden('This program does not let partners create links; ask the brand for one.');
+  return createLink(deps, OPERATOR, partner.programId, { partner_id: partner.partnerId, short_link: input.short_link ?? null });
+}
+
+/** The partner sets how they are paid (the same rules as when the brand sets it). */
+export async function setOwnPayoutDetails(deps: ManagementDeps, email: string, partnerId: number, input: unknown) {
+  const partner = await ownPartner(deps, email, partnerId);
+  return setPayoutDetails(deps, OPERATOR, partner.programId, partner.partnerId, input);
+}

@@ -1,0 +1,129 @@
+// The partner portal's data: invitations, one-time sign-in links, sessions, and what a partner
+// sees. Every read is scoped by the partner rows of the signed-in email (never by a request id
+// alone); customers appear only as counts.
+import type { Pool } from './pool.js';
+
+export async function markInvited(pool: Pool, programId: number, partnerId: number, at: Date): Promise<{ email: string | null; name: string; programName: string } | null> {
+  const { rows } = await pool.query(
+    `UPDATE partners pa SET invited_at = coalesce(pa.invited_at, $3) FROM programs p
+      WHERE pa.program_id = $1 AND pa.id = $2 AND p.id = pa.program_id
+      RETURNING pa.email, pa.name, p.name AS program_name`,
+    [programId, partnerId, at],
+  );
+  return rows[0] ? { email: rows[0].email, name: rows[0].name, programName: rows[0].program_name } : null;
+}
+
+export async function isInvitedEmail(pool: Pool, email: string): Promise<boolean> {
+  const { rowCount } = await pool.query('SELECT 1 FROM partners WHERE lower(email) = lower($1) AND invited_at IS NOT NULL LIMIT 1', [email]);
+  return (rowCount ?? 0) > 0;
+}
+
+export async function insertSignInLink(pool: Pool, tokenHash: Buffer, email: string, expiresAt: Date): Promise<void> {
+  await pool.query('INSERT INTO partner_sign_in_links (token_hash, email, expires_at) VALUES ($1, lower($2), $3)', [tokenHash, email, expiresAt]);
+}
+
+/** Uses the link once: its email, or null when unknown, used or expired. */
+export async function consumeSignInLink(pool: Pool, tokenHash: Buffer, now: Date): Promise<string | null> {
+  const { rows } = await pool.query(
+    'UPDATE partner_sign_in_links SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING email',
+    [tokenHash, now],
+  );
+  return rows[0]?.email ?? null;
+}
+
+export async function insertPartnerSession(pool: Pool, tokenHash: Buffer, email: string, expiresAt: Date): Promise<void> {
+  await pool.query('INSERT INTO partner_sessions (token_hash, email, expires_at) VALUES ($1, $2, $3)', [tokenHash, email, expiresAt]);
+}
+
+export async function partnerSessionEmail(pool: Pool, tokenHash: Buffer, now: Date): Promise<string | null> {
+  const { rows } = await pool.query('SELECT email FROM partner_sessions WHERE token_hash = $1 AND expires_at > $2', [tokenHash, now]);
+  return rows[0]?.email ?? null;
+}
+
+export async function endPartnerSession(pool: Pool, tokenHash: Buffer): Promise<void> {
+  await pool.query('DELETE FROM partner_sessions WHERE token_hash = $1', [tokenHash]);
+}
+
+export interface PortalPartner {
+  partnerId: number;
+  name: string;
+  programId: number;
+  programName: string;
+  domain: string;
+  canCreateLinks: boolean;
+  payoutMethod: string | null;
+  payoutReference: string | null;
+  payoutCurrency: string | null;
+}
+
+/** The partner rows (one per program) of this email that a brand invited. */
+export async function partnersOfEmail(pool: Pool, email: string): Promise<PortalPartner[]> {
+  const { rows } = await pool.query(
+    `SELECT pa.id, pa.name, p.id AS program_id, p.name AS program_name, p.domain, p.partners_can_create_links,
+            pa.payout_method, pa.payout_reference, pa.payout_currency
+       FROM partners pa JOIN programs p ON p.id = pa.program_id
+      WHERE lower(pa.email) = lower($1) AND pa.invited_at IS NOT NULL
+      ORDER BY p.name, pa.id`,
+    [email],
+  );
+  return rows.map((row) => ({
+    partnerId: Number(row.id),
+    name: row.name,
+    programId: Number(row.program_id),
+    programName: row.program_name,
+    domain: row.domain,
+    canCreateLinks: row.partners_can_create_links,
+    payoutMethod: row.payout_method,
+    payoutReference: row.payout_reference,
+    payoutCurrency: row.payout_currency,
+  }));
+}
+
+export interface PortalNumbers {
+  links: Array<{ partnerId: number; shortLink: string; enabled: boolean }>;
+  funnel: Array<{ partnerId: number; clicks: number; leads: number; sales: number }>;
+  commissions: Array<{ partnerId: number; currency: string; stage: string; count: number; cents: number }>;
+  balances: Array<{ partnerId: number; currency: string; pendingCents: number; approvedCents: number; paidCents: number }>;
+  payouts: Array<{ id: number; partnerId: number; currency: string; amountCents: number; status: string; paidAt: Date | null; createdAt: Date }>;
+}
+
+/** Everything the portal shows, for these partner ids only (the caller's own). */
+export async function portalNumbers(pool: Pool, partnerIds: number[]): Promise<PortalNumbers> {
+  const [links, funnel, commissions, balances, payouts] = await Promise.all([
+    pool.query('SELECT partner_id, short_link, enabled FROM referral_links WHERE partner_id = ANY ($1) ORDER BY id', [partnerIds]),
+    pool.query(
+      `SELECT id AS partner_id,
+              (SELECT count(*) FROM clicks k WHERE k.partner_id = pa.id AND NOT k.test)::int AS clicks,
+              (SELECT count(*) FROM customers c WHERE c.partner_id = pa.id AND c.lead_at IS NOT NULL)::int AS leads,
+              (SELECT count(*) FROM sales s WHERE s.partner_id = pa.id AND NOT s.test)::int AS sales
+         FROM partners pa WHERE pa.id = ANY ($1)`,
+      [partnerIds],
+    ),
+    pool.query(
+      `SELECT partner_id, currency, stage, count(*)::int AS count, sum(amount_cents - deducted_cents)::bigint AS cents
+         FROM commissions WHERE partner_id = ANY ($1) GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+      [partnerIds],
+    ),
+    pool.query(
+      `SELECT partner_id, currency, sum(pending_cents)::bigint AS pending, sum(approved_cents)::bigint AS approved, sum(paid_cents)::bigint AS paid
+         FROM commission_ledger WHERE partner_id = ANY ($1) GROUP BY 1, 2 ORDER BY 1, 2`,
+      [partnerIds],
+    ),
+    pool.query(
+      `SELECT id, partner_id, currency, amount_cents, status, paid_at, created_at FROM payouts
+        WHERE partner_id = ANY ($1) AND status <> 'canceled' ORDER BY id DESC LIMIT 100`,
+      [partnerIds],
+    ),
+  ]);
+  return {
+    links: links.rows.map((r) => ({ partnerId: Number(r.partner_id), shortLink: r.short_link, enabled: r.enabled })),
+    funnel: funnel.rows.map((r) => ({ partnerId: Number(r.partner_id), clicks: r.clicks, leads: r.leads, sales: r.sales })),
+    commissions: commissions.rows.map((r) => ({ partnerId: Number(r.partner_id), currency: r.currency, stage: r.stage, count: r.count, cents: Number(r.cents) })),
+    balances: balances.rows.map((r) => ({
+      partnerId: Number(r.partner_id), currency: r.currency, pendingCents: Number(r.pending), approvedCents: Number(r.approved), paidCents: Number(r.paid),
+    })),
+    payouts: payouts.rows.map((r) => ({
+      id: Number(r.id), partnerId: Number(r.partner_id), currency: r.currency, amountCents: Number(r.amount_cents), status: r.status, paidAt: r.paid_at, createdAt: r.created_at,
+    })),
+  };
+}

@@ -1,0 +1,56 @@
+// The partner portal's pages, rendered from src/app/partner-portal's overview. Same look and
+// rules as the brand dashboard: server-rendered, native controls, errors beside their field.
+import type { portalOverview } from '../../app/partner-portal.js';
+import { formatMoney } from '../../core/money.js';
+import type { Currency } from '../../core/types.js';
+import { type Html, field, html } from '../dashboard/html.js';
+
+type Overview = Awaited<ReturnType<typeof portalOverview>>;
+
+const money = (cents: number, currency: string) => formatMoney(cents, currency as Currency);
+const day = (date: Date | null) => (date ? new Date(date).toISOString().slice(0, 10) : '');
+const STAGE_WORDS: Record<string, string> = { pending: 'in hold', held: 'under review', approved: 'approved', paid: 'paid', rejected: 'rejected' };
+
+export function signInPage(error: string | null, email = ''): Html {
+  return html`<section><form method="post" action="/portal/login" novalidate>
+${error ? html`<p class="error" role="alert">${error}</p>` : ''}
+<label for="email">Email</label><input id="email" name="email" type="email" value="${email}" autocomplete="email" autofocus>
+<div><button type="submit">Email me a sign-in link</button></div></form>
+<p class="muted">For partners a brand invited. The link works once, within 15 minutes.</p></section>`;
+}
+
+export const linkSentPage = (): Html =>
+  html`<section><p role="status">If this address belongs to an invited partner, a sign-in link is on its way. Check your mail.</p><p><a href="/portal/login">Back</a></p></section>`;
+
+export const confirmSignInPage = (token: string): Html =>
+  html`<section><form method="post" action="/portal/auth"><input type="hidden" name="token" value="${token}"><p>Sign in to your partner portal?</p><div><button type="submit">Sign in</button></div></form></section>`;
+
+export function overviewPage(data: Overview, fieldErrors: Record<string, string>): Html {
+  if (data.partners.length === 0) return html`<section><p>No program has invited this address yet.</p></section>`;
+  return html`<section id="balances"><h2>Your balance</h2>
+${data.balances.length === 0 ? html`<p>No commissions yet.</p>` : html`<table><thead><tr><th>Program</th><th>Currency</th><th>In hold</th><th>Approved (owed to you)</th><th>Paid</th></tr></thead><tbody>
+${data.balances.map((b) => html`<tr><td>${programOf(data, b.partnerId)}</td><td>${b.currency}</td><td>${money(b.pendingCents, b.currency)}</td><td><strong>${money(b.approvedCents, b.currency)}</strong></td><td>${money(b.paidCents, b.currency)}</td></tr>`)}
+</tbody></table>`}</section>
+${data.partners.map((p) => {
+  const funnel = data.funnel.find((f) => f.partnerId === p.partnerId) ?? { clicks: 0, leads: 0, sales: 0 };
+  const links = data.links.filter((l) => l.partnerId === p.partnerId);
+  const commissions = data.commissions.filter((c) => c.partnerId === p.partnerId);
+  const payouts = data.payouts.filter((x) => x.partnerId === p.partnerId);
+  return html`<section id="program-${p.partnerId}"><h2>${p.programName}</h2>
+<p>${funnel.clicks} clicks · ${funnel.leads} signups · ${funnel.sales} sales</p>
+<h3>Your links</h3>${links.length === 0 ? html`<p>No links yet.</p>` : html`<ul>${links.map((l) => html`<li><code>https://${p.domain}/?aff=${l.shortLink}</code> ${l.enabled ? '' : '(turned off)'}
+<button type="button" data-copy="https://${p.domain}/?aff=${l.shortLink}" aria-label="Copy link ${l.shortLink}">Copy</button></li>`)}</ul>`}
+${p.canCreateLinks ? html`<form method="post" action="/portal/partners/${p.partnerId}/links" novalidate>${field(`short_link_${p.partnerId}`, 'New link code (empty = random)', '', fieldErrors)}<div><button type="submit">Create link for ${p.programName}</button></div></form>` : ''}
+<h3>Commissions</h3>${commissions.length === 0 ? html`<p>None yet.</p>` : html`<table><thead><tr><th>State</th><th>Count</th><th>Amount</th></tr></thead><tbody>
+${commissions.map((c) => html`<tr><td>${STAGE_WORDS[c.stage] ?? c.stage}</td><td>${c.count}</td><td>${money(c.cents, c.currency)}</td></tr>`)}</tbody></table>`}
+<h3>Payouts</h3>${payouts.length === 0 ? html`<p>None yet.</p>` : html`<table><thead><tr><th>Payout</th><th>Amount</th><th>State</th><th>Paid on</th></tr></thead><tbody>
+${payouts.map((x) => html`<tr><td>${x.id}</td><td>${money(x.amountCents, x.currency)}</td><td>${x.status === 'pending' ? 'on its way' : x.status}</td><td>${day(x.paidAt)}</td></tr>`)}</tbody></table>`}
+<h3>How you are paid</h3><form method="post" action="/portal/partners/${p.partnerId}/payout-details" novalidate>
+<label for="payout_method_${p.partnerId}">Method</label><select id="payout_method_${p.partnerId}" name="payout_method">
+${['paypal', 'wise', 'bank_transfer', 'stripe'].map((m) => html`<option value="${m}" ${m === p.payoutMethod ? html`selected` : ''}>${m.replace('_', ' ')}</option>`)}</select>
+${field(`payout_reference_${p.partnerId}`, 'PayPal or Wise email, IBAN, or Stripe account id', p.payoutReference ?? '', fieldErrors)}
+<div><button type="submit">Save payout details for ${p.programName}</button></div></form></section>`;
+})}`;
+}
+
+const programOf = (data: Overview, partnerId: number) => data.partners.find((p) => p.partnerId === partnerId)?.programName ?? '';

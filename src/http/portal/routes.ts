@@ -1,0 +1,116 @@
+// The partner portal (/portal): sign-in by emailed one-time link, then the partner's own numbers
+// across every program that invited them. Sessions are random tokens (digests in PostgreSQL) in
+// an HttpOnly cookie scoped to /portal; every form carries a CSRF token; cross-site posts are refused.
+import cookieParser from 'cookie-parser';
+import { type NextFunction, type Request, type Response, Router } from 'express';
+import {
+  type PortalDeps,
+  createOwnLink,
+  endPartnerSession,
+  partnerOfSession,
+  portalOverview,
+  requestSignInLink,
+  setOwnPayoutDetails,
+  signInWithLink,
+} from '../../app/partner-portal.js';
+import { AffixError } from '../../core/errors.js';
+import type { Mailer } from '../../platform/mailer.js';
+import { type HttpDeps, clock } from '../deps.js';
+import { fieldErrors } from '../dashboard/forms.js';
+import { type Html, html, page } from '../dashboard/html.js';
+import { csrfGuard, pageHeaders, sameOriginPosts } from '../dashboard/security.js';
+import { formBody } from '../input-guard.js';
+import { toAffixError } from '../respond.js';
+import { limitSignIn } from '../sign-in-limit.js';
+import { confirmSignInPage, linkSentPage, overviewPage, signInPage } from './pages.js';
+
+export const PORTAL_COOKIE = 'affix_portal';
+
+const DONE: Record<string, string> = { link: 'Link created.', payout: 'Payout details saved.' };
+
+export function portalRoutes(deps: HttpDeps & { mailer: Mailer }): Router {
+  const router = Router();
+  const { pool, config } = deps;
+  const secure = config.publicUrl.startsWith('https://');
+  const csrf = csrfGuard({ secret: config.secretKey, sessionCookie: PORTAL_COOKIE, secure, cookieName: 'affix_portal_csrf' });
+  const form = [...formBody('20kb'), csrf.check];
+  const app = (): PortalDeps => ({ pool, secretBox: deps.secretBox ?? null, now: () => clock(deps), mailer: deps.mailer, publicUrl: config.publicUrl });
+  router.use('/portal', cookieParser(), pageHeaders(), sameOriginPosts(config.publicUrl));
+
+  const send = (res: Response, status: number, title: string, body: Html, flash: string | null = null) => {
+    const email = res.locals.partnerEmail as string | undefined;
+    const header = email
+      ? html`<a href="/portal">Your programs</a><span class="muted">${email}</span><form method="post" action="/portal/logout" class="inline"><button type="submit">Sign out</button></form>`
+      : html``;
+    res.status(status).type('html').send(csrf.protect(res.req, res, page(title, body, { header, flash })));
+  };
+
+  router.get('/portal/login', (_req, res) => send(res, 200, 'Partner sign-in', signInPage(null)));
+  router.post(
+    '/portal/login',
+    ...form,
+    limitSignIn(pool, (_req, res, message) => send(res, 429, 'Partner sign-in', signInPage(message)), () => clock(deps)),
+    async (req, res) => {
+      const email = String((req.body as Record<string, unknown>).email ?? '').trim();
+      try {
+        await requestSignInLink(app(), { email });
+      } catch (error) {
+        if (!(error instanceof AffixError) || error.status !== 400) throw error;
+        return send(res, 400, 'Partner sign-in', signInPage(error.init.fields?.email ?? error.message, email));
+      }
+      send(res, 200, 'Check your mail', linkSentPage());
+    },
+  );
+  // The mailed link shows a button: mail scanners that open links do not use up the sign-in.
+  router.get('/portal/auth', (req, res) => send(res, 200, 'Partner sign-in', confirmSignInPage(String(req.query.token ?? ''))));
+  router.post('/portal/auth', ...form, async (req, res) => {
+    const session = await signInWithLink(app(), String((req.body as Record<string, unknown>).token ?? ''));
+    if (!session) return send(res, 400, 'Partner sign-in', signInPage('This sign-in link expired or was already used. Ask for a new one.'));
+    res.cookie(PORTAL_COOKIE, session.token, { httpOnly: true, sameSite: 'lax', secure, path: '/portal', maxAge: session.ttlMs });
+    res.redirect(303, '/portal');
+  });
+
+  router.use('/portal', async (req: Request, res: Response, next: NextFunction) => {
+    const token = req.cookies?.[PORTAL_COOKIE];
+    const email = typeof token === 'string' ? await partnerOfSession(pool, token, clock(deps)) : null;
+    if (!email) return void res.redirect(303, '/portal/login');
+    res.locals.partnerEmail = email;
+    next();
+  });
+
+  const overview = async (res: Response, status = 200, errs: Record<string, string> = {}, flash: string | null = null) =>
+    send(res, status, 'Your partner programs', overviewPage(await portalOverview(app(), res.locals.partnerEmail), errs), flash);
+  router.get('/portal', (req, res) => overview(res, 200, {}, DONE[String(req.query.done)] ?? null));
+
+  router.post('/portal/partners/:partnerId/links', ...form, async (req, res) => {
+    const partnerId = Number(req.params.partnerId);
+    try {
+      await createOwnLink(app(), res.locals.partnerEmail, partnerId, { short_link: (req.body as Record<string, unknown>)[`short_link_${partnerId}`] });
+    } catch (error) {
+      return overview(res, 400, fieldErrors(error, { short_link: `short_link_${partnerId}`, form: `short_link_${partnerId}` }));
+    }
+    res.redirect(303, '/portal?done=link');
+  });
+  router.post('/portal/partners/:partnerId/payout-details', ...form, async (req, res) => {
+    const partnerId = Number(req.params.partnerId);
+    const body = req.body as Record<string, unknown>;
+    try {
+      await setOwnPayoutDetails(app(), res.locals.partnerEmail, partnerId, { payout_method: body.payout_method, payout_reference: body[`payout_reference_${partnerId}`] });
+    } catch (error) {
+      return overview(res, 400, fieldErrors(error, { payout_reference: `payout_reference_${partnerId}`, form: `payout_reference_${partnerId}` }));
+    }
+    res.redirect(303, '/portal?done=payout');
+  });
+  router.post('/portal/logout', ...form, async (req, res) => {
+    await endPartnerSession(pool, String(req.cookies?.[PORTAL_COOKIE] ?? ''));
+    res.clearCookie(PORTAL_COOKIE, { path: '/portal' });
+    res.redirect(303, '/portal/login');
+  });
+
+  router.use('/portal', (thrown: unknown, _req: Request, res: Response, next: (error: unknown) => void) => {
+    const error = toAffixError(thrown, res, '20kb');
+    if (error.status === 500 || res.headersSent) return next(thrown);
+    send(res, error.status, error.status === 404 ? 'Not found' : 'Not allowed', html`<section><p class="error" role="alert">${error.message}</p><p><a href="/portal">Back</a></p></section>`);
+  });
+  return router;
+}

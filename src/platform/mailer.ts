@@ -1,0 +1,34 @@
+// Mail to people (partners' sign-in links) through nodemailer. Without AFFIX_SMTP_URL the
+// message is written to the log instead (a local try-out needs no mail server): say so loudly.
+import nodemailer from 'nodemailer';
+import type { Logger } from './logger.js';
+
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+export interface Mailer {
+  send(mail: Mail): Promise<void>;
+}
+
+/** "ana@example.com" -> "a***@example.com": enough to tell which mail, never the whole address. */
+export const maskEmail = (email: string) => email.replace(/^(.)[^@]*(@.*)$/, '$1***$2');
+
+export function createMailer(settings: { smtpUrl: string | undefined; from: string }, logger: Logger): Mailer {
+  if (!settings.smtpUrl) {
+    return {
+      async send(mail) {
+        // No SMTP server configured: the only way the link reaches anyone (documented in the README).
+        logger.warn({ to: maskEmail(mail.to), subject: mail.subject, mail: mail.text }, 'no AFFIX_SMTP_URL: mail written to the log instead of sent');
+      },
+    };
+  }
+  const transport = nodemailer.createTransport(settings.smtpUrl);
+  return {
+    async send(mail) {
+      await transport.sendMail({ from: settings.from, to: mail.to, subject: mail.subject, text: mail.text });
+    },
+  };
+}

@@ -1,0 +1,166 @@
+// The partner portal over HTTP with a real SMTP receiver: invitations mail a one-time link
+// (hashed at rest, 15 minutes, rate-limited requests, no address enumeration); a partner sees
+// exactly their own rows across programs, never another partner's nor customers' emails.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type TestApi, type TestDatabase, adminHeaders, bearer, closeTestApi, openTestApi, seedProgram, trackClick } from './support/harness.js';
+import { startSmtpReceiver } from './support/smtp.js';
+
+let db: TestDatabase;
+let api: TestApi;
+let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
+
+beforeAll(async () => {
+  smtp = await startSmtpReceiver();
+  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'partner-portal-test-key-0123456789', AFFIX_SMTP_URL: smtp.url }));
+});
+afterAll(async () => {
+  await closeTestApi({ db, api });
+  await smtp.close();
+});
+
+/** A browser of one's own: cookies kept, CSRF tokens read from the page's forms. */
+function browser() {
+  const jar = new Map<string, string>();
+  let lastPage = '';
+  async function go(method: string, path: string, form?: Record<string, string>) {
+    const headers: Record<string, string> = { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') };
+    let body: string | undefined;
+    if (form) {
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(lastPage)?.[1] ?? '';
+      body = new URLSearchParams({ _csrf: csrf, ...form }).toString();
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      headers.origin = api.url;
+    }
+    const response = await fetch(`${api.url}${path}`, { method, headers, body, redirect: 'manual' });
+    for (const cookie of response.headers.getSetCookie()) {
+      const [pair] = cookie.split(';');
+      const [name, ...value] = pair!.split('=');
+      jar.set(name!, value.join('='));
+    }
+    const text = await response.text();
+    if (response.status === 303) return go('GET', response.headers.get('location')!.replace(api.url, ''));
+    lastPage = text;
+    return { status: response.status, text };
+  }
+  return { go };
+}
+
+async function signIn(email: string) {
+  const b = browser();
+  await b.go('GET', '/portal/login');
+  const before = smtp.mails.length;
+  const sent = await b.go('POST', '/portal/login', { email });
+  expect(sent.status).toBe(200);
+  await vi.waitFor(() => expect(smtp.mails.length).toBeGreaterThan(before), { timeout: 5000, interval: 20 });
+  const link = smtp.lastLink(email)!;
+  await b.go('GET', link.replace(/^https?:\/\/[^/]+/, ''));
+  const signedIn = await b.go('POST', '/portal/auth', { token: new URL(link).searchParams.get('token')! });
+  return { b, signedIn, link };
+}
+
+const admin = (method: string, path: string, body?: unknown) => api.request(method, `/api/v1/admin${path}`, { body, headers: adminHeaders });
+
+describe('partner portal', () => {
+  let ana: { programA: number; partnerA: number; programB: number; partnerB: number };
+  let bobPartner: number;
+
+  beforeAll(async () => {
+    const a = await seedProgram(api, { name: 'Alpha Shop' });
+    const b = await seedProgram(api, { name: 'Beta Shop' });
+    const anaA = (await admin('POST', `/programs/${a.programId}/partners`, { name: 'Ana', email: 'ana@partner.example' })).body.data.id;
+    const anaB = (await admin('POST', `/programs/${b.programId}/partners`, { name: 'Ana B', email: 'ANA@partner.example' })).body.data.id;
+    bobPartner = (await admin('POST', `/programs/${a.programId}/partners`, { name: 'Bob', email: 'bob@partner.example' })).body.data.id;
+    await admin('POST', `/programs/${a.programId}/links`, { partner_id: anaA, short_link: 'ana-alpha' });
+    await admin('POST', `/programs/${a.programId}/links`, { partner_id: bobPartner, short_link: 'bob-alpha' });
+    // Ana: one sale in Alpha; Bob: two (with a customer email Ana must never see).
+    for (const [code, n] of [['ana-alpha', 1], ['bob-alpha', 2]] as const) {
+      for (let i = 0; i < n; i++) {
+        const clickId = await trackClick(api, `https://shop.example.com/?aff=${code}`);
+        await api.request('POST', '/api/v1/track/lead', { body: { click_id: clickId, customer_key: `${code}_${i}`, email: `secret.customer.${code}${i}@example.com` }, headers: bearer(a.apiKey) });
+        await api.request('POST', '/api/v1/track/sale', { body: { transaction_id: `t_${code}_${i}`, amount_cents: 10_000, customer_key: `${code}_${i}` }, headers: bearer(a.apiKey) });
+      }
+    }
+    ana = { programA: a.programId, partnerA: anaA, programB: b.programId, partnerB: anaB };
+  });
+
+  it('an address nobody invited gets no mail, and the answer is the same as for an invited one', async () => {
+    const b = browser();
+    await b.go('GET', '/portal/login');
+    const before = smtp.mails.length;
+    const reply = await b.go('POST', '/portal/login', { email: 'ana@partner.example' });
+    expect(reply.text).toContain('If this address belongs to an invited partner, a sign-in link is on its way.');
+    expect(smtp.mails.length).toBe(before); // not invited yet
+    expect((await browser().go('GET', '/portal')).text).toContain('Email me a sign-in link'); // no session: the sign-in page
+  });
+
+  it('the brand invites; the partner signs in from the mailed link (once) and sees exactly their own numbers across programs', async () => {
+    expect((await admin('POST', `/programs/${ana.programA}/partners/${ana.partnerA}/invite`)).status).toBe(200);
+    await vi.waitFor(() => expect(smtp.lastLink('ana@partner.example')).not.toBeNull(), { timeout: 5000, interval: 20 });
+    const invitation = smtp.mails.at(-1)!;
+    expect(invitation.subject).toBe('Your Affix partner sign-in link');
+    expect(invitation.text).toContain('Alpha Shop invited you');
+    await admin('POST', `/programs/${ana.programB}/partners/${ana.partnerB}/invite`);
+
+    const { b, signedIn, link } = await signIn('ana@partner.example');
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.text).toContain('Alpha Shop');
+    expect(signedIn.text).toContain('Beta Shop');
+    expect(signedIn.text).toContain('https://shop.example.com/?aff=ana-alpha');
+    expect(signedIn.text).toContain('1 clicks · 1 signups · 1 sales');
+    expect(signedIn.text).toContain('20.00 USD'); // Ana's one commission, in hold
+    // Never another partner's links or numbers, never a customer's email.
+    expect(signedIn.text).not.toContain('bob-alpha');
+    expect(signedIn.text).not.toContain('2 sales');
+    expect(signedIn.text).not.toContain('secret.customer');
+
+    // The link worked once; the token is stored only as a digest.
+    const again = browser();
+    await again.go('GET', link.replace(/^https?:\/\/[^/]+/, ''));
+    const reused = await again.go('POST', '/portal/auth', { token: new URL(link).searchParams.get('token')! });
+    expect(reused.status).toBe(400);
+    expect(reused.text).toContain('This sign-in link expired or was already used.');
+    const stored = await db.pool.query('SELECT count(*)::int AS n FROM partner_sign_in_links WHERE token_hash = $1', [Buffer.from(new URL(link).searchParams.get('token')!)]);
+    expect(stored.rows[0].n).toBe(0);
+
+    // Own payout details: saved; another partner's: the same 404 as none.
+    const saved = await b.go('POST', `/portal/partners/${ana.partnerA}/payout-details`, { payout_method: 'paypal', [`payout_reference_${ana.partnerA}`]: 'ana@paypal.example' });
+    expect(saved.text).toContain('Payout details saved.');
+    const bobs = await b.go('POST', `/portal/partners/${bobPartner}/payout-details`, { payout_method: 'paypal', [`payout_reference_${bobPartner}`]: 'evil@example.com' });
+    expect(bobs.status).toBe(404);
+    expect((await db.pool.query('SELECT payout_reference FROM partners WHERE id = $1', [bobPartner])).rows[0].payout_reference).toBeNull();
+  });
+
+  it('extra links only where the program allows, and only for oneself', async () => {
+    const { b } = await signIn('ana@partner.example');
+    const refused = await b.go('POST', `/portal/partners/${ana.partnerA}/links`, { [`short_link_${ana.partnerA}`]: 'ana-extra' });
+    expect(refused.status).toBe(403);
+    await admin('PATCH', `/programs/${ana.programA}/payout-settings`, { hold_days: 30, payout_minimum_cents: 0, partners_can_create_links: true });
+    const created = await b.go('POST', `/portal/partners/${ana.partnerA}/links`, { [`short_link_${ana.partnerA}`]: 'ana-extra' });
+    expect(created.text).toContain('Link created.');
+    expect(created.text).toContain('?aff=ana-extra');
+    const forBob = await b.go('POST', `/portal/partners/${bobPartner}/links`, { [`short_link_${bobPartner}`]: 'bob-evil' });
+    expect(forBob.status).toBe(404);
+  });
+
+  it('a link older than 15 minutes does not sign in; requests are rate-limited', async () => {
+    await signIn('ana@partner.example'); // leaves an unused link? no: used; ask for a fresh one
+    const b = browser();
+    await b.go('GET', '/portal/login');
+    await b.go('POST', '/portal/login', { email: 'ana@partner.example' });
+    await vi.waitFor(() => expect(smtp.lastLink('ana@partner.example')).not.toBeNull(), { timeout: 5000, interval: 20 });
+    const link = smtp.lastLink('ana@partner.example')!;
+    api.clock.now = new Date(api.clock.now.getTime() + 16 * 60_000);
+    await b.go('GET', link.replace(/^https?:\/\/[^/]+/, ''));
+    const late = await b.go('POST', '/portal/auth', { token: new URL(link).searchParams.get('token')! });
+    expect(late.status).toBe(400);
+
+    const spammer = browser();
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      await spammer.go('GET', '/portal/login');
+      statuses.push((await spammer.go('POST', '/portal/login', { email: 'carol@partner.example' })).status);
+    }
+    // 10 a minute per address (and per IP), as for passwords.
+    expect(statuses).toEqual([...Array(10).fill(200), 429, 429]);
+  });
+});
