@@ -1,0 +1,89 @@
+// The partner portal in headless Chromium, keyboard first: the brand invites, the partner signs
+// in from the mail (real SMTP receiver), sees their numbers, copies a link, sets payout details;
+// no page scrolls sideways at 390 or 1280 px.
+import { existsSync, mkdirSync } from 'node:fs';
+import { type Browser, type Page, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestApi, type TestDatabase, adminHeaders, bearer, createTestDatabase, seedProgram, startTestApi, trackClick } from '../support/harness.js';
+import { startSmtpReceiver } from '../support/smtp.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+const SHOTS = process.env.AFFIX_SCREENSHOTS === '1' ? 'docs/screenshots' : null;
+
+let db: TestDatabase;
+let api: TestApi;
+let browser: Browser;
+let page: Page;
+let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
+
+beforeAll(async () => {
+  if (!hasChromium) return;
+  smtp = await startSmtpReceiver();
+  db = await createTestDatabase();
+  api = await startTestApi(db.pool, { AFFIX_SECRET_KEY: 'portal-browser-key-0123456789', AFFIX_SMTP_URL: smtp.url });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'] });
+  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+}, 60_000);
+
+afterAll(async () => {
+  if (!hasChromium) return;
+  await browser?.close();
+  await api?.close();
+  await db?.drop();
+  await smtp?.close();
+});
+
+const textOf = async (selector: string) => ((await page.locator(selector).first().textContent()) ?? '').replace(/\s+/g, ' ').trim();
+const submit = async (name: string) => {
+  await page.getByRole('button', { name, exact: true }).focus();
+  const navigation = page.waitForNavigation({ waitUntil: 'load' });
+  await page.keyboard.press('Enter');
+  await navigation;
+};
+
+describe.skipIf(!hasChromium)('partner portal', () => {
+  it('invited, signs in from the mail, sees their numbers, copies a link and sets payout details', async () => {
+    const shop = await seedProgram(api, { name: 'Alpha Shop' });
+    const partner = (await api.request('POST', `/api/v1/admin/programs/${shop.programId}/partners`, { body: { name: 'Ana', email: 'ana@partner.example' }, headers: adminHeaders })).body.data.id;
+    await api.request('POST', `/api/v1/admin/programs/${shop.programId}/links`, { body: { partner_id: partner, short_link: 'ana-portal' }, headers: adminHeaders });
+    const clickId = await trackClick(api, 'https://shop.example.com/?aff=ana-portal');
+    await api.request('POST', '/api/v1/track/sale', { body: { transaction_id: 'portal_t1', amount_cents: 12_500, click_id: clickId, customer_key: 'portal_c1' }, headers: bearer(shop.apiKey) });
+    await api.request('POST', `/api/v1/admin/programs/${shop.programId}/partners/${partner}/invite`, { headers: adminHeaders });
+    await expect.poll(() => smtp.lastLink('ana@partner.example'), { timeout: 5000 }).not.toBeNull();
+
+    await page.goto(`${api.url}/portal/login`);
+    if (SHOTS) await page.screenshot({ path: `${SHOTS}/portal-sign-in-1280.png`, fullPage: true });
+    await page.goto(smtp.lastLink('ana@partner.example')!.replace(/^https?:\/\/[^/]+/, api.url));
+    await submit('Sign in');
+    expect(new URL(page.url()).pathname).toBe('/portal');
+    expect(await textOf('#balances')).toContain('25.00 USD'); // 20 % of 125.00, in hold
+    expect(await textOf(`#program-${partner}`)).toContain('1 clicks · 0 signups · 1 sales');
+
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: api.url });
+    await page.getByRole('button', { name: 'Copy link ana-portal' }).focus();
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('https://shop.example.com/?aff=ana-portal');
+
+    await page.getByLabel('PayPal or Wise email, IBAN, or Stripe account id').fill('not an email');
+    await submit('Save payout details for Alpha Shop');
+    expect(await textOf(`#payout_reference_${partner}-error`)).toBe('PayPal and Wise pay to an email address.');
+    await page.getByLabel('PayPal or Wise email, IBAN, or Stripe account id').fill('ana@paypal.example');
+    await submit('Save payout details for Alpha Shop');
+    expect(await textOf('[role="status"]')).toBe('Payout details saved.');
+
+    for (const width of [390, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      for (const path of ['/portal', '/portal/login']) {
+        await page.goto(`${api.url}${path}`);
+        const { scroll, inner } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
+        expect({ path, width, scroll: Math.min(scroll, inner) }).toEqual({ path, width, scroll });
+        if (SHOTS && path === '/portal') await page.screenshot({ path: `${SHOTS}/portal-${width}.png`, fullPage: true });
+      }
+    }
+    await page.goto(`${api.url}/portal`);
+    await submit('Sign out');
+    expect(new URL(page.url()).pathname).toBe('/portal/login');
+  });
+});
