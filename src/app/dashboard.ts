@@ -12,7 +12,7 @@ import type { Store } from '../core/ports.js';
 import * as admin from '../db/admin.js';
 import { consumeSession, createLoginSession, findAccountForLogin, findOrCreateAccount, withLoginSession } from '../db/cli.js';
 import { type ActivityFilter, activity, dailySeries, endDashboardSession, funnelTotals, inboxForProgram, partnersWithLinks, programKpis, stripeLiveCheck } from '../db/dashboard.js';
-import { partnerStats } from '../db/program-insights.js';
+import { partnerInvitations, partnerStats } from '../db/program-insights.js';
 import type { Pool } from '../db/pool.js';
 import { endSessionById, listSignIns, revokeCliToken } from '../db/sign-ins.js';
 import { verifyPassword } from '../platform/passwords.js';
@@ -76,7 +76,10 @@ const SECTION_DATA = {
     ]);
     return { partners, series, readiness: computeReadiness(id, facts), kpis, funnel };
   },
-  partners: async (deps: PageDeps, id: number, filter: ActivityFilter) => ({ stats: await partnerStats(deps.pool, id, filter.from) }),
+  partners: async (deps: PageDeps, id: number, filter: ActivityFilter) => {
+    const [stats, invitations] = await Promise.all([partnerStats(deps.pool, id, filter.from), partnerInvitations(deps.pool, id)]);
+    return { stats, invitations };
+  },
   links: async (deps: PageDeps, id: number) => {
     const [partners, promoCodes] = await Promise.all([partnersWithLinks(deps.pool, id), promoCodesDb.listPromoCodes(deps.pool, id)]);
     return { partners, promoCodes };

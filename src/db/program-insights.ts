@@ -33,7 +33,7 @@ export async function recentEvents(client: PoolClient, programId: number, kind: 
  */
 export async function partnerStats(client: PoolClient | Pool, programId: number, since: Date) {
   const { rows } = await client.query(
-    `SELECT p.id AS partner_id, p.name, p.email, p.invited_at,
+    `SELECT p.id AS partner_id, p.name,
             (SELECT count(*) FROM clicks k WHERE k.partner_id = p.id AND k.created_at >= $2 AND NOT k.test)::int AS clicks,
             (SELECT count(*) FROM customers cu WHERE cu.partner_id = p.id AND cu.lead_at >= $2)::int AS leads,
             (SELECT count(*) FROM sales s WHERE s.partner_id = p.id AND s.created_at >= $2 AND NOT s.test)::int AS sales,
@@ -70,4 +70,10 @@ export async function saleExplanation(client: PoolClient, programId: number, tra
     [rows[0].sale_id],
   );
   return { ...rows[0], refunds: refunds.rows };
+}
+
+/** Per partner: whether it has an email to invite and when it was invited (never the address). */
+export async function partnerInvitations(client: PoolClient | Pool, programId: number): Promise<Map<number, { hasEmail: boolean; invitedAt: Date | null }>> {
+  const { rows } = await client.query('SELECT id, email IS NOT NULL AS has_email, invited_at FROM partners WHERE program_id = $1', [programId]);
+  return new Map(rows.map((row) => [Number(row.id), { hasEmail: row.has_email, invitedAt: row.invited_at }]));
 }

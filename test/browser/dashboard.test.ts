@@ -206,7 +206,7 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     await page.goto(`${api.url}/dashboard/programs/${programId}`);
     expect(await page.locator('#kpis tbody td').allTextContents()).toEqual(['USD', '2', '98.00 USD', '9.80 USD', '9.80 USD']);
     await page.goto(`${api.url}/dashboard/programs/${programId}/partners`);
-    expect(await page.locator('#partner-stats tbody tr').first().locator('td').allTextContents()).toEqual(['Alice', '3', '1', '2', '98.00 USD', '9.80 USD']);
+    expect(await page.locator('#partner-stats tbody tr').first().locator('td').allTextContents()).toEqual(['Alice', '3', '1', '2', '98.00 USD', '9.80 USD', 'no email']);
     const csv = await page.request.get(`${api.url}/dashboard/programs/${programId}/activity.csv`);
     expect(csv.headers()['content-type']).toContain('text/csv');
     const csvLines = (await csv.text()).trim().split('\r\n');

@@ -120,12 +120,13 @@ ${kpis.map((k) => html`<tr><td>${k.currency}</td><td>${k.sales}</td><td>${format
 
 function partnersSection(view: ProgramPageView, data: Of<'partners'>): Html {
   const fe = view.extra.fieldErrors ?? {};
+  const invitation = (partnerId: number) => data.invitations.get(partnerId);
   const money = (rows: { currency: Currency; revenue_cents: string; commission_cents: string }[], key: 'revenue_cents' | 'commission_cents') =>
     rows.map((m) => formatMoney(m[key], m.currency)).join(', ') || '–';
   return html`<section id="partners"><h2>Partners since ${humanDate(view.filter.from)}</h2>
 ${data.stats.length === 0 ? html`<p>No partners yet: add the first one below.</p>` : html`<table id="partner-stats"><thead><tr><th>Partner</th><th>Clicks</th><th>Leads</th><th>Sales</th><th>Revenue</th><th>Commission</th><th>Portal</th></tr></thead><tbody>
 ${data.stats.map((p: any) => html`<tr><td>${p.name}</td><td>${p.clicks}</td><td>${p.leads}</td><td>${p.sales}</td><td>${money(p.by_currency, 'revenue_cents')}</td><td>${money(p.by_currency, 'commission_cents')}</td>
-<td>${p.email ? html`<form method="post" action="${sectionUrl(view.program.id, 'overview')}/partners/${p.partner_id}/invite" class="inline"><button type="submit">${p.invited_at ? 'Send a new sign-in link to' : 'Invite'} ${p.name}</button></form>` : html`<span class="muted">no email</span>`}</td></tr>`)}</tbody></table>`}
+<td>${invitation(p.partner_id)?.hasEmail ? html`<form method="post" action="${sectionUrl(view.program.id, 'overview')}/partners/${p.partner_id}/invite" class="inline"><button type="submit">${invitation(p.partner_id)?.invitedAt ? 'Send a new sign-in link to' : 'Invite'} ${p.name}</button></form>` : html`<span class="muted">no email</span>`}</td></tr>`)}</tbody></table>`}
 <form method="post" action="${sectionUrl(view.program.id, 'overview')}/partners">${field('partner_name', 'New partner name', '', fe)}${field('partner_email', 'Their email (to invite them to the partner portal)', '', fe, 'type="email"')}<div><button type="submit">Add partner</button></div></form></section>`;
 }
 
