@@ -35,8 +35,21 @@ export class PgTrackingTx implements TrackingTx {
     return rows[0] ? map(rows[0]) : null;
   }
 
+  /** Event types some enabled endpoint of the program listens to, read with the program (no extra round trip). */
+  private readonly listening = new Map<number, Set<string>>();
+
   getProgram(programId: number) {
-    return this.one(`SELECT ${PROGRAM_COLUMNS} FROM programs WHERE id = $1`, [programId], toProgram);
+    return this.one(
+      `SELECT ${PROGRAM_COLUMNS},
+              (SELECT coalesce(array_agg(DISTINCT t), '{}') FROM webhook_endpoints e, unnest(e.event_types) t
+                WHERE e.program_id = programs.id AND e.enabled) AS listening_event_types
+         FROM programs WHERE id = $1`,
+      [programId],
+      (row) => {
+        this.listening.set(programId, new Set(row.listening_event_types));
+        return toProgram(row);
+      },
+    );
   }
 
   findClick(clickId: string) {
@@ -341,7 +354,10 @@ export class PgTrackingTx implements TrackingTx {
     };
   }
 
+  /** Nothing to write (no statement at all) when no endpoint of the program listens to this type. */
   async emit(event: OutboundEvent): Promise<void> {
+    const listening = this.listening.get(event.programId);
+    if (listening && !listening.has(event.type)) return;
     await writeMessage(this.client, this.outbound, event);
   }
 }
