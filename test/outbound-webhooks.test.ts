@@ -132,6 +132,10 @@ describe('outbound webhooks', () => {
     expect(new Set(ids).size).toBe(1);
     const log = await admin('GET', `/programs/${shop.programId}/webhook-endpoints/${endpoint.id}/deliveries`);
     expect(log.body.data.deliveries[0]).toMatchObject({ status: 'delivered', attempts: 3, last_status_code: 200, last_excerpt: 'ok' });
+    const sent = receiver.received.find((r) => r.headers['webhook-id'] === log.body.data.deliveries[0].message_id)!;
+    expect(JSON.parse(log.body.data.deliveries[0].request.body)).toEqual(JSON.parse(sent.body));
+    // The scheduled approval is registered by the supervising worker (pg-boss cron).
+    expect((await db.pool.query("SELECT cron FROM pgboss.schedule WHERE name = 'commission-approvals'")).rows).toEqual([{ cron: '*/10 * * * *' }]);
   });
 
   it('a receiver that is down exhausts the retries and the endpoint is turned off with a notice; replay sends the same message again', async () => {

@@ -95,9 +95,17 @@ export async function rotateEndpointSecret(deps: ManagementDeps, scope: Scope, p
   return { secret, previousSecretValidUntil: previousUntil };
 }
 
+/** Each delivery with the request it sends (the body; headers are signed per attempt) and its last answer. */
 export async function deliveryLog(deps: ManagementDeps, scope: Scope, programId: number, endpointId: number) {
   const endpoint = await endpointInScope(deps, scope, programId, endpointId);
-  return { endpoint, deliveries: await endpoints.deliveryLog(deps.pool, programId, endpointId) };
+  const deliveries = await endpoints.deliveryLog(deps.pool, programId, endpointId);
+  return {
+    endpoint,
+    deliveries: deliveries.map(({ data, test, messageCreatedAt, ...delivery }) => ({
+      ...delivery,
+      request: { url: endpoint.url, webhookId: delivery.messageId, body: outboundBody({ type: delivery.type, test, data }, messageCreatedAt) },
+    })),
+  };
 }
 
 export async function replayDelivery(deps: ManagementDeps, scope: Scope, programId: number, deliveryId: number) {

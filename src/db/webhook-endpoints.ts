@@ -173,7 +173,10 @@ export async function recordAttempt(
 export interface DeliveryLogRow {
   deliveryId: number;
   messageId: string;
-  type: string;
+  type: OutboundEventType;
+  test: boolean;
+  data: Record<string, unknown>;
+  messageCreatedAt: Date;
   status: string;
   attempts: number;
   nextAttemptAt: Date | null;
@@ -186,7 +189,7 @@ export interface DeliveryLogRow {
 
 export async function deliveryLog(db: Queryable, programId: number, endpointId: number, limit = 50): Promise<DeliveryLogRow[]> {
   const { rows } = await db.query(
-    `SELECT d.id, d.message_id, m.type, d.status, d.attempts, d.next_attempt_at, d.created_at,
+    `SELECT d.id, d.message_id, m.type, m.test, m.data, m.created_at AS message_created_at, d.status, d.attempts, d.next_attempt_at, d.created_at,
             a.status_code, a.response_excerpt, a.duration_ms, a.attempted_at
        FROM webhook_deliveries d JOIN webhook_messages m ON m.id = d.message_id JOIN webhook_endpoints e ON e.id = d.endpoint_id
        LEFT JOIN LATERAL (SELECT * FROM webhook_attempts WHERE delivery_id = d.id ORDER BY id DESC LIMIT 1) a ON true
@@ -198,6 +201,9 @@ export async function deliveryLog(db: Queryable, programId: number, endpointId: 
     deliveryId: Number(row.id),
     messageId: row.message_id,
     type: row.type,
+    test: row.test,
+    data: row.data,
+    messageCreatedAt: row.message_created_at,
     status: row.status,
     attempts: row.attempts,
     nextAttemptAt: row.next_attempt_at,

@@ -1,6 +1,6 @@
 // The program's Payouts and Webhooks pages, rendered from what src/app/dashboard gathered.
 import type { SectionData } from '../../app/dashboard.js';
-import { OUTBOUND_EVENT_TYPES } from '../../core/outbound-events.js';
+import { OUTBOUND_EVENT_TYPES, outboundBody } from '../../core/outbound-events.js';
 import { formatMoney } from '../../core/money.js';
 import { type Html, field, html, raw } from './html.js';
 
@@ -85,7 +85,7 @@ ${e.enabled ? '' : html`<p class="error" role="alert">Turned off${e.disabledAt ?
 <form method="post" action="${base}/webhooks/${e.id}/toggle" class="inline"><input type="hidden" name="enabled" value="${e.enabled ? 'false' : 'true'}"><button type="submit">Turn ${e.enabled ? 'off' : 'on'} endpoint ${e.id}</button></form>
 <form method="post" action="${base}/webhooks/${e.id}/rotate" class="inline"><button type="submit">Rotate secret of endpoint ${e.id}</button></form>
 ${deliveries.length === 0 ? '' : html`<table><thead><tr><th>Event</th><th>Status</th><th>Attempts</th><th>Last answer</th><th></th></tr></thead><tbody>
-${deliveries.map((d) => html`<tr><td>${d.type}<br><code>${d.messageId}</code></td><td>${d.status}${d.nextAttemptAt && d.status === 'pending' ? ` (next ${when(d.nextAttemptAt)})` : ''}</td><td>${d.attempts}</td><td>${d.lastStatusCode ?? ''} ${d.lastExcerpt ?? ''}${d.lastDurationMs !== null ? ` · ${d.lastDurationMs} ms` : ''}</td>
+${deliveries.map((d) => html`<tr><td>${d.type}<br><code>${d.messageId}</code><details><summary>Request body</summary><pre>${outboundBody(d, d.messageCreatedAt)}</pre></details></td><td>${d.status}${d.nextAttemptAt && d.status === 'pending' ? ` (next ${when(d.nextAttemptAt)})` : ''}</td><td>${d.attempts}</td><td>${d.lastStatusCode ?? ''} ${d.lastExcerpt ?? ''}${d.lastDurationMs !== null ? ` · ${d.lastDurationMs} ms` : ''}</td>
 <td><form method="post" action="${base}/webhooks/deliveries/${d.deliveryId}/replay" class="inline"><button type="submit">Replay ${d.deliveryId}</button></form></td></tr>`)}
 </tbody></table>`}</article>`)}
 </section>
