@@ -1,19 +1,14 @@
 // The dashboard end to end in headless Chromium, keyboard first: sign in, create a program,
 // partners and links, keys, Stripe, the webhook inbox, activity and charts.
-import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { type Browser, type Locator, type Page, chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApi, type TestDatabase, adminHeaders, bearer, count, createTestDatabase, startTestApi } from '../support/harness.js';
 import { deliver, fixture, waitForEvent } from '../support/stripe.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`[tests] SKIPPED dashboard browser tests: no Chromium at ${CHROMIUM}`);
-/** AFFIX_SCREENSHOTS=1 refreshes the screenshots committed under docs/screenshots. */
-const SHOTS = process.env.AFFIX_SCREENSHOTS === '1' ? 'docs/screenshots' : null;
+import { SHOTS, hasChromium, openBrowser, submitWithKeyboard, textOf } from '../support/browser.js';
 
 let db: TestDatabase;
 let api: TestApi;
@@ -30,12 +25,7 @@ beforeAll(async () => {
     { queueUrl: db.url, workers: true },
   );
   await api.request('POST', '/api/v1/admin/accounts', { body: { email: 'owner@brand.example', password: 'correct horse battery' }, headers: adminHeaders });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  page = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
-  if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+  ({ browser, page } = await openBrowser({ width: 1200, height: 900 }));
 }, 60_000);
 
 afterAll(async () => {
@@ -53,19 +43,11 @@ const screenshotName = (path: string) => {
   return parts.length === 2 ? 'program-overview' : parts.includes('regenerate') ? 'regenerate-key' : `program-${parts[2]}`;
 };
 
-/** Visible text, whitespace collapsed. */
-const textOf = async (locator: Locator) => ((await locator.first().textContent()) ?? '').replace(/\s+/g, ' ').trim();
 
 const shot = async (name: string) => {
   if (SHOTS) await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
 };
-/** Focuses a button and presses Enter, like a keyboard user; waits for the next page. */
-const submit = async (buttonName: string) => {
-  await page.getByRole('button', { name: buttonName, exact: true }).focus();
-  const navigation = page.waitForNavigation({ waitUntil: 'load' });
-  await page.keyboard.press('Enter');
-  await navigation;
-};
+const submit = (buttonName: string) => submitWithKeyboard(page, buttonName);
 
 describe.skipIf(!hasChromium)('dashboard', () => {
   it('signs in with the keyboard only', async () => {

@@ -1,15 +1,12 @@
 // The partner portal in headless Chromium, keyboard first: the brand invites, the partner signs
 // in from the mail (real SMTP receiver), sees their numbers, copies a link, sets payout details;
 // no page scrolls sideways at 390 or 1280 px.
-import { existsSync, mkdirSync } from 'node:fs';
-import { type Browser, type Page, chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApi, type TestDatabase, adminHeaders, bearer, createTestDatabase, seedProgram, startTestApi, trackClick } from '../support/harness.js';
 import { startSmtpReceiver } from '../support/smtp.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-const SHOTS = process.env.AFFIX_SCREENSHOTS === '1' ? 'docs/screenshots' : null;
+import { SHOTS, hasChromium, openBrowser, submitWithKeyboard, textOf as visibleText } from '../support/browser.js';
 
 let db: TestDatabase;
 let api: TestApi;
@@ -22,9 +19,7 @@ beforeAll(async () => {
   smtp = await startSmtpReceiver();
   db = await createTestDatabase();
   api = await startTestApi(db.pool, { AFFIX_SECRET_KEY: 'portal-browser-key-0123456789', AFFIX_SMTP_URL: smtp.url });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'] });
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-  if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+  ({ browser, page } = await openBrowser({ width: 1280, height: 900 }));
 }, 60_000);
 
 afterAll(async () => {
@@ -35,13 +30,8 @@ afterAll(async () => {
   await smtp?.close();
 });
 
-const textOf = async (selector: string) => ((await page.locator(selector).first().textContent()) ?? '').replace(/\s+/g, ' ').trim();
-const submit = async (name: string) => {
-  await page.getByRole('button', { name, exact: true }).focus();
-  const navigation = page.waitForNavigation({ waitUntil: 'load' });
-  await page.keyboard.press('Enter');
-  await navigation;
-};
+const textOf = (selector: string) => visibleText(page.locator(selector));
+const submit = (name: string) => submitWithKeyboard(page, name);
 
 describe.skipIf(!hasChromium)('partner portal', () => {
   it('invited, signs in from the mail, sees their numbers, copies a link and sets payout details', async () => {

@@ -44,6 +44,7 @@ nav.tabs a[aria-current=page]{font-weight:700;text-decoration:none;color:#1b1b1f
 form.filter{display:flex;flex-wrap:wrap;gap:0 1rem;align-items:flex-end}form.filter input,form.filter select{min-width:10rem}
 td.reason{min-width:14rem;max-width:32rem;white-space:normal}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;max-width:32rem;font-size:.8rem}
+label.check{display:flex;gap:.5rem;align-items:center;font-weight:400}label.check input{min-width:0;width:auto}fieldset{border:0;padding:0;margin:.6rem 0 0}
 /* Narrow screens: the page never scrolls sideways; wide tables scroll inside themselves. */
 body{overflow-wrap:anywhere}table{display:block;overflow-x:auto;max-width:100%}th,td{overflow-wrap:normal}
 input,select{max-width:100%;box-sizing:border-box}header{flex-wrap:wrap}nav.tabs{display:flex;flex-wrap:wrap;gap:.25rem 1rem}

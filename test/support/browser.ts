@@ -1,0 +1,31 @@
+// What the browser tests share: Debian's Chromium (skipped without it), a page, screenshots on
+// demand, and keyboard helpers.
+import { existsSync, mkdirSync } from 'node:fs';
+import { type Browser, type Locator, type Page, chromium } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`[tests] SKIPPED browser tests: no Chromium at ${CHROMIUM}`);
+/** AFFIX_SCREENSHOTS=1 refreshes the screenshots committed under docs/screenshots. */
+export const SHOTS = process.env.AFFIX_SCREENSHOTS === '1' ? 'docs/screenshots' : null;
+
+export async function openBrowser(viewport: { width: number; height: number }): Promise<{ browser: Browser; page: Page }> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const page = await (await browser.newContext({ viewport })).newPage();
+  if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+  return { browser, page };
+}
+
+/** Visible text, whitespace collapsed. */
+export const textOf = async (locator: Locator) => ((await locator.first().textContent()) ?? '').replace(/\s+/g, ' ').trim();
+
+/** Focuses a button and presses Enter, like a keyboard user; waits for the next page. */
+export async function submitWithKeyboard(page: Page, buttonName: string): Promise<void> {
+  await page.getByRole('button', { name: buttonName, exact: true }).focus();
+  const navigation = page.waitForNavigation({ waitUntil: 'load' });
+  await page.keyboard.press('Enter');
+  await navigation;
+}
