@@ -6,6 +6,8 @@ import { freePort } from './support/ports.js';
 
 const ADMIN = 'lifecycle-admin-token-0123456';
 let db: TestDatabase;
+/** Every service a test started: killed at the end if a failing test left it running. */
+const started: ServiceProcess[] = [];
 
 async function startService(role: 'start' | 'api' = 'start', env: Record<string, string> = { AFFIX_SEED_DEMO: 'false' }): Promise<{ service: ServiceProcess; url: string }> {
   const port = await freePort();
@@ -14,6 +16,7 @@ async function startService(role: 'start' | 'api' = 'start', env: Record<string,
     { DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', AFFIX_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info', ...env },
     { port },
   );
+  started.push(service);
   return { service, url: `http://127.0.0.1:${port}` };
 }
 
@@ -22,6 +25,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  for (const service of started) {
+    if (service.child.exitCode === null && service.child.signalCode === null) {
+      service.child.kill('SIGKILL');
+      await service.exited;
+    }
+  }
   await db.drop();
 });
 

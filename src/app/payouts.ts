@@ -171,8 +171,8 @@ const markPaidInput = z.object({
     .max(200, 'A reference is at most 200 characters.'),
 });
 
-async function withPayout<T>(deps: ManagementDeps, scope: Scope, programId: number, payoutId: number, fn: (client: PoolClient, payout: payouts.PayoutRow) => Promise<T>) {
-  await programInScope(deps, scope, programId);
+/** The payout of a program the caller may touch, locked and still pending. */
+async function withPayout<T>(deps: ManagementDeps, programId: number, payoutId: number, fn: (client: PoolClient, payout: payouts.PayoutRow) => Promise<T>) {
   return withTransaction(deps.pool, async (client) => {
     const payout = Number.isSafeInteger(payoutId) ? await payouts.lockPayout(client, programId, payoutId) : null;
     if (!payout) throw errors.notFound('Payout not found');
@@ -184,7 +184,13 @@ async function withPayout<T>(deps: ManagementDeps, scope: Scope, programId: numb
 /** The money went out: the payout's commissions become paid and its clawbacks are settled. */
 export async function markPayoutPaid(deps: ManagementDeps, scope: Scope, programId: number, payoutId: number, input: unknown) {
   const { reference } = parseInput(markPaidInput, input);
-  return withPayout(deps, scope, programId, payoutId, async (client, payout) => {
+  await programInScope(deps, scope, programId);
+  return markPaid(deps, programId, payoutId, reference);
+}
+
+/** For a program already checked against the caller's scope. */
+async function markPaid(deps: ManagementDeps, programId: number, payoutId: number, reference: string) {
+  return withPayout(deps, programId, payoutId, async (client, payout) => {
     const now = deps.now();
     const contents = await payouts.payoutContents(client, payout.id);
     await payouts.changeStage(client, 'paid', contents.commissions.map((c) => ({ commission: c, entry: paidEntry(c.payoutCents ?? netCents(c)) })), { at: now });
@@ -243,12 +249,13 @@ export async function payWithStripe(deps: ManagementDeps & { stripeSecretKey: st
   } catch (error) {
     throw new AffixError(502, `Stripe refused the transfer: ${(error as Error).message}`, { cause: error, code: 'stripe_transfer_failed' });
   }
-  return markPayoutPaid(deps, scope, programId, payoutId, { reference: transferId });
+  return markPaid(deps, programId, payoutId, transferId);
 }
 
 /** Not paid after all: what it claimed goes back to the partner's approved balance. */
 export async function cancelPayout(deps: ManagementDeps, scope: Scope, programId: number, payoutId: number) {
-  return withPayout(deps, scope, programId, payoutId, async (client, payout) => {
+  await programInScope(deps, scope, programId);
+  return withPayout(deps, programId, payoutId, async (client, payout) => {
     await payouts.releaseClaims(client, payout.id);
     await payouts.setPayoutStatus(client, payout.id, 'canceled', null, deps.now());
     return { ...payout, status: 'canceled' as const };

@@ -21,10 +21,11 @@ export interface EndpointRow {
 }
 
 const ENDPOINT_SELECT = `SELECT e.id, e.program_id, e.url, e.event_types, e.enabled, e.disabled_reason, e.disabled_at, e.previous_secret_until, e.created_at,
-         (SELECT count(*) FILTER (WHERE d.status = 'delivered') FROM webhook_deliveries d WHERE d.endpoint_id = e.id)::int AS delivered,
-         (SELECT count(*) FILTER (WHERE d.status = 'failed') FROM webhook_deliveries d WHERE d.endpoint_id = e.id)::int AS failed,
-         (SELECT count(*) FILTER (WHERE d.status = 'pending') FROM webhook_deliveries d WHERE d.endpoint_id = e.id)::int AS pending
-    FROM webhook_endpoints e`;
+         n.delivered, n.failed, n.pending
+    FROM webhook_endpoints e
+    CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE d.status = 'delivered')::int AS delivered, count(*) FILTER (WHERE d.status = 'failed')::int AS failed,
+                               count(*) FILTER (WHERE d.status = 'pending')::int AS pending
+                          FROM webhook_deliveries d WHERE d.endpoint_id = e.id) n`;
 
 const toEndpoint = (row: any): EndpointRow => ({
   id: Number(row.id),

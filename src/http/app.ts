@@ -5,7 +5,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { errors } from '../core/errors.js';
 import { trackerScript, trackerScriptGzip } from '../platform/tracker-bundle.js';
 import { state } from './context.js';
-import { type HttpDeps, clock } from './deps.js';
+import { type AppDeps, type HttpDeps, clock } from './deps.js';
 import { databaseReady } from '../app/access.js';
 import { refuseUnstorableBody } from './input-guard.js';
 import { sendError, toAffixError } from './respond.js';
@@ -14,7 +14,7 @@ import { adminRoutes } from './routes/admin.js';
 import { cliAuthRoutes } from './routes/cli-auth.js';
 import { cliProgramRoutes } from './routes/cli-programs.js';
 import { mcpRoutes } from './routes/mcp.js';
-import { type Mailer, createMailer } from '../platform/mailer.js';
+import { createMailer } from '../platform/mailer.js';
 import { portalRoutes } from './portal/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { readinessRoute } from './routes/readiness.js';
@@ -57,7 +57,7 @@ function requestContext(deps: HttpDeps) {
 }
 
 export function createApp(given: HttpDeps): express.Express {
-  const deps: HttpDeps & { mailer: Mailer } = { ...given, mailer: given.mailer ?? createMailer(given.config.mail, given.logger) };
+  const deps: AppDeps = { ...given, mailer: given.mailer ?? createMailer(given.config.mail, given.logger) };
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.trustProxy);

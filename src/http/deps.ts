@@ -21,4 +21,7 @@ export interface HttpDeps {
   now?: () => Date;
 }
 
+/** What createApp hands its routers: the mailer is made once, there. */
+export type AppDeps = HttpDeps & { mailer: Mailer };
+
 export const clock = (deps: HttpDeps): Date => (deps.now ? deps.now() : new Date());

@@ -3,36 +3,32 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApi, type TestDatabase, adminHeaders, bearer, count, createTestDatabase, startTestApi } from '../support/harness.js';
+import { SHOTS, hasChromium, openBrowserApp, submitWithKeyboard, textOf } from '../support/browser.js';
+import { type TestApi, type TestDatabase, adminHeaders, bearer, count } from '../support/harness.js';
 import { deliver, fixture, waitForEvent } from '../support/stripe.js';
 
-import { SHOTS, hasChromium, openBrowser, submitWithKeyboard, textOf } from '../support/browser.js';
-
+let opened: Awaited<ReturnType<typeof openBrowserApp>> | undefined;
 let db: TestDatabase;
 let api: TestApi;
-let browser: Browser;
 let page: Page;
 let programId = 0;
 
 beforeAll(async () => {
   if (!hasChromium) return;
-  db = await createTestDatabase();
-  api = await startTestApi(
-    db.pool,
+  opened = await openBrowserApp(
     { AFFIX_SECRET_KEY: 'dashboard-secret-key-0123', AFFIX_WORKER_RETRY_LIMIT: '0', AFFIX_WORKER_POLL_SECONDS: '0.5', AFFIX_WEBHOOK_ALLOW_PRIVATE: 'true' },
-    { queueUrl: db.url, workers: true },
+    { queueUrl: 'own', workers: true },
+    { width: 1200, height: 900 },
   );
+  ({ db, api, page } = opened);
   await api.request('POST', '/api/v1/admin/accounts', { body: { email: 'owner@brand.example', password: 'correct horse battery' }, headers: adminHeaders });
-  ({ browser, page } = await openBrowser({ width: 1200, height: 900 }));
 }, 60_000);
 
 afterAll(async () => {
   if (!hasChromium) return;
-  await browser?.close();
-  await api?.close();
-  await db?.drop();
+  await opened?.close();
 });
 
 /** docs/screenshots names: programs, account, program-overview, program-keys, regenerate-key… */

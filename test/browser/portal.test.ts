@@ -1,32 +1,27 @@
 // The partner portal in headless Chromium, keyboard first: the brand invites, the partner signs
 // in from the mail (real SMTP receiver), sees their numbers, copies a link, sets payout details;
 // no page scrolls sideways at 390 or 1280 px.
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApi, type TestDatabase, adminHeaders, bearer, createTestDatabase, seedProgram, startTestApi, trackClick } from '../support/harness.js';
+import { SHOTS, hasChromium, openBrowserApp, submitWithKeyboard, textOf as visibleText } from '../support/browser.js';
+import { type TestApi, adminHeaders, bearer, seedProgram, trackClick } from '../support/harness.js';
 import { startSmtpReceiver } from '../support/smtp.js';
 
-import { SHOTS, hasChromium, openBrowser, submitWithKeyboard, textOf as visibleText } from '../support/browser.js';
-
-let db: TestDatabase;
+let opened: Awaited<ReturnType<typeof openBrowserApp>> | undefined;
 let api: TestApi;
-let browser: Browser;
 let page: Page;
 let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
 
 beforeAll(async () => {
   if (!hasChromium) return;
   smtp = await startSmtpReceiver();
-  db = await createTestDatabase();
-  api = await startTestApi(db.pool, { AFFIX_SECRET_KEY: 'portal-browser-key-0123456789', AFFIX_SMTP_URL: smtp.url });
-  ({ browser, page } = await openBrowser({ width: 1280, height: 900 }));
+  opened = await openBrowserApp({ AFFIX_SECRET_KEY: 'portal-browser-key-0123456789', AFFIX_SMTP_URL: smtp.url }, {}, { width: 1280, height: 900 });
+  ({ api, page } = opened);
 }, 60_000);
 
 afterAll(async () => {
   if (!hasChromium) return;
-  await browser?.close();
-  await api?.close();
-  await db?.drop();
+  await opened?.close();
   await smtp?.close();
 });
 

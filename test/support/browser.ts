@@ -2,6 +2,7 @@
 // demand, and keyboard helpers.
 import { existsSync, mkdirSync } from 'node:fs';
 import { type Browser, type Locator, type Page, chromium } from 'playwright-core';
+import { type TestApiOptions, createTestDatabase, startTestApi } from './harness.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
@@ -28,4 +29,22 @@ export async function submitWithKeyboard(page: Page, buttonName: string): Promis
   const navigation = page.waitForNavigation({ waitUntil: 'load' });
   await page.keyboard.press('Enter');
   await navigation;
+}
+
+/** A fresh database, the app on it and a browser page: what each browser test file starts with. */
+export async function openBrowserApp(env: Record<string, string>, options: TestApiOptions, viewport: { width: number; height: number }) {
+  const db = await createTestDatabase();
+  const api = await startTestApi(db.pool, env, options.queueUrl === 'own' ? { ...options, queueUrl: db.url } : options);
+  const { browser, page } = await openBrowser(viewport);
+  return {
+    db,
+    api,
+    browser,
+    page,
+    async close() {
+      await browser.close();
+      await api.close();
+      await db.drop();
+    },
+  };
 }

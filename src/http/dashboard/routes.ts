@@ -42,10 +42,9 @@ import {
 import { connectCallbackPath, finishStripeConnect, startStripeConnect } from '../../app/stripe-connect.js';
 import { formBody } from '../input-guard.js';
 import { toAffixError } from '../respond.js';
-import { type HttpDeps, clock } from '../deps.js';
+import { type AppDeps, clock } from '../deps.js';
 import { type PageExtra, programForm, programPageBody, sectionTitle, sectionUrl } from './program-page.js';
 import { fieldErrors, programInput } from './forms.js';
-import { createMailer } from '../../platform/mailer.js';
 import { MONEY_DONE, registerMoneyRoutes } from './money-routes.js';
 import { type Html, html, page } from './html.js';
 import { csrfGuard, pageHeaders, sameOriginPosts } from './security.js';
@@ -83,7 +82,7 @@ function activityFilter(q: Record<string, string | undefined>, now: Date): Activ
 
 const PAGE_TITLES: Record<number, string> = { 400: 'Bad request', 404: 'Not found', 409: 'Conflict', 413: 'Too large', 429: 'Too many requests', 502: 'Stripe refused', 503: 'Unavailable' };
 
-export function dashboardRoutes(deps: HttpDeps): Router {
+export function dashboardRoutes(deps: AppDeps): Router {
   const router = Router();
   const { pool, config } = deps;
   const secureCookies = config.publicUrl.startsWith('https://');
@@ -362,7 +361,7 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
     app,
     hooks: () => ({ ...app(), outbound: config.outbound }),
     stripeSecretKey: config.stripeSecretKey,
-    portal: () => ({ ...app(), mailer: deps.mailer ?? createMailer(config.mail, deps.logger), publicUrl: config.publicUrl }),
+    portal: () => ({ ...app(), mailer: deps.mailer, publicUrl: config.publicUrl }),
     scope,
     ownProgram,
     programPage,

@@ -14,8 +14,7 @@ import {
   signInWithLink,
 } from '../../app/partner-portal.js';
 import { AffixError } from '../../core/errors.js';
-import type { Mailer } from '../../platform/mailer.js';
-import { type HttpDeps, clock } from '../deps.js';
+import { type AppDeps, clock } from '../deps.js';
 import { fieldErrors } from '../dashboard/forms.js';
 import { type Html, html, page } from '../dashboard/html.js';
 import { csrfGuard, pageHeaders, sameOriginPosts } from '../dashboard/security.js';
@@ -28,7 +27,7 @@ export const PORTAL_COOKIE = 'affix_portal';
 
 const DONE: Record<string, string> = { link: 'Link created.', payout: 'Payout details saved.' };
 
-export function portalRoutes(deps: HttpDeps & { mailer: Mailer }): Router {
+export function portalRoutes(deps: AppDeps): Router {
   const router = Router();
   const { pool, config } = deps;
   const secure = config.publicUrl.startsWith('https://');

@@ -6,15 +6,14 @@ import { OPERATOR } from '../../app/management.js';
 import * as payouts from '../../app/payouts.js';
 import { invitePartner } from '../../app/partner-portal.js';
 import * as promo from '../../app/promo-codes.js';
-import { createMailer } from '../../platform/mailer.js';
 import { errors } from '../../core/errors.js';
 import * as webhooks from '../../app/webhook-endpoints.js';
-import type { HttpDeps } from '../deps.js';
+import type { AppDeps } from '../deps.js';
 import { wire } from '../wire.js';
 
 type IdParam = (req: Request, name?: string) => number;
 
-export function adminMoneyRoutes(router: Router, deps: HttpDeps, app: () => ManagementDeps, idParam: IdParam): void {
+export function adminMoneyRoutes(router: Router, deps: AppDeps, app: () => ManagementDeps, idParam: IdParam): void {
   const base = '/api/v1/admin/programs/:id';
   const hooks = (): webhooks.WebhookDeps => ({ ...app(), outbound: deps.config.outbound });
 
@@ -68,7 +67,7 @@ export function adminMoneyRoutes(router: Router, deps: HttpDeps, app: () => Mana
   });
 
   router.post(`${base}/partners/:partnerId/invite`, async (req, res) => {
-    const portalDeps = { ...app(), mailer: deps.mailer ?? createMailer(deps.config.mail, deps.logger), publicUrl: deps.config.publicUrl };
+    const portalDeps = { ...app(), mailer: deps.mailer, publicUrl: deps.config.publicUrl };
     res.json({ data: wire(await invitePartner(portalDeps, OPERATOR, idParam(req), idParam(req, 'partnerId'))) });
   });
   router.post(`${base}/promo-codes`, async (req, res) => {

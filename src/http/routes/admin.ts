@@ -30,7 +30,7 @@ import {
 } from '../../app/management.js';
 import { readBearer } from '../auth.js';
 import { adminMoneyRoutes } from './admin-money.js';
-import { type HttpDeps, clock } from '../deps.js';
+import { type AppDeps, clock } from '../deps.js';
 
 const idParam = (req: Request, name = 'id'): number => {
   const value = req.params[name];
@@ -77,7 +77,7 @@ const eventRef = (req: Request): number | string => {
   return idParam(req);
 };
 
-export function adminRoutes(deps: HttpDeps): Router {
+export function adminRoutes(deps: AppDeps): Router {
   const router = Router();
   router.use('/api/v1/admin', adminAuth(deps.config.adminToken));
   const app = (): ManagementDeps => ({ pool: deps.pool, secretBox: deps.secretBox ?? null, now: () => clock(deps) });
