@@ -53,7 +53,7 @@ export async function benchDatabase(): Promise<BenchDatabase> {
   await chmod(dir, 0o755);
   const pg = await startEmbeddedPostgres({
     dataDir: dir, port: await stablePort(), persistent: false, database: 'affix_bench',
-    postgresFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track_utility=on'],
+    postgresFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track_utility=on', ...(process.env.BENCH_TRACK_PLANNING ? ['-c', 'pg_stat_statements.track_planning=on'] : [])],
   });
   return {
     url: pg.connectionString,
@@ -73,14 +73,15 @@ export async function statementsDuring(sql: { query: (text: string, values?: unk
   await sql.query('SELECT pg_stat_statements_reset()');
   await work();
   const { rows } = await sql.query(
-    `SELECT calls::int, total_exec_time, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS query FROM pg_stat_statements
+    `SELECT calls::int, total_exec_time, left(regexp_replace(query, '\\s+', ' ', 'g'), ${Number(process.env.BENCH_STATEMENT_WIDTH ?? 90)}) AS query FROM pg_stat_statements
       WHERE query NOT ILIKE '%pg_stat_statements%' AND query NOT ILIKE '%webhook_events WHERE status = %' AND query NOT ILIKE '%count(*) FROM webhook_events%'
       ORDER BY total_exec_time DESC`,
   );
   const calls = rows.reduce((sum, row) => sum + row.calls, 0);
   return {
     perUnit: calls / units,
-    top: rows.slice(0, 6).map((row) => `${(row.calls / units).toFixed(2)}× ${Number(row.total_exec_time / row.calls).toFixed(2)} ms  ${row.query}`),
+    // BENCH_STATEMENTS=40 lists more of them (what a profile of the database side starts from).
+    top: rows.slice(0, Number(process.env.BENCH_STATEMENTS ?? 6)).map((row) => `${(row.calls / units).toFixed(2)}× ${Number(row.total_exec_time / row.calls).toFixed(2)} ms  ${row.query}`),
   };
 }
 

@@ -40,6 +40,9 @@ export interface SaleHistory {
   firstSaleCommissioned: boolean;
 }
 
+/** The history of a customer without any sale (one created by the transaction recording its first). */
+export const NO_SALES: SaleHistory = { firstSaleAt: null, firstOneOffAt: null, firstSaleCommissioned: false };
+
 export interface CommissionEligibilityInput {
   type: CommissionType;
   /** The sale says it is a renewal (is_recurring / subscription cycle). */

@@ -1,6 +1,6 @@
 // Clicks to customers: the one place that follows first-click and creates a customer from a click.
 import type { ClickWithCode, TrackingTx } from './ports.js';
-import type { Customer } from './types.js';
+import type { ResolvedCustomer } from './types.js';
 
 /** The click that carries attribution for `clickId`: itself, or the first click it was logged under. */
 export async function attributedClick(tx: Pick<TrackingTx, 'findClick'>, clickId: string): Promise<ClickWithCode | null> {
@@ -13,14 +13,18 @@ export async function attributedClick(tx: Pick<TrackingTx, 'findClick'>, clickId
  * The customer bound to a (first) click, created when the click has none yet. A customer key is
  * bound to it when it has none and no other customer of the program holds that key.
  */
-export async function customerForClick(tx: TrackingTx, click: ClickWithCode, customerKey: string | null): Promise<Customer> {
+export async function customerForClick(
+  tx: TrackingTx,
+  click: ClickWithCode,
+  customerKey: string | null,
+): Promise<Omit<ResolvedCustomer, 'step'> & { created: boolean }> {
   const existing = await tx.findCustomerByClickId(click.clickId);
   const keyTaken = customerKey ? (await tx.findCustomerByKey(click.programId, customerKey)) !== null : false;
   if (existing) {
     if (customerKey && !existing.customerKey && !keyTaken) await tx.updateCustomer(existing.id, { customerKey });
-    return existing;
+    return { customer: existing, created: false };
   }
-  return tx.insertCustomer({
+  const customer = await tx.insertCustomer({
     programId: click.programId,
     customerKey: keyTaken ? null : customerKey,
     status: 'click',
@@ -33,4 +37,5 @@ export async function customerForClick(tx: TrackingTx, click: ClickWithCode, cus
     leadAt: null,
     convertedAt: null,
   });
+  return { customer, created: true };
 }

@@ -147,6 +147,8 @@ export interface TrackingTx {
 
   findCustomerByEmailHash(programId: number, emailHash: Buffer): Promise<Customer | null>;
   findCustomerByStripeCustomer(programId: number, stripeCustomerId: string): Promise<Customer | null>;
+  /** Sets the customer's Stripe customer unless a customer of the program already holds it (one statement). */
+  bindStripeCustomerIfFree(programId: number, customerId: number, stripeCustomerId: string): Promise<void>;
 
   /** The sale with this transaction id in the program's brand (account), if any. */
   findSaleIdByTransactionId(programId: number, transactionId: string): Promise<number | null>;

@@ -96,7 +96,7 @@ export async function resolveProcessorCustomer(
   const { clickId, customerKey } = payment.metadata;
   if (clickId) {
     const first = await attributedClick(tx, clickId);
-    if (first && first.programId === program.id) return { customer: await customerForClick(tx, first, customerKey), step: 'click_id' };
+    if (first && first.programId === program.id) return { ...(await customerForClick(tx, first, customerKey)), step: 'click_id' };
   }
   if (payment.email) {
     const byEmail = await tx.findCustomerByEmailHash(program.id, hashEmail(payment.email));
@@ -119,11 +119,13 @@ async function loadProgram(tx: TrackingTx, programId: number): Promise<Program> 
   return program;
 }
 
-/** Remembers the Stripe customer on the attributed customer, so renewals without metadata still resolve. */
+/**
+ * Remembers the Stripe customer on the attributed customer, so renewals without metadata still
+ * resolve. The first customer bound keeps it: nothing changes when any customer of the program
+ * (this one included) already holds it.
+ */
 async function bindStripeCustomer(tx: TrackingTx, resolved: ResolvedCustomer, stripeCustomerId: string | null, program: Program) {
-  if (!stripeCustomerId) return;
-  const holder = await tx.findCustomerByStripeCustomer(program.id, stripeCustomerId);
-  if (!holder) await tx.updateCustomer(resolved.customer.id, { stripeCustomerId });
+  if (stripeCustomerId) await tx.bindStripeCustomerIfFree(program.id, resolved.customer.id, stripeCustomerId);
 }
 
 const mismatch = (program: Program, payment: Pick<ProcessorPayment, 'metadata'>): ProcessorOutcome | null =>
@@ -171,10 +173,10 @@ export async function recordProcessorPayment(store: Store, payment: ProcessorPay
           details: { payment_ids: payment.paymentIds },
         },
         now,
+        // A failed commission fails the event: it is retried as a whole, nothing is left half-done.
+        'roll_back',
       );
       if (!outcome.attributed) throw new RolledBack(outcome);
-      // In the worker a failed commission is retried as a whole, so nothing is left half-done.
-      if (outcome.commissionFailed) throw new Error('commission could not be created');
       if (outcome.partnerMissing) return { kind: 'recorded', saleId: outcome.saleId, commissionId: null, step: resolved.step };
       return { kind: 'recorded', saleId: outcome.saleId, commissionId: outcome.commissionId, step: resolved.step };
     });

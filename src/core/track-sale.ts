@@ -3,7 +3,7 @@
 import { createdEntry } from './commission-ledger.js';
 import { fraudSignals } from './fraud.js';
 import { customerForPromoCode } from './promo-codes.js';
-import { type CommissionReason, checkAttributionWindow, commissionEligibility } from './attribution.js';
+import { type CommissionReason, NO_SALES, checkAttributionWindow, commissionEligibility } from './attribution.js';
 import { attributedClick, customerForClick } from './customers.js';
 import { MESSAGES, errors } from './errors.js';
 import { computeCommissionCents } from './money.js';
@@ -76,7 +76,7 @@ export async function resolveSaleCustomer(
     const first = await attributedClick(tx, clickId);
     if (first) {
       if (first.programId !== program.id) throw errors.noAttribution(MESSAGES.noAttributionInProgram);
-      return { customer: await customerForClick(tx, first, customerKey), step: 'click_id' };
+      return { ...(await customerForClick(tx, first, customerKey)), step: 'click_id' };
     }
   }
   if (customerKey && (await tx.customerKeyExistsInOtherProgram(program.id, customerKey))) {
@@ -88,9 +88,23 @@ export async function resolveSaleCustomer(
 }
 
 /**
+ * What a failed commission does. The API keeps the sale (spec §4.3): the commission runs in a
+ * savepoint. The workers retry the whole event instead, so the failure rolls everything back
+ * and no savepoint is needed.
+ */
+export type OnCommissionFailure = 'keep_sale' | 'roll_back';
+
+/** Thrown (in 'roll_back' mode) when the commission cannot be written; the cause is the database's error. */
+export class CommissionFailed extends Error {
+  constructor(cause: unknown) {
+    super('commission could not be created', { cause });
+    this.name = 'CommissionFailed';
+  }
+}
+
+/**
  * Records one sale for a resolved customer inside the caller's transaction: window check,
  * sale row, customer conversion (settling a provisional lead), tracking event, commission.
- * The commission runs in a savepoint so its failure leaves the sale stored (spec §4.3).
  */
 export async function recordSale(
   tx: TrackingTx,
@@ -99,6 +113,7 @@ export async function recordSale(
   transactionId: string,
   sale: SaleDetails,
   now: Date,
+  onCommissionFailure: OnCommissionFailure = 'keep_sale',
 ): Promise<RecordSaleOutcome> {
   const { customer, step } = resolved;
   if (!customer.clickId) throw errors.noAttribution(MESSAGES.noPartnerProgram);
@@ -118,7 +133,7 @@ export async function recordSale(
   const eligibility = commissionEligibility({
     type: program.commissionType,
     isRecurring: sale.isRecurring,
-    history: await tx.saleHistory(customer.id),
+    history: resolved.created ? NO_SALES : await tx.saleHistory(customer.id),
     occurredAt: paymentAt,
     recurringDurationMonths: program.recurringDurationMonths,
   });
@@ -190,25 +205,27 @@ export async function recordSale(
   });
   // Signals hold the commission for a manager; the sale is recorded either way.
   const holdReasons = fraudSignals(await tx.fraudFacts(customer.id, partnerId, program.fraud.ipWindowMinutes), program.fraud);
+  const insert = () =>
+    tx.insertCommission({ saleId, programId: program.id, partnerId, amountCents: commissionCents, currency: sale.currency, ledger: createdEntry(commissionCents), holdReasons });
+  let commissionId: number;
   try {
-    const commissionId = await tx.withSavepoint(() =>
-      tx.insertCommission({ saleId, programId: program.id, partnerId, amountCents: commissionCents, currency: sale.currency, ledger: createdEntry(commissionCents), holdReasons }),
-    );
-    await tx.emit({
-      programId: program.id,
-      type: 'commission.created',
-      test: sale.test,
-      data: {
-        program_id: program.id, commission_id: commissionId, sale_id: saleId, transaction_id: transactionId, partner_id: partnerId, amount_cents: commissionCents,
-        currency: sale.currency, stage: holdReasons.length ? 'held' : 'pending', hold_reasons: holdReasons,
-      },
-    });
-    return { ...base, commissionId, commissionCents, commissionReason: null, partnerMissing: false, commissionFailed: false };
+    commissionId = onCommissionFailure === 'keep_sale' ? await tx.withSavepoint(insert) : await insert();
   } catch (error) {
+    if (onCommissionFailure === 'roll_back') throw new CommissionFailed(error);
     // The sale stays (spec §4.3); the cause is kept on the error the caller raises.
     await tx.setCommissionReason(saleId, 'commission_failed');
     return { ...base, ...withoutCommission, commissionReason: 'commission_failed', partnerMissing: false, commissionFailed: true, cause: error };
   }
+  await tx.emit({
+    programId: program.id,
+    type: 'commission.created',
+    test: sale.test,
+    data: {
+      program_id: program.id, commission_id: commissionId, sale_id: saleId, transaction_id: transactionId, partner_id: partnerId, amount_cents: commissionCents,
+      currency: sale.currency, stage: holdReasons.length ? 'held' : 'pending', hold_reasons: holdReasons,
+    },
+  });
+  return { ...base, commissionId, commissionCents, commissionReason: null, partnerMissing: false, commissionFailed: false };
 }
 
 /** Carries a result out of a transaction that must not commit. */

@@ -71,6 +71,8 @@ export interface Customer {
 export interface ResolvedCustomer {
   customer: Customer;
   step: AttributionStep;
+  /** Created by this transaction: it has no sale yet, so its sale history is not read. */
+  created?: boolean;
 }
 
 export interface Sale {

@@ -2,6 +2,8 @@
 // change it tells of, with one delivery (and its job) per listening endpoint.
 import type { OutboundEvent } from '../core/outbound-events.js';
 import { insertJobs } from './job-rows.js';
+import type { PoolClient } from './pool.js';
+import { prepared } from './prepared.js';
 
 export const OUTBOUND_QUEUE = 'webhook-deliveries';
 /** Where the delivery jobs go: pg-boss's schema and the deliveries' queue. */
@@ -11,16 +13,13 @@ export interface OutboundQueue {
 }
 export const DEFAULT_OUTBOUND_QUEUE: OutboundQueue = { schema: 'pgboss', name: OUTBOUND_QUEUE };
 
-interface Queryable {
-  query(sql: string, params: unknown[]): Promise<{ rows: any[] }>;
-}
 
 /**
  * One round trip when no endpoint listens (nothing is written). Otherwise the deliveries'
  * jobs follow in the same transaction (pg-boss's tables are only touched when there is work).
  */
-export async function writeMessage(client: Queryable, queue: OutboundQueue, event: OutboundEvent): Promise<string | null> {
-  const { rows } = await client.query(
+export async function writeMessage(client: PoolClient, queue: OutboundQueue, event: OutboundEvent): Promise<string | null> {
+  const { rows } = await client.query(prepared(
     `WITH listening AS (
        SELECT id FROM webhook_endpoints WHERE program_id = $1 AND enabled AND $2 = ANY (event_types)
      ), message AS (
@@ -35,7 +34,7 @@ export async function writeMessage(client: Queryable, queue: OutboundQueue, even
      )
      SELECT (SELECT id FROM message) AS message_id, coalesce(array_agg(delivery.id), '{}') AS delivery_ids FROM delivery`,
     [event.programId, event.type, event.test, event.data],
-  );
+  ));
   const deliveryIds: number[] = rows[0]?.delivery_ids ?? [];
   if (deliveryIds.length > 0) await queueDeliveries(client, queue, deliveryIds, null);
   return rows[0]?.message_id ?? null;
@@ -45,12 +44,12 @@ export async function writeMessage(client: Queryable, queue: OutboundQueue, even
 export const OUTBOUND_CHANNEL = 'affix_webhook_deliveries';
 
 /** A job for each delivery, in the caller's transaction; `startAfter` null means now (and wakes the workers). */
-export async function queueDeliveries(client: Queryable, queue: OutboundQueue, deliveryIds: number[], startAfter: Date | null): Promise<void> {
-  await client.query(
+export async function queueDeliveries(client: PoolClient, queue: OutboundQueue, deliveryIds: number[], startAfter: Date | null): Promise<void> {
+  await client.query(prepared(
     `WITH due AS (SELECT unnest($1::bigint[]) AS id), job AS (
        ${insertJobs({ schema: queue.schema, queue: '$2', data: "jsonb_build_object('deliveryId', due.id)", from: 'due', startAfter: 'coalesce($3::timestamptz, now())' })}
      )
      SELECT CASE WHEN $3::timestamptz IS NULL THEN (SELECT pg_notify($4, '') FROM job LIMIT 1) END`,
     [deliveryIds, queue.name, startAfter, OUTBOUND_CHANNEL],
-  );
+  ));
 }

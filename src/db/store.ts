@@ -3,6 +3,7 @@ import type { ApiKeyRecord, ClickPath, ReadinessFacts, Store, TrackingTx } from 
 import { PgClickPath } from './click-path.js';
 import { hourOf } from './hourly-counts.js';
 import { type Pool, withTransaction } from './pool.js';
+import { prepared } from './prepared.js';
 import { PgTrackingTx } from './tracking-tx.js';
 
 export class PgStore implements Store {
@@ -21,12 +22,12 @@ export class PgStore implements Store {
   }
 
   async findApiKeyByHash(keyHash: Buffer): Promise<ApiKeyRecord | null> {
-    const { rows } = await this.pool.query(
+    const { rows } = await this.pool.query(prepared(
       `SELECT k.id, k.program_id, k.rotation_marked_at, k.rotate_by, k.revoked_at, a.suspended
          FROM api_keys k JOIN programs p ON p.id = k.program_id JOIN accounts a ON a.id = p.account_id
         WHERE k.key_hash = $1`,
       [keyHash],
-    );
+    ));
     const row = rows[0];
     return row
       ? {

@@ -18,6 +18,7 @@ import { countEventCte } from './hourly-counts.js';
 import { appendEntries, entryParams } from './ledger.js';
 import { DEFAULT_OUTBOUND_QUEUE, type OutboundQueue, writeMessage } from './outbound.js';
 import type { PoolClient } from './pool.js';
+import { prepared } from './prepared.js';
 import { CLICK_BY_ID, COMMISSION_COLUMNS, CUSTOMER_COLUMNS, PROGRAM_COLUMNS, toClick, toCommission, toCustomer, toLink, toProgram, toSale } from './rows.js';
 
 /** Parameters for "no entry" (the statement's entry CTE is skipped). */
@@ -30,8 +31,13 @@ export class PgTrackingTx implements TrackingTx {
     private readonly outbound: OutboundQueue = DEFAULT_OUTBOUND_QUEUE,
   ) {}
 
+  /** Every statement with parameters is a named one (parsed and planned once per connection). */
+  private query(text: string, values: unknown[]) {
+    return this.client.query(prepared(text, values));
+  }
+
   private async one<T>(sql: string, params: unknown[], map: (row: any) => T): Promise<T | null> {
-    const { rows } = await this.client.query(sql, params);
+    const { rows } = await this.query(sql, params);
     return rows[0] ? map(rows[0]) : null;
   }
 
@@ -57,7 +63,7 @@ export class PgTrackingTx implements TrackingTx {
   }
 
   async insertTrackingEvent(event: NewTrackingEvent): Promise<void> {
-    await this.client.query(
+    await this.query(
       `WITH ${countEventCte('$1', '$2', '$8')}
        INSERT INTO tracking_events (program_id, kind, customer_id, click_id, sale_id, test, details, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
@@ -74,7 +80,7 @@ export class PgTrackingTx implements TrackingTx {
   }
 
   async customerKeyExistsInOtherProgram(programId: number, customerKey: string): Promise<boolean> {
-    const { rowCount } = await this.client.query(
+    const { rowCount } = await this.query(
       'SELECT 1 FROM customers WHERE customer_key = $2 AND program_id <> $1 LIMIT 1',
       [programId, customerKey],
     );
@@ -86,7 +92,7 @@ export class PgTrackingTx implements TrackingTx {
   }
 
   async insertCustomer(customer: NewCustomer) {
-    const { rows } = await this.client.query(
+    const { rows } = await this.query(
       `INSERT INTO customers (program_id, customer_key, status, click_id, clicked_at, link_id, partner_id, email_hash,
                               provisional_lead, lead_at, converted_at, lead_ip)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
@@ -121,7 +127,7 @@ export class PgTrackingTx implements TrackingTx {
       set('partner_id', patch.click.partnerId);
     }
     if (sets.length === 0) return;
-    await this.client.query(`UPDATE customers SET ${sets.join(', ')} WHERE id = $1`, params);
+    await this.query(`UPDATE customers SET ${sets.join(', ')} WHERE id = $1`, params);
   }
 
   findCustomerByEmailHash(programId: number, emailHash: Buffer) {
@@ -141,6 +147,14 @@ export class PgTrackingTx implements TrackingTx {
     );
   }
 
+  async bindStripeCustomerIfFree(programId: number, customerId: number, stripeCustomerId: string): Promise<void> {
+    await this.query(
+      `UPDATE customers SET stripe_customer_id = $3
+        WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM customers WHERE program_id = $1 AND stripe_customer_id = $3)`,
+      [programId, customerId, stripeCustomerId],
+    );
+  }
+
   findSaleByPayment(programId: number, payment: { paymentIds: string[]; transactionIds: string[] }) {
     return this.one(
       `SELECT id, program_id, customer_id, processor_event_id, amount_cents, currency, test
@@ -157,15 +171,16 @@ export class PgTrackingTx implements TrackingTx {
 
   /** Within the program's brand (account): two brands never share a transaction id. */
   async findSaleIdByTransactionId(programId: number, transactionId: string): Promise<number | null> {
-    const { rows } = await this.client.query(
-      'SELECT s.id FROM sales s JOIN programs p ON p.account_id = s.account_id WHERE p.id = $1 AND s.processor_event_id = $2',
+    const { rows } = await this.query(
+      // A scalar account: the plan is one probe of the sales' (account_id, processor_event_id) key, prepared or not.
+      'SELECT id FROM sales WHERE account_id = (SELECT account_id FROM programs WHERE id = $1) AND processor_event_id = $2',
       [programId, transactionId],
     );
     return rows[0]?.id ?? null;
   }
 
   async insertSale(sale: NewSale): Promise<number> {
-    const { rows } = await this.client.query(
+    const { rows } = await this.query(
       `INSERT INTO sales (program_id, customer_id, partner_id, processor_event_id, amount_cents, currency, occurred_at,
                           provider, provider_payment_id, livemode, test, sale_type, is_recurring, subscription_id,
                           subscription_interval, event_name, tax_cents, attribution_step, source, details, commission_reason, account_id)
@@ -188,8 +203,8 @@ export class PgTrackingTx implements TrackingTx {
 
   /** Locks the customer first: two sales of one customer at once decide "first sale" one after the other. */
   async saleHistory(customerId: number): Promise<SaleHistory> {
-    await this.client.query('SELECT 1 FROM customers WHERE id = $1 FOR UPDATE', [customerId]);
-    const { rows } = await this.client.query(
+    await this.query('SELECT 1 FROM customers WHERE id = $1 FOR UPDATE', [customerId]);
+    const { rows } = await this.query(
       `SELECT min(s.occurred_at) AS first_sale_at,
               min(s.occurred_at) FILTER (WHERE NOT s.is_recurring) AS first_one_off_at,
               coalesce(bool_or(c.id IS NOT NULL AND NOT s.is_recurring), false) AS first_sale_commissioned
@@ -202,11 +217,11 @@ export class PgTrackingTx implements TrackingTx {
   }
 
   async setCommissionReason(saleId: number, reason: CommissionReason): Promise<void> {
-    await this.client.query('UPDATE sales SET commission_reason = $2 WHERE id = $1', [saleId, reason]);
+    await this.query('UPDATE sales SET commission_reason = $2 WHERE id = $1', [saleId, reason]);
   }
 
   async linkPaymentToInvoice(programId: number, paymentId: string, invoiceId: string): Promise<void> {
-    await this.client.query(
+    await this.query(
       `INSERT INTO processor_payment_links (program_id, payment_id, invoice_id) VALUES ($1, $2, $3)
        ON CONFLICT (program_id, payment_id) DO NOTHING`,
       [programId, paymentId, invoiceId],
@@ -227,7 +242,7 @@ export class PgTrackingTx implements TrackingTx {
   }
 
   async insertCommission(commission: NewCommission): Promise<number> {
-    const { rows } = await this.client.query(
+    const { rows } = await this.query(
       `WITH commission AS (
          INSERT INTO commissions (sale_id, program_id, partner_id, amount_cents, currency, stage, hold_reasons)
          VALUES ($1, $2, $3, $4, $5, CASE WHEN cardinality($11::text[]) > 0 THEN 'held' ELSE 'pending' END, nullif($11::text[], '{}'))
@@ -258,7 +273,7 @@ export class PgTrackingTx implements TrackingTx {
   }
 
   async insertRefund(refund: NewRefund): Promise<boolean> {
-    const { rowCount } = await this.client.query(
+    const { rowCount } = await this.query(
       `INSERT INTO refunds (sale_id, commission_id, refund_key, amount_cents, deduction_cents, reason, refund_reason, source)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (sale_id, refund_key) DO NOTHING`,
@@ -269,7 +284,7 @@ export class PgTrackingTx implements TrackingTx {
   }
 
   async processorRefundedCents(saleId: number, source: string): Promise<number> {
-    const { rows } = await this.client.query(
+    const { rows } = await this.query(
       `SELECT (coalesce(sum(amount_cents) FILTER (WHERE reason = 'refund' AND reverted_at IS NULL), 0)
                - coalesce(sum(amount_cents) FILTER (WHERE reason = 'refund_failed'), 0))::bigint AS total
          FROM refunds WHERE sale_id = $1 AND source = $2`,
@@ -288,18 +303,18 @@ export class PgTrackingTx implements TrackingTx {
   }
 
   async refundKeyUsed(saleId: number, refundKey: string): Promise<boolean> {
-    const { rowCount } = await this.client.query('SELECT 1 FROM refunds WHERE sale_id = $1 AND refund_key = $2', [saleId, refundKey]);
+    const { rowCount } = await this.query('SELECT 1 FROM refunds WHERE sale_id = $1 AND refund_key = $2', [saleId, refundKey]);
     return (rowCount ?? 0) > 0;
   }
 
   async markRefundReverted(refundId: number): Promise<void> {
-    await this.client.query('UPDATE refunds SET reverted_at = now() WHERE id = $1', [refundId]);
+    await this.query('UPDATE refunds SET reverted_at = now() WHERE id = $1', [refundId]);
   }
 
   /** The commission, its ledger entry and (once paid) the clawback, in one statement. */
   async updateCommissionAfterRefund(commissionId: number, patch: CommissionRefundPatch): Promise<void> {
     const change = patch.ledger;
-    await this.client.query(
+    await this.query(
       `WITH commission AS (
          UPDATE commissions SET status = $2, refunded_total_cents = $3, deducted_cents = $4, updated_at = now() WHERE id = $1
          RETURNING id, program_id, partner_id, currency
@@ -314,7 +329,7 @@ export class PgTrackingTx implements TrackingTx {
   }
 
   async findPromoCode(programId: number, refs: string[]) {
-    const { rows } = await this.client.query(
+    const { rows } = await this.query(
       `SELECT pc.id, pc.partner_id,
               (SELECT l.id FROM referral_links l WHERE l.partner_id = pc.partner_id AND l.program_id = pc.program_id ORDER BY l.enabled DESC, l.id LIMIT 1) AS link_id
          FROM promo_codes pc
@@ -328,7 +343,7 @@ export class PgTrackingTx implements TrackingTx {
   }
 
   async fraudFacts(customerId: number, partnerId: number, ipWindowMinutes: number): Promise<FraudFacts> {
-    const { rows } = await this.client.query(
+    const { rows } = await this.query(
       `SELECT p.email AS partner_email, c.email_hash, host(k.ip) AS click_ip, c.clicked_at, host(c.lead_ip) AS lead_ip, c.lead_at,
               (SELECT count(*) FROM customers o
                 WHERE o.program_id = c.program_id AND o.lead_ip = c.lead_ip

@@ -4,6 +4,7 @@ import type { InboxStatus, Waiting } from '../core/stripe/event-types.js';
 import { isRejectedValue } from './errors.js';
 import { insertJobs } from './job-rows.js';
 import { type Pool, type PoolClient, withTransaction } from './pool.js';
+import { prepared } from './prepared.js';
 
 /**
  * Puts an inbox row's job on the queue inside the caller's transaction (the queue's tables live
@@ -109,12 +110,12 @@ export const storeEventStatement = (jobSchema: string) => `WITH event AS (
 async function insertEvent(pool: Pool, queue: InboxJobQueue, event: NewInboxEvent, rawOnly: boolean): Promise<StoredEvent> {
   // The verified body itself becomes the jsonb payload: no second serialization in the API.
   const asJson = rawOnly ? null : event.rawBody.toString('utf8');
-  const { rows } = await pool.query(
+  const { rows } = await pool.query(prepared(
     storeEventStatement(queue.schema),
     [event.stripeEventId, event.endpoint, event.programId, event.account, event.type, event.livemode, event.apiVersion,
       asJson, rawOnly ? event.rawBody : null, event.status, event.reason, event.objectIds, event.waitingFor?.id ?? null,
       event.waitingFor?.days ?? null, queue.name, STRIPE_EVENTS_CHANNEL],
-  );
+  ));
   if (rows[0]) return { id: rows[0].id, duplicate: false, status: rows[0].status };
   // A redelivery (or the same event arriving twice at once: the conflict waited for the first).
   const existing = await pool.query('SELECT id, status FROM webhook_events WHERE stripe_event_id = $1', [event.stripeEventId]);
@@ -122,7 +123,7 @@ async function insertEvent(pool: Pool, queue: InboxJobQueue, event: NewInboxEven
 }
 
 export async function loadEventPayload(pool: Pool, id: number): Promise<{ event: InboxEvent; payload: any } | null> {
-  const { rows } = await pool.query(`SELECT ${COLUMNS}, payload, raw_body FROM webhook_events WHERE id = $1`, [id]);
+  const { rows } = await pool.query(prepared(`SELECT ${COLUMNS}, payload, raw_body FROM webhook_events WHERE id = $1`, [id]));
   if (!rows[0]) return null;
   const { payload, raw_body: rawBody, ...event } = rows[0];
   return { event, payload: payload ?? (rawBody ? JSON.parse((rawBody as Buffer).toString('utf8')) : null) };
@@ -138,37 +139,48 @@ export interface EventUpdate {
   waitingFor?: Waiting | null;
 }
 
-/** A replayed event that finds its sale already recorded keeps the step and sale it recorded. */
-export async function finishEvent(pool: Pool, id: number, update: EventUpdate): Promise<void> {
-  await pool.query(
-    `UPDATE webhook_events SET status = $2, reason = $3, attribution_step = coalesce($4, attribution_step),
+const FINISH = `UPDATE webhook_events SET status = $2, reason = $3, attribution_step = coalesce($4, attribution_step),
             sale_id = coalesce($5, sale_id), result = $6, waiting_for = $7, wait_until = now() + make_interval(days => $8),
             updated_at = now()
-      WHERE id = $1`,
-    [id, update.status, storable(update.reason), update.attributionStep ?? null, update.saleId ?? null,
-      storable(JSON.stringify(update.result ?? {})), update.waitingFor?.id ?? null, update.waitingFor?.days ?? null],
-  );
-}
+      WHERE id = $1`;
 
 const REQUEUE_WAITING = `status = 'queued', reason = NULL, attempts = 0, result = '{}', waiting_for = NULL, wait_until = NULL, updated_at = now()`;
 
+/** The event bound this Stripe customer in its program: events waiting for it go back on the queue. */
+export interface WakeWaiting {
+  queue: InboxJobQueue;
+  programId: number;
+  stripeCustomerId: string;
+}
+
 /**
- * Right after an event bound `stripeCustomerId` in the program: the events of that program
- * waiting for it go back on the queue with their jobs (one indexed statement, no sweep).
+ * Writes the event's outcome (a replayed event that finds its sale already recorded keeps the
+ * step and sale it recorded). With `wake`, the same statement puts the program's events that
+ * were waiting for that Stripe customer back on the queue, with their jobs and a wake-up (it
+ * usually finds none, and then writes nothing more). Returns the ids queued again.
  */
-export async function wakeEventsWaitingForCustomer(pool: Pool, enqueue: EnqueueInTransaction, programId: number, stripeCustomerId: string): Promise<number[]> {
-  return withTransaction(pool, async (client) => {
-    const { rows } = await client.query(
-      `UPDATE webhook_events w SET ${REQUEUE_WAITING}
-        WHERE w.waiting_for = $2 AND w.program_id = $1 AND w.status = 'ignored' AND w.wait_until > now()
-          AND EXISTS (SELECT 1 FROM customers c WHERE c.program_id = $1 AND c.stripe_customer_id = $2)
-       RETURNING w.id`,
-      [programId, stripeCustomerId],
-    );
-    const ids = rows.map((row) => Number(row.id));
-    for (const inboxId of ids) await enqueue(client, { inboxId });
-    return ids;
-  });
+export async function finishEvent(pool: Pool, id: number, update: EventUpdate, wake: WakeWaiting | null = null): Promise<number[]> {
+  const params = [id, update.status, storable(update.reason), update.attributionStep ?? null, update.saleId ?? null,
+    storable(JSON.stringify(update.result ?? {})), update.waitingFor?.id ?? null, update.waitingFor?.days ?? null];
+  if (!wake) {
+    await pool.query(prepared(FINISH, params));
+    return [];
+  }
+  const { rows } = await pool.query(prepared(
+    `WITH finished AS (
+       ${FINISH}
+     ), woken AS (
+       UPDATE webhook_events w SET ${REQUEUE_WAITING}
+        WHERE w.waiting_for = $10 AND w.program_id = $9 AND w.status = 'ignored' AND w.wait_until > now() AND w.id <> $1
+          AND EXISTS (SELECT 1 FROM customers c WHERE c.program_id = $9 AND c.stripe_customer_id = $10)
+       RETURNING w.id
+     ), job AS (
+       ${insertJobs({ schema: wake.queue.schema, queue: '$11', data: "jsonb_build_object('inboxId', woken.id)", from: 'woken' })}
+     )
+     SELECT woken.id, (SELECT pg_notify($12, '') FROM job LIMIT 1) AS wake FROM woken`,
+    [...params, wake.programId, wake.stripeCustomerId, wake.queue.name, STRIPE_EVENTS_CHANNEL],
+  ));
+  return rows.map((row) => Number(row.id));
 }
 
 /**
@@ -300,7 +312,7 @@ export interface ProgramStripeSettings {
 }
 
 export async function programWebhookSecret(pool: Pool, programId: number): Promise<ProgramStripeSettings | null> {
-  const { rows } = await pool.query('SELECT id, stripe_webhook_secret FROM programs WHERE id = $1', [programId]);
+  const { rows } = await pool.query(prepared('SELECT id, stripe_webhook_secret FROM programs WHERE id = $1', [programId]));
   return rows[0] ? { programId: rows[0].id, webhookSecretSealed: rows[0].stripe_webhook_secret } : null;
 }
 

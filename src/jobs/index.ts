@@ -5,8 +5,9 @@ import { resumeInterruptedJobs } from '../db/interrupted-jobs.js';
 import { listen } from '../db/notifications.js';
 import { OUTBOUND_CHANNEL } from '../db/outbound.js';
 import { ensureClickPartitions } from '../db/partitions.js';
+import { analyzeJobTable } from '../db/queue-statistics.js';
 import { STRIPE_EVENTS_CHANNEL, markExhausted, wakeWaitingEvents } from '../db/webhook-events.js';
-import { JOB_EXPIRY_SECONDS, STRIPE_EVENTS_DEAD_QUEUE, STRIPE_EVENTS_QUEUE, type StripeEventJob, stripeEventEnqueuer } from '../platform/queue.js';
+import { JOB_EXPIRY_SECONDS, STRIPE_EVENTS_DEAD_QUEUE, STRIPE_EVENTS_JOB_QUEUE, STRIPE_EVENTS_QUEUE, type StripeEventJob, stripeEventEnqueuer } from '../platform/queue.js';
 import { createSecretBox } from '../platform/secret-box.js';
 import { startMoneyJobs } from './money-jobs.js';
 import { type WorkerDeps, processStripeEvent, stripeEventJobSchema } from './stripe-event-job.js';
@@ -51,6 +52,7 @@ function coalesce(fn: () => void): () => void {
  */
 export async function startWorkers(boss: PgBoss, workerDeps: Omit<WorkerDeps, 'queue'>, config: Readonly<Config>): Promise<RunningWorkers> {
   const deps: WorkerDeps = { ...workerDeps, queue: boss };
+  await analyzeJobTable(deps.pool, STRIPE_EVENTS_JOB_QUEUE.schema).catch((error) => deps.logger.warn({ err: error }, 'analyzing the job table failed'));
   const options = { batchSize: config.worker.batchSize, pollingIntervalSeconds: config.worker.pollSeconds };
   const workerIds: string[] = [];
   for (let i = 0; i < config.worker.concurrency; i++) {

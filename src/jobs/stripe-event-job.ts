@@ -1,5 +1,5 @@
 // Job handler: one stored Stripe event -> one core call -> the inbox row says what happened.
-import { stripeEventEnqueuer } from '../platform/queue.js';
+import { STRIPE_EVENTS_JOB_QUEUE } from '../platform/queue.js';
 import type PgBoss from 'pg-boss';
 import { z } from 'zod';
 import { AffixError } from '../core/errors.js';
@@ -27,7 +27,7 @@ import {
 } from '../core/stripe/read-objects.js';
 import { isRejectedValue } from '../db/errors.js';
 import type { Pool } from '../db/pool.js';
-import { type EventUpdate, finishEvent, loadEventPayload, recordFailedAttempt, wakeEventsWaitingForCustomer } from '../db/webhook-events.js';
+import { type EventUpdate, finishEvent, loadEventPayload, recordFailedAttempt } from '../db/webhook-events.js';
 import type { Logger } from '../platform/logger.js';
 
 export const stripeEventJobSchema = z.object({ inboxId: z.number().int().positive() });
@@ -193,13 +193,11 @@ export async function processStripeEvent(deps: WorkerDeps, inboxId: number, jobI
   const started = Date.now();
   try {
     const update = await dispatch(deps, event.program_id, payload);
-    await finishEvent(deps.pool, inboxId, update);
     // An attributed checkout or invoice binds its Stripe customer: events waiting for it go now.
     const customer = update.attributionStep ? stripeCustomerOf(payload) : null;
-    if (customer) {
-      const woken = await wakeEventsWaitingForCustomer(deps.pool, stripeEventEnqueuer(deps.queue), event.program_id, customer);
-      if (woken.length) log.info({ woken: woken.length }, 'queued events that were waiting for this binding');
-    }
+    const wake = customer ? { queue: STRIPE_EVENTS_JOB_QUEUE, programId: event.program_id, stripeCustomerId: customer } : null;
+    const woken = await finishEvent(deps.pool, inboxId, update, wake);
+    if (woken.length) log.info({ woken: woken.length }, 'queued events that were waiting for this binding');
     log.info({ type: event.type, status: update.status, step: update.attributionStep, saleId: update.saleId, ms: Date.now() - started }, 'stripe event processed');
     return update;
   } catch (error) {

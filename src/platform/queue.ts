@@ -36,6 +36,12 @@ export async function startQueue(
 ): Promise<PgBoss> {
   const boss = new PgBoss({
     ...connectionSettings(connectionString, { max: 4, applicationName: 'affix-queue', statementTimeoutMs: DATABASE_TIMEOUTS.workerStatementMs }),
+    // pg-boss's fetch orders waiting jobs by priority, created_on, id. Its own index is on
+    // start_after, and the queue's statistics are stale after every burst (they still say
+    // "no job waiting"): the planner then sorted the whole backlog on each fetch (6.7 ms at 3000
+    // jobs). On the queue's connections a sort is the last resort: the fetch walks the index
+    // below in its order and reads only the rows it takes (0.6 ms, whatever the backlog).
+    options: '-c enable_sort=off',
     supervise: role.supervise,
     maintenanceIntervalSeconds: SUPERVISION_INTERVAL_SECONDS,
     // The instance that supervises also runs the cron clock (scheduled approvals).
@@ -60,8 +66,7 @@ export async function startQueue(
   await boss.createQueue(OUTBOUND_QUEUE, { name: OUTBOUND_QUEUE, retryLimit: 3, retryDelay: 5, expireInSeconds: 60 }).catch(ignoreExists);
   await boss.createQueue(APPROVALS_QUEUE, { name: APPROVALS_QUEUE, retryLimit: 2, retryDelay: 60, expireInSeconds: 600, policy: 'singleton' }).catch(ignoreExists);
   if (role.supervise) await boss.schedule(APPROVALS_QUEUE, APPROVALS_CRON, {}, { tz: 'UTC' });
-  // pg-boss's fetch orders waiting jobs by priority, created_on, id but its index does not: every
-  // fetch sorted the whole backlog. In this order, a fetch reads only the rows it takes.
+  // The index in pg-boss's fetch order (see `options` above).
   await boss
     .getDb()
     .executeSql(`CREATE INDEX IF NOT EXISTS affix_job_fetch_order ON ${STRIPE_EVENTS_JOB_QUEUE.schema}.job (name, priority DESC, created_on, id) WHERE state < 'active'`, [])
