@@ -53,6 +53,8 @@ export interface NewCustomer {
   convertedAt: Date | null;
   /** The customer's IP at signup (fraud signals), when known. */
   leadIp?: string | null;
+  /** Bound unless a customer of the program already holds it (as bindStripeCustomerIfFree). */
+  stripeCustomerId?: string | null;
 }
 
 export interface CustomerPatch {
@@ -65,6 +67,12 @@ export interface CustomerPatch {
   convertedAt?: Date;
   leadIp?: string;
   click?: { clickId: string; clickedAt: Date; linkId: number | null; partnerId: number | null };
+}
+
+/** What is written with a sale: the customer's change (its conversion), and the sale's tracking event. */
+export interface WrittenWithSale {
+  customer: { id: number; patch: CustomerPatch } | null;
+  event: Omit<NewTrackingEvent, 'saleId'>;
 }
 
 export interface NewTrackingEvent {
@@ -142,6 +150,8 @@ export interface TrackingTx {
   findCustomerByKey(programId: number, customerKey: string): Promise<Customer | null>;
   customerKeyExistsInOtherProgram(programId: number, customerKey: string): Promise<boolean>;
   findCustomerByClickId(clickId: string): Promise<Customer | null>;
+  /** In one statement: the customer bound to the click (locked), and whether a customer of the program holds the key. */
+  findClickCustomer(clickId: string, programId: number, customerKey: string | null): Promise<{ existing: Customer | null; keyTaken: boolean }>;
   insertCustomer(customer: NewCustomer): Promise<Customer>;
   updateCustomer(customerId: number, patch: CustomerPatch): Promise<void>;
 
@@ -154,8 +164,11 @@ export interface TrackingTx {
   findSaleIdByTransactionId(programId: number, transactionId: string): Promise<number | null>;
   /** A sale of the program by its payment intent (or charge) id, or by its transaction id. */
   findSaleByPayment(programId: number, payment: { paymentIds: string[]; transactionIds: string[] }): Promise<Sale | null>;
-  /** Inserts the sale; throws the duplicate-sale error when the transaction id is taken. */
-  insertSale(sale: NewSale): Promise<number>;
+  /**
+   * Inserts the sale and, in the same statement, what comes with it; throws the duplicate-sale
+   * error when the transaction id is taken (then nothing is written).
+   */
+  insertSale(sale: NewSale, withSale: WrittenWithSale): Promise<number>;
   /** What the customer's recorded non-test sales say about the first sale (any recording order). */
   saleHistory(customerId: number): Promise<SaleHistory>;
   setCommissionReason(saleId: number, reason: CommissionReason): Promise<void>;

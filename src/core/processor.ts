@@ -96,7 +96,7 @@ export async function resolveProcessorCustomer(
   const { clickId, customerKey } = payment.metadata;
   if (clickId) {
     const first = await attributedClick(tx, clickId);
-    if (first && first.programId === program.id) return { ...(await customerForClick(tx, first, customerKey)), step: 'click_id' };
+    if (first && first.programId === program.id) return { ...(await customerForClick(tx, first, customerKey, payment.stripeCustomerId)), step: 'click_id' };
   }
   if (payment.email) {
     const byEmail = await tx.findCustomerByEmailHash(program.id, hashEmail(payment.email));
@@ -125,7 +125,8 @@ async function loadProgram(tx: TrackingTx, programId: number): Promise<Program> 
  * (this one included) already holds it.
  */
 async function bindStripeCustomer(tx: TrackingTx, resolved: ResolvedCustomer, stripeCustomerId: string | null, program: Program) {
-  if (stripeCustomerId) await tx.bindStripeCustomerIfFree(program.id, resolved.customer.id, stripeCustomerId);
+  // A customer created by this resolution was bound as it was written (customerForClick).
+  if (stripeCustomerId && !resolved.created) await tx.bindStripeCustomerIfFree(program.id, resolved.customer.id, stripeCustomerId);
 }
 
 const mismatch = (program: Program, payment: Pick<ProcessorPayment, 'metadata'>): ProcessorOutcome | null =>

@@ -145,47 +145,46 @@ export async function recordSale(
         ? null
         : eligibility.reason;
 
-  const saleId = await tx.insertSale({
-    programId: program.id,
-    customerId: customer.id,
-    partnerId: customer.partnerId,
-    processorEventId: transactionId,
-    amountCents: sale.amountCents,
-    currency: sale.currency,
-    occurredAt: paymentAt,
-    provider: sale.provider,
-    providerPaymentId: sale.providerPaymentId,
-    livemode: sale.livemode,
-    test: sale.test,
-    saleType: sale.saleType,
-    isRecurring: sale.isRecurring,
-    subscriptionId: sale.subscriptionId,
-    subscriptionInterval: sale.subscriptionInterval,
-    eventName: sale.eventName,
-    taxCents: sale.taxCents,
-    attributionStep: step,
-    source: sale.source,
-    details: sale.details,
-    commissionReason,
-  });
-  // Test sales prove the wiring but are not conversions: the window stays checked for real ones.
-  if (!sale.test) {
-    await tx.updateCustomer(customer.id, {
-      status: 'customer',
-      provisionalLead: false,
-      ...(customer.convertedAt ? {} : { convertedAt: paymentAt }),
-    });
-  }
-  await tx.insertTrackingEvent({
-    programId: program.id,
-    kind: 'sale',
-    customerId: customer.id,
-    clickId: customer.clickId,
-    saleId,
-    test: sale.test,
-    details: { transaction_id: transactionId, amount_cents: sale.amountCents, currency: sale.currency, attribution_step: step },
-    createdAt: now,
-  });
+  const saleId = await tx.insertSale(
+    {
+      programId: program.id,
+      customerId: customer.id,
+      partnerId: customer.partnerId,
+      processorEventId: transactionId,
+      amountCents: sale.amountCents,
+      currency: sale.currency,
+      occurredAt: paymentAt,
+      provider: sale.provider,
+      providerPaymentId: sale.providerPaymentId,
+      livemode: sale.livemode,
+      test: sale.test,
+      saleType: sale.saleType,
+      isRecurring: sale.isRecurring,
+      subscriptionId: sale.subscriptionId,
+      subscriptionInterval: sale.subscriptionInterval,
+      eventName: sale.eventName,
+      taxCents: sale.taxCents,
+      attributionStep: step,
+      source: sale.source,
+      details: sale.details,
+      commissionReason,
+    },
+    {
+      // Test sales prove the wiring but are not conversions: the window stays checked for real ones.
+      customer: sale.test
+        ? null
+        : { id: customer.id, patch: { status: 'customer', provisionalLead: false, ...(customer.convertedAt ? {} : { convertedAt: paymentAt }) } },
+      event: {
+        programId: program.id,
+        kind: 'sale',
+        customerId: customer.id,
+        clickId: customer.clickId,
+        test: sale.test,
+        details: { transaction_id: transactionId, amount_cents: sale.amountCents, currency: sale.currency, attribution_step: step },
+        createdAt: now,
+      },
+    },
+  );
 
   const saleData = {
     program_id: program.id, sale_id: saleId, transaction_id: transactionId, partner_id: customer.partnerId, customer_key: customer.customerKey,

@@ -12,10 +12,12 @@ export const hourOf = (timestamp: string) => `date_bin('1 hour', ${timestamp}, t
 
 /**
  * A CTE that adds one to the counter of (program, hour of created_at, kind); the parameters are
- * the statement's own placeholders for those three values.
+ * the statement's own placeholders for those three values. With `onlyIf` (a CTE name), only
+ * when that CTE wrote a row.
  */
-export const countEventCte = (programId: string, kind: string, createdAt: string) => `counted AS (
+export const countEventCte = (programId: string, kind: string, createdAt: string, onlyIf?: string) => `counted AS (
        INSERT INTO tracking_hourly_counts (program_id, hour, kind, shard, events)
-       VALUES (${programId}, ${hourOf(`${createdAt}::timestamptz`)}, ${kind}, (pg_backend_pid() % ${COUNTER_SHARDS})::smallint, 1)
+       SELECT ${programId}, ${hourOf(`${createdAt}::timestamptz`)}, ${kind}, (pg_backend_pid() % ${COUNTER_SHARDS})::smallint, 1
+       ${onlyIf ? `WHERE EXISTS (SELECT 1 FROM ${onlyIf})` : ''}
        ON CONFLICT (program_id, hour, kind, shard) DO UPDATE SET events = tracking_hourly_counts.events + 1
      )`;

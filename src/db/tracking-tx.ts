@@ -13,6 +13,7 @@ import type {
   NewSale,
   NewTrackingEvent,
   TrackingTx,
+  WrittenWithSale,
 } from '../core/ports.js';
 import { countEventCte } from './hourly-counts.js';
 import { appendEntries, entryParams } from './ledger.js';
@@ -91,44 +92,38 @@ export class PgTrackingTx implements TrackingTx {
     return this.one(`SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE click_id = $1 FOR UPDATE`, [clickId], toCustomer);
   }
 
+  async findClickCustomer(clickId: string, programId: number, customerKey: string | null) {
+    const { rows } = await this.query(
+      `WITH found AS (SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE click_id = $1 FOR UPDATE)
+       SELECT found.*, EXISTS (SELECT 1 FROM customers WHERE program_id = $2 AND customer_key = $3) AS key_taken
+         FROM (VALUES (1)) AS one (n) LEFT JOIN found ON true`,
+      [clickId, programId, customerKey],
+    );
+    return { existing: rows[0].id === null ? null : toCustomer(rows[0]), keyTaken: rows[0].key_taken };
+  }
+
   async insertCustomer(customer: NewCustomer) {
     const { rows } = await this.query(
       `INSERT INTO customers (program_id, customer_key, status, click_id, clicked_at, link_id, partner_id, email_hash,
-                              provisional_lead, lead_at, converted_at, lead_ip)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+                              provisional_lead, lead_at, converted_at, lead_ip, stripe_customer_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, CASE WHEN ${stripeCustomerFree('$1', '$13::text')} THEN $13::text END)
        RETURNING ${CUSTOMER_COLUMNS}`,
       [
         customer.programId, customer.customerKey, customer.status, customer.clickId, customer.clickedAt, customer.linkId,
         customer.partnerId, customer.emailHash, customer.provisionalLead, customer.leadAt, customer.convertedAt, customer.leadIp ?? null,
+        customer.stripeCustomerId ?? null,
       ],
     );
     return toCustomer(rows[0]);
   }
 
   async updateCustomer(customerId: number, patch: CustomerPatch): Promise<void> {
-    const sets: string[] = [];
     const params: unknown[] = [customerId];
-    const set = (column: string, value: unknown) => {
-      params.push(value);
-      sets.push(`${column} = $${params.length}`);
-    };
-    if (patch.customerKey !== undefined) set('customer_key', patch.customerKey);
-    if (patch.stripeCustomerId !== undefined) set('stripe_customer_id', patch.stripeCustomerId);
-    if (patch.status !== undefined) set('status', patch.status);
-    if (patch.emailHash !== undefined) set('email_hash', patch.emailHash);
-    if (patch.provisionalLead !== undefined) set('provisional_lead', patch.provisionalLead);
-    if (patch.leadAt !== undefined) set('lead_at', patch.leadAt);
-    if (patch.convertedAt !== undefined) set('converted_at', patch.convertedAt);
-    if (patch.leadIp !== undefined) set('lead_ip', patch.leadIp);
-    if (patch.click) {
-      set('click_id', patch.click.clickId);
-      set('clicked_at', patch.click.clickedAt);
-      set('link_id', patch.click.linkId);
-      set('partner_id', patch.click.partnerId);
-    }
+    const sets = customerSets(patch, params);
     if (sets.length === 0) return;
     await this.query(`UPDATE customers SET ${sets.join(', ')} WHERE id = $1`, params);
   }
+
 
   findCustomerByEmailHash(programId: number, emailHash: Buffer) {
     return this.one(
@@ -149,8 +144,7 @@ export class PgTrackingTx implements TrackingTx {
 
   async bindStripeCustomerIfFree(programId: number, customerId: number, stripeCustomerId: string): Promise<void> {
     await this.query(
-      `UPDATE customers SET stripe_customer_id = $3
-        WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM customers WHERE program_id = $1 AND stripe_customer_id = $3)`,
+      `UPDATE customers SET stripe_customer_id = $3 WHERE id = $2 AND ${stripeCustomerFree('$1', '$3')}`,
       [programId, customerId, stripeCustomerId],
     );
   }
@@ -179,21 +173,38 @@ export class PgTrackingTx implements TrackingTx {
     return rows[0]?.id ?? null;
   }
 
-  async insertSale(sale: NewSale): Promise<number> {
+  /** One statement: the sale, then only if it was written (its transaction id free), the customer's change, the event and its count. */
+  async insertSale(sale: NewSale, withSale: WrittenWithSale): Promise<number> {
+    const { event, customer } = withSale;
+    const params: unknown[] = [
+      sale.programId, sale.customerId, sale.partnerId, sale.processorEventId, sale.amountCents, sale.currency,
+      sale.occurredAt, sale.provider, sale.providerPaymentId, sale.livemode, sale.test, sale.saleType, sale.isRecurring,
+      sale.subscriptionId, sale.subscriptionInterval, sale.eventName, sale.taxCents, sale.attributionStep, sale.source,
+      sale.details, sale.commissionReason,
+      event.programId, event.kind, event.customerId, event.clickId, event.test, event.details, event.createdAt,
+    ];
+    let conversion = '';
+    if (customer) {
+      params.push(customer.id);
+      const idParam = params.length;
+      const sets = customerSets(customer.patch, params);
+      if (sets.length) conversion = `, conversion AS (UPDATE customers SET ${sets.join(', ')} WHERE id = $${idParam} AND EXISTS (SELECT 1 FROM sale))`;
+    }
     const { rows } = await this.query(
-      `INSERT INTO sales (program_id, customer_id, partner_id, processor_event_id, amount_cents, currency, occurred_at,
-                          provider, provider_payment_id, livemode, test, sale_type, is_recurring, subscription_id,
-                          subscription_interval, event_name, tax_cents, attribution_step, source, details, commission_reason, account_id)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, p.account_id
-         FROM programs p WHERE p.id = $1
-       ON CONFLICT (account_id, processor_event_id) DO NOTHING
-       RETURNING id`,
-      [
-        sale.programId, sale.customerId, sale.partnerId, sale.processorEventId, sale.amountCents, sale.currency,
-        sale.occurredAt, sale.provider, sale.providerPaymentId, sale.livemode, sale.test, sale.saleType, sale.isRecurring,
-        sale.subscriptionId, sale.subscriptionInterval, sale.eventName, sale.taxCents, sale.attributionStep, sale.source,
-        sale.details, sale.commissionReason,
-      ],
+      `WITH sale AS (
+         INSERT INTO sales (program_id, customer_id, partner_id, processor_event_id, amount_cents, currency, occurred_at,
+                            provider, provider_payment_id, livemode, test, sale_type, is_recurring, subscription_id,
+                            subscription_interval, event_name, tax_cents, attribution_step, source, details, commission_reason, account_id)
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, p.account_id
+           FROM programs p WHERE p.id = $1
+         ON CONFLICT (account_id, processor_event_id) DO NOTHING
+         RETURNING id
+       ), ${countEventCte('$22', '$23', '$28', 'sale')}, event AS (
+         INSERT INTO tracking_events (program_id, kind, customer_id, click_id, sale_id, test, details, created_at)
+         SELECT $22, $23, $24, $25, sale.id, $26, $27, $28 FROM sale
+       )${conversion}
+       SELECT id FROM sale`,
+      params,
     );
     if (rows[0]) return rows[0].id;
     // Another request committed the same transaction_id first.
@@ -375,4 +386,32 @@ export class PgTrackingTx implements TrackingTx {
     if (listening && !listening.has(event.type)) return;
     await writeMessage(this.client, this.outbound, event);
   }
+}
+
+/** No customer of the program holds this Stripe customer yet: the first one bound keeps it. */
+const stripeCustomerFree = (programId: string, stripeCustomerId: string) =>
+  `NOT EXISTS (SELECT 1 FROM customers WHERE program_id = ${programId} AND stripe_customer_id = ${stripeCustomerId})`;
+
+/** `column = $n` for each field of the patch, its values appended to `params`. */
+function customerSets(patch: CustomerPatch, params: unknown[]): string[] {
+  const sets: string[] = [];
+  const set = (column: string, value: unknown) => {
+    params.push(value);
+    sets.push(`${column} = $${params.length}`);
+  };
+  if (patch.customerKey !== undefined) set('customer_key', patch.customerKey);
+  if (patch.stripeCustomerId !== undefined) set('stripe_customer_id', patch.stripeCustomerId);
+  if (patch.status !== undefined) set('status', patch.status);
+  if (patch.emailHash !== undefined) set('email_hash', patch.emailHash);
+  if (patch.provisionalLead !== undefined) set('provisional_lead', patch.provisionalLead);
+  if (patch.leadAt !== undefined) set('lead_at', patch.leadAt);
+  if (patch.convertedAt !== undefined) set('converted_at', patch.convertedAt);
+  if (patch.leadIp !== undefined) set('lead_ip', patch.leadIp);
+  if (patch.click) {
+    set('click_id', patch.click.clickId);
+    set('clicked_at', patch.click.clickedAt);
+    set('link_id', patch.click.linkId);
+    set('partner_id', patch.click.partnerId);
+  }
+  return sets;
 }
