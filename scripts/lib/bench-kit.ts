@@ -51,14 +51,18 @@ export async function benchDatabase(): Promise<BenchDatabase> {
   if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: async () => undefined };
   const dir = await mkdtemp(join(tmpdir(), 'affix-bench-'));
   await chmod(dir, 0o755);
-  const pg = await startEmbeddedPostgres({
+  const server = await startEmbeddedPostgres({
     dataDir: dir, port: await stablePort(), persistent: false, database: 'affix_bench',
     postgresFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track_utility=on', ...(process.env.BENCH_TRACK_PLANNING ? ['-c', 'pg_stat_statements.track_planning=on'] : [])],
   });
+  // pg_stat_statements counts only inside statementsDuring: with 32 sessions running one statement,
+  // its counter's lock halved pgbench's rate. The instrument is off while throughput is timed
+  // (ALTER SYSTEM, not a -c flag: statementsDuring turns it on and off the same way).
+  await tracking(new pg.Pool({ connectionString: server.connectionString, max: 1 }), 'none', true);
   return {
-    url: pg.connectionString,
+    url: server.connectionString,
     async stop() {
-      await pg.stop();
+      await server.stop();
       await rm(dir, { recursive: true, force: true });
     },
   };
@@ -70,11 +74,16 @@ export async function benchDatabase(): Promise<BenchDatabase> {
  */
 export async function statementsDuring(sql: { query: (text: string, values?: unknown[]) => Promise<{ rows: any[] }> }, units: number, work: () => Promise<unknown>) {
   await sql.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  await tracking(sql, 'top');
   await sql.query('SELECT pg_stat_statements_reset()');
-  await work();
+  try {
+    await work();
+  } finally {
+    await tracking(sql, 'none');
+  }
   const { rows } = await sql.query(
     `SELECT calls::int, total_exec_time, left(regexp_replace(query, '\\s+', ' ', 'g'), ${Number(process.env.BENCH_STATEMENT_WIDTH ?? 90)}) AS query FROM pg_stat_statements
-      WHERE query NOT ILIKE '%pg_stat_statements%' AND query NOT ILIKE '%webhook_events WHERE status = %' AND query NOT ILIKE '%count(*) FROM webhook_events%'
+      WHERE query NOT ILIKE '%pg_stat_statements%' AND query NOT ILIKE '%pg_reload_conf%' AND query NOT ILIKE 'ALTER SYSTEM%' AND query NOT ILIKE '%webhook_events WHERE status = %' AND query NOT ILIKE '%count(*) FROM webhook_events%'
       ORDER BY total_exec_time DESC`,
   );
   const calls = rows.reduce((sum, row) => sum + row.calls, 0);
@@ -83,6 +92,14 @@ export async function statementsDuring(sql: { query: (text: string, values?: unk
     // BENCH_STATEMENTS=40 lists more of them (what a profile of the database side starts from).
     top: rows.slice(0, Number(process.env.BENCH_STATEMENTS ?? 6)).map((row) => `${(row.calls / units).toFixed(2)}× ${Number(row.total_exec_time / row.calls).toFixed(2)} ms  ${row.query}`),
   };
+}
+
+/** Turns pg_stat_statements' counting on or off for every session (each picks it up at its next statement). */
+async function tracking(sql: { query: (text: string) => Promise<unknown>; end?: () => Promise<void> }, mode: 'top' | 'none', close = false): Promise<void> {
+  await sql.query(`ALTER SYSTEM SET pg_stat_statements.track = '${mode}'`);
+  await sql.query('SELECT pg_reload_conf()');
+  if (close) await sql.end?.();
+  await new Promise((resolve) => setTimeout(resolve, 300));
 }
 
 export interface RunningService {

@@ -37,11 +37,15 @@ function requestContext(deps: HttpDeps) {
     const started = process.hrtime.bigint();
     res.setHeader('X-Request-ID', requestId);
     state(res).requestId = requestId;
-    state(res).log = deps.logger.child({ requestId });
+    // Made when first used: most requests only write their one line at the end.
+    let log: HttpDeps['logger'] | undefined;
+    Object.defineProperty(res.locals, 'log', { get: () => (log ??= deps.logger.child({ requestId })), configurable: true });
     state(res).errorCodes = ROUTES_WITH_ERROR_CODES.has(req.path);
     res.on('finish', () => {
-      state(res).log.info(
+      // The same line whether or not the request's own logger was made.
+      (log ?? deps.logger).info(
         {
+          ...(log ? {} : { requestId }),
           method: req.method,
           path: req.path,
           status: res.statusCode,
@@ -60,6 +64,8 @@ export function createApp(given: HttpDeps): express.Express {
   const deps: AppDeps = { ...given, mailer: given.mailer ?? createMailer(given.config.mail, given.logger) };
   const app = express();
   app.disable('x-powered-by');
+  // No ETag: the API's answers are not cached, and hashing every body cost more than the JSON itself.
+  app.set('etag', false);
   app.set('trust proxy', deps.config.trustProxy);
   app.use(requestContext(deps));
   // Before the JSON parser: signatures are verified on the raw body.

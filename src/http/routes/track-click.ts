@@ -39,7 +39,8 @@ export function trackClickRoute(deps: HttpDeps): Router {
         },
         now: clock(deps),
       });
-      state(res).log.info({ programId: result.programId, keptExistingClick: result.keptExistingClick }, 'click tracked');
+      // On the request's own log line (one line per request).
+      state(res).logFields = { programId: result.programId, keptExistingClick: result.keptExistingClick };
       sendJson(
         res,
         200,

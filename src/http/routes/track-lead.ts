@@ -39,10 +39,7 @@ export function trackLeadRoute(deps: HttpDeps): Router {
         ip: leadIp(req.body, state(res).apiKey ? null : (req.ip ?? null)),
         now: clock(deps),
       });
-      state(res).log.info(
-        { programId: result.programId, provisional: result.provisional, settled: result.settled },
-        'lead tracked',
-      );
+      state(res).logFields = { programId: result.programId, provisional: result.provisional, settled: result.settled };
       sendJson(
         res,
         200,

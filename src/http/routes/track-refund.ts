@@ -24,7 +24,7 @@ export function trackRefundRoute(deps: HttpDeps): Router {
         refundReason: body.refund_reason,
         source: 'api',
       });
-      state(res).log.info({ saleId: result.saleId, status: result.status }, 'refund tracked');
+      state(res).logFields = { saleId: result.saleId, refundStatus: result.status };
       if (result.status === 'no_commission') {
         sendJson(
           res,

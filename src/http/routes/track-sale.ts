@@ -73,11 +73,9 @@ export function trackSaleRoute(deps: HttpDeps): Router {
       const now = clock(deps);
       const body = parseSaleBody(req.body, now);
       const result = await trackSale(deps.store, toInput(body, state(res).apiKey!.programId, now));
-      if (result.attributed) {
-        state(res).log.info({ saleId: result.saleId, commissionId: result.commissionId, attributionStep: result.attributionStep }, 'sale tracked');
-      } else {
-        state(res).log.info({ reason: result.reason, clickAgeDays: result.clickAgeDays }, 'sale not attributed');
-      }
+      state(res).logFields = result.attributed
+        ? { saleId: result.saleId, commissionId: result.commissionId, attributionStep: result.attributionStep }
+        : { notAttributed: result.reason, clickAgeDays: result.clickAgeDays };
       sendJson(res, 200, answer(result, body.testMode), deps.config.docsUrl);
     },
   );
