@@ -1,5 +1,6 @@
 // Events per program, hour and kind (migration 0011), kept by the statement that records each
 // tracking event, and read by readiness. One place for the bucket and the shard.
+import type { Pool } from './pool.js';
 
 /**
  * A shard per connection: two transactions recording at once (a worker's attribution holds its
@@ -21,3 +22,25 @@ export const countEventCte = (programId: string, kind: string, createdAt: string
        ${onlyIf ? `WHERE EXISTS (SELECT 1 FROM ${onlyIf})` : ''}
        ON CONFLICT (program_id, hour, kind, shard) DO UPDATE SET events = tracking_hourly_counts.events + 1
      )`;
+
+/**
+ * Folds the shards of every hour before the current one into shard 0: readiness then sums one
+ * row per past hour and kind (72 for a day, instead of up to 64 times that). A late write to a
+ * past hour makes a new shard row, folded by the next run; the sums never change. Any
+ * instance, any time (idempotent). Returns the rows folded.
+ */
+export async function compactHourlyCounts(pool: Pool, now: Date): Promise<number> {
+  const { rows } = await pool.query(
+    `WITH folded AS (
+       DELETE FROM tracking_hourly_counts WHERE hour < ${hourOf('$1::timestamptz')} AND shard <> 0
+       RETURNING program_id, hour, kind, events
+     ), summed AS (
+       INSERT INTO tracking_hourly_counts (program_id, hour, kind, shard, events)
+       SELECT program_id, hour, kind, 0, sum(events) FROM folded GROUP BY program_id, hour, kind
+       ON CONFLICT (program_id, hour, kind, shard) DO UPDATE SET events = tracking_hourly_counts.events + EXCLUDED.events
+     )
+     SELECT count(*)::int AS folded FROM folded`,
+    [now],
+  );
+  return rows[0].folded;
+}

@@ -51,7 +51,10 @@ export class PgStore implements Store {
             last_day AS (
               SELECT kind, sum(events) AS n FROM tracking_hourly_counts, edge WHERE program_id = $1 AND hour >= edge.at GROUP BY kind
               UNION ALL
-              SELECT kind, count(*) FROM tracking_events, edge WHERE program_id = $1 AND created_at > $2 AND created_at < edge.at GROUP BY kind)
+              -- Per kind, so each count is a range of the (program_id, kind, created_at) index.
+              SELECT k.kind, (SELECT count(*) FROM tracking_events t, edge
+                               WHERE t.program_id = $1 AND t.kind = k.kind AND t.created_at > $2 AND t.created_at < edge.at)
+                FROM (VALUES ('click'), ('lead'), ('sale')) AS k (kind))
        SELECT
          (SELECT count(*) FROM api_keys k
            WHERE k.program_id = $1 AND k.revoked_at IS NULL AND (k.rotate_by IS NULL OR k.rotate_by > $3)) AS active_keys,

@@ -4,6 +4,7 @@ import type { Config } from '../platform/config.js';
 import { resumeInterruptedJobs } from '../db/interrupted-jobs.js';
 import { listen } from '../db/notifications.js';
 import { OUTBOUND_CHANNEL } from '../db/outbound.js';
+import { compactHourlyCounts } from '../db/hourly-counts.js';
 import { ensureClickPartitions } from '../db/partitions.js';
 import { analyzeJobTable } from '../db/queue-statistics.js';
 import { STRIPE_EVENTS_CHANNEL, markExhausted, wakeWaitingEvents } from '../db/webhook-events.js';
@@ -14,7 +15,7 @@ import { type WorkerDeps, processStripeEvent, stripeEventJobSchema } from './str
 
 /** How often a worker looks for jobs whose worker died and for waiting events now bound (idempotent). */
 export const RESUME_SWEEP_MS = 5_000;
-/** How often a worker checks that next months' click partitions exist. */
+/** How often a worker makes next months' click partitions and folds past hours' counters. */
 export const PARTITION_CHECK_MS = 3_600_000;
 
 export interface RunningWorkers {
@@ -85,13 +86,17 @@ export async function startWorkers(boss: PgBoss, workerDeps: Omit<WorkerDeps, 'q
   const deliveriesListening = listen(deps.pool, OUTBOUND_CHANNEL, coalesce(wakeDeliveries), (error) =>
     deps.logger.warn({ err: error }, 'listening for new webhook deliveries failed; polling until it is back'),
   );
-  // Monthly click partitions, made ahead: at start and then every hour (any instance; idempotent).
-  const partitions = () =>
-    ensureClickPartitions(deps.pool, deps.now?.() ?? new Date())
+  // Every hour (any instance; idempotent): monthly click partitions made ahead, and past hours'
+  // counter shards folded into one row each (readiness reads a day of them).
+  const hourlyUpkeep = async () => {
+    const now = deps.now?.() ?? new Date();
+    await ensureClickPartitions(deps.pool, now)
       .then((created) => created.length && deps.logger.info({ created }, 'click partitions created'))
       .catch((error) => deps.logger.warn({ err: error }, 'creating click partitions failed; retried within the hour'));
-  await partitions();
-  const partitionTimer = setInterval(partitions, PARTITION_CHECK_MS);
+    await compactHourlyCounts(deps.pool, now).catch((error) => deps.logger.warn({ err: error }, 'folding hourly counters failed; retried within the hour'));
+  };
+  await hourlyUpkeep();
+  const partitionTimer = setInterval(hourlyUpkeep, PARTITION_CHECK_MS);
   partitionTimer.unref();
   const sweep = setInterval(() => {
     resumeInterruptedJobs(deps.pool, STRIPE_EVENTS_QUEUE, JOB_EXPIRY_SECONDS)
