@@ -3,6 +3,7 @@
 // DATABASE_URL): p50/p99 of click, lead, sale and readiness through the service (its own
 // process), before and after seeding the program with `clicks` clicks (default 10 M, spread
 // over a year) and proportionate leads (10 %) and sales (1 %) by generate_series.
+import { compactHourlyCounts } from '../src/db/hourly-counts.js';
 import { ADMIN_TOKEN, benchMain, fmt, percentile, runConcurrent, startBench } from './lib/bench-kit.js';
 
 const clicks = Number(process.argv[2] ?? 10_000_000);
@@ -91,6 +92,8 @@ await benchMain(async (cleanup) => {
     lastEventId = Number((await sql.query('SELECT coalesce(max(id), 0) AS id FROM tracking_events')).rows[0].id);
     console.log(`  seeded ${to.toLocaleString('en')} clicks (${fmt((performance.now() - started) / 1000)} s)`);
   }
+  // What the workers do every hour (src/jobs/index.ts): past hours' shards folded into one row each.
+  await compactHourlyCounts(sql, new Date());
   await sql.query('VACUUM ANALYZE');
   const sizes = (await sql.query(
     `SELECT (SELECT count(*) FROM clicks WHERE program_id = $1) AS clicks, (SELECT count(*) FROM customers WHERE program_id = $1) AS customers,
