@@ -6,6 +6,9 @@ import { type Pool, withTransaction } from './pool.js';
 import { prepared } from './prepared.js';
 import { PgTrackingTx } from './tracking-tx.js';
 
+/** The first whole hour after the readiness window's start ($2). */
+const EDGE = `(${hourOf('$2::timestamptz')} + interval '1 hour')`;
+
 export class PgStore implements Store {
   private readonly clicks: PgClickPath;
 
@@ -47,13 +50,15 @@ export class PgStore implements Store {
     // the first, partial hour counted by index (an hour's worth at most).
     const since = new Date(now.getTime() - 86_400_000);
     const { rows } = await this.pool.query(
-      `WITH edge AS (SELECT ${hourOf('$2::timestamptz')} + interval '1 hour' AS at), -- the first whole hour after the window's (exclusive) start
-            last_day AS (
-              SELECT kind, sum(events) AS n FROM tracking_hourly_counts, edge WHERE program_id = $1 AND hour >= edge.at GROUP BY kind
+      // The edge is the first whole hour after the window's (exclusive) start, written inline: an
+      // expression the planner can bound an index range with (a CTE's value made it scan every
+      // counter row of every program).
+      `WITH last_day AS (
+              SELECT kind, sum(events) AS n FROM tracking_hourly_counts WHERE program_id = $1 AND hour >= ${EDGE} GROUP BY kind
               UNION ALL
               -- Per kind, so each count is a range of the (program_id, kind, created_at) index.
-              SELECT k.kind, (SELECT count(*) FROM tracking_events t, edge
-                               WHERE t.program_id = $1 AND t.kind = k.kind AND t.created_at > $2 AND t.created_at < edge.at)
+              SELECT k.kind, (SELECT count(*) FROM tracking_events t
+                               WHERE t.program_id = $1 AND t.kind = k.kind AND t.created_at > $2 AND t.created_at < ${EDGE})
                 FROM (VALUES ('click'), ('lead'), ('sale')) AS k (kind))
        SELECT
          (SELECT count(*) FROM api_keys k
