@@ -58,7 +58,9 @@ export async function benchDatabase(): Promise<BenchDatabase> {
   // pg_stat_statements counts only inside statementsDuring: with 32 sessions running one statement,
   // its counter's lock halved pgbench's rate. The instrument is off while throughput is timed
   // (ALTER SYSTEM, not a -c flag: statementsDuring turns it on and off the same way).
-  await tracking(new pg.Pool({ connectionString: server.connectionString, max: 1 }), 'none', true);
+  const setup = new pg.Pool({ connectionString: server.connectionString, max: 1 });
+  await tracking(setup, 'none');
+  await setup.end();
   return {
     url: server.connectionString,
     async stop() {
@@ -95,10 +97,9 @@ export async function statementsDuring(sql: { query: (text: string, values?: unk
 }
 
 /** Turns pg_stat_statements' counting on or off for every session (each picks it up at its next statement). */
-async function tracking(sql: { query: (text: string) => Promise<unknown>; end?: () => Promise<void> }, mode: 'top' | 'none', close = false): Promise<void> {
+async function tracking(sql: { query: (text: string) => Promise<unknown> }, mode: 'top' | 'none'): Promise<void> {
   await sql.query(`ALTER SYSTEM SET pg_stat_statements.track = '${mode}'`);
   await sql.query('SELECT pg_reload_conf()');
-  if (close) await sql.end?.();
   await new Promise((resolve) => setTimeout(resolve, 300));
 }
 

@@ -27,3 +27,6 @@ export function insertJobs(rows: JobRows): string {
         ${rows.where ? `WHERE ${rows.where}` : ''}
        RETURNING id`;
 }
+
+/** One wake-up on `channel` (SQL naming it, e.g. `$16`) when the statement's `job` CTE wrote a job; null when it wrote none. */
+export const notifyIfJobs = (channel: string) => `(SELECT pg_notify(${channel}, '') FROM job LIMIT 1)`;

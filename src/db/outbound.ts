@@ -1,7 +1,7 @@
 // Outbound webhooks' messages and deliveries. A message is written in the transaction of the
 // change it tells of, with one delivery (and its job) per listening endpoint.
 import type { OutboundEvent } from '../core/outbound-events.js';
-import { insertJobs } from './job-rows.js';
+import { insertJobs, notifyIfJobs } from './job-rows.js';
 import type { PoolClient } from './pool.js';
 import { prepared } from './prepared.js';
 
@@ -12,7 +12,6 @@ export interface OutboundQueue {
   name: string;
 }
 export const DEFAULT_OUTBOUND_QUEUE: OutboundQueue = { schema: 'pgboss', name: OUTBOUND_QUEUE };
-
 
 /**
  * One round trip when no endpoint listens (nothing is written). Otherwise the deliveries'
@@ -49,7 +48,7 @@ export async function queueDeliveries(client: PoolClient, queue: OutboundQueue, 
     `WITH due AS (SELECT unnest($1::bigint[]) AS id), job AS (
        ${insertJobs({ schema: queue.schema, queue: '$2', data: "jsonb_build_object('deliveryId', due.id)", from: 'due', startAfter: 'coalesce($3::timestamptz, now())' })}
      )
-     SELECT CASE WHEN $3::timestamptz IS NULL THEN (SELECT pg_notify($4, '') FROM job LIMIT 1) END`,
+     SELECT CASE WHEN $3::timestamptz IS NULL THEN ${notifyIfJobs('$4')} END`,
     [deliveryIds, queue.name, startAfter, OUTBOUND_CHANNEL],
   ));
 }

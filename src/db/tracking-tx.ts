@@ -124,7 +124,6 @@ export class PgTrackingTx implements TrackingTx {
     await this.query(`UPDATE customers SET ${sets.join(', ')} WHERE id = $1`, params);
   }
 
-
   findCustomerByEmailHash(programId: number, emailHash: Buffer) {
     return this.one(
       `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE program_id = $1 AND email_hash = $2

@@ -2,7 +2,7 @@
 import { AffixError } from '../core/errors.js';
 import type { InboxStatus, Waiting } from '../core/stripe/event-types.js';
 import { isRejectedValue } from './errors.js';
-import { insertJobs } from './job-rows.js';
+import { insertJobs, notifyIfJobs } from './job-rows.js';
 import { type Pool, type PoolClient, withTransaction } from './pool.js';
 import { prepared } from './prepared.js';
 
@@ -99,7 +99,7 @@ export const storeEventStatement = (jobSchema: string) => `WITH event AS (
      ), job AS (
        ${insertJobs({ schema: jobSchema, queue: '$15', data: "jsonb_build_object('inboxId', event.id)", from: 'event', where: "event.status = 'queued'" })}
      )
-     SELECT event.id, event.status, (SELECT pg_notify($16, '') FROM job LIMIT 1) AS wake
+     SELECT event.id, event.status, ${notifyIfJobs('$16')} AS wake
        FROM event`;
 
 /**
@@ -177,7 +177,7 @@ export async function finishEvent(pool: Pool, id: number, update: EventUpdate, w
      ), job AS (
        ${insertJobs({ schema: wake.queue.schema, queue: '$11', data: "jsonb_build_object('inboxId', woken.id)", from: 'woken' })}
      )
-     SELECT woken.id, (SELECT pg_notify($12, '') FROM job LIMIT 1) AS wake FROM woken`,
+     SELECT woken.id, ${notifyIfJobs('$12')} AS wake FROM woken`,
     [...params, wake.programId, wake.stripeCustomerId, wake.queue.name, STRIPE_EVENTS_CHANNEL],
   ));
   return rows.map((row) => Number(row.id));

@@ -16,7 +16,7 @@ import { type WorkerDeps, processStripeEvent, stripeEventJobSchema } from './str
 /** How often a worker looks for jobs whose worker died and for waiting events now bound (idempotent). */
 export const RESUME_SWEEP_MS = 5_000;
 /** How often a worker makes next months' click partitions and folds past hours' counters. */
-export const PARTITION_CHECK_MS = 3_600_000;
+export const HOURLY_UPKEEP_MS = 3_600_000;
 
 export interface RunningWorkers {
   /** Stops the sweep and gives the listening connection back (the queue is stopped by its owner). */
@@ -96,8 +96,8 @@ export async function startWorkers(boss: PgBoss, workerDeps: Omit<WorkerDeps, 'q
     await compactHourlyCounts(deps.pool, now).catch((error) => deps.logger.warn({ err: error }, 'folding hourly counters failed; retried within the hour'));
   };
   await hourlyUpkeep();
-  const partitionTimer = setInterval(hourlyUpkeep, PARTITION_CHECK_MS);
-  partitionTimer.unref();
+  const upkeepTimer = setInterval(hourlyUpkeep, HOURLY_UPKEEP_MS);
+  upkeepTimer.unref();
   const sweep = setInterval(() => {
     resumeInterruptedJobs(deps.pool, STRIPE_EVENTS_QUEUE, JOB_EXPIRY_SECONDS)
       .then((resumed) => resumed && deps.logger.warn({ resumed }, 'resumed jobs whose worker was lost'))
@@ -111,7 +111,7 @@ export async function startWorkers(boss: PgBoss, workerDeps: Omit<WorkerDeps, 'q
   return {
     stop: async () => {
       clearInterval(sweep);
-      clearInterval(partitionTimer);
+      clearInterval(upkeepTimer);
       await listening.stop();
       await deliveriesListening.stop();
     },
