@@ -92,6 +92,24 @@ describe('track/click: 60 per minute per client IP, shared by every instance', (
     expect(reply.status).toBe(400);
     expectLimitHeaders(reply, 60, 59);
   });
+
+  // The click counts in its own write; a click that fails before it is counted by the error handler.
+  it('failing clicks (malformed JSON, unknown link) count once each, and once spent every click is refused', async () => {
+    const ip = { 'X-Forwarded-For': '203.0.113.13', 'Content-Type': 'application/json' };
+    const send = (api: TestApi, raw: string) => api.request('POST', '/api/v1/track/click', { raw, headers: ip });
+    const bodies = ['{"affiliate_url": ', JSON.stringify({ affiliate_url: 'https://shop.example.com/?aff=nobody-has-this' }), JSON.stringify({ affiliate_url: shop.affiliateUrl })];
+    for (let i = 0; i < 60; i++) {
+      const kind = i % 3;
+      const reply = await send(i % 2 === 0 ? first : second, bodies[kind]!);
+      expect(reply.status).toBe(kind === 2 ? 200 : 400);
+      expectLimitHeaders(reply, 60, 59 - i);
+    }
+    const clicks = await count(db.pool, 'SELECT 1 FROM clicks');
+    for (const raw of bodies) expect429(await send(first, raw), 60);
+    expect(await count(db.pool, 'SELECT 1 FROM clicks')).toBe(clicks);
+    const counter = await db.pool.query("SELECT hits FROM rate_limit_counters WHERE bucket = 'track_click:ip:203.0.113.13'");
+    expect(counter.rows).toEqual([{ hits: 63 }]);
+  });
 });
 
 describe('track/lead: 30 per minute per client IP', () => {

@@ -1,16 +1,16 @@
 // The checks every door makes before its own work: request counters (spec §8 limits and the
 // sign-in attempt limit), browser origins, dashboard sessions, database readiness.
 import { randomBytes } from 'node:crypto';
-import { RATE_LIMITS, type RateLimitRule } from '../core/limits.js';
+import { RATE_LIMITS, type RateLimitHit, type RateLimitRule, type RequestCount, overLimit, retryAfterSeconds } from '../core/limits.js';
 import { hashEmail } from '../core/secrets.js';
 import { createDashboardSession, dashboardSessionAccount } from '../db/dashboard.js';
 import { databaseAnswers } from '../db/health.js';
 import { originListedByAnyProgram } from '../db/origins.js';
 import type { Pool } from '../db/pool.js';
-import { type RateLimitHit, hitRateLimit } from '../db/rate-limit.js';
+import { countRequestAlone, hitRateLimit } from '../db/rate-limit.js';
 
-/** One request counted against `rule` for `subject`, in PostgreSQL (shared by every instance). */
-export const countRequest = (pool: Pool, rule: RateLimitRule, subject: string, at: Date): Promise<RateLimitHit> => hitRateLimit(pool, rule, subject, at);
+/** One request counted in PostgreSQL (shared by every instance). */
+export const countRequest = (pool: Pool, count: RequestCount): Promise<RateLimitHit> => countRequestAlone(pool, count);
 
 /**
  * One password attempt, counted per client IP and per account (the email's digest) whatever
@@ -20,8 +20,8 @@ export async function countSignInAttempt(pool: Pool, ip: string, email: string, 
   const checks: [RateLimitRule, string][] = [[RATE_LIMITS.signInPerIp, `ip:${ip}`]];
   if (email) checks.push([RATE_LIMITS.signInPerAccount, `email:${hashEmail(email).toString('base64url')}`]);
   const hits = await Promise.all(checks.map(([rule, subject]) => hitRateLimit(pool, rule, subject, at)));
-  const over = hits.findIndex((hit, index) => hit.hits > checks[index]![0].limit);
-  return over === -1 ? null : Math.max(1, Math.ceil((hits[over]!.resetAt.getTime() - at.getTime()) / 1000));
+  const over = hits.findIndex((hit, index) => overLimit(checks[index]![0], hit));
+  return over === -1 ? null : retryAfterSeconds(hits[over]!, at);
 }
 
 /** Browsers are let in only from origins some program lists (the link's own program checks again). */

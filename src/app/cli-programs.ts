@@ -3,6 +3,7 @@
 // a program's status, and synthetic test events with their hourly chain cap.
 import { CLI_MESSAGES } from '../core/cli-login.js';
 import { errors } from '../core/errors.js';
+import { overLimit, retryAfterSeconds } from '../core/limits.js';
 import type { Store } from '../core/ports.js';
 import { type SyntheticEventType, runSyntheticEvents } from '../core/synthetic-events.js';
 import { ensureTestLink, findTokenOwner, listAccountPrograms, programStatusFacts } from '../db/cli.js';
@@ -46,9 +47,8 @@ export async function runTestEvents(deps: CliDeps, programId: number, upTo: Synt
   if (chain) {
     const now = deps.now();
     const hit = await hitRateLimit(deps.pool, CHAIN_LIMIT, String(programId), now);
-    if (hit.hits > CHAIN_LIMIT.limit) {
-      const retryAfter = Math.max(1, Math.ceil((hit.resetAt.getTime() - now.getTime()) / 1000));
-      throw errors.rateLimited(retryAfter, CLI_MESSAGES.tooManyChains);
+    if (overLimit(CHAIN_LIMIT, hit)) {
+      throw errors.rateLimited(retryAfterSeconds(hit, now), CLI_MESSAGES.tooManyChains);
     }
   }
   const result = await runSyntheticEvents(deps.store, { programId, shortLink, upTo, now: deps.now() });

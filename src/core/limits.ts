@@ -13,6 +13,31 @@ export function rateLimitWindow(now: Date, windowSeconds: number): { start: Date
   return { start: new Date(start), end: new Date(start + size) };
 }
 
+/** One request to count: its rule, the counter's key (the rule's bucket and the subject), the window. */
+export interface RequestCount {
+  rule: RateLimitRule;
+  counter: string;
+  windowStart: Date;
+  windowEnd: Date;
+  at: Date;
+}
+
+export function requestCount(rule: RateLimitRule, subject: string, at: Date): RequestCount {
+  const window = rateLimitWindow(at, rule.windowSeconds);
+  return { rule, counter: `${rule.bucket}:${subject}`, windowStart: window.start, windowEnd: window.end, at };
+}
+
+/** The counter after a request was counted: its hits in the window, and when the window ends. */
+export interface RateLimitHit {
+  hits: number;
+  resetAt: Date;
+}
+
+export const overLimit = (rule: RateLimitRule, hit: RateLimitHit): boolean => hit.hits > rule.limit;
+
+/** Whole seconds until the window ends, at least one. */
+export const retryAfterSeconds = (hit: RateLimitHit, at: Date): number => Math.max(1, Math.ceil((hit.resetAt.getTime() - at.getTime()) / 1000));
+
 export const RATE_LIMITS = {
   click: { bucket: 'track_click', limit: 60, windowSeconds: 60 },
   lead: { bucket: 'track_lead', limit: 30, windowSeconds: 60 },

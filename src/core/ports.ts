@@ -17,6 +17,7 @@ import type {
   ReferralLink,
   Sale,
 } from './types.js';
+import type { RateLimitHit, RequestCount } from './limits.js';
 
 export interface ClickWithCode extends Click {
   /** short_link of the click's referral link (the `aff` value), if the link still exists. */
@@ -232,13 +233,14 @@ export interface ReadinessFacts {
 }
 
 /**
- * The click's own path, without BEGIN/COMMIT: one read for link and program, one atomic write
- * for the click and its tracking event (with the rate-limit count, three statements a click).
+ * The click's own path, without BEGIN/COMMIT: one read for link and program (which may be up to
+ * a second old), one atomic write for the click, its tracking event and the request's count.
  */
 export interface ClickPath {
   findLinkWithProgram(shortLink: string): Promise<{ link: ReferralLink; program: Program | null } | null>;
   findClick(clickId: string): Promise<ClickWithCode | null>;
-  insertClickWithEvent(click: NewClick, event: Omit<NewTrackingEvent, 'clickId'>): Promise<void>;
+  /** With `count`: counted in the same statement, and nothing written when over its limit. */
+  insertClickWithEvent(click: NewClick, event: Omit<NewTrackingEvent, 'clickId'>, count?: RequestCount): Promise<RateLimitHit | null>;
 }
 
 export interface Store {

@@ -31,12 +31,14 @@ export async function runSyntheticEvents(
   try {
     for (const step of steps) {
       if (step === 'click') {
-        const click = await trackClick(store, {
+        const tracked = await trackClick(store, {
           affiliateUrl: `https://affix.test/?aff=${encodeURIComponent(input.shortLink)}`,
           pageUrl: null, referrerUrl: null, existingClickId: null, additionalData: testData,
           keyProgramId: input.programId, origin: null, ip: null, userAgent: 'affix-cli', details: { synthetic: true }, now: input.now,
         });
-        clickId = click.clickId;
+        // No request count was given, so nothing can have been limited.
+        if (tracked.limited) throw new Error('a click without a request count was limited');
+        clickId = tracked.click.clickId;
         eventIds.click = clickId;
       } else if (step === 'lead') {
         await trackLead(store, {

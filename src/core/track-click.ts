@@ -2,6 +2,7 @@
 import { clickStillAttributable } from './attribution.js';
 import { attributedClick } from './customers.js';
 import { MESSAGES, errors } from './errors.js';
+import { type RateLimitHit, type RequestCount, overLimit } from './limits.js';
 import { assertOriginAllowed } from './origins.js';
 import type { Store } from './ports.js';
 import { newClickId } from './secrets.js';
@@ -20,6 +21,8 @@ export interface TrackClickInput {
   userAgent: string | null;
   details: Record<string, unknown>;
   now: Date;
+  /** The request's rate-limit count, taken by the click's own write (one round trip less). */
+  count?: RequestCount;
 }
 
 export interface TrackClickResult {
@@ -30,6 +33,11 @@ export interface TrackClickResult {
   /** True when an earlier click kept the attribution (first-click). */
   keptExistingClick: boolean;
 }
+
+/** Tracked, with the request's count when one was given; or not written, the count over its limit. */
+export type TrackClickOutcome =
+  | { limited: false; click: TrackClickResult; counted: RateLimitHit | null }
+  | { limited: true; counted: RateLimitHit };
 
 export function readAffCode(affiliateUrl: string | null | undefined): string {
   if (affiliateUrl === undefined || affiliateUrl === null || affiliateUrl.trim() === '') {
@@ -46,7 +54,7 @@ export function readAffCode(affiliateUrl: string | null | undefined): string {
   return aff;
 }
 
-export async function trackClick(store: Store, input: TrackClickInput): Promise<TrackClickResult> {
+export async function trackClick(store: Store, input: TrackClickInput): Promise<TrackClickOutcome> {
   assertTestProgramMatchesKey(input.additionalData, input.keyProgramId);
   const aff = readAffCode(input.affiliateUrl);
 
@@ -72,7 +80,7 @@ export async function trackClick(store: Store, input: TrackClickInput): Promise<
   const clickId = newClickId();
   const test = isTestMode(input.additionalData);
   // One statement: the click and its tracking event exist together or not at all.
-  await path.insertClickWithEvent(
+  const counted = await path.insertClickWithEvent(
     {
       clickId,
       programId: program.id,
@@ -97,12 +105,18 @@ export async function trackClick(store: Store, input: TrackClickInput): Promise<
       details: { short_link: link.shortLink, attributed_click_id: attributedClickId ?? clickId },
       createdAt: input.now,
     },
+    input.count,
   );
+  if (counted && input.count && overLimit(input.count.rule, counted)) return { limited: true, counted };
   return {
-    programId: program.id,
-    clickId: attributedClickId ?? clickId,
-    partnerCode,
-    cookieWindowDays: program.attributionWindowDays,
-    keptExistingClick: attributedClickId !== null,
+    limited: false,
+    counted,
+    click: {
+      programId: program.id,
+      clickId: attributedClickId ?? clickId,
+      partnerCode,
+      cookieWindowDays: program.attributionWindowDays,
+      keptExistingClick: attributedClickId !== null,
+    },
   };
 }

@@ -5,6 +5,7 @@ import type { ProgramSettings } from '../core/programs.js';
 import { maskKey, newApiKey, sha256 } from '../core/secrets.js';
 import { type Pool, type PoolClient, isUniqueViolation, withTransaction } from './pool.js';
 import { PROGRAM_COLUMNS, normalizeDecimal } from './rows.js';
+import { linksChanged } from './link-cache.js';
 
 type Queryable = Pool | PoolClient;
 
@@ -110,6 +111,7 @@ export async function updateProgram(db: Queryable, programId: number, update: Pa
     `UPDATE programs SET ${sets.join(', ')} WHERE id = $1 RETURNING ${PROGRAM_COLUMNS}`,
     [programId, ...entries.map(([, value]) => value)],
   );
+  linksChanged();
   return rows[0] ? toProgramView(rows[0]) : null;
 }
 
@@ -165,6 +167,7 @@ export async function setLinkEnabled(db: Queryable, linkId: number, enabled: boo
      RETURNING id, short_link, program_id, partner_id, enabled`,
     [linkId, enabled],
   );
+  linksChanged();
   return rows[0] ?? null;
 }
 
@@ -252,6 +255,7 @@ export async function updateProgramStripe(
     if (isUniqueViolation(error)) throw new AffixError(409, 'That Stripe account is connected to another program', { fields: { account_id: 'That Stripe account is connected to another program.' } });
     throw error;
   });
+  linksChanged();
   const row = rows[0];
   return row
     ? { program_id: row.id, connect_account_id: row.stripe_account_id, webhook_secret_set: row.secret_set, livemode_only_commissions: row.livemode_only_commissions }

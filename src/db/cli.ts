@@ -3,6 +3,7 @@ import type { LoginSession } from '../core/cli-login.js';
 import { sha256 } from '../core/secrets.js';
 import type { CommissionType } from '../core/types.js';
 import { type Pool, type PoolClient, withTransaction } from './pool.js';
+import { linksChanged } from './link-cache.js';
 
 type Queryable = Pool | PoolClient;
 
@@ -140,6 +141,7 @@ export async function ensureTestLink(pool: Pool, programId: number): Promise<str
     const existing = await client.query('SELECT id, partner_id FROM referral_links WHERE short_link = $1 FOR UPDATE', [shortLink]);
     if (existing.rows[0]?.partner_id) {
       await client.query('UPDATE referral_links SET enabled = true, program_id = $2, updated_at = now() WHERE id = $1', [existing.rows[0].id, programId]);
+      linksChanged();
       return shortLink;
     }
     const partner = await client.query("INSERT INTO partners (program_id, name) VALUES ($1, 'Affix test partner') RETURNING id", [programId]);
@@ -148,6 +150,7 @@ export async function ensureTestLink(pool: Pool, programId: number): Promise<str
        ON CONFLICT (short_link) DO UPDATE SET partner_id = EXCLUDED.partner_id, program_id = EXCLUDED.program_id, enabled = true, updated_at = now()`,
       [shortLink, programId, partner.rows[0].id],
     );
+    linksChanged();
     return shortLink;
   });
 }

@@ -5,6 +5,7 @@ import type { FraudThresholds } from '../core/fraud.js';
 import type { Currency } from '../core/types.js';
 import { appendLines } from './ledger.js';
 import type { Pool, PoolClient } from './pool.js';
+import { linksChanged } from './link-cache.js';
 
 type Queryable = Pool | PoolClient;
 
@@ -314,6 +315,7 @@ export async function setPayoutSettings(db: Queryable, programId: number, settin
     [programId, settings.holdDays, settings.payoutMinimumCents, settings.fraud.minSignupSeconds, settings.fraud.maxLeadsPerIp, settings.fraud.ipWindowMinutes,
       settings.partnersCanCreateLinks],
   );
+  linksChanged();
 }
 
 export interface PayoutDetails {

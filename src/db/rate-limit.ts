@@ -1,24 +1,32 @@
 // Fixed-window counters in PostgreSQL, so every API process shares one budget. The window comes
 // from the caller's clock (injectable: tests set the time instead of waiting for it).
-import { type RateLimitRule, rateLimitWindow } from '../core/limits.js';
+import { type RateLimitHit, type RateLimitRule, type RequestCount, requestCount } from '../core/limits.js';
 import type { Pool } from './pool.js';
 import { prepared } from './prepared.js';
 
-export interface RateLimitHit {
-  hits: number;
-  resetAt: Date;
+/**
+ * The counter's upsert, as a CTE `hit` (hits, reset_at) over the statement's own placeholders
+ * for the counter's key, the window's start and its end: counted alone, or with a route's write.
+ */
+export const countRequestCte = (counter: string, windowStart: string, windowEnd: string) => `hit AS (
+       INSERT INTO rate_limit_counters (bucket, window_start, hits, expires_at) VALUES (${counter}, ${windowStart}, 1, ${windowEnd})
+       ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_limit_counters.hits + 1
+       RETURNING hits, expires_at AS reset_at
+     )`;
+
+export const toRateLimitHit = (row: { hits: number; reset_at: Date }): RateLimitHit => ({ hits: row.hits, resetAt: row.reset_at });
+
+/** Counts one request on its own (its own commit: the counter row is locked only for that). */
+export async function countRequestAlone(pool: Pool, count: RequestCount): Promise<RateLimitHit> {
+  const { rows } = await pool.query(prepared(
+    `WITH ${countRequestCte('$1', '$2', '$3')} SELECT hits, reset_at FROM hit`,
+    [count.counter, count.windowStart, count.windowEnd],
+  ));
+  return toRateLimitHit(rows[0]);
 }
 
-export async function hitRateLimit(pool: Pool, rule: RateLimitRule, subject: string, now: Date): Promise<RateLimitHit> {
-  const window = rateLimitWindow(now, rule.windowSeconds);
-  const { rows } = await pool.query(prepared(
-    `INSERT INTO rate_limit_counters (bucket, window_start, hits, expires_at) VALUES ($1, $2, 1, $3)
-     ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_limit_counters.hits + 1
-     RETURNING hits, expires_at AS reset_at`,
-    [`${rule.bucket}:${subject}`, window.start, window.end],
-  ));
-  return { hits: rows[0].hits, resetAt: rows[0].reset_at };
-}
+export const hitRateLimit = (pool: Pool, rule: RateLimitRule, subject: string, now: Date): Promise<RateLimitHit> =>
+  countRequestAlone(pool, requestCount(rule, subject, now));
 
 /** Drops windows that have ended (each by its own length); any instance may run it. */
 export async function pruneRateLimitCounters(pool: Pool, now: Date): Promise<number> {

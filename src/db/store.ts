@@ -12,8 +12,9 @@ const EDGE = `(${hourOf('$2::timestamptz')} + interval '1 hour')`;
 export class PgStore implements Store {
   private readonly clicks: PgClickPath;
 
-  constructor(readonly pool: Pool) {
-    this.clicks = new PgClickPath(pool);
+  /** `linkCacheMs`: how long the click path reuses a link it read (0, the default: never). */
+  constructor(readonly pool: Pool, options: { linkCacheMs?: number } = {}) {
+    this.clicks = new PgClickPath(pool, { ttlMs: options.linkCacheMs ?? 0 });
   }
 
   transaction<T>(fn: (tx: TrackingTx) => Promise<T>): Promise<T> {

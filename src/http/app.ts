@@ -4,12 +4,12 @@ import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { errors } from '../core/errors.js';
 import { trackerScript, trackerScriptGzip } from '../platform/tracker-bundle.js';
-import { state } from './context.js';
+import { RequestLocals, state } from './context.js';
 import { type AppDeps, type HttpDeps, clock } from './deps.js';
 import { databaseReady } from '../app/access.js';
 import { refuseUnstorableBody } from './input-guard.js';
 import { sendError, toAffixError } from './respond.js';
-import { rateLimits } from './rate-limit.js';
+import { countIfNotCounted, rateLimits } from './rate-limit.js';
 import { adminRoutes } from './routes/admin.js';
 import { cliAuthRoutes } from './routes/cli-auth.js';
 import { cliProgramRoutes } from './routes/cli-programs.js';
@@ -36,22 +36,21 @@ function requestContext(deps: HttpDeps) {
     const requestId = randomUUID();
     const started = process.hrtime.bigint();
     res.setHeader('X-Request-ID', requestId);
-    state(res).requestId = requestId;
-    // Made when first used: most requests only write their one line at the end.
-    let log: HttpDeps['logger'] | undefined;
-    Object.defineProperty(res.locals, 'log', { get: () => (log ??= deps.logger.child({ requestId })), configurable: true });
-    state(res).errorCodes = ROUTES_WITH_ERROR_CODES.has(req.path);
+    const locals = new RequestLocals(deps.logger, requestId);
+    res.locals = locals as unknown as Response['locals'];
+    locals.errorCodes = ROUTES_WITH_ERROR_CODES.has(req.path);
     res.on('finish', () => {
       // The same line whether or not the request's own logger was made.
-      (log ?? deps.logger).info(
+      const { log, named } = locals.finalLog;
+      log.info(
         {
-          ...(log ? {} : { requestId }),
+          ...(named ? {} : { requestId }),
           method: req.method,
           path: req.path,
           status: res.statusCode,
           ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
-          programId: state(res).apiKey?.programId,
-          ...state(res).logFields,
+          programId: locals.apiKey?.programId,
+          ...locals.logFields,
         },
         'request',
       );
@@ -125,13 +124,15 @@ export function createApp(given: HttpDeps): express.Express {
     throw errors.notFound(`Route not found: ${req.method} ${req.path}`);
   });
 
-  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  app.use(async (error: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const affixError = toAffixError(error, res, deps.config.bodyLimit);
     const log = state(res).log ?? deps.logger;
     if (affixError.status === 503) log.warn({ err: error }, affixError.message);
     else if (affixError.status >= 500) log.error({ err: error }, affixError.message);
+    // A click that failed before its statement counted it is counted now; over the limit, 429.
+    const refused = await countIfNotCounted(deps.pool, res);
     if (res.headersSent) return;
-    sendError(res, affixError, deps.config.docsUrl);
+    sendError(res, refused ?? affixError, deps.config.docsUrl);
   });
   return app;
 }

@@ -2,6 +2,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { AuthenticatedKey } from '../core/api-keys.js';
 import type { AffixError } from '../core/errors.js';
+import type { RequestCount } from '../core/limits.js';
 import type { Logger } from '../platform/logger.js';
 
 export interface RequestState {
@@ -13,11 +14,41 @@ export interface RequestState {
   apiKey?: AuthenticatedKey;
   /** sale and refund add `error.code` to every platform error (spec §7). */
   errorCodes?: boolean;
+  /** A rate-limit count left to the route's write statement; settled once counted. */
+  pendingCount?: { count: RequestCount; settled: boolean };
   /** The route's own 500 (e.g. "Click tracking failed"); CLI routes quote the request id. */
   failure?: (requestId: string) => AffixError;
 }
 
 export const state = (res: Response): RequestState => res.locals as RequestState;
+
+/**
+ * A request's state, as res.locals: its logger is made when first used (most requests only
+ * write their one line at the end). A class, so the lazy logger is a getter on the prototype
+ * and the object keeps fast properties.
+ */
+export class RequestLocals implements RequestState {
+  errorCodes?: boolean;
+  logFields?: Record<string, unknown>;
+  apiKey?: AuthenticatedKey;
+  pendingCount?: RequestState['pendingCount'];
+  failure?: RequestState['failure'];
+  private made?: Logger;
+
+  constructor(
+    private readonly logger: Logger,
+    readonly requestId: string,
+  ) {}
+
+  get log(): Logger {
+    return (this.made ??= this.logger.child({ requestId: this.requestId }));
+  }
+
+  /** The logger for the request's last line: its own if it was made, else the service's (the line then names the request). */
+  get finalLog(): { log: Logger; named: boolean } {
+    return this.made ? { log: this.made, named: true } : { log: this.logger, named: false };
+  }
+}
 
 /** Names the route's own 500 (spec §7), used when anything unexpected fails. */
 export const failsWith = (failure: (requestId: string) => AffixError) => (_req: Request, res: Response, next: NextFunction) => {

@@ -1,8 +1,10 @@
-// Spec §8 rate limits, counted in PostgreSQL, answered before the body is even parsed: a
-// malformed or oversized body counts like any other request.
+// Spec §8 rate limits, counted in PostgreSQL. Every request to a limited route counts, a
+// malformed or oversized body like any other. Most routes count before the body is parsed; the
+// click counts in its own write statement (one round trip less), and when it fails before that
+// statement, the error handler counts it (`countIfNotCounted`): over the limit, the answer is 429.
 import type { NextFunction, Request, Response } from 'express';
-import { errors } from '../core/errors.js';
-import { RATE_LIMITS, type RateLimitRule } from '../core/limits.js';
+import { type AffixError, errors } from '../core/errors.js';
+import { RATE_LIMITS, type RateLimitHit, type RateLimitRule, type RequestCount, overLimit, requestCount, retryAfterSeconds } from '../core/limits.js';
 import { sha256 } from '../core/secrets.js';
 import type { Pool } from '../db/pool.js';
 import { countRequest } from '../app/access.js';
@@ -19,26 +21,63 @@ export const byApiKey: RateLimitSubject = (req) => {
   return bearer.kind === 'token' ? `key:${sha256(bearer.token).toString('base64url')}` : byClientIp(req);
 };
 
+/** The X-RateLimit-* headers for a counted request; over the limit, the 429 to answer with. */
+function answerCount(res: Response, count: RequestCount, hit: RateLimitHit): AffixError | null {
+  res.setHeader('X-RateLimit-Limit', String(count.rule.limit));
+  res.setHeader('X-RateLimit-Remaining', String(Math.max(0, count.rule.limit - hit.hits)));
+  res.setHeader('X-RateLimit-Reset', String(Math.ceil(hit.resetAt.getTime() / 1000)));
+  return overLimit(count.rule, hit) ? errors.rateLimited(retryAfterSeconds(hit, count.at)) : null;
+}
+
+/** Counts on its own; a counter that cannot be reached lets the request through (logged). */
+async function countAlone(pool: Pool, res: Response, count: RequestCount): Promise<AffixError | null> {
+  let hit;
+  try {
+    hit = await countRequest(pool, count);
+  } catch (error) {
+    // Counting must not take the API down with it.
+    state(res).log.error({ err: error, bucket: count.rule.bucket }, 'rate limit counter unavailable');
+    return null;
+  }
+  return answerCount(res, count, hit);
+}
+
 export function rateLimit(pool: Pool, rule: RateLimitRule, subject: RateLimitSubject, now: () => Date = () => new Date()) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    let hit;
-    const at = now();
-    try {
-      hit = await countRequest(pool, rule, subject(req), at);
-    } catch (error) {
-      // Counting must not take the API down with it: log and let the request through.
-      state(res).log.error({ err: error, bucket: rule.bucket }, 'rate limit counter unavailable');
-      return next();
-    }
-    const resetSeconds = Math.ceil(hit.resetAt.getTime() / 1000);
-    res.setHeader('X-RateLimit-Limit', String(rule.limit));
-    res.setHeader('X-RateLimit-Remaining', String(Math.max(0, rule.limit - hit.hits)));
-    res.setHeader('X-RateLimit-Reset', String(resetSeconds));
-    if (hit.hits > rule.limit) {
-      throw errors.rateLimited(Math.max(1, resetSeconds - Math.floor(at.getTime() / 1000)));
-    }
+    const refused = await countAlone(pool, res, requestCount(rule, subject(req), now()));
+    if (refused) throw refused;
     next();
   };
+}
+
+/** Leaves the count to the route's write statement: `takeRequestCount` hands it over. */
+function countWithRoute(rule: RateLimitRule, subject: RateLimitSubject, now: () => Date) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    state(res).pendingCount = { count: requestCount(rule, subject(req), now()), settled: false };
+    next();
+  };
+}
+
+/** The request's count for the route's statement to take, if its route counts that way. */
+export const takeRequestCount = (res: Response): RequestCount | undefined => state(res).pendingCount?.count;
+
+/**
+ * After the route's statement counted the request: sets the headers, and returns the 429 to
+ * answer with when the count was over its limit (the statement then wrote nothing else).
+ */
+export function settleRequestCount(res: Response, hit: RateLimitHit | null): AffixError | null {
+  const pending = state(res).pendingCount;
+  if (!pending || !hit) return null;
+  pending.settled = true;
+  return answerCount(res, pending.count, hit);
+}
+
+/** For the error handler: a request whose route failed before its statement counted it is counted now. */
+export async function countIfNotCounted(pool: Pool, res: Response): Promise<AffixError | null> {
+  const pending = state(res).pendingCount;
+  if (!pending || pending.settled || res.headersSent) return null;
+  pending.settled = true;
+  return countAlone(pool, res, pending.count);
 }
 
 interface LimitedRoute {
@@ -47,10 +86,12 @@ interface LimitedRoute {
   path: string;
   rule: RateLimitRule;
   subject: RateLimitSubject;
+  /** Counted by the route's own write statement rather than before the body is parsed. */
+  countedByRoute?: true;
 }
 
 const LIMITED_ROUTES: LimitedRoute[] = [
-  { method: 'POST', path: '/api/v1/track/click', rule: RATE_LIMITS.click, subject: byClientIp },
+  { method: 'POST', path: '/api/v1/track/click', rule: RATE_LIMITS.click, subject: byClientIp, countedByRoute: true },
   { method: 'POST', path: '/api/v1/track/lead', rule: RATE_LIMITS.lead, subject: byClientIp },
   // One budget for both (spec §8: "120 combined").
   { method: 'POST', path: '/api/v1/track/sale', rule: RATE_LIMITS.saleAndRefund, subject: byApiKey },
@@ -66,7 +107,10 @@ const matches = (route: LimitedRoute, req: Request) =>
 
 /** Every limited route's counter, in one place, mounted before the body parser. */
 export function rateLimits(pool: Pool, now: () => Date) {
-  const limiters = LIMITED_ROUTES.map((route) => ({ route, limiter: rateLimit(pool, route.rule, route.subject, now) }));
+  const limiters = LIMITED_ROUTES.map((route) => ({
+    route,
+    limiter: route.countedByRoute ? countWithRoute(route.rule, route.subject, now) : rateLimit(pool, route.rule, route.subject, now),
+  }));
   return (req: Request, res: Response, next: NextFunction): Promise<void> | void => {
     const found = limiters.find(({ route }) => matches(route, req));
     return found ? found.limiter(req, res, next) : next();

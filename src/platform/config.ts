@@ -24,6 +24,8 @@ const schema = z.object({
   STRIPE_CONNECT_CLIENT_ID: z.string().regex(/^ca_\w+$/, 'STRIPE_CONNECT_CLIENT_ID must be a Connect client id (ca_...)').optional(),
   STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_\w+$/, 'STRIPE_SECRET_KEY must be a secret or restricted key (sk_..., rk_...)').optional(),
   AFFIX_WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  // A link and its program are believed for this long (a second at most: a link turned off answers 410 within it everywhere).
+  AFFIX_LINK_CACHE_MS: z.coerce.number().int().min(0).max(1000).default(500),
   AFFIX_DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(20),
   AFFIX_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
   AFFIX_WORKER_BATCH_SIZE: z.coerce.number().int().min(1).max(100).default(8),
@@ -47,6 +49,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Connections each process keeps open to PostgreSQL (API or workers). */
   databasePoolSize: number;
+  /** How long a referral link and its program are reused by the click path (ms, at most 1000). */
+  linkCacheMs: number;
   port: number;
   host: string;
   publicUrl: string;
@@ -115,6 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   return Object.freeze({
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.AFFIX_DATABASE_POOL_SIZE,
+    linkCacheMs: e.AFFIX_LINK_CACHE_MS,
     port: e.PORT,
     host: e.HOST,
     publicUrl,

@@ -20,7 +20,7 @@ export interface RunningApi {
 
 export async function startApi(config: Readonly<Config>, pool: Pool, logger: Logger, extras: { queue?: PgBoss } = {}): Promise<RunningApi> {
   const secretBox = config.secretKey ? createSecretBox(config.secretKey) : undefined;
-  const app = createApp({ config, pool, store: new PgStore(pool), logger, queue: extras.queue, secretBox });
+  const app = createApp({ config, pool, store: new PgStore(pool, { linkCacheMs: config.linkCacheMs }), logger, queue: extras.queue, secretBox });
   const server = await new Promise<Server>((resolve, reject) => {
     const listening = app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
   });

@@ -87,7 +87,7 @@ export async function startTestApi(pool: Pool, env: Record<string, string> = {},
   const app = createApp({
     config,
     pool,
-    store: new PgStore(pool),
+    store: new PgStore(pool, { linkCacheMs: config.linkCacheMs }),
     logger,
     now: () => new Date(clock.now),
     queue,

@@ -6,6 +6,7 @@ import { failsWith, state } from '../context.js';
 import { browserCors } from '../cors.js';
 import { type HttpDeps, clock } from '../deps.js';
 import { sendJson } from '../respond.js';
+import { settleRequestCount, takeRequestCount } from '../rate-limit.js';
 import { parseClickBody } from '../schemas.js';
 
 export function trackClickRoute(deps: HttpDeps): Router {
@@ -19,7 +20,7 @@ export function trackClickRoute(deps: HttpDeps): Router {
     programKeyAuth(deps.store, 'click', deps.config.docsUrl),
     async (req, res) => {
       const body = parseClickBody(req.body);
-      const result = await trackClick(deps.store, {
+      const outcome = await trackClick(deps.store, {
         affiliateUrl: body.affiliate_url,
         pageUrl: body.page_url,
         referrerUrl: body.referrer_url,
@@ -38,7 +39,11 @@ export function trackClickRoute(deps: HttpDeps): Router {
           timezone: body.timezone,
         },
         now: clock(deps),
+        count: takeRequestCount(res),
       });
+      const refused = settleRequestCount(res, outcome.counted);
+      if (outcome.limited) throw refused; // the 429: over its limit, the statement wrote no click
+      const result = outcome.click;
       // On the request's own log line (one line per request).
       state(res).logFields = { programId: result.programId, keptExistingClick: result.keptExistingClick };
       sendJson(
