@@ -1,5 +1,5 @@
 // Runs `affix start|api|worker` as a real process (the bin, as an operator would) and waits
-// until it is up: the API answers /healthz, a worker has printed that it runs.
+// until it is up: the API answers /healthz, a worker has printed that it runs (`start`: both).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -36,7 +36,10 @@ export async function startServiceProcess(
       child.kill('SIGKILL');
       throw new Error(`affix ${role} did not come up in time:\n${output}`);
     }
-    if (role === 'worker' ? output.includes('Affix workers running') : await answers(`http://127.0.0.1:${options.port}/healthz`)) break;
+    // `start` is up when both are: its API answers before its workers have started, and a
+    // signal that arrives meanwhile is held until they have (a test would time its stop wrongly).
+    const workersUp = role === 'api' || output.includes('Affix workers running');
+    if (workersUp && (role === 'worker' || (await answers(`http://127.0.0.1:${options.port}/healthz`)))) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return { child, output: () => output, exited };
