@@ -129,8 +129,9 @@ export function createApp(given: HttpDeps): express.Express {
     const log = state(res).log ?? deps.logger;
     if (affixError.status === 503) log.warn({ err: error }, affixError.message);
     else if (affixError.status >= 500) log.error({ err: error }, affixError.message);
-    // A click that failed before its statement counted it is counted now; over the limit, 429.
-    const refused = await countIfNotCounted(deps.pool, res);
+    // A click refused before its statement counted it is counted now; over the limit, 429. Not
+    // after a server-side failure: the database is what failed (a lock wait would only double).
+    const refused = affixError.status < 500 ? await countIfNotCounted(deps.pool, res) : null;
     if (res.headersSent) return;
     sendError(res, refused ?? affixError, deps.config.docsUrl);
   });
