@@ -137,12 +137,11 @@ export async function programStatusFacts(pool: Pool, programId: number): Promise
 /** The synthetic partner and link the CLI test events use; created, or re-enabled, as needed. */
 export async function ensureTestLink(pool: Pool, programId: number): Promise<string> {
   const shortLink = `affix-test-${programId}`;
-  return withTransaction(pool, async (client) => {
+  await withTransaction(pool, async (client) => {
     const existing = await client.query('SELECT id, partner_id FROM referral_links WHERE short_link = $1 FOR UPDATE', [shortLink]);
     if (existing.rows[0]?.partner_id) {
       await client.query('UPDATE referral_links SET enabled = true, program_id = $2, updated_at = now() WHERE id = $1', [existing.rows[0].id, programId]);
-      linksChanged();
-      return shortLink;
+      return;
     }
     const partner = await client.query("INSERT INTO partners (program_id, name) VALUES ($1, 'Affix test partner') RETURNING id", [programId]);
     await client.query(
@@ -150,9 +149,10 @@ export async function ensureTestLink(pool: Pool, programId: number): Promise<str
        ON CONFLICT (short_link) DO UPDATE SET partner_id = EXCLUDED.partner_id, program_id = EXCLUDED.program_id, enabled = true, updated_at = now()`,
       [shortLink, programId, partner.rows[0].id],
     );
-    linksChanged();
-    return shortLink;
   });
+  // After the commit: a click of this process reading the link meanwhile cannot keep the old row.
+  linksChanged();
+  return shortLink;
 }
 
 export async function accountEmail(db: Queryable, accountId: number): Promise<string | null> {

@@ -27,13 +27,7 @@ export class PgClickPath implements ClickPath {
   }
 
   private async readLinkWithProgram(shortLink: string): Promise<LinkWithProgram | null> {
-    const { rows } = await this.pool.query(prepared(
-      `SELECT l.id AS link_id, l.short_link, l.program_id AS link_program_id, l.partner_id, l.enabled,
-              ${PROGRAM_FIELDS.map((column) => `p.${column} AS p_${column}`).join(', ')}
-         FROM referral_links l LEFT JOIN programs p ON p.id = l.program_id
-        WHERE l.short_link = $1`,
-      [shortLink],
-    ));
+    const { rows } = await this.pool.query(prepared(LINK_WITH_PROGRAM, [shortLink]));
     const row = rows[0];
     if (!row) return null;
     const link = toLink({ id: row.link_id, short_link: row.short_link, program_id: row.link_program_id, partner_id: row.partner_id, enabled: row.enabled });
@@ -69,12 +63,12 @@ const CLICK_COLUMNS = `click_id, program_id, link_id, partner_id, attributed_cli
                        referrer_url, ip, user_agent, test, details, created_at`;
 const CLICK_VALUES = '$1, $2, $3, $4, $5, $6, $7, $8, $9::inet, $10, $11, $12, $13';
 
-/** The click's INSERT as a CTE `click`: its values as such (`VALUES`), or selected with a condition. */
-const clickCte = (source: 'VALUES' | string) => `click AS (
+/** The click's INSERT as a CTE `click`, with its hourly counter; with `onlyWhen` (FROM … WHERE …), written only then. */
+const clickCte = (onlyWhen?: string) => `click AS (
          INSERT INTO clicks (${CLICK_COLUMNS})
-         ${source === 'VALUES' ? `VALUES (${CLICK_VALUES})` : `SELECT ${CLICK_VALUES} ${source}`}
+         ${onlyWhen ? `SELECT ${CLICK_VALUES} ${onlyWhen}` : `VALUES (${CLICK_VALUES})`}
          RETURNING click_id
-       ), ${countEventCte('$14', '$15', '$20', source === 'VALUES' ? undefined : 'click')}`;
+       ), ${countEventCte('$14', '$15', '$20', onlyWhen ? 'click' : undefined)}`;
 
 /** The click's tracking event, written when (and because) the click was. */
 const EVENT_OF_CLICK = `INSERT INTO tracking_events (program_id, kind, customer_id, click_id, sale_id, test, details, created_at)
@@ -85,6 +79,7 @@ const LINK_WITH_PROGRAM = `SELECT l.id AS link_id, l.short_link, l.program_id AS
               ${PROGRAM_FIELDS.map((column) => `p.${column} AS p_${column}`).join(', ')}
          FROM referral_links l LEFT JOIN programs p ON p.id = l.program_id
         WHERE l.short_link = $1`;
-const INSERT_CLICK = `WITH ${clickCte('VALUES')} ${EVENT_OF_CLICK}`;
+const INSERT_CLICK = `WITH ${clickCte()} ${EVENT_OF_CLICK}`;
+// Within the limit is `hits <= limit`, the converse of core's overLimit (the statement decides what it writes).
 const COUNT_AND_INSERT_CLICK = `WITH ${countRequestCte('$21', '$22', '$23')}, ${clickCte('FROM hit WHERE hit.hits <= $24')}, event AS (${EVENT_OF_CLICK})
        SELECT hits, reset_at FROM hit`;

@@ -41,10 +41,10 @@ function requestContext(deps: HttpDeps) {
     locals.errorCodes = ROUTES_WITH_ERROR_CODES.has(req.path);
     res.on('finish', () => {
       // The same line whether or not the request's own logger was made.
-      const { log, named } = locals.finalLog;
-      log.info(
+      const own = locals.madeLog;
+      (own ?? deps.logger).info(
         {
-          ...(named ? {} : { requestId }),
+          ...(own ? {} : { requestId }),
           method: req.method,
           path: req.path,
           status: res.statusCode,

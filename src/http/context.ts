@@ -44,9 +44,9 @@ export class RequestLocals implements RequestState {
     return (this.made ??= this.logger.child({ requestId: this.requestId }));
   }
 
-  /** The logger for the request's last line: its own if it was made, else the service's (the line then names the request). */
-  get finalLog(): { log: Logger; named: boolean } {
-    return this.made ? { log: this.made, named: true } : { log: this.logger, named: false };
+  /** The request's own logger if something made it (it names the request), else undefined. */
+  get madeLog(): Logger | undefined {
+    return this.made;
   }
 }
 
