@@ -3,7 +3,6 @@
 // re-running what had to wait) and must end in the same rows, exact to the cent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotYetResolvable } from '../src/core/processor.js';
-import { PgStore } from '../src/db/store.js';
 import { wakeWaitingEvents } from '../src/db/webhook-events.js';
 import { processStripeEvent } from '../src/jobs/stripe-event-job.js';
 import { createLogger } from '../src/platform/logger.js';
@@ -51,7 +50,7 @@ async function newRun(program: Record<string, unknown>, opts: { lead?: boolean }
   return { shop, run, vars };
 }
 
-const deps = () => ({ pool: db.pool, store: new PgStore(db.pool), logger: createLogger('silent'), queue: api.queue! });
+const deps = () => ({ pool: db.pool, logger: createLogger('silent'), queue: api.queue! });
 
 /**
  * Processes inbox rows in the given order; what had to wait (retrying) or was queued again by
@@ -283,5 +282,23 @@ describe('single events', () => {
     await processStripeEvent(deps(), id!);
     const { rows } = await db.pool.query('SELECT status, reason, attribution_step, sale_id FROM webhook_events WHERE id = $1', [id]);
     expect(rows[0]).toMatchObject({ status: 'processed', reason: 'sale already recorded', attribution_step: 'click_id', sale_id: expect.any(Number) });
+  });
+  it('the sale and the event\'s outcome commit together: an outcome that cannot be written leaves no sale, and the retry records it once', async () => {
+    const { shop, run, vars } = await newRun({});
+    const [id] = await deliverAll(shop, vars, [{ fixture: 'checkout.session.completed.payment' }]);
+    // The inbox row refuses its outcome once (as a lost connection or a full disk would).
+    await db.pool.query(`CREATE FUNCTION refuse_outcome_${id}() RETURNS trigger LANGUAGE plpgsql AS $$
+                           BEGIN IF NEW.id = ${id} AND NEW.status = 'processed' THEN RAISE EXCEPTION 'outcome refused'; END IF; RETURN NEW; END $$`);
+    await db.pool.query(`CREATE TRIGGER refuse_outcome_${id} BEFORE UPDATE ON webhook_events FOR EACH ROW EXECUTE FUNCTION refuse_outcome_${id}()`);
+    try {
+      await expect(processStripeEvent(deps(), id!)).rejects.toThrow('outcome refused');
+      expect((await moneyState(shop.programId, run)).sales).toEqual([]);
+      const { rows } = await db.pool.query('SELECT status, attempts, sale_id FROM webhook_events WHERE id = $1', [id]);
+      expect(rows[0]).toEqual({ status: 'retrying', attempts: 1, sale_id: null });
+    } finally {
+      await db.pool.query(`DROP TRIGGER refuse_outcome_${id} ON webhook_events; DROP FUNCTION refuse_outcome_${id}()`);
+    }
+    expect(await processStripeEvent(deps(), id!)).toMatchObject({ status: 'processed', attributionStep: 'click_id' });
+    expect((await moneyState(shop.programId, run)).sales).toEqual([expect.objectContaining({ processor_event_id: 'cs_RUN_payment', commission: 980 })]);
   });
 });

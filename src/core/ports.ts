@@ -243,8 +243,12 @@ export interface ClickPath {
   insertClickWithEvent(click: NewClick, event: Omit<NewTrackingEvent, 'clickId'>, count?: RequestCount): Promise<RateLimitHit | null>;
 }
 
-export interface Store {
+/** Runs tracking work in one transaction: what the processor's use cases need of a store. */
+export interface Transactions {
   transaction<T>(fn: (tx: TrackingTx) => Promise<T>): Promise<T>;
+}
+
+export interface Store extends Transactions {
   clickPath(): ClickPath;
   findApiKeyByHash(keyHash: Buffer): Promise<ApiKeyRecord | null>;
   readinessFacts(programId: number, now: Date): Promise<ReadinessFacts>;

@@ -6,7 +6,7 @@ import { toSupportedCurrency } from './currency.js';
 import { attributedClick, customerForClick } from './customers.js';
 import { AffixError, errors } from './errors.js';
 import { amountProblem, reverseRefund } from './money.js';
-import type { Store, TrackingTx } from './ports.js';
+import type { Transactions, TrackingTx } from './ports.js';
 import { hashEmail } from './secrets.js';
 import { type TrackRefundResult, refundKey, refundSale } from './track-refund.js';
 import { type ResolvedCustomer, RolledBack, recordSale } from './track-sale.js';
@@ -138,7 +138,7 @@ const mismatch = (program: Program, payment: Pick<ProcessorPayment, 'metadata'>)
  * Records a processor payment as a sale. Unresolvable payments that carry our metadata, and
  * renewals, wait (NotYetResolvable: retried, then parked); others are simply not ours.
  */
-export async function recordProcessorPayment(store: Store, payment: ProcessorPayment, now: Date): Promise<ProcessorOutcome> {
+export async function recordProcessorPayment(store: Transactions, payment: ProcessorPayment, now: Date): Promise<ProcessorOutcome> {
   assertAmount('amount', payment.amountCents);
   const currency = toSupportedCurrency(payment.currency);
   try {
@@ -198,7 +198,7 @@ export async function recordProcessorPayment(store: Store, payment: ProcessorPay
  * (the invoice), not here: with a free trial nothing may ever be paid.
  */
 export async function bindProcessorCheckout(
-  store: Store,
+  store: Transactions,
   checkout: Pick<ProcessorPayment, 'programId' | 'metadata' | 'email' | 'stripeCustomerId' | 'promotionRefs'>,
   now: Date,
 ): Promise<ProcessorOutcome> {
@@ -236,7 +236,7 @@ async function findPaidSale(tx: TrackingTx, programId: number, ids: { paymentIds
 }
 
 /** charge.refunded: one refund per Stripe refund object, never more than the charge says was refunded. */
-export async function recordProcessorRefund(store: Store, refund: ProcessorRefund): Promise<ProcessorRefundOutcome> {
+export async function recordProcessorRefund(store: Transactions, refund: ProcessorRefund): Promise<ProcessorRefundOutcome> {
   assertAmount('refunded amount', refund.cumulativeRefundedCents, true);
   for (const piece of refund.refunds ?? []) assertAmount('refund amount', piece.amountCents, true);
   return store.transaction(async (tx) => {
@@ -268,7 +268,7 @@ const chargeback = (disputeId: string) => ({
 
 /** charge.dispute.created: a chargeback reverses the whole remaining commission. */
 export async function recordProcessorDispute(
-  store: Store,
+  store: Transactions,
   dispute: { programId: number; disputeId: string; paymentIds: string[] },
 ): Promise<ProcessorRefundOutcome> {
   return store.transaction(async (tx) => {
@@ -285,7 +285,7 @@ export async function recordProcessorDispute(
  * both orders end in the same rows.
  */
 export async function restoreProcessorDispute(
-  store: Store,
+  store: Transactions,
   dispute: { programId: number; disputeId: string; paymentIds: string[] },
 ): Promise<{ kind: 'restored' | 'nothing_to_restore'; saleId: number }> {
   return store.transaction(async (tx) => {
@@ -324,7 +324,7 @@ export type RefundFailureOutcome = { kind: 'reverted' | 'not_counted'; saleId: n
  * Not counted yet (its charge.refunded still to come): wait for it.
  */
 export async function revertProcessorRefund(
-  store: Store,
+  store: Transactions,
   failure: { programId: number; refundId: string; amountCents: number; paymentIds: string[] },
 ): Promise<RefundFailureOutcome> {
   assertAmount('refund amount', failure.amountCents, true);
@@ -367,7 +367,7 @@ export async function revertProcessorRefund(
  * invoice works: the link does not need the sale to exist.
  */
 export async function linkProcessorInvoicePayment(
-  store: Store,
+  store: Transactions,
   link: { programId: number; invoiceId: string; paymentIds: string[] },
 ): Promise<void> {
   await store.transaction(async (tx) => {

@@ -68,22 +68,62 @@ export async function withTransaction<T>(
   fn: (client: pg.PoolClient) => Promise<T>,
   options: { readOnly?: boolean } = {},
 ): Promise<T> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
+  const transaction = await openTransaction(pool, options);
+  let result: T;
   try {
-    await client.query(options.readOnly ? 'BEGIN TRANSACTION READ ONLY' : 'BEGIN');
-    const result = await fn(client);
-    await client.query('COMMIT');
-    return result;
+    result = await fn(transaction.client);
   } catch (error) {
+    await transaction.rollback();
+    throw error;
+  }
+  await transaction.commit();
+  return result;
+}
+
+/** A transaction begun on a client of its own; exactly one of commit or rollback gives the client back. */
+export interface OpenTransaction {
+  client: pg.PoolClient;
+  commit(): Promise<void>;
+  /** Never throws: a client whose ROLLBACK failed is discarded instead of reused. */
+  rollback(): Promise<void>;
+}
+
+export async function openTransaction(pool: pg.Pool, options: { readOnly?: boolean } = {}): Promise<OpenTransaction> {
+  const client = await pool.connect();
+  let released = false;
+  const release = (broken?: Error) => {
+    if (released) return;
+    released = true;
+    // A client whose ROLLBACK failed may be mid-transaction or disconnected: never reuse it.
+    client.release(broken);
+  };
+  const rollback = async () => {
+    if (released) return;
+    let broken: Error | undefined;
     await client.query('ROLLBACK').catch((rollbackError: Error) => {
       broken = rollbackError;
     });
+    release(broken);
+  };
+  try {
+    await client.query(options.readOnly ? 'BEGIN TRANSACTION READ ONLY' : 'BEGIN');
+  } catch (error) {
+    release(error as Error);
     throw error;
-  } finally {
-    // A client whose ROLLBACK failed may be mid-transaction or disconnected: never reuse it.
-    client.release(broken);
   }
+  return {
+    client,
+    async commit() {
+      try {
+        await client.query('COMMIT');
+      } catch (error) {
+        await rollback();
+        throw error;
+      }
+      release();
+    },
+    rollback,
+  };
 }
 
 export const isUniqueViolation = (error: unknown): boolean =>

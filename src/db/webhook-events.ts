@@ -159,7 +159,7 @@ export interface WakeWaiting {
  * were waiting for that Stripe customer back on the queue, with their jobs and a wake-up (it
  * usually finds none, and then writes nothing more). Returns the ids queued again.
  */
-export async function finishEvent(pool: Pool, id: number, update: EventUpdate, wake: WakeWaiting | null = null): Promise<number[]> {
+export async function finishEvent(pool: Pool | PoolClient, id: number, update: EventUpdate, wake: WakeWaiting | null = null): Promise<number[]> {
   const params = [id, update.status, storable(update.reason), update.attributionStep ?? null, update.saleId ?? null,
     storable(JSON.stringify(update.result ?? {})), update.waitingFor?.id ?? null, update.waitingFor?.days ?? null];
   if (!wake) {

@@ -14,7 +14,7 @@ import {
   restoreProcessorDispute,
   revertProcessorRefund,
 } from '../core/processor.js';
-import type { Store } from '../core/ports.js';
+import type { Transactions } from '../core/ports.js';
 import { type HandledStripeEventType, WAIT_FOR_CUSTOMER_DAYS, isHandledStripeEvent } from '../core/stripe/event-types.js';
 import {
   readCheckoutSession,
@@ -26,6 +26,7 @@ import {
   stripeCustomerOf,
 } from '../core/stripe/read-objects.js';
 import { isRejectedValue } from '../db/errors.js';
+import { HeldTransaction } from '../db/held-transaction.js';
 import type { Pool } from '../db/pool.js';
 import { type EventUpdate, finishEvent, loadEventPayload, recordFailedAttempt } from '../db/webhook-events.js';
 import type { Logger } from '../platform/logger.js';
@@ -34,7 +35,6 @@ export const stripeEventJobSchema = z.object({ inboxId: z.number().int().positiv
 
 export interface WorkerDeps {
   pool: Pool;
-  store: Store;
   logger: Logger;
   /** Queues events that were waiting for a binding this event made. */
   queue: PgBoss;
@@ -72,7 +72,8 @@ function fromOutcome(outcome: ProcessorOutcome): EventUpdate {
 }
 
 interface EventContext {
-  deps: WorkerDeps;
+  /** The job's transaction: the event's outcome is written in it before it commits. */
+  store: Transactions;
   programId: number;
   object: any;
   base: { programId: number; occurredAt: Date; livemode: boolean; eventName: string };
@@ -81,10 +82,10 @@ interface EventContext {
 
 type Handler = (context: EventContext) => Promise<EventUpdate>;
 
-async function checkoutCompleted({ deps, programId, object, base, now }: EventContext): Promise<EventUpdate> {
+async function checkoutCompleted({ store, programId, object, base, now }: EventContext): Promise<EventUpdate> {
   const checkout = readCheckoutSession(object);
   if (checkout.mode === 'subscription') {
-    return fromOutcome(await bindProcessorCheckout(deps.store, { programId, ...checkout.payment }, now));
+    return fromOutcome(await bindProcessorCheckout(store, { programId, ...checkout.payment }, now));
   }
   if (checkout.mode !== 'payment') return { status: 'ignored', reason: `checkout mode ${checkout.mode} carries no payment` };
   if (checkout.paymentStatus === 'unpaid') {
@@ -92,32 +93,32 @@ async function checkoutCompleted({ deps, programId, object, base, now }: EventCo
   }
   if (checkout.paymentStatus !== 'paid') return { status: 'ignored', reason: `payment_status ${checkout.paymentStatus}` };
   if (checkout.payment.amountCents <= 0) return { status: 'ignored', reason: 'session total is not positive' };
-  return fromOutcome(await recordProcessorPayment(deps.store, { ...base, ...checkout.payment }, now));
+  return fromOutcome(await recordProcessorPayment(store, { ...base, ...checkout.payment }, now));
 }
 
-async function invoicePaid({ deps, object, base, now }: EventContext): Promise<EventUpdate> {
+async function invoicePaid({ store, object, base, now }: EventContext): Promise<EventUpdate> {
   const invoice = readInvoice(object);
   if (!invoice.subscriptionId) return { status: 'ignored', reason: 'invoice is not for a subscription' };
   if (invoice.payment.amountCents <= 0) return { status: 'ignored', reason: 'amount_paid is not positive' };
-  return fromOutcome(await recordProcessorPayment(deps.store, { ...base, ...invoice.payment }, now));
+  return fromOutcome(await recordProcessorPayment(store, { ...base, ...invoice.payment }, now));
 }
 
-async function invoicePaymentPaid({ deps, programId, object }: EventContext): Promise<EventUpdate> {
+async function invoicePaymentPaid({ store, programId, object }: EventContext): Promise<EventUpdate> {
   const link = readInvoicePayment(object);
   if (!link.invoiceId || link.paymentIds.length === 0) return { status: 'ignored', reason: 'invoice payment names no invoice or payment' };
-  await linkProcessorInvoicePayment(deps.store, { programId, invoiceId: link.invoiceId, paymentIds: link.paymentIds });
+  await linkProcessorInvoicePayment(store, { programId, invoiceId: link.invoiceId, paymentIds: link.paymentIds });
   return { status: 'processed', reason: `payment ${link.paymentIds.join(', ')} linked to invoice ${link.invoiceId}` };
 }
 
-async function chargeRefunded({ deps, programId, object }: EventContext): Promise<EventUpdate> {
-  const result = await recordProcessorRefund(deps.store, { programId, ...readRefundedCharge(object) });
+async function chargeRefunded({ store, programId, object }: EventContext): Promise<EventUpdate> {
+  const result = await recordProcessorRefund(store, { programId, ...readRefundedCharge(object) });
   return { status: 'processed', saleId: result.saleId, result: { refunds: result.results } };
 }
 
-async function refundUpdated({ deps, programId, object }: EventContext): Promise<EventUpdate> {
+async function refundUpdated({ store, programId, object }: EventContext): Promise<EventUpdate> {
   const refund = readRefund(object);
   if (refund.status !== 'failed') return { status: 'ignored', reason: `refund status ${refund.status}: nothing to undo` };
-  const result = await revertProcessorRefund(deps.store, { programId, ...refund });
+  const result = await revertProcessorRefund(store, { programId, ...refund });
   return {
     status: 'processed',
     saleId: result.saleId,
@@ -125,15 +126,15 @@ async function refundUpdated({ deps, programId, object }: EventContext): Promise
   };
 }
 
-async function disputeCreated({ deps, programId, object }: EventContext): Promise<EventUpdate> {
-  const result = await recordProcessorDispute(deps.store, { programId, ...readDispute(object) });
+async function disputeCreated({ store, programId, object }: EventContext): Promise<EventUpdate> {
+  const result = await recordProcessorDispute(store, { programId, ...readDispute(object) });
   return { status: 'processed', saleId: result.saleId, reason: 'chargeback: commission reversed', result: { refunds: result.results } };
 }
 
-async function disputeClosed({ deps, programId, object }: EventContext): Promise<EventUpdate> {
+async function disputeClosed({ store, programId, object }: EventContext): Promise<EventUpdate> {
   const dispute = readDispute(object);
   if (dispute.status !== 'won') return { status: 'ignored', reason: `dispute closed with status ${dispute.status}; chargeback stands` };
-  const result = await restoreProcessorDispute(deps.store, { programId, ...dispute });
+  const result = await restoreProcessorDispute(store, { programId, ...dispute });
   return { status: 'processed', saleId: result.saleId, reason: result.kind === 'restored' ? 'dispute won: commission restored' : 'nothing to restore' };
 }
 
@@ -153,11 +154,10 @@ const HANDLERS: Record<HandledStripeEventType, Handler> = {
 };
 
 /** Maps the event to its core call. Returns what to write on the inbox row. */
-async function dispatch(deps: WorkerDeps, programId: number, event: { type: string; created: unknown; livemode?: unknown; data?: { object?: unknown } }): Promise<EventUpdate> {
+async function dispatch(store: Transactions, now: Date, programId: number, event: { type: string; created: unknown; livemode?: unknown; data?: { object?: unknown } }): Promise<EventUpdate> {
   if (!isHandledStripeEvent(event.type)) return { status: 'ignored', reason: `event type ${event.type} is not handled` };
-  const now = deps.now?.() ?? new Date();
   const base = { programId, occurredAt: new Date(Number(event.created) * 1000), livemode: event.livemode === true, eventName: event.type as string };
-  return HANDLERS[event.type]({ deps, programId, object: event.data?.object ?? {}, base, now });
+  return HANDLERS[event.type]({ store, programId, object: event.data?.object ?? {}, base, now });
 }
 
 /** Input that will fail the same way every time: recorded as failed at once, never retried. */
@@ -191,16 +191,19 @@ export async function processStripeEvent(deps: WorkerDeps, inboxId: number, jobI
     return update;
   }
   const started = Date.now();
+  const held = new HeldTransaction(deps.pool);
   try {
-    const update = await dispatch(deps, event.program_id, payload);
+    const update = await dispatch(held, deps.now?.() ?? new Date(), event.program_id, payload);
     // An attributed checkout or invoice binds its Stripe customer: events waiting for it go now.
     const customer = update.attributionStep ? stripeCustomerOf(payload) : null;
     const wake = customer ? { queue: STRIPE_EVENTS_JOB_QUEUE, programId: event.program_id, stripeCustomerId: customer } : null;
-    const woken = await finishEvent(deps.pool, inboxId, update, wake);
+    // In the use case's own transaction: the sale and "processed" commit together.
+    const woken = await held.finish((db) => finishEvent(db, inboxId, update, wake));
     if (woken.length) log.info({ woken: woken.length }, 'queued events that were waiting for this binding');
     log.info({ type: event.type, status: update.status, step: update.attributionStep, saleId: update.saleId, ms: Date.now() - started }, 'stripe event processed');
     return update;
   } catch (error) {
+    await held.abandon();
     const permanent = permanentFailure(error);
     if (permanent) {
       const update: EventUpdate = { status: 'failed', reason: permanent };

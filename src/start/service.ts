@@ -2,7 +2,6 @@
 // on one database, in one process or apart. `affix start|api|worker` call this.
 import type { Config } from '../platform/config.js';
 import { DATABASE_TIMEOUTS } from '../db/pool.js';
-import { PgStore } from '../db/store.js';
 import { type DemoProgram, ensureDemo } from '../app/demo.js';
 import { startWorkers } from '../jobs/index.js';
 import type { Logger } from '../platform/logger.js';
@@ -45,7 +44,7 @@ export async function startService(initial: Readonly<Config>, logger: Logger, ro
     const api = roles.api ? await startApi(config, database.pool, logger, { queue }) : null;
     if (api) lifecycle.onStop('api', () => api.close(DRAIN_MS));
     if (roles.worker) {
-      const workers = await startWorkers(queue, { pool: database.pool, store: new PgStore(database.pool), logger }, config);
+      const workers = await startWorkers(queue, { pool: database.pool, logger }, config);
       lifecycle.onStop('worker sweep and listener', () => workers.stop());
     }
     return { lifecycle, config, api, embedded: database.embedded, demo };

@@ -83,7 +83,7 @@ export async function startTestApi(pool: Pool, env: Record<string, string> = {},
   const clock = { now: new Date() };
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const queue = options.queueUrl ? await startQueue(options.queueUrl, config.worker, { supervise: Boolean(options.workers) }) : undefined;
-  const workers = queue && options.workers ? await startWorkers(queue, { pool, store: new PgStore(pool), logger }, config) : null;
+  const workers = queue && options.workers ? await startWorkers(queue, { pool, logger }, config) : null;
   const app = createApp({
     config,
     pool,
