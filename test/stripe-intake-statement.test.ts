@@ -1,9 +1,11 @@
 // The intake writes an event's inbox row, its pg-boss job and the workers' wake-up in one
 // statement. These tests hold that statement to pg-boss's own job row, to all-or-nothing, and to
-// the LISTEN wake-up the workers rely on.
+// the LISTEN wake-up the workers rely on; and the writer that puts concurrent deliveries in one
+// statement to the same rows and answers as one statement per event.
 import type PgBoss from 'pg-boss';
 import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InboxWriter } from '../src/db/inbox-writer.js';
 import { type NewInboxEvent, STRIPE_EVENTS_CHANNEL, storeEvent } from '../src/db/webhook-events.js';
 import { STRIPE_EVENTS_JOB_QUEUE, STRIPE_EVENTS_QUEUE, startQueue } from '../src/platform/queue.js';
 import { type TestDatabase, count, createTestDatabase } from './support/harness.js';
@@ -63,4 +65,63 @@ it('wakes listening workers when the row commits', async () => {
   } finally {
     await listener.end();
   }
+});
+
+describe('concurrent deliveries written together', () => {
+  // One statement on its way at a time: the first event goes alone, the ones behind it together.
+  const writer = () => new InboxWriter(db.pool, STRIPE_EVENTS_JOB_QUEUE, { inFlight: 1, batch: 32 });
+  const ROW = `endpoint, program_id, account, type, livemode, api_version, payload, raw_body, status, reason, object_ids, waiting_for,
+               round(extract(epoch from wait_until - received_at) / 86400) AS wait_days`;
+  const varied = (id: string, i: number): NewInboxEvent => ({
+    ...event(id, i % 2 ? 'ignored' : 'queued'),
+    endpoint: i % 2 ? 'connect' : 'program', account: i % 2 ? `acct_${id}` : null, livemode: i % 3 === 0, apiVersion: i % 3 ? '2024-06-20' : null,
+    reason: i % 2 ? `waiting for acct_${id}` : null, objectIds: [`cs_${id}`, `pi_${id}`], waitingFor: i % 2 ? { id: `acct_${id}`, days: 7 } : null,
+  });
+
+  it('each event gets the row and job one statement of its own would write, and its own answer', async () => {
+    const events = Array.from({ length: 10 }, (_, i) => varied(`evt_batch_${i}`, i));
+    const answers = await Promise.all(events.map((e) => writer().store(e)));
+    // (a writer per call would never batch: the same writer for all of them)
+    const shared = writer();
+    const batched = Array.from({ length: 10 }, (_, i) => varied(`evt_batched_${i}`, i));
+    const together = await Promise.all(batched.map((e) => shared.store(e)));
+    expect(new Set(together.map((answer) => answer.id)).size).toBe(10);
+    const transactions = await db.pool.query("SELECT count(DISTINCT xmin::text)::int AS n FROM webhook_events WHERE stripe_event_id LIKE 'evt_batched_%'");
+    expect(transactions.rows[0].n).toBe(2);
+    for (let i = 0; i < 10; i++) {
+      expect(together[i]).toEqual({ id: expect.any(Number), duplicate: false, status: batched[i]!.status });
+      const [alone] = (await db.pool.query(`SELECT ${ROW} FROM webhook_events WHERE id = $1`, [answers[i]!.id])).rows;
+      const [inBatch] = (await db.pool.query(`SELECT ${ROW}, stripe_event_id FROM webhook_events WHERE id = $1`, [together[i]!.id])).rows;
+      expect(inBatch.stripe_event_id).toBe(`evt_batched_${i}`);
+      const strip = (row: Record<string, unknown>) => JSON.parse(JSON.stringify(row).replaceAll('evt_batched_', 'X').replaceAll('evt_batch_', 'X'));
+      expect(strip({ ...inBatch, stripe_event_id: undefined })).toEqual(strip(alone));
+      const jobs = await count(db.pool, "SELECT 1 FROM pgboss.job WHERE data->>'inboxId' = $1", [String(together[i]!.id)]);
+      expect(jobs).toBe(batched[i]!.status === 'queued' ? 1 : 0);
+    }
+  });
+
+  it('a redelivery, earlier or in the same statement, is answered with the row already stored', async () => {
+    const shared = writer();
+    const first = await shared.store(event('evt_batch_dup_a'));
+    const [, againA, b, againB] = await Promise.all(
+      [event('evt_batch_dup_first'), event('evt_batch_dup_a'), event('evt_batch_dup_b'), event('evt_batch_dup_b')].map((e) => shared.store(e)),
+    );
+    expect(againA).toEqual({ ...first, duplicate: true });
+    expect(b).toMatchObject({ duplicate: false, status: 'queued' });
+    expect(againB).toEqual({ ...b, duplicate: true });
+    expect(await count(db.pool, "SELECT 1 FROM webhook_events WHERE stripe_event_id = 'evt_batch_dup_b'")).toBe(1);
+    expect(await count(db.pool, "SELECT 1 FROM pgboss.job WHERE data->>'inboxId' = $1", [String(b!.id)])).toBe(1);
+  });
+
+  it('a payload jsonb refuses is kept as bytes and refuses none of the events sent with it', async () => {
+    const refused: NewInboxEvent = { ...event('evt_batch_nul'), rawBody: Buffer.from('{"id":"evt_batch_nul","note":"\\u0000"}') };
+    const shared = writer();
+    const [, good, bad, other] = await Promise.all(
+      [event('evt_batch_nul_first'), event('evt_batch_nul_good'), refused, event('evt_batch_nul_other')].map((e) => shared.store(e)),
+    );
+    const rows = await db.pool.query('SELECT id, payload IS NOT NULL AS json, raw_body IS NOT NULL AS bytes FROM webhook_events WHERE id = ANY ($1::bigint[]) ORDER BY id', [[good!.id, bad!.id, other!.id]]);
+    expect(Object.fromEntries(rows.rows.map((row) => [row.id, [row.json, row.bytes]]))).toEqual({
+      [good!.id]: [true, false], [bad!.id]: [false, true], [other!.id]: [true, false],
+    });
+  });
 });

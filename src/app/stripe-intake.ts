@@ -6,7 +6,9 @@ import { errors } from '../core/errors.js';
 import { isHandledStripeEvent } from '../core/stripe/event-types.js';
 import { stripeObjectIds } from '../core/stripe/read-objects.js';
 import type { Pool } from '../db/pool.js';
-import { type InboxJobQueue, type NewInboxEvent, type ProgramStripeSettings, type StoredEvent, noteSignatureFailure, programByStripeAccount, programWebhookSecret, storeEvent } from '../db/webhook-events.js';
+import { InboxWriter } from '../db/inbox-writer.js';
+import { type NewInboxEvent, type ProgramStripeSettings, type StoredEvent, noteSignatureFailure, programByStripeAccount, programWebhookSecret } from '../db/webhook-events.js';
+import { STRIPE_EVENTS_JOB_QUEUE } from '../platform/queue.js';
 import type { SecretBox } from '../platform/secret-box.js';
 import { TtlCache } from '../platform/ttl-cache.js';
 
@@ -25,10 +27,13 @@ interface ProgramSecret {
  */
 export const secretCache = () => new TtlCache<number, ProgramSecret | null>(5_000);
 
+/** One per process: the inbox rows of concurrent deliveries are written together. */
+export const inboxWriter = (pool: Pool) => new InboxWriter(pool, STRIPE_EVENTS_JOB_QUEUE);
+
 export interface IntakeDeps {
   pool: Pool;
-  /** The job queue whose job is written with the inbox row. */
-  jobQueue: InboxJobQueue;
+  /** Writes each inbox row with its job (concurrent deliveries together). */
+  inbox: InboxWriter;
   secrets: ReturnType<typeof secretCache>;
   secretBox: SecretBox | null;
   /** The platform's Connect endpoint secret, when Connect is configured. */
@@ -100,7 +105,7 @@ function unboundAccount(event: Stripe.Event, retentionDays: number): Routing {
 }
 
 async function store(deps: IntakeDeps, delivery: SignedDelivery, event: Stripe.Event, inbox: Pick<NewInboxEvent, 'endpoint' | 'programId'> & Routing): Promise<Received> {
-  const stored = await storeEvent(deps.pool, deps.jobQueue, {
+  const stored = await deps.inbox.store({
     stripeEventId: event.id,
     type: event.type,
     livemode: event.livemode === true,

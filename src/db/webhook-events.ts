@@ -122,6 +122,67 @@ async function insertEvent(pool: Pool, queue: InboxJobQueue, event: NewInboxEven
   return { id: existing.rows[0].id, duplicate: true, status: existing.rows[0].status };
 }
 
+/**
+ * Many events in one statement, one commit: $1–$7 and $9–$13 one array entry per event, $8 the
+ * payloads as one JSON array (the verified bodies, spliced: no re-serialization), $14 the queue,
+ * $15 the channel. Same rows, jobs and wake-up as the one-event statement.
+ */
+const STORE_EVENTS = (jobSchema: string) => `WITH input AS (
+       SELECT i.*, p.payload
+         FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::boolean[], $7::text[], $9::text[], $10::text[],
+                     $11::text[], $12::text[], $13::int[]) WITH ORDINALITY
+              AS i (stripe_event_id, endpoint, program_id, account, type, livemode, api_version, status, reason, object_ids, waiting_for,
+                    wait_days, n)
+         JOIN jsonb_array_elements($8::jsonb) WITH ORDINALITY AS p (payload, n) ON p.n = i.n
+     ), event AS (
+       INSERT INTO webhook_events (stripe_event_id, endpoint, program_id, account, type, livemode, api_version, payload, status, reason,
+                                   object_ids, waiting_for, wait_until)
+       SELECT stripe_event_id, endpoint, program_id, account, type, livemode, api_version, payload, status, reason,
+              ARRAY(SELECT jsonb_array_elements_text(object_ids::jsonb)), waiting_for,
+              now() + make_interval(days => wait_days)
+         FROM input ORDER BY n
+       ON CONFLICT (stripe_event_id) DO NOTHING
+       RETURNING id, status, stripe_event_id
+     ), job AS (
+       ${insertJobs({ schema: jobSchema, queue: '$14', data: "jsonb_build_object('inboxId', event.id)", from: 'event', where: "event.status = 'queued'" })}
+     )
+     SELECT event.id, event.status, event.stripe_event_id, ${notifyIfJobs('$15')} AS wake
+       FROM event`;
+
+/**
+ * Stores events together (see InboxWriter), each answered as storeEvent would: its row, or the
+ * row already stored under its Stripe id (a redelivery, or the same id twice in the batch).
+ * Throws for the whole batch when any payload is refused: the caller stores them one by one.
+ */
+export async function storeEvents(pool: Pool, queue: InboxJobQueue, events: NewInboxEvent[]): Promise<StoredEvent[]> {
+  const column = <T>(pick: (event: NewInboxEvent) => T) => events.map(pick);
+  const { rows } = await pool.query(prepared(STORE_EVENTS(queue.schema), [
+    column((e) => e.stripeEventId), column((e) => e.endpoint), column((e) => e.programId), column((e) => e.account),
+    column((e) => e.type), column((e) => e.livemode), column((e) => e.apiVersion),
+    `[${events.map((e) => e.rawBody.toString('utf8')).join(',')}]`,
+    column((e) => e.status), column((e) => e.reason), column((e) => JSON.stringify(e.objectIds)), column((e) => e.waitingFor?.id ?? null),
+    column((e) => e.waitingFor?.days ?? null),
+    queue.name, STRIPE_EVENTS_CHANNEL,
+  ]));
+  const written = new Map<string, StoredEvent>(rows.map((row) => [row.stripe_event_id, { id: Number(row.id), duplicate: false, status: row.status }]));
+  const answers: (StoredEvent | null)[] = events.map((event) => {
+    const stored = written.get(event.stripeEventId);
+    if (!stored) return null;
+    written.delete(event.stripeEventId); // the same id again in this batch is a redelivery
+    return stored;
+  });
+  const missing = events.filter((_, i) => answers[i] === null).map((event) => event.stripeEventId);
+  if (missing.length) {
+    const existing = await pool.query('SELECT id, status, stripe_event_id FROM webhook_events WHERE stripe_event_id = ANY ($1::text[])', [missing]);
+    const byId = new Map(existing.rows.map((row) => [row.stripe_event_id, { id: Number(row.id), duplicate: true, status: row.status }]));
+    events.forEach((event, i) => (answers[i] ??= byId.get(event.stripeEventId) ?? null));
+  }
+  return answers.map((answer, i) => {
+    if (!answer) throw new Error(`inbox row for ${events[i]!.stripeEventId} neither written nor found`);
+    return answer;
+  });
+}
+
 export async function loadEventPayload(pool: Pool, id: number): Promise<{ event: InboxEvent; payload: any } | null> {
   const { rows } = await pool.query(prepared(`SELECT ${COLUMNS}, payload, raw_body FROM webhook_events WHERE id = $1`, [id]));
   if (!rows[0]) return null;

@@ -1,9 +1,8 @@
 // Stripe webhooks over HTTP: the raw body and signature go to the intake use case; the answer
 // says what was stored.
 import express, { type Request, type Response, Router } from 'express';
-import { type IntakeDeps, type Received, receiveConnectEvent, receiveProgramEvent, secretCache } from '../../app/stripe-intake.js';
+import { type IntakeDeps, type Received, inboxWriter, receiveConnectEvent, receiveProgramEvent, secretCache } from '../../app/stripe-intake.js';
 import { AffixError } from '../../core/errors.js';
-import { STRIPE_EVENTS_JOB_QUEUE } from '../../platform/queue.js';
 import { state } from '../context.js';
 import type { HttpDeps } from '../deps.js';
 
@@ -21,9 +20,10 @@ export function stripeWebhookRoutes(deps: HttpDeps): Router {
     next();
   };
   const secrets = secretCache();
+  const inbox = inboxWriter(deps.pool);
   const intake = (): IntakeDeps => ({
     pool: deps.pool,
-    jobQueue: STRIPE_EVENTS_JOB_QUEUE,
+    inbox,
     secrets,
     secretBox: deps.secretBox ?? null,
     connectSecret: deps.config.stripeConnectWebhookSecret ?? null,
