@@ -6,8 +6,8 @@
 //      Three rounds each, interleaved; medians; the ratio.
 //   2. drain: a worker process starts on the backlog those rounds left; sales/s and its ratio to
 //      the ingest figure; the first and second half of the backlog (fetch cost vs backlog size).
-//   3. latency: events at a steady 50/s with the worker running: ack -> sale p50/p99 (database
-//      timestamps); then 200/s: ack p99.
+//   3. latency: 200/s for the API alone (before the drain), right after the burst and then after a CHECKPOINT (ack
+//      p99); events at a steady 50/s with the worker running: ack -> sale p50/p99 (database timestamps).
 // Prints figures; asserts nothing.
 import { execFile } from 'node:child_process';
 import { writeFile, mkdtemp, rm } from 'node:fs/promises';
@@ -60,6 +60,10 @@ await benchMain(async (cleanup) => {
     }
   }
 
+  // The API's first requests pay for JIT, prepared statements and its pool's connections: not counted.
+  const warmUp = await signedEvents(1000);
+  await runConcurrent(warmUp.length, concurrency, (i) => deliver(warmUp[i]!));
+
   const ceilings: number[] = [];
   const ingests: number[] = [];
   const ackTimes: number[] = [];
@@ -104,8 +108,15 @@ await benchMain(async (cleanup) => {
     );
     return { acks: replies.map((r) => r.ms), toSale: rows.map((r) => Number(r.ms)), events: events.length };
   }
+  const afterBurst = await steady(200, 10, false);
+  console.log(`ack at 200 events/s right after the burst: p50 ${fmt(percentile(afterBurst.acks, 50), 1)} ms, p99 ${fmt(percentile(afterBurst.acks, 99), 1)} ms (the burst's write-back may fall in it)`);
+  // The rounds above leave tens of thousands of rows in dirty pages. When the kernel writes them
+  // back, a WAL fsync can take 150-300 ms, and every commit waits for it (pg_stat_activity: one
+  // backend in IO:WalSync, the others in Lock:object behind its NOTIFY). That is the burst's
+  // aftermath, not 200/s sustained: a CHECKPOINT writes those pages first.
+  await sql.query('CHECKPOINT');
   const at200 = await steady(200, 10, false);
-  console.log(`ack at 200 events/s sustained (API alone): p50 ${fmt(percentile(at200.acks, 50), 1)} ms, p99 ${fmt(percentile(at200.acks, 99), 1)} ms (target p99 < 50 ms)`);
+  console.log(`ack at 200 events/s sustained (API alone, after a CHECKPOINT): p50 ${fmt(percentile(at200.acks, 50), 1)} ms, p99 ${fmt(percentile(at200.acks, 99), 1)} ms (target p99 < 50 ms)`);
 
   // ---- 3. drain the backlog ------------------------------------------------------------------
   const waiting = async () => Number((await sql.query("SELECT count(*) FROM webhook_events WHERE status = 'queued'")).rows[0].count);
