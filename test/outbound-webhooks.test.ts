@@ -105,10 +105,11 @@ describe('outbound webhooks', () => {
     const saleBody = bodies.find((b) => b.type === 'sale.created');
     expect(saleBody).toMatchObject({ test: false, data: { transaction_id: transactionId, amount_cents: 10_000, currency: 'USD', partner_id: shop.partnerId } });
     expect(saleBody.data.sale_id).toEqual(expect.any(Number));
-    expect(await deliveries(first.id)).toEqual([
+    // The receiver has answered; the sender records 'delivered' right after, so wait for that write.
+    await vi.waitFor(async () => expect(await deliveries(first.id)).toEqual([
       { status: 'delivered', attempts: 1 },
       { status: 'delivered', attempts: 1 },
-    ]);
+    ]), { timeout: 15_000, interval: 50 });
 
     // No event without its change: the duplicate sale is refused and tells nobody.
     const messages = Number((await db.pool.query('SELECT count(*) FROM webhook_messages')).rows[0].count);
