@@ -2,7 +2,7 @@
 // the event's outcome in it, so the sale and the inbox row that says so commit together (one
 // commit, one WAL flush per event instead of two).
 import type { Transactions, TrackingTx } from '../core/ports.js';
-import { type OpenTransaction, type Pool, type PoolClient, openTransaction } from './pool.js';
+import { type OpenTransaction, type Pool, type PoolClient, openTransaction, runToCommit } from './pool.js';
 import { PgTrackingTx } from './tracking-tx.js';
 
 export class HeldTransaction implements Transactions {
@@ -33,15 +33,7 @@ export class HeldTransaction implements Transactions {
     const held = this.held;
     this.held = null;
     if (!held) return write(this.pool);
-    let result: T;
-    try {
-      result = await write(held.client);
-    } catch (error) {
-      await held.rollback();
-      throw error;
-    }
-    await held.commit();
-    return result;
+    return runToCommit(held, write);
   }
 
   /** The job failed before finishing: nothing of the held transaction is kept. */

@@ -68,7 +68,11 @@ export async function withTransaction<T>(
   fn: (client: pg.PoolClient) => Promise<T>,
   options: { readOnly?: boolean } = {},
 ): Promise<T> {
-  const transaction = await openTransaction(pool, options);
+  return runToCommit(await openTransaction(pool, options), fn);
+}
+
+/** `fn` in an open transaction, then its commit; a throw rolls it back and is passed on. */
+export async function runToCommit<T>(transaction: OpenTransaction, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   let result: T;
   try {
     result = await fn(transaction.client);
