@@ -61,7 +61,7 @@ describe('fraud signals hold the commission', () => {
     expect(await journey(shop, bob.url, { clickIp: '203.0.113.20', leadIp: '203.0.113.20', secondsToSignup: 3 })).toMatchObject({ stage: 'held', reasons: ['fast_signup_same_ip'] });
     expect(await journey(shop, bob.url, { clickIp: '203.0.113.21', leadIp: '203.0.113.21', secondsToSignup: 30 })).toMatchObject({ stage: 'pending' });
     expect(await journey(shop, bob.url, { clickIp: '203.0.113.22', leadIp: '198.51.100.1', secondsToSignup: 3 })).toMatchObject({ stage: 'pending' });
-    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 30, payout_minimum_cents: 0, fraud_min_signup_seconds: 60 });
+    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 30, payout_minimums_cents: {}, fraud_min_signup_seconds: 60 });
     expect(await journey(shop, bob.url, { clickIp: '203.0.113.23', leadIp: '203.0.113.23', secondsToSignup: 30 })).toMatchObject({ stage: 'held', reasons: ['fast_signup_same_ip'] });
   });
 

@@ -134,7 +134,7 @@ describe('partner portal', () => {
     const { b } = await signIn('ana@partner.example');
     const refused = await b.go('POST', `/portal/partners/${ana.partnerA}/links`, { [`short_link_${ana.partnerA}`]: 'ana-extra' });
     expect(refused.status).toBe(403);
-    await admin('PATCH', `/programs/${ana.programA}/payout-settings`, { hold_days: 30, payout_minimum_cents: 0, partners_can_create_links: true });
+    await admin('PATCH', `/programs/${ana.programA}/payout-settings`, { hold_days: 30, payout_minimums_cents: {}, partners_can_create_links: true });
     const created = await b.go('POST', `/portal/partners/${ana.partnerA}/links`, { [`short_link_${ana.partnerA}`]: 'ana-extra' });
     expect(created.text).toContain('Link created.');
     expect(created.text).toContain('?aff=ana-extra');

@@ -68,7 +68,7 @@ describe('commission lifecycle', () => {
 
   it('the hold period is the program setting', async () => {
     const quick = await seedProgram(api, { commission_rate: 10 });
-    await payouts.updatePayoutSettings(deps(), OPERATOR, quick.programId, { hold_days: 2, payout_minimum_cents: 0 });
+    await payouts.updatePayoutSettings(deps(), OPERATOR, quick.programId, { hold_days: 2, payout_minimums_cents: {} });
     const { commissionId } = await sale(quick, 5_000);
     clock = new Date(Date.now() + 1 * DAY);
     await payouts.approveDueCommissions(deps());
@@ -124,7 +124,7 @@ describe('payouts', () => {
     const shop = await seedProgram(api, { commission_rate: 10 });
     const second = await addPartnerLink(api, shop.programId);
     const secondProgram = { ...shop, affiliateUrl: `https://shop.example.com/?aff=${second.shortLink}` };
-    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimum_cents: 1_000 });
+    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: { USD: 1_000, EUR: 1_000 } });
     clock = new Date(Date.now() + 60_000);
     const a1 = await sale(shop, 50_000); // 5000
     const a2 = await sale(shop, 30_000, 'EUR'); // 3000 EUR
@@ -142,9 +142,10 @@ describe('payouts', () => {
     const csv = await payouts.exportPayouts(deps(), OPERATOR, shop.programId, run.batchId, 'generic');
     expect(csv.split('\r\n')[0]).toBe('payout_id,batch_id,partner_id,partner_name,payout_method,pay_to,currency,amount,amount_cents,status,reference');
     expect(csv).toContain(`,USD,50.00,5000,pending,`);
+    await payouts.setPayoutDetails(deps(), OPERATOR, shop.programId, shop.partnerId, { payout_method: 'paypal', payout_reference: 'ana.paypal@example.com' });
     const paypal = await payouts.exportPayouts(deps(), OPERATOR, shop.programId, run.batchId, 'paypal');
     expect(paypal.split('\r\n')[0]).toBe('Email/Phone,Amount,Currency code,Reference ID,Note to recipient,Recipient wallet');
-    expect(paypal).toContain(`,30.00,EUR,payout-`);
+    expect(paypal).toContain(`ana.paypal@example.com,30.00,EUR,payout-`);
 
     await expect(payouts.markPayoutPaid(deps(), OPERATOR, shop.programId, usd.id, {})).rejects.toMatchObject({ status: 400 });
     await payouts.markPayoutPaid(deps(), OPERATOR, shop.programId, usd.id, { reference: 'PAYPAL-BATCH-1' });
@@ -176,7 +177,7 @@ describe('payouts', () => {
 
   it('a payout run by two managers at once makes one batch', async () => {
     const shop = await seedProgram(api, { commission_rate: 10 });
-    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimum_cents: 0 });
+    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: {} });
     await sale(shop, 10_000);
     clock = new Date(Date.now() + 60_000);
     await payouts.approveDueCommissions(deps());
@@ -188,7 +189,7 @@ describe('payouts', () => {
 
   it('pays through a Stripe transfer to the partner’s connected account (idempotent per payout), then marks it paid', async () => {
     const shop = await seedProgram(api, { commission_rate: 10 });
-    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimum_cents: 0 });
+    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: {} });
     await sale(shop, 25_000, 'EUR');
     clock = new Date(Date.now() + 60_000);
     await payouts.approveDueCommissions(deps());
@@ -266,7 +267,7 @@ describe('ledger', () => {
     const shop = await seedProgram(api, { commission_rate: 15 });
     const second = await addPartnerLink(api, shop.programId);
     const urls = [shop.affiliateUrl, `https://shop.example.com/?aff=${second.shortLink}`];
-    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimum_cents: 0 });
+    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: {} });
     const sales: Array<{ transactionId: string; commissionId: number }> = [];
     const openPayouts = async () => (await payouts.listPayouts(deps(), OPERATOR, shop.programId)).filter((p) => p.status === 'pending');
     clock = new Date(Date.now() + 60_000);

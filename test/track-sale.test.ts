@@ -362,7 +362,7 @@ describe('generated test transaction ids', () => {
 });
 
 describe('commission types', () => {
-  it('fixed pays the rate in currency units on the first sale only', async () => {
+  it('fixed pays the rate in currency units on the first paid sale only', async () => {
     const program = await seedProgram(api, { commission_type: 'fixed', commission_rate: 10 });
     const { customerKey } = await customer(program);
     const first = await sale({ transaction_id: uid('fx'), amount_cents: 4900, customer_key: customerKey }, program.apiKey);
@@ -372,16 +372,25 @@ describe('commission types', () => {
     expect(first.body).not.toHaveProperty('commission_reason');
   });
 
-  it('a first sale reported after a later renewal still earns (first by occurred_at)', async () => {
+  it('a first paid sale sent with is_recurring (a cycle invoice after a trial) earns: the first paid sale, whatever it says', async () => {
+    const program = await seedProgram(api, { commission_type: 'percent', commission_rate: 20 });
+    const { customerKey } = await customer(program);
+    const afterTrial = await sale({ transaction_id: uid('tr'), amount_cents: 2900, customer_key: customerKey, is_recurring: true }, program.apiKey);
+    expect(afterTrial.body).toMatchObject({ commission_amount_cents: 580, commission_id: expect.any(Number) });
+  });
+
+  it('a first sale reported after a later renewal takes the commission from it (first by occurred_at)', async () => {
     const program = await seedProgram(api, { commission_type: 'percent', commission_rate: 10 });
     const { customerKey } = await customer(program);
     const renewal = await sale({ transaction_id: uid('pc'), amount_cents: 2000, customer_key: customerKey, is_recurring: true }, program.apiKey);
-    expect(renewal.body).toMatchObject({ commission_id: null, commission_reason: 'not_first_sale' });
+    expect(renewal.body).toMatchObject({ commission_amount_cents: 200, commission_id: expect.any(Number) });
     const first = await sale(
-      { transaction_id: uid('pc'), amount_cents: 2000, customer_key: customerKey, occurred_at: new Date(Date.now() - 86_400_000).toISOString() },
+      { transaction_id: uid('pc'), amount_cents: 3000, customer_key: customerKey, occurred_at: new Date(Date.now() - 86_400_000).toISOString() },
       program.apiKey,
     );
-    expect(first.body).toMatchObject({ commission_amount_cents: 200, commission_id: expect.any(Number) });
+    expect(first.body).toMatchObject({ commission_amount_cents: 300, commission_id: expect.any(Number) });
+    const moved = await db.pool.query('SELECT s.commission_reason, c.moved_to_sale_id, c.amount_cents - c.deducted_cents AS net FROM sales s JOIN commissions c ON c.sale_id = s.id WHERE s.id = $1', [renewal.body.sale_id]);
+    expect(moved.rows).toEqual([{ commission_reason: 'not_first_sale', moved_to_sale_id: first.body.sale_id, net: 0 }]);
     // A later one-off sale does not earn a second first-sale commission.
     const later = await sale({ transaction_id: uid('pc'), amount_cents: 2000, customer_key: customerKey }, program.apiKey);
     expect(later.body).toMatchObject({ commission_id: null, commission_reason: 'not_first_sale' });

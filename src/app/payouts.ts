@@ -8,7 +8,9 @@ import {
   approvedEntry,
   clawbackSettledEntry,
   netCents,
+  type PayoutMinimums,
   paidEntry,
+  payableBalances,
   payoutLines,
   rejectedEntry,
   releasedEntry,
@@ -18,6 +20,8 @@ import {
 } from '../core/commission-ledger.js';
 import Stripe from 'stripe';
 import { AffixError, errors } from '../core/errors.js';
+import { MAX_AMOUNT_CENTS } from '../core/money.js';
+import { SUPPORTED_CURRENCIES } from '../core/types.js';
 import type { OutboundEvent } from '../core/outbound-events.js';
 import { type ExportFormat, payoutCsv } from '../core/payout-export.js';
 import { appendLines } from '../db/ledger.js';
@@ -79,6 +83,7 @@ const REFUSALS: Record<string, string> = {
   in_payout: 'This commission is in a payout; cancel the payout first',
   held: 'This commission is held for review: release it first',
   not_held: 'Only a held commission can be released or rejected',
+  test_mode: 'A test-mode commission is never approved or paid',
 };
 
 async function withCommission<T>(
@@ -156,9 +161,10 @@ export async function runPayouts(deps: ManagementDeps, scope: Scope, programId: 
   return withTransaction(deps.pool, async (client) => {
     await payouts.lockProgramPayouts(client, programId);
     const settings = await payouts.payoutSettings(client, programId);
-    const lines = payoutLines(await payouts.payableBalances(client, programId), settings?.payoutMinimumCents ?? 0);
+    const payable = await payouts.lockPayableItems(client, programId);
+    const lines = payoutLines(payableBalances(payable), settings?.payoutMinimumsCents ?? {});
     if (lines.length === 0) throw errors.conflict('Nothing to pay: no partner has an approved balance at or above the minimum', 'nothing_to_pay');
-    const batchId = await payouts.insertBatch(client, programId, lines);
+    const batchId = await payouts.insertBatch(client, programId, lines, payable);
     return { batchId, payouts: await payouts.listPayouts(client, programId, { batchId }) };
   });
 }
@@ -171,12 +177,25 @@ const markPaidInput = z.object({
     .max(200, 'A reference is at most 200 characters.'),
 });
 
-/** The payout of a program the caller may touch, locked and still pending. */
-async function withPayout<T>(deps: ManagementDeps, programId: number, payoutId: number, fn: (client: PoolClient, payout: payouts.PayoutRow) => Promise<T>) {
+/**
+ * The payout of a program the caller may touch, locked (after the program's payout lock: the
+ * one lock order, src/db/payouts.ts) and in one of the statuses the change accepts.
+ */
+async function withPayout<T>(
+  deps: ManagementDeps,
+  programId: number,
+  payoutId: number,
+  fn: (client: PoolClient, payout: payouts.PayoutRow) => Promise<T>,
+  accepts: payouts.PayoutStatus[] = ['pending'],
+) {
   return withTransaction(deps.pool, async (client) => {
+    await payouts.lockProgramPayouts(client, programId);
     const payout = Number.isSafeInteger(payoutId) ? await payouts.lockPayout(client, programId, payoutId) : null;
     if (!payout) throw errors.notFound('Payout not found');
-    if (payout.status !== 'pending') throw errors.conflict(`This payout is already ${payout.status}`, `payout_${payout.status}`);
+    if (payout.status === 'processing' && !accepts.includes('processing')) {
+      throw errors.conflict('This payout is being paid through Stripe; pay it through Stripe again to finish', 'payout_processing');
+    }
+    if (!accepts.includes(payout.status)) throw errors.conflict(`This payout is already ${payout.status}`, `payout_${payout.status}`);
     return fn(client, payout);
   });
 }
@@ -185,11 +204,11 @@ async function withPayout<T>(deps: ManagementDeps, programId: number, payoutId: 
 export async function markPayoutPaid(deps: ManagementDeps, scope: Scope, programId: number, payoutId: number, input: unknown) {
   const { reference } = parseInput(markPaidInput, input);
   await programInScope(deps, scope, programId);
-  return markPaid(deps, programId, payoutId, reference);
+  return markPaid(deps, programId, payoutId, reference, ['pending']);
 }
 
 /** For a program already checked against the caller's scope. */
-async function markPaid(deps: ManagementDeps, programId: number, payoutId: number, reference: string) {
+async function markPaid(deps: ManagementDeps, programId: number, payoutId: number, reference: string, accepts: payouts.PayoutStatus[]) {
   return withPayout(deps, programId, payoutId, async (client, payout) => {
     const now = deps.now();
     const contents = await payouts.payoutContents(client, payout.id);
@@ -216,30 +235,39 @@ async function markPaid(deps: ManagementDeps, programId: number, payoutId: numbe
       },
     });
     return { ...payout, status: 'paid' as const, reference, paidAt: now };
-  });
+  }, accepts);
 }
 
+/** A Stripe error that means Stripe answered and refused (no transfer exists), not a lost connection. */
+const stripeRefused = (error: unknown): boolean => {
+  const status = (error as { statusCode?: unknown }).statusCode;
+  return typeof status === 'number' && status >= 400 && status < 500;
+};
+
 /**
- * Pays a payout as a Stripe transfer to the partner's connected account, then marks it paid with
- * the transfer id. The idempotency key is the payout's: a retry after a crash between the two
- * gets the same transfer back from Stripe, never a second one.
+ * Pays a payout as a Stripe transfer to the partner's connected account. The payout is claimed
+ * first ('processing': no cancel or manual mark-paid meanwhile), then transferred with the
+ * payout's idempotency key, then recorded as paid. A retry after a crash anywhere finds it
+ * processing and gets the same transfer back from Stripe, never a second one; a transfer Stripe
+ * refused returns it to pending.
  */
 export async function payWithStripe(deps: ManagementDeps & { stripeSecretKey: string | undefined }, scope: Scope, programId: number, payoutId: number) {
   if (!deps.stripeSecretKey) throw errors.conflict('Stripe transfers are not configured: set STRIPE_SECRET_KEY', 'stripe_not_configured');
   await programInScope(deps, scope, programId);
-  const payout = Number.isSafeInteger(payoutId) ? await payouts.getPayout(deps.pool, programId, payoutId) : null;
-  if (!payout) throw errors.notFound('Payout not found');
-  if (payout.status !== 'pending') throw errors.conflict(`This payout is already ${payout.status}`, `payout_${payout.status}`);
-  if (payout.payoutMethod !== 'stripe' || !payout.payoutReference?.startsWith('acct_')) {
-    throw errors.conflict('This partner is not paid through Stripe: set their payout method to stripe with their connected account id (acct_…)', 'not_stripe');
-  }
+  const payout = await withPayout(deps, programId, payoutId, async (client, claimed) => {
+    if (claimed.payoutMethod !== 'stripe' || !claimed.payoutReference?.startsWith('acct_')) {
+      throw errors.conflict('This partner is not paid through Stripe: set their payout method to stripe with their connected account id (acct_…)', 'not_stripe');
+    }
+    if (claimed.status === 'pending') await payouts.setPayoutStatus(client, claimed.id, 'processing', null, deps.now());
+    return claimed;
+  }, ['pending', 'processing']);
   let transferId: string;
   try {
     const transfer = await new Stripe(deps.stripeSecretKey, { maxNetworkRetries: 2 }).transfers.create(
       {
         amount: payout.amountCents,
         currency: payout.currency.toLowerCase(),
-        destination: payout.payoutReference,
+        destination: payout.payoutReference!,
         transfer_group: `affix_batch_${payout.batchId}`,
         metadata: { affix_payout_id: String(payout.id), affix_program_id: String(programId) },
       },
@@ -247,12 +275,15 @@ export async function payWithStripe(deps: ManagementDeps & { stripeSecretKey: st
     );
     transferId = transfer.id;
   } catch (error) {
+    if (stripeRefused(error)) {
+      await withPayout(deps, programId, payoutId, (client, claimed) => payouts.setPayoutStatus(client, claimed.id, 'pending', null, deps.now()), ['processing']);
+    }
     throw new AffixError(502, `Stripe refused the transfer: ${(error as Error).message}`, { cause: error, code: 'stripe_transfer_failed' });
   }
-  return markPaid(deps, programId, payoutId, transferId);
+  return markPaid(deps, programId, payoutId, transferId, ['processing']);
 }
 
-/** Not paid after all: what it claimed goes back to the partner's approved balance. */
+/** Not paid after all: exactly what it claimed goes back to the partner's approved balance. */
 export async function cancelPayout(deps: ManagementDeps, scope: Scope, programId: number, payoutId: number) {
   await programInScope(deps, scope, programId);
   return withPayout(deps, programId, payoutId, async (client, payout) => {
@@ -268,7 +299,9 @@ export async function exportPayouts(deps: ManagementDeps, scope: Scope, programI
   if (!known.includes(format as ExportFormat)) throw errors.invalid(`format must be one of ${known.join(', ')}`, { format: 'Choose generic, paypal or wise.' });
   const rows = Number.isSafeInteger(batchId) ? await payouts.listPayouts(deps.pool, programId, { batchId, limit: 100_000 }) : [];
   if (rows.length === 0) throw errors.notFound('Payout batch not found');
-  return payoutCsv(format as ExportFormat, rows.filter((r) => r.status !== 'canceled'), { programName: program.name });
+  // PayPal and Wise files hold only the partners paid by that method (a bank reference has no place in PayPal's Email column).
+  const method = format === 'generic' ? null : format;
+  return payoutCsv(format as ExportFormat, rows.filter((r) => r.status !== 'canceled' && (method === null || r.payoutMethod === method)), { programName: program.name });
 }
 
 export async function balances(deps: ManagementDeps, scope: Scope, programId: number) {
@@ -289,13 +322,31 @@ export async function listPayouts(deps: ManagementDeps, scope: Scope, programId:
   return payouts.listPayouts(deps.pool, programId);
 }
 
+const minimumCents = z.coerce
+  .number({ error: 'A minimum payout is a whole number in the currency’s smallest unit.' })
+  .int('A minimum payout is a whole number in the currency’s smallest unit.')
+  .min(0, 'A minimum payout cannot be negative.')
+  .max(MAX_AMOUNT_CENTS, 'A minimum payout is at most 10^12.');
+
 const settingsInput = z.object({
-  hold_days: z.coerce.number({ error: 'Hold period must be a whole number of days.' }).int('Hold period must be a whole number of days.').min(0, 'Hold period is 0 to 365 days.').max(365, 'Hold period is 0 to 365 days.'),
-  payout_minimum_cents: z.coerce
-    .number({ error: 'Minimum payout must be a whole number of cents.' })
-    .int('Minimum payout must be a whole number of cents.')
-    .min(0, 'Minimum payout cannot be negative.')
-    .max(1_000_000_000_000, 'Minimum payout is too large.'),
+  // Each setting is kept as it is when absent.
+  hold_days: z.coerce
+    .number({ error: 'Hold period must be a whole number of days.' })
+    .int('Hold period must be a whole number of days.')
+    .min(0, 'Hold period is 0 to 365 days.')
+    .max(365, 'Hold period is 0 to 365 days.')
+    .optional(),
+  // One minimum per currency (5000 is $50 but 50 VND): {"USD": 5000, "VND": 1000000}; a currency left out keeps its minimum, null removes it.
+  payout_minimums_cents: z
+    .strictObject(
+      { USD: minimumCents.nullish(), EUR: minimumCents.nullish(), VND: minimumCents.nullish() },
+      { error: (issue) => (issue.code === 'unrecognized_keys' ? 'Minimums are set for USD, EUR or VND.' : 'Give the minimums per currency, like {"USD": 5000}.') },
+    )
+    .optional(),
+  payout_minimum_cents: z
+    .unknown()
+    .refine((value) => value === undefined, 'Replaced by payout_minimums_cents: one minimum per currency, like {"USD": 5000, "VND": 1000000}.')
+    .optional(),
   // Fraud thresholds: each kept as it is when absent.
   fraud_min_signup_seconds: z.coerce.number({ error: 'Give whole seconds.' }).int('Give whole seconds.').min(0, 'Cannot be negative.').max(86_400, 'At most a day.').optional(),
   fraud_max_leads_per_ip: z.coerce.number({ error: 'Give a whole number.' }).int('Give a whole number.').min(1, 'At least 1.').max(100_000, 'Too large.').optional(),
@@ -312,9 +363,15 @@ export async function updatePayoutSettings(deps: ManagementDeps, scope: Scope, p
   await programInScope(deps, scope, programId);
   const parsed = parseInput(settingsInput, input);
   const current = (await payouts.payoutSettings(deps.pool, programId))!;
+  const minimums: PayoutMinimums = { ...current.payoutMinimumsCents };
+  for (const currency of SUPPORTED_CURRENCIES) {
+    const value = parsed.payout_minimums_cents?.[currency];
+    if (value === null) delete minimums[currency];
+    else if (value !== undefined) minimums[currency] = value;
+  }
   const settings: payouts.PayoutSettings = {
-    holdDays: parsed.hold_days,
-    payoutMinimumCents: parsed.payout_minimum_cents,
+    holdDays: parsed.hold_days ?? current.holdDays,
+    payoutMinimumsCents: minimums,
     fraud: {
       minSignupSeconds: parsed.fraud_min_signup_seconds ?? current.fraud.minSignupSeconds,
       maxLeadsPerIp: parsed.fraud_max_leads_per_ip ?? current.fraud.maxLeadsPerIp,

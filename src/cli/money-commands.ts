@@ -1,12 +1,19 @@
 // `affix admin payouts ...` and `affix admin webhooks ...`: thin clients of the admin API
 // (docs/payouts.md, docs/webhooks.md).
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { positiveInt } from './arguments.js';
 import { adminCall, adminText, printJson } from './http-client.js';
 
 const call = async (command: Command, method: string, path: string, body?: unknown) => printJson(await adminCall(command, method, path, body));
 const programFlag = (command: Command) => command.requiredOption('--program <id>', 'program id', positiveInt);
 type P = { program: number };
+
+/** `--minimum USD=5000`, repeatable: one minimum per currency. */
+function minimumFlag(value: string, previous: Record<string, number>): Record<string, number> {
+  const match = /^([A-Za-z]{3})=(\d+)$/.exec(value.trim());
+  if (!match) throw new InvalidArgumentError('give CURRENCY=cents, like USD=5000');
+  return { ...previous, [match[1]!.toUpperCase()]: Number(match[2]) };
+}
 
 export function registerMoneyCommands(admin: Command): void {
   const payouts = admin.command('payouts').description('What partners are owed: approvals, payout runs, exports, payments');
@@ -33,16 +40,12 @@ export function registerMoneyCommands(admin: Command): void {
         return call(this, 'POST', `/programs/${f.program}/commissions/${positiveInt(id)}/${verb}`, { reason: f.reason });
       });
   }
-  programFlag(payouts.command('settings').description('show or change the hold period and the minimum payout'))
+  programFlag(payouts.command('settings').description('show or change the hold period and the minimum payout per currency'))
     .option('--hold-days <days>', 'days a commission stays pending (default 30)', (v) => Number(v))
-    .option('--minimum-cents <cents>', 'smallest payout, in the currency’s smallest unit', (v) => Number(v))
-    .action(async function (this: Command, f: P & { holdDays?: number; minimumCents?: number }) {
-      if (f.holdDays === undefined && f.minimumCents === undefined) return call(this, 'GET', `/programs/${f.program}/payout-settings`);
-      const current = await adminCall(this, 'GET', `/programs/${f.program}/payout-settings`);
-      return call(this, 'PATCH', `/programs/${f.program}/payout-settings`, {
-        hold_days: f.holdDays ?? current.hold_days,
-        payout_minimum_cents: f.minimumCents ?? current.payout_minimum_cents,
-      });
+    .option('--minimum <CUR=cents...>', 'smallest payout in one currency, in its smallest unit (repeat per currency: --minimum USD=5000 --minimum VND=1000000)', minimumFlag, {})
+    .action(async function (this: Command, f: P & { holdDays?: number; minimum: Record<string, number> }) {
+      if (f.holdDays === undefined && Object.keys(f.minimum).length === 0) return call(this, 'GET', `/programs/${f.program}/payout-settings`);
+      return call(this, 'PATCH', `/programs/${f.program}/payout-settings`, { hold_days: f.holdDays, payout_minimums_cents: f.minimum });
     });
   programFlag(payouts.command('details <partnerId>').description('how a partner is paid'))
     .requiredOption('--method <method>', 'paypal, wise, bank_transfer or stripe')

@@ -27,37 +27,47 @@ describe('clickStillAttributable', () => {
   });
 });
 
-describe('commissionEligibility', () => {
-  const none = { firstSaleAt: null, firstOneOffAt: null, firstSaleCommissioned: false };
-  const base = { isRecurring: false, history: none, occurredAt: at(0), recurringDurationMonths: null };
-  it('percent and fixed pay on the first sale by occurred_at only, never on a renewal', () => {
+describe('commissionEligibility: the first paid sale rule', () => {
+  const sale = (days: number, transactionId = `in_${days}`) => ({ occurredAt: at(days), transactionId });
+  const holding = (days: number, commissionId: number | null = 7, transactionId = `in_${days}`) => ({ firstSale: { ...sale(days, transactionId), saleId: 70, commissionId } });
+  const base = { history: { firstSale: null }, sale: sale(0), recurringDurationMonths: null };
+
+  it('percent and fixed pay on the customer\'s first paid sale, whatever billing_reason or isRecurring said (a trial\'s first paid invoice)', () => {
     for (const type of ['percent', 'fixed'] as const) {
-      expect(commissionEligibility({ ...base, type })).toEqual({ eligible: true });
-      const earlier = { firstSaleAt: at(-30), firstOneOffAt: at(-30), firstSaleCommissioned: true };
-      expect(commissionEligibility({ ...base, type, history: earlier })).toEqual({ eligible: false, reason: 'not_first_sale' });
-      expect(commissionEligibility({ ...base, type, isRecurring: true })).toEqual({ eligible: false, reason: 'not_first_sale' });
-      // A renewal processed first (later occurred_at, no commission) does not take the first sale's place.
-      const renewalFirst = { firstSaleAt: at(30), firstOneOffAt: null, firstSaleCommissioned: false };
-      expect(commissionEligibility({ ...base, type, history: renewalFirst })).toEqual({ eligible: true });
-      // A later one-off already paid: one first-sale commission per customer.
-      const laterPaid = { firstSaleAt: at(5), firstOneOffAt: at(5), firstSaleCommissioned: true };
-      expect(commissionEligibility({ ...base, type, history: laterPaid })).toEqual({ eligible: false, reason: 'not_first_sale' });
+      // The eligibility input has no "is recurring" at all: a subscription_cycle invoice after a trial is the first sale.
+      expect(commissionEligibility({ ...base, type })).toEqual({ eligible: true, moveFrom: null });
+      expect(commissionEligibility({ ...base, type, history: holding(-30) })).toEqual({ eligible: false, reason: 'not_first_sale' });
     }
   });
-  it('recurring types pay on renewals, within duration_months of the first sale by occurred_at', () => {
+
+  it('an earlier sale processed later takes the first-sale commission from the later one', () => {
+    const later = holding(1);
+    expect(commissionEligibility({ ...base, type: 'percent', sale: sale(-1), history: later })).toEqual({ eligible: true, moveFrom: later.firstSale });
+    // The later sale had no commission to give (no partner, failed): the earlier one simply earns.
+    expect(commissionEligibility({ ...base, type: 'fixed', sale: sale(-1), history: holding(1, null) })).toEqual({ eligible: true, moveFrom: null });
+  });
+
+  it('two sales paid in the same second are ordered by transaction id, so every processing order agrees', () => {
+    expect(commissionEligibility({ ...base, type: 'percent', sale: sale(0, 'in_a'), history: holding(0, 7, 'in_b') })).toMatchObject({ eligible: true });
+    expect(commissionEligibility({ ...base, type: 'percent', sale: sale(0, 'in_b'), history: holding(0, 7, 'in_a') })).toEqual({ eligible: false, reason: 'not_first_sale' });
+  });
+
+  it('recurring types pay on every paid sale within duration_months of the first paid sale', () => {
     for (const type of ['recurring_percent', 'recurring_fixed'] as const) {
-      const long = { firstSaleAt: at(-300), firstOneOffAt: at(-300), firstSaleCommissioned: true };
-      expect(commissionEligibility({ ...base, type, isRecurring: true, history: long })).toEqual({ eligible: true });
-      const first = { firstSaleAt: new Date('2026-01-15T00:00:00Z'), firstOneOffAt: null, firstSaleCommissioned: true };
-      const limited = { ...base, type, isRecurring: true, recurringDurationMonths: 3, history: first };
-      expect(commissionEligibility({ ...limited, occurredAt: new Date('2026-04-14T23:59:59Z') })).toEqual({ eligible: true });
-      expect(commissionEligibility({ ...limited, occurredAt: new Date('2026-04-15T00:00:00Z') })).toEqual({
+      expect(commissionEligibility({ ...base, type, history: holding(-300) })).toEqual({ eligible: true, moveFrom: null });
+      const first = { firstSale: { occurredAt: new Date('2026-01-15T00:00:00Z'), transactionId: 'in_first', saleId: 1, commissionId: 1 } };
+      const limited = { ...base, type, recurringDurationMonths: 3, history: first };
+      expect(commissionEligibility({ ...limited, sale: { occurredAt: new Date('2026-04-14T23:59:59Z'), transactionId: 'in_x' } })).toEqual({ eligible: true, moveFrom: null });
+      expect(commissionEligibility({ ...limited, sale: { occurredAt: new Date('2026-04-15T00:00:00Z'), transactionId: 'in_x' } })).toEqual({
         eligible: false,
         reason: 'duration_ended',
       });
-      // The first sale processed after a renewal still starts the duration.
-      const renewalSeen = { firstSaleAt: new Date('2026-05-15T00:00:00Z'), firstOneOffAt: null, firstSaleCommissioned: false };
-      expect(commissionEligibility({ ...limited, history: renewalSeen, occurredAt: new Date('2026-01-15T00:00:00Z') })).toEqual({ eligible: true });
+      // The first paid sale processed after a renewal still starts the duration.
+      const renewalSeen = { firstSale: { occurredAt: new Date('2026-05-15T00:00:00Z'), transactionId: 'in_r', saleId: 2, commissionId: 2 } };
+      expect(commissionEligibility({ ...limited, history: renewalSeen, sale: { occurredAt: new Date('2026-01-15T00:00:00Z'), transactionId: 'in_f' } })).toEqual({
+        eligible: true,
+        moveFrom: null,
+      });
     }
   });
 });

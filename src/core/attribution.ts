@@ -30,52 +30,71 @@ export function clickStillAttributable(clickedAt: Date, windowDays: number, now:
   return now.getTime() - clickedAt.getTime() <= windowDays * DAY_MS;
 }
 
+/** A sale of the customer, as the first-sale rule compares them. */
+export interface SaleKey {
+  occurredAt: Date;
+  transactionId: string;
+}
+
+/** The customer's earliest other paid sale and the commission it holds, if any. */
+export interface FirstSale extends SaleKey {
+  saleId: number;
+  /** Its commission, unless it has none or it already moved. */
+  commissionId: number | null;
+}
+
 /** What the customer's other (non-test) sales say, whatever order they were recorded in. */
 export interface SaleHistory {
-  /** Earliest occurred_at of any other sale (start of a recurring duration). */
-  firstSaleAt: Date | null;
-  /** Earliest occurred_at of another sale that is not a renewal. */
-  firstOneOffAt: Date | null;
-  /** Another sale already holds the customer's first-sale commission. */
-  firstSaleCommissioned: boolean;
+  /** The earliest other paid sale by occurred_at (ties: the smaller transaction id). */
+  firstSale: FirstSale | null;
 }
 
 /** The history of a customer without any sale (one created by the transaction recording its first). */
-export const NO_SALES: SaleHistory = { firstSaleAt: null, firstOneOffAt: null, firstSaleCommissioned: false };
+export const NO_SALES: SaleHistory = { firstSale: null };
 
 export interface CommissionEligibilityInput {
   type: CommissionType;
-  /** The sale says it is a renewal (is_recurring / subscription cycle). */
-  isRecurring: boolean;
   history: SaleHistory;
-  occurredAt: Date;
+  sale: SaleKey;
   recurringDurationMonths: number | null;
 }
 
 /** Why a recorded sale carries no commission (stored on the sale, shown everywhere it is). */
 export type CommissionReason = 'not_first_sale' | 'duration_ended' | 'test_mode' | 'no_partner' | 'commission_failed';
 
-export type CommissionEligibility = { eligible: true } | { eligible: false; reason: Extract<CommissionReason, 'not_first_sale' | 'duration_ended'> };
+export type CommissionEligibility =
+  | {
+      eligible: true;
+      /** A later sale holds the first-sale commission: it moves to this one (DESIGN "Commission types"). */
+      moveFrom: FirstSale | null;
+    }
+  | { eligible: false; reason: Extract<CommissionReason, 'not_first_sale' | 'duration_ended'> };
+
+/** Sales are ordered by when they were paid, then by transaction id: every processing order agrees. */
+export const isEarlier = (a: SaleKey, b: SaleKey): boolean =>
+  a.occurredAt.getTime() < b.occurredAt.getTime() || (a.occurredAt.getTime() === b.occurredAt.getTime() && a.transactionId < b.transactionId);
 
 /**
- * percent / fixed pay on the customer's first sale by occurred_at, never on a renewal: a
- * renewal processed before its first invoice leaves the first invoice its commission. One
- * first-sale commission per customer, whichever one-off sale was processed first.
- * recurring_* pay on every sale, for `recurringDurationMonths` after the first sale when set.
+ * The first paid sale rule. percent / fixed pay once per customer, on its first paid sale by
+ * occurred_at, whatever the processor's billing_reason or the API's isRecurring say (a trial's
+ * first paid invoice is a "subscription_cycle"); $0 invoices never become sales. When an
+ * earlier sale arrives after the one holding the commission, the commission moves to it.
+ * recurring_* pay on every paid sale, for `recurringDurationMonths` after the first paid sale when set.
  */
 export function commissionEligibility(input: CommissionEligibilityInput): CommissionEligibility {
-  const { history, occurredAt } = input;
+  const { history, sale } = input;
+  const first = history.firstSale;
+  const isFirst = first === null || isEarlier(sale, first);
   const recurringType = input.type === 'recurring_percent' || input.type === 'recurring_fixed';
   if (!recurringType) {
-    const earlierOneOff = history.firstOneOffAt !== null && history.firstOneOffAt.getTime() <= occurredAt.getTime();
-    const first = !input.isRecurring && !earlierOneOff && !history.firstSaleCommissioned;
-    return first ? { eligible: true } : { eligible: false, reason: 'not_first_sale' };
+    if (!isFirst) return { eligible: false, reason: 'not_first_sale' };
+    return { eligible: true, moveFrom: first?.commissionId ? first : null };
   }
   if (input.recurringDurationMonths) {
-    const start = history.firstSaleAt && history.firstSaleAt.getTime() < occurredAt.getTime() ? history.firstSaleAt : occurredAt;
+    const start = isFirst ? sale.occurredAt : first.occurredAt;
     const end = new Date(start);
     end.setUTCMonth(end.getUTCMonth() + input.recurringDurationMonths);
-    if (occurredAt.getTime() >= end.getTime()) return { eligible: false, reason: 'duration_ended' };
+    if (sale.occurredAt.getTime() >= end.getTime()) return { eligible: false, reason: 'duration_ended' };
   }
-  return { eligible: true };
+  return { eligible: true, moveFrom: null };
 }

@@ -6,7 +6,7 @@ import type { CommissionStatus, Currency } from './types.js';
 export type CommissionStage = 'pending' | 'held' | 'approved' | 'paid' | 'rejected';
 export const COMMISSION_STAGES: readonly CommissionStage[] = ['pending', 'held', 'approved', 'paid', 'rejected'];
 
-export type LedgerKind = 'created' | 'adjusted' | 'approved' | 'unapproved' | 'paid' | 'clawed_back' | 'clawback_settled' | 'released' | 'rejected';
+export type LedgerKind = 'created' | 'adjusted' | 'approved' | 'unapproved' | 'paid' | 'clawed_back' | 'clawback_settled' | 'released' | 'rejected' | 'moved';
 
 /** One append-only entry: what it moves in or out of each of the commission's three buckets. */
 export interface LedgerEntry {
@@ -35,6 +35,8 @@ export interface CommissionPosition {
   deductedCents: number;
   createdAt: Date;
   autoApprove: boolean;
+  /** Made from a processor's test-mode payment: never approved, paid or exported. */
+  test: boolean;
 }
 
 export const netCents = (c: Pick<CommissionPosition, 'amountCents' | 'deductedCents'>): number => c.amountCents - c.deductedCents;
@@ -61,16 +63,35 @@ export function deductionChange(
   return { ledger: entry('adjusted', { [bucket]: change }), clawbackCents: null };
 }
 
+/** The ledger reason of a first-sale commission that moved to an earlier sale. */
+export const MOVED_REASON = 'first sale moved to an earlier sale of the customer';
+
+/**
+ * The first-sale commission moved to an earlier sale (DESIGN "Commission types"): all that is
+ * left of this one leaves the partner's balance. Unclaimed, out of the bucket it sits in;
+ * claimed by a payout or paid, as a clawback the next payout nets. A rejected one owed nothing.
+ */
+export function movedAwayChange(
+  c: Pick<CommissionPosition, 'stage' | 'payoutId' | 'amountCents' | 'deductedCents'>,
+): { ledger: LedgerEntry; clawbackCents: number | null } | null {
+  const net = netCents(c);
+  if (net === 0 || c.stage === 'rejected') return null;
+  if (c.stage === 'paid' || c.payoutId !== null) return { ledger: entry('clawed_back', { approvedCents: -net }, MOVED_REASON), clawbackCents: -net };
+  const bucket = c.stage === 'approved' ? 'approvedCents' : 'pendingCents';
+  return { ledger: entry('moved', { [bucket]: -net }, MOVED_REASON), clawbackCents: null };
+}
+
 /** Days after its creation a commission's hold ends. */
 export const holdEndsAt = (createdAt: Date, holdDays: number): Date => new Date(createdAt.getTime() + holdDays * 86_400_000);
 
-export type ApprovalRefusal = 'not_pending' | 'held' | 'reversed' | 'in_hold' | 'approval_taken_back';
+export type ApprovalRefusal = 'not_pending' | 'held' | 'reversed' | 'in_hold' | 'approval_taken_back' | 'test_mode';
 
 /**
  * Why this commission cannot be approved now, or null. The schedule approves only after the
  * hold and never one a manager took back; a manager may approve early.
  */
 export function approvalRefusal(c: CommissionPosition, holdDays: number, now: Date, byHand: boolean): ApprovalRefusal | null {
+  if (c.test) return 'test_mode';
   if (c.stage === 'held') return 'held';
   if (c.stage !== 'pending') return 'not_pending';
   if (c.status === 'reversed' || netCents(c) <= 0) return 'reversed';
@@ -126,13 +147,49 @@ export interface PayoutLine {
   amountCents: number;
 }
 
+/** A row a payout run may claim: an approved commission's net, or a clawback (negative: owed back). */
+export interface PayableItem {
+  kind: 'commission' | 'clawback';
+  id: number;
+  partnerId: number;
+  currency: Currency;
+  cents: number;
+}
+
+/** Per partner and currency: what the claimable rows add up to. */
+export function payableBalances(items: PayableItem[]): PayableBalance[] {
+  const byKey = new Map<string, PayableBalance>();
+  for (const item of items) {
+    const key = `${item.partnerId}:${item.currency}`;
+    const balance = byKey.get(key) ?? { partnerId: item.partnerId, currency: item.currency, approvedCents: 0, clawbackCents: 0 };
+    if (item.kind === 'commission') balance.approvedCents += item.cents;
+    else balance.clawbackCents += item.cents;
+    byKey.set(key, balance);
+  }
+  return [...byKey.values()];
+}
+
+/** The smallest payout per currency, in its smallest unit; a currency not named has none. */
+export type PayoutMinimums = Partial<Record<Currency, number>>;
+
 /**
- * A payout run pays each partner's balance per currency when it reaches the program's minimum
- * (and is positive): a clawback larger than what is approved waits for later commissions.
+ * A payout run pays each partner's balance per currency when it reaches that currency's
+ * minimum (and is positive): a clawback larger than what is approved waits for later commissions.
  */
-export function payoutLines(balances: PayableBalance[], minimumCents: number): PayoutLine[] {
+export function payoutLines(balances: PayableBalance[], minimums: PayoutMinimums): PayoutLine[] {
   return balances
     .map((b) => ({ partnerId: b.partnerId, currency: b.currency, amountCents: b.approvedCents + b.clawbackCents }))
-    .filter((line) => line.amountCents > 0 && line.amountCents >= minimumCents)
+    .filter((line) => line.amountCents > 0 && line.amountCents >= (minimums[line.currency] ?? 0))
     .sort((a, b) => a.partnerId - b.partnerId || a.currency.localeCompare(b.currency));
+}
+
+/**
+ * What cancelling a payout gives back for one commission it claimed: the commission returns to
+ * the approved balance at its current net, which already carries every deduction made since the
+ * claim. Those deductions were also written as clawbacks: one not yet netted is dropped (the net
+ * carries it); one another payout already netted was taken once, so the same amount is credited
+ * back. The partner is then owed exactly the commission's net, never a deduction twice.
+ */
+export function releasedClaimCredit(clawbacksNettedElsewhereCents: number): number | null {
+  return clawbacksNettedElsewhereCents === 0 ? null : -clawbacksNettedElsewhereCents;
 }

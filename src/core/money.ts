@@ -147,3 +147,17 @@ export function majorUnits(cents: string | number, currency: Currency): string {
 export function formatMoney(cents: string | number, currency: Currency): string {
   return `${majorUnits(cents, currency)} ${currency}`;
 }
+
+/**
+ * An amount typed in the currency's major unit ("50", "50.5", "1,000.00") as its smallest unit
+ * (5000, 5050, 100000); null when it is not such an amount (more decimals than the currency has,
+ * a sign, letters). VND has no decimals.
+ */
+export function parseMajorUnits(text: string, currency: Currency): number | null {
+  const digits = MINOR_UNIT_DIGITS[currency];
+  const plain = text.trim().replaceAll(',', '');
+  const match = (digits === 0 ? /^(\d+)$/ : new RegExp(`^(\\d+)(?:\\.(\\d{1,${digits}}))?$`)).exec(plain);
+  if (!match) return null;
+  const cents = BigInt(match[1]!) * 10n ** BigInt(digits) + BigInt((match[2] ?? '').padEnd(digits, '0') || '0');
+  return cents <= BigInt(MAX_AMOUNT_CENTS) ? Number(cents) : null;
+}

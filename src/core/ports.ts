@@ -121,6 +121,8 @@ export interface NewCommission {
   ledger: LedgerEntry;
   /** Fraud signals: the commission is held for a manager instead of pending. */
   holdReasons: FraudSignal[];
+  /** From a processor's test-mode payment: never approved, paid or exported. */
+  test: boolean;
 }
 
 export interface NewRefund {
@@ -170,7 +172,7 @@ export interface TrackingTx {
    * error when the transaction id is taken (then nothing is written).
    */
   insertSale(sale: NewSale, withSale: WrittenWithSale): Promise<number>;
-  /** What the customer's recorded non-test sales say about the first sale (any recording order). */
+  /** The customer's earliest other paid (non-test) sale and the commission it holds: the first-sale rule's input, any recording order. */
   saleHistory(customerId: number): Promise<SaleHistory>;
   setCommissionReason(saleId: number, reason: CommissionReason): Promise<void>;
   /** Remembers that a payment (pi_/ch_) settled an invoice (in_), for refunds that name only the payment. */
@@ -178,6 +180,11 @@ export interface TrackingTx {
   /** Runs fn inside a savepoint: a failure rolls back fn's writes only, then rethrows. */
   withSavepoint<T>(fn: () => Promise<T>): Promise<T>;
   insertCommission(commission: NewCommission): Promise<number>;
+  /**
+   * The customer's first-sale commission moved to a sale made earlier: this one no longer counts
+   * for its sale (its deduction becomes the whole amount), with the ledger entry and clawback given.
+   */
+  moveCommission(commissionId: number, toSaleId: number, change: { ledger: LedgerEntry; clawbackCents: number | null } | null): Promise<void>;
 
   findSaleInProgram(programId: number, transactionId: string): Promise<Sale | null>;
   lockCommissionForSale(saleId: number): Promise<Commission | null>;

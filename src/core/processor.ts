@@ -258,43 +258,40 @@ export async function recordProcessorRefund(store: Transactions, refund: Process
 }
 
 const disputeKey = (disputeId: string) => `dispute:${disputeId}`;
-const chargeback = (disputeId: string) => ({
-  refundAmountCents: undefined,
-  refundId: disputeKey(disputeId),
+/** A dispute counts as a chargeback of its own amount (a partial dispute deducts part), once per dispute. */
+const chargeback = (dispute: ProcessorDispute) => ({
+  refundAmountCents: dispute.amountCents ?? undefined,
+  refundId: disputeKey(dispute.disputeId),
   reason: 'chargeback' as const,
   refundReason: 'Stripe dispute',
   source: 'stripe',
 });
 
-/** charge.dispute.created: a chargeback reverses the whole remaining commission. */
-export async function recordProcessorDispute(
-  store: Transactions,
-  dispute: { programId: number; disputeId: string; paymentIds: string[] },
-): Promise<ProcessorRefundOutcome> {
-  return store.transaction(async (tx) => {
-    const sale = await findPaidSale(tx, dispute.programId, { paymentIds: dispute.paymentIds, transactionIds: [] });
-    const result = await refundSale(tx, sale, chargeback(dispute.disputeId));
-    return { kind: 'applied', saleId: sale.id, results: [result] };
-  });
+export interface ProcessorDispute {
+  programId: number;
+  disputeId: string;
+  paymentIds: string[];
+  /** The disputed amount (smallest unit); null when the processor does not say: the whole sale. */
+  amountCents: number | null;
 }
 
+export type ProcessorDisputeOutcome = { kind: 'deducted' | 'restored' | 'nothing_to_restore'; saleId: number; results: TrackRefundResult[] };
+
 /**
- * charge.dispute.closed with status won: the chargeback is undone and the commission restored
- * (beyond the spec). Idempotent. Processed before its charge.dispute.created, the chargeback is
- * counted and undone at once, so the late created event finds it counted and changes nothing:
- * both orders end in the same rows.
+ * A dispute's effect (src/core/disputes.ts) on its sale's commission, idempotent in any order.
+ * Deduct: counted once under the dispute's key. Restore: the counted chargeback is reverted;
+ * processed before the event that counts it, it is counted and reverted at once, so the late
+ * event finds it counted and changes nothing: every order ends in the same rows.
  */
-export async function restoreProcessorDispute(
-  store: Transactions,
-  dispute: { programId: number; disputeId: string; paymentIds: string[] },
-): Promise<{ kind: 'restored' | 'nothing_to_restore'; saleId: number }> {
+export async function applyProcessorDispute(store: Transactions, dispute: ProcessorDispute, effect: 'deduct' | 'restore'): Promise<ProcessorDisputeOutcome> {
+  if (dispute.amountCents !== null) assertAmount('dispute amount', dispute.amountCents);
   return store.transaction(async (tx) => {
     const sale = await findPaidSale(tx, dispute.programId, { paymentIds: dispute.paymentIds, transactionIds: [] });
     const key = refundKey(disputeKey(dispute.disputeId), undefined);
-    // Never counted (created not processed yet): count it, so the revert below nets to nothing.
-    if (!(await tx.refundKeyUsed(sale.id, key))) await refundSale(tx, sale, chargeback(dispute.disputeId));
+    if (effect === 'deduct') return { kind: 'deducted', saleId: sale.id, results: [await refundSale(tx, sale, chargeback(dispute))] };
+    if (!(await tx.refundKeyUsed(sale.id, key))) await refundSale(tx, sale, chargeback(dispute));
     const restored = await revertCountedRefund(tx, sale, key);
-    return { kind: restored ? 'restored' : 'nothing_to_restore', saleId: sale.id };
+    return { kind: restored ? 'restored' : 'nothing_to_restore', saleId: sale.id, results: [] };
   });
 }
 

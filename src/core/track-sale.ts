@@ -1,9 +1,9 @@
 // POST /track/sale: record a payment, attribute it, create the commission (spec §3, §4.3).
 // The Stripe workers call recordSale too, with the customer they resolved.
-import { createdEntry } from './commission-ledger.js';
+import { MOVED_REASON, createdEntry, movedAwayChange } from './commission-ledger.js';
 import { fraudSignals } from './fraud.js';
 import { customerForPromoCode } from './promo-codes.js';
-import { type CommissionReason, NO_SALES, checkAttributionWindow, commissionEligibility } from './attribution.js';
+import { type CommissionReason, type FirstSale, NO_SALES, checkAttributionWindow, commissionEligibility } from './attribution.js';
 import { attributedClick, customerForClick } from './customers.js';
 import { MESSAGES, errors } from './errors.js';
 import { computeCommissionCents } from './money.js';
@@ -130,11 +130,11 @@ export async function recordSale(
   }
 
   // Decided before the sale row exists, so the row says why it has no commission (if so).
+  // The first paid sale rule: sale.isRecurring is stored, never consulted (DESIGN "Commission types").
   const eligibility = commissionEligibility({
     type: program.commissionType,
-    isRecurring: sale.isRecurring,
     history: resolved.created ? NO_SALES : await tx.saleHistory(customer.id),
-    occurredAt: paymentAt,
+    sale: { occurredAt: paymentAt, transactionId },
     recurringDurationMonths: program.recurringDurationMonths,
   });
   const commissionReason: CommissionReason | null = sale.test
@@ -204,8 +204,16 @@ export async function recordSale(
   });
   // Signals hold the commission for a manager; the sale is recorded either way.
   const holdReasons = fraudSignals(await tx.fraudFacts(customer.id, partnerId, program.fraud.ipWindowMinutes), program.fraud);
-  const insert = () =>
-    tx.insertCommission({ saleId, programId: program.id, partnerId, amountCents: commissionCents, currency: sale.currency, ledger: createdEntry(commissionCents), holdReasons });
+  const moveFrom = eligibility.eligible ? eligibility.moveFrom : null;
+  // The move and the new commission stand or fall together (the savepoint covers both).
+  const insert = async () => {
+    if (moveFrom) await moveFirstSaleCommission(tx, program.id, moveFrom, saleId, sale.test);
+    return tx.insertCommission({
+      saleId, programId: program.id, partnerId, amountCents: commissionCents, currency: sale.currency, ledger: createdEntry(commissionCents), holdReasons,
+      // A processor's test-mode payment the program chose to see as a commission: never approved or paid.
+      test: sale.livemode === false,
+    });
+  };
   let commissionId: number;
   try {
     commissionId = onCommissionFailure === 'keep_sale' ? await tx.withSavepoint(insert) : await insert();
@@ -225,6 +233,27 @@ export async function recordSale(
     },
   });
   return { ...base, commissionId, commissionCents, commissionReason: null, partnerMissing: false, commissionFailed: false };
+}
+
+/**
+ * An earlier sale took the customer's first-sale commission: the later sale's commission is
+ * taken out of the balance (a clawback once a payout claimed it), its sale says why it has none,
+ * and the brand hears that it was reversed.
+ */
+async function moveFirstSaleCommission(tx: TrackingTx, programId: number, from: FirstSale, toSaleId: number, test: boolean): Promise<void> {
+  const commission = await tx.lockCommissionForSale(from.saleId);
+  if (!commission) return;
+  await tx.moveCommission(commission.id, toSaleId, movedAwayChange(commission));
+  await tx.setCommissionReason(from.saleId, 'not_first_sale');
+  await tx.emit({
+    programId,
+    type: 'commission.reversed',
+    test,
+    data: {
+      program_id: programId, sale_id: from.saleId, transaction_id: from.transactionId, commission_id: commission.id, partner_id: commission.partnerId,
+      amount_cents: commission.amountCents, currency: commission.currency, reason: MOVED_REASON, moved_to_sale_id: toSaleId,
+    },
+  });
 }
 
 /** Carries a result out of a transaction that must not commit. */

@@ -1,6 +1,6 @@
 // Commissions' lifecycle, balances and payout batches. Every read is scoped by program; every
 // change runs inside the caller's transaction and appends its ledger entries there.
-import type { CommissionPosition, CommissionStage, LedgerEntry, PayableBalance, PayoutLine } from '../core/commission-ledger.js';
+import type { CommissionPosition, CommissionStage, LedgerEntry, PayableItem, PayoutLine, PayoutMinimums } from '../core/commission-ledger.js';
 import type { FraudThresholds } from '../core/fraud.js';
 import type { Currency } from '../core/types.js';
 import { appendLines } from './ledger.js';
@@ -24,7 +24,7 @@ export interface CommissionRow extends CommissionPosition {
   holdReasons: string[];
 }
 
-const COMMISSION_FIELDS = `c.id, c.program_id, c.partner_id, pa.name AS partner_name, c.sale_id, s.processor_event_id, c.currency, s.test,
+const COMMISSION_FIELDS = `c.id, c.program_id, c.partner_id, pa.name AS partner_name, c.sale_id, s.processor_event_id, c.currency, (s.test OR c.test) AS test,
          c.stage, c.status, c.payout_id, c.payout_cents, c.amount_cents, c.deducted_cents, c.created_at, c.auto_approve, c.hold_reasons`;
 const COMMISSION_FROM = 'commissions c JOIN sales s ON s.id = c.sale_id LEFT JOIN partners pa ON pa.id = c.partner_id';
 const COMMISSION_SELECT = `SELECT ${COMMISSION_FIELDS} FROM ${COMMISSION_FROM}`;
@@ -62,7 +62,7 @@ export async function lockCommission(client: PoolClient, programId: number, comm
 export async function lockApprovalCandidates(client: PoolClient, now: Date, limit: number): Promise<Array<CommissionRow & { holdDays: number }>> {
   const { rows } = await client.query(
     `SELECT p.hold_days, ${COMMISSION_FIELDS} FROM ${COMMISSION_FROM} JOIN programs p ON p.id = c.program_id
-      WHERE c.stage = 'pending' AND c.auto_approve AND c.status <> 'reversed'
+      WHERE c.stage = 'pending' AND c.auto_approve AND c.status <> 'reversed' AND c.amount_cents > c.deducted_cents AND NOT c.test
         AND c.created_at <= $1::timestamptz - make_interval(days => p.hold_days)
       ORDER BY c.created_at LIMIT $2 FOR UPDATE OF c SKIP LOCKED`,
     [now, limit],
@@ -105,44 +105,67 @@ export async function changeStage(
   );
 }
 
-/** Serializes payout runs of one program (two managers pressing "run" at once make one batch). */
+/**
+ * Serializes what changes one program's payouts (runs, cancels, marking paid): two managers
+ * pressing "run" at once make one batch. An advisory lock, so nothing that tracking references
+ * is locked: clicks, sales and refunds of the program go on during a run (a row lock on the
+ * program would block every insert whose foreign key names it).
+ *
+ * The lock order wherever money moves: this program lock (payout operations only), then the
+ * customer (sales), then the payout row, then commissions in ascending id, then clawbacks. A
+ * refund takes only its one commission, so it waits for a run at most as long as the run's
+ * few statements, and never deadlocks with it.
+ */
 export async function lockProgramPayouts(client: PoolClient, programId: number): Promise<void> {
-  await client.query('SELECT 1 FROM programs WHERE id = $1 FOR UPDATE', [programId]);
+  await client.query("SELECT pg_advisory_xact_lock(hashtextextended('affix:payouts', $1::bigint))", [programId]);
 }
 
-/** Approved commissions and clawbacks no payout has claimed yet, per partner and currency. */
-export async function payableBalances(client: PoolClient, programId: number): Promise<PayableBalance[]> {
-  const { rows } = await client.query(
-    `SELECT partner_id, currency, sum(approved)::bigint AS approved, sum(clawback)::bigint AS clawback FROM (
-       SELECT partner_id, currency, amount_cents - deducted_cents AS approved, 0 AS clawback FROM commissions
-        WHERE program_id = $1 AND stage = 'approved' AND payout_id IS NULL AND partner_id IS NOT NULL AND amount_cents > deducted_cents
-       UNION ALL
-       SELECT partner_id, currency, 0, amount_cents FROM clawbacks WHERE program_id = $1 AND payout_id IS NULL
-     ) owed GROUP BY partner_id, currency`,
+/**
+ * Approved commissions (never test ones) and clawbacks no payout has claimed yet, locked in id
+ * order: the run pays exactly these rows, whatever changes meanwhile.
+ */
+export async function lockPayableItems(client: PoolClient, programId: number): Promise<PayableItem[]> {
+  const commissions = await client.query(
+    `SELECT id, partner_id, currency, amount_cents - deducted_cents AS cents FROM commissions
+      WHERE program_id = $1 AND stage = 'approved' AND payout_id IS NULL AND partner_id IS NOT NULL AND amount_cents > deducted_cents
+        AND NOT test AND moved_to_sale_id IS NULL
+      ORDER BY id FOR UPDATE`,
     [programId],
   );
-  return rows.map((row) => ({ partnerId: Number(row.partner_id), currency: row.currency, approvedCents: Number(row.approved), clawbackCents: Number(row.clawback) }));
+  const clawbacks = await client.query('SELECT id, partner_id, currency, amount_cents AS cents FROM clawbacks WHERE program_id = $1 AND payout_id IS NULL ORDER BY id FOR UPDATE', [programId]);
+  const row = (kind: PayableItem['kind']) => (r: any): PayableItem => ({ kind, id: Number(r.id), partnerId: Number(r.partner_id), currency: r.currency, cents: Number(r.cents) });
+  return [...commissions.rows.map(row('commission')), ...clawbacks.rows.map(row('clawback'))];
 }
 
-/** A batch with one payout per line, each claiming what it pays (the same rows payableBalances summed). */
-export async function insertBatch(client: PoolClient, programId: number, lines: PayoutLine[]): Promise<number> {
-  const { rows } = await client.query('INSERT INTO payout_batches (program_id) VALUES ($1) RETURNING id', [programId]);
-  const batchId = Number(rows[0].id);
-  for (const line of lines) {
-    const payout = await client.query(
-      `INSERT INTO payouts (batch_id, program_id, partner_id, currency, amount_cents) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-      [batchId, programId, line.partnerId, line.currency, line.amountCents],
-    );
-    const payoutId = payout.rows[0].id;
-    await client.query(
-      `WITH c AS (UPDATE commissions SET payout_id = $1, payout_cents = amount_cents - deducted_cents
-                   WHERE program_id = $2 AND partner_id = $3 AND currency = $4 AND stage = 'approved' AND payout_id IS NULL AND amount_cents > deducted_cents)
-       UPDATE clawbacks SET payout_id = $1 WHERE program_id = $2 AND partner_id = $3 AND currency = $4 AND payout_id IS NULL`,
-      [payoutId, programId, line.partnerId, line.currency],
-    );
-  }
+/**
+ * A batch with one payout per line; each payout claims the locked rows of its partner and
+ * currency (the rows its amount was summed from). Three statements whatever the batch's size.
+ */
+export async function insertBatch(client: PoolClient, programId: number, lines: PayoutLine[], rows: PayableItem[]): Promise<number> {
+  const { rows: batch } = await client.query('INSERT INTO payout_batches (program_id) VALUES ($1) RETURNING id', [programId]);
+  const batchId = Number(batch[0].id);
+  const { rows: made } = await client.query(
+    `INSERT INTO payouts (batch_id, program_id, partner_id, currency, amount_cents)
+     SELECT $1, $2, l.partner_id, l.currency, l.amount_cents FROM unnest($3::bigint[], $4::text[], $5::bigint[]) AS l (partner_id, currency, amount_cents)
+     RETURNING id, partner_id, currency`,
+    [batchId, programId, lines.map((l) => l.partnerId), lines.map((l) => l.currency), lines.map((l) => l.amountCents)],
+  );
+  const payoutOf = new Map(made.map((r) => [`${r.partner_id}:${r.currency}`, Number(r.id)]));
+  const claims = rows.flatMap((r) => {
+    const payoutId = payoutOf.get(`${r.partnerId}:${r.currency}`);
+    return payoutId === undefined ? [] : [{ ...r, payoutId }];
+  });
+  const pick = (kind: PayableItem['kind']) => claims.filter((c) => c.kind === kind);
+  await client.query(
+    `WITH c AS (UPDATE commissions c SET payout_id = x.payout_id, payout_cents = c.amount_cents - c.deducted_cents
+                  FROM unnest($1::bigint[], $2::bigint[]) AS x (id, payout_id) WHERE c.id = x.id)
+     UPDATE clawbacks k SET payout_id = x.payout_id FROM unnest($3::bigint[], $4::bigint[]) AS x (id, payout_id) WHERE k.id = x.id`,
+    [pick('commission').map((c) => c.id), pick('commission').map((c) => c.payoutId), pick('clawback').map((c) => c.id), pick('clawback').map((c) => c.payoutId)],
+  );
   return batchId;
 }
+
+export type PayoutStatus = 'pending' | 'processing' | 'paid' | 'canceled';
 
 export interface PayoutRow {
   id: number;
@@ -152,7 +175,8 @@ export interface PayoutRow {
   partnerName: string;
   currency: Currency;
   amountCents: number;
-  status: 'pending' | 'paid' | 'canceled';
+  /** processing: claimed by a Stripe transfer in flight. */
+  status: PayoutStatus;
   reference: string | null;
   paidAt: Date | null;
   createdAt: Date;
@@ -210,20 +234,32 @@ export async function payoutContents(client: PoolClient, payoutId: number): Prom
   };
 }
 
-export async function setPayoutStatus(client: PoolClient, payoutId: number, status: 'paid' | 'canceled', reference: string | null, at: Date): Promise<void> {
+export async function setPayoutStatus(client: PoolClient, payoutId: number, status: Exclude<PayoutStatus, 'pending'> | 'pending', reference: string | null, at: Date): Promise<void> {
   await client.query(
     `UPDATE payouts SET status = $2, reference = coalesce($3, reference), paid_at = CASE WHEN $2 = 'paid' THEN $4 ELSE paid_at END WHERE id = $1`,
     [payoutId, status, reference, at],
   );
 }
 
-/** A canceled payout gives back what it claimed: the next run pays it. */
+/**
+ * A canceled payout gives back exactly what it claimed (core releasedClaimCredit): its
+ * commissions return to the approved balance at their net; clawbacks made under it are dropped
+ * when not yet netted and credited back when another payout netted them; clawbacks of other
+ * commissions it netted are free again. One statement.
+ */
 export async function releaseClaims(client: PoolClient, payoutId: number): Promise<void> {
   await client.query(
-    `WITH since_claim AS (
-       -- Deductions after the claim were clawbacks; back in the balance, the commission's own net carries them.
-       DELETE FROM clawbacks WHERE payout_id IS NULL AND commission_id IN (SELECT id FROM commissions WHERE payout_id = $1 AND stage = 'approved')
-     ), c AS (UPDATE commissions SET payout_id = NULL, payout_cents = NULL WHERE payout_id = $1 AND stage = 'approved')
+    `WITH released AS (
+       UPDATE commissions SET payout_id = NULL, payout_cents = NULL WHERE payout_id = $1 AND stage = 'approved' RETURNING id
+     ), made_under AS (
+       SELECT k.* FROM clawbacks k WHERE k.made_under_payout_id = $1 AND k.commission_id IN (SELECT id FROM released)
+     ), dropped AS (
+       DELETE FROM clawbacks WHERE id IN (SELECT id FROM made_under WHERE payout_id IS NULL)
+     ), credited AS (
+       INSERT INTO clawbacks (commission_id, program_id, partner_id, currency, amount_cents)
+       SELECT commission_id, program_id, partner_id, currency, -sum(amount_cents) FROM made_under WHERE payout_id IS NOT NULL
+        GROUP BY commission_id, program_id, partner_id, currency HAVING sum(amount_cents) <> 0
+     )
      UPDATE clawbacks SET payout_id = NULL WHERE payout_id = $1`,
     [payoutId],
   );
@@ -284,7 +320,8 @@ export async function listCommissions(
 
 export interface PayoutSettings {
   holdDays: number;
-  payoutMinimumCents: number;
+  /** Per currency, in its smallest unit. */
+  payoutMinimumsCents: PayoutMinimums;
   fraud: FraudThresholds;
   /** Partners may create their own referral links in the portal. */
   partnersCanCreateLinks: boolean;
@@ -292,7 +329,7 @@ export interface PayoutSettings {
 
 export async function payoutSettings(db: Queryable, programId: number): Promise<PayoutSettings | null> {
   const { rows } = await db.query(
-    `SELECT hold_days, payout_minimum_cents, fraud_min_signup_seconds, fraud_max_leads_per_ip, fraud_ip_window_minutes, partners_can_create_links
+    `SELECT hold_days, payout_minimums, fraud_min_signup_seconds, fraud_max_leads_per_ip, fraud_ip_window_minutes, partners_can_create_links
        FROM programs WHERE id = $1`,
     [programId],
   );
@@ -300,7 +337,7 @@ export async function payoutSettings(db: Queryable, programId: number): Promise<
   return row
     ? {
         holdDays: row.hold_days,
-        payoutMinimumCents: Number(row.payout_minimum_cents),
+        payoutMinimumsCents: row.payout_minimums,
         fraud: { minSignupSeconds: row.fraud_min_signup_seconds, maxLeadsPerIp: row.fraud_max_leads_per_ip, ipWindowMinutes: row.fraud_ip_window_minutes },
         partnersCanCreateLinks: row.partners_can_create_links,
       }
@@ -309,10 +346,10 @@ export async function payoutSettings(db: Queryable, programId: number): Promise<
 
 export async function setPayoutSettings(db: Queryable, programId: number, settings: PayoutSettings): Promise<void> {
   await db.query(
-    `UPDATE programs SET hold_days = $2, payout_minimum_cents = $3, fraud_min_signup_seconds = $4, fraud_max_leads_per_ip = $5, fraud_ip_window_minutes = $6,
+    `UPDATE programs SET hold_days = $2, payout_minimums = $3, fraud_min_signup_seconds = $4, fraud_max_leads_per_ip = $5, fraud_ip_window_minutes = $6,
             partners_can_create_links = $7
       WHERE id = $1`,
-    [programId, settings.holdDays, settings.payoutMinimumCents, settings.fraud.minSignupSeconds, settings.fraud.maxLeadsPerIp, settings.fraud.ipWindowMinutes,
+    [programId, settings.holdDays, JSON.stringify(settings.payoutMinimumsCents), settings.fraud.minSignupSeconds, settings.fraud.maxLeadsPerIp, settings.fraud.ipWindowMinutes,
       settings.partnersCanCreateLinks],
   );
   linksChanged();

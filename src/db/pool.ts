@@ -1,5 +1,6 @@
 // Connection pools. bigint columns come back as JS numbers; anything past 2^53 is refused, not rounded.
 import pg from 'pg';
+import pRetry from 'p-retry';
 
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => {
   const parsed = Number(value);
@@ -63,12 +64,29 @@ export function createPool(connectionString: string, options: PoolOptions = {}):
   return pool;
 }
 
+/** A deadlock, or a lock not granted within lock_timeout: the transaction was rolled back whole, and may simply run again. */
+export const isLockConflict = (error: unknown): boolean => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '55P03';
+};
+
+/**
+ * `fn` in one transaction. A lock conflict (two money operations meeting on the same rows)
+ * runs it again from the start, twice at most: concurrent operations wait or succeed instead of
+ * answering 503. `fn` must do nothing outside the transaction that a second run would repeat.
+ */
 export async function withTransaction<T>(
   pool: pg.Pool,
   fn: (client: pg.PoolClient) => Promise<T>,
   options: { readOnly?: boolean } = {},
 ): Promise<T> {
-  return runToCommit(await openTransaction(pool, options), fn);
+  return pRetry(async () => runToCommit(await openTransaction(pool, options), fn), {
+    retries: 2,
+    minTimeout: 20,
+    maxTimeout: 200,
+    randomize: true,
+    shouldRetry: ({ error }) => isLockConflict(error),
+  });
 }
 
 /** `fn` in an open transaction, then its commit; a throw rolls it back and is passed on. */

@@ -1,6 +1,6 @@
 // TrackingTx over one pg client inside a transaction: every query the tracking use cases run.
 import type { CommissionReason, SaleHistory } from '../core/attribution.js';
-import { createdEntry } from '../core/commission-ledger.js';
+import { type LedgerEntry, createdEntry } from '../core/commission-ledger.js';
 import { errors } from '../core/errors.js';
 import type { FraudFacts } from '../core/fraud.js';
 import type { OutboundEvent } from '../core/outbound-events.js';
@@ -215,15 +215,19 @@ export class PgTrackingTx implements TrackingTx {
   async saleHistory(customerId: number): Promise<SaleHistory> {
     await this.query('SELECT 1 FROM customers WHERE id = $1 FOR UPDATE', [customerId]);
     const { rows } = await this.query(
-      `SELECT min(s.occurred_at) AS first_sale_at,
-              min(s.occurred_at) FILTER (WHERE NOT s.is_recurring) AS first_one_off_at,
-              coalesce(bool_or(c.id IS NOT NULL AND NOT s.is_recurring), false) AS first_sale_commissioned
-         FROM sales s LEFT JOIN commissions c ON c.sale_id = s.id
-        WHERE s.customer_id = $1 AND NOT s.test`,
+      // The (customer_id, occurred_at) index: the earliest paid sale is one probe.
+      `SELECT s.id, s.occurred_at, s.processor_event_id, c.id AS commission_id
+         FROM sales s LEFT JOIN commissions c ON c.sale_id = s.id AND c.moved_to_sale_id IS NULL
+        WHERE s.customer_id = $1 AND NOT s.test AND s.amount_cents > 0
+        ORDER BY s.occurred_at, s.processor_event_id LIMIT 1`,
       [customerId],
     );
     const row = rows[0];
-    return { firstSaleAt: row.first_sale_at, firstOneOffAt: row.first_one_off_at, firstSaleCommissioned: row.first_sale_commissioned };
+    return {
+      firstSale: row
+        ? { saleId: Number(row.id), occurredAt: row.occurred_at, transactionId: row.processor_event_id, commissionId: row.commission_id === null ? null : Number(row.commission_id) }
+        : null,
+    };
   }
 
   async setCommissionReason(saleId: number, reason: CommissionReason): Promise<void> {
@@ -254,15 +258,29 @@ export class PgTrackingTx implements TrackingTx {
   async insertCommission(commission: NewCommission): Promise<number> {
     const { rows } = await this.query(
       `WITH commission AS (
-         INSERT INTO commissions (sale_id, program_id, partner_id, amount_cents, currency, stage, hold_reasons)
-         VALUES ($1, $2, $3, $4, $5, CASE WHEN cardinality($11::text[]) > 0 THEN 'held' ELSE 'pending' END, nullif($11::text[], '{}'))
+         INSERT INTO commissions (sale_id, program_id, partner_id, amount_cents, currency, stage, hold_reasons, test)
+         VALUES ($1, $2, $3, $4, $5, CASE WHEN cardinality($11::text[]) > 0 THEN 'held' ELSE 'pending' END, nullif($11::text[], '{}'), $12)
          RETURNING id, program_id, partner_id, currency
        ), entry AS (${appendEntries('commission', 6)})
        SELECT id FROM commission`,
       [commission.saleId, commission.programId, commission.partnerId, commission.amountCents, commission.currency, ...entryParams(commission.ledger),
-        commission.holdReasons],
+        commission.holdReasons, commission.test],
     );
     return rows[0].id;
+  }
+
+  async moveCommission(commissionId: number, toSaleId: number, change: { ledger: LedgerEntry; clawbackCents: number | null } | null): Promise<void> {
+    await this.query(
+      `WITH commission AS (
+         UPDATE commissions SET moved_to_sale_id = $2, moved_at = now(), deducted_cents = amount_cents, updated_at = now() WHERE id = $1
+         RETURNING id, program_id, partner_id, currency, payout_id
+       ), entry AS (${appendEntries('commission', 4)} WHERE $3::boolean)
+       , clawback AS (
+         INSERT INTO clawbacks (commission_id, program_id, partner_id, currency, amount_cents, made_under_payout_id)
+         SELECT id, program_id, partner_id, currency, $9, payout_id FROM commission WHERE $9::bigint IS NOT NULL AND partner_id IS NOT NULL)
+       SELECT 1`,
+      [commissionId, toSaleId, change !== null, ...entryParams(change?.ledger ?? NO_ENTRY), change?.clawbackCents ?? null],
+    );
   }
 
   findSaleInProgram(programId: number, transactionId: string) {
@@ -274,9 +292,10 @@ export class PgTrackingTx implements TrackingTx {
     );
   }
 
+  /** A commission that moved to an earlier sale is no longer its sale's. */
   lockCommissionForSale(saleId: number) {
     return this.one(
-      `SELECT ${COMMISSION_COLUMNS} FROM commissions WHERE sale_id = $1 FOR UPDATE`,
+      `SELECT ${COMMISSION_COLUMNS} FROM commissions WHERE sale_id = $1 AND moved_to_sale_id IS NULL FOR UPDATE`,
       [saleId],
       toCommission,
     );
@@ -327,11 +346,11 @@ export class PgTrackingTx implements TrackingTx {
     await this.query(
       `WITH commission AS (
          UPDATE commissions SET status = $2, refunded_total_cents = $3, deducted_cents = $4, updated_at = now() WHERE id = $1
-         RETURNING id, program_id, partner_id, currency
+         RETURNING id, program_id, partner_id, currency, payout_id
        ), entry AS (${appendEntries('commission', 6)} WHERE $5::boolean)
        , clawback AS (
-         INSERT INTO clawbacks (commission_id, program_id, partner_id, currency, amount_cents)
-         SELECT id, program_id, partner_id, currency, $11 FROM commission WHERE $11::bigint IS NOT NULL AND partner_id IS NOT NULL)
+         INSERT INTO clawbacks (commission_id, program_id, partner_id, currency, amount_cents, made_under_payout_id)
+         SELECT id, program_id, partner_id, currency, $11, payout_id FROM commission WHERE $11::bigint IS NOT NULL AND partner_id IS NOT NULL)
        SELECT 1`,
       [commissionId, patch.status, patch.refundedTotalCents, patch.deductedCents, change !== null,
         ...entryParams(change?.ledger ?? NO_ENTRY), change?.clawbackCents ?? null],

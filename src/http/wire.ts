@@ -1,5 +1,6 @@
 // Answers on the wire use snake_case names (the API's convention); use cases speak camelCase.
-const snake = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+// Currency codes and other all-capital keys ({"USD": 5000}) stay as they are.
+const snake = (key: string) => (/^[A-Z]+$/.test(key) ? key : key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
 
 export function wire(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(wire);

@@ -2,16 +2,16 @@
 import { STRIPE_EVENTS_JOB_QUEUE } from '../platform/queue.js';
 import type PgBoss from 'pg-boss';
 import { z } from 'zod';
+import { type DisputeEvent, disputeEffect } from '../core/disputes.js';
 import { AffixError } from '../core/errors.js';
 import {
   NotYetResolvable,
   type ProcessorOutcome,
   bindProcessorCheckout,
   linkProcessorInvoicePayment,
-  recordProcessorDispute,
+  applyProcessorDispute,
   recordProcessorPayment,
   recordProcessorRefund,
-  restoreProcessorDispute,
   revertProcessorRefund,
 } from '../core/processor.js';
 import type { Transactions } from '../core/ports.js';
@@ -126,17 +126,17 @@ async function refundUpdated({ store, programId, object }: EventContext): Promis
   };
 }
 
-async function disputeCreated({ store, programId, object }: EventContext): Promise<EventUpdate> {
-  const result = await recordProcessorDispute(store, { programId, ...readDispute(object) });
-  return { status: 'processed', saleId: result.saleId, reason: 'chargeback: commission reversed', result: { refunds: result.results } };
-}
-
-async function disputeClosed({ store, programId, object }: EventContext): Promise<EventUpdate> {
-  const dispute = readDispute(object);
-  if (dispute.status !== 'won') return { status: 'ignored', reason: `dispute closed with status ${dispute.status}; chargeback stands` };
-  const result = await restoreProcessorDispute(store, { programId, ...dispute });
-  return { status: 'processed', saleId: result.saleId, reason: result.kind === 'restored' ? 'dispute won: commission restored' : 'nothing to restore' };
-}
+/** Every dispute event: what it does to the commission is the core's rule (src/core/disputes.ts). */
+const disputeHandler =
+  (event: DisputeEvent): Handler =>
+  async ({ store, programId, object }) => {
+    const dispute = readDispute(object);
+    const { effect, why } = disputeEffect(event, dispute.status);
+    if (effect === 'none') return { status: 'ignored', reason: why };
+    const result = await applyProcessorDispute(store, { programId, ...dispute }, effect);
+    const reason = result.kind === 'nothing_to_restore' ? 'nothing to restore' : why;
+    return { status: 'processed', saleId: result.saleId, reason, ...(result.results.length ? { result: { refunds: result.results } } : {}) };
+  };
 
 /** Every handled type has exactly one handler (the compiler checks the list against this table). */
 const HANDLERS: Record<HandledStripeEventType, Handler> = {
@@ -149,8 +149,10 @@ const HANDLERS: Record<HandledStripeEventType, Handler> = {
   'charge.refund.updated': refundUpdated,
   'refund.updated': refundUpdated,
   'refund.failed': refundUpdated,
-  'charge.dispute.created': disputeCreated,
-  'charge.dispute.closed': disputeClosed,
+  'charge.dispute.created': disputeHandler('created'),
+  'charge.dispute.funds_withdrawn': disputeHandler('funds_withdrawn'),
+  'charge.dispute.funds_reinstated': disputeHandler('funds_reinstated'),
+  'charge.dispute.closed': disputeHandler('closed'),
 };
 
 /** Maps the event to its core call. Returns what to write on the inbox row. */

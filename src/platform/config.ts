@@ -19,6 +19,8 @@ const schema = z.object({
   AFFIX_TRUST_PROXY: z.string().default('false'),
   AFFIX_SEED_DEMO: booleanText.default(true),
   AFFIX_BODY_LIMIT: z.string().default('100kb'),
+  // Processor webhooks: larger than any event Stripe sends (a refused delivery is retried for days, then lost).
+  AFFIX_WEBHOOK_BODY_LIMIT: z.string().default('8mb'),
   AFFIX_SECRET_KEY: z.string().min(16, 'AFFIX_SECRET_KEY must be at least 16 characters').optional(),
   STRIPE_CONNECT_WEBHOOK_SECRET: z.string().optional(),
   STRIPE_CONNECT_CLIENT_ID: z.string().regex(/^ca_\w+$/, 'STRIPE_CONNECT_CLIENT_ID must be a Connect client id (ca_...)').optional(),
@@ -61,6 +63,8 @@ export interface Config {
   trustProxy: false | number | string;
   seedDemo: boolean;
   bodyLimit: string;
+  /** Largest signed webhook body accepted (AFFIX_WEBHOOK_BODY_LIMIT). */
+  webhookBodyLimit: string;
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
   /** Encrypts stored Stripe signing secrets; generated in the data folder for the embedded database. */
   secretKey: string | undefined;
@@ -130,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     trustProxy: parseTrustProxy(e.AFFIX_TRUST_PROXY),
     seedDemo: e.AFFIX_SEED_DEMO,
     bodyLimit: e.AFFIX_BODY_LIMIT,
+    webhookBodyLimit: e.AFFIX_WEBHOOK_BODY_LIMIT,
     logLevel: e.LOG_LEVEL,
     secretKey: e.AFFIX_SECRET_KEY,
     stripeConnectWebhookSecret: e.STRIPE_CONNECT_WEBHOOK_SECRET,

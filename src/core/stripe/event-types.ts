@@ -11,6 +11,8 @@ export const HANDLED_STRIPE_EVENT_TYPES = [
   'refund.updated',
   'refund.failed',
   'charge.dispute.created',
+  'charge.dispute.funds_withdrawn',
+  'charge.dispute.funds_reinstated',
   'charge.dispute.closed',
 ] as const;
 

@@ -165,10 +165,12 @@ export function stripeObjectIds(event: Obj): string[] {
   return compact([...OBJECT_ID_FIELDS.map((field) => idOf(object[field])), ...nested.map(idOf)]).slice(0, 16);
 }
 
-export function readDispute(dispute: Obj): { disputeId: string; paymentIds: string[]; status: string } {
+/** A dispute: its amount is what the network takes back (a partial dispute names less than the charge). */
+export function readDispute(dispute: Obj): { disputeId: string; paymentIds: string[]; status: string; amountCents: number | null } {
   return {
     disputeId: dispute.id,
     paymentIds: compact([idOf(dispute.payment_intent), idOf(dispute.charge)]),
     status: String(dispute.status ?? ''),
+    amountCents: dispute.amount === undefined || dispute.amount === null ? null : Number(dispute.amount),
   };
 }

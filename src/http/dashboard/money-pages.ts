@@ -1,7 +1,9 @@
 // The program's Payouts and Webhooks pages, rendered from what src/app/dashboard gathered.
 import type { SectionData } from '../../app/dashboard.js';
 import { OUTBOUND_EVENT_TYPES, outboundBody } from '../../core/outbound-events.js';
-import { formatMoney } from '../../core/money.js';
+import type { PayoutMinimums } from '../../core/commission-ledger.js';
+import { formatMoney, majorUnits } from '../../core/money.js';
+import { SUPPORTED_CURRENCIES } from '../../core/types.js';
 import { type Html, field, html, raw } from './html.js';
 
 type Of<S extends SectionData['section']> = Extract<SectionData, { section: S }>;
@@ -24,6 +26,10 @@ const SIGNAL_WORDS: Record<string, string> = {
   referred_by_another_partner: 'the customer was referred by another partner first',
 };
 
+/** "USD 50.00, VND 500000" or "none". */
+const minimumsInWords = (minimums: PayoutMinimums): string =>
+  SUPPORTED_CURRENCIES.filter((c) => minimums[c] !== undefined).map((c) => formatMoney(minimums[c]!, c)).join(', ') || 'none set';
+
 export function payoutsSection(view: MoneyView, data: Of<'payouts'>): Html {
   const { base } = view;
   const fe = view.fieldErrors;
@@ -36,7 +42,7 @@ ${data.balances.length === 0 ? html`<p>No commissions yet.</p>` : html`<table><t
 ${data.balances.map((b) => html`<tr><td>${b.partnerName}</td><td>${b.currency}</td><td>${money(b.pendingCents, b.currency)}</td><td><strong>${money(b.approvedCents, b.currency)}</strong></td><td>${money(b.inPayoutCents, b.currency)}</td><td>${money(b.paidCents, b.currency)}</td><td>${b.payoutMethod ? `${b.payoutMethod}: ${b.payoutReference}` : html`<span class="muted">not set</span>`}</td></tr>`)}
 </tbody></table>`}
 <form method="post" action="${base}/payouts/run">${fe.payout_run ? html`<p class="error" role="alert">${fe.payout_run}</p>` : ''}<div><button type="submit">Run payout</button></div>
-<p class="muted">Pays every partner's approved balance per currency at or above the minimum (${settings.payoutMinimumCents} in the smallest unit), net of clawbacks.</p></form></section>
+<p class="muted">Pays every partner's approved balance per currency at or above that currency's minimum (${minimumsInWords(settings.payoutMinimumsCents)}), net of clawbacks.</p></form></section>
 <section id="open-payouts"><h2>Open payouts</h2>
 ${open.length === 0 ? html`<p>No payout waits to be paid.</p>` : html`<table><thead><tr><th>Payout</th><th>Partner</th><th>Amount</th><th>Pay to</th><th>Mark paid</th><th></th></tr></thead><tbody>
 ${open.map((p) => html`<tr><td>${p.id} (batch ${p.batchId})</td><td>${p.partnerName}</td><td>${money(p.amountCents, p.currency)}</td><td>${p.payoutMethod ? `${p.payoutMethod}: ${p.payoutReference}` : (p.partnerEmail ?? '')}</td>
@@ -65,7 +71,7 @@ ${data.commissions.map((c) => {
 })}</tbody></table>`}</section>
 <section id="payout-settings"><h2>Payout and fraud settings</h2><form method="post" action="${base}/payouts/settings" novalidate>
 ${field('hold_days', 'Hold period in days (a commission is approved after it; longer than your refund window)', String(settings.holdDays), fe, 'inputmode="numeric"')}
-${field('payout_minimum_cents', 'Minimum payout, in the currency’s smallest unit (cents)', String(settings.payoutMinimumCents), fe, 'inputmode="numeric"')}
+${SUPPORTED_CURRENCIES.map((currency) => field(`payout_minimum_${currency}`, `Minimum payout in ${currency} (in ${currency}, like ${currency === 'VND' ? '500000' : '50.00'}; empty for none)`, settings.payoutMinimumsCents[currency] === undefined ? '' : majorUnits(settings.payoutMinimumsCents[currency]!, currency), fe, 'inputmode="decimal"'))}
 ${field('fraud_min_signup_seconds', 'Hold when the signup comes this many seconds or less after the click, from its IP', String(settings.fraud.minSignupSeconds), fe, 'inputmode="numeric"')}
 ${field('fraud_max_leads_per_ip', 'Hold when one IP signs up more than this many times…', String(settings.fraud.maxLeadsPerIp), fe, 'inputmode="numeric"')}
 ${field('fraud_ip_window_minutes', '…within this many minutes', String(settings.fraud.ipWindowMinutes), fe, 'inputmode="numeric"')}

@@ -2,7 +2,7 @@
 // says what was stored.
 import express, { type Request, type Response, Router } from 'express';
 import { type IntakeDeps, type Received, inboxWriter, receiveConnectEvent, receiveProgramEvent, secretCache } from '../../app/stripe-intake.js';
-import { AffixError } from '../../core/errors.js';
+import { AffixError, errors } from '../../core/errors.js';
 import { state } from '../context.js';
 import type { HttpDeps } from '../deps.js';
 
@@ -14,7 +14,15 @@ function answer(res: Response, received: Received): void {
 
 export function stripeWebhookRoutes(deps: HttpDeps): Router {
   const router = Router();
-  const raw = express.raw({ type: () => true, limit: '1mb' });
+  const parseRaw = express.raw({ type: () => true, limit: deps.config.webhookBodyLimit });
+  // The size refusal names the limit that applied here, not the JSON API's.
+  const raw = (req: Request, res: Response, next: (error?: unknown) => void) =>
+    parseRaw(req, res, (error?: unknown) => {
+      if ((error as { type?: string } | undefined)?.type === 'entity.too.large') {
+        return next(errors.payloadTooLarge(`Webhook body is larger than ${deps.config.webhookBodyLimit} (AFFIX_WEBHOOK_BODY_LIMIT)`));
+      }
+      next(error);
+    });
   const requireQueue = (_req: Request, _res: Response, next: () => void) => {
     if (!deps.queue) throw new AffixError(503, 'Webhook intake is not running on this instance');
     next();

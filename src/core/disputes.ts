@@ -1,0 +1,26 @@
+// What a processor's dispute does to a commission (DESIGN "Disputes"): only money the processor
+// takes back changes it. An inquiry takes nothing; a dispute that withdraws funds deducts in
+// proportion to the disputed amount; a won one gives exactly that back.
+
+/** The dispute events the workers see (Stripe: charge.dispute.*). */
+export type DisputeEvent = 'created' | 'funds_withdrawn' | 'funds_reinstated' | 'closed';
+
+export type DisputeEffect =
+  | { effect: 'deduct'; why: string }
+  | { effect: 'restore'; why: string }
+  | { effect: 'none'; why: string };
+
+/** Stripe's inquiry statuses: the card network asks questions; no funds are withdrawn. */
+export const isInquiry = (status: string): boolean => status.startsWith('warning_');
+
+export function disputeEffect(event: DisputeEvent, status: string): DisputeEffect {
+  if (event === 'funds_withdrawn') return { effect: 'deduct', why: 'dispute funds withdrawn: commission reduced by the disputed amount' };
+  if (event === 'funds_reinstated') return { effect: 'restore', why: 'dispute funds reinstated: deduction given back' };
+  if (isInquiry(status)) return { effect: 'none', why: `inquiry (${status}): no money taken, commission unchanged` };
+  if (event === 'created') return { effect: 'deduct', why: 'chargeback: commission reduced by the disputed amount' };
+  if (status === 'won') return { effect: 'restore', why: 'dispute won: commission restored' };
+  if (status === 'lost') return { effect: 'deduct', why: 'dispute lost: chargeback stands' };
+  // Closed because the brand refunded the charge: the refund's own event counts that money.
+  if (status === 'charge_refunded') return { effect: 'restore', why: 'dispute closed by a refund: the refund counts the money once' };
+  return { effect: 'none', why: `dispute closed with status ${status}: nothing to change` };
+}
