@@ -147,7 +147,7 @@ describe('init and programs (login token)', () => {
     const reply = await api.request('POST', '/api/v1/cli/init', { body: { ...valid, cookie_duration: 30, advertiser_id: advertiserId }, headers: bearer(token) });
     expect(reply.status).toBe(201);
     expect(reply.body.data).toMatchObject({ program_id: expect.any(Number), api_key: expect.stringMatching(/^affix_sk_/), cookie_window_days: 30, advertiser_id: advertiserId,
-      commission: '20% of the first sale', commission_type: 'percent', commission_rate: 20, allowed_origins: ['https://shop.example', 'https://www.shop.example'] });
+      commission: '20% of the first paid sale', commission_type: 'percent', commission_rate: 20, allowed_origins: ['https://shop.example', 'https://www.shop.example'] });
     const key = reply.body.data.api_key;
     const ready = await api.request('GET', '/api/v1/programs/me/readiness', { headers: bearer(key) });
     expect(ready.body.program_id).toBe(reply.body.data.program_id);
@@ -155,7 +155,7 @@ describe('init and programs (login token)', () => {
     expect(programs.body).toEqual({
       data: [{
         id: reply.body.data.program_id, name: 'Shop', domain: 'shop.example', status: 'active',
-        commission: '20% of the first sale', commission_type: 'percent', commission_rate: 20, partners: 0, created_at: expect.any(String),
+        commission: '20% of the first paid sale', commission_type: 'percent', commission_rate: 20, partners: 0, created_at: expect.any(String),
       }],
     });
     // advertiser_id null counts as absent.

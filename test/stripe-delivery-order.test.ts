@@ -2,10 +2,8 @@
 // scenario here runs in every order of its events (delivered, then processed one at a time,
 // re-running what had to wait) and must end in the same rows, exact to the cent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NotYetResolvable } from '../src/core/processor.js';
 import { wakeWaitingEvents } from '../src/db/webhook-events.js';
 import { processStripeEvent } from '../src/jobs/stripe-event-job.js';
-import { createLogger } from '../src/platform/logger.js';
 import { stripeEventEnqueuer } from '../src/platform/queue.js';
 import {
   type SeededProgram,
@@ -15,7 +13,7 @@ import {
   createTestDatabase,
   startTestApi,
 } from './support/harness.js';
-import { CONNECT_SECRET, deliver, fixture, seedStripeCustomer } from './support/stripe.js';
+import { CONNECT_SECRET, type Step, deliver, deliverSteps, fixture, processEventsInOrder, seedStripeCustomer, workerDeps } from './support/stripe.js';
 
 let db: TestDatabase;
 let api: TestApi;
@@ -37,56 +35,15 @@ function permutations<T>(items: T[]): T[][] {
 
 const DAY = 86_400;
 
-interface Step {
-  fixture: string;
-  /** Seconds after the run's start: Stripe's `created` (a renewal comes a month after its first invoice). */
-  at?: number;
-  change?: (event: any) => void;
-}
-
 /** A program with a partner, a click and (unless told otherwise) a browser-mode lead. */
 async function newRun(program: Record<string, unknown>, opts: { lead?: boolean } = {}) {
   const { shop, run, vars } = await seedStripeCustomer(api, program, opts);
   return { shop, run, vars };
 }
 
-const deps = () => ({ pool: db.pool, logger: createLogger('silent'), queue: api.queue! });
-
-/**
- * Processes inbox rows in the given order; what had to wait (retrying) or was queued again by
- * a binding is processed again until nothing moves, as the workers would.
- */
-async function processInOrder(inboxIds: number[]): Promise<void> {
-  let pending = [...inboxIds];
-  for (let round = 0; round < 10 && pending.length; round++) {
-    for (const id of pending) {
-      try {
-        await processStripeEvent(deps(), id);
-      } catch (error) {
-        if (!(error instanceof NotYetResolvable)) throw error;
-      }
-    }
-    await wakeWaitingEvents(db.pool, stripeEventEnqueuer(api.queue!));
-    const { rows } = await db.pool.query(
-      `SELECT id FROM webhook_events WHERE id = ANY ($1::bigint[]) AND status IN ('queued', 'retrying') ORDER BY id`,
-      [inboxIds],
-    );
-    pending = rows.map((row) => Number(row.id));
-  }
-  expect(pending).toEqual([]);
-}
-
-async function deliverAll(shop: SeededProgram, vars: Record<string, string | number>, steps: Step[]): Promise<number[]> {
-  const ids: number[] = [];
-  for (const step of steps) {
-    const event = await fixture(step.fixture, { ...vars, created: Math.floor(Date.now() / 1000) - 40 * DAY + (step.at ?? 0) });
-    step.change?.(event);
-    const reply = await deliver(api, `/api/v1/webhooks/stripe/${shop.programId}`, event);
-    expect(reply.status).toBe(200);
-    ids.push(reply.body.id);
-  }
-  return ids;
-}
+const processInOrder = (inboxIds: number[]) => processEventsInOrder(api, inboxIds);
+const deps = () => workerDeps(api);
+const deliverAll = (shop: SeededProgram, vars: Record<string, string | number>, steps: Step[]) => deliverSteps(api, shop, vars, steps);
 
 /** Everything money depends on, with run-specific ids taken out so runs compare. */
 async function moneyState(programId: number, run: string) {

@@ -1,6 +1,6 @@
 // What the dashboard reads and the sign-in rules it shares with the CLI sign-in page. Pages
 // call these; none of them touches SQL itself.
-import { COMMISSION_STAGES } from '../core/commission-ledger.js';
+import { COMMISSION_STATES } from '../core/commission-ledger.js';
 import { csvField } from '../core/csv.js';
 import * as payoutsDb from '../db/payouts.js';
 import * as promoCodesDb from '../db/promo-codes.js';
@@ -92,10 +92,10 @@ const SECTION_DATA = {
     return { partners, events: events.slice(0, ACTIVITY_PAGE_SIZE), activityPage: { page, hasOlder: events.length > ACTIVITY_PAGE_SIZE } };
   },
   payouts: async (deps: PageDeps, id: number, _filter: ActivityFilter, page: number, requested?: string) => {
-    const stage = COMMISSION_STAGES.find((s) => s === requested) ?? 'pending';
+    const stage = COMMISSION_STATES.find((s) => s === requested) ?? 'pending';
     const [balances, commissions, payoutRows, settings] = await Promise.all([
       payoutsDb.partnerBalances(deps.pool, id),
-      payoutsDb.listCommissions(deps.pool, id, { stage, limit: 50, offset: (page - 1) * 50 }),
+      payoutsDb.listCommissions(deps.pool, id, { state: stage, limit: 50, offset: (page - 1) * 50 }),
       payoutsDb.listPayouts(deps.pool, id, { limit: 100 }),
       payoutsDb.payoutSettings(deps.pool, id),
     ]);
@@ -123,7 +123,7 @@ export async function programPageData(deps: PageDeps, scope: Scope, programId: n
 
 const CSV_COLUMNS = [
   'created_at', 'kind', 'test', 'customer_key', 'partner_id', 'transaction_id', 'amount_cents', 'currency',
-  'attribution_step', 'commission_cents', 'commission_status', 'commission_reason', 'refunds',
+  'attribution_step', 'commission_cents', 'commission_state', 'commission_reason', 'refunds',
 ] as const;
 
 /** The activity table as CSV (the same rows and filter as the page). */

@@ -3,7 +3,7 @@
 // scheduled job; every change is one transaction with its ledger entries and outbound events.
 import { z } from 'zod';
 import {
-  COMMISSION_STAGES,
+  COMMISSION_STATES,
   approvalRefusal,
   approvedEntry,
   clawbackSettledEntry,
@@ -311,10 +311,11 @@ export async function balances(deps: ManagementDeps, scope: Scope, programId: nu
 
 export async function commissions(deps: ManagementDeps, scope: Scope, programId: number, query: { stage?: unknown; page?: unknown }) {
   await programInScope(deps, scope, programId);
-  const stage = COMMISSION_STAGES.find((s) => s === query.stage);
+  // `stage` names a state of the commission_states view (the one read every surface shares).
+  const state = COMMISSION_STATES.find((s) => s === query.stage);
   const page = Math.max(1, Number.parseInt(String(query.page ?? '1'), 10) || 1);
-  const rows = await payouts.listCommissions(deps.pool, programId, { stage, limit: 50, offset: (page - 1) * 50 });
-  return { stage: stage ?? null, page, rows };
+  const rows = await payouts.listCommissions(deps.pool, programId, { state, limit: 50, offset: (page - 1) * 50 });
+  return { stage: state ?? null, page, rows };
 }
 
 export async function listPayouts(deps: ManagementDeps, scope: Scope, programId: number) {

@@ -41,7 +41,7 @@ function eventLine(event: any): string {
 
 function commissionText(event: any): string {
   if (!event.sale_id) return '-';
-  if (event.commission_cents !== null) return `${event.commission_cents} cents (${event.commission_status})`;
+  if (event.commission_cents !== null) return `${event.commission_cents} cents (${event.commission_state})`;
   return `none (${event.commission_reason ?? 'reason not recorded'})`;
 }
 

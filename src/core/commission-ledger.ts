@@ -6,6 +6,25 @@ import type { CommissionStatus, Currency } from './types.js';
 export type CommissionStage = 'pending' | 'held' | 'approved' | 'paid' | 'rejected';
 export const COMMISSION_STAGES: readonly CommissionStage[] = ['pending', 'held', 'approved', 'paid', 'rejected'];
 
+/**
+ * What a commission is, as every surface shows it (DESIGN "Commission state is one fact"). The
+ * rule that derives it is the database view commission_states (migrations/0019), read by every
+ * page, export, portal and MCP answer; these are its values and the words for them.
+ */
+export type CommissionState = 'pending' | 'held' | 'approved' | 'in_payout' | 'paid' | 'rejected' | 'reversed' | 'moved' | 'test';
+export const COMMISSION_STATE_WORDS: Record<CommissionState, string> = {
+  pending: 'awaiting approval',
+  held: 'held for review',
+  approved: 'approved',
+  in_payout: 'in an open payout',
+  paid: 'paid',
+  rejected: 'rejected',
+  reversed: 'reversed',
+  moved: 'moved to an earlier sale',
+  test: 'test mode (never paid)',
+};
+export const COMMISSION_STATES = Object.keys(COMMISSION_STATE_WORDS) as CommissionState[];
+
 export type LedgerKind = 'created' | 'adjusted' | 'approved' | 'unapproved' | 'paid' | 'clawed_back' | 'clawback_settled' | 'released' | 'rejected' | 'moved';
 
 /** One append-only entry: what it moves in or out of each of the commission's three buckets. */

@@ -102,8 +102,8 @@ describe('defaultOrigins', () => {
 describe('describeCommission', () => {
   it('says what a partner earns, as CLIs print it', async () => {
     const { describeCommission } = await import('./programs.js');
-    expect(describeCommission('percent', '20', null)).toBe('20% of the first sale');
-    expect(describeCommission('fixed', '5', null)).toBe('5.00 on the first sale');
+    expect(describeCommission('percent', '20', null)).toBe('20% of the first paid sale');
+    expect(describeCommission('fixed', '5', null)).toBe('5.00 on the first paid sale');
     expect(describeCommission('recurring_percent', '12.5', 12)).toBe('12.5% of every sale for 12 months');
     expect(describeCommission('recurring_fixed', 3, null)).toBe('3.00 on every sale');
   });

@@ -160,13 +160,25 @@ export function defaultOrigins(domain: string): string[] {
   return [`https://${host}`, `https://${other}`];
 }
 
-/** How CLIs print a commission (they pad it as a string); the structured fields go beside it. */
+/**
+ * What a program pays, in the words of the rule that pays it (DESIGN "Commission types"): every
+ * surface (CLI, agent files, dashboard, portal) shows this one text, e.g. "20% of the first paid
+ * sale", "12.5% of every sale for 12 months".
+ */
 export function describeCommission(type: CommissionType, rate: string | number, durationMonths: number | null): string {
   const amount = type === 'percent' || type === 'recurring_percent' ? `${Number(rate)}%` : Number(rate).toFixed(2);
   const of = type === 'percent' || type === 'recurring_percent' ? 'of' : 'on';
-  if (type === 'percent' || type === 'fixed') return `${amount} ${of} the first sale`;
+  if (type === 'percent' || type === 'fixed') return `${amount} ${of} the first paid sale`;
   return `${amount} ${of} every sale${durationMonths ? ` for ${durationMonths} months` : ''}`;
 }
+
+/** The commission types as a form offers them. */
+export const COMMISSION_TYPE_WORDS: Record<CommissionType, string> = {
+  percent: 'Percent of the first paid sale',
+  fixed: 'Fixed amount on the first paid sale',
+  recurring_percent: 'Percent of every sale (optionally for N months)',
+  recurring_fixed: 'Fixed amount on every sale (optionally for N months)',
+};
 
 /** Validates a partial update: only the fields present are checked and returned. */
 export function parseProgramUpdate(raw: RawProgramInput): Partial<ProgramSettings> {

@@ -127,7 +127,7 @@ export async function programStatusFacts(pool: Pool, programId: number): Promise
             (p.stripe_webhook_secret IS NOT NULL OR p.stripe_account_id IS NOT NULL) AS stripe_connected,
             p.stripe_charges_enabled,
             (SELECT count(DISTINCT l.partner_id) FROM referral_links l WHERE l.program_id = p.id AND l.enabled AND l.partner_id IS NOT NULL)::int AS active_partners,
-            (SELECT count(*) FROM commissions c WHERE c.program_id = p.id AND c.status = 'pending')::int AS pending_commissions
+            (SELECT count(*) FROM commission_states c WHERE c.program_id = p.id AND c.state = 'pending')::int AS pending_commissions
        FROM programs p WHERE p.id = $1`,
     [programId],
   );

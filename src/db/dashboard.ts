@@ -60,13 +60,13 @@ export async function activity(pool: Pool, programId: number, filter: ActivityFi
     `SELECT e.kind, e.created_at, e.test, e.click_id, cu.customer_key,
             coalesce(s.partner_id, cu.partner_id, (SELECT k.partner_id FROM clicks k WHERE k.click_id = e.click_id LIMIT 1)) AS partner_id,
             s.processor_event_id AS transaction_id, s.amount_cents, s.currency, s.attribution_step, s.commission_reason,
-            c.amount_cents AS commission_cents, c.status AS commission_status, c.refunded_total_cents, c.deducted_cents,
+            c.earned_cents AS commission_cents, c.state AS commission_state,
             (SELECT string_agg(r.reason || ' ' || r.amount_cents || CASE WHEN r.reverted_at IS NOT NULL THEN ' (restored)' ELSE '' END, ', ' ORDER BY r.id)
                FROM refunds r WHERE r.sale_id = s.id) AS refunds
        FROM tracking_events e
        LEFT JOIN customers cu ON cu.id = e.customer_id
        LEFT JOIN sales s ON s.id = e.sale_id
-       LEFT JOIN commissions c ON c.sale_id = s.id
+       LEFT JOIN commission_states c ON c.sale_id = s.id
       WHERE e.program_id = $1 AND e.created_at >= $2 AND e.created_at < $3
         AND ($4::bigint IS NULL OR coalesce(s.partner_id, cu.partner_id, (SELECT k.partner_id FROM clicks k WHERE k.click_id = e.click_id LIMIT 1)) = $4)
         AND ($5::boolean IS NULL OR e.test = $5)
@@ -107,18 +107,31 @@ export async function inboxForProgram(pool: Pool, programId: number) {
   return rows;
 }
 
-/** Money per currency (never added across currencies): sales, revenue, commission owed and pending. */
+/**
+ * Money per currency (never added across currencies): sales, revenue, and commission earned,
+ * split by state as every other surface reads it (the commission_states view).
+ */
 export async function programKpis(pool: Pool, programId: number, from: Date, to: Date) {
   const { rows } = await pool.query(
     `SELECT s.currency, count(*)::int AS sales, sum(s.amount_cents)::text AS revenue_cents,
-            coalesce(sum(c.amount_cents - c.deducted_cents), 0)::text AS commission_cents,
-            coalesce(sum(c.amount_cents - c.deducted_cents) FILTER (WHERE c.status IN ('pending', 'refunded')), 0)::text AS commission_pending_cents
-       FROM sales s LEFT JOIN commissions c ON c.sale_id = s.id
+            coalesce(sum(c.earned_cents), 0)::text AS commission_cents,
+            coalesce(sum(c.earned_cents) FILTER (WHERE c.state IN ('pending', 'held')), 0)::text AS commission_pending_cents,
+            coalesce(sum(c.earned_cents) FILTER (WHERE c.state IN ('approved', 'in_payout')), 0)::text AS commission_approved_cents,
+            coalesce(sum(c.earned_cents) FILTER (WHERE c.state = 'paid'), 0)::text AS commission_paid_cents
+       FROM sales s LEFT JOIN commission_states c ON c.sale_id = s.id AND c.state <> 'test'
       WHERE s.program_id = $1 AND NOT s.test AND s.occurred_at >= $2 AND s.occurred_at < $3
       GROUP BY s.currency ORDER BY s.currency`,
     [programId, from, to],
   );
-  return rows as { currency: string; sales: number; revenue_cents: string; commission_cents: string; commission_pending_cents: string }[];
+  return rows as {
+    currency: string;
+    sales: number;
+    revenue_cents: string;
+    commission_cents: string;
+    commission_pending_cents: string;
+    commission_approved_cents: string;
+    commission_paid_cents: string;
+  }[];
 }
 
 /** The funnel counts people, not events: leads, and customers who bought at least once. */

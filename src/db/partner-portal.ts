@@ -1,6 +1,8 @@
 // The partner portal's data: invitations, one-time sign-in links, sessions, and what a partner
 // sees. Every read is scoped by the partner rows of the signed-in email (never by a request id
 // alone); customers appear only as counts.
+import type { CommissionState } from '../core/commission-ledger.js';
+import { describeCommission } from '../core/programs.js';
 import type { Pool } from './pool.js';
 
 export async function markInvited(pool: Pool, programId: number, partnerId: number, at: Date): Promise<{ email: string | null; name: string; programName: string } | null> {
@@ -51,6 +53,8 @@ export interface PortalPartner {
   programName: string;
   domain: string;
   canCreateLinks: boolean;
+  /** The program's terms as every surface words them (describeCommission). */
+  commission: string;
   payoutMethod: string | null;
   payoutReference: string | null;
   payoutCurrency: string | null;
@@ -60,7 +64,7 @@ export interface PortalPartner {
 export async function partnersOfEmail(pool: Pool, email: string): Promise<PortalPartner[]> {
   const { rows } = await pool.query(
     `SELECT pa.id, pa.name, p.id AS program_id, p.name AS program_name, p.domain, p.partners_can_create_links,
-            pa.payout_method, pa.payout_reference, pa.payout_currency
+            p.commission_type, p.commission_rate, p.recurring_duration_months, pa.payout_method, pa.payout_reference, pa.payout_currency
        FROM partners pa JOIN programs p ON p.id = pa.program_id
       WHERE lower(pa.email) = lower($1) AND pa.invited_at IS NOT NULL
       ORDER BY p.name, pa.id`,
@@ -73,6 +77,7 @@ export async function partnersOfEmail(pool: Pool, email: string): Promise<Portal
     programName: row.program_name,
     domain: row.domain,
     canCreateLinks: row.partners_can_create_links,
+    commission: describeCommission(row.commission_type, row.commission_rate, row.recurring_duration_months),
     payoutMethod: row.payout_method,
     payoutReference: row.payout_reference,
     payoutCurrency: row.payout_currency,
@@ -82,7 +87,8 @@ export async function partnersOfEmail(pool: Pool, email: string): Promise<Portal
 export interface PortalNumbers {
   links: Array<{ partnerId: number; shortLink: string; enabled: boolean }>;
   funnel: Array<{ partnerId: number; clicks: number; leads: number; sales: number }>;
-  commissions: Array<{ partnerId: number; currency: string; stage: string; count: number; cents: number }>;
+  /** Per state as every surface reads it (the commission_states view), what each earns now. */
+  commissions: Array<{ partnerId: number; currency: string; state: CommissionState; count: number; cents: number }>;
   balances: Array<{ partnerId: number; currency: string; pendingCents: number; approvedCents: number; paidCents: number }>;
   payouts: Array<{ id: number; partnerId: number; currency: string; amountCents: number; status: string; paidAt: Date | null; createdAt: Date }>;
 }
@@ -100,8 +106,8 @@ export async function portalNumbers(pool: Pool, partnerIds: number[]): Promise<P
       [partnerIds],
     ),
     pool.query(
-      `SELECT partner_id, currency, stage, count(*)::int AS count, sum(amount_cents - deducted_cents)::bigint AS cents
-         FROM commissions WHERE partner_id = ANY ($1) GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+      `SELECT partner_id, currency, state, count(*)::int AS count, sum(earned_cents)::bigint AS cents
+         FROM commission_states WHERE partner_id = ANY ($1) AND state <> 'moved' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
       [partnerIds],
     ),
     pool.query(
@@ -118,7 +124,7 @@ export async function portalNumbers(pool: Pool, partnerIds: number[]): Promise<P
   return {
     links: links.rows.map((r) => ({ partnerId: Number(r.partner_id), shortLink: r.short_link, enabled: r.enabled })),
     funnel: funnel.rows.map((r) => ({ partnerId: Number(r.partner_id), clicks: r.clicks, leads: r.leads, sales: r.sales })),
-    commissions: commissions.rows.map((r) => ({ partnerId: Number(r.partner_id), currency: r.currency, stage: r.stage, count: r.count, cents: Number(r.cents) })),
+    commissions: commissions.rows.map((r) => ({ partnerId: Number(r.partner_id), currency: r.currency, state: r.state, count: r.count, cents: Number(r.cents) })),
     balances: balances.rows.map((r) => ({
       partnerId: Number(r.partner_id), currency: r.currency, pendingCents: Number(r.pending), approvedCents: Number(r.approved), paidCents: Number(r.paid),
     })),

@@ -1,6 +1,6 @@
 // Commissions' lifecycle, balances and payout batches. Every read is scoped by program; every
 // change runs inside the caller's transaction and appends its ledger entries there.
-import type { CommissionPosition, CommissionStage, LedgerEntry, PayableItem, PayoutLine, PayoutMinimums } from '../core/commission-ledger.js';
+import type { CommissionPosition, CommissionStage, CommissionState, LedgerEntry, PayableItem, PayoutLine, PayoutMinimums } from '../core/commission-ledger.js';
 import type { FraudThresholds } from '../core/fraud.js';
 import type { Currency } from '../core/types.js';
 import { appendLines } from './ledger.js';
@@ -22,11 +22,14 @@ export interface CommissionRow extends CommissionPosition {
   payoutCents: number | null;
   /** The fraud signals that held it, if any. */
   holdReasons: string[];
+  /** As every surface shows it (the commission_states view), and what it earns now. */
+  state: CommissionState;
+  earnedCents: number;
 }
 
 const COMMISSION_FIELDS = `c.id, c.program_id, c.partner_id, pa.name AS partner_name, c.sale_id, s.processor_event_id, c.currency, (s.test OR c.test) AS test,
-         c.stage, c.status, c.payout_id, c.payout_cents, c.amount_cents, c.deducted_cents, c.created_at, c.auto_approve, c.hold_reasons`;
-const COMMISSION_FROM = 'commissions c JOIN sales s ON s.id = c.sale_id LEFT JOIN partners pa ON pa.id = c.partner_id';
+         c.stage, c.status, c.payout_id, c.payout_cents, c.amount_cents, c.deducted_cents, c.created_at, c.auto_approve, c.hold_reasons, cs.state, cs.earned_cents`;
+const COMMISSION_FROM = 'commissions c JOIN commission_states cs ON cs.id = c.id JOIN sales s ON s.id = c.sale_id LEFT JOIN partners pa ON pa.id = c.partner_id';
 const COMMISSION_SELECT = `SELECT ${COMMISSION_FIELDS} FROM ${COMMISSION_FROM}`;
 
 const toCommissionRow = (row: any): CommissionRow => ({
@@ -47,6 +50,8 @@ const toCommissionRow = (row: any): CommissionRow => ({
   createdAt: row.created_at,
   autoApprove: row.auto_approve,
   holdReasons: row.hold_reasons ?? [],
+  state: row.state,
+  earnedCents: Number(row.earned_cents),
 });
 
 /** Locks one commission of the program (null when it is not the program's). */
@@ -309,11 +314,11 @@ export async function partnerBalances(db: Queryable, programId: number): Promise
 export async function listCommissions(
   db: Queryable,
   programId: number,
-  filter: { stage?: CommissionStage; limit?: number; offset?: number },
+  filter: { state?: CommissionState; limit?: number; offset?: number },
 ): Promise<CommissionRow[]> {
   const { rows } = await db.query(
-    `${COMMISSION_SELECT} WHERE c.program_id = $1 AND ($2::text IS NULL OR c.stage = $2) ORDER BY c.id DESC LIMIT $3 OFFSET $4`,
-    [programId, filter.stage ?? null, filter.limit ?? 50, filter.offset ?? 0],
+    `${COMMISSION_SELECT} WHERE c.program_id = $1 AND ($2::text IS NULL OR cs.state = $2) ORDER BY c.id DESC LIMIT $3 OFFSET $4`,
+    [programId, filter.state ?? null, filter.limit ?? 50, filter.offset ?? 0],
   );
   return rows.map(toCommissionRow);
 }

@@ -40,8 +40,8 @@ export async function partnerStats(client: PoolClient | Pool, programId: number,
             (SELECT coalesce(jsonb_agg(jsonb_build_object('currency', m.currency, 'sales', m.sales, 'revenue_cents', m.revenue::text,
                                                           'commission_cents', m.commission::text) ORDER BY m.currency), '[]'::jsonb)
                FROM (SELECT s.currency, count(*)::int AS sales, sum(s.amount_cents) AS revenue,
-                            coalesce(sum(c.amount_cents - c.deducted_cents), 0) AS commission
-                       FROM sales s LEFT JOIN commissions c ON c.sale_id = s.id
+                            coalesce(sum(c.earned_cents), 0) AS commission
+                       FROM sales s LEFT JOIN commission_states c ON c.sale_id = s.id AND c.state <> 'test'
                       WHERE s.partner_id = p.id AND s.created_at >= $2 AND NOT s.test
                       GROUP BY s.currency) m) AS by_currency
        FROM partners p WHERE p.program_id = $1 ORDER BY p.id`,
@@ -55,12 +55,14 @@ export async function saleExplanation(client: PoolClient, programId: number, tra
     `SELECT s.id AS sale_id, s.processor_event_id AS transaction_id, s.amount_cents, s.currency, s.occurred_at, s.test, s.source,
             s.attribution_step, s.is_recurring, s.commission_reason, cu.customer_key, cu.click_id, cu.clicked_at, cu.lead_at, cu.converted_at,
             l.short_link AS partner_code, pa.name AS partner_name, s.partner_id,
-            c.id AS commission_id, c.amount_cents AS commission_cents, c.status AS commission_status, c.refunded_total_cents, c.deducted_cents
+            c.id AS commission_id, c.amount_cents AS commission_cents, c.state AS commission_state, c.earned_cents AS commission_earned_cents,
+            c.deducted_cents, cm.refunded_total_cents
        FROM sales s
        LEFT JOIN customers cu ON cu.id = s.customer_id
        LEFT JOIN referral_links l ON l.id = cu.link_id
        LEFT JOIN partners pa ON pa.id = s.partner_id
-       LEFT JOIN commissions c ON c.sale_id = s.id
+       LEFT JOIN commission_states c ON c.sale_id = s.id
+       LEFT JOIN commissions cm ON cm.id = c.id
       WHERE s.program_id = $1 AND s.processor_event_id = $2`,
     [programId, transactionId],
   );

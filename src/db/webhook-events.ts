@@ -325,8 +325,9 @@ export async function listEvents(pool: Pool, filter: EventFilter): Promise<Inbox
 
 /** The event with what support asks next: its sale's commission, or why it has none. */
 export interface InboxEventDetail extends InboxEvent {
+  /** What the partner earns from the sale now, and the commission's state (the commission_states view). */
   commission_cents: number | null;
-  commission_status: string | null;
+  commission_state: string | null;
   commission_reason: string | null;
 }
 
@@ -336,10 +337,10 @@ const COLUMNS_OF_W = COLUMNS.split(',').map((column) => `w.${column.trim()}`).jo
 export async function getEvent(pool: Pool, ref: number | string): Promise<InboxEventDetail | null> {
   const { rows } = await pool.query(
     `SELECT ${COLUMNS_OF_W},
-            c.amount_cents AS commission_cents, c.status AS commission_status, s.commission_reason
+            c.earned_cents AS commission_cents, c.state AS commission_state, s.commission_reason
        FROM webhook_events w
        LEFT JOIN sales s ON s.id = w.sale_id
-       LEFT JOIN commissions c ON c.sale_id = s.id
+       LEFT JOIN commission_states c ON c.sale_id = s.id
       WHERE ${typeof ref === 'number' ? 'w.id = $1' : 'w.stripe_event_id = $1'}`,
     [ref],
   );

@@ -99,8 +99,10 @@ async function checkoutCompleted({ store, programId, object, base, now }: EventC
 async function invoicePaid({ store, object, base, now }: EventContext): Promise<EventUpdate> {
   const invoice = readInvoice(object);
   if (!invoice.subscriptionId) return { status: 'ignored', reason: 'invoice is not for a subscription' };
-  if (invoice.payment.amountCents <= 0) return { status: 'ignored', reason: 'amount_paid is not positive' };
-  return fromOutcome(await recordProcessorPayment(store, { ...base, ...invoice.payment }, now));
+  // A $0 invoice (a trial's start, a 100 %-off coupon) is no sale: the first paid one is the first sale.
+  if (invoice.payment.amountCents <= 0) return { status: 'ignored', reason: 'amount_paid is not positive: a $0 invoice is no sale' };
+  // The first-sale rule orders sales by when they were paid: the invoice's own time, else the event's.
+  return fromOutcome(await recordProcessorPayment(store, { ...base, occurredAt: invoice.paidAt ?? base.occurredAt, ...invoice.payment }, now));
 }
 
 async function invoicePaymentPaid({ store, programId, object }: EventContext): Promise<EventUpdate> {

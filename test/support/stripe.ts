@@ -1,5 +1,10 @@
 // Signing and delivering Stripe events to the test API, and waiting for the workers.
 import Stripe from 'stripe';
+import { NotYetResolvable } from '../../src/core/processor.js';
+import { wakeWaitingEvents } from '../../src/db/webhook-events.js';
+import { processStripeEvent } from '../../src/jobs/stripe-event-job.js';
+import { createLogger } from '../../src/platform/logger.js';
+import { stripeEventEnqueuer } from '../../src/platform/queue.js';
 import type { Pool } from '../../src/db/pool.js';
 import type { InboxStatus } from '../../src/db/webhook-events.js';
 import { type FixtureVars, loadFixture } from '../../src/platform/fixtures.js';
@@ -72,4 +77,54 @@ export async function seedStripeCustomer(api: TestApi, program: Record<string, u
     if (lead.status !== 200) throw new Error(`lead: ${lead.status} ${JSON.stringify(lead.body)}`);
   }
   return { shop, clickId, run, vars };
+}
+
+const DAY_SECONDS = 86_400;
+
+/** One event of a scenario: its fixture, when Stripe made it, and changes to it. */
+export interface Step {
+  fixture: string;
+  /** Seconds after the run's start: Stripe's `created` (a renewal comes a month after its first invoice). */
+  at?: number;
+  change?: (event: any) => void;
+}
+
+/** What the worker's handler needs, for tests that run it themselves (an API started with a queue, no workers). */
+export const workerDeps = (api: TestApi) => ({ pool: api.pool, logger: createLogger('silent'), queue: api.queue! });
+
+/** Delivers each step's event, signed, to the program's endpoint; returns the inbox ids in order. */
+export async function deliverSteps(api: TestApi, shop: SeededProgram, vars: Record<string, string | number>, steps: Step[]): Promise<number[]> {
+  const ids: number[] = [];
+  for (const step of steps) {
+    const event = await fixture(step.fixture, { ...vars, created: Math.floor(Date.now() / 1000) - 40 * DAY_SECONDS + (step.at ?? 0) });
+    step.change?.(event);
+    const reply = await deliver(api, `/api/v1/webhooks/stripe/${shop.programId}`, event);
+    if (reply.status !== 200) throw new Error(`delivery of ${step.fixture}: ${reply.status} ${JSON.stringify(reply.body)}`);
+    ids.push(reply.body.id);
+  }
+  return ids;
+}
+
+/**
+ * Processes inbox rows in the given order; what had to wait (retrying) or was queued again by
+ * a binding is processed again until nothing moves, as the workers would.
+ */
+export async function processEventsInOrder(api: TestApi, inboxIds: number[]): Promise<void> {
+  let pending = [...inboxIds];
+  for (let round = 0; round < 10 && pending.length; round++) {
+    for (const id of pending) {
+      try {
+        await processStripeEvent(workerDeps(api), id);
+      } catch (error) {
+        if (!(error instanceof NotYetResolvable)) throw error;
+      }
+    }
+    await wakeWaitingEvents(api.pool, stripeEventEnqueuer(api.queue!));
+    const { rows } = await api.pool.query(
+      `SELECT id FROM webhook_events WHERE id = ANY ($1::bigint[]) AND status IN ('queued', 'retrying') ORDER BY id`,
+      [inboxIds],
+    );
+    pending = rows.map((row) => Number(row.id));
+  }
+  if (pending.length) throw new Error(`events still waiting after 10 rounds: ${pending.join(', ')}`);
 }

@@ -7,7 +7,7 @@ export interface ProjectContext {
   programId: number;
   name: string;
   domain: string;
-  /** As the service describes it, e.g. "20% of the first sale (percent)". */
+  /** As the service describes it, e.g. "20% of the first paid sale (percent)". */
   commission: string;
   cookieWindowDays: number;
   allowedOrigins: string[];

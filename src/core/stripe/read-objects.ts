@@ -80,6 +80,8 @@ export function readCheckoutSession(session: Obj): CheckoutFacts {
 export interface InvoiceFacts {
   billingReason: string | null;
   subscriptionId: string | null;
+  /** When the invoice was paid (status_transitions.paid_at), when Stripe says: the sale's occurred_at. */
+  paidAt: Date | null;
   payment: Omit<ProcessorPayment, 'programId' | 'occurredAt' | 'livemode' | 'eventName'>;
 }
 
@@ -92,9 +94,11 @@ export function readInvoice(invoice: Obj): InvoiceFacts {
   const details = modern ?? (invoice.subscription_details as Obj | undefined) ?? null;
   const subscriptionId = idOf(modern?.subscription) ?? idOf(invoice.subscription);
   const payments: Obj[] = Array.isArray(invoice.payments?.data) ? invoice.payments.data : [];
+  const paidAt = Number(invoice.status_transitions?.paid_at);
   return {
     billingReason: text(invoice.billing_reason),
     subscriptionId,
+    paidAt: Number.isSafeInteger(paidAt) && paidAt > 0 ? new Date(paidAt * 1000) : null,
     payment: {
       transactionId: invoice.id,
       amountCents: Number(invoice.amount_paid ?? 0),

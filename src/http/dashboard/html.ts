@@ -78,10 +78,11 @@ export function field(name: string, label: string, value: string, errors: Record
 ${error ? html`<p class="error" id="${name}-error">${error}</p>` : ''}`;
 }
 
-export function select(name: string, label: string, value: string, options: string[], errors: Record<string, string>): Html {
+/** `words`: what each option says (its value otherwise). */
+export function select(name: string, label: string, value: string, options: string[], errors: Record<string, string>, words: Record<string, string> = {}): Html {
   const error = errors[name];
   return html`<label for="${name}">${label}</label>
 <select id="${name}" name="${name}" ${error ? raw(`aria-invalid="true" aria-describedby="${name}-error"`) : ''}>
-${options.map((option) => html`<option value="${option}" ${option === value ? raw('selected') : ''}>${option}</option>`)}
+${options.map((option) => html`<option value="${option}" ${option === value ? raw('selected') : ''}>${words[option] ?? option}</option>`)}
 </select>${error ? html`<p class="error" id="${name}-error">${error}</p>` : ''}`;
 }

@@ -1,7 +1,7 @@
 // The program's Payouts and Webhooks pages, rendered from what src/app/dashboard gathered.
 import type { SectionData } from '../../app/dashboard.js';
 import { OUTBOUND_EVENT_TYPES, outboundBody } from '../../core/outbound-events.js';
-import type { PayoutMinimums } from '../../core/commission-ledger.js';
+import { COMMISSION_STATES, COMMISSION_STATE_WORDS, type PayoutMinimums } from '../../core/commission-ledger.js';
 import { formatMoney, majorUnits } from '../../core/money.js';
 import { SUPPORTED_CURRENCIES } from '../../core/types.js';
 import { type Html, field, html, raw } from './html.js';
@@ -16,9 +16,11 @@ export interface MoneyView {
   newSecret?: { endpointId: number; secret: string } | null;
 }
 
+/** "awaiting approval" -> "Awaiting approval". */
+const sentence = (words: string) => words.charAt(0).toUpperCase() + words.slice(1);
+
 const when = (date: Date | null) => (date ? new Date(date).toISOString().slice(0, 16).replace('T', ' ') : '');
 
-const STAGE_LABELS = { pending: 'Awaiting approval', held: 'Held for review', approved: 'Approved', paid: 'Paid', rejected: 'Rejected' } as const;
 const SIGNAL_WORDS: Record<string, string> = {
   self_referral: 'the partner bought through their own link',
   fast_signup_same_ip: 'signed up seconds after the click, from its IP',
@@ -52,21 +54,21 @@ ${open.map((p) => html`<tr><td>${p.id} (batch ${p.batchId})</td><td>${p.partnerN
 </tbody></table>`}
 ${batches.length ? html`<h3>Exports</h3><ul>${batches.map((b) => html`<li>Batch ${b}: <a href="${base}/payouts/batches/${b}/export.csv?format=generic">CSV</a> · <a href="${base}/payouts/batches/${b}/export.csv?format=paypal">PayPal Payouts</a> · <a href="${base}/payouts/batches/${b}/export.csv?format=wise">Wise batch</a></li>`)}</ul>` : ''}
 </section>
-<section id="commissions"><h2>Commissions: ${STAGE_LABELS[data.stage]}</h2>
-<nav class="tabs" aria-label="Commission stages">${(['pending', 'held', 'approved', 'paid', 'rejected'] as const).map((s) => html`<a href="${base}/payouts?stage=${s}" ${s === data.stage ? raw('aria-current="page"') : ''}>${STAGE_LABELS[s]}</a>`)}</nav>
+<section id="commissions"><h2>Commissions: ${COMMISSION_STATE_WORDS[data.stage]}</h2>
+<nav class="tabs" aria-label="Commission states">${COMMISSION_STATES.filter((s) => s !== 'moved').map((s) => html`<a href="${base}/payouts?stage=${s}" ${s === data.stage ? raw('aria-current="page"') : ''}>${sentence(COMMISSION_STATE_WORDS[s])}</a>`)}</nav>
 ${data.commissions.length === 0 ? html`<p>None.</p>` : html`<table><thead><tr><th>Commission</th><th>Partner</th><th>Amount</th><th>Sale</th><th>Created</th><th></th></tr></thead><tbody>
 ${data.commissions.map((c) => {
-  const net = c.amountCents - c.deductedCents;
+  const net = c.earnedCents;
   const review = (verb: string, label: string) =>
     html`<form method="post" action="${base}/commissions/${c.id}/${verb}" class="inline">${field(`reason_${c.id}`, `Reason to ${label.toLowerCase()} ${c.id}`, '', fe)}<button type="submit">${label} ${c.id}</button></form>`;
   const action =
     c.stage === 'held'
       ? html`<p>Held: ${c.holdReasons.map((r) => SIGNAL_WORDS[r] ?? r).join('; ')}.</p>${review('release', 'Release')}${review('reject', 'Reject')}`
-      : c.stage === 'pending' && c.status !== 'reversed' && net > 0
+      : c.state === 'pending'
       ? html`<form method="post" action="${base}/commissions/${c.id}/approve" class="inline">${field(`reason_${c.id}`, `Reason to approve ${c.id}`, '', fe)}<button type="submit">Approve ${c.id}</button></form>`
-      : c.stage === 'approved' && c.payoutId === null
+      : c.state === 'approved'
         ? html`<form method="post" action="${base}/commissions/${c.id}/unapprove" class="inline">${field(`reason_${c.id}`, `Reason to take back ${c.id}`, '', fe)}<button type="submit">Take back ${c.id}</button></form>`
-        : html`<span class="muted">${c.status === 'reversed' ? 'reversed' : c.payoutId ? `in payout ${c.payoutId}` : ''}</span>`;
+        : html`<span class="muted">${c.state === 'in_payout' ? `in payout ${c.payoutId}` : COMMISSION_STATE_WORDS[c.state]}</span>`;
   return html`<tr><td>${c.id}</td><td>${c.partnerName ?? ''}</td><td>${money(net, c.currency)}${c.deductedCents ? html` <span class="muted">(of ${money(c.amountCents, c.currency)})</span>` : ''}</td><td><code>${c.transactionId}</code>${c.test ? ' (test)' : ''}</td><td>${when(c.createdAt)} UTC</td><td>${action}</td></tr>`;
 })}</tbody></table>`}</section>
 <section id="payout-settings"><h2>Payout and fraud settings</h2><form method="post" action="${base}/payouts/settings" novalidate>

@@ -1,7 +1,9 @@
 // The program's pages (overview, partners, links, activity, Stripe, inbox, keys, settings; payouts and webhooks in money-pages.ts),
 // rendered from what src/app/dashboard gathered. No data access here.
+import { COMMISSION_STATE_WORDS, type CommissionState } from '../../core/commission-ledger.js';
 import { formatMoney } from '../../core/money.js';
 import { GATE_ORDER } from '../../core/readiness.js';
+import { COMMISSION_TYPE_WORDS } from '../../core/programs.js';
 import { COMMISSION_TYPES, type Currency, LEAD_AUTH_VALUES } from '../../core/types.js';
 import { PROGRAM_SECTIONS, type ProgramSection, type SectionData, type programPageData } from '../../app/dashboard.js';
 import type { ActivityFilter } from '../../db/dashboard.js';
@@ -52,7 +54,7 @@ export function programForm(values: Record<string, unknown>, fieldErrs: Record<s
     return html`<form method="post" action="${action}" novalidate>
 ${field('name', 'Name', v('name'), fieldErrs, 'required')}
 ${field('domain', 'Domain', v('domain'), fieldErrs, 'required')}
-${select('commission_type', 'Commission type', v('commission_type', 'percent'), [...COMMISSION_TYPES], fieldErrs)}
+${select('commission_type', 'Commission type', v('commission_type', 'percent'), [...COMMISSION_TYPES], fieldErrs, COMMISSION_TYPE_WORDS)}
 ${field('commission_rate', 'Commission rate (percent, or amount for fixed types)', v('commission_rate'), fieldErrs, 'inputmode="decimal" required')}
 ${field('attribution_window_days', 'Attribution window (days)', v('attribution_window_days', '60'), fieldErrs, 'inputmode="numeric"')}
 <div class="recurring-only">${field('duration_months', 'Recurring commission duration (months, empty = forever)', v('duration_months'), fieldErrs, 'inputmode="numeric"')}</div>
@@ -114,8 +116,8 @@ function overview(view: ProgramPageView, data: Of<'overview'>): Html {
 <section id="charts"><h2>Clicks → leads → sales</h2>
 ${filterForm(base, view.filter, data.partners)}
 ${dailyChart(series)}${funnelChart(funnel)}
-<h3>Money between these dates</h3>${kpis.length === 0 ? html`<p class="muted">No sales yet.</p>` : html`<table id="kpis"><thead><tr><th>Currency</th><th>Sales</th><th>Revenue</th><th>Commission</th><th>Commission pending</th></tr></thead><tbody>
-${kpis.map((k) => html`<tr><td>${k.currency}</td><td>${k.sales}</td><td>${formatMoney(k.revenue_cents, k.currency as Currency)}</td><td>${formatMoney(k.commission_cents, k.currency as Currency)}</td><td>${formatMoney(k.commission_pending_cents, k.currency as Currency)}</td></tr>`)}</tbody></table>`}</section>`;
+<h3>Money between these dates</h3>${kpis.length === 0 ? html`<p class="muted">No sales yet.</p>` : html`<table id="kpis"><thead><tr><th>Currency</th><th>Sales</th><th>Revenue</th><th>Commission earned</th><th>Awaiting approval</th><th>Approved</th><th>Paid</th></tr></thead><tbody>
+${kpis.map((k) => html`<tr><td>${k.currency}</td><td>${k.sales}</td><td>${formatMoney(k.revenue_cents, k.currency as Currency)}</td><td>${formatMoney(k.commission_cents, k.currency as Currency)}</td><td>${formatMoney(k.commission_pending_cents, k.currency as Currency)}</td><td>${formatMoney(k.commission_approved_cents, k.currency as Currency)}</td><td>${formatMoney(k.commission_paid_cents, k.currency as Currency)}</td></tr>`)}</tbody></table>`}</section>`;
 }
 
 function partnersSection(view: ProgramPageView, data: Of<'partners'>): Html {
@@ -188,8 +190,8 @@ function activitySection(view: ProgramPageView, data: Of<'activity'>): Html {
   const url = sectionUrl(view.program.id, 'activity');
   const names = new Map(distinctPartners(data.partners));
   const commission = (e: any) =>
-    e.commission_cents !== null && e.commission_cents !== undefined
-      ? `${formatMoney(String(BigInt(e.commission_cents) - BigInt(e.deducted_cents)), e.currency)} (${e.commission_status})`
+    e.commission_state
+      ? `${formatMoney(String(e.commission_cents), e.currency)} (${COMMISSION_STATE_WORDS[e.commission_state as CommissionState]})`
       : e.commission_reason ? `none: ${e.commission_reason.replaceAll('_', ' ')}` : '';
   return html`<section id="activity"><h2>Activity</h2>${filterForm(url, view.filter, data.partners)}
 <p><a href="${sectionUrl(view.program.id, 'overview')}/activity.csv?${filterQuery(view.filter)}">Download as CSV</a> (every row of this filter)</p>

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import cookieParser from 'cookie-parser';
 import express, { type Request, type Response, Router } from 'express';
 import { UNAVAILABLE_RETRY_SECONDS, errors } from '../../core/errors.js';
-import { parseNewProgram } from '../../core/programs.js';
+import { describeCommission, parseNewProgram } from '../../core/programs.js';
 import type { ActivityFilter } from '../../db/dashboard.js';
 import { LOGIN_SESSION_TTL_MS } from '../../core/cli-login.js';
 import { createIdTokenVerifier, issuerSignInUrl } from '../../platform/id-tokens.js';
@@ -161,7 +161,7 @@ ${oidc ? html`<p><a href="/dashboard/login/sso">Sign in with single sign-on</a><
     const programs = await accountPrograms(pool, res.locals.account.id);
     send(res, status, 'Programs', html`<section><h2>Your programs</h2>
 ${programs.length === 0 ? html`<p>No programs yet.</p>` : html`<table><thead><tr><th>Program</th><th>Domain</th><th>Commission</th><th>Window</th></tr></thead><tbody>
-${programs.map((p) => html`<tr><td><a href="/dashboard/programs/${p.id}">${p.name}</a></td><td>${p.domain}</td><td>${p.commission_rate} ${p.commission_type}</td><td>${p.attribution_window_days} days</td></tr>`)}
+${programs.map((p) => html`<tr><td><a href="/dashboard/programs/${p.id}">${p.name}</a></td><td>${p.domain}</td><td>${describeCommission(p.commission_type, p.commission_rate, p.duration_months)}</td><td>${p.attribution_window_days} days</td></tr>`)}
 </tbody></table>`}</section>
 <section><h2>Create a program</h2>${programForm(values, errs, '/dashboard/programs', 'Create program')}</section>`);
   }

@@ -1,6 +1,7 @@
 // The partner portal's pages, rendered from src/app/partner-portal's overview. Same look and
 // rules as the brand dashboard: server-rendered, native controls, errors beside their field.
 import type { portalOverview } from '../../app/partner-portal.js';
+import { COMMISSION_STATE_WORDS } from '../../core/commission-ledger.js';
 import { formatMoney } from '../../core/money.js';
 import type { Currency } from '../../core/types.js';
 import { type Html, field, html } from '../dashboard/html.js';
@@ -9,7 +10,6 @@ type Overview = Awaited<ReturnType<typeof portalOverview>>;
 
 const money = (cents: number, currency: string) => formatMoney(cents, currency as Currency);
 const day = (date: Date | null) => (date ? new Date(date).toISOString().slice(0, 10) : '');
-const STAGE_WORDS: Record<string, string> = { pending: 'in hold', held: 'under review', approved: 'approved', paid: 'paid', rejected: 'rejected' };
 
 export function signInPage(error: string | null, email = ''): Html {
   return html`<section><form method="post" action="/portal/login" novalidate>
@@ -37,12 +37,13 @@ ${data.partners.map((p) => {
   const commissions = data.commissions.filter((c) => c.partnerId === p.partnerId);
   const payouts = data.payouts.filter((x) => x.partnerId === p.partnerId);
   return html`<section id="program-${p.partnerId}"><h2>${p.programName}</h2>
+<p>Your commission: <strong>${p.commission}</strong>, for each customer you refer.</p>
 <p>${funnel.clicks} clicks · ${funnel.leads} signups · ${funnel.sales} sales</p>
 <h3>Your links</h3>${links.length === 0 ? html`<p>No links yet.</p>` : html`<ul>${links.map((l) => html`<li><code>https://${p.domain}/?aff=${l.shortLink}</code> ${l.enabled ? '' : '(turned off)'}
 <button type="button" data-copy="https://${p.domain}/?aff=${l.shortLink}" aria-label="Copy link ${l.shortLink}">Copy</button></li>`)}</ul>`}
 ${p.canCreateLinks ? html`<form method="post" action="/portal/partners/${p.partnerId}/links" novalidate>${field(`short_link_${p.partnerId}`, 'New link code (empty = random)', '', fieldErrors)}<div><button type="submit">Create link for ${p.programName}</button></div></form>` : ''}
 <h3>Commissions</h3>${commissions.length === 0 ? html`<p>None yet.</p>` : html`<table><thead><tr><th>State</th><th>Count</th><th>Amount</th></tr></thead><tbody>
-${commissions.map((c) => html`<tr><td>${STAGE_WORDS[c.stage] ?? c.stage}</td><td>${c.count}</td><td>${money(c.cents, c.currency)}</td></tr>`)}</tbody></table>`}
+${commissions.map((c) => html`<tr><td>${COMMISSION_STATE_WORDS[c.state]}</td><td>${c.count}</td><td>${money(c.cents, c.currency)}</td></tr>`)}</tbody></table>`}
 <h3>Payouts</h3>${payouts.length === 0 ? html`<p>None yet.</p>` : html`<table><thead><tr><th>Payout</th><th>Amount</th><th>State</th><th>Paid on</th></tr></thead><tbody>
 ${payouts.map((x) => html`<tr><td>${x.id}</td><td>${money(x.amountCents, x.currency)}</td><td>${x.status === 'pending' ? 'on its way' : x.status}</td><td>${day(x.paidAt)}</td></tr>`)}</tbody></table>`}
 <h3>How you are paid</h3><form method="post" action="/portal/partners/${p.partnerId}/payout-details" novalidate>
