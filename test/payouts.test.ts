@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagementDeps } from '../src/app/management.js';
 import { OPERATOR } from '../src/app/management.js';
 import * as payouts from '../src/app/payouts.js';
-import { type SeededProgram, type TestApi, type TestDatabase, addPartnerLink, bearer, closeTestApi, openTestApi, seedProgram, trackClick } from './support/harness.js';
+import { type SeededProgram, type TestApi, type TestDatabase, addPartnerLink, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { apiRefund, apiSale } from './support/money.js';
 
 let db: TestDatabase;
 let api: TestApi;
@@ -18,28 +19,11 @@ beforeAll(async () => {
 });
 afterAll(() => closeTestApi({ db, api }));
 
-let n = 0;
-const uid = (prefix: string) => `${prefix}_${++n}_${Date.now()}`;
-
-async function sale(program: { apiKey: string; affiliateUrl: string }, amountCents: number, currency = 'USD') {
-  const clickId = await trackClick(api, program.affiliateUrl);
-  const transactionId = uid('txn');
-  const reply = await api.request('POST', '/api/v1/track/sale', {
-    body: { transaction_id: transactionId, amount_cents: amountCents, currency, click_id: clickId, customer_key: uid('c') },
-    headers: bearer(program.apiKey),
-  });
-  if (reply.status !== 200) throw new Error(JSON.stringify(reply.body));
-  const { rows } = await db.pool.query('SELECT c.id FROM commissions c JOIN sales s ON s.id = c.sale_id WHERE s.processor_event_id = $1', [transactionId]);
-  return { transactionId, commissionId: Number(rows[0].id) };
-}
-
-async function refund(program: { apiKey: string }, transactionId: string, amountCents?: number, reason = 'refund') {
-  const reply = await api.request('POST', '/api/v1/track/refund', {
-    body: { transaction_id: transactionId, reason, refund_id: uid('re'), ...(amountCents ? { refund_amount_cents: amountCents } : {}) },
-    headers: bearer(program.apiKey),
-  });
-  if (reply.status !== 200) throw new Error(JSON.stringify(reply.body));
-}
+const sale = async (program: { apiKey: string; affiliateUrl: string }, amountCents: number, currency = 'USD') => {
+  const made = await apiSale(api, program, amountCents, { currency });
+  return { transactionId: made.transactionId, commissionId: made.commissionId! };
+};
+const refund = (program: { apiKey: string }, transactionId: string, amountCents?: number, reason = 'refund') => apiRefund(api, program, transactionId, amountCents, reason);
 
 const stageOf = async (commissionId: number) => (await db.pool.query('SELECT stage FROM commissions WHERE id = $1', [commissionId])).rows[0].stage;
 const balanceOf = async (programId: number, partnerId: number, currency = 'USD') =>
