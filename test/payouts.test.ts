@@ -5,17 +5,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagementDeps } from '../src/app/management.js';
 import { OPERATOR } from '../src/app/management.js';
 import * as payouts from '../src/app/payouts.js';
-import { type SeededProgram, type TestApi, type TestDatabase, addPartnerLink, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { type SeededProgram, type TestApi, type TestDatabase, addPartnerLink, adminHeaders, closeTestApi, openTestApi, seedProgram, trackClick } from './support/harness.js';
 import { apiRefund, apiSale } from './support/money.js';
+import { type Step as Step2, WEBHOOK_SECRET, deliverSteps, processEventsInOrder } from './support/stripe.js';
 
 let db: TestDatabase;
 let api: TestApi;
 const DAY = 86_400_000;
+let stripeRuns = 0;
+let disputes = 0;
 let clock = new Date();
 const deps = (): ManagementDeps => ({ pool: db.pool, secretBox: null, now: () => clock });
 
 beforeAll(async () => {
-  ({ db, api } = await openTestApi());
+  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'payouts-test-secret-key-0123' }, { queueUrl: 'own' }));
 });
 afterAll(() => closeTestApi({ db, api }));
 
@@ -218,52 +221,128 @@ describe('payouts', () => {
 });
 
 /**
- * The ledger property: for any sequence of sales, refunds, chargebacks, approvals (scheduled and
- * by hand), payout runs, payments and cancellations, the ledger's sums equal the records.
+ * The ledger property: for any sequence of sales (first sales out of order, renewals sent as
+ * recurring, $0 attempts, Stripe payments), refunds, disputes (inquiries, partial, lost, won),
+ * approvals (scheduled and by hand), payout runs (some racing with refunds), payments and
+ * cancellations, the ledger's sums equal the records, each customer's one commission sits on its
+ * first paid sale, and once everything owed is paid each partner received exactly what they earned.
  */
 describe('ledger', () => {
   type Step =
-    | { kind: 'sale'; partner: 0 | 1; cents: number; eur: boolean }
+    | { kind: 'sale'; partner: 0 | 1; cents: number; eur: boolean; repeatCustomer: number | null; daysAgo: number; recurring: boolean }
+    | { kind: 'zero_sale'; partner: 0 | 1 }
+    | { kind: 'stripe_sale'; partner: 0 | 1; cents: number }
     | { kind: 'refund'; pick: number; cents: number | null; chargeback: boolean }
+    | { kind: 'dispute'; pick: number; inquiry: boolean; percent: number; outcome: 'open' | 'lost' | 'won' }
     | { kind: 'approve_due' }
     | { kind: 'approve'; pick: number }
     | { kind: 'unapprove'; pick: number }
     | { kind: 'run' }
+    | { kind: 'run_racing_refunds'; picks: number[] }
     | { kind: 'pay'; pick: number }
     | { kind: 'cancel'; pick: number };
 
+  const partner = fc.constantFrom(0 as const, 1 as const);
   const step: fc.Arbitrary<Step> = fc.oneof(
-    { weight: 4, arbitrary: fc.record({ kind: fc.constant('sale' as const), partner: fc.constantFrom(0 as const, 1 as const), cents: fc.integer({ min: 1, max: 100_000 }), eur: fc.boolean() }) },
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        kind: fc.constant('sale' as const), partner, cents: fc.integer({ min: 1, max: 100_000 }), eur: fc.boolean(),
+        repeatCustomer: fc.option(fc.nat(), { nil: null, freq: 2 }), daysAgo: fc.integer({ min: 0, max: 5 }), recurring: fc.boolean(),
+      }),
+    },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('zero_sale' as const), partner }) },
+    { weight: 2, arbitrary: fc.record({ kind: fc.constant('stripe_sale' as const), partner, cents: fc.integer({ min: 100, max: 100_000 }) }) },
     { weight: 3, arbitrary: fc.record({ kind: fc.constant('refund' as const), pick: fc.nat(), cents: fc.option(fc.integer({ min: 1, max: 60_000 }), { nil: null }), chargeback: fc.boolean() }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant('dispute' as const), pick: fc.nat(), inquiry: fc.boolean(), percent: fc.integer({ min: 1, max: 100 }), outcome: fc.constantFrom('open' as const, 'lost' as const, 'won' as const),
+      }),
+    },
     { weight: 2, arbitrary: fc.constant({ kind: 'approve_due' as const }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('approve' as const), pick: fc.nat() }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('unapprove' as const), pick: fc.nat() }) },
     { weight: 2, arbitrary: fc.constant({ kind: 'run' as const }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('run_racing_refunds' as const), picks: fc.array(fc.nat(), { minLength: 1, maxLength: 4 }) }) },
     { weight: 2, arbitrary: fc.record({ kind: fc.constant('pay' as const), pick: fc.nat() }) },
-    { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }) },
+    { weight: 2, arbitrary: fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }) },
   );
 
   const ignoreRefusal = (error: unknown) => {
     if (![404, 409].includes((error as { status?: number }).status ?? 0)) throw error;
   };
 
+  interface Made {
+    transactionId: string;
+    commissionId: number | null;
+    customer: { key: string; clickId: string; partner: 0 | 1; currency: string };
+    /** Stripe payments: the fixture run, for disputes on its charge. */
+    stripeRun?: string;
+    cents: number;
+  }
+
   async function play(steps: Step[]) {
     const shop = await seedProgram(api, { commission_rate: 15 });
+    await api.request('PATCH', `/api/v1/admin/programs/${shop.programId}/stripe`, { body: { webhook_secret: WEBHOOK_SECRET }, headers: adminHeaders });
     const second = await addPartnerLink(api, shop.programId);
     const urls = [shop.affiliateUrl, `https://shop.example.com/?aff=${second.shortLink}`];
     await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: {} });
-    const sales: Array<{ transactionId: string; commissionId: number }> = [];
+    const sales: Made[] = [];
+    const apiCustomers: Made['customer'][] = [];
     const openPayouts = async () => (await payouts.listPayouts(deps(), OPERATOR, shop.programId)).filter((p) => p.status === 'pending');
+    const refundOf = (picked: Made, cents: number | null, reason: string) => apiRefund(api, shop, picked.transactionId, cents ?? undefined, reason);
+    const stripeEvents = async (steps: Step2[], vars: Record<string, string | number>) => processEventsInOrder(api, await deliverSteps(api, shop, vars, steps));
     clock = new Date(Date.now() + 60_000);
     for (const s of steps) {
       const picked = sales.length ? sales['pick' in s ? s.pick % sales.length : 0] : undefined;
-      if (s.kind === 'sale') sales.push(await sale({ apiKey: shop.apiKey, affiliateUrl: urls[s.partner]! }, s.cents, s.eur ? 'EUR' : 'USD'));
-      else if (s.kind === 'refund' && picked) await refund(shop, picked.transactionId, s.cents ?? undefined, s.chargeback ? 'chargeback' : 'refund');
-      else if (s.kind === 'approve_due') await payouts.approveDueCommissions(deps());
-      else if (s.kind === 'approve' && picked) await payouts.approveCommission(deps(), OPERATOR, shop.programId, picked.commissionId, { reason: 'by hand' }).catch(ignoreRefusal);
-      else if (s.kind === 'unapprove' && picked) await payouts.unapproveCommission(deps(), OPERATOR, shop.programId, picked.commissionId, { reason: 'by hand' }).catch(ignoreRefusal);
+      if (s.kind === 'sale') {
+        const again = s.repeatCustomer !== null && apiCustomers.length ? apiCustomers[s.repeatCustomer % apiCustomers.length] : undefined;
+        const program = { apiKey: shop.apiKey, affiliateUrl: urls[again?.partner ?? s.partner]! };
+        const currency = again?.currency ?? (s.eur ? 'EUR' : 'USD');
+        const made = await apiSale(api, program, s.cents, {
+          currency, customerKey: again?.key, clickId: again?.clickId, isRecurring: s.recurring, occurredAt: new Date(Date.now() - s.daysAgo * DAY),
+        });
+        const customer = again ?? { key: made.reply.body.customer_key ?? '', clickId: made.clickId, partner: s.partner, currency };
+        if (!again) {
+          customer.key = (await db.pool.query('SELECT customer_key FROM customers WHERE click_id = $1', [made.clickId])).rows[0].customer_key;
+          apiCustomers.push(customer);
+        }
+        sales.push({ transactionId: made.transactionId, commissionId: made.commissionId, customer, cents: s.cents });
+      } else if (s.kind === 'zero_sale') {
+        // A $0 invoice is no sale: refused, nothing written.
+        await expect(apiSale(api, { apiKey: shop.apiKey, affiliateUrl: urls[s.partner]! }, 0)).rejects.toThrow();
+      } else if (s.kind === 'stripe_sale') {
+        const run = `pp${++stripeRuns}_${Date.now()}`;
+        const clickId = await trackClick(api, urls[s.partner]!);
+        await stripeEvents([{ fixture: 'checkout.session.completed.payment', change: (e) => (e.data.object.amount_total = s.cents) }], { run, click_id: clickId, customer_key: `k_${run}`, program_id: shop.programId, email: `${run}@example.com` });
+        const { rows } = await db.pool.query('SELECT c.id FROM sales s LEFT JOIN commissions c ON c.sale_id = s.id WHERE s.processor_event_id = $1', [`cs_${run}_payment`]);
+        sales.push({ transactionId: `cs_${run}_payment`, commissionId: rows[0]?.id ?? null, customer: { key: `k_${run}`, clickId, partner: s.partner, currency: 'USD' }, stripeRun: run, cents: s.cents });
+      } else if (s.kind === 'refund' && picked) await refundOf(picked, s.cents, s.chargeback ? 'chargeback' : 'refund');
+      else if (s.kind === 'dispute' && picked?.stripeRun) {
+        const dispute = `dp_${picked.stripeRun}_${++disputes}`;
+        const amount = Math.max(1, Math.round((picked.cents * s.percent) / 100));
+        const shape = (status: string, type: string) => (e: any) => {
+          Object.assign(e.data.object, { id: dispute, status, amount });
+          Object.assign(e, { id: `evt_${dispute}_${status}`, type });
+        };
+        const events: Step2[] = [{ fixture: 'charge.dispute.created', change: shape(s.inquiry ? 'warning_needs_response' : 'needs_response', 'charge.dispute.created') }];
+        if (s.outcome !== 'open') {
+          const closed = s.inquiry ? 'warning_closed' : s.outcome;
+          events.push({ fixture: 'charge.dispute.created', at: 10, change: shape(closed, 'charge.dispute.closed') });
+        }
+        await stripeEvents(events, { run: picked.stripeRun, click_id: picked.customer.clickId, customer_key: picked.customer.key, program_id: shop.programId, email: 'x@example.com' });
+      } else if (s.kind === 'approve_due') await payouts.approveDueCommissions(deps());
+      else if (s.kind === 'approve' && picked?.commissionId) await payouts.approveCommission(deps(), OPERATOR, shop.programId, picked.commissionId, { reason: 'by hand' }).catch(ignoreRefusal);
+      else if (s.kind === 'unapprove' && picked?.commissionId) await payouts.unapproveCommission(deps(), OPERATOR, shop.programId, picked.commissionId, { reason: 'by hand' }).catch(ignoreRefusal);
       else if (s.kind === 'run') await payouts.runPayouts(deps(), OPERATOR, shop.programId).catch(ignoreRefusal);
-      else if (s.kind === 'pay' || s.kind === 'cancel') {
+      else if (s.kind === 'run_racing_refunds' && sales.length) {
+        // Refunds sent while the run works never fail: they wait for it or go first.
+        await Promise.all([
+          payouts.runPayouts(deps(), OPERATOR, shop.programId).catch(ignoreRefusal),
+          ...s.picks.map((pick) => refundOf(sales[pick % sales.length]!, 50, 'refund')),
+        ]);
+      } else if (s.kind === 'pay' || s.kind === 'cancel') {
         const open = await openPayouts();
         const payout = open[s.pick % Math.max(open.length, 1)];
         if (!payout) continue;
@@ -272,6 +351,45 @@ describe('ledger', () => {
       }
     }
     return shop.programId;
+  }
+
+  /** Each customer's one commission sits on its earliest paid sale (by occurred_at, then transaction id), at 15 % of it. */
+  async function checkFirstSaleRule(programId: number) {
+    const { rows } = await db.pool.query(
+      `SELECT s.customer_id, s.processor_event_id, s.amount_cents, c.amount_cents AS commission, c.moved_to_sale_id,
+              row_number() OVER (PARTITION BY s.customer_id ORDER BY s.occurred_at, s.processor_event_id) AS position
+         FROM sales s LEFT JOIN commissions c ON c.sale_id = s.id WHERE s.program_id = $1 AND NOT s.test`,
+      [programId],
+    );
+    for (const row of rows) {
+      const active = row.commission !== null && row.moved_to_sale_id === null;
+      expect(active, `sale ${row.processor_event_id} (position ${row.position}) holds the first-sale commission`).toBe(Number(row.position) === 1);
+      if (active) expect(row.commission).toBe(Math.round((row.amount_cents * 15) / 100 + 1e-9));
+    }
+  }
+
+  /** Approves and pays everything owed; each partner then received what their commissions earned (less what they still owe back). */
+  async function checkPaidAsEarned(programId: number) {
+    const held = await db.pool.query(`SELECT id FROM commissions WHERE program_id = $1 AND stage = 'held'`, [programId]);
+    for (const row of held.rows) await payouts.releaseCommission(deps(), OPERATOR, programId, Number(row.id), { reason: 'settle' });
+    const pending = await db.pool.query(`SELECT id FROM commission_states WHERE program_id = $1 AND state = 'pending'`, [programId]);
+    for (const row of pending.rows) await payouts.approveCommission(deps(), OPERATOR, programId, Number(row.id), { reason: 'settle' }).catch(ignoreRefusal);
+    await payouts.runPayouts(deps(), OPERATOR, programId).catch(ignoreRefusal);
+    for (const payout of await payouts.listPayouts(deps(), OPERATOR, programId)) {
+      if (payout.status === 'pending') await payouts.markPayoutPaid(deps(), OPERATOR, programId, payout.id, { reference: 'settle' });
+    }
+    const { rows } = await db.pool.query(
+      `WITH earned AS (SELECT partner_id, currency, sum(earned_cents)::bigint AS cents FROM commission_states WHERE program_id = $1 GROUP BY 1, 2),
+            paid AS (SELECT partner_id, currency, sum(amount_cents)::bigint AS cents FROM payouts WHERE program_id = $1 AND status = 'paid' GROUP BY 1, 2),
+            outstanding AS (
+              SELECT partner_id, currency, sum(cents)::bigint AS cents FROM (
+                SELECT partner_id, currency, amount_cents - deducted_cents AS cents FROM commissions WHERE program_id = $1 AND stage = 'approved' AND payout_id IS NULL
+                UNION ALL SELECT partner_id, currency, amount_cents FROM clawbacks WHERE program_id = $1 AND payout_id IS NULL) x GROUP BY 1, 2)
+       SELECT e.partner_id, e.currency, e.cents AS earned, coalesce(p.cents, 0)::bigint AS paid, coalesce(o.cents, 0)::bigint AS outstanding
+         FROM earned e LEFT JOIN paid p USING (partner_id, currency) LEFT JOIN outstanding o USING (partner_id, currency)`,
+      [programId],
+    );
+    for (const row of rows) expect(row.paid + row.outstanding, `partner ${row.partner_id} ${row.currency}: paid + still owed = earned`).toBe(row.earned);
   }
 
   async function checkLedger(programId: number) {
@@ -310,9 +428,13 @@ describe('ledger', () => {
   it('sums equal the commission records to the cent, for any sequence', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 18 }), async (steps) => {
-        await checkLedger(await play(steps));
+        const programId = await play(steps);
+        await checkLedger(programId);
+        await checkFirstSaleRule(programId);
+        await checkPaidAsEarned(programId);
+        await checkLedger(programId);
       }),
-      { numRuns: 25 },
+      { numRuns: 30 },
     );
   }, 240_000);
 
