@@ -104,6 +104,22 @@ event('invoice.payment_succeeded.first', 'invoice.payment_succeeded', modernInvo
 event('invoice.payment_succeeded.renewal', 'invoice.payment_succeeded', modernInvoice('in_{{run}}_renewal', 'subscription_cycle', null));
 event('invoice.paid.renewal', 'invoice.paid', modernInvoice('in_{{run}}_renewal', 'subscription_cycle', null));
 
+// A free trial: Stripe's $0 invoice at signup (no payment), then the first paid invoice, which
+// Stripe marks subscription_cycle. And an upgrade's proration invoice beside a create invoice.
+const withAmount = (invoice: ReturnType<typeof modernInvoice>, cents: number) => ({
+  ...invoice,
+  amount_due: cents,
+  amount_paid: cents,
+  subtotal: cents,
+  total: cents,
+  lines: { ...invoice.lines, data: (invoice.lines?.data ?? []).map((line: Record<string, unknown>) => ({ ...line, amount: cents })) },
+  ...(cents === 0 ? { payments: { object: 'list', has_more: false, data: [] } } : {}),
+});
+event('invoice.payment_succeeded.trial-start', 'invoice.payment_succeeded', withAmount(modernInvoice('in_{{run}}_trial', 'subscription_create', metadata), 0));
+event('invoice.payment_succeeded.after-trial', 'invoice.payment_succeeded', withAmount(modernInvoice('in_{{run}}_after_trial', 'subscription_cycle', metadata), 2900));
+event('invoice.payment_succeeded.create', 'invoice.payment_succeeded', withAmount(modernInvoice('in_{{run}}_create', 'subscription_create', metadata), 2900));
+event('invoice.payment_succeeded.upgrade', 'invoice.payment_succeeded', withAmount(modernInvoice('in_{{run}}_upgrade', 'subscription_update', metadata), 1550));
+
 // As Stripe sends it on 2025-03-31+: `payments` is not expanded in webhooks, so the invoice
 // names no payment; invoice_payment.paid links it to its payment intent.
 const { payments: _notExpanded, ...unexpandedFirst } = modernInvoice('in_{{run}}_first', 'subscription_create', metadata);
@@ -186,5 +202,10 @@ event('charge.refund.updated.failed', 'charge.refund.updated', {
 const disputed = { ...dispute, id: 'dp_{{run}}', amount: 4900, charge: 'ch_{{run}}_payment', payment_intent: 'pi_{{run}}_payment', livemode: true };
 event('charge.dispute.created', 'charge.dispute.created', { ...disputed, status: 'needs_response' });
 event('charge.dispute.closed.won', 'charge.dispute.closed', { ...disputed, status: 'won' });
+// An inquiry (Stripe takes no money) as the reference object is, and a partial dispute of 1000.
+event('charge.dispute.created.inquiry', 'charge.dispute.created', { ...disputed, status: 'warning_needs_response' });
+event('charge.dispute.closed.inquiry', 'charge.dispute.closed', { ...disputed, status: 'warning_closed' });
+event('charge.dispute.created.partial', 'charge.dispute.created', { ...disputed, amount: 1000, status: 'needs_response' });
+event('charge.dispute.closed.partial-lost', 'charge.dispute.closed', { ...disputed, amount: 1000, status: 'lost' });
 event('plan.created.unhandled', 'plan.created', envelope.data.object);
 console.log(`fixtures written to ${outDir}`);

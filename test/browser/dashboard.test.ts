@@ -272,13 +272,18 @@ describe.skipIf(!hasChromium)('dashboard', () => {
 
       await submit('Run payout');
       await expect.poll(() => textOf(page.getByRole('status'))).toBe('Payout batch created: export it, pay, then mark each payout paid.');
-      const payout = (await api.pool.query('SELECT id, batch_id, amount_cents FROM payouts WHERE program_id = $1', [programId])).rows[0];
+      const payout = (await api.pool.query('SELECT id, batch_id, amount_cents, partner_id FROM payouts WHERE program_id = $1', [programId])).rows[0];
       expect(Number(payout.amount_cents)).toBe(owed);
+      // The PayPal file holds the partners paid through PayPal.
+      await api.request('PATCH', `/api/v1/admin/programs/${programId}/partners/${payout.partner_id}/payout-details`, {
+        body: { payout_method: 'paypal', payout_reference: 'alice@paypal.example' },
+        headers: adminHeaders,
+      });
       const csv = await page.request.get(`${api.url}${await page.getByRole('link', { name: 'PayPal Payouts' }).getAttribute('href')}`);
       expect(csv.headers()['content-type']).toContain('text/csv');
       const lines = (await csv.text()).trim().split('\r\n');
       expect(lines[0]).toBe('Email/Phone,Amount,Currency code,Reference ID,Note to recipient,Recipient wallet');
-      expect(lines[1]).toContain(`,${(owed / 100).toFixed(2)},USD,payout-${payout.id},`);
+      expect(lines[1]).toContain(`alice@paypal.example,${(owed / 100).toFixed(2)},USD,payout-${payout.id},`);
 
       await page.getByLabel(`Payment reference for payout ${payout.id}`).fill('PAYPAL-7781');
       await submit(`Mark payout ${payout.id} paid`);

@@ -1,0 +1,133 @@
+// One commission's state is one fact: a manager walks one commission through approval and
+// payment and rejects another held for fraud, in Chromium; the overview, activity and its CSV,
+// partners, payouts, the partner's portal and the assistant's explain_sale all say the same.
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { explainSale } from '../../src/app/assistant-reads.js';
+import { PgStore } from '../../src/db/store.js';
+import { SHOTS, hasChromium, openBrowserApp, submitWithKeyboard, textOf } from '../support/browser.js';
+import { type TestApi, adminHeaders, bearer, trackClick } from '../support/harness.js';
+import { startSmtpReceiver } from '../support/smtp.js';
+
+let opened: Awaited<ReturnType<typeof openBrowserApp>> | undefined;
+let api: TestApi;
+let page: Page;
+let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
+
+beforeAll(async () => {
+  if (!hasChromium) return;
+  smtp = await startSmtpReceiver();
+  opened = await openBrowserApp({ AFFIX_SECRET_KEY: 'commission-state-key-0123456789', AFFIX_SMTP_URL: smtp.url }, {}, { width: 1280, height: 900 });
+  ({ api, page } = opened);
+}, 60_000);
+
+afterAll(async () => {
+  if (!hasChromium) return;
+  await opened?.close();
+  await smtp?.close();
+});
+
+const admin = async (method: string, path: string, body?: unknown) => {
+  const reply = await api.request(method, `/api/v1/admin${path}`, { body, headers: adminHeaders });
+  if (reply.status >= 300) throw new Error(`${method} ${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return reply.body.data;
+};
+const submit = (name: string) => submitWithKeyboard(page, name);
+const shot = async (name: string) => {
+  if (!SHOTS) return;
+  for (const width of [390, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: `${SHOTS}/${name}-${width}.png`, fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+};
+
+describe.skipIf(!hasChromium)('one commission state on every surface', () => {
+  it('paid and rejected read the same on the overview, activity, CSV, partners, payouts, portal and explain_sale', async () => {
+    const account = await admin('POST', '/accounts', { email: 'owner@state.example', password: 'correct horse battery' });
+    const program = await admin('POST', '/programs', { account_id: account.id, name: 'State Shop', domain: 'shop.example.com', commission_type: 'percent', commission_rate: 20 });
+    const base = `${api.url}/dashboard/programs/${program.id}`;
+    await admin('PATCH', `/programs/${program.id}/payout-settings`, { hold_days: 30 });
+    const ana = await admin('POST', `/programs/${program.id}/partners`, { name: 'Ana', email: 'ana@partner.example' });
+    await admin('POST', `/programs/${program.id}/links`, { partner_id: ana.id, short_link: 'ana-state' });
+    await admin('PATCH', `/programs/${program.id}/partners/${ana.id}/payout-details`, { payout_method: 'paypal', payout_reference: 'ana@paypal.example' });
+    const key = (await admin('POST', `/programs/${program.id}/keys`)).api_key;
+    const track = (path: string, body: unknown) => api.request('POST', `/api/v1/track/${path}`, { body, headers: bearer(key) });
+
+    // A: a customer's first sale, 5000 -> 1000. B: Ana referring herself (her own email): held for fraud.
+    const clickA = await trackClick(api, 'https://shop.example.com/?aff=ana-state');
+    expect((await track('sale', { transaction_id: 'state_a', amount_cents: 5000, click_id: clickA, customer_key: 'state_customer_a' })).status).toBe(200);
+    const clickB = await trackClick(api, 'https://shop.example.com/?aff=ana-state');
+    expect((await track('lead', { click_id: clickB, customer_key: 'state_customer_b', email: 'ana@partner.example' })).status).toBe(200);
+    expect((await track('sale', { transaction_id: 'state_b', amount_cents: 3000, customer_key: 'state_customer_b' })).status).toBe(200);
+    const commission = async (txn: string) =>
+      Number((await api.pool.query('SELECT c.id FROM commissions c JOIN sales s ON s.id = c.sale_id WHERE s.processor_event_id = $1', [txn])).rows[0].id);
+    const [a, b] = [await commission('state_a'), await commission('state_b')];
+
+    // The manager signs in, approves A early, runs a payout and marks it paid; rejects B.
+    await page.goto(`${api.url}/dashboard/login`);
+    await page.getByLabel('Email').fill('owner@state.example');
+    await page.getByLabel('Password').fill('correct horse battery');
+    await page.getByLabel('Password').press('Enter');
+    await page.waitForURL(`${api.url}/dashboard`);
+    await page.goto(`${base}/payouts?stage=pending`);
+    await page.getByLabel(`Reason to approve ${a}`).fill('checked with the customer');
+    await submit(`Approve ${a}`);
+    await submit('Run payout');
+    const payout = (await api.pool.query('SELECT id FROM payouts WHERE program_id = $1', [program.id])).rows[0].id;
+    await page.getByLabel(`Payment reference for payout ${payout}`).fill('PAYPAL-STATE-1');
+    await submit(`Mark payout ${payout} paid`);
+    await expect.poll(() => textOf(page.getByRole('status'))).toBe('Payout marked paid.');
+    await page.goto(`${base}/payouts?stage=held`);
+    await page.getByLabel(`Reason to reject ${b}`).fill('self-referral confirmed');
+    await submit(`Reject ${b}`);
+
+    // Payouts: A under Paid, B under Rejected, nothing awaiting approval.
+    await page.goto(`${base}/payouts?stage=pending`);
+    expect(await textOf(page.locator('#commissions'))).toContain('None.');
+    await page.goto(`${base}/payouts?stage=paid`);
+    expect(await textOf(page.locator('#commissions tbody'))).toContain(`${a} Ana 10.00 USD`);
+    await shot('commission-state-payouts-paid');
+    await page.goto(`${base}/payouts?stage=rejected`);
+    expect(await textOf(page.locator('#commissions tbody'))).toContain(`${b} Ana 0.00 USD`);
+
+    // Overview: 10.00 earned and paid, nothing awaiting approval (B earns nothing).
+    await page.goto(base);
+    expect(await textOf(page.locator('#kpis tbody'))).toBe('USD 2 80.00 USD 10.00 USD 0.00 USD 0.00 USD 10.00 USD');
+    await shot('commission-state-overview');
+
+    // Activity and its CSV: the same states.
+    await page.goto(`${base}/activity`);
+    const activity = await textOf(page.locator('#activity tbody'));
+    expect(activity).toMatch(/state_a: 50\.00 USD \w+ 10\.00 USD \(paid\)/);
+    expect(activity).toMatch(/state_b: 30\.00 USD \w+ 0\.00 USD \(rejected\)/);
+    const csv = await (await page.request.get(`${await page.getByRole('link', { name: 'Download as CSV' }).getAttribute('href').then((href) => `${api.url}${href}`)}`)).text();
+    const rows = csv.trim().split('\r\n').map((line) => line.split(','));
+    const column = rows[0]!.indexOf('commission_state');
+    expect(rows.filter((r) => r[1] === 'sale').map((r) => [r[5], r[column], r[column - 1]]).sort()).toEqual([
+      ['state_a', 'paid', '1000'],
+      ['state_b', 'rejected', '0'],
+    ]);
+
+    // Partners: Ana's commission total counts the paid one only.
+    await page.goto(`${base}/partners`);
+    expect(await textOf(page.locator('#partner-stats tbody'))).toContain('Ana 2 1 2 80.00 USD 10.00 USD');
+
+    // The assistant's explain_sale reads the same state.
+    const reads = { pool: api.pool, store: new PgStore(api.pool), now: () => new Date() };
+    expect(await explainSale(reads, program.id, 'state_a')).toMatchObject({ commission_state: 'paid', commission_earned_cents: 1000 });
+    expect(await explainSale(reads, program.id, 'state_b')).toMatchObject({ commission_state: 'rejected', commission_earned_cents: 0 });
+
+    // The partner's portal: paid 10.00 and rejected 0.00, never "in hold".
+    await admin('POST', `/programs/${program.id}/partners/${ana.id}/invite`);
+    await expect.poll(() => smtp.lastLink('ana@partner.example'), { timeout: 5000 }).not.toBeNull();
+    await page.goto(smtp.lastLink('ana@partner.example')!.replace(/^https?:\/\/[^/]+/, api.url));
+    await submit('Sign in');
+    const portal = await textOf(page.locator(`#program-${ana.id}`));
+    expect(portal).toContain('Your commission: 20% of the first paid sale, for each customer you refer.');
+    expect(portal).toContain('paid 1 10.00 USD');
+    expect(portal).toContain('rejected 1 0.00 USD');
+    expect(portal).not.toContain('awaiting approval');
+    await shot('commission-state-portal');
+  });
+});
