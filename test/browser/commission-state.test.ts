@@ -33,6 +33,8 @@ const admin = async (method: string, path: string, body?: unknown) => {
   return reply.body.data;
 };
 const submit = (name: string) => submitWithKeyboard(page, name);
+/** What a person reads in the element: cells apart, whitespace collapsed. */
+const seen = async (selector: string) => (await page.locator(selector).first().innerText()).replace(/\s+/g, ' ').trim();
 const shot = async (name: string) => {
   if (!SHOTS) return;
   for (const width of [390, 1280]) {
@@ -44,6 +46,7 @@ const shot = async (name: string) => {
 
 describe.skipIf(!hasChromium)('one commission state on every surface', () => {
   it('paid and rejected read the same on the overview, activity, CSV, partners, payouts, portal and explain_sale', async () => {
+    page.setDefaultTimeout(5000);
     const account = await admin('POST', '/accounts', { email: 'owner@state.example', password: 'correct horse battery' });
     const program = await admin('POST', '/programs', { account_id: account.id, name: 'State Shop', domain: 'shop.example.com', commission_type: 'percent', commission_rate: 20 });
     const base = `${api.url}/dashboard/programs/${program.id}`;
@@ -84,21 +87,21 @@ describe.skipIf(!hasChromium)('one commission state on every surface', () => {
 
     // Payouts: A under Paid, B under Rejected, nothing awaiting approval.
     await page.goto(`${base}/payouts?stage=pending`);
-    expect(await textOf(page.locator('#commissions'))).toContain('None.');
+    expect(await seen('#commissions')).toContain('None.');
     await page.goto(`${base}/payouts?stage=paid`);
-    expect(await textOf(page.locator('#commissions tbody'))).toContain(`${a} Ana 10.00 USD`);
+    expect(await seen('#commissions tbody')).toContain(`${a} Ana 10.00 USD`);
     await shot('commission-state-payouts-paid');
     await page.goto(`${base}/payouts?stage=rejected`);
-    expect(await textOf(page.locator('#commissions tbody'))).toContain(`${b} Ana 0.00 USD`);
+    expect(await seen('#commissions tbody')).toContain(`${b} Ana 0.00 USD`);
 
     // Overview: 10.00 earned and paid, nothing awaiting approval (B earns nothing).
     await page.goto(base);
-    expect(await textOf(page.locator('#kpis tbody'))).toBe('USD 2 80.00 USD 10.00 USD 0.00 USD 0.00 USD 10.00 USD');
+    expect(await seen('#kpis tbody')).toBe('USD 2 80.00 USD 10.00 USD 0.00 USD 0.00 USD 10.00 USD');
     await shot('commission-state-overview');
 
     // Activity and its CSV: the same states.
     await page.goto(`${base}/activity`);
-    const activity = await textOf(page.locator('#activity tbody'));
+    const activity = await seen('#activity tbody');
     expect(activity).toMatch(/state_a: 50\.00 USD \w+ 10\.00 USD \(paid\)/);
     expect(activity).toMatch(/state_b: 30\.00 USD \w+ 0\.00 USD \(rejected\)/);
     const csv = await (await page.request.get(`${await page.getByRole('link', { name: 'Download as CSV' }).getAttribute('href').then((href) => `${api.url}${href}`)}`)).text();
@@ -111,19 +114,19 @@ describe.skipIf(!hasChromium)('one commission state on every surface', () => {
 
     // Partners: Ana's commission total counts the paid one only.
     await page.goto(`${base}/partners`);
-    expect(await textOf(page.locator('#partner-stats tbody'))).toContain('Ana 2 1 2 80.00 USD 10.00 USD');
+    expect(await seen('#partner-stats tbody')).toContain('Ana 2 1 2 80.00 USD 10.00 USD');
 
     // The assistant's explain_sale reads the same state.
     const reads = { pool: api.pool, store: new PgStore(api.pool), now: () => new Date() };
     expect(await explainSale(reads, program.id, 'state_a')).toMatchObject({ commission_state: 'paid', commission_earned_cents: 1000 });
     expect(await explainSale(reads, program.id, 'state_b')).toMatchObject({ commission_state: 'rejected', commission_earned_cents: 0 });
 
-    // The partner's portal: paid 10.00 and rejected 0.00, never "in hold".
+    // The partner's portal: paid 10.00 and rejected 0.00, never "awaiting approval".
     await admin('POST', `/programs/${program.id}/partners/${ana.id}/invite`);
     await expect.poll(() => smtp.lastLink('ana@partner.example'), { timeout: 5000 }).not.toBeNull();
     await page.goto(smtp.lastLink('ana@partner.example')!.replace(/^https?:\/\/[^/]+/, api.url));
     await submit('Sign in');
-    const portal = await textOf(page.locator(`#program-${ana.id}`));
+    const portal = await seen(`#program-${ana.id}`);
     expect(portal).toContain('Your commission: 20% of the first paid sale, for each customer you refer.');
     expect(portal).toContain('paid 1 10.00 USD');
     expect(portal).toContain('rejected 1 0.00 USD');

@@ -182,7 +182,7 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     await expect.poll(() => textOf(page.locator('#activity tbody tr').first())).toContain('none: not first sale');
     // Money per currency, per partner, and the activity as CSV.
     await page.goto(`${api.url}/dashboard/programs/${programId}`);
-    expect(await page.locator('#kpis tbody td').allTextContents()).toEqual(['USD', '2', '98.00 USD', '9.80 USD', '9.80 USD']);
+    expect(await page.locator('#kpis tbody td').allTextContents()).toEqual(['USD', '2', '98.00 USD', '9.80 USD', '9.80 USD', '0.00 USD', '0.00 USD']);
     await page.goto(`${api.url}/dashboard/programs/${programId}/partners`);
     expect(await page.locator('#partner-stats tbody tr').first().locator('td').allTextContents()).toEqual(['Alice', '3', '1', '2', '98.00 USD', '9.80 USD', 'no email']);
     const csv = await page.request.get(`${api.url}/dashboard/programs/${programId}/activity.csv`);
@@ -261,7 +261,7 @@ describe.skipIf(!hasChromium)('dashboard', () => {
       const pending = (await api.pool.query("SELECT id, amount_cents - deducted_cents AS net FROM commissions WHERE program_id = $1 AND stage = 'pending' AND status <> 'reversed' ORDER BY id", [programId])).rows;
       expect(pending.length).toBeGreaterThan(0);
       await submit(`Approve ${pending[0].id}`);
-      expect(await textOf(page.locator(`#reason_${pending[0].id}-error`))).toBe('Give a reason.');
+      expect(await textOf(page.locator(`#approve_reason_${pending[0].id}-error`))).toBe('Give a reason.');
       for (const c of pending) {
         await page.getByLabel(`Reason to approve ${c.id}`).fill('checked with the customer');
         await submit(`Approve ${c.id}`);

@@ -40,7 +40,7 @@ export function payoutsSection(view: MoneyView, data: Of<'payouts'>): Html {
   const batches = [...new Set(data.payouts.filter((p) => p.status !== 'canceled').map((p) => p.batchId))].slice(0, 10);
   const settings = data.payoutSettings;
   return html`<section id="owed"><h2>Owed to partners</h2>
-${data.balances.length === 0 ? html`<p>No commissions yet.</p>` : html`<table><thead><tr><th>Partner</th><th>Currency</th><th>In hold</th><th>Owed (approved)</th><th>In open payouts</th><th>Paid</th><th>Paid by</th></tr></thead><tbody>
+${data.balances.length === 0 ? html`<p>No commissions yet.</p>` : html`<table><thead><tr><th>Partner</th><th>Currency</th><th>Awaiting approval (and held)</th><th>Owed (approved)</th><th>In open payouts</th><th>Paid</th><th>Paid by</th></tr></thead><tbody>
 ${data.balances.map((b) => html`<tr><td>${b.partnerName}</td><td>${b.currency}</td><td>${money(b.pendingCents, b.currency)}</td><td><strong>${money(b.approvedCents, b.currency)}</strong></td><td>${money(b.inPayoutCents, b.currency)}</td><td>${money(b.paidCents, b.currency)}</td><td>${b.payoutMethod ? `${b.payoutMethod}: ${b.payoutReference}` : html`<span class="muted">not set</span>`}</td></tr>`)}
 </tbody></table>`}
 <form method="post" action="${base}/payouts/run">${fe.payout_run ? html`<p class="error" role="alert">${fe.payout_run}</p>` : ''}<div><button type="submit">Run payout</button></div>
@@ -54,26 +54,26 @@ ${open.map((p) => html`<tr><td>${p.id} (batch ${p.batchId})</td><td>${p.partnerN
 </tbody></table>`}
 ${batches.length ? html`<h3>Exports</h3><ul>${batches.map((b) => html`<li>Batch ${b}: <a href="${base}/payouts/batches/${b}/export.csv?format=generic">CSV</a> · <a href="${base}/payouts/batches/${b}/export.csv?format=paypal">PayPal Payouts</a> · <a href="${base}/payouts/batches/${b}/export.csv?format=wise">Wise batch</a></li>`)}</ul>` : ''}
 </section>
-<section id="commissions"><h2>Commissions: ${COMMISSION_STATE_WORDS[data.stage]}</h2>
+<section id="commissions"><h2>Commissions: ${sentence(COMMISSION_STATE_WORDS[data.stage])}</h2>
 <nav class="tabs" aria-label="Commission states">${COMMISSION_STATES.filter((s) => s !== 'moved').map((s) => html`<a href="${base}/payouts?stage=${s}" ${s === data.stage ? raw('aria-current="page"') : ''}>${sentence(COMMISSION_STATE_WORDS[s])}</a>`)}</nav>
 ${data.commissions.length === 0 ? html`<p>None.</p>` : html`<table><thead><tr><th>Commission</th><th>Partner</th><th>Amount</th><th>Sale</th><th>Created</th><th></th></tr></thead><tbody>
 ${data.commissions.map((c) => {
   const net = c.earnedCents;
   const review = (verb: string, label: string) =>
-    html`<form method="post" action="${base}/commissions/${c.id}/${verb}" class="inline">${field(`reason_${c.id}`, `Reason to ${label.toLowerCase()} ${c.id}`, '', fe)}<button type="submit">${label} ${c.id}</button></form>`;
+    html`<form method="post" action="${base}/commissions/${c.id}/${verb}" class="inline">${field(`${verb}_reason_${c.id}`, `Reason to ${label.toLowerCase()} ${c.id}`, '', fe)}<button type="submit">${label} ${c.id}</button></form>`;
   const action =
     c.stage === 'held'
       ? html`<p>Held: ${c.holdReasons.map((r) => SIGNAL_WORDS[r] ?? r).join('; ')}.</p>${review('release', 'Release')}${review('reject', 'Reject')}`
       : c.state === 'pending'
-      ? html`<form method="post" action="${base}/commissions/${c.id}/approve" class="inline">${field(`reason_${c.id}`, `Reason to approve ${c.id}`, '', fe)}<button type="submit">Approve ${c.id}</button></form>`
+      ? html`<form method="post" action="${base}/commissions/${c.id}/approve" class="inline">${field(`approve_reason_${c.id}`, `Reason to approve ${c.id}`, '', fe)}<button type="submit">Approve ${c.id}</button></form>`
       : c.state === 'approved'
-        ? html`<form method="post" action="${base}/commissions/${c.id}/unapprove" class="inline">${field(`reason_${c.id}`, `Reason to take back ${c.id}`, '', fe)}<button type="submit">Take back ${c.id}</button></form>`
+        ? html`<form method="post" action="${base}/commissions/${c.id}/unapprove" class="inline">${field(`unapprove_reason_${c.id}`, `Reason to take back ${c.id}`, '', fe)}<button type="submit">Take back ${c.id}</button></form>`
         : html`<span class="muted">${c.state === 'in_payout' ? `in payout ${c.payoutId}` : COMMISSION_STATE_WORDS[c.state]}</span>`;
   return html`<tr><td>${c.id}</td><td>${c.partnerName ?? ''}</td><td>${money(net, c.currency)}${c.deductedCents ? html` <span class="muted">(of ${money(c.amountCents, c.currency)})</span>` : ''}</td><td><code>${c.transactionId}</code>${c.test ? ' (test)' : ''}</td><td>${when(c.createdAt)} UTC</td><td>${action}</td></tr>`;
 })}</tbody></table>`}</section>
 <section id="payout-settings"><h2>Payout and fraud settings</h2><form method="post" action="${base}/payouts/settings" novalidate>
 ${field('hold_days', 'Hold period in days (a commission is approved after it; longer than your refund window)', String(settings.holdDays), fe, 'inputmode="numeric"')}
-${SUPPORTED_CURRENCIES.map((currency) => field(`payout_minimum_${currency}`, `Minimum payout in ${currency} (in ${currency}, like ${currency === 'VND' ? '500000' : '50.00'}; empty for none)`, settings.payoutMinimumsCents[currency] === undefined ? '' : majorUnits(settings.payoutMinimumsCents[currency]!, currency), fe, 'inputmode="decimal"'))}
+${SUPPORTED_CURRENCIES.map((currency) => field(`payout_minimum_${currency}`, `Minimum payout in ${currency} (like ${currency === 'VND' ? '500000' : '50.00'}; empty for none)`, settings.payoutMinimumsCents[currency] === undefined ? '' : majorUnits(settings.payoutMinimumsCents[currency]!, currency), fe, 'inputmode="decimal"'))}
 ${field('fraud_min_signup_seconds', 'Hold when the signup comes this many seconds or less after the click, from its IP', String(settings.fraud.minSignupSeconds), fe, 'inputmode="numeric"')}
 ${field('fraud_max_leads_per_ip', 'Hold when one IP signs up more than this many times…', String(settings.fraud.maxLeadsPerIp), fe, 'inputmode="numeric"')}
 ${field('fraud_ip_window_minutes', '…within this many minutes', String(settings.fraud.ipWindowMinutes), fe, 'inputmode="numeric"')}

@@ -69,7 +69,9 @@ export function registerMoneyRoutes(router: Router, kit: MoneyRouteKit): void {
     router.post(`${base}/commissions/:commissionId/${verb}`, ...form, async (req, res) => {
       const id = await ownProgram(req, res);
       const commissionId = Number(req.params.commissionId);
-      if (await attempt(req, res, 'payouts', `reason_${commissionId}`, () => use(app(), scope(res), id, commissionId, { reason: text(req, `reason_${commissionId}`) }))) {
+      // One field per form (release and reject sit side by side): its own id, so its label and error point at it.
+      const reasonField = `${verb}_reason_${commissionId}`;
+      if (await attempt(req, res, 'payouts', reasonField, () => use(app(), scope(res), id, commissionId, { reason: text(req, reasonField) }))) {
         back(res, id, done, 'payouts');
       }
     });
