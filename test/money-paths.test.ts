@@ -11,6 +11,7 @@ import { portalNumbers } from '../src/db/partner-portal.js';
 import { lockPayableItems, lockProgramPayouts } from '../src/db/payouts.js';
 import { partnerStats } from '../src/db/program-insights.js';
 import { PgStore } from '../src/db/store.js';
+import { describeCommission } from '../src/core/programs.js';
 import { getEvent } from '../src/db/webhook-events.js';
 import { type SeededProgram, type TestApi, type TestDatabase, addPartnerLink, adminHeaders, bearer, createTestDatabase, seedProgram, startTestApi } from './support/harness.js';
 import { apiRefund, apiSale, uid } from './support/money.js';
@@ -63,6 +64,17 @@ async function ledgerOf(programId: number) {
   return rows[0];
 }
 
+/** The ledger's approved bucket is exactly what open payouts pay plus what the next run would (approved commissions and clawbacks no payout claimed). */
+async function expectOwedAsLedger(programId: number) {
+  const { rows } = await db.pool.query(
+    `SELECT (SELECT coalesce(sum(amount_cents), 0) FROM payouts WHERE program_id = $1 AND status = 'pending')
+          + (SELECT coalesce(sum(amount_cents - deducted_cents), 0) FROM commissions WHERE program_id = $1 AND stage = 'approved' AND payout_id IS NULL)
+          + (SELECT coalesce(sum(amount_cents), 0) FROM clawbacks WHERE program_id = $1 AND payout_id IS NULL) AS owed`,
+    [programId],
+  );
+  expect((await ledgerOf(programId)).approved).toBe(Number(rows[0].owed));
+}
+
 const permutations = <T>(items: T[]): T[][] =>
   items.length <= 1 ? [items] : items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]));
 
@@ -74,6 +86,13 @@ async function inEveryOrder(steps: Step[], check: (programId: number, run: strin
     await check(shop.programId, run);
   }
 }
+
+/** A 4900 payment, then a dispute opened and closed on its charge. */
+const disputed = (created: string, closed: string): Step[] => [
+  { fixture: 'checkout.session.completed.payment' },
+  { fixture: created, at: 10 },
+  { fixture: closed, at: 20 },
+];
 
 /** A program at 20 %, commissions approved at once, no minimum. */
 async function payingProgram() {
@@ -169,11 +188,7 @@ describe('2. the earliest paid sale earns the first-sale commission, whatever or
 describe('3. a dispute inquiry changes nothing', () => {
   it('warning_needs_response then warning_closed: the commission stays 980, in every order', async () => {
     await inEveryOrder(
-      [
-        { fixture: 'checkout.session.completed.payment' },
-        { fixture: 'charge.dispute.created.inquiry', at: 10 },
-        { fixture: 'charge.dispute.closed.inquiry', at: 20 },
-      ],
+      disputed('charge.dispute.created.inquiry', 'charge.dispute.closed.inquiry'),
       async (programId, run) => {
         expect(await salesOf(programId)).toEqual([{ txn: `cs_${run}_payment`, amount: 4900, reason: null, state: 'pending', earned: 980, deducted: 0, refunded: 0 }]);
         const closed = await db.pool.query('SELECT status, reason FROM webhook_events WHERE stripe_event_id = $1', [`evt_${run}_charge_dispute_closed_inquiry`]);
@@ -186,11 +201,7 @@ describe('3. a dispute inquiry changes nothing', () => {
 describe('4. a partial dispute deducts in proportion', () => {
   it('dispute.amount 1000 on a 4900 charge, lost: 200 deducted and 1000 refunded, in every order', async () => {
     await inEveryOrder(
-      [
-        { fixture: 'checkout.session.completed.payment' },
-        { fixture: 'charge.dispute.created.partial', at: 10 },
-        { fixture: 'charge.dispute.closed.partial-lost', at: 20 },
-      ],
+      disputed('charge.dispute.created.partial', 'charge.dispute.closed.partial-lost'),
       async (programId, run) => {
         expect(await salesOf(programId)).toEqual([{ txn: `cs_${run}_payment`, amount: 4900, reason: null, state: 'pending', earned: 780, deducted: 200, refunded: 1000 }]);
       },
@@ -220,7 +231,8 @@ describe('5. signed webhook bodies as large as Stripe sends are stored', () => {
 });
 
 describe('6. cancelling a payout releases exactly what it claimed', () => {
-  it('1000 in payout 1 (open), half its sale refunded (500 clawback), 2000 approved and paid net 1500 in payout 2, payout 1 cancelled: payout 3 pays 1000', async () => {
+  /** 1000 claimed by payout 1 (open); half its sale refunded (a 500 clawback); 2000 approved and run into payout 2 (1500, netting the clawback). */
+  async function clawbackNettedElsewhere() {
     const shop = await payingProgram();
     const a = await apiSale(api, shop, 5000);
     await approveAll();
@@ -231,6 +243,11 @@ describe('6. cancelling a payout releases exactly what it claimed', () => {
     await approveAll();
     const p2 = (await payouts.runPayouts(deps(), OPERATOR, shop.programId)).payouts[0]!;
     expect(p2.amountCents).toBe(1500);
+    return { shop, p1, p2 };
+  }
+
+  it('payout 2 paid, payout 1 cancelled: payout 3 pays 1000, and the partner gets exactly the 2500 owed', async () => {
+    const { shop, p1, p2 } = await clawbackNettedElsewhere();
     await payouts.markPayoutPaid(deps(), OPERATOR, shop.programId, p2.id, { reference: 'p2' });
     await payouts.cancelPayout(deps(), OPERATOR, shop.programId, p1.id);
     const p3 = (await payouts.runPayouts(deps(), OPERATOR, shop.programId)).payouts[0]!;
@@ -242,15 +259,8 @@ describe('6. cancelling a payout releases exactly what it claimed', () => {
     await expect(payouts.runPayouts(deps(), OPERATOR, shop.programId)).rejects.toMatchObject({ status: 409, init: { code: 'nothing_to_pay' } });
   });
 
-  it('the same with payout 2 still open and then cancelled too: everything comes back once', async () => {
-    const shop = await payingProgram();
-    const a = await apiSale(api, shop, 5000);
-    await approveAll();
-    const p1 = (await payouts.runPayouts(deps(), OPERATOR, shop.programId)).payouts[0]!;
-    await apiRefund(api, shop, a.transactionId, 2500);
-    await apiSale(api, shop, 10_000);
-    await approveAll();
-    const p2 = (await payouts.runPayouts(deps(), OPERATOR, shop.programId)).payouts[0]!;
+  it('payout 2 still open and then cancelled too: everything comes back once (2500)', async () => {
+    const { shop, p1, p2 } = await clawbackNettedElsewhere();
     await payouts.cancelPayout(deps(), OPERATOR, shop.programId, p1.id);
     await payouts.cancelPayout(deps(), OPERATOR, shop.programId, p2.id);
     const p3 = (await payouts.runPayouts(deps(), OPERATOR, shop.programId)).payouts[0]!;
@@ -275,10 +285,7 @@ describe('7. refunds during a payout run wait or succeed, never 503', () => {
     // 10 refunds of 100 on 10000 take 200 of the 2000 commission, before or after the run claimed it.
     const row = (await db.pool.query('SELECT deducted_cents, refunded_total_cents FROM commissions WHERE id = $1', [last.commissionId])).rows[0];
     expect(row).toEqual({ deducted_cents: 200, refunded_total_cents: 1000 });
-    const owed = await ledgerOf(shop.programId);
-    const open = Number((await db.pool.query("SELECT sum(amount_cents)::bigint AS s FROM payouts WHERE program_id = $1 AND status = 'pending'", [shop.programId])).rows[0].s);
-    const clawbacks = Number((await db.pool.query('SELECT coalesce(sum(amount_cents), 0)::bigint AS s FROM clawbacks WHERE program_id = $1 AND payout_id IS NULL', [shop.programId])).rows[0].s);
-    expect(owed.approved).toBe(open + clawbacks);
+    await expectOwedAsLedger(shop.programId);
   });
 });
 
@@ -335,7 +342,6 @@ describe('9. one description of what a program pays', () => {
   it('the CLI programs list, the dashboard and the portal say "20% of the first paid sale"', async () => {
     const shop = await seedProgram(api, { commission_type: 'percent', commission_rate: 20 });
     const { rows } = await db.pool.query('SELECT commission_type, commission_rate, recurring_duration_months FROM programs WHERE id = $1', [shop.programId]);
-    const { describeCommission } = await import('../src/core/programs.js');
     expect(describeCommission(rows[0].commission_type, rows[0].commission_rate, rows[0].recurring_duration_months)).toBe('20% of the first paid sale');
     expect(describeCommission('recurring_percent', '20', 12)).toBe('20% of every sale for 12 months');
     // The surfaces call it rather than spelling their own (a test per surface lives with it: cli-api, the dashboard and portal browser tests).
@@ -400,10 +406,7 @@ describe('11. a payout run never blocks its program\'s tracking', () => {
     ]);
     const failures = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected').map((o) => o.reason);
     for (const failure of failures) expect(failure).toMatchObject({ status: 409, init: { code: 'nothing_to_pay' } });
-    const owed = await ledgerOf(shop.programId);
-    const claimed = Number((await db.pool.query("SELECT coalesce(sum(amount_cents), 0)::bigint AS s FROM payouts WHERE program_id = $1 AND status = 'pending'", [shop.programId])).rows[0].s);
-    const unclaimed = Number((await db.pool.query("SELECT coalesce(sum(amount_cents - deducted_cents), 0)::bigint AS s FROM commissions WHERE program_id = $1 AND stage = 'approved' AND payout_id IS NULL", [shop.programId])).rows[0].s);
-    expect(owed.approved).toBe(claimed + unclaimed);
+    await expectOwedAsLedger(shop.programId);
   });
 });
 

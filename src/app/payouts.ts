@@ -13,6 +13,7 @@ import {
   payableBalances,
   payoutLines,
   rejectedEntry,
+  releaseClaim,
   releasedEntry,
   reviewRefusal,
   unapprovalRefusal,
@@ -287,7 +288,8 @@ export async function payWithStripe(deps: ManagementDeps & { stripeSecretKey: st
 export async function cancelPayout(deps: ManagementDeps, scope: Scope, programId: number, payoutId: number) {
   await programInScope(deps, scope, programId);
   return withPayout(deps, programId, payoutId, async (client, payout) => {
-    await payouts.releaseClaims(client, payout.id);
+    const unclaimed = await payouts.unclaimCommissions(client, payout.id);
+    await payouts.applyClaimRelease(client, payout, releaseClaim(await payouts.clawbacksMadeUnder(client, payout.id, unclaimed)));
     await payouts.setPayoutStatus(client, payout.id, 'canceled', null, deps.now());
     return { ...payout, status: 'canceled' as const };
   });

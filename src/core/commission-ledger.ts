@@ -62,6 +62,12 @@ export const netCents = (c: Pick<CommissionPosition, 'amountCents' | 'deductedCe
 
 export const createdEntry = (amountCents: number): LedgerEntry => entry('created', { pendingCents: amountCents });
 
+/** What a change of a commission's deduction writes: its ledger entry, and what is owed back once a payout claimed it. */
+export interface DeductionChange {
+  ledger: LedgerEntry;
+  clawbackCents: number | null;
+}
+
 /**
  * A refund, chargeback or failed refund changed what is deducted from the commission. Before
  * a payout claims it, the change adjusts the bucket it sits in. Once claimed or paid, the
@@ -71,7 +77,7 @@ export function deductionChange(
   commission: Pick<CommissionPosition, 'stage' | 'payoutId'>,
   deductedBefore: number,
   deductedAfter: number,
-): { ledger: LedgerEntry; clawbackCents: number | null } | null {
+): DeductionChange | null {
   const change = deductedBefore - deductedAfter; // negative: taken off
   // A rejected commission is owed nothing: a refund changes no balance.
   if (change === 0 || commission.stage === 'rejected') return null;
@@ -92,7 +98,7 @@ export const MOVED_REASON = 'first sale moved to an earlier sale of the customer
  */
 export function movedAwayChange(
   c: Pick<CommissionPosition, 'stage' | 'payoutId' | 'amountCents' | 'deductedCents'>,
-): { ledger: LedgerEntry; clawbackCents: number | null } | null {
+): DeductionChange | null {
   const net = netCents(c);
   if (net === 0 || c.stage === 'rejected') return null;
   if (c.stage === 'paid' || c.payoutId !== null) return { ledger: entry('clawed_back', { approvedCents: -net }, MOVED_REASON), clawbackCents: -net };
@@ -202,13 +208,34 @@ export function payoutLines(balances: PayableBalance[], minimums: PayoutMinimums
     .sort((a, b) => a.partnerId - b.partnerId || a.currency.localeCompare(b.currency));
 }
 
+/** A clawback made while a payout had claimed its commission. */
+export interface ClaimedClawback {
+  id: number;
+  commissionId: number;
+  amountCents: number;
+  /** The payout that netted it since, if any. */
+  nettedByPayoutId: number | null;
+}
+
+export interface ClaimRelease {
+  /** Not netted yet: dropped, the commission's own net carries the deduction. */
+  drop: number[];
+  /** Netted by another payout already: that much is credited back, once per commission. */
+  credits: { commissionId: number; amountCents: number }[];
+}
+
 /**
- * What cancelling a payout gives back for one commission it claimed: the commission returns to
- * the approved balance at its current net, which already carries every deduction made since the
- * claim. Those deductions were also written as clawbacks: one not yet netted is dropped (the net
- * carries it); one another payout already netted was taken once, so the same amount is credited
- * back. The partner is then owed exactly the commission's net, never a deduction twice.
+ * Cancelling a payout releases exactly what it claimed. Its commissions return to the approved
+ * balance at their current net, which already carries every deduction made since the claim.
+ * Those deductions were also written as clawbacks: one not yet netted is dropped; one another
+ * payout already netted was taken once, so the same amount is credited back. The partner is then
+ * owed exactly each commission's net, never a deduction twice.
  */
-export function releasedClaimCredit(clawbacksNettedElsewhereCents: number): number | null {
-  return clawbacksNettedElsewhereCents === 0 ? null : -clawbacksNettedElsewhereCents;
+export function releaseClaim(clawbacks: ClaimedClawback[]): ClaimRelease {
+  const netted = new Map<number, number>();
+  for (const c of clawbacks) if (c.nettedByPayoutId !== null) netted.set(c.commissionId, (netted.get(c.commissionId) ?? 0) + c.amountCents);
+  return {
+    drop: clawbacks.filter((c) => c.nettedByPayoutId === null).map((c) => c.id),
+    credits: [...netted].filter(([, cents]) => cents !== 0).map(([commissionId, cents]) => ({ commissionId, amountCents: -cents })),
+  };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type RefundState, applyRefund, computeCommissionCents, parseRate } from './money.js';
+import { type RefundState, applyRefund, computeCommissionCents, parseMajorUnits, parseRate } from './money.js';
 
 describe('parseRate', () => {
   it('scales decimals to four places', () => {
@@ -100,5 +100,16 @@ describe('applyRefund', () => {
   it('a one-cent sale', () => {
     expect(applyRefund(fresh(1, 1), 1)).toMatchObject({ refundCents: 1, deductionCents: 1, status: 'reversed' });
     expect(applyRefund(fresh(1, 0), undefined)).toMatchObject({ refundCents: 1, deductionCents: 0, status: 'reversed' });
+  });
+});
+
+describe('parseMajorUnits: amounts typed in the currency\'s own units', () => {
+  it('reads whole and decimal amounts, with thousands separators, per currency', () => {
+    expect(parseMajorUnits('50', 'USD')).toBe(5000);
+    expect(parseMajorUnits('50.5', 'EUR')).toBe(5050);
+    expect(parseMajorUnits('1,000.00', 'USD')).toBe(100000);
+    expect(parseMajorUnits('500000', 'VND')).toBe(500000);
+    for (const bad of ['50.001', '-5', 'ten', '', '5.0.0']) expect(parseMajorUnits(bad, 'USD')).toBeNull();
+    expect(parseMajorUnits('1.5', 'VND')).toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 // The repository interface the core needs. src/db implements it with SQL; the core never
 // sees pg, express or pg-boss.
 import type { CommissionReason, SaleHistory } from './attribution.js';
-import type { LedgerEntry } from './commission-ledger.js';
+import type { DeductionChange, LedgerEntry } from './commission-ledger.js';
 import type { FraudFacts, FraudSignal } from './fraud.js';
 import type { OutboundEvent } from './outbound-events.js';
 import type {
@@ -141,7 +141,7 @@ export interface CommissionRefundPatch {
   refundedTotalCents: number;
   deductedCents: number;
   /** What the change of the deduction writes to the ledger (and owes back, once paid), if it changed. */
-  ledger: { ledger: LedgerEntry; clawbackCents: number | null } | null;
+  ledger: DeductionChange | null;
 }
 
 /** Everything the tracking use cases read and write, inside one transaction. */
@@ -184,7 +184,7 @@ export interface TrackingTx {
    * The customer's first-sale commission moved to a sale made earlier: this one no longer counts
    * for its sale (its deduction becomes the whole amount), with the ledger entry and clawback given.
    */
-  moveCommission(commissionId: number, toSaleId: number, change: { ledger: LedgerEntry; clawbackCents: number | null } | null): Promise<void>;
+  moveCommission(commissionId: number, toSaleId: number, change: DeductionChange | null): Promise<void>;
 
   findSaleInProgram(programId: number, transactionId: string): Promise<Sale | null>;
   lockCommissionForSale(saleId: number): Promise<Commission | null>;

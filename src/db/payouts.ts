@@ -1,6 +1,6 @@
 // Commissions' lifecycle, balances and payout batches. Every read is scoped by program; every
 // change runs inside the caller's transaction and appends its ledger entries there.
-import type { CommissionPosition, CommissionStage, CommissionState, LedgerEntry, PayableItem, PayoutLine, PayoutMinimums } from '../core/commission-ledger.js';
+import type { ClaimRelease, ClaimedClawback, CommissionPosition, CommissionStage, CommissionState, LedgerEntry, PayableItem, PayoutLine, PayoutMinimums } from '../core/commission-ledger.js';
 import type { FraudThresholds } from '../core/fraud.js';
 import type { Currency } from '../core/types.js';
 import { appendLines } from './ledger.js';
@@ -246,27 +246,33 @@ export async function setPayoutStatus(client: PoolClient, payoutId: number, stat
   );
 }
 
-/**
- * A canceled payout gives back exactly what it claimed (core releasedClaimCredit): its
- * commissions return to the approved balance at their net; clawbacks made under it are dropped
- * when not yet netted and credited back when another payout netted them; clawbacks of other
- * commissions it netted are free again. One statement.
- */
-export async function releaseClaims(client: PoolClient, payoutId: number): Promise<void> {
-  await client.query(
-    `WITH released AS (
-       UPDATE commissions SET payout_id = NULL, payout_cents = NULL WHERE payout_id = $1 AND stage = 'approved' RETURNING id
-     ), made_under AS (
-       SELECT k.* FROM clawbacks k WHERE k.made_under_payout_id = $1 AND k.commission_id IN (SELECT id FROM released)
-     ), dropped AS (
-       DELETE FROM clawbacks WHERE id IN (SELECT id FROM made_under WHERE payout_id IS NULL)
-     ), credited AS (
-       INSERT INTO clawbacks (commission_id, program_id, partner_id, currency, amount_cents)
-       SELECT commission_id, program_id, partner_id, currency, -sum(amount_cents) FROM made_under WHERE payout_id IS NOT NULL
-        GROUP BY commission_id, program_id, partner_id, currency HAVING sum(amount_cents) <> 0
-     )
-     UPDATE clawbacks SET payout_id = NULL WHERE payout_id = $1`,
+/** A canceled payout's approved commissions are unclaimed (payable again); returns their ids. */
+export async function unclaimCommissions(client: PoolClient, payoutId: number): Promise<number[]> {
+  const { rows } = await client.query(
+    `UPDATE commissions SET payout_id = NULL, payout_cents = NULL WHERE payout_id = $1 AND stage = 'approved' RETURNING id`,
     [payoutId],
+  );
+  return rows.map((row) => Number(row.id));
+}
+
+/** The clawbacks made while this payout had claimed these commissions (locked), and whether another payout netted them. */
+export async function clawbacksMadeUnder(client: PoolClient, payoutId: number, commissionIds: number[]): Promise<ClaimedClawback[]> {
+  const { rows } = await client.query(
+    'SELECT id, commission_id, amount_cents, payout_id FROM clawbacks WHERE made_under_payout_id = $1 AND commission_id = ANY ($2::bigint[]) ORDER BY id FOR UPDATE',
+    [payoutId, commissionIds],
+  );
+  return rows.map((row) => ({ id: Number(row.id), commissionId: Number(row.commission_id), amountCents: Number(row.amount_cents), nettedByPayoutId: row.payout_id === null ? null : Number(row.payout_id) }));
+}
+
+/** Writes a claim's release (core releaseClaim) and frees the other clawbacks the payout had netted. */
+export async function applyClaimRelease(client: PoolClient, payout: Pick<PayoutRow, 'id' | 'programId' | 'partnerId' | 'currency'>, release: ClaimRelease): Promise<void> {
+  await client.query(
+    `WITH dropped AS (DELETE FROM clawbacks WHERE id = ANY ($2::bigint[])),
+     credited AS (
+       INSERT INTO clawbacks (commission_id, program_id, partner_id, currency, amount_cents)
+       SELECT x.commission_id, $3, $4, $5, x.amount_cents FROM unnest($6::bigint[], $7::bigint[]) AS x (commission_id, amount_cents))
+     UPDATE clawbacks SET payout_id = NULL WHERE payout_id = $1`,
+    [payout.id, release.drop, payout.programId, payout.partnerId, payout.currency, release.credits.map((c) => c.commissionId), release.credits.map((c) => c.amountCents)],
   );
 }
 

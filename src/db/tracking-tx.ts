@@ -1,6 +1,6 @@
 // TrackingTx over one pg client inside a transaction: every query the tracking use cases run.
 import type { CommissionReason, SaleHistory } from '../core/attribution.js';
-import { type LedgerEntry, createdEntry } from '../core/commission-ledger.js';
+import { type DeductionChange, createdEntry } from '../core/commission-ledger.js';
 import { errors } from '../core/errors.js';
 import type { FraudFacts } from '../core/fraud.js';
 import type { OutboundEvent } from '../core/outbound-events.js';
@@ -269,18 +269,8 @@ export class PgTrackingTx implements TrackingTx {
     return rows[0].id;
   }
 
-  async moveCommission(commissionId: number, toSaleId: number, change: { ledger: LedgerEntry; clawbackCents: number | null } | null): Promise<void> {
-    await this.query(
-      `WITH commission AS (
-         UPDATE commissions SET moved_to_sale_id = $2, moved_at = now(), deducted_cents = amount_cents, updated_at = now() WHERE id = $1
-         RETURNING id, program_id, partner_id, currency, payout_id
-       ), entry AS (${appendEntries('commission', 4)} WHERE $3::boolean)
-       , clawback AS (
-         INSERT INTO clawbacks (commission_id, program_id, partner_id, currency, amount_cents, made_under_payout_id)
-         SELECT id, program_id, partner_id, currency, $9, payout_id FROM commission WHERE $9::bigint IS NOT NULL AND partner_id IS NOT NULL)
-       SELECT 1`,
-      [commissionId, toSaleId, change !== null, ...entryParams(change?.ledger ?? NO_ENTRY), change?.clawbackCents ?? null],
-    );
+  async moveCommission(commissionId: number, toSaleId: number, change: DeductionChange | null): Promise<void> {
+    await this.changeCommission(commissionId, 'moved_to_sale_id = $2, moved_at = now(), deducted_cents = amount_cents', [toSaleId], change);
   }
 
   findSaleInProgram(programId: number, transactionId: string) {
@@ -340,20 +330,27 @@ export class PgTrackingTx implements TrackingTx {
     await this.query('UPDATE refunds SET reverted_at = now() WHERE id = $1', [refundId]);
   }
 
-  /** The commission, its ledger entry and (once paid) the clawback, in one statement. */
   async updateCommissionAfterRefund(commissionId: number, patch: CommissionRefundPatch): Promise<void> {
-    const change = patch.ledger;
+    await this.changeCommission(commissionId, 'status = $2, refunded_total_cents = $3, deducted_cents = $4', [patch.status, patch.refundedTotalCents, patch.deductedCents], patch.ledger);
+  }
+
+  /**
+   * One statement: the commission's change (`sets` with its parameters from $2), its ledger entry,
+   * and (once a payout claimed or paid it) the clawback, remembering the payout it was made under.
+   */
+  private async changeCommission(commissionId: number, sets: string, values: unknown[], change: DeductionChange | null): Promise<void> {
+    const flag = values.length + 2;
+    const clawback = flag + 6;
     await this.query(
       `WITH commission AS (
-         UPDATE commissions SET status = $2, refunded_total_cents = $3, deducted_cents = $4, updated_at = now() WHERE id = $1
+         UPDATE commissions SET ${sets}, updated_at = now() WHERE id = $1
          RETURNING id, program_id, partner_id, currency, payout_id
-       ), entry AS (${appendEntries('commission', 6)} WHERE $5::boolean)
+       ), entry AS (${appendEntries('commission', flag + 1)} WHERE $${flag}::boolean)
        , clawback AS (
          INSERT INTO clawbacks (commission_id, program_id, partner_id, currency, amount_cents, made_under_payout_id)
-         SELECT id, program_id, partner_id, currency, $11, payout_id FROM commission WHERE $11::bigint IS NOT NULL AND partner_id IS NOT NULL)
+         SELECT id, program_id, partner_id, currency, $${clawback}, payout_id FROM commission WHERE $${clawback}::bigint IS NOT NULL AND partner_id IS NOT NULL)
        SELECT 1`,
-      [commissionId, patch.status, patch.refundedTotalCents, patch.deductedCents, change !== null,
-        ...entryParams(change?.ledger ?? NO_ENTRY), change?.clawbackCents ?? null],
+      [commissionId, ...values, change !== null, ...entryParams(change?.ledger ?? NO_ENTRY), change?.clawbackCents ?? null],
     );
   }
 

@@ -2,30 +2,16 @@
 // payment and rejects another held for fraud, in Chromium; the overview, activity and its CSV,
 // partners, payouts, the partner's portal and the assistant's explain_sale all say the same.
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { explainSale } from '../../src/app/assistant-reads.js';
 import { PgStore } from '../../src/db/store.js';
-import { SHOTS, hasChromium, openBrowserApp, submitWithKeyboard, textOf } from '../support/browser.js';
+import { SHOTS, hasChromium, type BrowserAppWithMail, browserAppWithMail, submitWithKeyboard, textOf } from '../support/browser.js';
 import { type TestApi, adminHeaders, bearer, trackClick } from '../support/harness.js';
-import { startSmtpReceiver } from '../support/smtp.js';
 
-let opened: Awaited<ReturnType<typeof openBrowserApp>> | undefined;
 let api: TestApi;
 let page: Page;
-let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
-
-beforeAll(async () => {
-  if (!hasChromium) return;
-  smtp = await startSmtpReceiver();
-  opened = await openBrowserApp({ AFFIX_SECRET_KEY: 'commission-state-key-0123456789', AFFIX_SMTP_URL: smtp.url }, {}, { width: 1280, height: 900 });
-  ({ api, page } = opened);
-}, 60_000);
-
-afterAll(async () => {
-  if (!hasChromium) return;
-  await opened?.close();
-  await smtp?.close();
-});
+let smtp: BrowserAppWithMail['smtp'];
+browserAppWithMail('commission-state-key-0123456789', (opened) => ({ api, page, smtp } = opened));
 
 const admin = async (method: string, path: string, body?: unknown) => {
   const reply = await api.request(method, `/api/v1/admin${path}`, { body, headers: adminHeaders });

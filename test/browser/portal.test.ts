@@ -2,28 +2,14 @@
 // in from the mail (real SMTP receiver), sees their numbers, copies a link, sets payout details;
 // no page scrolls sideways at 390 or 1280 px.
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SHOTS, hasChromium, openBrowserApp, submitWithKeyboard, textOf as visibleText } from '../support/browser.js';
+import { describe, expect, it } from 'vitest';
+import { SHOTS, hasChromium, type BrowserAppWithMail, browserAppWithMail, submitWithKeyboard, textOf as visibleText } from '../support/browser.js';
 import { type TestApi, adminHeaders, bearer, seedProgram, trackClick } from '../support/harness.js';
-import { startSmtpReceiver } from '../support/smtp.js';
 
-let opened: Awaited<ReturnType<typeof openBrowserApp>> | undefined;
 let api: TestApi;
 let page: Page;
-let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
-
-beforeAll(async () => {
-  if (!hasChromium) return;
-  smtp = await startSmtpReceiver();
-  opened = await openBrowserApp({ AFFIX_SECRET_KEY: 'portal-browser-key-0123456789', AFFIX_SMTP_URL: smtp.url }, {}, { width: 1280, height: 900 });
-  ({ api, page } = opened);
-}, 60_000);
-
-afterAll(async () => {
-  if (!hasChromium) return;
-  await opened?.close();
-  await smtp?.close();
-});
+let smtp: BrowserAppWithMail['smtp'];
+browserAppWithMail('portal-browser-key-0123456789', (opened) => ({ api, page, smtp } = opened));
 
 const textOf = (selector: string) => visibleText(page.locator(selector));
 const submit = (name: string) => submitWithKeyboard(page, name);

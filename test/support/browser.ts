@@ -2,7 +2,9 @@
 // demand, and keyboard helpers.
 import { existsSync, mkdirSync } from 'node:fs';
 import { type Browser, type Locator, type Page, chromium } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 import { type TestApiOptions, createTestDatabase, startTestApi } from './harness.js';
+import { startSmtpReceiver } from './smtp.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
@@ -47,4 +49,33 @@ export async function openBrowserApp(env: Record<string, string>, options: TestA
       await db.drop();
     },
   };
+}
+
+/** openBrowserApp whose mail goes to a real SMTP receiver (the portal's sign-in links), at 1280 px. */
+export async function openBrowserAppWithMail(secretKey: string) {
+  const smtp = await startSmtpReceiver();
+  const opened = await openBrowserApp({ AFFIX_SECRET_KEY: secretKey, AFFIX_SMTP_URL: smtp.url }, {}, { width: 1280, height: 900 });
+  return {
+    ...opened,
+    smtp,
+    async close() {
+      await opened.close();
+      await smtp.close();
+    },
+  };
+}
+
+export type BrowserAppWithMail = Awaited<ReturnType<typeof openBrowserAppWithMail>>;
+
+/** Registers the file's beforeAll / afterAll for openBrowserAppWithMail (nothing without Chromium); `use` receives the app. */
+export function browserAppWithMail(secretKey: string, use: (opened: BrowserAppWithMail) => void): void {
+  let opened: BrowserAppWithMail | undefined;
+  beforeAll(async () => {
+    if (!hasChromium) return;
+    opened = await openBrowserAppWithMail(secretKey);
+    use(opened);
+  }, 60_000);
+  afterAll(async () => {
+    await opened?.close();
+  });
 }
