@@ -33,6 +33,12 @@ describe('bad input never yields HTML, a stack trace or a 500', () => {
     expect(reply.body).toEqual(platformError(413, 'PayloadTooLargeError', 'Request body is larger than 8kb'));
   });
 
+  it('every size refusal names the limit of the parser that refused it (a form\'s, not the JSON API\'s)', async () => {
+    const reply = await api.request('POST', '/cli/login', { raw: `state=${'x'.repeat(12_000)}`, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    expect(reply.status).toBe(413);
+    expect(JSON.stringify(reply.body)).toContain('Request body is larger than 10kb');
+  });
+
   it('no body or another content type reads as an empty object', async () => {
     const none = await api.request('POST', '/api/v1/track/click');
     expect(none.body).toEqual(platformError(400, 'BadRequestError', 'affiliate_url is required'));

@@ -74,11 +74,22 @@ export function sendError(res: Response, error: AffixError, docsUrl: string): vo
   sendJson(res, error.status, errorBody(error, state(res).errorCodes === true), docsUrl);
 }
 
+/** A parser's limit in bytes as its configuration spells it: 102400 -> "100kb", 8388608 -> "8mb". */
+export function limitInWords(limitBytes: number): string {
+  if (limitBytes % 1_048_576 === 0) return `${limitBytes / 1_048_576}mb`;
+  if (limitBytes % 1024 === 0) return `${limitBytes / 1024}kb`;
+  return `${limitBytes} bytes`;
+}
+
 /** body-parser failures become clear 4xx answers in the platform envelope. */
 function bodyParserError(error: unknown, bodyLimit: string): AffixError | null {
   const type = (error as { type?: string } | null)?.type;
   if (type === 'entity.parse.failed') return errors.badRequest('Malformed JSON body');
-  if (type === 'entity.too.large') return errors.payloadTooLarge(`Request body is larger than ${bodyLimit}`);
+  if (type === 'entity.too.large') {
+    // The limit of the parser that refused it (a form's, the JSON API's), not always the JSON one.
+    const limit = (error as { limit?: unknown }).limit;
+    return errors.payloadTooLarge(`Request body is larger than ${typeof limit === 'number' ? limitInWords(limit) : bodyLimit}`);
+  }
   if (type === 'parameters.too.many') return errors.payloadTooLarge('Too many form fields');
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
     return new AffixError(415, 'Unsupported body encoding; send UTF-8 JSON');
