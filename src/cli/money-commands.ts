@@ -21,7 +21,7 @@ export function registerMoneyCommands(admin: Command): void {
     return call(this, 'GET', `/programs/${f.program}/balances`);
   });
   programFlag(payouts.command('commissions').description('commissions, newest first'))
-    .option('--stage <stage>', 'pending, approved or paid')
+    .option('--stage <state>', 'pending, held, approved, in_payout, paid, rejected, reversed, moved or test')
     .option('--page <n>', 'page of 50', positiveInt)
     .action(function (this: Command, f: P & { stage?: string; page?: number }) {
       const query = new URLSearchParams({ ...(f.stage ? { stage: f.stage } : {}), ...(f.page ? { page: String(f.page) } : {}) });

@@ -226,7 +226,8 @@ export async function recordSale(
   await tx.emit({
     programId: program.id,
     type: 'commission.created',
-    test: sale.test,
+    // A test-mode payment's commission is a test event for the brand's endpoints too.
+    test: sale.test || sale.livemode === false,
     data: {
       program_id: program.id, commission_id: commissionId, sale_id: saleId, transaction_id: transactionId, partner_id: partnerId, amount_cents: commissionCents,
       currency: sale.currency, stage: holdReasons.length ? 'held' : 'pending', hold_reasons: holdReasons,

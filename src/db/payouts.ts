@@ -239,7 +239,7 @@ export async function payoutContents(client: PoolClient, payoutId: number): Prom
   };
 }
 
-export async function setPayoutStatus(client: PoolClient, payoutId: number, status: Exclude<PayoutStatus, 'pending'> | 'pending', reference: string | null, at: Date): Promise<void> {
+export async function setPayoutStatus(client: PoolClient, payoutId: number, status: PayoutStatus, reference: string | null, at: Date): Promise<void> {
   await client.query(
     `UPDATE payouts SET status = $2, reference = coalesce($3, reference), paid_at = CASE WHEN $2 = 'paid' THEN $4 ELSE paid_at END WHERE id = $1`,
     [payoutId, status, reference, at],
@@ -296,7 +296,7 @@ export async function partnerBalances(db: Queryable, programId: number): Promise
        SELECT partner_id, currency, sum(pending_cents)::bigint AS pending, sum(approved_cents)::bigint AS approved, sum(paid_cents)::bigint AS paid
          FROM commission_ledger WHERE program_id = $1 AND partner_id IS NOT NULL GROUP BY partner_id, currency
      ), open AS (
-       SELECT partner_id, currency, sum(amount_cents)::bigint AS in_payout FROM payouts WHERE program_id = $1 AND status = 'pending' GROUP BY partner_id, currency
+       SELECT partner_id, currency, sum(amount_cents)::bigint AS in_payout FROM payouts WHERE program_id = $1 AND status IN ('pending', 'processing') GROUP BY partner_id, currency
      )
      SELECT s.*, coalesce(o.in_payout, 0) AS in_payout, pa.name, pa.payout_method, pa.payout_reference
        FROM sums s JOIN partners pa ON pa.id = s.partner_id

@@ -36,7 +36,8 @@ export function payoutsSection(view: MoneyView, data: Of<'payouts'>): Html {
   const { base } = view;
   const fe = view.fieldErrors;
   const money = (cents: number, currency: string) => formatMoney(cents, currency as 'USD');
-  const open = data.payouts.filter((p) => p.status === 'pending');
+  // A Stripe transfer in flight stays in view, with the one action that finishes it.
+  const open = data.payouts.filter((p) => p.status === 'pending' || p.status === 'processing');
   const batches = [...new Set(data.payouts.filter((p) => p.status !== 'canceled').map((p) => p.batchId))].slice(0, 10);
   const settings = data.payoutSettings;
   return html`<section id="owed"><h2>Owed to partners</h2>
@@ -48,9 +49,9 @@ ${data.balances.map((b) => html`<tr><td>${b.partnerName}</td><td>${b.currency}</
 <section id="open-payouts"><h2>Open payouts</h2>
 ${open.length === 0 ? html`<p>No payout waits to be paid.</p>` : html`<table><thead><tr><th>Payout</th><th>Partner</th><th>Amount</th><th>Pay to</th><th>Mark paid</th><th></th></tr></thead><tbody>
 ${open.map((p) => html`<tr><td>${p.id} (batch ${p.batchId})</td><td>${p.partnerName}</td><td>${money(p.amountCents, p.currency)}</td><td>${p.payoutMethod ? `${p.payoutMethod}: ${p.payoutReference}` : (p.partnerEmail ?? '')}</td>
-<td><form method="post" action="${base}/payouts/${p.id}/paid" class="inline">${field(`reference_${p.id}`, `Payment reference for payout ${p.id}`, '', fe)}<button type="submit">Mark payout ${p.id} paid</button></form></td>
+<td>${p.status === 'processing' ? html`<p>A Stripe transfer is under way: pay it through Stripe again to finish (the same transfer, never a second one).</p>` : html`<form method="post" action="${base}/payouts/${p.id}/paid" class="inline">${field(`reference_${p.id}`, `Payment reference for payout ${p.id}`, '', fe)}<button type="submit">Mark payout ${p.id} paid</button></form>`}</td>
 <td>${p.payoutMethod === 'stripe' ? html`<form method="post" action="${base}/payouts/${p.id}/stripe-transfer" class="inline"><button type="submit">Pay payout ${p.id} through Stripe</button></form>` : ''}
-<form method="post" action="${base}/payouts/${p.id}/cancel" class="inline"><button type="submit">Cancel payout ${p.id}</button></form></td></tr>`)}
+${p.status === 'processing' ? '' : html`<form method="post" action="${base}/payouts/${p.id}/cancel" class="inline"><button type="submit">Cancel payout ${p.id}</button></form>`}</td></tr>`)}
 </tbody></table>`}
 ${batches.length ? html`<h3>Exports</h3><ul>${batches.map((b) => html`<li>Batch ${b}: <a href="${base}/payouts/batches/${b}/export.csv?format=generic">CSV</a> · <a href="${base}/payouts/batches/${b}/export.csv?format=paypal">PayPal Payouts</a> · <a href="${base}/payouts/batches/${b}/export.csv?format=wise">Wise batch</a></li>`)}</ul>` : ''}
 </section>

@@ -45,7 +45,7 @@ ${p.canCreateLinks ? html`<form method="post" action="/portal/partners/${p.partn
 <h3>Commissions</h3>${commissions.length === 0 ? html`<p>None yet.</p>` : html`<table><thead><tr><th>State</th><th>Count</th><th>Amount</th></tr></thead><tbody>
 ${commissions.map((c) => html`<tr><td>${COMMISSION_STATE_WORDS[c.state]}</td><td>${c.count}</td><td>${money(c.cents, c.currency)}</td></tr>`)}</tbody></table>`}
 <h3>Payouts</h3>${payouts.length === 0 ? html`<p>None yet.</p>` : html`<table><thead><tr><th>Payout</th><th>Amount</th><th>State</th><th>Paid on</th></tr></thead><tbody>
-${payouts.map((x) => html`<tr><td>${x.id}</td><td>${money(x.amountCents, x.currency)}</td><td>${x.status === 'pending' ? 'on its way' : x.status}</td><td>${day(x.paidAt)}</td></tr>`)}</tbody></table>`}
+${payouts.map((x) => html`<tr><td>${x.id}</td><td>${money(x.amountCents, x.currency)}</td><td>${x.status === 'pending' || x.status === 'processing' ? 'on its way' : x.status}</td><td>${day(x.paidAt)}</td></tr>`)}</tbody></table>`}
 <h3>How you are paid</h3><form method="post" action="/portal/partners/${p.partnerId}/payout-details" novalidate>
 <label for="payout_method_${p.partnerId}">Method</label><select id="payout_method_${p.partnerId}" name="payout_method">
 ${['paypal', 'wise', 'bank_transfer', 'stripe'].map((m) => html`<option value="${m}" ${m === p.payoutMethod ? html`selected` : ''}>${m.replace('_', ' ')}</option>`)}</select>
