@@ -166,7 +166,8 @@ export async function runPayouts(deps: ManagementDeps, scope: Scope, programId: 
     const lines = payoutLines(payableBalances(payable), settings?.payoutMinimumsCents ?? {});
     if (lines.length === 0) throw errors.conflict('Nothing to pay: no partner has an approved balance at or above the minimum', 'nothing_to_pay');
     const batchId = await payouts.insertBatch(client, programId, lines, payable);
-    return { batchId, payouts: await payouts.listPayouts(client, programId, { batchId }) };
+    // Every payout of the batch (a list page stops at 200; a run pays thousands).
+    return { batchId, payouts: await payouts.listPayouts(client, programId, { batchId, limit: lines.length }) };
   });
 }
 
