@@ -1,31 +1,21 @@
-// Sends one signed webhook (Standard Webhooks) to a brand's endpoint, refusing private,
-// loopback and link-local addresses unless the operator allows them: the address checked is the
-// address connected to (the lookup is ours), so a DNS answer cannot change between check and use.
+// Sends one signed webhook (Standard Webhooks) to a brand's endpoint, only to a global unicast
+// address of another host (src/platform/destinations.ts) unless the operator allows private
+// ones: the address checked is the address connected to (the lookup is ours), so a DNS answer
+// cannot change between check and use; redirects are never followed.
 import { lookup as dnsLookup } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { addressProblem } from './destinations.js';
 
-const PRIVATE = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) {
-  PRIVATE.addSubnet(net, bits, 'ipv4');
-}
-for (const [net, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) PRIVATE.addSubnet(net, bits, 'ipv6');
+/** True for addresses a webhook must not reach from a shared service (see addressProblem). */
+export const isRefusedAddress = (address: string): boolean => addressProblem(address) !== null;
 
-/** True for addresses a webhook must not reach from a shared service (IPv4-mapped IPv6 included). */
-export function isPrivateAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return PRIVATE.check(mapped[1]!, 'ipv4');
-  const family = isIP(address);
-  if (family === 0) return true;
-  return PRIVATE.check(address, family === 4 ? 'ipv4' : 'ipv6');
-}
+/** The host as it is compared: brackets, case and trailing dots ("localhost.") taken off. */
+const bareHost = (hostname: string) => hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.+$/, '');
 
-/** Why this URL cannot be a webhook endpoint, or null (scheme, credentials, literal private address). */
+/** Why this URL cannot be a webhook endpoint, or null (scheme, credentials, a literal address or name that cannot be public). */
 export function endpointUrlProblem(url: string, allowPrivate: boolean): string | null {
   let parsed: URL;
   try {
@@ -35,10 +25,10 @@ export function endpointUrlProblem(url: string, allowPrivate: boolean): string |
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return 'must be an absolute http or https URL';
   if (parsed.username || parsed.password) return 'must not carry a user name or password';
-  const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  if (!allowPrivate && (host === 'localhost' || host.endsWith('.localhost') || (isIP(host) !== 0 && isPrivateAddress(host)))) {
-    return 'must not point at a private or loopback address';
-  }
+  if (allowPrivate) return null;
+  const host = bareHost(parsed.hostname);
+  if (host === 'localhost' || host.endsWith('.localhost') || host === '') return 'must not point at a private or loopback address';
+  if (isIP(host) !== 0 && addressProblem(host) !== null) return 'must not point at a private or loopback address';
   return null;
 }
 
@@ -47,7 +37,7 @@ export const checkedLookup =
   (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, '', 0);
-      const usable = addresses.filter((a) => allowPrivate || !isPrivateAddress(a.address));
+      const usable = addresses.filter((a) => allowPrivate || !isRefusedAddress(a.address));
       if (usable.length === 0) return callback(Object.assign(new Error(`${hostname} resolves only to private addresses`), { code: 'EPRIVATE' }), '', 0);
       if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: typeof usable) => void)(null, usable);
       callback(null, usable[0]!.address, usable[0]!.family);
