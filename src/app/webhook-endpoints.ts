@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { errors } from '../core/errors.js';
 import { OUTBOUND_EVENT_TYPES, type OutboundEventType, attemptVerdict, nextAttemptAt, outboundBody } from '../core/outbound-events.js';
-import { DEFAULT_OUTBOUND_QUEUE } from '../db/outbound.js';
+import { DEFAULT_OUTBOUND_QUEUE, queueDeliveries } from '../db/outbound.js';
 import { withTransaction } from '../db/pool.js';
 import * as endpoints from '../db/webhook-endpoints.js';
 import type { SecretBox } from '../platform/secret-box.js';
@@ -13,17 +13,29 @@ import { type ManagementDeps, type Scope, parseInput, programInScope } from './m
 
 /** How long an old secret keeps signing after a rotation. */
 export const SECRET_OVERLAP_HOURS = 24;
-/** A receiver that has not answered by then has failed this attempt. */
-export const DELIVERY_TIMEOUT_MS = 10_000;
-
 export interface OutboundSettings {
   allowPrivateAddresses: boolean;
+  /** The whole attempt, connect to last byte: a receiver that has not answered by then has failed it. */
+  timeoutMs: number;
+  /** Delivery workers per process. */
+  concurrency: number;
   retryScheduleSeconds: readonly number[];
+}
+
+/** How many attempts one endpoint may have under way in this process (src/jobs/money-jobs.ts). */
+export interface EndpointShare {
+  tryEnter(endpointId: number): boolean;
+  leave(endpointId: number): void;
 }
 
 export interface WebhookDeps extends ManagementDeps {
   outbound: OutboundSettings;
+  /** Without it (tests, a replay by hand), an attempt never waits for its endpoint's share. */
+  endpointShare?: EndpointShare;
 }
+
+/** A delivery whose endpoint has its full share under way waits this long, as a new job, instead of holding a worker. */
+export const DEFERRED_DELIVERY_MS = 1_000;
 
 const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 
@@ -117,7 +129,7 @@ export async function replayDelivery(deps: ManagementDeps, scope: Scope, program
   return { deliveryId: id };
 }
 
-export type DeliveryOutcome = 'delivered' | 'retry_scheduled' | 'failed' | 'endpoint_gone' | 'skipped';
+export type DeliveryOutcome = 'delivered' | 'retry_scheduled' | 'failed' | 'endpoint_gone' | 'skipped' | 'deferred';
 
 /**
  * One attempt of one delivery (the job's work): sign, POST, record. 2xx delivers; 410 turns the
@@ -127,6 +139,19 @@ export type DeliveryOutcome = 'delivered' | 'retry_scheduled' | 'failed' | 'endp
 export async function deliver(deps: WebhookDeps, deliveryId: number): Promise<DeliveryOutcome> {
   const work = await endpoints.deliveryWork(deps.pool, deliveryId);
   if (!work || work.status !== 'pending' || !work.enabled) return 'skipped';
+  // One slow brand never holds more than its share of the delivery capacity: the rest waits as a job.
+  if (deps.endpointShare && !deps.endpointShare.tryEnter(work.endpointId)) {
+    await withTransaction(deps.pool, (client) => queueDeliveries(client, DEFAULT_OUTBOUND_QUEUE, [deliveryId], new Date(deps.now().getTime() + DEFERRED_DELIVERY_MS)));
+    return 'deferred';
+  }
+  try {
+    return await attempt(deps, deliveryId, work);
+  } finally {
+    deps.endpointShare?.leave(work.endpointId);
+  }
+}
+
+async function attempt(deps: WebhookDeps, deliveryId: number, work: NonNullable<Awaited<ReturnType<typeof endpoints.deliveryWork>>>): Promise<DeliveryOutcome> {
   const secretBox = box(deps);
   const now = deps.now();
   const secrets = [secretBox.open(work.secretSealed)];
@@ -134,7 +159,7 @@ export async function deliver(deps: WebhookDeps, deliveryId: number): Promise<De
   const result = await sendWebhook(
     work.url,
     { id: work.messageId, timestamp: now, body: outboundBody(work, work.createdAt), secrets },
-    { allowPrivate: deps.outbound.allowPrivateAddresses, timeoutMs: DELIVERY_TIMEOUT_MS, clock: () => deps.now().getTime() },
+    { allowPrivate: deps.outbound.allowPrivateAddresses, timeoutMs: deps.outbound.timeoutMs, clock: () => deps.now().getTime() },
   );
   const verdict = attemptVerdict(result.status);
   return withTransaction(deps.pool, async (client) => {

@@ -35,6 +35,9 @@ const schema = z.object({
   AFFIX_WORKER_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(3600).default(2),
   AFFIX_WORKER_POLL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
   AFFIX_WEBHOOK_ALLOW_PRIVATE: booleanText.default(false),
+  // Deliveries to brands: attempts at once per process, and the total time one attempt may take (connect, headers, body).
+  AFFIX_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  AFFIX_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(50_000).default(10_000),
   AFFIX_SMTP_URL: z.string().regex(/^smtps?:\/\//, 'AFFIX_SMTP_URL must be an smtp:// or smtps:// URL').optional(),
   AFFIX_MAIL_FROM: z.string().default('Affix <no-reply@localhost>'),
   AFFIX_WEBHOOK_RETRY_SCHEDULE: z
@@ -79,7 +82,14 @@ export interface Config {
   webhookRetentionDays: number;
   worker: { concurrency: number; batchSize: number; retryLimit: number; retryDelaySeconds: number; pollSeconds: number };
   /** Webhooks to the brand: may they reach private and loopback addresses (never in production), and the wait before each retry. */
-  outbound: { allowPrivateAddresses: boolean; retryScheduleSeconds: readonly number[] };
+  outbound: {
+    allowPrivateAddresses: boolean;
+    /** Delivery attempts at once in this process; one endpoint gets at most a quarter of them. */
+    concurrency: number;
+    /** The whole attempt, from connect to the last byte of the answer. */
+    timeoutMs: number;
+    retryScheduleSeconds: readonly number[];
+  };
   /** Partners' sign-in mail: an SMTP URL (unset: written to the log) and the sender. */
   mail: { smtpUrl: string | undefined; from: string };
 }
@@ -156,6 +166,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     mail: Object.freeze({ smtpUrl: e.AFFIX_SMTP_URL, from: e.AFFIX_MAIL_FROM }),
     outbound: Object.freeze({
       allowPrivateAddresses: e.AFFIX_WEBHOOK_ALLOW_PRIVATE,
+      concurrency: e.AFFIX_WEBHOOK_CONCURRENCY,
+      timeoutMs: e.AFFIX_WEBHOOK_TIMEOUT_MS,
       retryScheduleSeconds: Object.freeze(e.AFFIX_WEBHOOK_RETRY_SCHEDULE ? e.AFFIX_WEBHOOK_RETRY_SCHEDULE.split(',').map(Number) : DEFAULT_RETRY_SCHEDULE_SECONDS),
     }),
   });

@@ -80,7 +80,13 @@ export async function sendWebhook(
   const target = new URL(url);
   const client = target.protocol === 'https:' ? https : http;
   return new Promise((resolve) => {
-    const finish = (status: number | null, excerpt: string) => resolve({ status, excerpt: excerpt.slice(0, 500), durationMs: Math.max(0, options.clock() - started) });
+    // One deadline for the whole attempt: a receiver that trickles its answer a byte at a time
+    // keeps the socket busy, so an idle timeout alone never fires.
+    const deadline = setTimeout(() => request.destroy(new Error(`no complete answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+    const finish = (status: number | null, excerpt: string) => {
+      clearTimeout(deadline);
+      resolve({ status, excerpt: excerpt.slice(0, 500), durationMs: Math.max(0, options.clock() - started) });
+    };
     const request = client.request(
       target,
       {
@@ -96,7 +102,9 @@ export async function sendWebhook(
           if (text.length < 500) text += chunk;
         });
         response.on('end', () => finish(response.statusCode ?? null, text));
-        response.on('error', (error) => finish(response.statusCode ?? null, `response broke off: ${error.message}`));
+        response.on('error', (error) => finish(null, `response broke off: ${error.message}`));
+        // Cut off mid-body (the deadline): not an answer, whatever its status line said.
+        response.on('aborted', () => finish(null, `no complete answer within ${options.timeoutMs} ms`));
       },
     );
     request.on('timeout', () => request.destroy(new Error(`no answer within ${options.timeoutMs} ms`)));
