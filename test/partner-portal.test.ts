@@ -142,6 +142,21 @@ describe('partner portal', () => {
     expect(forBob.status).toBe(404);
   });
 
+  it('partner-made links stop at the program\'s limit, with a message beside the field; the brand\'s own are not limited', async () => {
+    const { b } = await signIn('ana@partner.example');
+    await admin('PATCH', `/programs/${ana.programA}/payout-settings`, { partners_can_create_links: true, partner_link_limit: 3 });
+    const have = Number((await db.pool.query('SELECT count(*)::int AS n FROM referral_links WHERE partner_id = $1', [ana.partnerA])).rows[0].n);
+    // Five at once: exactly up to the limit are made, one after the other (the partner row is the lock).
+    const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => b.go('POST', `/portal/partners/${ana.partnerA}/links`, { [`short_link_${ana.partnerA}`]: `ana-cap-${i}` })));
+    const made = Number((await db.pool.query('SELECT count(*)::int AS n FROM referral_links WHERE partner_id = $1', [ana.partnerA])).rows[0].n);
+    expect(made).toBe(Math.max(have, 3));
+    const refused = answers.filter((a) => a.status === 400);
+    expect(refused.length).toBe(5 - (made - have));
+    expect(refused[0]!.text).toContain('You have 3 links, the most this program allows; reuse one or ask the brand for more.');
+    // The brand adds one for her anyway.
+    expect((await admin('POST', `/programs/${ana.programA}/links`, { partner_id: ana.partnerA, short_link: 'ana-by-brand' })).status).toBe(201);
+  });
+
   it('a link older than 15 minutes does not sign in; requests are rate-limited', async () => {
     await signIn('ana@partner.example'); // leaves an unused link? no: used; ask for a fresh one
     const b = browser();

@@ -91,14 +91,22 @@ export async function addPartner(deps: ManagementDeps, scope: Scope, programId: 
 }
 
 /** A link code: the brand's, or 10 random hex characters (unguessable, URL-safe). */
-export async function createLink(deps: ManagementDeps, scope: Scope, programId: number, input: unknown) {
+/** `partnerLimit`: a link the partner makes in the portal, at most that many per partner (the brand's own are not limited). */
+export async function createLink(deps: ManagementDeps, scope: Scope, programId: number, input: unknown, partnerLimit?: number) {
   const program = await programInScope(deps, scope, programId);
   const body = parseInput(linkInput, input);
   if (!(await admin.partnerInProgram(deps.pool, body.partner_id, program.id))) {
     throw errors.invalid('partner_id must be a partner of this program', { partner_id: 'Choose a partner of this program.' });
   }
   const shortLink = body.short_link ?? randomBytes(5).toString('hex');
-  const link = await admin.insertLink(deps.pool, program.id, body.partner_id, shortLink);
+  const link =
+    partnerLimit === undefined
+      ? await admin.insertLink(deps.pool, program.id, body.partner_id, shortLink)
+      : await admin.insertPartnerLink(deps.pool, program.id, body.partner_id, shortLink, partnerLimit);
+  if (link === 'limit') {
+    const message = `You have ${partnerLimit} links, the most this program allows; reuse one or ask the brand for more.`;
+    throw new AffixError(409, message, { code: 'link_limit', fields: { short_link: message } });
+  }
   if (!link) throw new AffixError(409, `short_link ${shortLink} is already taken`, { fields: { short_link: `The link code ${shortLink} is already taken.` } });
   return { ...link, url: `https://${program.domain}/?aff=${encodeURIComponent(link.short_link)}` };
 }

@@ -83,7 +83,7 @@ async function ownPartner(deps: ManagementDeps, email: string, partnerId: number
 export async function createOwnLink(deps: ManagementDeps, email: string, partnerId: number, input: { short_link?: unknown }) {
   const partner = await ownPartner(deps, email, partnerId);
   if (!partner.canCreateLinks) throw errors.forbidden('This program does not let partners create links; ask the brand for one.');
-  return createLink(deps, OPERATOR, partner.programId, { partner_id: partner.partnerId, short_link: input.short_link ?? null });
+  return createLink(deps, OPERATOR, partner.programId, { partner_id: partner.partnerId, short_link: input.short_link ?? null }, partner.linkLimit);
 }
 
 /** The partner sets how they are paid (the same rules as when the brand sets it). */

@@ -356,6 +356,7 @@ const settingsInput = z.object({
   fraud_max_leads_per_ip: z.coerce.number({ error: 'Give a whole number.' }).int('Give a whole number.').min(1, 'At least 1.').max(100_000, 'Too large.').optional(),
   fraud_ip_window_minutes: z.coerce.number({ error: 'Give whole minutes.' }).int('Give whole minutes.').min(1, 'At least 1 minute.').max(43_200, 'At most 30 days.').optional(),
   partners_can_create_links: z.union([z.boolean(), z.enum(['true', 'false', 'on', '']).transform((v) => v === 'true' || v === 'on')]).optional(),
+  partner_link_limit: z.coerce.number({ error: 'Give a whole number of links.' }).int('Give a whole number of links.').min(1, 'At least 1 link.').max(1000, 'At most 1000 links.').optional(),
 });
 
 export async function payoutSettings(deps: ManagementDeps, scope: Scope, programId: number) {
@@ -382,6 +383,7 @@ export async function updatePayoutSettings(deps: ManagementDeps, scope: Scope, p
       ipWindowMinutes: parsed.fraud_ip_window_minutes ?? current.fraud.ipWindowMinutes,
     },
     partnersCanCreateLinks: parsed.partners_can_create_links ?? current.partnersCanCreateLinks,
+    partnerLinkLimit: parsed.partner_link_limit ?? current.partnerLinkLimit,
   };
   await payouts.setPayoutSettings(deps.pool, programId, settings);
   return settings;

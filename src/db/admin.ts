@@ -161,6 +161,19 @@ export async function insertLink(db: Queryable, programId: number, partnerId: nu
   }
 }
 
+/**
+ * A link a partner makes, at most `limit` per partner: the partner row is locked first, so two
+ * creations at once are counted one after the other. 'limit' when the partner has that many.
+ */
+export async function insertPartnerLink(pool: Pool, programId: number, partnerId: number, shortLink: string, limit: number): Promise<LinkView | null | 'limit'> {
+  return withTransaction(pool, async (client) => {
+    await client.query('SELECT 1 FROM partners WHERE id = $1 AND program_id = $2 FOR UPDATE', [partnerId, programId]);
+    const { rows } = await client.query('SELECT count(*)::int AS n FROM referral_links WHERE partner_id = $1 AND program_id = $2', [partnerId, programId]);
+    if (rows[0].n >= limit) return 'limit';
+    return insertLink(client, programId, partnerId, shortLink);
+  });
+}
+
 export async function setLinkEnabled(db: Queryable, linkId: number, enabled: boolean): Promise<LinkView | null> {
   const { rows } = await db.query(
     `UPDATE referral_links SET enabled = $2, updated_at = now() WHERE id = $1

@@ -53,6 +53,8 @@ export interface PortalPartner {
   programName: string;
   domain: string;
   canCreateLinks: boolean;
+  /** How many links the partner may have when making their own. */
+  linkLimit: number;
   /** The program's terms as every surface words them (describeCommission). */
   commission: string;
   payoutMethod: string | null;
@@ -64,7 +66,7 @@ export interface PortalPartner {
 export async function partnersOfEmail(pool: Pool, email: string): Promise<PortalPartner[]> {
   const { rows } = await pool.query(
     `SELECT pa.id, pa.name, p.id AS program_id, p.name AS program_name, p.domain, p.partners_can_create_links,
-            p.commission_type, p.commission_rate, p.recurring_duration_months, pa.payout_method, pa.payout_reference, pa.payout_currency
+            p.commission_type, p.commission_rate, p.recurring_duration_months, p.partner_link_limit, pa.payout_method, pa.payout_reference, pa.payout_currency
        FROM partners pa JOIN programs p ON p.id = pa.program_id
       WHERE lower(pa.email) = lower($1) AND pa.invited_at IS NOT NULL
       ORDER BY p.name, pa.id`,
@@ -77,6 +79,7 @@ export async function partnersOfEmail(pool: Pool, email: string): Promise<Portal
     programName: row.program_name,
     domain: row.domain,
     canCreateLinks: row.partners_can_create_links,
+    linkLimit: row.partner_link_limit,
     commission: describeCommission(row.commission_type, row.commission_rate, row.recurring_duration_months),
     payoutMethod: row.payout_method,
     payoutReference: row.payout_reference,

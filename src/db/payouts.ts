@@ -336,11 +336,13 @@ export interface PayoutSettings {
   fraud: FraudThresholds;
   /** Partners may create their own referral links in the portal. */
   partnersCanCreateLinks: boolean;
+  /** How many links each partner may have when they make their own. */
+  partnerLinkLimit: number;
 }
 
 export async function payoutSettings(db: Queryable, programId: number): Promise<PayoutSettings | null> {
   const { rows } = await db.query(
-    `SELECT hold_days, payout_minimums, fraud_min_signup_seconds, fraud_max_leads_per_ip, fraud_ip_window_minutes, partners_can_create_links
+    `SELECT hold_days, payout_minimums, fraud_min_signup_seconds, fraud_max_leads_per_ip, fraud_ip_window_minutes, partners_can_create_links, partner_link_limit
        FROM programs WHERE id = $1`,
     [programId],
   );
@@ -351,6 +353,7 @@ export async function payoutSettings(db: Queryable, programId: number): Promise<
         payoutMinimumsCents: row.payout_minimums,
         fraud: { minSignupSeconds: row.fraud_min_signup_seconds, maxLeadsPerIp: row.fraud_max_leads_per_ip, ipWindowMinutes: row.fraud_ip_window_minutes },
         partnersCanCreateLinks: row.partners_can_create_links,
+        partnerLinkLimit: row.partner_link_limit,
       }
     : null;
 }
@@ -358,10 +361,10 @@ export async function payoutSettings(db: Queryable, programId: number): Promise<
 export async function setPayoutSettings(db: Queryable, programId: number, settings: PayoutSettings): Promise<void> {
   await db.query(
     `UPDATE programs SET hold_days = $2, payout_minimums = $3, fraud_min_signup_seconds = $4, fraud_max_leads_per_ip = $5, fraud_ip_window_minutes = $6,
-            partners_can_create_links = $7
+            partners_can_create_links = $7, partner_link_limit = $8
       WHERE id = $1`,
     [programId, settings.holdDays, JSON.stringify(settings.payoutMinimumsCents), settings.fraud.minSignupSeconds, settings.fraud.maxLeadsPerIp, settings.fraud.ipWindowMinutes,
-      settings.partnersCanCreateLinks],
+      settings.partnersCanCreateLinks, settings.partnerLinkLimit],
   );
   linksChanged();
 }

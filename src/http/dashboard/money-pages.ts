@@ -79,6 +79,7 @@ ${field('fraud_min_signup_seconds', 'Hold when the signup comes this many second
 ${field('fraud_max_leads_per_ip', 'Hold when one IP signs up more than this many times…', String(settings.fraud.maxLeadsPerIp), fe, 'inputmode="numeric"')}
 ${field('fraud_ip_window_minutes', '…within this many minutes', String(settings.fraud.ipWindowMinutes), fe, 'inputmode="numeric"')}
 <label class="check"><input type="checkbox" name="partners_can_create_links" value="on" ${settings.partnersCanCreateLinks ? raw('checked') : ''}> Partners may create their own links in the partner portal</label>
+${field('partner_link_limit', 'At most this many links per partner when they make their own', String(settings.partnerLinkLimit), fe, 'inputmode="numeric"')}
 <div><button type="submit">Save payout settings</button></div></form></section>`;
 }
 

@@ -104,7 +104,7 @@ export function registerMoneyRoutes(router: Router, kit: MoneyRouteKit): void {
   router.post(`${base}/payouts/settings`, ...form, async (req, res) => {
     const id = await ownProgram(req, res);
     const body: Record<string, unknown> = Object.fromEntries(
-      ['hold_days', 'fraud_min_signup_seconds', 'fraud_max_leads_per_ip', 'fraud_ip_window_minutes'].map((name) => [name, text(req, name)]),
+      ['hold_days', 'fraud_min_signup_seconds', 'fraud_max_leads_per_ip', 'fraud_ip_window_minutes', 'partner_link_limit'].map((name) => [name, text(req, name)]),
     );
     body.partners_can_create_links = text(req, 'partners_can_create_links') === 'on' ? 'true' : 'false';
     const save = async () => {
