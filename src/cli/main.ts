@@ -5,7 +5,7 @@ import { loadConfig } from '../platform/config.js';
 import { walkthrough } from '../app/demo.js';
 import { createLogger } from '../platform/logger.js';
 import { migrateDatabase, openDatabase } from '../start/database.js';
-import { startOwningSignals } from '../start/lifecycle.js';
+import { describeFailure, startOwningSignals, stopOnUnexpectedRejections } from '../start/lifecycle.js';
 import { type Roles, startService } from '../start/service.js';
 import { registerAdminCommands } from './admin-commands.js';
 import { registerStripeCommands } from './stripe-commands.js';
@@ -22,6 +22,7 @@ async function runService(roles: Roles): Promise<void> {
   const initial = loadConfig();
   const logger = createLogger(initial.logLevel);
   const service = await startOwningSignals(() => startService(initial, logger, roles));
+  stopOnUnexpectedRejections(service.lifecycle, logger);
   const { api, config, demo } = service;
   const lines: string[] = [];
   if (api) lines.push(`Affix API listening on ${api.url} (public URL ${config.publicUrl})`, `Dashboard: ${api.url}/dashboard`);
@@ -69,6 +70,6 @@ registerClientCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : EXIT.usage);
-  process.stderr.write(`affix: ${(error as Error).message}\n`);
+  process.stderr.write(`affix: ${describeFailure(error)}\n`);
   process.exit(error instanceof CliError ? error.exitCode : EXIT.failure);
 });

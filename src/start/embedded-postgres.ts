@@ -22,6 +22,37 @@ export interface EmbeddedOptions {
   onLog?: (message: string) => void;
   /** Server settings (`-c name=value`), e.g. the benchmarks' pg_stat_statements. */
   postgresFlags?: string[];
+  /** What start did that the operator should hear (a leftover server stopped). */
+  onNotice?: (message: string) => void;
+}
+
+const isRunning = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as a user we may not signal.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * A previous run that was killed (SIGKILL, a crash) leaves its PostgreSQL running on this data
+ * folder, and the next start would fail on the port or the folder. Its postmaster.pid names it:
+ * it is asked to stop (fast shutdown: its clients are gone) and waited for, and the operator told.
+ */
+async function stopLeftoverServer(databaseDir: string, notice: (message: string) => void): Promise<void> {
+  const pidFile = join(databaseDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number((await readFile(pidFile, 'utf8')).split('\n')[0]);
+  if (!Number.isSafeInteger(pid) || pid <= 0 || !isRunning(pid)) return;
+  // A pid reused by another program since is not ours to stop (PostgreSQL ignores a stale pid file itself).
+  const command = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => 'postgres');
+  if (!command.includes('postgres')) return;
+  process.kill(pid, 'SIGINT');
+  for (let waited = 0; waited < 30_000 && isRunning(pid); waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+  if (isRunning(pid)) throw new Error(`The embedded PostgreSQL a previous run left running (pid ${pid}, data in ${databaseDir}) did not stop; stop it and start again`);
+  notice(`stopped the embedded PostgreSQL a previous run left running (pid ${pid}, data in ${databaseDir})`);
 }
 
 async function readOrCreatePassword(file: string): Promise<string> {
@@ -96,7 +127,14 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     onError: (error: unknown) => options.onLog?.(String(error)),
   });
   if (!existsSync(join(databaseDir, 'PG_VERSION'))) await server.initialise();
-  await server.start();
+  await stopLeftoverServer(databaseDir, options.onNotice ?? (() => undefined));
+  // The package rejects with nothing at all when PostgreSQL does not come up: say what to look at.
+  await server.start().catch((error: unknown) => {
+    throw new Error(
+      `The embedded PostgreSQL did not start on port ${options.port} with data in ${databaseDir}: is the port taken (set AFFIX_EMBEDDED_PG_PORT) or the folder used by another PostgreSQL?`,
+      { cause: error },
+    );
+  });
   const database = options.database ?? 'affix';
   const admin = server.getPgClient('postgres', 'localhost');
   await admin.connect();

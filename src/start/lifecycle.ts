@@ -72,3 +72,36 @@ export function stopOnSignals(lifecycle: Lifecycle, exit: (code: number) => void
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
 }
+
+/** A PostgreSQL or driver error (a SQLSTATE, or the connection itself): the database's to recover from. */
+const isDatabaseError = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && (typeof (error as { code?: unknown }).code === 'string' || /connection|terminat|timeout/i.test(String((error as Error).message)));
+
+/**
+ * A promise nobody awaited that failed. Libraries do this (pg-boss completes and fails jobs
+ * without awaiting the statement): a database error there, a lock timeout in a job's
+ * bookkeeping, is logged and recovered (the job's lease runs out and it runs again; our handlers
+ * are idempotent), never fatal. Anything else is a defect: the one explicit shutdown, exit 1.
+ */
+export function stopOnUnexpectedRejections(lifecycle: Lifecycle, logger: Logger, exit: (code: number) => void = (code) => process.exit(code)): void {
+  process.on('unhandledRejection', (reason) => {
+    if (isDatabaseError(reason)) {
+      logger.warn({ err: reason }, 'a background database call failed; its job is retried when its lease runs out');
+      return;
+    }
+    logger.error({ err: reason }, 'unexpected unhandled rejection: stopping');
+    void lifecycle.stop('unhandled rejection').then(() => exit(1));
+  });
+}
+
+/** An error as a line people can act on: its message and its causes, whatever was thrown. */
+export function describeFailure(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
+    const message = current instanceof Error ? current.message || current.name : typeof current === 'string' ? current : JSON.stringify(current);
+    if (message) parts.push(message);
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return parts.length ? parts.join(': ') : 'failed without saying why (nothing was thrown)';
+}
