@@ -14,5 +14,17 @@ export async function resumeInterruptedJobs(pool: Pool, queue: string, expirySec
         AND retry_count < retry_limit`,
     [queue, expirySeconds],
   );
-  return rowCount ?? 0;
+  // pg-boss's own supervision can expire the job first: it is then back as a retry, but due only
+  // after the job's backoff (minutes for a job that had waited before). An interruption is no
+  // failure: due now.
+  const { rowCount: expired } = await pool.query(
+    `UPDATE pgboss.job SET start_after = now()
+      WHERE name = $1 AND state = 'retry' AND start_after > now()
+        AND output -> 'value' ->> 'message' = '${PG_BOSS_EXPIRY_MESSAGE}'`,
+    [queue],
+  );
+  return (rowCount ?? 0) + (expired ?? 0);
 }
+
+/** What pg-boss 10 writes on a job it expired (plans.js, failJobsByTimeout). */
+export const PG_BOSS_EXPIRY_MESSAGE = 'job failed by timeout in active state';
