@@ -12,7 +12,8 @@ export async function migrate(pool: Pool, dir: string = MIGRATIONS_DIR): Promise
   const client = await pool.connect();
   const applied: string[] = [];
   try {
-    await client.query('SELECT pg_advisory_lock($1)', [LOCK_ID]);
+    // Polled, not waited on: the pool's lock_timeout (2 s) would end a wait behind a long migration.
+    while (!(await client.query('SELECT pg_try_advisory_lock($1) AS got', [LOCK_ID])).rows[0].got) await new Promise((resolve) => setTimeout(resolve, 100));
     await client.query(
       'CREATE TABLE IF NOT EXISTS affix_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
     );

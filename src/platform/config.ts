@@ -28,6 +28,8 @@ const schema = z.object({
   AFFIX_WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   // A link and its program are believed for this long (a second at most: a link turned off answers 410 within it everywhere).
   AFFIX_LINK_CACHE_MS: z.coerce.number().int().min(0).max(1000).default(500),
+  // A process started before its database waits this long for it (backoff, logged), then gives up.
+  AFFIX_DATABASE_WAIT_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
   AFFIX_DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(20),
   AFFIX_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
   AFFIX_WORKER_BATCH_SIZE: z.coerce.number().int().min(1).max(100).default(8),
@@ -66,6 +68,8 @@ export interface Config {
   trustProxy: false | number | string;
   seedDemo: boolean;
   bodyLimit: string;
+  /** How long a start waits for an unreachable database (AFFIX_DATABASE_WAIT_SECONDS). */
+  databaseWaitSeconds: number;
   /** Largest signed webhook body accepted (AFFIX_WEBHOOK_BODY_LIMIT). */
   webhookBodyLimit: string;
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
@@ -144,6 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     trustProxy: parseTrustProxy(e.AFFIX_TRUST_PROXY),
     seedDemo: e.AFFIX_SEED_DEMO,
     bodyLimit: e.AFFIX_BODY_LIMIT,
+    databaseWaitSeconds: e.AFFIX_DATABASE_WAIT_SECONDS,
     webhookBodyLimit: e.AFFIX_WEBHOOK_BODY_LIMIT,
     logLevel: e.LOG_LEVEL,
     secretKey: e.AFFIX_SECRET_KEY,

@@ -1,4 +1,5 @@
 // pg-boss: the job queue lives in the same PostgreSQL. Queue names, retry and expiry policy in one place.
+import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { DATABASE_TIMEOUTS, type PoolClient, connectionSettings } from '../db/pool.js';
 import { OUTBOUND_QUEUE } from '../db/outbound.js';
@@ -49,6 +50,24 @@ export async function startQueue(
   } as PgBoss.ConstructorOptions);
   // pg-boss reports lost connections and failed polls here and keeps polling: log, never crash.
   boss.on('error', (error) => role.logger?.warn({ err: error }, 'job queue: database error; retrying'));
+  // Several processes starting on an empty database at once deadlocked in pg-boss's schema and
+  // queue creation: one at a time, under a session advisory lock on a connection of its own.
+  // Waiting for another process's setup is no lock timeout: the wait is as long as that setup.
+  const lock = new pg.Client({ ...connectionSettings(connectionString, { applicationName: 'affix-queue-setup' }), lock_timeout: 0, statement_timeout: 0, query_timeout: undefined });
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [QUEUE_SETUP_LOCK]);
+    await setUpQueues(boss, policy, role);
+  } finally {
+    await lock.end().catch(() => undefined);
+  }
+  return boss;
+}
+
+/** Advisory lock key of queue setup (migrations use their own). */
+const QUEUE_SETUP_LOCK = 744_217_002;
+
+async function setUpQueues(boss: PgBoss, policy: QueuePolicy, role: { supervise: boolean }): Promise<void> {
   await boss.start();
   await boss.createQueue(STRIPE_EVENTS_DEAD_QUEUE, { name: STRIPE_EVENTS_DEAD_QUEUE, retryLimit: 0 }).catch(ignoreExists);
   const options: PgBoss.Queue = {
@@ -71,7 +90,6 @@ export async function startQueue(
     .getDb()
     .executeSql(`CREATE INDEX IF NOT EXISTS affix_job_fetch_order ON ${STRIPE_EVENTS_JOB_QUEUE.schema}.job (name, priority DESC, created_on, id) WHERE state < 'active'`, [])
     .catch(ignoreExists);
-  return boss;
 }
 
 function ignoreExists(error: unknown): void {

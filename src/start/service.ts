@@ -7,7 +7,7 @@ import { startWorkers } from '../jobs/index.js';
 import type { Logger } from '../platform/logger.js';
 import { startQueue } from '../platform/queue.js';
 import { type RunningApi, startApi } from './api.js';
-import { migrateDatabase, openDatabase, resolveLocalSecrets } from './database.js';
+import { migrateDatabase, openDatabase, resolveLocalSecrets, waitForDatabase } from './database.js';
 import { type Lifecycle, createLifecycle } from './lifecycle.js';
 
 export interface Roles {
@@ -33,6 +33,7 @@ export async function startService(initial: Readonly<Config>, logger: Logger, ro
     const database = await openDatabase(initial, logger, { statementTimeoutMs });
     lifecycle.onStop('database server', database.stopServer);
     lifecycle.onStop('database pool', database.endPool);
+    await waitForDatabase(database.pool, logger, initial.databaseWaitSeconds);
     const config = await resolveLocalSecrets(initial, database.embedded);
     await migrateDatabase(database.pool, logger);
     const queue = await startQueue(database.connectionString, config.worker, { supervise: roles.worker, logger });
