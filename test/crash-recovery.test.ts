@@ -3,6 +3,7 @@
 // timeout or any database error in complete/fail, which pg-boss does not await) is logged and
 // never kills the process.
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -34,6 +35,22 @@ describe('crash recovery', () => {
     });
     expect(second.output()).toMatch(/stopped the embedded PostgreSQL a previous run left running \(pid \d+, data in /);
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+  }, 120_000);
+
+  it('a start that cannot run its embedded PostgreSQL says why (the port it tried, the folder), never a bare TypeError', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'affix-port-'));
+    cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+    const taken = createServer();
+    const pgPort = await freePort();
+    await new Promise<void>((resolve) => taken.listen(pgPort, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => taken.close(resolve)));
+    const port = await freePort();
+    const failed = await startServiceProcess('start', { ...environment, AFFIX_DATA_DIR: dataDir, AFFIX_EMBEDDED_PG_PORT: String(pgPort), PORT: String(port), HOST: '127.0.0.1' }, { port, timeoutMs: 60_000 }).then(
+      () => 'started',
+      (error: Error) => error.message,
+    );
+    expect(failed).toContain(`The embedded PostgreSQL did not start on port ${pgPort} with data in `);
+    expect(failed).not.toContain('TypeError');
   }, 120_000);
 
   it('a failing job bookkeeping statement is logged; the process stays up and serves', async () => {
