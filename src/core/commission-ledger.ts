@@ -4,7 +4,6 @@ import type { CommissionStatus, Currency } from './types.js';
 
 /** `held`: a fraud signal; a manager releases it (pending) or rejects it (never owed). */
 export type CommissionStage = 'pending' | 'held' | 'approved' | 'paid' | 'rejected';
-export const COMMISSION_STAGES: readonly CommissionStage[] = ['pending', 'held', 'approved', 'paid', 'rejected'];
 
 /**
  * What a commission is, as every surface shows it (DESIGN "Commission state is one fact"). The

@@ -75,7 +75,7 @@ export function sendError(res: Response, error: AffixError, docsUrl: string): vo
 }
 
 /** A parser's limit in bytes as its configuration spells it: 102400 -> "100kb", 8388608 -> "8mb". */
-export function limitInWords(limitBytes: number): string {
+function limitInWords(limitBytes: number): string {
   if (limitBytes % 1_048_576 === 0) return `${limitBytes / 1_048_576}mb`;
   if (limitBytes % 1024 === 0) return `${limitBytes / 1024}kb`;
   return `${limitBytes} bytes`;

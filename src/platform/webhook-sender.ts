@@ -7,7 +7,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { addressProblem } from './destinations.js';
+import { addressProblem, ownAddresses } from './destinations.js';
 
 /** True for addresses a webhook must not reach from a shared service (see addressProblem). */
 export const isRefusedAddress = (address: string): boolean => addressProblem(address) !== null;
@@ -37,7 +37,8 @@ export const checkedLookup =
   (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, '', 0);
-      const usable = addresses.filter((a) => allowPrivate || !isRefusedAddress(a.address));
+      const own = allowPrivate ? new Set<string>() : ownAddresses();
+      const usable = addresses.filter((a) => allowPrivate || addressProblem(a.address, own) === null);
       if (usable.length === 0) return callback(Object.assign(new Error(`${hostname} resolves only to private addresses`), { code: 'EPRIVATE' }), '', 0);
       if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: typeof usable) => void)(null, usable);
       callback(null, usable[0]!.address, usable[0]!.family);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { Config } from '../platform/config.js';
 import { migrate } from '../db/migrate.js';
 import { type Pool, createPool } from '../db/pool.js';
+import pRetry from 'p-retry';
 import { isDatabaseUnavailable } from '../db/errors.js';
 import type { Logger } from '../platform/logger.js';
 
@@ -66,19 +67,17 @@ export async function migrateDatabase(pool: Pool, logger: Logger): Promise<void>
  * A process started before its database (a deploy, a reboot, PostgreSQL restarting) waits for it
  * with backoff and says so, instead of exiting: up to `maxSeconds`, then the last error.
  */
-export async function waitForDatabase(pool: Pool, logger: Logger, maxSeconds: number, sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))): Promise<void> {
+export async function waitForDatabase(pool: Pool, logger: Logger, maxSeconds: number): Promise<void> {
   const started = Date.now();
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await pool.query('SELECT 1');
-      if (attempt > 1) logger.warn({ attempt, waitedMs: Date.now() - started }, 'the database answers: starting');
-      return;
-    } catch (error) {
-      const waitedMs = Date.now() - started;
-      if (!isDatabaseUnavailable(error) || waitedMs >= maxSeconds * 1000) throw error;
-      const nextMs = Math.min(5_000, 250 * 2 ** Math.min(attempt - 1, 5));
-      logger.warn({ attempt, err: (error as Error).message, nextInMs: nextMs }, `waiting for the database (${(error as Error).message}); next try in ${nextMs} ms`);
-      await sleep(nextMs);
-    }
-  }
+  await pRetry(() => pool.query('SELECT 1'), {
+    retries: Number.POSITIVE_INFINITY,
+    maxRetryTime: maxSeconds * 1000,
+    minTimeout: 250,
+    maxTimeout: 5_000,
+    shouldRetry: ({ error }) => isDatabaseUnavailable(error),
+    onFailedAttempt: ({ error, attemptNumber }) => {
+      if (isDatabaseUnavailable(error)) logger.warn({ attempt: attemptNumber }, `waiting for the database (${error.message}); trying again`);
+    },
+  });
+  if (Date.now() - started > 250) logger.warn({ waitedMs: Date.now() - started }, 'the database answers: starting');
 }

@@ -1,5 +1,6 @@
 // One explicit shutdown. Each part registers how it stops; a signal (or a caller) stops them in
 // reverse order of start: the last thing started is the first stopped.
+import { isDatabaseUnavailable } from '../db/errors.js';
 import type { Logger } from '../platform/logger.js';
 
 export interface Lifecycle {
@@ -73,9 +74,11 @@ export function stopOnSignals(lifecycle: Lifecycle, exit: (code: number) => void
   process.on('SIGINT', onSignal);
 }
 
-/** A PostgreSQL or driver error (a SQLSTATE, or the connection itself): the database's to recover from. */
-const isDatabaseError = (error: unknown): boolean =>
-  typeof error === 'object' && error !== null && (typeof (error as { code?: unknown }).code === 'string' || /connection|terminat|timeout/i.test(String((error as Error).message)));
+/** A statement PostgreSQL refused (it carries a SQLSTATE), or the database unreachable: the database's to recover from. */
+const isDatabaseError = (error: unknown): boolean => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return isDatabaseUnavailable(error) || (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code));
+};
 
 /**
  * A promise nobody awaited that failed. Libraries do this (pg-boss completes and fails jobs
