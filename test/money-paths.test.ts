@@ -268,6 +268,35 @@ describe('6. cancelling a payout releases exactly what it claimed', () => {
   });
 });
 
+describe('6b. a cancel racing with refunds of what it claimed', () => {
+  it('cancel and five refunds at once: every refund 200, each commission\'s ledger equals its net, and the partner is paid exactly what was earned', async () => {
+    const shop = await payingProgram();
+    const sales = [];
+    for (let i = 0; i < 5; i++) sales.push(await apiSale(api, shop, 5000));
+    await approveAll();
+    const payout = (await payouts.runPayouts(deps(), OPERATOR, shop.programId)).payouts[0]!;
+    expect(payout.amountCents).toBe(5000);
+    const [, ...refunds] = await Promise.all([
+      payouts.cancelPayout(deps(), OPERATOR, shop.programId, payout.id),
+      ...sales.map((sale) => apiRefund(api, shop, sale.transactionId, 1000)),
+    ]);
+    expect(refunds.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    await expectOwedAsLedger(shop.programId);
+    const perCommission = await db.pool.query(
+      `SELECT c.amount_cents - c.deducted_cents AS net, coalesce(sum(l.pending_cents + l.approved_cents + l.paid_cents), 0)::bigint AS ledger
+         FROM commissions c LEFT JOIN commission_ledger l ON l.commission_id = c.id WHERE c.program_id = $1 GROUP BY c.id`,
+      [shop.programId],
+    );
+    for (const row of perCommission.rows) expect(row.ledger).toBe(row.net);
+    // Each refund took 200 of a 1000 commission: 4000 is owed, and a new run pays exactly that.
+    const again = (await payouts.runPayouts(deps(), OPERATOR, shop.programId)).payouts[0]!;
+    expect(again.amountCents).toBe(4000);
+    await payouts.markPayoutPaid(deps(), OPERATOR, shop.programId, again.id, { reference: 'after-cancel' });
+    expect(await paid(shop.programId)).toBe(4000);
+    expect(await ledgerOf(shop.programId)).toEqual({ pending: 0, approved: 0, paid: 4000 });
+  });
+});
+
 describe('7. refunds during a payout run wait or succeed, never 503', () => {
   it('60 partners, a run, and 10 refunds for the last partner sent at once: every refund 200, the ledger exact', async () => {
     const shop = await payingProgram();
