@@ -80,6 +80,14 @@ describe.skipIf(!hasChromium)('one commission state on every surface', () => {
     await page.goto(`${base}/payouts?stage=rejected`);
     expect(await seen('#commissions tbody')).toContain(`${b} Ana 0.00 USD`);
 
+    // Minimums are typed in each currency's own units; a wrong one is refused beside its field, and nothing is saved.
+    await page.getByLabel('Minimum payout in USD (like 50.00; empty for none)').fill('ten dollars');
+    await submit('Save payout settings');
+    expect(await textOf(page.locator('#payout_minimum_USD-error'))).toBe('Give an amount in USD, like 50.00.');
+    await page.getByLabel('Minimum payout in USD (like 50.00; empty for none)').fill('50');
+    await submit('Save payout settings');
+    expect((await admin('GET', `/programs/${program.id}/payout-settings`)).payout_minimums_cents).toEqual({ USD: 5000 });
+
     // Overview: 10.00 earned and paid, nothing awaiting approval (B earns nothing).
     await page.goto(base);
     expect(await seen('#kpis tbody')).toBe('USD 2 80.00 USD 10.00 USD 0.00 USD 0.00 USD 10.00 USD');
