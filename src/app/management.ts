@@ -44,10 +44,6 @@ export function parseInput<T>(schema: z.ZodType<T>, input: unknown): T {
 // ---- request shapes (the rules themselves): one set for the admin API and the dashboard ----
 
 export const LINK_CODE = /^[A-Za-z0-9_-]{3,64}$/;
-export const partnerInput = z.object({
-  name: z.string({ error: 'Partner name is required.' }).trim().min(1, 'Partner name is required.').max(255, 'Partner name is at most 255 characters.'),
-  email: z.email('Partner email must be an email address.').nullish(),
-});
 export const linkInput = z.object({
   partner_id: z.coerce.number({ error: 'Choose a partner of this program.' }).int().positive('Choose a partner of this program.'),
   short_link: z.string().trim().regex(LINK_CODE, 'Link code must be 3 to 64 letters, digits, - or _.').nullish().or(z.literal('').transform(() => null)),
@@ -83,12 +79,6 @@ export async function updateProgram(deps: ManagementDeps, scope: Scope, programI
 }
 
 // ---- partners and links ------------------------------------------------------------------
-
-export async function addPartner(deps: ManagementDeps, scope: Scope, programId: number, input: unknown) {
-  const program = await programInScope(deps, scope, programId);
-  const body = parseInput(partnerInput, input);
-  return admin.insertPartner(deps.pool, program.id, body.name, body.email ?? null);
-}
 
 /** A link code: the brand's, or 10 random hex characters (unguessable, URL-safe). */
 /** `partnerLimit`: a link the partner makes in the portal, at most that many per partner (the brand's own are not limited). */

@@ -9,6 +9,7 @@ import * as portal from '../db/partner-portal.js';
 import type { Pool } from '../db/pool.js';
 import type { Mailer } from '../platform/mailer.js';
 import { type ManagementDeps, OPERATOR, type Scope, createLink, parseInput, programInScope } from './management.js';
+import type { Invite } from './partners.js';
 import { setPayoutDetails } from './payouts.js';
 
 /** A sign-in link works once, for this long. */
@@ -32,6 +33,18 @@ async function mailSignInLink(deps: PortalDeps, email: string, intro: string): P
     text: `${intro}\n\nSign in: ${url}\n\nThe link works once, within 15 minutes. If you did not ask for it, ignore this mail.\n`,
   });
 }
+
+/**
+ * Invitations after a change committed (an approval): each partner gets a sign-in link. A mail
+ * that cannot be sent is not retried here; the brand can send a new link from the partner page.
+ */
+export const portalInviter =
+  (deps: PortalDeps): Invite =>
+  async (invitations) => {
+    for (const { email, programName } of invitations) {
+      await mailSignInLink(deps, email, `${programName} approved you as a partner on Affix.`).catch(() => undefined);
+    }
+  };
 
 /** The brand invites a partner (who needs an email): the partner gets a sign-in link. */
 export async function invitePartner(deps: PortalDeps, scope: Scope, programId: number, partnerId: number) {

@@ -21,6 +21,7 @@ import {
 } from '../core/commission-ledger.js';
 import Stripe from 'stripe';
 import { AffixError, errors } from '../core/errors.js';
+import { type BulkReport, COMMISSION_ACTIONS, type CommissionAction, addToReport, emptyReport } from '../core/partners.js';
 import { MAX_AMOUNT_CENTS } from '../core/money.js';
 import { SUPPORTED_CURRENCIES } from '../core/types.js';
 import type { OutboundEvent } from '../core/outbound-events.js';
@@ -102,16 +103,9 @@ async function withCommission<T>(
   });
 }
 
-/** A manager approves a commission, also before its hold is over; the reason goes in the ledger. */
+/** A manager approves a commission, also before its hold is over; the reason goes in the ledger. A bulk action of one. */
 export async function approveCommission(deps: ManagementDeps, scope: Scope, programId: number, commissionId: number, input: unknown) {
-  const { reason } = parseInput(reasonInput, input);
-  return withCommission(deps, scope, programId, commissionId, async (client, commission) => {
-    const refusal = approvalRefusal(commission, 0, deps.now(), true);
-    if (refusal) throw errors.conflict(REFUSALS[refusal]!, refusal);
-    await payouts.changeStage(client, 'approved', [{ commission, entry: approvedEntry(commission, reason) }], { at: deps.now() });
-    await emit(client, approveEvent(commission));
-    return { ...commission, stage: 'approved' as const };
-  });
+  return commissionActionOfOne(deps, scope, programId, commissionId, 'approve', input);
 }
 
 /** Takes an approval back (with a reason): pending again, and the schedule leaves it to the manager. */
@@ -127,30 +121,101 @@ export async function unapproveCommission(deps: ManagementDeps, scope: Scope, pr
 
 /** A held commission (fraud signal) is fine after all: pending again, approved after its hold period. */
 export async function releaseCommission(deps: ManagementDeps, scope: Scope, programId: number, commissionId: number, input: unknown) {
-  return reviewHeld(deps, scope, programId, commissionId, input, 'released');
+  return commissionActionOfOne(deps, scope, programId, commissionId, 'release', input);
 }
 
 /** A held commission is fraud: it is never owed (a refund later changes nothing). */
 export async function rejectCommission(deps: ManagementDeps, scope: Scope, programId: number, commissionId: number, input: unknown) {
-  return reviewHeld(deps, scope, programId, commissionId, input, 'rejected');
+  return commissionActionOfOne(deps, scope, programId, commissionId, 'reject', input);
 }
 
-async function reviewHeld(deps: ManagementDeps, scope: Scope, programId: number, commissionId: number, input: unknown, verdict: 'released' | 'rejected') {
+/** One commission's action: the bulk path with one id; a refusal is the answer (409, or 404 when not the program's). */
+async function commissionActionOfOne(deps: ManagementDeps, scope: Scope, programId: number, commissionId: number, action: CommissionAction, input: unknown) {
   const { reason } = parseInput(reasonInput, input);
-  return withCommission(deps, scope, programId, commissionId, async (client, commission) => {
-    const refusal = reviewRefusal(commission);
-    if (refusal) throw errors.conflict(REFUSALS[refusal]!, refusal);
-    const stage = verdict === 'released' ? 'pending' : 'rejected';
-    const entry = verdict === 'released' ? releasedEntry(reason) : rejectedEntry(commission, reason);
-    await payouts.changeStage(client, stage, [{ commission, entry }], { at: deps.now() });
-    await emit(client, {
-      programId,
-      type: verdict === 'released' ? 'commission.released' : 'commission.rejected',
-      test: commission.test,
-      data: { ...commissionData(commission), stage, reason, hold_reasons: commission.holdReasons },
+  if (!Number.isSafeInteger(commissionId)) throw errors.notFound('Commission not found');
+  const report = await commissionBulk(deps, scope, programId, { action, commission_ids: [commissionId], reason });
+  const [refusal] = Object.keys(report.skipped);
+  if (refusal === 'not_found') throw errors.notFound('Commission not found');
+  if (refusal) throw errors.conflict(REFUSALS[refusal] ?? refusal, refusal);
+  return (await payouts.getCommission(deps.pool, programId, commissionId))!;
+}
+
+/** How many commissions one transaction of a bulk action changes. */
+export const BULK_CHUNK = 500;
+
+const commissionBulkInput = z
+  .object({
+    action: z.enum(COMMISSION_ACTIONS, { error: 'action must be approve, release or reject.' }),
+    commission_ids: z.array(z.coerce.number().int().positive(), { error: 'commission_ids must be a list of commission ids.' }).max(100_000).optional(),
+    filter: z
+      .object({
+        state: z.enum(COMMISSION_STATES, { error: `state must be one of: ${COMMISSION_STATES.join(', ')}.` }).optional(),
+        partner_id: z.coerce.number().int().positive().optional(),
+      })
+      .optional(),
+    reason: reasonInput.shape.reason,
+  })
+  .refine((v) => (v.commission_ids === undefined) !== (v.filter === undefined), { message: 'Give either commission_ids or a filter.', path: ['commission_ids'] });
+
+/** The stage a commission action moves to, and the stage it applies to (the selection and the guard both use it). */
+const COMMISSION_ACTION_RULES: Record<CommissionAction, { from: 'pending' | 'held'; to: 'approved' | 'pending' | 'rejected'; event: OutboundEvent['type'] }> = {
+  approve: { from: 'pending', to: 'approved', event: 'commission.approved' },
+  release: { from: 'held', to: 'pending', event: 'commission.released' },
+  reject: { from: 'held', to: 'rejected', event: 'commission.rejected' },
+};
+
+/**
+ * Approve, release or reject commissions: the ones named, or every one a filter matches. One
+ * transaction per chunk of BULK_CHUNK; a commission already past the action (approved, released
+ * or rejected meanwhile) is skipped and counted, so sending a batch twice changes nothing more.
+ */
+export async function commissionBulk(deps: ManagementDeps, scope: Scope, programId: number, input: unknown): Promise<BulkReport> {
+  const body = parseInput(commissionBulkInput, input);
+  await programInScope(deps, scope, programId);
+  const report = emptyReport(body.action);
+  const rule = COMMISSION_ACTION_RULES[body.action];
+  const run = (ids: number[]) => commissionChunk(deps, programId, body.action, ids, body.reason, report);
+  if (body.commission_ids) {
+    const ids = [...new Set(body.commission_ids)];
+    for (let i = 0; i < ids.length; i += BULK_CHUNK) await run(ids.slice(i, i + BULK_CHUNK));
+    return report;
+  }
+  // Everything the filter matches in the stage the action applies to, by id: a changed row leaves the selection.
+  for (let after = 0; ; ) {
+    const ids = await payouts.commissionIdsMatching(deps.pool, programId, { ...body.filter, stage: rule.from }, after, BULK_CHUNK);
+    if (ids.length === 0) return report;
+    await run(ids);
+    after = ids[ids.length - 1]!;
+  }
+}
+
+async function commissionChunk(deps: ManagementDeps, programId: number, action: CommissionAction, ids: number[], reason: string, report: BulkReport) {
+  const rule = COMMISSION_ACTION_RULES[action];
+  const now = deps.now();
+  const outcomes = await withTransaction(deps.pool, async (client) => {
+    const locked = new Map((await payouts.lockCommissions(client, programId, ids)).map((c) => [c.id, c]));
+    const changes: payouts.StageChange[] = [];
+    const result = ids.map((id) => {
+      const commission = locked.get(id);
+      if (!commission) return { id, skipped: 'not_found' };
+      const refusal = action === 'approve' ? approvalRefusal(commission, 0, now, true) : reviewRefusal(commission);
+      if (refusal) return { id, skipped: refusal };
+      const entry = action === 'approve' ? approvedEntry(commission, reason) : action === 'release' ? releasedEntry(reason) : rejectedEntry(commission, reason);
+      changes.push({ commission, entry });
+      return { id };
     });
-    return { ...commission, stage };
+    await payouts.changeStage(client, rule.to, changes, { at: now });
+    for (const { commission } of changes) {
+      await emit(
+        client,
+        action === 'approve'
+          ? approveEvent(commission)
+          : { programId, type: rule.event, test: commission.test, data: { ...commissionData(commission), stage: rule.to, reason, hold_reasons: commission.holdReasons } },
+      );
+    }
+    return result;
   });
+  for (const outcome of outcomes) addToReport(report, outcome);
 }
 
 /**
@@ -161,9 +226,10 @@ export async function runPayouts(deps: ManagementDeps, scope: Scope, programId: 
   await programInScope(deps, scope, programId);
   return withTransaction(deps.pool, async (client) => {
     await payouts.lockProgramPayouts(client, programId);
-    const settings = await payouts.payoutSettings(client, programId);
     const payable = await payouts.lockPayableItems(client, programId);
-    const lines = payoutLines(payableBalances(payable), settings?.payoutMinimumsCents ?? {});
+    const balances = payableBalances(payable);
+    const minimums = await payouts.payoutMinimumsOf(client, programId, [...new Set(balances.map((b) => b.partnerId))]);
+    const lines = payoutLines(balances, (partnerId) => minimums.get(partnerId) ?? {});
     if (lines.length === 0) throw errors.conflict('Nothing to pay: no partner has an approved balance at or above the minimum', 'nothing_to_pay');
     const batchId = await payouts.insertBatch(client, programId, lines, payable);
     // Every payout of the batch (a list page stops at 200; a run pays thousands).
@@ -289,12 +355,28 @@ export async function payWithStripe(deps: ManagementDeps & { stripeSecretKey: st
 export async function cancelPayout(deps: ManagementDeps, scope: Scope, programId: number, payoutId: number) {
   await programInScope(deps, scope, programId);
   return withPayout(deps, programId, payoutId, async (client, payout) => {
-    const unclaimed = await payouts.unclaimCommissions(client, payout.id);
-    await payouts.applyClaimRelease(client, payout, releaseClaim(await payouts.clawbacksMadeUnder(client, payout.id, unclaimed)));
-    await payouts.setPayoutStatus(client, payout.id, 'canceled', null, deps.now());
+    await releasePayout(client, payout, deps.now());
     return { ...payout, status: 'canceled' as const };
   });
 }
+
+async function releasePayout(client: PoolClient, payout: payouts.PayoutRow, at: Date): Promise<void> {
+  const unclaimed = await payouts.unclaimCommissions(client, payout.id);
+  await payouts.applyClaimRelease(client, payout, releaseClaim(await payouts.clawbacksMadeUnder(client, payout.id, unclaimed)));
+  await payouts.setPayoutStatus(client, payout.id, 'canceled', null, at);
+}
+
+/**
+ * Cancels a pending payout inside the caller's transaction (a ban cancels its partner's), which
+ * took the program's payout lock first (the one lock order, src/db/payouts.ts).
+ */
+export async function cancelPayoutIn(client: PoolClient, programId: number, payoutId: number, at: Date): Promise<void> {
+  const payout = await payouts.lockPayout(client, programId, payoutId);
+  if (payout?.status === 'pending') await releasePayout(client, payout, at);
+}
+
+/** Takes the program's payout lock in the caller's transaction (before any commission or partner row). */
+export const lockProgramPayouts = (client: PoolClient, programId: number) => payouts.lockProgramPayouts(client, programId);
 
 export async function exportPayouts(deps: ManagementDeps, scope: Scope, programId: number, batchId: number, format: string): Promise<string> {
   const program = await programInScope(deps, scope, programId);
@@ -332,21 +414,26 @@ const minimumCents = z.coerce
   .min(0, 'A minimum payout cannot be negative.')
   .max(MAX_AMOUNT_CENTS, 'A minimum payout is at most 10^12.');
 
+export const HOLD_DAYS = z.coerce
+  .number({ error: 'Hold period must be a whole number of days.' })
+  .int('Hold period must be a whole number of days.')
+  .min(0, 'Hold period is 0 to 365 days.')
+  .max(365, 'Hold period is 0 to 365 days.');
+
+/** One minimum per currency (5000 is $50 but 50 VND): {"USD": 5000, "VND": 1000000}. */
+export const PAYOUT_MINIMUMS = z.strictObject(
+  { USD: minimumCents.nullish(), EUR: minimumCents.nullish(), VND: minimumCents.nullish() },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? 'Minimums are set for USD, EUR or VND.' : 'Give the minimums per currency, like {"USD": 5000}.') },
+);
+
+/** A checkbox or a JSON boolean. */
+export const FORM_BOOLEAN = z.union([z.boolean(), z.enum(['true', 'false', 'on', '']).transform((v) => v === 'true' || v === 'on')]);
+
 const settingsInput = z.object({
   // Each setting is kept as it is when absent.
-  hold_days: z.coerce
-    .number({ error: 'Hold period must be a whole number of days.' })
-    .int('Hold period must be a whole number of days.')
-    .min(0, 'Hold period is 0 to 365 days.')
-    .max(365, 'Hold period is 0 to 365 days.')
-    .optional(),
+  hold_days: HOLD_DAYS.optional(),
   // One minimum per currency (5000 is $50 but 50 VND): {"USD": 5000, "VND": 1000000}; a currency left out keeps its minimum, null removes it.
-  payout_minimums_cents: z
-    .strictObject(
-      { USD: minimumCents.nullish(), EUR: minimumCents.nullish(), VND: minimumCents.nullish() },
-      { error: (issue) => (issue.code === 'unrecognized_keys' ? 'Minimums are set for USD, EUR or VND.' : 'Give the minimums per currency, like {"USD": 5000}.') },
-    )
-    .optional(),
+  payout_minimums_cents: PAYOUT_MINIMUMS.optional(),
   payout_minimum_cents: z
     .unknown()
     .refine((value) => value === undefined, 'Replaced by payout_minimums_cents: one minimum per currency, like {"USD": 5000, "VND": 1000000}.')
@@ -355,7 +442,7 @@ const settingsInput = z.object({
   fraud_min_signup_seconds: z.coerce.number({ error: 'Give whole seconds.' }).int('Give whole seconds.').min(0, 'Cannot be negative.').max(86_400, 'At most a day.').optional(),
   fraud_max_leads_per_ip: z.coerce.number({ error: 'Give a whole number.' }).int('Give a whole number.').min(1, 'At least 1.').max(100_000, 'Too large.').optional(),
   fraud_ip_window_minutes: z.coerce.number({ error: 'Give whole minutes.' }).int('Give whole minutes.').min(1, 'At least 1 minute.').max(43_200, 'At most 30 days.').optional(),
-  partners_can_create_links: z.union([z.boolean(), z.enum(['true', 'false', 'on', '']).transform((v) => v === 'true' || v === 'on')]).optional(),
+  partners_can_create_links: FORM_BOOLEAN.optional(),
   partner_link_limit: z.coerce.number({ error: 'Give a whole number of links.' }).int('Give a whole number of links.').min(1, 'At least 1 link.').max(1000, 'At most 1000 links.').optional(),
 });
 

@@ -44,10 +44,19 @@ describe('payout lines: minimums per currency', () => {
       { kind: 'commission', id: 4, partnerId: 2, currency: 'USD', cents: 5000 },
       { kind: 'clawback', id: 5, partnerId: 2, currency: 'USD', cents: -1000 },
     ]);
-    expect(payoutLines(balances, { USD: 5000, VND: 1_000_000 })).toEqual([
+    expect(payoutLines(balances, () => ({ USD: 5000, VND: 1_000_000 }))).toEqual([
       { partnerId: 1, currency: 'USD', amountCents: 6000 },
       { partnerId: 2, currency: 'EUR', amountCents: 10 },
     ]);
+  });
+
+  it("each partner's own minimums (their group's) decide their lines", () => {
+    const balances = payableBalances([
+      { kind: 'commission', id: 1, partnerId: 1, currency: 'USD', cents: 3000 },
+      { kind: 'commission', id: 2, partnerId: 2, currency: 'USD', cents: 3000 },
+    ]);
+    const minimums = new Map([[1, { USD: 2000 }], [2, { USD: 5000 }]]);
+    expect(payoutLines(balances, (partnerId) => minimums.get(partnerId) ?? {})).toEqual([{ partnerId: 1, currency: 'USD', amountCents: 3000 }]);
   });
 });
 

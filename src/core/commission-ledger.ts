@@ -24,7 +24,7 @@ export const COMMISSION_STATE_WORDS: Record<CommissionState, string> = {
 };
 export const COMMISSION_STATES = Object.keys(COMMISSION_STATE_WORDS) as CommissionState[];
 
-export type LedgerKind = 'created' | 'adjusted' | 'approved' | 'unapproved' | 'paid' | 'clawed_back' | 'clawback_settled' | 'released' | 'rejected' | 'moved';
+export type LedgerKind = 'created' | 'adjusted' | 'approved' | 'unapproved' | 'paid' | 'clawed_back' | 'clawback_settled' | 'released' | 'rejected' | 'moved' | 'reinstated';
 
 /** One append-only entry: what it moves in or out of each of the commission's three buckets. */
 export interface LedgerEntry {
@@ -87,6 +87,13 @@ export function deductionChange(
   return { ledger: entry('adjusted', { [bucket]: change }), clawbackCents: null };
 }
 
+/** The ledger reason of a commission rejected because its partner is banned. */
+export const BANNED_REASON = 'partner banned';
+
+/** Lifting a ban: what the ban rejected is owed again, in the pending bucket (its net after any refund meanwhile). */
+export const reinstatedEntry = (c: Pick<CommissionPosition, 'amountCents' | 'deductedCents'>, reason: string): LedgerEntry =>
+  entry('reinstated', { pendingCents: netCents(c) }, reason);
+
 /** The ledger reason of a first-sale commission that moved to an earlier sale. */
 export const MOVED_REASON = 'first sale moved to an earlier sale of the customer';
 
@@ -146,7 +153,7 @@ export const reviewRefusal = (c: Pick<CommissionPosition, 'stage'>): ReviewRefus
 export const releasedEntry = (reason: string): LedgerEntry => entry('released', {}, reason);
 
 /** Rejected: never owed; its money leaves the pending bucket. */
-export const rejectedEntry = (c: CommissionPosition, reason: string): LedgerEntry => entry('rejected', { pendingCents: -netCents(c) }, reason);
+export const rejectedEntry = (c: Pick<CommissionPosition, 'amountCents' | 'deductedCents'>, reason: string): LedgerEntry => entry('rejected', { pendingCents: -netCents(c) }, reason);
 
 /** A payout marked paid: the amount it claimed moves from approved to paid. */
 export const paidEntry = (claimedCents: number): LedgerEntry => entry('paid', { approvedCents: -claimedCents, paidCents: claimedCents });
@@ -198,12 +205,12 @@ export type PayoutMinimums = Partial<Record<Currency, number>>;
 
 /**
  * A payout run pays each partner's balance per currency when it reaches that currency's
- * minimum (and is positive): a clawback larger than what is approved waits for later commissions.
+ * minimum (the partner's group's, else the program's) (and is positive): a clawback larger than what is approved waits for later commissions.
  */
-export function payoutLines(balances: PayableBalance[], minimums: PayoutMinimums): PayoutLine[] {
+export function payoutLines(balances: PayableBalance[], minimumsOf: (partnerId: number) => PayoutMinimums): PayoutLine[] {
   return balances
     .map((b) => ({ partnerId: b.partnerId, currency: b.currency, amountCents: b.approvedCents + b.clawbackCents }))
-    .filter((line) => line.amountCents > 0 && line.amountCents >= (minimums[line.currency] ?? 0))
+    .filter((line) => line.amountCents > 0 && line.amountCents >= (minimumsOf(line.partnerId)[line.currency] ?? 0))
     .sort((a, b) => a.partnerId - b.partnerId || a.currency.localeCompare(b.currency));
 }
 

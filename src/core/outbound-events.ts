@@ -11,6 +11,14 @@ export const OUTBOUND_EVENT_TYPES = [
   'commission.rejected',
   'refund.applied',
   'payout.paid',
+  'partner.applied',
+  'partner.approved',
+  'partner.rejected',
+  'partner.group_changed',
+  'partner.archived',
+  'partner.unarchived',
+  'partner.banned',
+  'partner.unbanned',
 ] as const;
 export type OutboundEventType = (typeof OUTBOUND_EVENT_TYPES)[number];
 

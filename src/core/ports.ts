@@ -1,5 +1,6 @@
 // The repository interface the core needs. src/db implements it with SQL; the core never
 // sees pg, express or pg-boss.
+import type { PartnerStatus, Terms } from './partners.js';
 import type { CommissionReason, SaleHistory } from './attribution.js';
 import type { DeductionChange, LedgerEntry } from './commission-ledger.js';
 import type { FraudFacts, FraudSignal } from './fraud.js';
@@ -123,6 +124,16 @@ export interface NewCommission {
   holdReasons: FraudSignal[];
   /** From a processor's test-mode payment: never approved, paid or exported. */
   test: boolean;
+  /** The terms it is made under (stored with it) and the hold they give. */
+  terms: Terms;
+  /** The partner is banned: the commission is made rejected, stamped with the ban, with this entry after its first. */
+  rejectedBy: { sanctionId: number; ledger: LedgerEntry } | null;
+}
+
+/** A partner's terms now (partner_terms view), with their enrollment's standing. */
+export interface PartnerTerms extends Terms {
+  status: PartnerStatus;
+  banId: number | null;
 }
 
 export interface NewRefund {
@@ -202,6 +213,8 @@ export interface TrackingTx {
   markRefundReverted(refundId: number): Promise<void>;
   /** The active promo code of the program matching any of these ids, codes (any case) or coupon ids. */
   findPromoCode(programId: number, refs: string[]): Promise<{ id: number; partnerId: number; linkId: number | null } | null>;
+  /** The terms a commission of this partner is made under now (override, then group, then program). */
+  partnerTerms(partnerId: number): Promise<PartnerTerms | null>;
   /** What the fraud signals need to know about this customer and partner (src/core/fraud.ts). */
   fraudFacts(customerId: number, partnerId: number, ipWindowMinutes: number): Promise<FraudFacts>;
   /** Tells the program's endpoints that listen to this type, in this transaction (no change without its event). */

@@ -111,6 +111,18 @@ export function parseNewProgram(raw: RawProgramInput): ProgramSettings {
   });
 }
 
+/** A reward (a group's, or one partner's override): type, rate and duration, every bad field named. */
+export function parseReward(raw: RawProgramInput): { commissionType: CommissionType; commissionRate: string; recurringDurationMonths: number | null } {
+  const missing = ['commission_type', 'commission_rate'].filter((field) => isBlank(raw[field]));
+  if (missing.length) throw errors.invalid(`Missing required fields: ${missing.join(', ')}`, Object.fromEntries(missing.map((f) => [f, 'This field is required.'])));
+  const rate = typeof raw.commission_rate === 'string' && raw.commission_rate.trim() !== '' ? Number(raw.commission_rate) : raw.commission_rate;
+  return everyField({
+    commissionType: () => commissionType(raw.commission_type),
+    commissionRate: () => percentAtMost100(raw.commission_type, commissionRate(rate)),
+    recurringDurationMonths: () => (isBlank(raw.duration_months) ? null : positiveInteger(Number(raw.duration_months), 'duration_months', 600)),
+  });
+}
+
 export function percentAtMost100(type: unknown, rate: string): string {
   if ((type === 'percent' || type === 'recurring_percent') && Number(rate) > 100) {
     throw fieldError('commission_rate', 'commission_rate must be at most 100 for percent commissions');

@@ -1,6 +1,7 @@
 // POST /track/sale: record a payment, attribute it, create the commission (spec §3, §4.3).
 // The Stripe workers call recordSale too, with the customer they resolved.
-import { MOVED_REASON, createdEntry, movedAwayChange } from './commission-ledger.js';
+import { BANNED_REASON, MOVED_REASON, createdEntry, movedAwayChange, rejectedEntry } from './commission-ledger.js';
+import { type Terms, termsSnapshot } from './partners.js';
 import { fraudSignals } from './fraud.js';
 import { customerForPromoCode } from './promo-codes.js';
 import { type CommissionReason, type FirstSale, NO_SALES, checkAttributionWindow, commissionEligibility } from './attribution.js';
@@ -129,13 +130,16 @@ export async function recordSale(
     return { attributed: false, reason: 'attribution_window_expired', clickAgeDays: verdict.clickAgeDays, windowDays: verdict.windowDays, transactionId };
   }
 
+  // The partner's terms now (override, then group, then program); the commission keeps them.
+  const terms: Terms & { banId?: number | null } = (customer.partnerId !== null ? await tx.partnerTerms(customer.partnerId) : null) ?? programTerms(program);
+  const banId = terms.banId ?? null;
   // Decided before the sale row exists, so the row says why it has no commission (if so).
   // The first paid sale rule: sale.isRecurring is stored, never consulted (DESIGN "Commission types").
   const eligibility = commissionEligibility({
-    type: program.commissionType,
+    type: terms.commissionType,
     history: resolved.created ? NO_SALES : await tx.saleHistory(customer.id),
     sale: { occurredAt: paymentAt, transactionId },
-    recurringDurationMonths: program.recurringDurationMonths,
+    recurringDurationMonths: terms.recurringDurationMonths,
   });
   const commissionReason: CommissionReason | null = sale.test
     ? 'test_mode'
@@ -197,8 +201,8 @@ export async function recordSale(
   const partnerId = customer.partnerId as number;
 
   const commissionCents = computeCommissionCents({
-    type: program.commissionType,
-    rate: program.commissionRate,
+    type: terms.commissionType,
+    rate: terms.commissionRate,
     amountCents: sale.amountCents,
     currency: sale.currency,
   });
@@ -212,6 +216,9 @@ export async function recordSale(
       saleId, programId: program.id, partnerId, amountCents: commissionCents, currency: sale.currency, ledger: createdEntry(commissionCents), holdReasons,
       // A processor's test-mode payment the program chose to see as a commission: never approved or paid.
       test: sale.livemode === false,
+      terms,
+      // A banned partner's sale is recorded; its commission is rejected under the ban (lifting it restores the commission).
+      rejectedBy: banId !== null ? { sanctionId: banId, ledger: rejectedEntry({ amountCents: commissionCents, deductedCents: 0 }, BANNED_REASON) } : null,
     });
   };
   let commissionId: number;
@@ -230,7 +237,8 @@ export async function recordSale(
     test: sale.test || sale.livemode === false,
     data: {
       program_id: program.id, commission_id: commissionId, sale_id: saleId, transaction_id: transactionId, partner_id: partnerId, amount_cents: commissionCents,
-      currency: sale.currency, stage: holdReasons.length ? 'held' : 'pending', hold_reasons: holdReasons,
+      currency: sale.currency, stage: banId !== null ? 'rejected' : holdReasons.length ? 'held' : 'pending', hold_reasons: holdReasons,
+      terms: termsSnapshot(terms),
     },
   });
   return { ...base, commissionId, commissionCents, commissionReason: null, partnerMissing: false, commissionFailed: false };
@@ -294,3 +302,14 @@ export async function trackSale(store: Store, input: TrackSaleInput): Promise<Tr
   const { partnerMissing: _p, commissionFailed: _c, cause: _cause, ...result } = outcome;
   return result;
 }
+
+/** A sale without a partner's terms (no partner, or one not found) is on the program's. */
+const programTerms = (program: Program): Terms => ({
+  commissionType: program.commissionType,
+  commissionRate: program.commissionRate,
+  recurringDurationMonths: program.recurringDurationMonths,
+  holdDays: program.holdDays,
+  source: 'program',
+  groupId: null,
+  overrideId: null,
+});

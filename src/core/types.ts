@@ -32,6 +32,8 @@ export interface Program {
   allowedOrigins: string[];
   /** Stripe events with livemode false are test events (no commission) unless this is false. */
   livemodeOnlyCommissions: boolean;
+  /** Days a commission stays pending before it is approved (a group may set its own). */
+  holdDays: number;
   /** When a commission is held for review (src/core/fraud.ts). */
   fraud: FraudThresholds;
   createdAt: Date;

@@ -60,15 +60,43 @@ export async function lockCommission(client: PoolClient, programId: number, comm
   return rows[0] ? toCommissionRow(rows[0]) : null;
 }
 
+/** The program's commissions among `ids`, locked in id order (the one lock order of commission batches). */
+export async function lockCommissions(client: PoolClient, programId: number, ids: number[]): Promise<CommissionRow[]> {
+  const { rows } = await client.query(`${COMMISSION_SELECT} WHERE c.program_id = $1 AND c.id = ANY ($2::bigint[]) ORDER BY c.id FOR UPDATE OF c`, [programId, ids]);
+  return rows.map(toCommissionRow);
+}
+
+export async function getCommission(db: Queryable, programId: number, commissionId: number): Promise<CommissionRow | null> {
+  const { rows } = await db.query(`${COMMISSION_SELECT} WHERE c.program_id = $1 AND c.id = $2`, [programId, commissionId]);
+  return rows[0] ? toCommissionRow(rows[0]) : null;
+}
+
+/** Ids of the program's commissions in a stage (optionally of one partner or in one state), after `afterId`, for bulk actions on a filter. */
+export async function commissionIdsMatching(
+  db: Queryable,
+  programId: number,
+  filter: { stage: CommissionStage; state?: CommissionState; partner_id?: number },
+  afterId: number,
+  limit: number,
+): Promise<number[]> {
+  const { rows } = await db.query(
+    `SELECT c.id FROM commissions c JOIN commission_states cs ON cs.id = c.id
+      WHERE c.program_id = $1 AND c.stage = $2 AND ($3::text IS NULL OR cs.state = $3) AND ($4::bigint IS NULL OR c.partner_id = $4) AND c.id > $5
+      ORDER BY c.id LIMIT $6`,
+    [programId, filter.stage, filter.state ?? null, filter.partner_id ?? null, afterId, limit],
+  );
+  return rows.map((r) => Number(r.id));
+}
+
 /**
  * Pending commissions whose hold may be over (the caller's rule decides each), oldest first,
  * locked; ones another worker holds are skipped (it is approving them).
  */
 export async function lockApprovalCandidates(client: PoolClient, now: Date, limit: number): Promise<Array<CommissionRow & { holdDays: number }>> {
   const { rows } = await client.query(
-    `SELECT p.hold_days, ${COMMISSION_FIELDS} FROM ${COMMISSION_FROM} JOIN programs p ON p.id = c.program_id
+    `SELECT coalesce(c.hold_days, p.hold_days) AS hold_days, ${COMMISSION_FIELDS} FROM ${COMMISSION_FROM} JOIN programs p ON p.id = c.program_id
       WHERE c.stage = 'pending' AND c.auto_approve AND c.status <> 'reversed' AND c.amount_cents > c.deducted_cents AND NOT c.test
-        AND c.created_at <= $1::timestamptz - make_interval(days => p.hold_days)
+        AND c.created_at <= $1::timestamptz - make_interval(days => coalesce(c.hold_days, p.hold_days))
       ORDER BY c.created_at LIMIT $2 FOR UPDATE OF c SKIP LOCKED`,
     [now, limit],
   );
@@ -127,17 +155,23 @@ export async function lockProgramPayouts(client: PoolClient, programId: number):
 
 /**
  * Approved commissions (never test ones) and clawbacks no payout has claimed yet, locked in id
- * order: the run pays exactly these rows, whatever changes meanwhile.
+ * order: the run pays exactly these rows, whatever changes meanwhile. A banned partner's balance
+ * stays owed and waits (paid after the ban is lifted).
  */
 export async function lockPayableItems(client: PoolClient, programId: number): Promise<PayableItem[]> {
   const commissions = await client.query(
     `SELECT id, partner_id, currency, amount_cents - deducted_cents AS cents FROM commissions
       WHERE program_id = $1 AND stage = 'approved' AND payout_id IS NULL AND partner_id IS NOT NULL AND amount_cents > deducted_cents
-        AND NOT test AND moved_to_sale_id IS NULL
+        AND NOT test AND moved_to_sale_id IS NULL AND partner_id NOT IN (SELECT id FROM partners WHERE program_id = $1 AND status = 'banned')
       ORDER BY id FOR UPDATE`,
     [programId],
   );
-  const clawbacks = await client.query('SELECT id, partner_id, currency, amount_cents AS cents FROM clawbacks WHERE program_id = $1 AND payout_id IS NULL ORDER BY id FOR UPDATE', [programId]);
+  const clawbacks = await client.query(
+    `SELECT id, partner_id, currency, amount_cents AS cents FROM clawbacks
+      WHERE program_id = $1 AND payout_id IS NULL AND partner_id NOT IN (SELECT id FROM partners WHERE program_id = $1 AND status = 'banned')
+      ORDER BY id FOR UPDATE`,
+    [programId],
+  );
   const row = (kind: PayableItem['kind']) => (r: any): PayableItem => ({ kind, id: Number(r.id), partnerId: Number(r.partner_id), currency: r.currency, cents: Number(r.cents) });
   return [...commissions.rows.map(row('commission')), ...clawbacks.rows.map(row('clawback'))];
 }
@@ -382,4 +416,13 @@ export async function setPartnerPayoutDetails(db: Queryable, programId: number, 
     [programId, partnerId, details.payoutMethod, details.payoutReference, details.payoutCurrency],
   );
   return (rowCount ?? 0) > 0;
+}
+
+/** Each partner's payout minimums (their group's, else the program's), for the partners named. */
+export async function payoutMinimumsOf(client: PoolClient, programId: number, partnerIds: number[]): Promise<Map<number, PayoutMinimums>> {
+  const { rows } = await client.query('SELECT partner_id, payout_minimums FROM partner_terms WHERE program_id = $1 AND partner_id = ANY ($2::bigint[])', [
+    programId,
+    partnerIds,
+  ]);
+  return new Map(rows.map((r) => [Number(r.partner_id), r.payout_minimums as PayoutMinimums]));
 }

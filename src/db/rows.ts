@@ -6,7 +6,7 @@ type Row = Record<string, any>;
 
 export const PROGRAM_COLUMNS = `id, account_id, name, domain, commission_type, commission_rate, recurring_duration_months,
   attribution_window_days, lead_auth, allowed_origins, livemode_only_commissions, created_at,
-  fraud_min_signup_seconds, fraud_max_leads_per_ip, fraud_ip_window_minutes`;
+  fraud_min_signup_seconds, fraud_max_leads_per_ip, fraud_ip_window_minutes, hold_days`;
 
 export const toProgram = (row: Row): Program => ({
   id: row.id,
@@ -20,6 +20,7 @@ export const toProgram = (row: Row): Program => ({
   leadAuth: row.lead_auth,
   allowedOrigins: row.allowed_origins,
   livemodeOnlyCommissions: row.livemode_only_commissions,
+  holdDays: row.hold_days,
   fraud: {
     minSignupSeconds: row.fraud_min_signup_seconds,
     maxLeadsPerIp: row.fraud_max_leads_per_ip,

@@ -4,6 +4,7 @@ import { type DeductionChange, createdEntry } from '../core/commission-ledger.js
 import { errors } from '../core/errors.js';
 import type { FraudFacts } from '../core/fraud.js';
 import type { OutboundEvent } from '../core/outbound-events.js';
+import { termsSnapshot } from '../core/partners.js';
 import type {
   CommissionRefundPatch,
   CustomerPatch,
@@ -12,6 +13,7 @@ import type {
   NewRefund,
   NewSale,
   NewTrackingEvent,
+  PartnerTerms,
   TrackingTx,
   WrittenWithSale,
 } from '../core/ports.js';
@@ -20,7 +22,7 @@ import { appendEntries, entryParams } from './ledger.js';
 import { DEFAULT_OUTBOUND_QUEUE, type OutboundQueue, writeMessage } from './outbound.js';
 import type { PoolClient } from './pool.js';
 import { prepared } from './prepared.js';
-import { CLICK_BY_ID, COMMISSION_COLUMNS, CUSTOMER_COLUMNS, PROGRAM_COLUMNS, toClick, toCommission, toCustomer, toLink, toProgram, toSale } from './rows.js';
+import { CLICK_BY_ID, COMMISSION_COLUMNS, CUSTOMER_COLUMNS, PROGRAM_COLUMNS, normalizeDecimal, toClick, toCommission, toCustomer, toLink, toProgram, toSale } from './rows.js';
 
 /** Parameters for "no entry" (the statement's entry CTE is skipped). */
 const NO_ENTRY = createdEntry(0);
@@ -258,13 +260,19 @@ export class PgTrackingTx implements TrackingTx {
   async insertCommission(commission: NewCommission): Promise<number> {
     const { rows } = await this.query(
       `WITH commission AS (
-         INSERT INTO commissions (sale_id, program_id, partner_id, amount_cents, currency, stage, hold_reasons, test)
-         VALUES ($1, $2, $3, $4, $5, CASE WHEN cardinality($11::text[]) > 0 THEN 'held' ELSE 'pending' END, nullif($11::text[], '{}'), $12)
+         INSERT INTO commissions (sale_id, program_id, partner_id, amount_cents, currency, stage, hold_reasons, test, terms, hold_days,
+                                  rejected_by_sanction_id, stage_before_sanction)
+         VALUES ($1, $2, $3, $4, $5,
+                 CASE WHEN $15::bigint IS NOT NULL THEN 'rejected' WHEN cardinality($11::text[]) > 0 THEN 'held' ELSE 'pending' END,
+                 nullif($11::text[], '{}'), $12, $13, $14, $15,
+                 CASE WHEN $15::bigint IS NULL THEN NULL WHEN cardinality($11::text[]) > 0 THEN 'held' ELSE 'pending' END)
          RETURNING id, program_id, partner_id, currency
-       ), entry AS (${appendEntries('commission', 6)})
+       ), entry AS (${appendEntries('commission', 6)}),
+       banned AS (${appendEntries('commission', 16)} WHERE $15::bigint IS NOT NULL)
        SELECT id FROM commission`,
       [commission.saleId, commission.programId, commission.partnerId, commission.amountCents, commission.currency, ...entryParams(commission.ledger),
-        commission.holdReasons, commission.test],
+        commission.holdReasons, commission.test, termsSnapshot(commission.terms), commission.terms.holdDays, commission.rejectedBy?.sanctionId ?? null,
+        ...entryParams(commission.rejectedBy?.ledger ?? NO_ENTRY)],
     );
     return rows[0].id;
   }
@@ -366,6 +374,27 @@ export class PgTrackingTx implements TrackingTx {
       [programId, refs],
     );
     return rows[0] ? { id: Number(rows[0].id), partnerId: Number(rows[0].partner_id), linkId: rows[0].link_id === null ? null : Number(rows[0].link_id) } : null;
+  }
+
+  async partnerTerms(partnerId: number): Promise<PartnerTerms | null> {
+    const { rows } = await this.query(
+      `SELECT status, source, group_id, override_id, commission_type, commission_rate, recurring_duration_months, hold_days, ban_id
+         FROM partner_terms WHERE partner_id = $1`,
+      [partnerId],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      status: row.status,
+      source: row.source,
+      groupId: row.group_id === null ? null : Number(row.group_id),
+      overrideId: row.override_id === null ? null : Number(row.override_id),
+      commissionType: row.commission_type,
+      commissionRate: normalizeDecimal(row.commission_rate),
+      recurringDurationMonths: row.recurring_duration_months,
+      holdDays: row.hold_days,
+      banId: row.ban_id === null ? null : Number(row.ban_id),
+    };
   }
 
   async fraudFacts(customerId: number, partnerId: number, ipWindowMinutes: number): Promise<FraudFacts> {

@@ -1,5 +1,6 @@
 // The brand dashboard: server-rendered pages (keyboard-friendly native forms and links, no client
 // build). Every change goes through the same core rules and SQL as the admin API.
+import { addPartner } from '../../app/partners.js';
 import { randomBytes } from 'node:crypto';
 import cookieParser from 'cookie-parser';
 import express, { type Request, type Response, Router } from 'express';
@@ -26,7 +27,6 @@ import { stripeEventEnqueuer } from '../../platform/queue.js';
 import {
   type ManagementDeps,
   type Scope,
-  addPartner,
   createLink,
   createProgram,
   issueKey,

@@ -7,10 +7,10 @@ import { errors } from '../../core/errors.js';
 import { sha256 } from '../../core/secrets.js';
 import { INBOX_STATUSES, type InboxStatus } from '../../core/stripe/event-types.js';
 import { stripeEventEnqueuer } from '../../platform/queue.js';
+import { adminPartnerRoutes } from './admin-partners.js';
 import {
   type ManagementDeps,
   OPERATOR,
-  addPartner,
   parseInput,
   createAccount,
   listInboxEvents,
@@ -104,10 +104,6 @@ export function adminRoutes(deps: AppDeps): Router {
     res.json({ data: await updateProgram(app(), OPERATOR, idParam(req), bodyObject(req)) });
   });
 
-  router.post('/api/v1/admin/programs/:id/partners', async (req, res) => {
-    res.status(201).json({ data: await addPartner(app(), OPERATOR, idParam(req), req.body) });
-  });
-
   router.post('/api/v1/admin/programs/:id/links', async (req, res) => {
     res.status(201).json({ data: await createLink(app(), OPERATOR, idParam(req), req.body) });
   });
@@ -156,5 +152,6 @@ export function adminRoutes(deps: AppDeps): Router {
   });
 
   adminMoneyRoutes(router, deps, app, idParam);
+  adminPartnerRoutes(router, deps, app, idParam);
   return router;
 }

@@ -1,0 +1,75 @@
+// The SQL of a partner import: what the program already holds for a chunk of rows, and the
+// chunk's writes (enrollments, payout details of new profiles, referral links), set-based.
+import { linksChanged } from './link-cache.js';
+import type { Pool, PoolClient } from './pool.js';
+
+type Queryable = Pool | PoolClient;
+
+/** For these emails and codes: the program's partners by email, each code's holder (any program), the program's groups by slug. */
+export async function importLookups(db: Queryable, programId: number, emails: string[], codes: string[]) {
+  const [partners, links, groups] = await Promise.all([
+    db.query('SELECT id, lower(email) AS email FROM partners WHERE program_id = $1 AND lower(email) = ANY ($2::text[])', [programId, emails.map((e) => e.toLowerCase())]),
+    db.query('SELECT short_link, program_id, partner_id FROM referral_links WHERE short_link = ANY ($1::text[])', [codes]),
+    db.query('SELECT id, slug FROM partner_groups WHERE program_id = $1', [programId]),
+  ]);
+  return {
+    partnerByEmail: new Map(partners.rows.map((r) => [r.email as string, Number(r.id)])),
+    codeHolder: new Map(links.rows.map((r) => [r.short_link as string, { programId: r.program_id === null ? null : Number(r.program_id), partnerId: r.partner_id === null ? null : Number(r.partner_id) }])),
+    groupBySlug: new Map(groups.rows.map((r) => [r.slug as string, Number(r.id)])),
+  };
+}
+
+export interface ImportWrite {
+  name: string;
+  email: string | null;
+  groupId: number | null;
+  tags: string[];
+  payoutMethod: string | null;
+  payoutReference: string | null;
+}
+
+/**
+ * Enrolls the rows (a person already in the program is left as is: ON CONFLICT), sets payout
+ * details on profiles that have none, and returns each written row's partner id (null: was there).
+ */
+export async function insertImported(client: PoolClient, programId: number, rows: ImportWrite[]): Promise<(number | null)[]> {
+  if (rows.length === 0) return [];
+  const { rows: made } = await client.query(
+    `INSERT INTO partners (program_id, name, email, status, group_id, tags)
+     SELECT $1, r.name, r.email, 'approved', r.group_id, coalesce((SELECT array_agg(t) FROM jsonb_array_elements_text(r.tags) t), '{}')
+       FROM jsonb_to_recordset($2::jsonb) AS r (name text, email text, group_id bigint, tags jsonb, ord int) ORDER BY r.ord
+     ON CONFLICT (program_id, profile_id) DO NOTHING
+     RETURNING id, lower(email) AS email, profile_id`,
+    [programId, JSON.stringify(rows.map((r, ord) => ({ name: r.name, email: r.email, group_id: r.groupId, tags: r.tags, ord })))],
+  );
+  const payouts = rows.filter((r) => r.payoutMethod && r.email);
+  if (payouts.length) {
+    await client.query(
+      `UPDATE partner_profiles pp SET payout_method = r.method, payout_reference = r.reference, updated_at = now()
+         FROM unnest($1::bigint[], $2::text[], $3::text[]) AS r (partner_id, method, reference), partners pa
+        WHERE pa.id = r.partner_id AND pp.id = pa.profile_id AND pp.payout_method IS NULL`,
+      [
+        payouts.map((r) => made.find((m) => m.email === r.email!.toLowerCase())?.id ?? null),
+        payouts.map((r) => r.payoutMethod),
+        payouts.map((r) => r.payoutReference),
+      ],
+    );
+  }
+  // Rows without an email are always new people (nothing to match them by): RETURNING keeps their order.
+  const byEmail = new Map(made.filter((m) => m.email).map((m) => [m.email as string, Number(m.id)]));
+  const noEmail = made.filter((m) => !m.email).map((m) => Number(m.id));
+  return rows.map((r) => (r.email ? (byEmail.get(r.email.toLowerCase()) ?? null) : (noEmail.shift() ?? null)));
+}
+
+/** Referral links with the codes brands already use; a code taken meanwhile is left out (returned). */
+export async function insertImportedLinks(client: PoolClient, programId: number, links: { partnerId: number; code: string }[]): Promise<string[]> {
+  if (links.length === 0) return [];
+  const { rows } = await client.query(
+    `INSERT INTO referral_links (short_link, program_id, partner_id) SELECT code, $1, partner_id FROM unnest($2::text[], $3::bigint[]) AS l (code, partner_id)
+     ON CONFLICT (short_link) DO NOTHING RETURNING short_link`,
+    [programId, links.map((l) => l.code), links.map((l) => l.partnerId)],
+  );
+  linksChanged();
+  const written = new Set(rows.map((r) => r.short_link));
+  return links.filter((l) => !written.has(l.code)).map((l) => l.code);
+}

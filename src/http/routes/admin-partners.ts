@@ -1,0 +1,84 @@
+// Admin API for partners (docs/partners.md): the list, one partner, edits, actions (each a bulk
+// action of one), bulk actions, groups, overrides, applications, import and export. Mounted on
+// the admin router, behind its token.
+import type { Request, Router } from 'express';
+import * as applications from '../../app/applications.js';
+import type { ManagementDeps } from '../../app/management.js';
+import { OPERATOR } from '../../app/management.js';
+import { importPartners } from '../../app/partner-import.js';
+import { portalInviter } from '../../app/partner-portal.js';
+import * as partners from '../../app/partners.js';
+import { commissionBulk } from '../../app/payouts.js';
+import { PARTNER_ACTIONS, type PartnerAction } from '../../core/partners.js';
+import type { AppDeps } from '../deps.js';
+import { wire } from '../wire.js';
+
+type IdParam = (req: Request, name?: string) => number;
+
+/** The verbs of POST /partners/:partnerId/<verb>: each is the bulk action of that name on one partner. */
+const VERBS: Record<string, PartnerAction> = { ...Object.fromEntries(PARTNER_ACTIONS.map((a) => [a, a])), move: 'move_group' };
+
+export function adminPartnerRoutes(router: Router, deps: AppDeps, app: () => ManagementDeps, idParam: IdParam): void {
+  const base = '/api/v1/admin/programs/:id';
+  const withInvite = (): partners.PartnerDeps => ({ ...app(), invite: portalInviter({ ...app(), mailer: deps.mailer, publicUrl: deps.config.publicUrl }) });
+
+  router.get(`${base}/partners`, async (req, res) => {
+    res.json({ data: wire(await partners.listPartners(app(), OPERATOR, idParam(req), req.query)) });
+  });
+  router.post(`${base}/partners`, async (req, res) => {
+    res.status(201).json({ data: wire(await partners.addPartner(app(), OPERATOR, idParam(req), req.body)) });
+  });
+  router.get(`${base}/partners.csv`, async (req, res) => {
+    res.type('text/csv').attachment(`partners-${idParam(req)}.csv`).send(await partners.exportPartnersCsv(app(), OPERATOR, idParam(req), req.query));
+  });
+  router.post(`${base}/partners/bulk`, async (req, res) => {
+    res.json({ data: wire(await partners.partnerBulk(withInvite(), OPERATOR, idParam(req), req.body)) });
+  });
+  router.post(`${base}/partners/import`, async (req, res) => {
+    res.json({ data: await importPartners(app(), OPERATOR, idParam(req), req.body) });
+  });
+  router.get(`${base}/partners/:partnerId`, async (req, res) => {
+    res.json({ data: wire(await partners.partnerPage(app(), OPERATOR, idParam(req), idParam(req, 'partnerId'))) });
+  });
+  router.patch(`${base}/partners/:partnerId`, async (req, res) => {
+    res.json({ data: wire(await partners.editPartner(app(), OPERATOR, idParam(req), idParam(req, 'partnerId'), req.body)) });
+  });
+  router.put(`${base}/partners/:partnerId/override`, async (req, res) => {
+    res.json({ data: wire(await partners.setOverride(app(), OPERATOR, idParam(req), idParam(req, 'partnerId'), req.body)) });
+  });
+  router.delete(`${base}/partners/:partnerId/override`, async (req, res) => {
+    res.json({ data: wire(await partners.removeOverride(app(), OPERATOR, idParam(req), idParam(req, 'partnerId'))) });
+  });
+  router.post(`${base}/partners/:partnerId/:verb`, async (req, res, next) => {
+    const action = VERBS[String(req.params.verb)];
+    if (!action) return next();
+    res.json({ data: wire(await partners.partnerActionOfOne(withInvite(), OPERATOR, idParam(req), idParam(req, 'partnerId'), action, req.body)) });
+  });
+
+  router.get(`${base}/groups`, async (req, res) => {
+    res.json({ data: wire(await partners.listGroups(app(), OPERATOR, idParam(req))) });
+  });
+  router.post(`${base}/groups`, async (req, res) => {
+    res.status(201).json({ data: wire(await partners.createGroup(app(), OPERATOR, idParam(req), req.body)) });
+  });
+  router.put(`${base}/groups/:groupId`, async (req, res) => {
+    res.json({ data: wire(await partners.updateGroup(app(), OPERATOR, idParam(req), idParam(req, 'groupId'), req.body)) });
+  });
+
+  router.get(`${base}/applications`, async (req, res) => {
+    res.json({ data: wire(await applications.listApplications(app(), OPERATOR, idParam(req), req.query)) });
+  });
+  router.get(`${base}/applications.csv`, async (req, res) => {
+    res.type('text/csv').attachment(`applications-${idParam(req)}.csv`).send(await partners.exportApplicationsCsv(app(), OPERATOR, idParam(req)));
+  });
+  router.get(`${base}/application-settings`, async (req, res) => {
+    res.json({ data: wire(await applications.applicationSettings(app(), OPERATOR, idParam(req))) });
+  });
+  router.patch(`${base}/application-settings`, async (req, res) => {
+    res.json({ data: wire(await applications.updateApplicationSettings(app(), OPERATOR, idParam(req), req.body)) });
+  });
+
+  router.post(`${base}/commissions/bulk`, async (req, res) => {
+    res.json({ data: wire(await commissionBulk(app(), OPERATOR, idParam(req), req.body)) });
+  });
+}
