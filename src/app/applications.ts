@@ -29,7 +29,8 @@ export async function applicationPage(deps: ManagementDeps, programRef: string, 
 const applyInput = z.object({
   name: z.string({ error: 'Give your name.' }).trim().min(1, 'Give your name.').max(255, 'At most 255 characters.'),
   email: z.email('Give an email address we can reach you at.').max(320),
-  accept_terms: FORM_BOOLEAN.refine((v) => v, 'Accept the program terms to apply.'),
+  // A checkbox: absent when not ticked.
+  accept_terms: z.unknown().transform((v) => v === true || v === 'on' || v === 'true').refine((v) => v, 'Accept the program terms to apply.'),
   terms_version: z.string().max(50).optional(),
 });
 
@@ -167,7 +168,9 @@ export async function updateApplicationSettings(deps: ManagementDeps, scope: Sco
   }
   const termsText = body.terms_text ?? current.termsText;
   // Changed terms without a new version would make earlier acceptances say they accepted these.
-  const termsVersion = body.terms_version ?? (termsText !== current.termsText ? String(bumpVersion(current.termsVersion)) : current.termsVersion);
+  // (The first terms a program writes keep version 1: nobody accepted anything before them.)
+  const changed = termsText !== current.termsText && current.termsText !== '';
+  const termsVersion = body.terms_version ?? (changed ? String(bumpVersion(current.termsVersion)) : current.termsVersion);
   const next = { applicationsOpen: body.applications_open ?? current.applicationsOpen, slug: body.slug === undefined ? current.slug : body.slug, termsText, termsVersion, fields };
   if (!(await applications.setApplicationSettings(deps.pool, programId, next))) {
     throw errors.conflict('Another program has this page address', 'slug_taken');

@@ -16,6 +16,7 @@ import { cliProgramRoutes } from './routes/cli-programs.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { createMailer } from '../platform/mailer.js';
 import { portalRoutes } from './portal/routes.js';
+import { applyRoutes } from './apply/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { readinessRoute } from './routes/readiness.js';
 import { stripeWebhookRoutes } from './routes/stripe-webhooks.js';
@@ -117,6 +118,7 @@ export function createApp(given: HttpDeps): express.Express {
   app.use(mcpRoutes(deps));
   app.use(dashboardRoutes(deps));
   app.use(portalRoutes(deps));
+  app.use(applyRoutes(deps));
   app.use(cliAuthRoutes(deps));
   app.use(cliProgramRoutes(deps));
 

@@ -1,7 +1,7 @@
 // Admin API for partners (docs/partners.md): the list, one partner, edits, actions (each a bulk
 // action of one), bulk actions, groups, overrides, applications, import and export. Mounted on
 // the admin router, behind its token.
-import type { Request, Router } from 'express';
+import express, { type Request, type Router } from 'express';
 import * as applications from '../../app/applications.js';
 import type { ManagementDeps } from '../../app/management.js';
 import { OPERATOR } from '../../app/management.js';
@@ -34,8 +34,10 @@ export function adminPartnerRoutes(router: Router, deps: AppDeps, app: () => Man
   router.post(`${base}/partners/bulk`, async (req, res) => {
     res.json({ data: wire(await partners.partnerBulk(withInvite(), OPERATOR, idParam(req), req.body)) });
   });
-  router.post(`${base}/partners/import`, async (req, res) => {
-    res.json({ data: await importPartners(app(), OPERATOR, idParam(req), req.body) });
+  // The file as the body (text/csv, up to 20 MB, ?dry_run=true), or JSON {csv, dry_run} within the JSON body limit.
+  router.post(`${base}/partners/import`, express.text({ type: ['text/csv', 'text/plain'], limit: '20mb' }), async (req, res) => {
+    const body = typeof req.body === 'string' ? { csv: req.body, dry_run: req.query.dry_run } : req.body;
+    res.json({ data: await importPartners(app(), OPERATOR, idParam(req), body) });
   });
   router.get(`${base}/partners/:partnerId`, async (req, res) => {
     res.json({ data: wire(await partners.partnerPage(app(), OPERATOR, idParam(req), idParam(req, 'partnerId'))) });

@@ -1,0 +1,39 @@
+// The application page: the program's terms and rewards, then the form (name, email, the
+// brand's questions, the terms to accept). Every field keyboard-reachable, errors beside them.
+import type { applicationPage } from '../../app/applications.js';
+import { type Html, field, html, raw } from '../dashboard/html.js';
+
+type Found = Awaited<ReturnType<typeof applicationPage>>;
+
+export function applicationForm(found: Found, action: string, values: Record<string, string>, errors: Record<string, string>, notice: string | null): Html {
+  const { program, group, groups, reward } = found;
+  const v = (name: string) => values[name] ?? '';
+  const question = (f: Found['program']['fields'][number]) => {
+    const name = `answer_${f.key}`;
+    const label = `${f.label}${f.required ? '' : ' (optional)'}`;
+    if (f.type !== 'select') return field(name, label, v(name), errors, `${f.type === 'url' ? 'type="url" inputmode="url"' : ''} ${f.required ? 'required' : ''}`);
+    const error = errors[name];
+    return html`<label for="${name}">${label}</label><select id="${name}" name="${name}" ${f.required ? raw('required') : ''} ${error ? raw(`aria-invalid="true" aria-describedby="${name}-error"`) : ''}>
+<option value="">Choose…</option>${(f.options ?? []).map((o) => html`<option value="${o}" ${o === v(name) ? raw('selected') : ''}>${o}</option>`)}</select>
+${error ? html`<p class="error" id="${name}-error">${error}</p>` : ''}`;
+  };
+  const termsError = errors.accept_terms;
+  return html`<section aria-labelledby="reward"><h2 id="reward">What you earn${group ? html` as ${group.name}` : ''}</h2>
+<p class="lead">${reward} on the sales you refer to <strong>${program.domain}</strong>.</p>
+${group ? html`<p class="muted">Commissions are approved ${group.hold_days} days after the sale.</p>` : ''}
+${groups.length ? html`<p>Or apply to: ${groups.map((g, i) => html`${i ? ', ' : ''}<a href="${action.replace(/\/$/, '')}/${g.slug}">${g.name}</a>`)}</p>` : ''}</section>
+<section aria-labelledby="apply"><h2 id="apply">Apply</h2>
+${notice ? html`<p class="error" role="alert">${notice}</p>` : ''}
+<form method="post" action="${action}" novalidate>
+${field('name', 'Your name', v('name'), errors, 'autocomplete="name" required')}
+${field('email', 'Your email', v('email'), errors, 'type="email" autocomplete="email" required')}
+${program.fields.map(question)}
+<h3>Program terms (version ${program.termsVersion})</h3>
+<div class="terms" tabindex="0" role="region" aria-label="Program terms">${program.termsText ? html`<pre>${program.termsText}</pre>` : html`<p class="muted">The brand has not written terms beyond the reward above.</p>`}</div>
+<input type="hidden" name="terms_version" value="${program.termsVersion}">
+<label class="check"><input type="checkbox" id="accept_terms" name="accept_terms" value="on" ${v('accept_terms') ? raw('checked') : ''} ${termsError ? raw('aria-invalid="true" aria-describedby="accept_terms-error"') : ''}> I accept the program terms</label>
+${termsError ? html`<p class="error" id="accept_terms-error">${termsError}</p>` : ''}
+<div><button type="submit">Send my application</button></div></form></section>`;
+}
+
+export const receivedPage = (message: string): Html => html`<section><p role="status">${message}</p></section>`;
