@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { positiveInt, positiveNumber } from './arguments.js';
 import { adminCall, defaultApiUrl, printJson } from './http-client.js';
 import { registerMoneyCommands } from './money-commands.js';
+import { registerPartnerCommands } from './partner-commands.js';
 
 async function call(command: Command, method: string, path: string, body?: unknown): Promise<void> {
   printJson(await adminCall(command, method, path, body));
@@ -99,23 +100,6 @@ export function registerAdminCommands(program: Command): void {
     return call(this, 'GET', `/programs/${positiveInt(id)}`);
   });
 
-  const partner = admin.command('partner').description('Partners');
-  partner
-    .command('create')
-    .requiredOption('--program <id>', 'program id', positiveInt)
-    .requiredOption('--name <name>')
-    .option('--email <email>')
-    .action(function (this: Command, flags: { program: number; name: string; email?: string }) {
-      return call(this, 'POST', `/programs/${flags.program}/partners`, { name: flags.name, email: flags.email });
-    });
-  partner
-    .command('invite <partnerId>')
-    .description('mail the partner a sign-in link to their portal')
-    .requiredOption('--program <id>', 'program id', positiveInt)
-    .action(function (this: Command, partnerId: string, flags: { program: number }) {
-      return call(this, 'POST', `/programs/${flags.program}/partners/${positiveInt(partnerId)}/invite`);
-    });
-
   const link = admin.command('link').description('Referral links');
   link
     .command('create')
@@ -156,4 +140,5 @@ export function registerAdminCommands(program: Command): void {
     });
 
   registerMoneyCommands(admin);
+  registerPartnerCommands(admin);
 }

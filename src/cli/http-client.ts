@@ -21,18 +21,18 @@ export function adminToken(options: ServiceOptions): string {
 
 export const baseUrl = (options: ServiceOptions) => options.apiUrl.replace(/\/+$/, '');
 
-function adminFetch(command: Command, method: string, path: string, body?: unknown): Promise<Response> {
+function adminFetch(command: Command, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<Response> {
   const options = command.optsWithGlobals<ServiceOptions>();
   return fetch(`${baseUrl(options)}/api/v1/admin${path}`, {
     method,
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${adminToken(options)}` },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    headers: { 'Content-Type': contentType, Authorization: `Bearer ${adminToken(options)}` },
+    body: body === undefined ? undefined : typeof body === 'string' && contentType !== 'application/json' ? body : JSON.stringify(body),
   });
 }
 
-/** Calls the admin API; HTTP errors become thrown errors with the API's own message. */
-export async function adminCall<T = any>(command: Command, method: string, path: string, body?: unknown): Promise<T> {
-  const response = await adminFetch(command, method, path, body);
+/** Calls the admin API; HTTP errors become thrown errors with the API's own message. `contentType` other than JSON sends `body` as it is (a CSV file). */
+export async function adminCall<T = any>(command: Command, method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
+  const response = await adminFetch(command, method, path, body, contentType);
   const payload = (await response.json().catch(() => null)) as { data?: T; error?: { message?: string } } | null;
   if (!response.ok) throw new Error(`${response.status}: ${payload?.error?.message ?? response.statusText}`);
   return payload?.data as T;
