@@ -12,11 +12,15 @@ import type { Store } from '../core/ports.js';
 import * as admin from '../db/admin.js';
 import { consumeSession, createLoginSession, findAccountForLogin, findOrCreateAccount, withLoginSession } from '../db/cli.js';
 import { type ActivityFilter, activity, dailySeries, endDashboardSession, funnelTotals, inboxForProgram, partnersWithLinks, programKpis, stripeLiveCheck } from '../db/dashboard.js';
-import { partnerInvitations, partnerStats } from '../db/program-insights.js';
 import type { Pool } from '../db/pool.js';
 import { endSessionById, listSignIns, revokeCliToken } from '../db/sign-ins.js';
 import { verifyPassword } from '../platform/passwords.js';
-import { type ManagementDeps, type Scope, programInScope } from './management.js';
+import { AffixError } from '../core/errors.js';
+import * as applicationsDb from '../db/applications.js';
+import * as partnersDb from '../db/partners.js';
+import * as applications from './applications.js';
+import { type ManagementDeps, OPERATOR, type Scope, programInScope } from './management.js';
+import * as partners from './partners.js';
 
 export type PasswordVerdict = { kind: 'signed_in'; accountId: number; email: string } | { kind: 'wrong' } | { kind: 'suspended' };
 
@@ -58,11 +62,13 @@ export const ACTIVITY_PAGE_SIZE = 50;
 const CSV_MAX_ROWS = 100_000;
 
 /** The program's pages, each a URL of its own (`overview` is the program's own URL). */
-export const PROGRAM_SECTIONS = ['overview', 'partners', 'links', 'activity', 'payouts', 'stripe', 'inbox', 'webhooks', 'keys', 'settings'] as const;
+export const PROGRAM_SECTIONS = ['overview', 'partners', 'applications', 'groups', 'links', 'activity', 'payouts', 'stripe', 'inbox', 'webhooks', 'keys', 'settings'] as const;
 export type ProgramSection = (typeof PROGRAM_SECTIONS)[number];
 export const isProgramSection = (value: string): value is ProgramSection => (PROGRAM_SECTIONS as readonly string[]).includes(value);
 
 type PageDeps = ManagementDeps & { store: Store };
+/** The page's query string (filters, sort, cursor, stage). */
+export type PageQuery = Record<string, string | undefined>;
 
 /** What each page reads, and nothing more; `page` (from 1) pages the activity table. */
 const SECTION_DATA = {
@@ -76,10 +82,23 @@ const SECTION_DATA = {
     ]);
     return { partners, series, readiness: computeReadiness(id, facts), kpis, funnel };
   },
-  partners: async (deps: PageDeps, id: number, filter: ActivityFilter) => {
-    const [stats, invitations] = await Promise.all([partnerStats(deps.pool, id, filter.from), partnerInvitations(deps.pool, id)]);
-    return { stats, invitations };
+  partners: async (deps: PageDeps, id: number, _filter: ActivityFilter, _page: number, query: PageQuery) => {
+    // A query the list refuses (an old cursor, a bad sort) shows the first page with the message.
+    const list = await partners.listPartners(deps, OPERATOR, id, query).catch((error: unknown) => {
+      if (!(error instanceof AffixError) || error.status !== 400) throw error;
+      return partners.listPartners(deps, OPERATOR, id, {}).then((first) => ({ ...first, refused: error.message }));
+    });
+    return { list, groups: await partnersDb.listGroups(deps.pool, id), query };
   },
+  applications: async (deps: PageDeps, id: number, _filter: ActivityFilter, _page: number, query: PageQuery) => {
+    const [list, settings, groups] = await Promise.all([
+      applications.listApplications(deps, OPERATOR, id, { status: query.status ?? 'pending', after: query.after }),
+      applicationsDb.applicationSettings(deps.pool, id),
+      partnersDb.listGroups(deps.pool, id),
+    ]);
+    return { list, settings, groups, status: query.status ?? 'pending' };
+  },
+  groups: async (deps: PageDeps, id: number) => ({ groups: await partnersDb.listGroups(deps.pool, id) }),
   links: async (deps: PageDeps, id: number) => {
     const [partners, promoCodes] = await Promise.all([partnersWithLinks(deps.pool, id), promoCodesDb.listPromoCodes(deps.pool, id)]);
     return { partners, promoCodes };
@@ -91,8 +110,8 @@ const SECTION_DATA = {
     ]);
     return { partners, events: events.slice(0, ACTIVITY_PAGE_SIZE), activityPage: { page, hasOlder: events.length > ACTIVITY_PAGE_SIZE } };
   },
-  payouts: async (deps: PageDeps, id: number, _filter: ActivityFilter, page: number, requested?: string) => {
-    const stage = COMMISSION_STATES.find((s) => s === requested) ?? 'pending';
+  payouts: async (deps: PageDeps, id: number, _filter: ActivityFilter, page: number, query: PageQuery) => {
+    const stage = COMMISSION_STATES.find((s) => s === query.stage) ?? 'pending';
     const [balances, commissions, payoutRows, settings] = await Promise.all([
       payoutsDb.partnerBalances(deps.pool, id),
       payoutsDb.listCommissions(deps.pool, id, { state: stage, limit: 50, offset: (page - 1) * 50 }),
@@ -110,14 +129,14 @@ const SECTION_DATA = {
   inbox: async (deps: PageDeps, id: number) => ({ inbox: await inboxForProgram(deps.pool, id) }),
   keys: async (deps: PageDeps, id: number) => ({ keys: await admin.listKeys(deps.pool, id) }),
   settings: async () => ({}),
-} satisfies Record<ProgramSection, (deps: PageDeps, id: number, filter: ActivityFilter, page: number, stage?: string) => Promise<object>>;
+} satisfies Record<ProgramSection, (deps: PageDeps, id: number, filter: ActivityFilter, page: number, query: PageQuery) => Promise<object>>;
 
 export type SectionData = { [S in ProgramSection]: { section: S } & Awaited<ReturnType<(typeof SECTION_DATA)[S]>> }[ProgramSection];
 
 /** One page of a program, after checking the caller may see the program. */
-export async function programPageData(deps: PageDeps, scope: Scope, programId: number, section: ProgramSection, filter: ActivityFilter, page = 1, stage?: string) {
+export async function programPageData(deps: PageDeps, scope: Scope, programId: number, section: ProgramSection, filter: ActivityFilter, page = 1, query: PageQuery = {}) {
   const program = await programInScope(deps, scope, programId);
-  const data = await SECTION_DATA[section](deps, program.id, filter, page, stage);
+  const data = await SECTION_DATA[section](deps, program.id, filter, page, query);
   return { program, data: { section, ...data } as SectionData };
 }
 

@@ -73,9 +73,3 @@ export async function saleExplanation(client: PoolClient, programId: number, tra
   );
   return { ...rows[0], refunds: refunds.rows };
 }
-
-/** Per partner: whether it has an email to invite and when it was invited (never the address). */
-export async function partnerInvitations(client: PoolClient | Pool, programId: number): Promise<Map<number, { hasEmail: boolean; invitedAt: Date | null }>> {
-  const { rows } = await client.query('SELECT id, email IS NOT NULL AS has_email, invited_at FROM partners WHERE program_id = $1', [programId]);
-  return new Map(rows.map((row) => [Number(row.id), { hasEmail: row.has_email, invitedAt: row.invited_at }]));
-}

@@ -49,6 +49,17 @@ label.check{display:flex;gap:.5rem;align-items:center;font-weight:400}label.chec
 body{overflow-wrap:anywhere}table{display:block;overflow-x:auto;max-width:100%}th,td{overflow-wrap:normal}
 input,select{max-width:100%;box-sizing:border-box}header{flex-wrap:wrap}nav.tabs{display:flex;flex-wrap:wrap;gap:.25rem 1rem}
 @media (max-width:40rem){main{padding:.75rem}input,select{min-width:0;width:100%}section{padding:.75rem}th,td{white-space:nowrap}}
+/* Lists as cards: readable at any width, no sideways scrolling. */
+ul.cards{list-style:none;padding:0;margin:.5rem 0;display:grid;gap:.75rem;grid-template-columns:repeat(auto-fill,minmax(17rem,1fr))}
+li.card{border:1px solid #ccd;border-radius:8px;padding:.6rem .8rem;background:#fff;min-width:0}li.card h3{margin:.2rem 0;font-size:1.05rem}li.card p{margin:.2rem 0}
+dl.numbers,dl.answers{display:grid;grid-template-columns:repeat(auto-fit,minmax(5.5rem,1fr));gap:.25rem .75rem;margin:.4rem 0}dl.numbers dt,dl.answers dt{font-size:.8rem;color:#555}dl.numbers dd,dl.answers dd{margin:0;font-weight:600}
+dl.answers{grid-template-columns:1fr}
+.badge{display:inline-block;font-size:.75rem;font-weight:600;padding:.05rem .45rem;border-radius:999px;border:1px solid #767676;color:#1b1b1f;background:#f0f0f4;vertical-align:middle}
+.badge.approved,.badge.invited{background:#e3f1e4;border-color:#2e7d32}.badge.banned,.badge.rejected{background:#fbe4e6;border-color:#b00020}.badge.applied{background:#fff4d6;border-color:#8a6d00}
+label.pick{margin:0;font-size:.85rem}.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+fieldset.bulk{border:1px solid #ccd;border-radius:8px;padding:.5rem .8rem;margin-top:.75rem}fieldset.bulk legend{font-weight:600}
+textarea{font:inherit;width:100%;max-width:48rem;box-sizing:border-box}ul.signals{color:#8a1c1c;margin:.3rem 0}.lead{font-size:1.1rem}
+.terms{max-height:16rem;overflow:auto;border:1px solid #ddd;padding:.25rem .75rem;border-radius:6px}
 /* The recurring duration only means something for recurring commission types (no script needed). */
 form:has(select[name=commission_type]) .recurring-only{display:none}
 form:has(select[name=commission_type] option[value^=recurring]:checked) .recurring-only{display:block}

@@ -8,6 +8,7 @@ import { COMMISSION_TYPES, type Currency, LEAD_AUTH_VALUES } from '../../core/ty
 import { PROGRAM_SECTIONS, type ProgramSection, type SectionData, type programPageData } from '../../app/dashboard.js';
 import type { ActivityFilter } from '../../db/dashboard.js';
 import { dailyChart, funnelChart } from './charts.js';
+import { type PartnerPagesView, applicationsSection, groupsSection, partnersSection } from './partner-pages.js';
 import { type MoneyView, payoutsSection, promoCodesSection, webhooksSection } from './money-pages.js';
 import { type Html, field, html, select } from './html.js';
 
@@ -38,6 +39,8 @@ export interface PageExtra {
   error?: string | null;
   fieldErrors?: Record<string, string>;
   newSecret?: { endpointId: number; secret: string } | null;
+  /** What a refused form held, to show it again. */
+  formValues?: Record<string, string>;
 }
 
 export type ProgramPageView = Awaited<ReturnType<typeof programPageData>> & {
@@ -79,7 +82,7 @@ ${page > 1 ? html` · <a href="${link(page - 1)}">Newer</a>` : ''}${hasOlder ? h
 }
 
 const SECTION_LABELS: Record<ProgramSection, string> = {
-  overview: 'Overview', partners: 'Partners', links: 'Links', activity: 'Activity',
+  overview: 'Overview', partners: 'Partners', applications: 'Applications', groups: 'Groups', links: 'Links', activity: 'Activity',
   payouts: 'Payouts', stripe: 'Stripe', inbox: 'Webhook inbox', webhooks: 'Webhooks', keys: 'API keys', settings: 'Settings',
 };
 
@@ -118,18 +121,6 @@ ${filterForm(base, view.filter, data.partners)}
 ${dailyChart(series)}${funnelChart(funnel)}
 <h3>Money between these dates</h3>${kpis.length === 0 ? html`<p class="muted">No sales yet.</p>` : html`<table id="kpis"><thead><tr><th>Currency</th><th>Sales</th><th>Revenue</th><th>Commission earned</th><th>Awaiting approval</th><th>Approved</th><th>Paid</th></tr></thead><tbody>
 ${kpis.map((k) => html`<tr><td>${k.currency}</td><td>${k.sales}</td><td>${formatMoney(k.revenue_cents, k.currency as Currency)}</td><td>${formatMoney(k.commission_cents, k.currency as Currency)}</td><td>${formatMoney(k.commission_pending_cents, k.currency as Currency)}</td><td>${formatMoney(k.commission_approved_cents, k.currency as Currency)}</td><td>${formatMoney(k.commission_paid_cents, k.currency as Currency)}</td></tr>`)}</tbody></table>`}</section>`;
-}
-
-function partnersSection(view: ProgramPageView, data: Of<'partners'>): Html {
-  const fe = view.extra.fieldErrors ?? {};
-  const invitation = (partnerId: number) => data.invitations.get(partnerId);
-  const money = (rows: { currency: Currency; revenue_cents: string; commission_cents: string }[], key: 'revenue_cents' | 'commission_cents') =>
-    rows.map((m) => formatMoney(m[key], m.currency)).join(', ') || '–';
-  return html`<section id="partners"><h2>Partners since ${humanDate(view.filter.from)}</h2>
-${data.stats.length === 0 ? html`<p>No partners yet: add the first one below.</p>` : html`<table id="partner-stats"><thead><tr><th>Partner</th><th>Clicks</th><th>Leads</th><th>Sales</th><th>Revenue</th><th>Commission</th><th>Portal</th></tr></thead><tbody>
-${data.stats.map((p: any) => html`<tr><td>${p.name}</td><td>${p.clicks}</td><td>${p.leads}</td><td>${p.sales}</td><td>${money(p.by_currency, 'revenue_cents')}</td><td>${money(p.by_currency, 'commission_cents')}</td>
-<td>${invitation(p.partner_id)?.hasEmail ? html`<form method="post" action="${sectionUrl(view.program.id, 'overview')}/partners/${p.partner_id}/invite" class="inline"><button type="submit">${invitation(p.partner_id)?.invitedAt ? 'Send a new sign-in link to' : 'Invite'} ${p.name}</button></form>` : html`<span class="muted">no email</span>`}</td></tr>`)}</tbody></table>`}
-<form method="post" action="${sectionUrl(view.program.id, 'overview')}/partners">${field('partner_name', 'New partner name', '', fe)}${field('partner_email', 'Their email (to invite them to the partner portal)', '', fe, 'type="email"')}<div><button type="submit">Add partner</button></div></form></section>`;
 }
 
 function linksSection(view: ProgramPageView, data: Of<'links'>): Html {
@@ -216,11 +207,20 @@ const moneyView = (view: ProgramPageView): MoneyView => ({
   newSecret: view.extra.newSecret ?? null,
 });
 
+const partnerView = (view: ProgramPageView): PartnerPagesView => ({
+  base: sectionUrl(view.program.id, 'overview'),
+  publicUrl: view.publicUrl,
+  fieldErrors: view.extra.fieldErrors ?? {},
+  values: view.extra.formValues,
+});
+
 function sectionBody(view: ProgramPageView): Html {
   const data = view.data;
   switch (data.section) {
     case 'overview': return overview(view, data);
-    case 'partners': return partnersSection(view, data);
+    case 'partners': return partnersSection(partnerView(view), data);
+    case 'applications': return applicationsSection(partnerView(view), data);
+    case 'groups': return groupsSection(partnerView(view), data);
     case 'links': return html`${linksSection(view, data)}${promoCodesSection(moneyView(view), data)}`;
     case 'activity': return activitySection(view, data);
     case 'stripe': return stripeSection(view, data);
@@ -231,6 +231,9 @@ function sectionBody(view: ProgramPageView): Html {
     case 'settings': return settingsSection(view);
   }
 }
+
+/** A page under a program's section (one partner, the import): the program's navigation, then the page. */
+export const withProgramNav = (programId: number, section: ProgramSection, body: Html): Html => html`${sectionNav(programId, section)}${body}`;
 
 /** One page of a program: the pages' navigation, an error if any, then the page itself. */
 export function programPageBody(view: ProgramPageView): Html {

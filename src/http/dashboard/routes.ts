@@ -1,6 +1,5 @@
 // The brand dashboard: server-rendered pages (keyboard-friendly native forms and links, no client
 // build). Every change goes through the same core rules and SQL as the admin API.
-import { addPartner } from '../../app/partners.js';
 import { randomBytes } from 'node:crypto';
 import cookieParser from 'cookie-parser';
 import express, { type Request, type Response, Router } from 'express';
@@ -46,6 +45,7 @@ import { type AppDeps, clock } from '../deps.js';
 import { type PageExtra, programForm, programPageBody, sectionTitle, sectionUrl } from './program-page.js';
 import { fieldErrors, programInput } from './forms.js';
 import { MONEY_DONE, registerMoneyRoutes } from './money-routes.js';
+import { PARTNER_DONE, bulkDone, registerPartnerRoutes } from './partner-routes.js';
 import { type Html, html, page } from './html.js';
 import { csrfGuard, pageHeaders, sameOriginPosts } from './security.js';
 import { SESSION_COOKIE, holdNewKey, requireAccount, startSession, takeNewKey } from './session.js';
@@ -213,9 +213,9 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
     const query = req.query as Record<string, string | undefined>;
     const filter = activityFilter(query, now);
     const requested = Number(query.page);
-    const data = await programPageData({ ...app(), store: deps.store }, scope(res), id, section, filter, Number.isSafeInteger(requested) && requested > 0 ? requested : 1, query.stage);
+    const data = await programPageData({ ...app(), store: deps.store }, scope(res), id, section, filter, Number.isSafeInteger(requested) && requested > 0 ? requested : 1, query);
     const body = programPageBody({ ...data, now, heldKey, extra, filter, publicUrl: config.publicUrl, connectConfigured: Boolean(config.stripeConnect) });
-    const done = DONE[String(query.done)] ?? MONEY_DONE[String(query.done)] ?? null;
+    const done = DONE[String(query.done)] ?? MONEY_DONE[String(query.done)] ?? PARTNER_DONE[String(query.done)] ?? (query.done === 'bulk' ? bulkDone(query) : null);
     send(res, extra.status ?? 200, sectionTitle(data.program.name, section), body, extra.status && extra.status >= 400 ? null : done);
   }
 
@@ -242,17 +242,6 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
       return programPage(req, res, 'settings', { status: 400, settingsValues: body, settingsErrors: fieldErrors(error) });
     }
     back(res, id, 'settings', 'settings');
-  });
-
-  router.post('/dashboard/programs/:id/partners', ...form, async (req, res) => {
-    const id = await ownProgram(req, res);
-    try {
-      const body = req.body as Record<string, string>;
-      await addPartner(app(), scope(res), id, { name: body.partner_name ?? '', email: body.partner_email?.trim() || null });
-    } catch (error) {
-      return programPage(req, res, 'partners', { status: 400, fieldErrors: fieldErrors(error, { name: 'partner_name', email: 'partner_email' }) });
-    }
-    back(res, id, 'partner', 'partners');
   });
 
   router.post('/dashboard/programs/:id/links', ...form, async (req, res) => {
@@ -356,7 +345,7 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
     back(res, id, 'replayed', 'inbox');
   });
 
-  registerMoneyRoutes(router, {
+  const kit = {
     form,
     app,
     hooks: () => ({ ...app(), outbound: config.outbound }),
@@ -366,7 +355,9 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
     ownProgram,
     programPage,
     back,
-  });
+  };
+  registerMoneyRoutes(router, kit);
+  registerPartnerRoutes(router, { ...kit, send, csrfCheck: csrf.check, publicUrl: config.publicUrl });
 
   // People get pages, not JSON: refusals as HTML; our own failures go on to the app's handler (logged).
   router.use('/dashboard', (thrown: unknown, _req: Request, res: Response, next: (error: unknown) => void) => {

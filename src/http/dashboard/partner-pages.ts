@@ -1,0 +1,236 @@
+// The program's Partners, Applications and Groups pages, one partner's page and the import
+// page, rendered from what src/app gathered. Lists are cards (readable at 390 px without
+// sideways scrolling); every action is a native form, so the keyboard reaches all of it.
+import type { SectionData } from '../../app/dashboard.js';
+import type { ImportReport } from '../../app/partner-import.js';
+import type { partnerPage } from '../../app/partners.js';
+import { COMMISSION_STATE_WORDS, type CommissionState } from '../../core/commission-ledger.js';
+import { formatMoney } from '../../core/money.js';
+import {
+  ACTION_APPLIES_TO,
+  PARTNER_ACTIONS,
+  PARTNER_ACTION_WORDS,
+  PARTNER_STATUSES,
+  PARTNER_STATUS_WORDS,
+  type PartnerAction,
+  type PartnerStatus,
+  REAPPLY_RULES,
+  REAPPLY_WORDS,
+  RISK_SIGNAL_WORDS,
+  type RiskSignal,
+  fieldLines,
+} from '../../core/partners.js';
+import { COMMISSION_TYPE_WORDS, describeCommission } from '../../core/programs.js';
+import { COMMISSION_TYPES, type Currency, SUPPORTED_CURRENCIES } from '../../core/types.js';
+import type { GroupView } from '../../db/partners.js';
+import { type Html, field, html, raw, select } from './html.js';
+
+type Of<S extends SectionData['section']> = Extract<SectionData, { section: S }>;
+
+export interface PartnerPagesView {
+  base: string;
+  publicUrl: string;
+  fieldErrors: Record<string, string>;
+  values?: Record<string, string>;
+}
+
+const SORT_WORDS: Record<string, string> = { created: 'Newest', name: 'Name', clicks: 'Clicks', leads: 'Leads', sales: 'Sales', revenue: 'Revenue', commission: 'Commission' };
+const day = (date: Date | string | null) => (date ? new Date(date).toISOString().slice(0, 10) : '');
+const money = (cents: number, currency: string) => formatMoney(cents, currency as Currency);
+const groupOptions = (groups: GroupView[], none = 'No group (program terms)') => [
+  html`<option value="">${none}</option>`,
+  ...groups.map((g) => html`<option value="${g.id}">${g.name}</option>`),
+];
+const statusBadge = (status: PartnerStatus) => html`<span class="badge ${status}">${PARTNER_STATUS_WORDS[status]}</span>`;
+
+/** The bulk bar: one action, one reason for the batch, the group or the reapply rule where the action takes one. */
+function bulkControls(prefix: string, actions: readonly PartnerAction[], groups: GroupView[], fe: Record<string, string>): Html {
+  return html`<fieldset class="bulk"><legend>With the selected partners</legend>
+${select(`${prefix}action`, 'Action', actions[0]!, [...actions], fe, PARTNER_ACTION_WORDS)}
+<label for="${prefix}group_id">Group (for approve and move)</label><select id="${prefix}group_id" name="group_id">${groupOptions(groups)}</select>
+${field(`${prefix}reason`, 'Reason (needed to reject and ban; one for the batch)', '', fe)}
+<label for="${prefix}reapply">After a rejection</label><select id="${prefix}reapply" name="reapply">${REAPPLY_RULES.map((r) => html`<option value="${r}" ${r === 'after_30_days' ? raw('selected') : ''}>${REAPPLY_WORDS[r]}</option>`)}</select>
+<div><button type="submit">Apply to the selected partners</button></div></fieldset>`;
+}
+
+export function partnersSection(view: PartnerPagesView, data: Of<'partners'>): Html {
+  const { base } = view;
+  const fe = view.fieldErrors;
+  const { list, groups, query } = data;
+  const q = (name: string) => query[name] ?? '';
+  const filterParams = new URLSearchParams(Object.entries({ q: q('q'), status: q('status'), group_id: q('group_id'), tag: q('tag'), sort: q('sort'), currency: q('currency') }).filter(([, v]) => v));
+  const currency = list.filter.currency;
+  const refused = 'refused' in list ? (list as { refused: string }).refused : null;
+  return html`<section id="partners"><h2>Partners</h2>
+<form method="get" action="${base}/partners" class="filter" role="search">
+<div><label for="q">Search name or email</label><input id="q" name="q" value="${q('q')}" type="search"></div>
+<div><label for="status">Status</label><select id="status" name="status"><option value="">Any</option>${PARTNER_STATUSES.map((s) => html`<option value="${s}" ${s === q('status') ? raw('selected') : ''}>${PARTNER_STATUS_WORDS[s]}</option>`)}</select></div>
+<div><label for="group_id">Group</label><select id="group_id" name="group_id"><option value="">Any</option>${groups.map((g) => html`<option value="${g.id}" ${String(g.id) === q('group_id') ? raw('selected') : ''}>${g.name}</option>`)}</select></div>
+<div><label for="tag">Tag</label><input id="tag" name="tag" value="${q('tag')}"></div>
+<div><label for="sort">Sort by</label><select id="sort" name="sort">${Object.entries(SORT_WORDS).map(([v, w]) => html`<option value="${v}" ${v === list.filter.sort ? raw('selected') : ''}>${w}</option>`)}</select></div>
+<div><label for="currency">Money in</label><select id="currency" name="currency">${SUPPORTED_CURRENCIES.map((c) => html`<option value="${c}" ${c === currency ? raw('selected') : ''}>${c}</option>`)}</select></div>
+<div><button type="submit">Show</button></div></form>
+${refused ? html`<p class="error" role="alert">${refused}</p>` : ''}
+<p><a href="${base}/partners.csv?${filterParams.toString()}">Download these partners as CSV</a> · <a href="${base}/partners/import">Import partners from a CSV</a></p>
+${list.partners.length === 0 ? html`<p>No partner matches${filterParams.toString() ? ' this search' : ' yet: add the first one below, or open applications'}.</p>` : html`
+<form method="post" action="${base}/partners/bulk">
+${Object.entries({ q: q('q'), status: q('status'), group_id_filter: q('group_id'), tag: q('tag') }).map(([k, v]) => html`<input type="hidden" name="filter_${k}" value="${v}">`)}
+<ul class="cards">${list.partners.map(
+    (p) => html`<li class="card"><label class="check pick"><input type="checkbox" name="partner_ids" value="${p.id}"> Select <span class="visually-hidden">${p.name}</span></label>
+<h3><a href="${base}/partners/${p.id}">${p.name}</a> ${statusBadge(p.status)}</h3>
+<p class="muted">${p.email ?? 'no email'}${p.group_name ? ` · ${p.group_name}` : ''}${p.tags.length ? ` · ${p.tags.join(', ')}` : ''}</p>
+<dl class="numbers"><div><dt>Clicks</dt><dd>${p.clicks}</dd></div><div><dt>Leads</dt><dd>${p.leads}</dd></div><div><dt>Sales</dt><dd>${p.sales}</dd></div>
+<div><dt>Revenue</dt><dd>${money(p.revenue_cents, currency)}</dd></div><div><dt>Commission</dt><dd>${money(p.commission_cents, currency)}</dd></div></dl></li>`,
+  )}</ul>
+<label class="check"><input type="checkbox" name="all_matching" value="on"> Apply to every partner this search matches (not only the selected)</label>
+${fe.bulk ? html`<p class="error" role="alert" id="bulk-error">${fe.bulk}</p>` : ''}
+${bulkControls('', PARTNER_ACTIONS, groups, fe)}</form>`}
+${list.next_cursor ? html`<nav class="pager" aria-label="Partner pages"><a href="${base}/partners?${filterParams.toString()}&after=${list.next_cursor}">Next partners</a></nav>` : ''}
+</section>
+<section id="add-partner"><h2>Add a partner</h2><form method="post" action="${base}/partners" novalidate>
+${field('partner_name', 'Name', view.values?.partner_name ?? '', fe, 'required autocomplete="off"')}
+${field('partner_email', 'Email (to invite them to the partner portal; one partner per email)', view.values?.partner_email ?? '', fe, 'type="email" autocomplete="off"')}
+<label for="partner_group">Group</label><select id="partner_group" name="partner_group">${groupOptions(groups)}</select>
+${field('partner_tags', 'Tags (comma separated)', view.values?.partner_tags ?? '', fe)}
+<div><button type="submit">Add partner</button></div></form></section>`;
+}
+
+export function applicationsSection(view: PartnerPagesView, data: Of<'applications'>): Html {
+  const { base } = view;
+  const fe = view.fieldErrors;
+  const { settings, groups } = data;
+  const pageUrl = settings.slug ? `${view.publicUrl}/apply/${settings.slug}` : null;
+  return html`<section id="applications"><h2>Applications</h2>
+<nav class="tabs" aria-label="Application states">${['pending', 'approved', 'rejected', 'all'].map((s) => html`<a href="${base}/applications?status=${s}" ${s === data.status ? raw('aria-current="page"') : ''}>${s.charAt(0).toUpperCase() + s.slice(1)}</a>`)}</nav>
+<p><a href="${base}/applications.csv">Download every application as CSV</a></p>
+${data.list.applications.length === 0 ? html`<p>No ${data.status === 'all' ? '' : data.status} application.</p>` : html`
+<form method="post" action="${base}/partners/bulk"><input type="hidden" name="back" value="applications">
+<ul class="cards">${data.list.applications.map(
+    (a) => html`<li class="card">${a.partner_status === 'applied' ? html`<label class="check pick"><input type="checkbox" name="partner_ids" value="${a.partner_id}"> Select <span class="visually-hidden">${a.name}</span></label>` : ''}
+<h3><a href="${base}/partners/${a.partner_id}">${a.name}</a> ${statusBadge(a.partner_status as PartnerStatus)}</h3>
+<p class="muted">${a.email ?? ''} · applied ${day(a.created_at)}${a.group_name ? ` to ${a.group_name}` : ''} · accepted terms v${a.terms_version}${a.terms_ip ? ` from ${a.terms_ip}` : ''}</p>
+${a.risk_signals.length ? html`<ul class="signals">${a.risk_signals.map((s: RiskSignal) => html`<li>${RISK_SIGNAL_WORDS[s]}</li>`)}</ul>` : html`<p class="ok">No risk signal.</p>`}
+${Object.keys(a.answers).length ? html`<dl class="answers">${Object.entries(a.answers).map(([k, v]) => html`<div><dt>${settings.fields.find((f) => f.key === k)?.label ?? k}</dt><dd>${v}</dd></div>`)}</dl>` : ''}
+${a.status === 'rejected' ? html`<p>Rejected${a.reason ? `: ${a.reason}` : ''} (${REAPPLY_WORDS[a.reapply ?? 'never'].toLowerCase()}).</p>` : ''}</li>`,
+  )}</ul>
+${bulkControls('app_', ['approve', 'reject'], groups, fe)}</form>`}
+${data.list.next_cursor ? html`<nav class="pager" aria-label="Application pages"><a href="${base}/applications?status=${data.status}&after=${data.list.next_cursor}">Next applications</a></nav>` : ''}</section>
+<section id="application-page"><h2>Your application page</h2>
+${pageUrl ? html`<p>${settings.applicationsOpen ? 'Open' : 'Closed'}: <a href="${pageUrl}">${pageUrl}</a>${groups.filter((g) => g.applications_open).map((g) => html` · <a href="${pageUrl}/${g.slug}">${g.name}</a>`)}</p>` : html`<p class="muted">Give the page an address to publish it.</p>`}
+<form method="post" action="${base}/applications/settings" novalidate>
+<label class="check"><input type="checkbox" name="applications_open" value="on" ${settings.applicationsOpen ? raw('checked') : ''}> Take applications on the program's page</label>
+${field('slug', 'Page address (letters, digits and -)', view.values?.slug ?? settings.slug ?? '', fe, 'autocomplete="off"')}
+<label for="terms_text">Program terms (version ${settings.termsVersion}; a change makes a new version)</label>
+<textarea id="terms_text" name="terms_text" rows="6" ${fe.terms_text ? raw('aria-invalid="true" aria-describedby="terms_text-error"') : ''}>${view.values?.terms_text ?? settings.termsText}</textarea>
+${fe.terms_text ? html`<p class="error" id="terms_text-error">${fe.terms_text}</p>` : ''}
+<label for="field_lines">Questions, one per line: <code>key | Label | text, url or select: a, b | required</code></label>
+<textarea id="field_lines" name="field_lines" rows="4" aria-describedby="field_lines-hint${fe.field_lines ? ' field_lines-error' : ''}" ${fe.field_lines ? raw('aria-invalid="true"') : ''}>${view.values?.field_lines ?? fieldLines(settings.fields)}</textarea>
+<p class="muted" id="field_lines-hint">Example: <code>website | Your website | url | required</code></p>
+${fe.field_lines ? html`<p class="error" id="field_lines-error">${fe.field_lines}</p>` : ''}
+<div><button type="submit">Save the application page</button></div></form></section>`;
+}
+
+function groupForm(action: string, prefix: string, g: Partial<GroupView>, fe: Record<string, string>, submit: string): Html {
+  const minimum = (c: Currency) => (g.payout_minimums_cents?.[c] === undefined ? '' : String(g.payout_minimums_cents[c]));
+  const check = (name: string, on: boolean | undefined, label: string) =>
+    html`<label class="check"><input type="checkbox" name="${name}" value="on" ${on ? raw('checked') : ''}> ${label}</label>`;
+  return html`<form method="post" action="${action}" novalidate>
+${field(`${prefix}name`, 'Name', g.name ?? '', fe)}
+${field(`${prefix}slug`, 'Address name (its application page: /apply/…/this)', g.slug ?? '', fe, 'autocomplete="off"')}
+${select(`${prefix}commission_type`, 'Reward', g.commission_type ?? 'percent', [...COMMISSION_TYPES], fe, COMMISSION_TYPE_WORDS)}
+${field(`${prefix}commission_rate`, 'Rate (percent, or amount for fixed rewards)', g.commission_rate === undefined ? '' : String(g.commission_rate), fe, 'inputmode="decimal"')}
+${field(`${prefix}duration_months`, 'Recurring for (months; empty = forever)', g.duration_months ? String(g.duration_months) : '', fe, 'inputmode="numeric"')}
+${field(`${prefix}hold_days`, 'Hold period (days before a commission is approved)', g.hold_days === undefined ? '30' : String(g.hold_days), fe, 'inputmode="numeric"')}
+${SUPPORTED_CURRENCIES.map((c) => field(`${prefix}minimum_${c}`, `Minimum payout in ${c} (smallest unit)`, minimum(c), fe, 'inputmode="numeric"'))}
+${check('partners_can_create_links', g.partners_can_create_links, 'Partners may create their own links')}
+${check('applications_open', g.applications_open, 'Its application page takes applications')}
+${check('auto_approve', g.auto_approve, 'Approve applicants at once unless a risk signal is seen')}
+<div><button type="submit">${submit}</button></div></form>`;
+}
+
+export function groupsSection(view: PartnerPagesView, data: Of<'groups'>): Html {
+  const { base } = view;
+  const fe = view.fieldErrors;
+  return html`<section id="groups"><h2>Groups</h2>
+<p class="muted">A group carries complete terms: its partners are paid on them (a partner's own override comes first). A change applies to commissions made from then on.</p>
+${data.groups.length === 0 ? html`<p>No group yet: every partner is paid on the program's terms.</p>` : html`<ul class="cards">${data.groups.map(
+    (g) => html`<li class="card"><h3>${g.name} <span class="muted">(${g.partners} partner${g.partners === 1 ? '' : 's'})</span></h3>
+<p>${describeCommission(g.commission_type, String(g.commission_rate), g.duration_months)}; approved after ${g.hold_days} days${g.applications_open ? ' · takes applications' : ''}${g.auto_approve ? ' · auto-approves' : ''}</p>
+<p><a href="${base}/partners?group_id=${g.id}">Its partners</a></p>
+<details><summary>Edit ${g.name}</summary>${groupForm(`${base}/groups/${g.id}`, `g${g.id}_`, g, fe, `Save ${g.name}`)}</details></li>`,
+  )}</ul>`}</section>
+<section id="new-group"><h2>New group</h2>${groupForm(`${base}/groups`, 'new_', {}, fe, 'Create group')}</section>`;
+}
+
+type PartnerPage = Awaited<ReturnType<typeof partnerPage>>;
+
+export function partnerPageBody(view: PartnerPagesView, data: PartnerPage): Html {
+  const { base } = view;
+  const fe = view.fieldErrors;
+  const p = data.partner;
+  const url = `${base}/partners/${p.id}`;
+  const actions = PARTNER_ACTIONS.filter((a) => a !== 'move_group' && ACTION_APPLIES_TO[a].includes(p.status));
+  const terms = p.terms;
+  return html`<p><a href="${base}/partners">← All partners</a></p>
+<section id="profile"><h2>${p.name} ${statusBadge(p.status)}</h2>
+<p class="muted">${p.email ?? 'No email yet'} · partner ${p.id} · since ${day(p.created_at)}${p.group_name ? ` · ${p.group_name}` : ''}${p.invited_at ? ` · invited ${day(p.invited_at)}` : ''}</p>
+${p.sanction ? html`<p class="error">${p.sanction.kind === 'ban' ? 'Banned' : 'Archived'} on ${day(p.sanction.created_at)}: ${p.sanction.reason}</p>` : ''}
+<p>Paid on: <strong>${describeCommission(terms.commission_type, String(terms.commission_rate), terms.duration_months)}</strong> (${terms.source === 'override' ? `own terms: ${terms.override_source}` : terms.source === 'group' ? `group ${p.group_name}` : 'program terms'}), approved after ${terms.hold_days} days.</p>
+<dl class="numbers"><div><dt>Clicks</dt><dd>${data.funnel.clicks}</dd></div><div><dt>Leads</dt><dd>${data.funnel.leads}</dd></div><div><dt>Buyers</dt><dd>${data.funnel.buyers}</dd></div></dl>
+${data.elsewhere.length ? html`<p>Also in: ${data.elsewhere.map((e, i) => html`${i ? ', ' : ''}${e.program_name} (${PARTNER_STATUS_WORDS[e.status]})`)}</p>` : ''}</section>
+<section id="actions"><h2>Actions</h2>
+${actions.length ? html`<form method="post" action="${url}/action" novalidate>
+${select('action', 'Action', actions[0]!, [...actions], fe, PARTNER_ACTION_WORDS)}
+${field('reason', 'Reason (needed to reject and ban)', '', fe)}
+<div><button type="submit">Do it</button></div></form>` : ''}
+<form method="post" action="${url}/action" novalidate><input type="hidden" name="action" value="move_group">
+<label for="move_group_id">Group</label><select id="move_group_id" name="group_id">${data.groups.map((g) => html`<option value="${g.id}" ${g.id === p.group_id ? raw('selected') : ''}>${g.name}</option>`)}<option value="" ${p.group_id === null ? raw('selected') : ''}>No group (program terms)</option></select>
+${fe.group_id ? html`<p class="error">${fe.group_id}</p>` : ''}
+<div><button type="submit">Move to this group</button></div></form>
+${p.email ? html`<form method="post" action="${base}/partners/${p.id}/invite" class="inline"><button type="submit">${p.invited_at ? 'Send a new sign-in link' : 'Invite to the partner portal'}</button></form>` : ''}</section>
+<section id="edit"><h2>Profile and notes</h2><form method="post" action="${url}" novalidate>
+${field('name', 'Name', view.values?.name ?? p.name, fe)}
+${field('email', 'Email (one partner per email)', view.values?.email ?? p.email ?? '', fe, 'type="email"')}
+${field('tags', 'Tags (comma separated)', view.values?.tags ?? p.tags.join(', '), fe)}
+<label for="notes">Private notes (only your team sees them)</label><textarea id="notes" name="notes" rows="3">${view.values?.notes ?? p.notes ?? ''}</textarea>
+<div><button type="submit">Save profile</button></div></form></section>
+<section id="override"><h2>Own terms</h2>
+<p class="muted">An override wins over the group and the program for commissions made from now on.</p>
+<form method="post" action="${url}/override" novalidate>
+${select('commission_type', 'Reward', terms.source === 'override' ? terms.commission_type : 'percent', [...COMMISSION_TYPES], fe, COMMISSION_TYPE_WORDS)}
+${field('commission_rate', 'Rate', terms.source === 'override' ? String(terms.commission_rate) : '', fe, 'inputmode="decimal"')}
+${field('duration_months', 'Recurring for (months; empty = forever)', '', fe, 'inputmode="numeric"')}
+${field('source', 'Where the deal comes from (a contract, an email)', terms.override_source ?? '', fe)}
+<div><button type="submit">Save own terms</button></div></form>
+${terms.source === 'override' ? html`<form method="post" action="${url}/override/remove"><button type="submit">Remove own terms</button></form>` : ''}</section>
+<section id="links"><h2>Links</h2>${data.links.length ? html`<ul>${data.links.map((l: any) => html`<li><code>${l.short_link}</code> ${l.enabled ? 'on' : l.disabled_by_sanction_id ? 'off (sanction)' : 'off'}</li>`)}</ul>` : html`<p>No link.</p>`}</section>
+<section id="partner-commissions"><h2>Commissions</h2>${data.commissions.length ? html`<ul class="cards">${data.commissions.map(
+    (c: any) => html`<li class="card"><strong>${money(c.earned_cents, c.currency)}</strong> ${COMMISSION_STATE_WORDS[c.state as CommissionState]} · sale <code>${c.transaction_id}</code> · ${day(c.created_at)}${c.terms ? html` · made under ${c.terms.source} terms (${describeCommission(c.terms.commission_type, String(c.terms.commission_rate), c.terms.duration_months)})` : ''}</li>`,
+  )}</ul>` : html`<p>None yet.</p>`}</section>
+<section id="partner-payouts"><h2>Payouts</h2>${data.payouts.length ? html`<ul>${data.payouts.map((o: any) => html`<li>${money(o.amount_cents, o.currency)} · ${o.status}${o.reference ? ` · ${o.reference}` : ''} · ${day(o.created_at)}</li>`)}</ul>` : html`<p>None yet.</p>`}</section>
+<section id="history"><h2>History</h2><ul>
+${data.applications.map((a: any) => html`<li>${day(a.created_at)}: applied (terms v${a.terms_version}${a.terms_ip ? ` from ${a.terms_ip}` : ''}) — ${a.status}${a.reason ? `: ${a.reason}` : ''}</li>`)}
+${data.sanctions.map((s: any) => html`<li>${day(s.created_at)}: ${s.kind === 'ban' ? 'banned' : 'archived'} (${s.reason})${s.lifted_at ? ` — lifted ${day(s.lifted_at)}` : ''}</li>`)}
+<li>${day(p.created_at)}: added</li></ul></section>`;
+}
+
+export function importPageBody(view: PartnerPagesView, report: ImportReport | null, csv: string | null): Html {
+  const { base } = view;
+  const fe = view.fieldErrors;
+  const shown = report?.problems.slice(0, 500) ?? [];
+  return html`<p><a href="${base}/partners">← All partners</a></p>
+${report ? html`<section id="import-report" aria-live="polite"><h2>${report.dry_run ? 'Dry run: nothing was written' : 'Imported'}</h2>
+<p>${report.rows} rows: ${report.create} new partner${report.create === 1 ? '' : 's'}, ${report.add_link} new link${report.add_link === 1 ? '' : 's'} for partners already here, ${report.unchanged} already here unchanged, ${report.problems.length} with problems (left out).</p>
+${report.written ? html`<p class="ok">Written: ${report.written.partners} partners, ${report.written.links} links.</p>` : ''}
+<p class="muted">Columns read: ${Object.entries(report.columns).map(([f, c]) => `${f} ← "${c}"`).join(', ')}</p>
+${shown.length ? html`<h3>Rows with problems</h3><ul class="problems">${shown.map((p) => html`<li>Line ${p.line}: ${p.problems.join('; ')}</li>`)}</ul>${report.problems.length > shown.length ? html`<p>… and ${report.problems.length - shown.length} more (fix these first).</p>` : ''}` : ''}
+${report.dry_run && csv !== null && report.create + report.add_link > 0 ? html`<form method="post" action="${base}/partners/import"><textarea name="csv" hidden aria-hidden="true">${csv}</textarea>
+<div><button type="submit">Import the ${report.create + report.add_link} good rows</button></div></form>` : ''}</section>` : ''}
+<section id="import"><h2>Import partners from a CSV</h2>
+<p>Columns are found by their names: Affix's own export, and the affiliate exports of Rewardful (first_name, last_name, email, token, paypal_email, campaign), FirstPromoter (Email, First Name, Last Name, Ref ID) and Tolt (first_name, last_name, email, referral code). Their referral codes are kept. A partner already here (same email) is left as it is.</p>
+<form method="post" action="${base}/partners/import" enctype="multipart/form-data" novalidate>
+<label for="file">CSV file</label><input id="file" name="file" type="file" accept=".csv,text/csv" ${fe.csv ? raw('aria-invalid="true" aria-describedby="csv-error"') : ''}>
+${fe.csv ? html`<p class="error" id="csv-error">${fe.csv}</p>` : ''}
+<input type="hidden" name="dry_run" value="true">
+<div><button type="submit">Check the file (dry run)</button></div></form></section>`;
+}

@@ -1,0 +1,255 @@
+// The Partners, Applications and Groups pages' forms, one partner's page and the import: each
+// posts to a use case of src/app, then redirects back (or shows the page again with the
+// refusal beside its field). A single partner's action is the bulk action of one.
+import type { Request, Response, Router } from 'express';
+import multer from 'multer';
+import { updateApplicationSettings } from '../../app/applications.js';
+import type { ProgramSection } from '../../app/dashboard.js';
+import { importPartners } from '../../app/partner-import.js';
+import { portalInviter } from '../../app/partner-portal.js';
+import * as partners from '../../app/partners.js';
+import { commissionBulk } from '../../app/payouts.js';
+import { AffixError } from '../../core/errors.js';
+import { PARTNER_ACTIONS, PARTNER_ACTION_WORDS, type PartnerAction } from '../../core/partners.js';
+import { SUPPORTED_CURRENCIES } from '../../core/types.js';
+import { formBody } from '../input-guard.js';
+import { fieldErrors } from './forms.js';
+import type { Html } from './html.js';
+import type { MoneyRouteKit } from './money-routes.js';
+import { importPageBody, partnerPageBody } from './partner-pages.js';
+import { sectionUrl, withProgramNav } from './program-page.js';
+
+export interface PartnerRouteKit extends MoneyRouteKit {
+  send: (res: Response, status: number, title: string, body: Html, flash?: string | null) => void;
+  csrfCheck: MoneyRouteKit['form'][number];
+  publicUrl: string;
+}
+
+export const PARTNER_DONE: Record<string, string> = {
+  partner: 'Partner added.',
+  profile: 'Profile saved.',
+  override: 'Own terms saved: they apply to commissions made from now on.',
+  override_removed: 'Own terms removed.',
+  group: 'Group saved.',
+  application_page: 'Application page saved.',
+};
+
+const text = (req: Request, name: string) => String((req.body as Record<string, unknown>)[name] ?? '').trim();
+const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: 20 * 1024 * 1024, files: 1, fields: 10 } });
+
+/** "Banned 3 partners; 1 left as it was." from the report (the numbers travel in the redirect, the words are ours). */
+function bulkFlash(query: Record<string, unknown>): string | null {
+  const action = PARTNER_ACTIONS.find((a) => a === query.action) ?? (['approve', 'release', 'reject'].includes(String(query.action)) ? String(query.action) : null);
+  const changed = Number(query.changed);
+  const skipped = Number(query.skipped);
+  if (!action || !Number.isSafeInteger(changed) || !Number.isSafeInteger(skipped)) return null;
+  const words = PARTNER_ACTION_WORDS[action as PartnerAction] ?? action;
+  return `${words}: ${changed} changed${skipped ? `; ${skipped} left as they were (not in a state this action applies to)` : ''}.`;
+}
+export const bulkDone = bulkFlash;
+
+export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): void {
+  const { form, app, scope, ownProgram, programPage, back, send } = kit;
+  const base = '/dashboard/programs/:id';
+  const withInvite = (): partners.PartnerDeps => ({ ...app(), invite: portalInviter(kit.portal()) });
+  const toReport = (res: Response, id: number, section: ProgramSection, report: { action: string; changed: number; requested: number }) =>
+    res.redirect(303, `${sectionUrl(id, section)}?done=bulk&action=${report.action}&changed=${report.changed}&skipped=${report.requested - report.changed}`);
+
+  router.post(`${base}/partners`, ...form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    try {
+      await partners.addPartner(app(), scope(res), id, {
+        name: text(req, 'partner_name'),
+        email: text(req, 'partner_email') || null,
+        group_id: text(req, 'partner_group') || null,
+        tags: text(req, 'partner_tags'),
+      });
+    } catch (error) {
+      const fields = fieldErrors(error, { name: 'partner_name', email: 'partner_email', tags: 'partner_tags', group_id: 'partner_group' });
+      return programPage(req, res, 'partners', { status: 400, fieldErrors: fields, formValues: req.body as Record<string, string> });
+    }
+    back(res, id, 'partner', 'partners');
+  });
+
+  // The bulk bar of the Partners and Applications pages: the selected ids, or everything the page's search matches.
+  router.post(`${base}/partners/bulk`, ...form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    const body = req.body as Record<string, unknown>;
+    const section: ProgramSection = body.back === 'applications' ? 'applications' : 'partners';
+    const prefix = section === 'applications' ? 'app_' : '';
+    const ids = ([] as unknown[]).concat(body.partner_ids ?? []).map(Number);
+    const all = body.all_matching === 'on';
+    const filter = Object.fromEntries(
+      Object.entries({ q: body.filter_q, status: body.filter_status, group_id: body.filter_group_id_filter, tag: body.filter_tag }).filter(([, v]) => typeof v === 'string' && v !== ''),
+    );
+    try {
+      if (!all && ids.length === 0) throw new AffixError(400, 'Select partners first (or apply to every partner the search matches).', { fields: { bulk: 'Select partners first (or apply to every partner the search matches).' } });
+      const report = await partners.partnerBulk(withInvite(), scope(res), id, {
+        action: body[`${prefix}action`] ?? body.action,
+        ...(all ? { filter } : { partner_ids: ids }),
+        reason: text(req, `${prefix}reason`) || undefined,
+        group_id: text(req, 'group_id') || null,
+        reapply: text(req, 'reapply') || undefined,
+      });
+      toReport(res, id, section, report);
+    } catch (error) {
+      const fields = fieldErrors(error, { reason: `${prefix}reason`, group_id: `${prefix}group_id`, partner_ids: 'bulk', action: `${prefix}action`, form: 'bulk' });
+      return programPage(req, res, section, { status: (error as AffixError).status, fieldErrors: fields });
+    }
+  });
+
+  router.get(`${base}/partners.csv`, async (req, res) => {
+    const csv = await partners.exportPartnersCsv(app(), scope(res), Number(req.params.id), req.query);
+    res.type('text/csv').attachment(`affix-partners-${req.params.id}.csv`).send(csv);
+  });
+  router.get(`${base}/applications.csv`, async (req, res) => {
+    const csv = await partners.exportApplicationsCsv(app(), scope(res), Number(req.params.id));
+    res.type('text/csv').attachment(`affix-applications-${req.params.id}.csv`).send(csv);
+  });
+
+  // ---- import: a file, a dry run that shows every row's problem, then the real run ----------
+  const importPage = async (req: Request, res: Response, status: number, report: Awaited<ReturnType<typeof importPartners>> | null, csv: string | null, fe: Record<string, string> = {}) => {
+    const id = await ownProgram(req, res);
+    const body = importPageBody({ base: sectionUrl(id, 'overview'), publicUrl: kit.publicUrl, fieldErrors: fe }, report, csv);
+    send(res, status, 'Import partners', withProgramNav(id, 'partners', body));
+  };
+  router.get(`${base}/partners/import`, (req, res) => importPage(req, res, 200, null, null));
+  // The file comes as multipart (the dry run) or, confirmed, as the checked text itself.
+  router.post(`${base}/partners/import`, upload.single('file'), ...formBody('25mb'), kit.csrfCheck, async (req, res) => {
+    const id = await ownProgram(req, res);
+    const csv = req.file ? req.file.buffer.toString('utf8') : text(req, 'csv') ? String((req.body as Record<string, unknown>).csv) : '';
+    const dryRun = Boolean(req.file) || (req.body as Record<string, unknown>).dry_run === 'true';
+    try {
+      const report = await importPartners(app(), scope(res), id, { csv, dry_run: dryRun });
+      return importPage(req, res, 200, report, dryRun ? csv : null);
+    } catch (error) {
+      return importPage(req, res, 400, null, null, fieldErrors(error, { csv: 'csv', form: 'csv', body: 'csv' }));
+    }
+  });
+
+  // ---- one partner ----------------------------------------------------------------------------
+  const partnerPage = async (req: Request, res: Response, status = 200, fe: Record<string, string> = {}, values?: Record<string, string>) => {
+    const id = await ownProgram(req, res);
+    const data = await partners.partnerPage(app(), scope(res), id, Number(req.params.partnerId));
+    const query = req.query as Record<string, string>;
+    const flash = status < 400 ? (PARTNER_DONE[query.done ?? ''] ?? bulkFlash(query)) : null;
+    const body = partnerPageBody({ base: sectionUrl(id, 'overview'), publicUrl: kit.publicUrl, fieldErrors: fe, values }, data);
+    send(res, status, data.partner.name, withProgramNav(id, 'partners', body), flash);
+  };
+  const partnerUrl = (id: number, partnerId: number, done: string) => `${sectionUrl(id, 'partners')}/${partnerId}?${done}`;
+  router.get(`${base}/partners/:partnerId`, (req, res) => partnerPage(req, res));
+
+  router.post(`${base}/partners/:partnerId`, ...form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    const partnerId = Number(req.params.partnerId);
+    try {
+      await partners.editPartner(app(), scope(res), id, partnerId, { name: text(req, 'name'), email: text(req, 'email') || null, tags: text(req, 'tags'), notes: text(req, 'notes') || null });
+    } catch (error) {
+      return partnerPage(req, res, 400, fieldErrors(error), req.body as Record<string, string>);
+    }
+    res.redirect(303, partnerUrl(id, partnerId, 'done=profile'));
+  });
+
+  router.post(`${base}/partners/:partnerId/action`, ...form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    const partnerId = Number(req.params.partnerId);
+    const action = PARTNER_ACTIONS.find((a) => a === text(req, 'action'));
+    try {
+      if (!action) throw new AffixError(400, 'Choose an action.', { fields: { action: 'Choose an action.' } });
+      const { report } = await partners.partnerActionOfOne(withInvite(), scope(res), id, partnerId, action, {
+        reason: text(req, 'reason') || undefined,
+        group_id: text(req, 'group_id') || null,
+        reapply: text(req, 'reapply') || undefined,
+      });
+      res.redirect(303, partnerUrl(id, partnerId, `done=bulk&action=${action}&changed=${report.changed}&skipped=0`));
+    } catch (error) {
+      return partnerPage(req, res, (error as AffixError).status ?? 400, fieldErrors(error, { form: 'reason' }));
+    }
+  });
+
+  router.post(`${base}/partners/:partnerId/override`, ...form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    const partnerId = Number(req.params.partnerId);
+    try {
+      await partners.setOverride(app(), scope(res), id, partnerId, {
+        commission_type: text(req, 'commission_type'), commission_rate: text(req, 'commission_rate'), duration_months: text(req, 'duration_months') || null, source: text(req, 'source'),
+      });
+    } catch (error) {
+      return partnerPage(req, res, 400, fieldErrors(error));
+    }
+    res.redirect(303, partnerUrl(id, partnerId, 'done=override'));
+  });
+  router.post(`${base}/partners/:partnerId/override/remove`, ...form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    await partners.removeOverride(app(), scope(res), id, Number(req.params.partnerId));
+    res.redirect(303, partnerUrl(id, Number(req.params.partnerId), 'done=override_removed'));
+  });
+
+  // ---- groups and the application page ------------------------------------------------------
+  const groupInput = (req: Request, prefix: string) => ({
+    name: text(req, `${prefix}name`),
+    slug: text(req, `${prefix}slug`),
+    commission_type: text(req, `${prefix}commission_type`),
+    commission_rate: text(req, `${prefix}commission_rate`),
+    duration_months: text(req, `${prefix}duration_months`) || null,
+    hold_days: text(req, `${prefix}hold_days`),
+    payout_minimums_cents: Object.fromEntries(SUPPORTED_CURRENCIES.filter((c) => text(req, `${prefix}minimum_${c}`)).map((c) => [c, text(req, `${prefix}minimum_${c}`)])),
+    partners_can_create_links: text(req, 'partners_can_create_links') === 'on',
+    applications_open: text(req, 'applications_open') === 'on',
+    auto_approve: text(req, 'auto_approve') === 'on',
+  });
+  const prefixed = (prefix: string) => (error: unknown) => {
+    const fields = fieldErrors(error);
+    return Object.fromEntries(Object.entries(fields).map(([f, m]) => [`${prefix}${f.startsWith('payout_minimums_cents.') ? `minimum_${f.split('.')[1]}` : f}`, m]));
+  };
+  router.post(`${base}/groups`, ...form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    try {
+      await partners.createGroup(app(), scope(res), id, groupInput(req, 'new_'));
+    } catch (error) {
+      return programPage(req, res, 'groups', { status: 400, fieldErrors: prefixed('new_')(error) });
+    }
+    back(res, id, 'group', 'groups');
+  });
+  router.post(`${base}/groups/:groupId`, ...form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    const prefix = `g${Number(req.params.groupId)}_`;
+    try {
+      await partners.updateGroup(app(), scope(res), id, Number(req.params.groupId), groupInput(req, prefix));
+    } catch (error) {
+      return programPage(req, res, 'groups', { status: (error as AffixError).status ?? 400, fieldErrors: prefixed(prefix)(error) });
+    }
+    back(res, id, 'group', 'groups');
+  });
+  router.post(`${base}/applications/settings`, ...form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    try {
+      await updateApplicationSettings(app(), scope(res), id, {
+        applications_open: text(req, 'applications_open') === 'on',
+        slug: text(req, 'slug'),
+        terms_text: String((req.body as Record<string, unknown>).terms_text ?? ''),
+        field_lines: String((req.body as Record<string, unknown>).field_lines ?? ''),
+      });
+    } catch (error) {
+      return programPage(req, res, 'applications', { status: 400, fieldErrors: fieldErrors(error, { form: 'slug' }), formValues: req.body as Record<string, string> });
+    }
+    back(res, id, 'application_page', 'applications');
+  });
+
+  // ---- commissions in bulk (the Payouts page) ---------------------------------------------------
+  router.post(`${base}/commissions/bulk`, ...form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    const body = req.body as Record<string, unknown>;
+    const ids = ([] as unknown[]).concat(body.commission_ids ?? []).map(Number);
+    try {
+      const report = await commissionBulk(app(), scope(res), id, {
+        action: text(req, 'bulk_action'),
+        ...(body.all_matching === 'on' ? { filter: { state: text(req, 'stage') || undefined } } : { commission_ids: ids }),
+        reason: text(req, 'bulk_reason'),
+      });
+      res.redirect(303, `${sectionUrl(id, 'payouts')}?stage=${encodeURIComponent(text(req, 'stage'))}&done=bulk&action=${report.action}&changed=${report.changed}&skipped=${report.requested - report.changed}`);
+    } catch (error) {
+      return programPage(req, res, 'payouts', { status: 400, fieldErrors: fieldErrors(error, { reason: 'bulk_reason', commission_ids: 'bulk_reason', action: 'bulk_reason' }) });
+    }
+  });
+}
