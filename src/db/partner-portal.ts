@@ -62,13 +62,13 @@ export interface PortalPartner {
   payoutCurrency: string | null;
 }
 
-/** The partner rows (one per program) of this email that a brand invited. */
+/** The partner rows (one per program) of this email that a brand invited and that stand in the program (not banned, not an open application). */
 export async function partnersOfEmail(pool: Pool, email: string): Promise<PortalPartner[]> {
   const { rows } = await pool.query(
-    `SELECT pa.id, pa.name, p.id AS program_id, p.name AS program_name, p.domain, p.partners_can_create_links,
-            p.commission_type, p.commission_rate, p.recurring_duration_months, p.partner_link_limit, pa.payout_method, pa.payout_reference, pa.payout_currency
-       FROM partners pa JOIN programs p ON p.id = pa.program_id
-      WHERE lower(pa.email) = lower($1) AND pa.invited_at IS NOT NULL
+    `SELECT pa.id, pa.name, p.id AS program_id, p.name AS program_name, p.domain, t.can_create_links,
+            t.commission_type, t.commission_rate, t.recurring_duration_months, p.partner_link_limit, pa.payout_method, pa.payout_reference, pa.payout_currency, pa.status
+       FROM partners pa JOIN programs p ON p.id = pa.program_id JOIN partner_terms t ON t.partner_id = pa.id
+      WHERE lower(pa.email) = lower($1) AND pa.invited_at IS NOT NULL AND pa.status IN ('approved', 'invited', 'archived')
       ORDER BY p.name, pa.id`,
     [email],
   );
@@ -78,7 +78,8 @@ export async function partnersOfEmail(pool: Pool, email: string): Promise<Portal
     programId: Number(row.program_id),
     programName: row.program_name,
     domain: row.domain,
-    canCreateLinks: row.partners_can_create_links,
+    // Their terms as they are paid now: an override, their group's, or the program's (the partner_terms view).
+    canCreateLinks: row.can_create_links && row.status !== 'archived',
     linkLimit: row.partner_link_limit,
     commission: describeCommission(row.commission_type, row.commission_rate, row.recurring_duration_months),
     payoutMethod: row.payout_method,

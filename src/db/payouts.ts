@@ -412,7 +412,9 @@ export interface PayoutDetails {
 /** false when the partner is not the program's. */
 export async function setPartnerPayoutDetails(db: Queryable, programId: number, partnerId: number, details: PayoutDetails): Promise<boolean> {
   const { rowCount } = await db.query(
-    'UPDATE partners SET payout_method = $3, payout_reference = $4, payout_currency = $5 WHERE program_id = $1 AND id = $2',
+    // The person's details (their profile): every program of the account pays them the same way.
+    `UPDATE partner_profiles pp SET payout_method = $3, payout_reference = $4, payout_currency = $5, updated_at = now()
+       FROM partners pa WHERE pa.program_id = $1 AND pa.id = $2 AND pp.id = pa.profile_id`,
     [programId, partnerId, details.payoutMethod, details.payoutReference, details.payoutCurrency],
   );
   return (rowCount ?? 0) > 0;

@@ -108,7 +108,7 @@ describe.skipIf(!hasChromium)('one commission state on every surface', () => {
 
     // Partners: Ana's commission total counts the paid one only.
     await page.goto(`${base}/partners`);
-    expect(await seen('#partner-stats tbody')).toContain('Ana 2 1 2 80.00 USD 10.00 USD');
+    expect(await seen('#partners li.card')).toContain('Ana Approved ana@partner.example Clicks 2 Leads 1 Sales 2 Revenue 80.00 USD Commission 10.00 USD');
 
     // The assistant's explain_sale reads the same state.
     const reads = { pool: api.pool, store: new PgStore(api.pool), now: () => new Date() };

@@ -91,7 +91,7 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     expect(await page.getByRole('link', { name: 'Go to Links' }).count()).toBeGreaterThan(0);
     // A page per section, the current one marked.
     const nav = page.getByRole('navigation', { name: 'Program pages' });
-    expect(await nav.getByRole('link').allTextContents()).toEqual(['Overview', 'Partners', 'Links', 'Activity', 'Payouts', 'Stripe', 'Webhook inbox', 'Webhooks', 'API keys', 'Settings']);
+    expect(await nav.getByRole('link').allTextContents()).toEqual(['Overview', 'Partners', 'Applications', 'Groups', 'Links', 'Activity', 'Payouts', 'Stripe', 'Webhook inbox', 'Webhooks', 'API keys', 'Settings']);
     expect(await nav.locator('[aria-current="page"]').textContent()).toBe('Overview');
   });
 
@@ -184,7 +184,9 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     await page.goto(`${api.url}/dashboard/programs/${programId}`);
     expect(await page.locator('#kpis tbody td').allTextContents()).toEqual(['USD', '2', '98.00 USD', '9.80 USD', '9.80 USD', '0.00 USD', '0.00 USD']);
     await page.goto(`${api.url}/dashboard/programs/${programId}/partners`);
-    expect(await page.locator('#partner-stats tbody tr').first().locator('td').allTextContents()).toEqual(['Alice', '3', '1', '2', '98.00 USD', '9.80 USD', 'no email']);
+    const alice = page.locator('#partners li.card', { hasText: 'Alice' });
+    expect(await alice.locator('dl.numbers dd').allTextContents()).toEqual(['3', '1', '2', '98.00 USD', '9.80 USD']);
+    expect(await textOf(alice.locator('p.muted'))).toBe('no email');
     const csv = await page.request.get(`${api.url}/dashboard/programs/${programId}/activity.csv`);
     expect(csv.headers()['content-type']).toContain('text/csv');
     const csvLines = (await csv.text()).trim().split('\r\n');
@@ -303,7 +305,8 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     }
   });
   it('no page scrolls sideways at 390 px or 1280 px; the recurring duration shows only for recurring types', async () => {
-    const sections = ['', '/partners', '/links', '/activity', '/payouts', '/stripe', '/inbox', '/webhooks', '/keys', '/settings'];
+    const alice = (await api.pool.query("SELECT id FROM partners WHERE program_id = $1 AND name = 'Alice'", [programId])).rows[0].id;
+    const sections = ['', '/partners', '/applications', '/groups', `/partners/${alice}`, '/partners/import', '/links', '/activity', '/payouts', '/stripe', '/inbox', '/webhooks', '/keys', '/settings'];
     const pages = ['/dashboard', '/dashboard/account', ...sections.map((s) => `/dashboard/programs/${programId}${s}`)];
     const keyId = (await api.pool.query('SELECT id FROM api_keys WHERE program_id = $1 AND revoked_at IS NULL ORDER BY id LIMIT 1', [programId])).rows[0].id;
     pages.push(`/dashboard/programs/${programId}/keys/${keyId}/regenerate`);

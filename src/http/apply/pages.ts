@@ -19,7 +19,7 @@ ${error ? html`<p class="error" id="${name}-error">${error}</p>` : ''}`;
   };
   const termsError = errors.accept_terms;
   return html`<section aria-labelledby="reward"><h2 id="reward">What you earn${group ? html` as ${group.name}` : ''}</h2>
-<p class="lead">${reward} on the sales you refer to <strong>${program.domain}</strong>.</p>
+<p class="lead">${reward.charAt(0).toUpperCase() + reward.slice(1)}, for each customer you refer to <strong>${program.domain}</strong>.</p>
 ${group ? html`<p class="muted">Commissions are approved ${group.hold_days} days after the sale.</p>` : ''}
 ${groups.length ? html`<p>Or apply to: ${groups.map((g, i) => html`${i ? ', ' : ''}<a href="${action.replace(/\/$/, '')}/${g.slug}">${g.name}</a>`)}</p>` : ''}</section>
 <section aria-labelledby="apply"><h2 id="apply">Apply</h2>

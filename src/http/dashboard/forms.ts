@@ -1,5 +1,25 @@
 // Form values -> the core's program input, and core messages -> the field they are about.
-import { AffixError } from '../../core/errors.js';
+import { AffixError, errors } from '../../core/errors.js';
+import { parseMajorUnits } from '../../core/money.js';
+import { type Currency, SUPPORTED_CURRENCIES } from '../../core/types.js';
+
+/**
+ * Minimum payouts as people type them, in each currency's own units ("50.00" is $50), from the
+ * fields `<name>USD`, `<name>EUR`, …: cents per currency (null when left empty); a typo is
+ * refused beside its field.
+ */
+export function typedMinimums(read: (field: string) => string, name: string): Record<Currency, number | null> {
+  return Object.fromEntries(
+    SUPPORTED_CURRENCIES.map((currency) => {
+      const typed = read(`${name}${currency}`).trim();
+      const cents = typed === '' ? null : parseMajorUnits(typed, currency);
+      if (cents === null && typed !== '') {
+        throw errors.invalid(`Minimum payout in ${currency} is not an amount`, { [`${name}${currency}`]: `Give an amount in ${currency}, like ${currency === 'VND' ? '500000' : '50.00'}.` });
+      }
+      return [currency, cents];
+    }),
+  ) as Record<Currency, number | null>;
+}
 
 
 const numberOrText = (value: unknown) => {

@@ -59,7 +59,7 @@ dl.answers{grid-template-columns:1fr}
 label.pick{margin:0;font-size:.85rem}.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 fieldset.bulk{border:1px solid #ccd;border-radius:8px;padding:.5rem .8rem;margin-top:.75rem}fieldset.bulk legend{font-weight:600}
 textarea{font:inherit;width:100%;max-width:48rem;box-sizing:border-box}ul.signals{color:#8a1c1c;margin:.3rem 0}.lead{font-size:1.1rem}
-.terms{max-height:16rem;overflow:auto;border:1px solid #ddd;padding:.25rem .75rem;border-radius:6px}
+.terms{max-height:16rem;overflow:auto;border:1px solid #ddd;padding:.25rem .75rem;border-radius:6px}.terms pre{font-family:inherit;font-size:.95rem;max-width:none}
 /* The recurring duration only means something for recurring commission types (no script needed). */
 form:has(select[name=commission_type]) .recurring-only{display:none}
 form:has(select[name=commission_type] option[value^=recurring]:checked) .recurring-only{display:block}

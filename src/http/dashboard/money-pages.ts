@@ -70,8 +70,15 @@ ${data.commissions.map((c) => {
       : c.state === 'approved'
         ? html`<form method="post" action="${base}/commissions/${c.id}/unapprove" class="inline">${field(`unapprove_reason_${c.id}`, `Reason to take back ${c.id}`, '', fe)}<button type="submit">Take back ${c.id}</button></form>`
         : html`<span class="muted">${c.state === 'in_payout' ? `in payout ${c.payoutId}` : COMMISSION_STATE_WORDS[c.state]}</span>`;
-  return html`<tr><td>${c.id}</td><td>${c.partnerName ?? ''}</td><td>${money(net, c.currency)}${c.deductedCents ? html` <span class="muted">(of ${money(c.amountCents, c.currency)})</span>` : ''}</td><td><code>${c.transactionId}</code>${c.test ? ' (test)' : ''}</td><td>${when(c.createdAt)} UTC</td><td>${action}</td></tr>`;
-})}</tbody></table>`}</section>
+  const pick = c.state === 'pending' || c.stage === 'held' ? html`<input type="checkbox" name="commission_ids" value="${c.id}" form="bulk-commissions" aria-label="Select commission ${c.id}"> ` : '';
+  return html`<tr><td>${pick}${c.id}</td><td>${c.partnerName ?? ''}</td><td>${money(net, c.currency)}${c.deductedCents ? html` <span class="muted">(of ${money(c.amountCents, c.currency)})</span>` : ''}</td><td><code>${c.transactionId}</code>${c.test ? ' (test)' : ''}</td><td>${when(c.createdAt)} UTC</td><td>${action}</td></tr>`;
+})}</tbody></table>
+${data.stage === 'pending' || data.stage === 'held' ? html`<form id="bulk-commissions" method="post" action="${base}/commissions/bulk" novalidate><fieldset class="bulk"><legend>With the selected commissions</legend>
+<input type="hidden" name="stage" value="${data.stage}">
+<label for="bulk_action">Action</label><select id="bulk_action" name="bulk_action">${(data.stage === 'held' ? ['release', 'reject'] : ['approve']).map((a) => html`<option value="${a}">${sentence(a)}</option>`)}</select>
+${field('bulk_reason', 'Reason (one for the batch, kept in the ledger)', '', fe)}
+<label class="check"><input type="checkbox" name="all_matching" value="on"> Every ${COMMISSION_STATE_WORDS[data.stage]} commission, not only the selected</label>
+<div><button type="submit">Apply to the selected commissions</button></div></fieldset></form>` : ''}`}</section>
 <section id="payout-settings"><h2>Payout and fraud settings</h2><form method="post" action="${base}/payouts/settings" novalidate>
 ${field('hold_days', 'Hold period in days (a commission is approved after it; longer than your refund window)', String(settings.holdDays), fe, 'inputmode="numeric"')}
 ${SUPPORTED_CURRENCIES.map((currency) => field(`payout_minimum_${currency}`, `Minimum payout in ${currency} (like ${currency === 'VND' ? '500000' : '50.00'}; empty for none)`, settings.payoutMinimumsCents[currency] === undefined ? '' : majorUnits(settings.payoutMinimumsCents[currency]!, currency), fe, 'inputmode="decimal"'))}

@@ -7,11 +7,8 @@ import * as payouts from '../../app/payouts.js';
 import * as promo from '../../app/promo-codes.js';
 import * as webhooks from '../../app/webhook-endpoints.js';
 import type { ProgramSection } from '../../app/dashboard.js';
-import { errors } from '../../core/errors.js';
-import { parseMajorUnits } from '../../core/money.js';
 import { OUTBOUND_EVENT_TYPES } from '../../core/outbound-events.js';
-import { SUPPORTED_CURRENCIES } from '../../core/types.js';
-import { fieldErrors } from './forms.js';
+import { fieldErrors, typedMinimums } from './forms.js';
 import type { PageExtra } from './program-page.js';
 
 export interface MoneyRouteKit {
@@ -109,16 +106,7 @@ export function registerMoneyRoutes(router: Router, kit: MoneyRouteKit): void {
     body.partners_can_create_links = text(req, 'partners_can_create_links') === 'on' ? 'true' : 'false';
     const save = async () => {
       // Minimums are typed in each currency's own units ("50.00" is $50): converted here, refused beside their field.
-      body.payout_minimums_cents = Object.fromEntries(
-        SUPPORTED_CURRENCIES.map((currency) => {
-          const typed = text(req, `payout_minimum_${currency}`).trim();
-          const cents = typed === '' ? null : parseMajorUnits(typed, currency);
-          if (cents === null && typed !== '') {
-            throw errors.invalid(`Minimum payout in ${currency} is not an amount`, { [`payout_minimum_${currency}`]: `Give an amount in ${currency}, like ${currency === 'VND' ? '500000' : '50.00'}.` });
-          }
-          return [currency, cents];
-        }),
-      );
+      body.payout_minimums_cents = typedMinimums((name) => text(req, name), 'payout_minimum_');
       return payouts.updatePayoutSettings(app(), scope(res), id, body);
     };
     if (await attempt(req, res, 'payouts', 'hold_days', save)) back(res, id, 'payout_settings', 'payouts');

@@ -5,7 +5,7 @@ import type { SectionData } from '../../app/dashboard.js';
 import type { ImportReport } from '../../app/partner-import.js';
 import type { partnerPage } from '../../app/partners.js';
 import { COMMISSION_STATE_WORDS, type CommissionState } from '../../core/commission-ledger.js';
-import { formatMoney } from '../../core/money.js';
+import { formatMoney, majorUnits } from '../../core/money.js';
 import {
   ACTION_APPLIES_TO,
   PARTNER_ACTIONS,
@@ -72,7 +72,7 @@ export function partnersSection(view: PartnerPagesView, data: Of<'partners'>): H
 <div><button type="submit">Show</button></div></form>
 ${refused ? html`<p class="error" role="alert">${refused}</p>` : ''}
 <p><a href="${base}/partners.csv?${filterParams.toString()}">Download these partners as CSV</a> · <a href="${base}/partners/import">Import partners from a CSV</a></p>
-${list.partners.length === 0 ? html`<p>No partner matches${filterParams.toString() ? ' this search' : ' yet: add the first one below, or open applications'}.</p>` : html`
+${list.partners.length === 0 ? html`<p>${filterParams.toString().replace(/(^|&)(sort|currency)=[^&]*/g, '') ? 'No partner matches this search.' : 'No partners yet: add the first one below, or open your application page.'}</p>` : html`
 <form method="post" action="${base}/partners/bulk">
 ${Object.entries({ q: q('q'), status: q('status'), group_id_filter: q('group_id'), tag: q('tag') }).map(([k, v]) => html`<input type="hidden" name="filter_${k}" value="${v}">`)}
 <ul class="cards">${list.partners.map(
@@ -88,8 +88,8 @@ ${bulkControls('', PARTNER_ACTIONS, groups, fe)}</form>`}
 ${list.next_cursor ? html`<nav class="pager" aria-label="Partner pages"><a href="${base}/partners?${filterParams.toString()}&after=${list.next_cursor}">Next partners</a></nav>` : ''}
 </section>
 <section id="add-partner"><h2>Add a partner</h2><form method="post" action="${base}/partners" novalidate>
-${field('partner_name', 'Name', view.values?.partner_name ?? '', fe, 'required autocomplete="off"')}
-${field('partner_email', 'Email (to invite them to the partner portal; one partner per email)', view.values?.partner_email ?? '', fe, 'type="email" autocomplete="off"')}
+${field('partner_name', 'New partner name', view.values?.partner_name ?? '', fe, 'required autocomplete="off"')}
+${field('partner_email', 'Their email (to invite them to the partner portal; one partner per email)', view.values?.partner_email ?? '', fe, 'type="email" autocomplete="off"')}
 <label for="partner_group">Group</label><select id="partner_group" name="partner_group">${groupOptions(groups)}</select>
 ${field('partner_tags', 'Tags (comma separated)', view.values?.partner_tags ?? '', fe)}
 <div><button type="submit">Add partner</button></div></form></section>`;
@@ -131,7 +131,7 @@ ${fe.field_lines ? html`<p class="error" id="field_lines-error">${fe.field_lines
 }
 
 function groupForm(action: string, prefix: string, g: Partial<GroupView>, fe: Record<string, string>, submit: string): Html {
-  const minimum = (c: Currency) => (g.payout_minimums_cents?.[c] === undefined ? '' : String(g.payout_minimums_cents[c]));
+  const minimum = (c: Currency) => (g.payout_minimums_cents?.[c] === undefined ? '' : majorUnits(g.payout_minimums_cents[c]!, c));
   const check = (name: string, on: boolean | undefined, label: string) =>
     html`<label class="check"><input type="checkbox" name="${name}" value="on" ${on ? raw('checked') : ''}> ${label}</label>`;
   return html`<form method="post" action="${action}" novalidate>
@@ -141,7 +141,7 @@ ${select(`${prefix}commission_type`, 'Reward', g.commission_type ?? 'percent', [
 ${field(`${prefix}commission_rate`, 'Rate (percent, or amount for fixed rewards)', g.commission_rate === undefined ? '' : String(g.commission_rate), fe, 'inputmode="decimal"')}
 ${field(`${prefix}duration_months`, 'Recurring for (months; empty = forever)', g.duration_months ? String(g.duration_months) : '', fe, 'inputmode="numeric"')}
 ${field(`${prefix}hold_days`, 'Hold period (days before a commission is approved)', g.hold_days === undefined ? '30' : String(g.hold_days), fe, 'inputmode="numeric"')}
-${SUPPORTED_CURRENCIES.map((c) => field(`${prefix}minimum_${c}`, `Minimum payout in ${c} (smallest unit)`, minimum(c), fe, 'inputmode="numeric"'))}
+${SUPPORTED_CURRENCIES.map((c) => field(`${prefix}minimum_${c}`, `Minimum payout in ${c} (like ${c === 'VND' ? '500000' : '50.00'}; empty for none)`, minimum(c), fe, 'inputmode="decimal"'))}
 ${check('partners_can_create_links', g.partners_can_create_links, 'Partners may create their own links')}
 ${check('applications_open', g.applications_open, 'Its application page takes applications')}
 ${check('auto_approve', g.auto_approve, 'Approve applicants at once unless a risk signal is seen')}
@@ -203,7 +203,7 @@ ${field('duration_months', 'Recurring for (months; empty = forever)', '', fe, 'i
 ${field('source', 'Where the deal comes from (a contract, an email)', terms.override_source ?? '', fe)}
 <div><button type="submit">Save own terms</button></div></form>
 ${terms.source === 'override' ? html`<form method="post" action="${url}/override/remove"><button type="submit">Remove own terms</button></form>` : ''}</section>
-<section id="links"><h2>Links</h2>${data.links.length ? html`<ul>${data.links.map((l: any) => html`<li><code>${l.short_link}</code> ${l.enabled ? 'on' : l.disabled_by_sanction_id ? 'off (sanction)' : 'off'}</li>`)}</ul>` : html`<p>No link.</p>`}</section>
+<section id="links"><h2>Links</h2>${data.links.length ? html`<ul>${data.links.map((l: any) => html`<li><code>${l.short_link}</code> ${l.enabled ? 'on' : l.disabled_by_sanction_id ? `off (turned off by the ${p.sanction?.kind === 'archive' ? 'archive' : 'ban'})` : 'off'}</li>`)}</ul>` : html`<p>No link yet: <a href="${base}/links">create one</a>.</p>`}</section>
 <section id="partner-commissions"><h2>Commissions</h2>${data.commissions.length ? html`<ul class="cards">${data.commissions.map(
     (c: any) => html`<li class="card"><strong>${money(c.earned_cents, c.currency)}</strong> ${COMMISSION_STATE_WORDS[c.state as CommissionState]} · sale <code>${c.transaction_id}</code> · ${day(c.created_at)}${c.terms ? html` · made under ${c.terms.source} terms (${describeCommission(c.terms.commission_type, String(c.terms.commission_rate), c.terms.duration_months)})` : ''}</li>`,
   )}</ul>` : html`<p>None yet.</p>`}</section>
@@ -211,7 +211,7 @@ ${terms.source === 'override' ? html`<form method="post" action="${url}/override
 <section id="history"><h2>History</h2><ul>
 ${data.applications.map((a: any) => html`<li>${day(a.created_at)}: applied (terms v${a.terms_version}${a.terms_ip ? ` from ${a.terms_ip}` : ''}) — ${a.status}${a.reason ? `: ${a.reason}` : ''}</li>`)}
 ${data.sanctions.map((s: any) => html`<li>${day(s.created_at)}: ${s.kind === 'ban' ? 'banned' : 'archived'} (${s.reason})${s.lifted_at ? ` — lifted ${day(s.lifted_at)}` : ''}</li>`)}
-<li>${day(p.created_at)}: added</li></ul></section>`;
+<li>${day(p.created_at)}: joined the program</li></ul></section>`;
 }
 
 export function importPageBody(view: PartnerPagesView, report: ImportReport | null, csv: string | null): Html {

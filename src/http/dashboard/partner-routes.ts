@@ -11,9 +11,8 @@ import * as partners from '../../app/partners.js';
 import { commissionBulk } from '../../app/payouts.js';
 import { AffixError } from '../../core/errors.js';
 import { PARTNER_ACTIONS, PARTNER_ACTION_WORDS, type PartnerAction } from '../../core/partners.js';
-import { SUPPORTED_CURRENCIES } from '../../core/types.js';
 import { formBody } from '../input-guard.js';
-import { fieldErrors } from './forms.js';
+import { fieldErrors, typedMinimums } from './forms.js';
 import type { Html } from './html.js';
 import type { MoneyRouteKit } from './money-routes.js';
 import { importPageBody, partnerPageBody } from './partner-pages.js';
@@ -193,7 +192,7 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
     commission_rate: text(req, `${prefix}commission_rate`),
     duration_months: text(req, `${prefix}duration_months`) || null,
     hold_days: text(req, `${prefix}hold_days`),
-    payout_minimums_cents: Object.fromEntries(SUPPORTED_CURRENCIES.filter((c) => text(req, `${prefix}minimum_${c}`)).map((c) => [c, text(req, `${prefix}minimum_${c}`)])),
+    payout_minimums_cents: typedMinimums((name) => text(req, name), `${prefix}minimum_`),
     partners_can_create_links: text(req, 'partners_can_create_links') === 'on',
     applications_open: text(req, 'applications_open') === 'on',
     auto_approve: text(req, 'auto_approve') === 'on',
