@@ -28,10 +28,10 @@ const commissionRow = async (commissionId: number) =>
 const listen = (programId: number) =>
   db.pool.query(
     `INSERT INTO webhook_endpoints (program_id, url, event_types, secret_sealed)
-     VALUES ($1, 'https://hooks.example.test/affix', '{partner.applied,partner.approved,partner.rejected,partner.banned,partner.unbanned,partner.archived,partner.group_changed}', 'unused')`,
+     VALUES ($1, 'https://hooks.example.test/affix', '{partner.applied,partner.approved,partner.rejected,partner.banned,partner.unbanned,partner.archived,partner.group_changed,commission.approved}', 'unused')`,
     [programId],
   );
-const outboundTypes = async (programId: number) => (await db.pool.query('SELECT type FROM webhook_messages WHERE program_id = $1 ORDER BY created_at', [programId])).rows.map((r) => r.type);
+const outboundTypes = async (programId: number) => (await db.pool.query("SELECT type FROM webhook_messages WHERE program_id = $1 AND type LIKE 'partner.%' ORDER BY created_at", [programId])).rows.map((r) => r.type);
 
 /** A partner of the program with a link of their own: the affiliate URL for apiSale. */
 async function partnerWithLink(program: { programId: number; apiKey: string }, body: Record<string, unknown>) {
@@ -301,8 +301,17 @@ describe('partner list and bulk actions', () => {
     expect(movedAgain).toMatchObject({ requested: 3, changed: 0, skipped: { already_in_group: 3 } });
     expect((await must('GET', `/programs/${shop.programId}/partners?group_id=${group.id}`)).partners).toHaveLength(3);
 
+    await listen(shop.programId);
     const approvals = await must('POST', `/programs/${shop.programId}/commissions/bulk`, { action: 'approve', filter: { partner_id: made[4]!.partnerId }, reason: 'checked in Stripe' });
     expect(approvals).toMatchObject({ action: 'approve', requested: 4, changed: 4 });
+    // One event per approved commission, each with its delivery, written with the chunk.
+    const told = await db.pool.query(
+      `SELECT (m.data->>'commission_id')::bigint AS id, count(d.id)::int AS deliveries FROM webhook_messages m JOIN webhook_deliveries d ON d.message_id = m.id
+        WHERE m.program_id = $1 AND m.type = 'commission.approved' GROUP BY 1 ORDER BY 1`,
+      [shop.programId],
+    );
+    expect(told.rows.map((r) => Number(r.id))).toEqual([...approvals.changed_ids].sort((a: number, b: number) => a - b));
+    expect(told.rows.every((r) => r.deliveries === 1)).toBe(true);
     expect(await must('POST', `/programs/${shop.programId}/commissions/bulk`, { action: 'approve', filter: { partner_id: made[4]!.partnerId }, reason: 'again' })).toMatchObject({ changed: 0 });
     const named = await must('POST', `/programs/${shop.programId}/commissions/bulk`, { action: 'approve', commission_ids: approvals.changed_ids, reason: 'again' });
     expect(named).toMatchObject({ requested: 4, changed: 0, skipped: { not_pending: 4 } });

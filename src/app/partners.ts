@@ -23,7 +23,7 @@ import {
 } from '../core/partners.js';
 import { parseReward } from '../core/programs.js';
 import * as applications from '../db/applications.js';
-import { DEFAULT_OUTBOUND_QUEUE, writeMessage } from '../db/outbound.js';
+import { DEFAULT_OUTBOUND_QUEUE, writeMessages } from '../db/outbound.js';
 import * as partners from '../db/partners.js';
 import { type PoolClient, withTransaction } from '../db/pool.js';
 import { FORM_BOOLEAN, HOLD_DAYS, PAYOUT_MINIMUMS, cancelPayoutIn, lockProgramPayouts } from './payouts.js';
@@ -32,7 +32,8 @@ import { type ManagementDeps, type Scope, parseInput, programInScope } from './m
 /** How many partners one transaction of a bulk action changes. */
 export const PARTNER_CHUNK = 500;
 
-const emit = (client: PoolClient, event: OutboundEvent) => writeMessage(client, DEFAULT_OUTBOUND_QUEUE, event);
+/** The chunk's events, one statement (src/db/outbound.ts). */
+const emitAll = (client: PoolClient, programId: number, events: OutboundEvent[]) => writeMessages(client, DEFAULT_OUTBOUND_QUEUE, programId, events);
 
 /** After a change commits: who to invite to the portal (the mail goes out then, never for a change that rolled back). */
 export type Invite = (invitations: { email: string; programName: string }[]) => Promise<void>;
@@ -396,12 +397,12 @@ async function applyPartnerAction(client: PoolClient, programId: number, a: Chun
       await partners.setStatus(client, ids, 'rejected', now);
       const pending = await applications.pendingApplicationsOf(client, ids);
       await applications.decideApplications(client, [...pending.values()], { status: 'rejected', reason: a.reason, reapply: a.reapply, reapplyAfter: reapplyAfter(a.reapply, now), at: now, auto: false });
-      for (const p of chosen) await emit(client, partnerEvent(programId, 'partner.rejected', { partner_id: p.id, reason: a.reason, reapply: a.reapply }));
+      await emitAll(client, programId, chosen.map((p) => partnerEvent(programId, 'partner.rejected', { partner_id: p.id, reason: a.reason, reapply: a.reapply })));
       return none;
     }
     case 'move_group':
       await partners.setGroup(client, ids, a.groupId);
-      for (const p of chosen) await emit(client, partnerEvent(programId, 'partner.group_changed', { partner_id: p.id, group_id: a.groupId, previous_group_id: p.groupId }));
+      await emitAll(client, programId, chosen.map((p) => partnerEvent(programId, 'partner.group_changed', { partner_id: p.id, group_id: a.groupId, previous_group_id: p.groupId })));
       return none;
     case 'archive':
     case 'ban': {
@@ -416,9 +417,8 @@ async function applyPartnerAction(client: PoolClient, programId: number, a: Chun
           await partners.stampPayoutCanceled(client, payout.id, sanctions.get(payout.partnerId)!);
         }
       }
-      for (const p of chosen) {
-        await emit(client, partnerEvent(programId, kind === 'ban' ? 'partner.banned' : 'partner.archived', { partner_id: p.id, reason: a.reason, sanction_id: sanctions.get(p.id) }));
-      }
+      const type = kind === 'ban' ? 'partner.banned' : 'partner.archived';
+      await emitAll(client, programId, chosen.map((p) => partnerEvent(programId, type, { partner_id: p.id, reason: a.reason, sanction_id: sanctions.get(p.id) })));
       return none;
     }
     case 'unarchive':
@@ -430,9 +430,8 @@ async function applyPartnerAction(client: PoolClient, programId: number, a: Chun
         const back = active.filter((s) => s.statusBefore === statusBefore).map((s) => s.partnerId);
         await partners.setStatus(client, back, restoredStatus(statusBefore), now);
       }
-      for (const s of active) {
-        await emit(client, partnerEvent(programId, kind === 'ban' ? 'partner.unbanned' : 'partner.unarchived', { partner_id: s.partnerId, sanction_id: s.id }));
-      }
+      const type = kind === 'ban' ? 'partner.unbanned' : 'partner.unarchived';
+      await emitAll(client, programId, active.map((s) => partnerEvent(programId, type, { partner_id: s.partnerId, sanction_id: s.id })));
       return none;
     }
   }
@@ -452,7 +451,7 @@ async function approvePartners(client: PoolClient, programId: number, a: ChunkAc
   await partners.insertLinks(client, programId, withoutLink.map((partnerId) => ({ partnerId, code: randomBytes(5).toString('hex') })));
   const invited = chosen.filter((p) => p.email);
   await partners.markInvited(client, invited.map((p) => p.id), now);
-  for (const p of chosen) await emit(client, partnerEvent(programId, 'partner.approved', { partner_id: p.id, group_id: a.groupId ?? p.groupId }));
+  await emitAll(client, programId, chosen.map((p) => partnerEvent(programId, 'partner.approved', { partner_id: p.id, group_id: a.groupId ?? p.groupId })));
   return { invitations: invited.map((p) => ({ email: p.email!, programName: a.programName })), linksCreated: withoutLink.length };
 }
 

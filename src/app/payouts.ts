@@ -27,7 +27,7 @@ import { SUPPORTED_CURRENCIES } from '../core/types.js';
 import type { OutboundEvent } from '../core/outbound-events.js';
 import { type ExportFormat, payoutCsv } from '../core/payout-export.js';
 import { appendLines } from '../db/ledger.js';
-import { DEFAULT_OUTBOUND_QUEUE, writeMessage } from '../db/outbound.js';
+import { DEFAULT_OUTBOUND_QUEUE, writeMessage, writeMessages } from '../db/outbound.js';
 import * as payouts from '../db/payouts.js';
 import { type PoolClient, withTransaction } from '../db/pool.js';
 import { type ManagementDeps, type Scope, parseInput, programInScope } from './management.js';
@@ -66,7 +66,10 @@ export async function approveDueCommissions(deps: ManagementDeps): Promise<numbe
       const candidates = await payouts.lockApprovalCandidates(client, now, APPROVAL_BATCH);
       const due = candidates.filter((c) => approvalRefusal(c, c.holdDays, now, false) === null);
       await payouts.changeStage(client, 'approved', due.map((c) => ({ commission: c, entry: approvedEntry(c, null) })), { at: now });
-      for (const c of due) await emit(client, approveEvent(c));
+      // One statement per program for the batch's events.
+      for (const programId of new Set(due.map((c) => c.programId))) {
+        await writeMessages(client, DEFAULT_OUTBOUND_QUEUE, programId, due.filter((c) => c.programId === programId).map(approveEvent));
+      }
       return { due: due.length, seen: candidates.length };
     });
     total += approved.due;
@@ -205,14 +208,16 @@ async function commissionChunk(deps: ManagementDeps, programId: number, action: 
       return { id };
     });
     await payouts.changeStage(client, rule.to, changes, { at: now });
-    for (const { commission } of changes) {
-      await emit(
-        client,
+    await writeMessages(
+      client,
+      DEFAULT_OUTBOUND_QUEUE,
+      programId,
+      changes.map(({ commission }) =>
         action === 'approve'
           ? approveEvent(commission)
-          : { programId, type: rule.event, test: commission.test, data: { ...commissionData(commission), stage: rule.to, reason, hold_reasons: commission.holdReasons } },
-      );
-    }
+          : { type: rule.event, test: commission.test, data: { ...commissionData(commission), stage: rule.to, reason, hold_reasons: commission.holdReasons } },
+      ),
+    );
     return result;
   });
   for (const outcome of outcomes) addToReport(report, outcome);

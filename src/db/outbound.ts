@@ -43,6 +43,34 @@ export async function writeMessage(client: PoolClient, queue: OutboundQueue, eve
 export const OUTBOUND_CHANNEL = 'affix_webhook_deliveries';
 
 /** A job for each delivery, in the caller's transaction; `startAfter` null means now (and wakes the workers). */
+/**
+ * Many events of one program in one statement (a bulk action's chunk): the messages some
+ * endpoint listens to, their deliveries, then their jobs. One round trip when none listens.
+ */
+export async function writeMessages(client: PoolClient, queue: OutboundQueue, programId: number, events: Omit<OutboundEvent, 'programId'>[]): Promise<void> {
+  if (events.length === 0) return;
+  const { rows } = await client.query(
+    `WITH listening AS (
+       SELECT id, event_types FROM webhook_endpoints WHERE program_id = $1 AND enabled
+     ), event AS (
+       SELECT e.type, e.test, e.data FROM unnest($2::text[], $3::boolean[], $4::jsonb[]) WITH ORDINALITY AS e (type, test, data, ord)
+        WHERE EXISTS (SELECT 1 FROM listening l WHERE e.type = ANY (l.event_types)) ORDER BY e.ord
+     ), message AS (
+       INSERT INTO webhook_messages (id, program_id, type, test, data)
+       SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), $1, type, test, data FROM event
+       RETURNING id, type
+     ), delivery AS (
+       INSERT INTO webhook_deliveries (message_id, endpoint_id, next_attempt_at)
+       SELECT m.id, l.id, now() FROM message m JOIN listening l ON m.type = ANY (l.event_types)
+       RETURNING id
+     )
+     SELECT coalesce(array_agg(id ORDER BY id), '{}') AS delivery_ids FROM delivery`,
+    [programId, events.map((e) => e.type), events.map((e) => e.test), events.map((e) => JSON.stringify(e.data))],
+  );
+  const deliveryIds: number[] = rows[0]?.delivery_ids ?? [];
+  if (deliveryIds.length > 0) await queueDeliveries(client, queue, deliveryIds, null);
+}
+
 export async function queueDeliveries(client: PoolClient, queue: OutboundQueue, deliveryIds: number[], startAfter: Date | null): Promise<void> {
   await client.query(prepared(
     `WITH due AS (SELECT unnest($1::bigint[]) AS id), job AS (
