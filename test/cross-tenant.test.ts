@@ -42,7 +42,10 @@ async function fingerprintOfA(): Promise<string> {
        (SELECT string_agg(t::text, ',' ORDER BY t.id) FROM customers t WHERE program_id = $1),
        (SELECT string_agg(t::text, ',' ORDER BY t.id) FROM referral_links t WHERE program_id = $1),
        (SELECT string_agg(t::text, ',' ORDER BY t.id) FROM api_keys t WHERE program_id = $1),
-       (SELECT string_agg(t.id || t.status, ',' ORDER BY t.id) FROM webhook_events t WHERE program_id = $1))) AS h`,
+       (SELECT string_agg(t.id || t.status, ',' ORDER BY t.id) FROM webhook_events t WHERE program_id = $1),
+       (SELECT string_agg(t::text, ',' ORDER BY t.id) FROM partners t WHERE program_id = $1),
+       (SELECT string_agg(t::text, ',' ORDER BY t.id) FROM partner_groups t WHERE program_id = $1),
+       (SELECT string_agg(t::text, ',' ORDER BY t.id) FROM partner_sanctions t WHERE program_id = $1))) AS h`,
     [a.programId],
   );
   return rows[0].h;
@@ -202,6 +205,17 @@ describe("the dashboard with B's session", () => {
       `/dashboard/programs/${a.programId}/settings`,
       `/dashboard/programs/${a.programId}/partners`,
       `/dashboard/programs/${a.programId}/keys`,
+      `/dashboard/programs/${a.programId}/partners/bulk`,
+      `/dashboard/programs/${a.programId}/partners/${a.partnerId}`,
+      `/dashboard/programs/${a.programId}/partners/${a.partnerId}/action`,
+      `/dashboard/programs/${a.programId}/partners/${a.partnerId}/override`,
+      `/dashboard/programs/${b.programId}/partners/${a.partnerId}`,
+      `/dashboard/programs/${b.programId}/partners/${a.partnerId}/action`,
+      `/dashboard/programs/${b.programId}/partners/${a.partnerId}/override`,
+      `/dashboard/programs/${a.programId}/groups`,
+      `/dashboard/programs/${a.programId}/applications/settings`,
+      `/dashboard/programs/${a.programId}/commissions/bulk`,
+      `/dashboard/programs/${a.programId}/partners/import`,
       `/dashboard/programs/${a.programId}/events/${aSale.inboxId}/replay`,
       `/dashboard/programs/${b.programId}/events/${aSale.inboxId}/replay`,
     ]) {
@@ -209,11 +223,27 @@ describe("the dashboard with B's session", () => {
         method: 'POST',
         redirect: 'manual',
         headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: session.cookie() },
-        body: new URLSearchParams({ _csrf: session.token, name: 'Hijacked' }).toString(),
+        body: new URLSearchParams({
+          _csrf: session.token, name: 'Hijacked', action: 'ban', reason: 'hijack', partner_ids: String(a.partnerId), commission_type: 'percent', commission_rate: '90', source: 'x', slug: 'hijack', hold_days: '0', csv: 'name\nX',
+        }).toString(),
       });
       expect(reply.status, path).toBe(404);
       expectNothingOfA(await reply.text());
     }
+    for (const path of [`/dashboard/programs/${a.programId}/partners/${a.partnerId}`, `/dashboard/programs/${b.programId}/partners/${a.partnerId}`, `/dashboard/programs/${a.programId}/partners.csv`, `/dashboard/programs/${a.programId}/applications.csv`]) {
+      const reply = await fetch(`${api.url}${path}`, { headers: { Cookie: session.cookie() } });
+      expect(reply.status, path).toBe(404);
+      expectNothingOfA(await reply.text());
+    }
+    // B's own bulk bar given A's partner id: nothing of A's is found, nothing changes.
+    const bulk = await fetch(`${api.url}/dashboard/programs/${b.programId}/partners/bulk`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: session.cookie() },
+      body: new URLSearchParams({ _csrf: session.token, action: 'ban', reason: 'hijack', partner_ids: String(a.partnerId) }).toString(),
+    });
+    expect(bulk.status).toBe(303);
+    expect(bulk.headers.get('location')).toContain('changed=0&skipped=1');
     expect(await fingerprintOfA()).toBe(before);
   });
 });

@@ -68,7 +68,8 @@ describe('partner portal', () => {
     const a = await seedProgram(api, { name: 'Alpha Shop' });
     const b = await seedProgram(api, { name: 'Beta Shop' });
     const anaA = (await admin('POST', `/programs/${a.programId}/partners`, { name: 'Ana', email: 'ana@partner.example' })).body.data.id;
-    const anaB = (await admin('POST', `/programs/${b.programId}/partners`, { name: 'Ana B', email: 'ANA@partner.example' })).body.data.id;
+    // Beta adds her as invited: her first sign-in accepts the invitation (approved).
+    const anaB = (await admin('POST', `/programs/${b.programId}/partners`, { name: 'Ana B', email: 'ANA@partner.example', status: 'invited' })).body.data.id;
     bobPartner = (await admin('POST', `/programs/${a.programId}/partners`, { name: 'Bob', email: 'bob@partner.example' })).body.data.id;
     await admin('POST', `/programs/${a.programId}/links`, { partner_id: anaA, short_link: 'ana-alpha' });
     await admin('POST', `/programs/${a.programId}/links`, { partner_id: bobPartner, short_link: 'bob-alpha' });
@@ -101,8 +102,11 @@ describe('partner portal', () => {
     expect(invitation.text).toContain('Alpha Shop invited you');
     await admin('POST', `/programs/${ana.programB}/partners/${ana.partnerB}/invite`);
 
+    const statusOf = async (id: number) => (await db.pool.query('SELECT status FROM partners WHERE id = $1', [id])).rows[0].status;
+    expect(await statusOf(ana.partnerB)).toBe('invited');
     const { b, signedIn, link } = await signIn('ana@partner.example');
     expect(signedIn.status).toBe(200);
+    expect(await statusOf(ana.partnerB)).toBe('approved');
     expect(signedIn.text).toContain('Alpha Shop');
     expect(signedIn.text).toContain('Beta Shop');
     expect(signedIn.text).toContain('https://shop.example.com/?aff=ana-alpha');

@@ -240,6 +240,10 @@ describe('applications', () => {
 
   it('every problem is named beside its field; missing terms acceptance is refused; the rate limit answers 429', async () => {
     const { slug } = await openProgram();
+    const missing = await api.request('GET', '/apply/no-such-program');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toContain('text/html');
+    expect(missing.body).toContain('This application page does not exist. Check the link the brand gave you.');
     const bad = await form(`/apply/${slug}`, { name: '', email: 'nope', answer_website: 'ftp://x', answer_audience: 'huge' }, '203.0.113.30');
     expect(bad.status).toBe(400);
     for (const message of ['Give your name.', 'Give an email address we can reach you at.', 'Accept the program terms to apply.', 'give an address starting with https://', 'choose one of the options.']) {

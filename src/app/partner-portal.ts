@@ -72,6 +72,8 @@ export async function signInWithLink(deps: ManagementDeps, token: string): Promi
   if (!email) return null;
   const session = randomBytes(32).toString('base64url');
   await portal.insertPartnerSession(deps.pool, sha256(session), email, new Date(deps.now().getTime() + PARTNER_SESSION_TTL_MS));
+  // An invited partner who signs in has accepted the invitation.
+  await portal.acceptInvitations(deps.pool, email, deps.now());
   return { token: session, ttlMs: PARTNER_SESSION_TTL_MS };
 }
 

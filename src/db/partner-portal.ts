@@ -33,6 +33,14 @@ export async function consumeSignInLink(pool: Pool, tokenHash: Buffer, now: Date
   return rows[0]?.email ?? null;
 }
 
+/** Every enrollment of this email still 'invited' becomes 'approved' (its first sign-in). */
+export async function acceptInvitations(pool: Pool, email: string, at: Date): Promise<void> {
+  await pool.query(
+    "UPDATE partners SET status = 'approved', status_changed_at = $2, updated_at = $2 WHERE lower(email) = lower($1) AND status = 'invited' AND invited_at IS NOT NULL",
+    [email, at],
+  );
+}
+
 export async function insertPartnerSession(pool: Pool, tokenHash: Buffer, email: string, expiresAt: Date): Promise<void> {
   await pool.query('INSERT INTO partner_sessions (token_hash, email, expires_at) VALUES ($1, $2, $3)', [tokenHash, email, expiresAt]);
 }

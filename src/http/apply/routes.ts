@@ -24,7 +24,14 @@ export function applyRoutes(deps: AppDeps): Router {
   router.use('/apply', pageHeaders(), sameOriginPosts(deps.config.publicUrl));
 
   const show = async (req: Request, res: Response, status: number, values: Record<string, string> = {}, errors: Record<string, string> = {}, notice: string | null = null) => {
-    const found = await applicationPage(app(), String(req.params.program), req.params.group ? String(req.params.group) : undefined);
+    let found;
+    try {
+      found = await applicationPage(app(), String(req.params.program), req.params.group ? String(req.params.group) : undefined);
+    } catch (error) {
+      // A person followed a link: a page that says so, not JSON.
+      if (!(error instanceof AffixError) || error.status !== 404) throw error;
+      return res.status(404).type('html').send(page('No application page here', receivedPage(`${error.message}. Check the link the brand gave you.`)));
+    }
     const title = `Become a partner of ${found.program.name}`;
     res.status(status).type('html').send(page(title, applicationForm(found, req.originalUrl.split('?')[0]!, values, errors, notice), { header: undefined }));
   };
@@ -43,6 +50,7 @@ export function applyRoutes(deps: AppDeps): Router {
       try {
         await apply(app(), String(req.params.program), req.params.group ? String(req.params.group) : undefined, body, req.ip ?? null);
       } catch (error) {
+        if (error instanceof AffixError && error.status === 404) return show(req, res, 404);
         if (!(error instanceof AffixError) || error.status !== 400) throw error;
         return show(req, res, 400, body, fieldErrors(error), 'Some answers need another look: see the messages beside them.');
       }
