@@ -223,7 +223,10 @@ describe('applications', () => {
     const list = await must('GET', `/programs/${shop.programId}/applications`);
     expect(list.applications).toHaveLength(1);
     const application = list.applications[0];
-    expect(application).toMatchObject({ name: 'Cleo', email, status: 'pending', group_id: creators.id, answers: { website: 'https://cleo.example', audience: '1k-10k' }, terms_version: '1' });
+    expect(application).toMatchObject({ name: 'Cleo', email, status: 'pending', group_id: creators.id, terms_version: '1' });
+    // Only the brand's questions are kept: admin=true and answer_extra were dropped.
+    expect(application.answers).toEqual({ website: 'https://cleo.example', audience: '1k-10k' });
+    expect(application.partner_status).toBe('applied');
     expect(application.terms_ip).toBe('203.0.113.20');
     expect(application.terms_accepted_at).toBeTruthy();
     expect(await outboundTypes(shop.programId)).toEqual(['partner.applied']);
@@ -266,6 +269,23 @@ describe('applications', () => {
     const all = await must('GET', `/programs/${shop.programId}/applications?status=all`);
     expect(all.applications).toHaveLength(1);
     expect(all.applications[0]).toMatchObject({ status: 'rejected', reason: 'audience too small', reapply: 'never' });
+
+    // After 30 days (the default rule) a rejected applicant may apply again; before, nothing changes.
+    const later = `${uid('later')}@creators.test`;
+    await form(`/apply/${slug}`, { ...fields, email: later }, '203.0.113.44');
+    const laterId = (await must('GET', `/programs/${shop.programId}/applications`)).applications.find((a: any) => a.email === later).partner_id;
+    await must('POST', `/programs/${shop.programId}/partners/${laterId}/reject`, { reason: 'not yet' });
+    await form(`/apply/${slug}`, { ...fields, email: later }, '203.0.113.45');
+    const count = async () => (await must('GET', `/programs/${shop.programId}/applications?status=all`)).applications.filter((a: any) => a.email === later).length;
+    expect(await count()).toBe(1);
+    api.clock.now = new Date(Date.now() + 31 * 86_400_000);
+    try {
+      await form(`/apply/${slug}`, { ...fields, email: later }, '203.0.113.46');
+    } finally {
+      api.clock.now = new Date();
+    }
+    expect(await count()).toBe(2);
+    expect((await must('GET', `/programs/${shop.programId}/partners/${laterId}`)).partner.status).toBe('applied');
 
     const auto = await must('POST', `/programs/${shop.programId}/groups`, { name: 'Auto', slug: 'auto', commission_type: 'percent', commission_rate: 10, hold_days: 30, applications_open: true, auto_approve: true });
     const clean = `${uid('clean')}@brandco.test`;

@@ -10,3 +10,10 @@ export const positiveNumber = (value: string): number => {
   if (!Number.isFinite(parsed) || parsed <= 0) throw new InvalidArgumentError('expected a positive number');
   return parsed;
 };
+
+/** `--minimum USD=5000`, repeatable: one minimum per currency, in its smallest unit. */
+export function minimumFlag(value: string, previous: Record<string, number>): Record<string, number> {
+  const match = /^([A-Za-z]{3})=(\d+)$/.exec(value.trim());
+  if (!match) throw new InvalidArgumentError('give CURRENCY=cents, like USD=5000');
+  return { ...previous, [match[1]!.toUpperCase()]: Number(match[2]) };
+}

@@ -1,19 +1,13 @@
 // `affix admin payouts ...` and `affix admin webhooks ...`: thin clients of the admin API
 // (docs/payouts.md, docs/webhooks.md).
-import { type Command, InvalidArgumentError } from 'commander';
-import { positiveInt } from './arguments.js';
+import type { Command } from 'commander';
+import { minimumFlag, positiveInt } from './arguments.js';
 import { adminCall, adminText, printJson } from './http-client.js';
 
 const call = async (command: Command, method: string, path: string, body?: unknown) => printJson(await adminCall(command, method, path, body));
 const programFlag = (command: Command) => command.requiredOption('--program <id>', 'program id', positiveInt);
 type P = { program: number };
 
-/** `--minimum USD=5000`, repeatable: one minimum per currency. */
-function minimumFlag(value: string, previous: Record<string, number>): Record<string, number> {
-  const match = /^([A-Za-z]{3})=(\d+)$/.exec(value.trim());
-  if (!match) throw new InvalidArgumentError('give CURRENCY=cents, like USD=5000');
-  return { ...previous, [match[1]!.toUpperCase()]: Number(match[2]) };
-}
 
 export function registerMoneyCommands(admin: Command): void {
   const payouts = admin.command('payouts').description('What partners are owed: approvals, payout runs, exports, payments');

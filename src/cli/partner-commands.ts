@@ -2,7 +2,7 @@
 // partners (docs/partners.md). Actions take one partner id, several, or --matching a filter.
 import { readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
-import { positiveInt, positiveNumber } from './arguments.js';
+import { minimumFlag, positiveInt, positiveNumber } from './arguments.js';
 import { adminCall, adminText, printJson } from './http-client.js';
 
 const call = async (command: Command, method: string, path: string, body?: unknown, contentType?: string) =>
@@ -23,12 +23,6 @@ const filterBody = (f: Filter) => ({ q: f.q, status: f.status, group_id: f.group
 
 const groupIdOrNone = (value: string): number | null => (value === 'none' ? null : positiveInt(value));
 
-/** `--minimum USD=5000`, repeatable. */
-function minimumFlag(value: string, previous: Record<string, number>): Record<string, number> {
-  const match = /^([A-Za-z]{3})=(\d+)$/.exec(value.trim());
-  if (!match) throw new InvalidArgumentError('give CURRENCY=cents, like USD=5000');
-  return { ...previous, [match[1]!.toUpperCase()]: Number(match[2]) };
-}
 
 export function registerPartnerCommands(admin: Command): void {
   const partner = admin.command('partner').description('Partners: add, list, edit, approve, ban, import and export');

@@ -5,30 +5,19 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { explainSale } from '../../src/app/assistant-reads.js';
 import { PgStore } from '../../src/db/store.js';
-import { SHOTS, hasChromium, type BrowserAppWithMail, browserAppWithMail, submitWithKeyboard, textOf } from '../support/browser.js';
-import { type TestApi, adminHeaders, bearer, trackClick } from '../support/harness.js';
+import { type BrowserAppWithMail, adminOf, browserAppWithMail, hasChromium, screenshotsAt, submitWithKeyboard, textOf } from '../support/browser.js';
+import { type TestApi, bearer, trackClick } from '../support/harness.js';
 
 let api: TestApi;
 let page: Page;
 let smtp: BrowserAppWithMail['smtp'];
 browserAppWithMail('commission-state-key-0123456789', (opened) => ({ api, page, smtp } = opened));
 
-const admin = async (method: string, path: string, body?: unknown) => {
-  const reply = await api.request(method, `/api/v1/admin${path}`, { body, headers: adminHeaders });
-  if (reply.status >= 300) throw new Error(`${method} ${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
-  return reply.body.data;
-};
+const admin = adminOf(() => api);
 const submit = (name: string) => submitWithKeyboard(page, name);
 /** What a person reads in the element: cells apart, whitespace collapsed. */
 const seen = async (selector: string) => (await page.locator(selector).first().innerText()).replace(/\s+/g, ' ').trim();
-const shot = async (name: string) => {
-  if (!SHOTS) return;
-  for (const width of [390, 1280]) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.screenshot({ path: `${SHOTS}/${name}-${width}.png`, fullPage: true });
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-};
+const shot = (name: string) => screenshotsAt(page, name);
 
 describe.skipIf(!hasChromium)('one commission state on every surface', () => {
   it('paid and rejected read the same on the overview, activity, CSV, partners, payouts, portal and explain_sale', async () => {

@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { type Browser, type Locator, type Page, chromium } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
-import { type TestApiOptions, createTestDatabase, startTestApi } from './harness.js';
+import { type TestApi, type TestApiOptions, adminHeaders, createTestDatabase, startTestApi } from './harness.js';
 import { startSmtpReceiver } from './smtp.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -20,6 +20,25 @@ export async function openBrowser(viewport: { width: number; height: number }): 
   const page = await (await browser.newContext({ viewport })).newPage();
   if (SHOTS) mkdirSync(SHOTS, { recursive: true });
   return { browser, page };
+}
+
+/** The admin API as a test's setup calls it: the answer's data, or a thrown error naming the refusal. */
+export const adminOf =
+  (api: () => TestApi) =>
+  async (method: string, path: string, body?: unknown) => {
+    const reply = await api().request(method, `/api/v1/admin${path}`, { body, headers: adminHeaders });
+    if (reply.status >= 300) throw new Error(`${method} ${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
+    return reply.body.data;
+  };
+
+/** With AFFIX_SCREENSHOTS=1: the page at 390 and 1280 px as docs/screenshots/<name>-<width>.png (then back to 1280). */
+export async function screenshotsAt(page: Page, name: string): Promise<void> {
+  if (!SHOTS) return;
+  for (const width of [390, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: `${SHOTS}/${name}-${width}.png`, fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
 }
 
 /** Visible text, whitespace collapsed. */
