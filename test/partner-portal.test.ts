@@ -3,7 +3,7 @@
 // exactly their own rows across programs, never another partner's nor customers' emails.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type TestApi, type TestDatabase, adminHeaders, bearer, closeTestApi, openTestApi, seedProgram, trackClick } from './support/harness.js';
-import { startSmtpReceiver } from './support/smtp.js';
+import { outboxSent, startSmtpReceiver } from './support/smtp.js';
 
 let db: TestDatabase;
 let api: TestApi;
@@ -11,7 +11,7 @@ let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
 
 beforeAll(async () => {
   smtp = await startSmtpReceiver();
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'partner-portal-test-key-0123456789', AFFIX_SMTP_URL: smtp.url }));
+  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'partner-portal-test-key-0123456789', AFFIX_SMTP_URL: smtp.url, AFFIX_WORKER_POLL_SECONDS: '0.5' }, { queueUrl: 'own', workers: true }));
 });
 afterAll(async () => {
   await closeTestApi({ db, api });
@@ -19,11 +19,11 @@ afterAll(async () => {
 });
 
 /** A browser of one's own: cookies kept, CSRF tokens read from the page's forms. */
-function browser() {
+function browser(ip?: string) {
   const jar = new Map<string, string>();
   let lastPage = '';
   async function go(method: string, path: string, form?: Record<string, string>) {
-    const headers: Record<string, string> = { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') };
+    const headers: Record<string, string> = { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '), ...(ip ? { 'x-forwarded-for': ip } : {}) };
     let body: string | undefined;
     if (form) {
       const csrf = /name="_csrf" value="([^"]+)"/.exec(lastPage)?.[1] ?? '';
@@ -45,13 +45,14 @@ function browser() {
   return { go };
 }
 
-async function signIn(email: string) {
-  const b = browser();
+async function signIn(email: string, ip?: string) {
+  const b = browser(ip);
   await b.go('GET', '/portal/login');
   const before = smtp.mails.length;
   const sent = await b.go('POST', '/portal/login', { email });
   expect(sent.status).toBe(200);
   await vi.waitFor(() => expect(smtp.mails.length).toBeGreaterThan(before), { timeout: 5000, interval: 20 });
+  await outboxSent(db.pool);
   const link = smtp.lastLink(email)!;
   await b.go('GET', link.replace(/^https?:\/\/[^/]+/, ''));
   const signedIn = await b.go('POST', '/portal/auth', { token: new URL(link).searchParams.get('token')! });
@@ -98,8 +99,11 @@ describe('partner portal', () => {
     expect((await admin('POST', `/programs/${ana.programA}/partners/${ana.partnerA}/invite`)).status).toBe(200);
     await vi.waitFor(() => expect(smtp.lastLink('ana@partner.example')).not.toBeNull(), { timeout: 5000, interval: 20 });
     const invitation = smtp.mails.at(-1)!;
-    expect(invitation.subject).toBe('Your Affix partner sign-in link');
-    expect(invitation.text).toContain('Alpha Shop invited you');
+    expect(invitation.subject).toBe('Alpha Shop: your partner sign-in link');
+    expect(invitation.fromName).toBe('Alpha Shop');
+    expect(invitation.text).toContain('Alpha Shop invited you to its partner program.');
+    // An invitation opened days later still works (7 days), unlike a requested link (15 minutes).
+    expect(invitation.text).toContain('within 7 day(s)');
     await admin('POST', `/programs/${ana.programB}/partners/${ana.partnerB}/invite`);
 
     const statusOf = async (id: number) => (await db.pool.query('SELECT status FROM partners WHERE id = $1', [id])).rows[0].status;
@@ -161,25 +165,30 @@ describe('partner portal', () => {
     expect((await admin('POST', `/programs/${ana.programA}/links`, { partner_id: ana.partnerA, short_link: 'ana-by-brand' })).status).toBe(201);
   });
 
-  it('a link older than 15 minutes does not sign in; requests are rate-limited', async () => {
-    await signIn('ana@partner.example'); // leaves an unused link? no: used; ask for a fresh one
-    const b = browser();
+  it('a link older than 15 minutes does not sign in; requests are rate-limited by IP and address together', async () => {
+    const b = browser('203.0.113.60');
     await b.go('GET', '/portal/login');
+    const before = smtp.mails.length;
     await b.go('POST', '/portal/login', { email: 'ana@partner.example' });
-    await vi.waitFor(() => expect(smtp.lastLink('ana@partner.example')).not.toBeNull(), { timeout: 5000, interval: 20 });
+    await vi.waitFor(() => expect(smtp.mails.length).toBeGreaterThan(before), { timeout: 5000, interval: 20 });
+    await outboxSent(db.pool);
     const link = smtp.lastLink('ana@partner.example')!;
     api.clock.now = new Date(api.clock.now.getTime() + 16 * 60_000);
     await b.go('GET', link.replace(/^https?:\/\/[^/]+/, ''));
     const late = await b.go('POST', '/portal/auth', { token: new URL(link).searchParams.get('token')! });
     expect(late.status).toBe(400);
 
-    const spammer = browser();
+    // Someone else asks for Ana's links from their own address: 5 per 15 minutes, then 429 …
+    const spammer = browser('203.0.113.61');
     const statuses: number[] = [];
-    for (let i = 0; i < 12; i++) {
+    for (let i = 0; i < 7; i++) {
       await spammer.go('GET', '/portal/login');
-      statuses.push((await spammer.go('POST', '/portal/login', { email: 'carol@partner.example' })).status);
+      statuses.push((await spammer.go('POST', '/portal/login', { email: 'ana@partner.example' })).status);
     }
-    // 10 a minute per address (and per IP), as for passwords.
-    expect(statuses).toEqual([...Array(10).fill(200), 429, 429]);
+    expect(statuses).toEqual([...Array(5).fill(200), 429, 429]);
+    // … and Ana herself is not locked out: from her address she gets a link, and it signs her in.
+    const { signedIn } = await signIn('ana@partner.example', '203.0.113.62');
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.text).toContain('Alpha Shop');
   });
 });

@@ -24,6 +24,20 @@ export async function countSignInAttempt(pool: Pool, ip: string, email: string, 
   return over === -1 ? null : retryAfterSeconds(hits[over]!, at);
 }
 
+/**
+ * A partner asks for a sign-in link: per IP, and per IP and address together (never per address
+ * alone: requests from elsewhere must not lock the partner out; a mailed link is not counted).
+ */
+export async function countPartnerLinkRequest(pool: Pool, ip: string, email: string, at: Date): Promise<number | null> {
+  const checks: [RateLimitRule, string][] = [
+    [RATE_LIMITS.signInPerIp, `ip:${ip}`],
+    [RATE_LIMITS.partnerLinkPerIpAndAddress, `ip-email:${ip}:${hashEmail(email).toString('base64url')}`],
+  ];
+  const hits = await Promise.all(checks.map(([rule, subject]) => hitRateLimit(pool, rule, subject, at)));
+  const over = hits.findIndex((hit, index) => overLimit(checks[index]![0], hit));
+  return over === -1 ? null : retryAfterSeconds(hits[over]!, at);
+}
+
 /** Browsers are let in only from origins some program lists (the link's own program checks again). */
 export const originListed = (pool: Pool, origin: string) => originListedByAnyProgram(pool, origin);
 

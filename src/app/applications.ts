@@ -12,6 +12,8 @@ import { type PoolClient, isUniqueViolation, withTransaction } from '../db/pool.
 import { type ManagementDeps, type Scope, parseInput, programInScope } from './management.js';
 import { type PartnerDeps, partnerBulk } from './partners.js';
 import { FORM_BOOLEAN } from './payouts.js';
+import { applicationReceivedMail, newApplicationMail, queueForManagers } from './mail.js';
+import { queueMails } from '../db/mail.js';
 
 /** What the public page shows: the program's terms and rewards, the group's when it is a group's page. */
 export async function applicationPage(deps: ManagementDeps, programRef: string, groupSlug?: string) {
@@ -73,10 +75,14 @@ export async function apply(deps: PartnerDeps, programRef: string, groupSlug: st
     } else {
       return null;
     }
-    await applications.insertApplication(client, {
+    const applicationId = await applications.insertApplication(client, {
       programId: program.programId, partnerId, groupId: group?.id ?? null, answers, termsVersion: program.termsVersion, acceptedAt: now, ip,
     });
     const signals = await riskSignals(client, program.programId, partnerId);
+    // The applicant and the brand hear of it with the change (a new or allowed application only).
+    const links = deps.mailLinks ?? { publicUrl: '{{affix}}' };
+    await queueMails(client, [applicationReceivedMail(links, { programId: program.programId, programName: program.name, email: body.email, applicationId })]);
+    await queueForManagers(client, program.programId, newApplicationMail(links, { programId: program.programId, programName: program.name, applicationId, name: body.name, signals }));
     await writeMessage(client, DEFAULT_OUTBOUND_QUEUE, {
       programId: program.programId, type: 'partner.applied', test: false,
       data: { program_id: program.programId, partner_id: partnerId, group_id: group?.id ?? null, risk_signals: signals },

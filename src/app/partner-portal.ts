@@ -7,9 +7,10 @@ import { errors } from '../core/errors.js';
 import { sha256 } from '../core/secrets.js';
 import * as portal from '../db/partner-portal.js';
 import type { Pool } from '../db/pool.js';
-import type { Mailer } from '../platform/mailer.js';
+import { requestPartnerLink } from '../db/mail.js';
+import { withTransaction } from '../db/pool.js';
+import { queueInvitations, signInMail } from './mail.js';
 import { type ManagementDeps, OPERATOR, type Scope, createLink, parseInput, programInScope } from './management.js';
-import type { Invite } from './partners.js';
 import { setPayoutDetails } from './payouts.js';
 
 /** A sign-in link works once, for this long. */
@@ -17,43 +18,22 @@ export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
 export const PARTNER_SESSION_TTL_MS = 12 * 3600_000;
 
 export interface PortalDeps extends ManagementDeps {
-  mailer: Mailer;
   publicUrl: string;
 }
 
 const emailInput = z.object({ email: z.email('Give the email address the brand invited.').max(320) });
 
-async function mailSignInLink(deps: PortalDeps, email: string, intro: string): Promise<void> {
-  const token = randomBytes(32).toString('base64url');
-  await portal.insertSignInLink(deps.pool, sha256(token), email, new Date(deps.now().getTime() + SIGN_IN_LINK_TTL_MS));
-  const url = `${deps.publicUrl}/portal/auth?token=${token}`;
-  await deps.mailer.send({
-    to: email,
-    subject: 'Your Affix partner sign-in link',
-    text: `${intro}\n\nSign in: ${url}\n\nThe link works once, within 15 minutes. If you did not ask for it, ignore this mail.\n`,
-  });
-}
-
-/**
- * Invitations after a change committed (an approval): each partner gets a sign-in link. A mail
- * that cannot be sent is not retried here; the brand can send a new link from the partner page.
- */
-export const portalInviter =
-  (deps: PortalDeps): Invite =>
-  async (invitations) => {
-    for (const { email, programName } of invitations) {
-      await mailSignInLink(deps, email, `${programName} approved you as a partner on Affix.`).catch(() => undefined);
-    }
-  };
-
-/** The brand invites a partner (who needs an email): the partner gets a sign-in link. */
+/** The brand invites a partner (who needs an email): the partner gets a sign-in link that lasts days. */
 export async function invitePartner(deps: PortalDeps, scope: Scope, programId: number, partnerId: number) {
   await programInScope(deps, scope, programId);
-  const invited = Number.isSafeInteger(partnerId) ? await portal.markInvited(deps.pool, programId, partnerId, deps.now()) : null;
-  if (!invited) throw errors.notFound('Partner not found');
-  if (!invited.email) throw errors.invalid('This partner has no email address to invite', { email: 'Add the partner’s email first.' });
-  await mailSignInLink(deps, invited.email, `${invited.programName} invited you to its partner program on Affix.`);
-  return { partnerId, invited: true };
+  if (!Number.isSafeInteger(partnerId)) throw errors.notFound('Partner not found');
+  return withTransaction(deps.pool, async (client) => {
+    const invited = await portal.markInvited(client, programId, partnerId, deps.now());
+    if (!invited) throw errors.notFound('Partner not found');
+    if (!invited.email) throw errors.invalid('This partner has no email address to invite', { email: 'Add the partner’s email first.' });
+    await queueInvitations(client, deps, [{ email: invited.email, programName: invited.programName, partnerId, approved: false }], deps.now());
+    return { partnerId, invited: true };
+  });
 }
 
 /**
@@ -62,7 +42,12 @@ export async function invitePartner(deps: PortalDeps, scope: Scope, programId: n
  */
 export async function requestSignInLink(deps: PortalDeps, input: unknown): Promise<void> {
   const { email } = parseInput(emailInput, input);
-  if (await portal.isInvitedEmail(deps.pool, email)) await mailSignInLink(deps, email, 'You asked to sign in to your Affix partner portal.');
+  // One statement whatever the address (the link and its mail only for an invited one); the
+  // mail is the worker's to send, so the answer takes the same time either way.
+  const token = randomBytes(32).toString('base64url');
+  const tokenHash = sha256(token);
+  const mail = signInMail(deps, email, token, 'You asked to sign in to your partner portal.', SIGN_IN_LINK_TTL_MS / 60_000, null, `sign_in:${tokenHash.toString('hex')}`);
+  await requestPartnerLink(deps.pool, { tokenHash, email, expiresAt: new Date(deps.now().getTime() + SIGN_IN_LINK_TTL_MS) }, mail);
 }
 
 /** Uses a link once; returns a new session token (its digest is stored), or null. */

@@ -27,6 +27,8 @@ import { DEFAULT_OUTBOUND_QUEUE, writeMessages } from '../db/outbound.js';
 import * as partners from '../db/partners.js';
 import { type PoolClient, withTransaction } from '../db/pool.js';
 import { FORM_BOOLEAN, HOLD_DAYS, PAYOUT_MINIMUMS, cancelPayoutIn, lockProgramPayouts } from './payouts.js';
+import { type MailLinks, decisionMail, queueInvitations } from './mail.js';
+import { queueMails } from '../db/mail.js';
 import { type ManagementDeps, type Scope, parseInput, programInScope } from './management.js';
 
 /** How many partners one transaction of a bulk action changes. */
@@ -35,10 +37,9 @@ export const PARTNER_CHUNK = 500;
 /** The chunk's events, one statement (src/db/outbound.ts). */
 const emitAll = (client: PoolClient, programId: number, events: OutboundEvent[]) => writeMessages(client, DEFAULT_OUTBOUND_QUEUE, programId, events);
 
-/** After a change commits: who to invite to the portal (the mail goes out then, never for a change that rolled back). */
-export type Invite = (invitations: { email: string; programName: string }[]) => Promise<void>;
+/** With `mailLinks`, the changes mail the partners they concern (in their transaction: docs/mail.md). */
 export interface PartnerDeps extends ManagementDeps {
-  invite?: Invite;
+  mailLinks?: MailLinks;
 }
 
 // ---- request shapes ----------------------------------------------------------------------------
@@ -340,7 +341,7 @@ export async function partnerBulk(deps: PartnerDeps, scope: Scope, programId: nu
   const program = await programInScope(deps, scope, programId);
   const groupId = body.action === 'move_group' || body.action === 'approve' ? await groupInProgram(deps, programId, body.group_id) : null;
   const report = { ...emptyReport(body.action), links_created: 0 };
-  const action: ChunkAction = { action: body.action, reason: body.reason || null, groupId, reapply: body.reapply ?? 'after_30_days', programName: program.name };
+  const action: ChunkAction = { action: body.action, reason: body.reason || null, groupId, reapply: body.reapply ?? 'after_30_days', programName: program.name, mailLinks: deps.mailLinks ?? null };
   if (body.partner_ids) {
     const ids = [...new Set(body.partner_ids)];
     for (let i = 0; i < ids.length; i += PARTNER_CHUNK) await partnerChunk(deps, programId, action, ids.slice(i, i + PARTNER_CHUNK), report);
@@ -362,11 +363,12 @@ interface ChunkAction {
   groupId: number | null;
   reapply: ReapplyRule;
   programName: string;
+  mailLinks: MailLinks | null;
 }
 
 async function partnerChunk(deps: PartnerDeps, programId: number, a: ChunkAction, ids: number[], report: BulkReport & { links_created: number }) {
   const now = deps.now();
-  const { outcomes, invitations, linksCreated } = await withTransaction(deps.pool, async (client) => {
+  const { outcomes, linksCreated } = await withTransaction(deps.pool, async (client) => {
     // A ban cancels payouts and rejects commissions: the program's payout lock comes first (the one lock order).
     if (a.action === 'ban') await lockProgramPayouts(client, programId);
     const locked = new Map((await partners.lockPartners(client, programId, ids)).map((p) => [p.id, p]));
@@ -383,12 +385,21 @@ async function partnerChunk(deps: PartnerDeps, programId: number, a: ChunkAction
   });
   for (const outcome of outcomes) addToReport(report, outcome);
   report.links_created += linksCreated;
-  if (invitations.length && deps.invite) await deps.invite(invitations);
+}
+
+/** The partners the change concerns hear of it (approved, rejected, banned): one mail per partner with an email, per change. */
+async function mailDecision(client: PoolClient, programId: number, a: ChunkAction, chosen: partners.LockedPartner[], decision: 'approved' | 'rejected' | 'banned', changeKey: (p: partners.LockedPartner) => string) {
+  if (!a.mailLinks) return;
+  const links = a.mailLinks;
+  await queueMails(
+    client,
+    chosen.filter((p) => p.email).map((p) => decisionMail(links, { programId, programName: a.programName, email: p.email!, partnerId: p.id, decision, reason: a.reason, changeKey: changeKey(p) })),
+  );
 }
 
 async function applyPartnerAction(client: PoolClient, programId: number, a: ChunkAction, chosen: partners.LockedPartner[], now: Date) {
   const ids = chosen.map((p) => p.id);
-  const none = { invitations: [] as { email: string; programName: string }[], linksCreated: 0 };
+  const none = { linksCreated: 0 };
   if (ids.length === 0) return none;
   switch (a.action) {
     case 'approve':
@@ -397,6 +408,7 @@ async function applyPartnerAction(client: PoolClient, programId: number, a: Chun
       await partners.setStatus(client, ids, 'rejected', now);
       const pending = await applications.pendingApplicationsOf(client, ids);
       await applications.decideApplications(client, [...pending.values()], { status: 'rejected', reason: a.reason, reapply: a.reapply, reapplyAfter: reapplyAfter(a.reapply, now), at: now, auto: false });
+      await mailDecision(client, programId, a, chosen, 'rejected', (p) => `application:${pending.get(p.id) ?? now.toISOString()}`);
       await emitAll(client, programId, chosen.map((p) => partnerEvent(programId, 'partner.rejected', { partner_id: p.id, reason: a.reason, reapply: a.reapply })));
       return none;
     }
@@ -417,6 +429,7 @@ async function applyPartnerAction(client: PoolClient, programId: number, a: Chun
           await partners.stampPayoutCanceled(client, payout.id, sanctions.get(payout.partnerId)!);
         }
       }
+      if (kind === 'ban') await mailDecision(client, programId, a, chosen, 'banned', (p) => `sanction:${sanctions.get(p.id)}`);
       const type = kind === 'ban' ? 'partner.banned' : 'partner.archived';
       await emitAll(client, programId, chosen.map((p) => partnerEvent(programId, type, { partner_id: p.id, reason: a.reason, sanction_id: sanctions.get(p.id) })));
       return none;
@@ -452,7 +465,12 @@ async function approvePartners(client: PoolClient, programId: number, a: ChunkAc
   const invited = chosen.filter((p) => p.email);
   await partners.markInvited(client, invited.map((p) => p.id), now);
   await emitAll(client, programId, chosen.map((p) => partnerEvent(programId, 'partner.approved', { partner_id: p.id, group_id: a.groupId ?? p.groupId })));
-  return { invitations: invited.map((p) => ({ email: p.email!, programName: a.programName })), linksCreated: withoutLink.length };
+  if (a.mailLinks) {
+    // The welcome and the portal invitation (a sign-in link that lasts days), with the change.
+    await mailDecision(client, programId, a, chosen, 'approved', (p) => `approval:${pending.get(p.id) ?? now.toISOString()}`);
+    await queueInvitations(client, a.mailLinks, invited.map((p) => ({ email: p.email!, programName: a.programName, partnerId: p.id, approved: true })), now);
+  }
+  return { linksCreated: withoutLink.length };
 }
 
 /** One partner's action: the bulk path with one id; a partner it does not apply to is the answer (409, or 404). */

@@ -31,6 +31,9 @@ import { DEFAULT_OUTBOUND_QUEUE, writeMessage, writeMessages } from '../db/outbo
 import * as payouts from '../db/payouts.js';
 import { type PoolClient, withTransaction } from '../db/pool.js';
 import { type ManagementDeps, type Scope, parseInput, programInScope } from './management.js';
+import { managerMail, payoutSentMail, queueForManagers } from './mail.js';
+import { queueMails } from '../db/mail.js';
+import { programName } from '../db/admin.js';
 
 const emit = (client: PoolClient, event: OutboundEvent) => writeMessage(client, DEFAULT_OUTBOUND_QUEUE, event);
 
@@ -237,6 +240,16 @@ export async function runPayouts(deps: ManagementDeps, scope: Scope, programId: 
     const lines = payoutLines(balances, (partnerId) => minimums.get(partnerId) ?? {});
     if (lines.length === 0) throw errors.conflict('Nothing to pay: no partner has an approved balance at or above the minimum', 'nothing_to_pay');
     const batchId = await payouts.insertBatch(client, programId, lines, payable);
+    await queueForManagers(
+      client,
+      programId,
+      managerMail('payout_run_ready', {
+        programId,
+        subject: `Payout batch ${batchId} is ready to pay (${lines.length} payout${lines.length === 1 ? '' : 's'})`,
+        body: `A payout run made batch ${batchId} with ${lines.length} payout${lines.length === 1 ? '' : 's'}. Export it, pay, then mark each payout paid: {{affix}}/dashboard/programs/${programId}/payouts\n`,
+        key: `payout_run_ready:${batchId}`,
+      }),
+    );
     // Every payout of the batch (a list page stops at 200; a run pays thousands).
     return { batchId, payouts: await payouts.listPayouts(client, programId, { batchId, limit: lines.length }) };
   });
@@ -298,6 +311,11 @@ async function markPaid(deps: ManagementDeps, programId: number, payoutId: numbe
       })),
     );
     await payouts.setPayoutStatus(client, payout.id, 'paid', reference, now);
+    // The partner hears it with the change (sent once it commits).
+    if (payout.partnerEmail) {
+      const program = await programName(client, programId);
+      await queueMails(client, [payoutSentMail({ publicUrl: '{{affix}}' }, { programId, programName: program, email: payout.partnerEmail, payoutId: payout.id, amountCents: payout.amountCents, currency: payout.currency, reference })]);
+    }
     await emit(client, {
       programId,
       type: 'payout.paid',

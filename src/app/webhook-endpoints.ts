@@ -5,10 +5,11 @@ import { z } from 'zod';
 import { errors } from '../core/errors.js';
 import { OUTBOUND_EVENT_TYPES, type OutboundEventType, attemptVerdict, nextAttemptAt, outboundBody } from '../core/outbound-events.js';
 import { DEFAULT_OUTBOUND_QUEUE, queueDeliveries } from '../db/outbound.js';
-import { withTransaction } from '../db/pool.js';
+import { type PoolClient, withTransaction } from '../db/pool.js';
 import * as endpoints from '../db/webhook-endpoints.js';
 import type { SecretBox } from '../platform/secret-box.js';
 import { endpointUrlProblem, sendWebhook } from '../platform/webhook-sender.js';
+import { managerMail, queueForManagers } from './mail.js';
 import { type ManagementDeps, type Scope, parseInput, programInScope } from './management.js';
 
 /** How long an old secret keeps signing after a rotation. */
@@ -172,7 +173,7 @@ async function attempt(deps: WebhookDeps, deliveryId: number, work: NonNullable<
     }
     if (verdict === 'gone') {
       await endpoints.recordAttempt(client, DEFAULT_OUTBOUND_QUEUE, deliveryId, attempt, { status: 'failed' });
-      await endpoints.disableEndpoint(client, work.endpointId, 'The endpoint answered 410 Gone: it asked not to receive more events');
+      await turnOff(client, work, 'The endpoint answered 410 Gone: it asked not to receive more events');
       return 'endpoint_gone';
     }
     const retryAt = nextAttemptAt(current.attempts + 1, now, deps.outbound.retryScheduleSeconds);
@@ -181,7 +182,22 @@ async function attempt(deps: WebhookDeps, deliveryId: number, work: NonNullable<
       return 'retry_scheduled';
     }
     await endpoints.recordAttempt(client, DEFAULT_OUTBOUND_QUEUE, deliveryId, attempt, { status: 'failed' });
-    await endpoints.disableEndpoint(client, work.endpointId, `Every attempt to deliver ${work.messageId} failed (last: ${result.status ?? result.excerpt})`);
+    await turnOff(client, work, `Every attempt to deliver ${work.messageId} failed (last: ${result.status ?? result.excerpt})`);
     return 'failed';
   });
+}
+
+/** Turns the endpoint off and tells the program's managers, in the same transaction. */
+async function turnOff(client: PoolClient, work: endpoints.DeliveryWork, reason: string): Promise<void> {
+  await endpoints.disableEndpoint(client, work.endpointId, reason);
+  await queueForManagers(
+    client,
+    work.programId,
+    managerMail('endpoint_disabled', {
+      programId: work.programId,
+      subject: 'A webhook endpoint was turned off',
+      body: `Affix turned off your webhook endpoint ${work.url}: ${reason}.\n\nFix the receiver, then turn it on again and replay what it missed: {{affix}}/dashboard/programs/${work.programId}/webhooks\n`,
+      key: `endpoint_disabled:${work.endpointId}:${work.deliveryId}`,
+    }),
+  );
 }

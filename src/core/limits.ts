@@ -50,6 +50,8 @@ export const RATE_LIMITS = {
   signInPerIp: { bucket: 'sign_in_ip', limit: 10, windowSeconds: 60 },
   /** ... and per account (by email digest), so that many IPs cannot guess one password. */
   signInPerAccount: { bucket: 'sign_in_account', limit: 10, windowSeconds: 900 },
+  /** Partner sign-in links, per client IP and address together: someone else's requests never lock a partner out. */
+  partnerLinkPerIpAndAddress: { bucket: 'partner_link_ip_address', limit: 5, windowSeconds: 900 },
   /** Partner applications on the public pages, per client IP (ours). */
   apply: { bucket: 'apply', limit: 5, windowSeconds: 60 },
 } as const satisfies Record<string, RateLimitRule>;

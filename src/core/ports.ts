@@ -1,6 +1,7 @@
 // The repository interface the core needs. src/db implements it with SQL; the core never
 // sees pg, express or pg-boss.
 import type { PartnerStatus, Terms } from './partners.js';
+import type { OutgoingMail } from './mail.js';
 import type { CommissionReason, SaleHistory } from './attribution.js';
 import type { DeductionChange, LedgerEntry } from './commission-ledger.js';
 import type { FraudFacts, FraudSignal } from './fraud.js';
@@ -217,6 +218,8 @@ export interface TrackingTx {
   partnerTerms(partnerId: number): Promise<PartnerTerms | null>;
   /** What the fraud signals need to know about this customer and partner (src/core/fraud.ts). */
   fraudFacts(customerId: number, partnerId: number, ipWindowMinutes: number): Promise<FraudFacts>;
+  /** A mail to the program's managers, written in this transaction (sent once it commits). */
+  notifyManagers(programId: number, mail: Omit<OutgoingMail, 'to'>): Promise<void>;
   /** Tells the program's endpoints that listen to this type, in this transaction (no change without its event). */
   emit(event: OutboundEvent): Promise<void>;
 }

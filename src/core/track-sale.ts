@@ -2,6 +2,7 @@
 // The Stripe workers call recordSale too, with the customer they resolved.
 import { BANNED_REASON, MOVED_REASON, createdEntry, movedAwayChange, rejectedEntry } from './commission-ledger.js';
 import { type Terms, termsSnapshot } from './partners.js';
+import { heldCommissionMail } from './mail.js';
 import { fraudSignals } from './fraud.js';
 import { customerForPromoCode } from './promo-codes.js';
 import { type CommissionReason, type FirstSale, NO_SALES, checkAttributionWindow, commissionEligibility } from './attribution.js';
@@ -230,6 +231,7 @@ export async function recordSale(
     await tx.setCommissionReason(saleId, 'commission_failed');
     return { ...base, ...withoutCommission, commissionReason: 'commission_failed', partnerMissing: false, commissionFailed: true, cause: error };
   }
+  if (holdReasons.length && banId === null && !sale.test) await tx.notifyManagers(program.id, heldCommissionMail(program.id, commissionId, transactionId, holdReasons));
   await tx.emit({
     programId: program.id,
     type: 'commission.created',

@@ -285,3 +285,8 @@ export async function programOfKey(db: Queryable, keyId: number): Promise<number
   const { rows } = await db.query('SELECT program_id FROM api_keys WHERE id = $1', [keyId]);
   return rows[0]?.program_id ?? null;
 }
+
+export async function programName(db: Queryable, programId: number): Promise<string> {
+  const { rows } = await db.query('SELECT name FROM programs WHERE id = $1', [programId]);
+  return rows[0]?.name ?? '';
+}

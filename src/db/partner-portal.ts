@@ -3,9 +3,9 @@
 // alone); customers appear only as counts.
 import type { CommissionState } from '../core/commission-ledger.js';
 import { describeCommission } from '../core/programs.js';
-import type { Pool } from './pool.js';
+import type { Pool, PoolClient } from './pool.js';
 
-export async function markInvited(pool: Pool, programId: number, partnerId: number, at: Date): Promise<{ email: string | null; name: string; programName: string } | null> {
+export async function markInvited(pool: Pool | PoolClient, programId: number, partnerId: number, at: Date): Promise<{ email: string | null; name: string; programName: string } | null> {
   const { rows } = await pool.query(
     `UPDATE partners pa SET invited_at = coalesce(pa.invited_at, $3) FROM programs p
       WHERE pa.program_id = $1 AND pa.id = $2 AND p.id = pa.program_id
@@ -20,8 +20,8 @@ export async function isInvitedEmail(pool: Pool, email: string): Promise<boolean
   return (rowCount ?? 0) > 0;
 }
 
-export async function insertSignInLink(pool: Pool, tokenHash: Buffer, email: string, expiresAt: Date): Promise<void> {
-  await pool.query('INSERT INTO partner_sign_in_links (token_hash, email, expires_at) VALUES ($1, lower($2), $3)', [tokenHash, email, expiresAt]);
+export async function insertSignInLink(db: Pool | PoolClient, tokenHash: Buffer, email: string, expiresAt: Date): Promise<void> {
+  await db.query('INSERT INTO partner_sign_in_links (token_hash, email, expires_at) VALUES ($1, lower($2), $3)', [tokenHash, email, expiresAt]);
 }
 
 /** Uses the link once: its email, or null when unknown, used or expired. */

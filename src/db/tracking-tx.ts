@@ -5,6 +5,8 @@ import { errors } from '../core/errors.js';
 import type { FraudFacts } from '../core/fraud.js';
 import type { OutboundEvent } from '../core/outbound-events.js';
 import { termsSnapshot } from '../core/partners.js';
+import type { OutgoingMail } from '../core/mail.js';
+import { queueManagerMail } from './mail.js';
 import type {
   CommissionRefundPatch,
   CustomerPatch,
@@ -374,6 +376,10 @@ export class PgTrackingTx implements TrackingTx {
       [programId, refs],
     );
     return rows[0] ? { id: Number(rows[0].id), partnerId: Number(rows[0].partner_id), linkId: rows[0].link_id === null ? null : Number(rows[0].link_id) } : null;
+  }
+
+  async notifyManagers(programId: number, mail: Omit<OutgoingMail, 'to'>): Promise<void> {
+    await queueManagerMail(this.client, programId, mail);
   }
 
   async partnerTerms(partnerId: number): Promise<PartnerTerms | null> {

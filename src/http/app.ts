@@ -17,6 +17,7 @@ import { mcpRoutes } from './routes/mcp.js';
 import { createMailer } from '../platform/mailer.js';
 import { portalRoutes } from './portal/routes.js';
 import { applyRoutes } from './apply/routes.js';
+import { mailRoutes } from './mail/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { readinessRoute } from './routes/readiness.js';
 import { stripeWebhookRoutes } from './routes/stripe-webhooks.js';
@@ -119,6 +120,7 @@ export function createApp(given: HttpDeps): express.Express {
   app.use(dashboardRoutes(deps));
   app.use(portalRoutes(deps));
   app.use(applyRoutes(deps));
+  app.use(mailRoutes(deps));
   app.use(cliAuthRoutes(deps));
   app.use(cliProgramRoutes(deps));
 

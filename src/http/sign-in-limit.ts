@@ -8,12 +8,12 @@ import { state } from './context.js';
 export type RefuseSignIn = (req: Request, res: Response, message: string, retryAfterSeconds: number) => void;
 
 /** After the form body is parsed. Counts every attempt; a refusal is rendered by the form's own page. */
-export function limitSignIn(pool: Pool, refuse: RefuseSignIn, now: () => Date = () => new Date()) {
+export function limitSignIn(pool: Pool, refuse: RefuseSignIn, now: () => Date = () => new Date(), count: typeof countSignInAttempt = countSignInAttempt) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const email = typeof req.body?.email === 'string' ? req.body.email : '';
     let seconds;
     try {
-      seconds = await countSignInAttempt(pool, req.ip ?? 'unknown', email, now());
+      seconds = await count(pool, req.ip ?? 'unknown', email, now());
     } catch (error) {
       state(res).log.error({ err: error }, 'sign-in attempt counter unavailable');
       return next();

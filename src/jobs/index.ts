@@ -10,7 +10,9 @@ import { analyzeJobTable } from '../db/queue-statistics.js';
 import { STRIPE_EVENTS_CHANNEL, markExhausted, wakeWaitingEvents } from '../db/webhook-events.js';
 import { JOB_EXPIRY_SECONDS, STRIPE_EVENTS_DEAD_QUEUE, STRIPE_EVENTS_JOB_QUEUE, STRIPE_EVENTS_QUEUE, type StripeEventJob, stripeEventEnqueuer } from '../platform/queue.js';
 import { createSecretBox } from '../platform/secret-box.js';
+import { startMailJobs } from './mail-jobs.js';
 import { startMoneyJobs } from './money-jobs.js';
+import { type Mailer, createMailer } from '../platform/mailer.js';
 import { type WorkerDeps, processStripeEvent, stripeEventJobSchema } from './stripe-event-job.js';
 
 /** How often a worker looks for jobs whose worker died and for waiting events now bound (idempotent). */
@@ -51,7 +53,7 @@ function coalesce(fn: () => void): () => void {
  * fails on its own); an event stored anywhere wakes them at once through LISTEN, polling being
  * only the fallback.
  */
-export async function startWorkers(boss: PgBoss, workerDeps: Omit<WorkerDeps, 'queue'>, config: Readonly<Config>): Promise<RunningWorkers> {
+export async function startWorkers(boss: PgBoss, workerDeps: Omit<WorkerDeps, 'queue'> & { mailer?: Mailer }, config: Readonly<Config>): Promise<RunningWorkers> {
   const deps: WorkerDeps = { ...workerDeps, queue: boss };
   await analyzeJobTable(deps.pool, STRIPE_EVENTS_JOB_QUEUE.schema).catch((error) => deps.logger.warn({ err: error }, 'analyzing the job table failed'));
   const options = { batchSize: config.worker.batchSize, pollingIntervalSeconds: config.worker.pollSeconds };
@@ -82,6 +84,14 @@ export async function startWorkers(boss: PgBoss, workerDeps: Omit<WorkerDeps, 'q
     secretBox: config.secretKey ? createSecretBox(config.secretKey) : null,
     now: () => deps.now?.() ?? new Date(),
     outbound: config.outbound,
+  });
+  await startMailJobs(boss, {
+    pool: deps.pool,
+    logger: deps.logger,
+    mailer: workerDeps.mailer ?? createMailer(config.mail, deps.logger),
+    secretKey: config.secretKey,
+    publicUrl: config.publicUrl,
+    now: () => deps.now?.() ?? new Date(),
   });
   const deliveriesListening = listen(deps.pool, OUTBOUND_CHANNEL, coalesce(wakeDeliveries), (error) =>
     deps.logger.warn({ err: error }, 'listening for new webhook deliveries failed; polling until it is back'),

@@ -7,6 +7,10 @@ export interface Mail {
   to: string;
   subject: string;
   text: string;
+  /** The sender's name shown (a program's); the address stays AFFIX_MAIL_FROM's. */
+  fromName?: string | null;
+  /** Extra headers (List-Unsubscribe, List-Unsubscribe-Post). */
+  headers?: Record<string, string>;
 }
 
 export interface Mailer {
@@ -26,9 +30,11 @@ export function createMailer(settings: { smtpUrl: string | undefined; from: stri
     };
   }
   const transport = nodemailer.createTransport(settings.smtpUrl);
+  const address = /<([^>]+)>/.exec(settings.from)?.[1] ?? settings.from;
   return {
     async send(mail) {
-      await transport.sendMail({ from: settings.from, to: mail.to, subject: mail.subject, text: mail.text });
+      const from = mail.fromName ? { name: mail.fromName, address } : settings.from;
+      await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, headers: mail.headers });
     },
   };
 }

@@ -3,6 +3,7 @@ import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { DATABASE_TIMEOUTS, type PoolClient, connectionSettings } from '../db/pool.js';
 import { OUTBOUND_QUEUE } from '../db/outbound.js';
+import { MAIL_QUEUE as MAIL_QUEUE_NAME } from '../db/mail.js';
 import type { Logger } from './logger.js';
 
 export const STRIPE_EVENTS_QUEUE = 'stripe-events';
@@ -10,6 +11,10 @@ export const STRIPE_EVENTS_DEAD_QUEUE = 'stripe-events-dead';
 export { OUTBOUND_QUEUE };
 /** The scheduled approval of commissions whose hold is over (docs/payouts.md). */
 export const APPROVALS_QUEUE = 'commission-approvals';
+export { MAIL_QUEUE } from '../db/mail.js';
+export const DIGEST_QUEUE = 'commission-digests';
+/** Every day at 07:00 UTC: yesterday's commissions, one mail per partner and program. */
+export const DIGEST_CRON = '0 7 * * *';
 export const APPROVALS_CRON = '*/10 * * * *';
 /** pg-boss's schema (its default) and the Stripe queue: where the intake writes a job beside its inbox row. */
 export const STRIPE_EVENTS_JOB_QUEUE = { schema: 'pgboss', name: STRIPE_EVENTS_QUEUE } as const;
@@ -84,7 +89,13 @@ async function setUpQueues(boss: PgBoss, policy: QueuePolicy, role: { supervise:
   // whose worker died (expired), and the attempt checks the delivery's state first.
   await boss.createQueue(OUTBOUND_QUEUE, { name: OUTBOUND_QUEUE, retryLimit: 3, retryDelay: 5, expireInSeconds: 60 }).catch(ignoreExists);
   await boss.createQueue(APPROVALS_QUEUE, { name: APPROVALS_QUEUE, retryLimit: 2, retryDelay: 60, expireInSeconds: 600, policy: 'singleton' }).catch(ignoreExists);
-  if (role.supervise) await boss.schedule(APPROVALS_QUEUE, APPROVALS_CRON, {}, { tz: 'UTC' });
+  // A mail that failed is retried for about an hour (30 s, then doubling); its row says why.
+  await boss.createQueue(MAIL_QUEUE_NAME, { name: MAIL_QUEUE_NAME, retryLimit: 7, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 }).catch(ignoreExists);
+  await boss.createQueue(DIGEST_QUEUE, { name: DIGEST_QUEUE, retryLimit: 2, retryDelay: 300, expireInSeconds: 600, policy: 'singleton' }).catch(ignoreExists);
+  if (role.supervise) {
+    await boss.schedule(APPROVALS_QUEUE, APPROVALS_CRON, {}, { tz: 'UTC' });
+    await boss.schedule(DIGEST_QUEUE, DIGEST_CRON, {}, { tz: 'UTC' });
+  }
   // The index in pg-boss's fetch order (see `options` above).
   await boss
     .getDb()

@@ -73,7 +73,8 @@ export async function openBrowserApp(env: Record<string, string>, options: TestA
 /** openBrowserApp whose mail goes to a real SMTP receiver (the portal's sign-in links), at 1280 px. */
 export async function openBrowserAppWithMail(secretKey: string) {
   const smtp = await startSmtpReceiver();
-  const opened = await openBrowserApp({ AFFIX_SECRET_KEY: secretKey, AFFIX_SMTP_URL: smtp.url }, {}, { width: 1280, height: 900 });
+  // Mail is sent by the workers (docs/mail.md): they run beside the API.
+  const opened = await openBrowserApp({ AFFIX_SECRET_KEY: secretKey, AFFIX_SMTP_URL: smtp.url, AFFIX_WORKER_POLL_SECONDS: '0.5' }, { queueUrl: 'own', workers: true }, { width: 1280, height: 900 });
   return {
     ...opened,
     smtp,

@@ -7,6 +7,21 @@ export interface ReceivedMail {
   to: string;
   subject: string;
   text: string;
+  /** The sender's display name. */
+  fromName: string;
+  /** Lower-cased header names -> values (List-Unsubscribe, List-Unsubscribe-Post). */
+  headers: Record<string, string>;
+}
+
+/** Waits until the mail worker has sent (or skipped) every mail written so far: mail is sent by jobs, after the answer. */
+export async function outboxSent(pool: { query: (sql: string) => Promise<{ rows: any[] }> }, timeoutMs = 10_000): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const { rows } = await pool.query('SELECT count(*)::int AS n FROM mail_outbox WHERE sent_at IS NULL AND skipped IS NULL');
+    if (rows[0].n === 0) return;
+    if (Date.now() - started > timeoutMs) throw new Error(`${rows[0].n} mails still unsent after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
 
 export async function startSmtpReceiver() {
@@ -19,7 +34,8 @@ export async function startSmtpReceiver() {
       simpleParser(stream)
         .then((mail) => {
           const to = Array.isArray(mail.to) ? mail.to[0] : mail.to;
-          mails.push({ to: to?.value[0]?.address ?? '', subject: mail.subject ?? '', text: mail.text ?? '' });
+          const headers = Object.fromEntries([...mail.headerLines].map((h) => [h.key, h.line.slice(h.line.indexOf(':') + 1).trim()]));
+          mails.push({ to: to?.value[0]?.address ?? '', subject: mail.subject ?? '', text: mail.text ?? '', fromName: mail.from?.value[0]?.name ?? '', headers });
           callback();
         })
         .catch(callback);

@@ -3,7 +3,6 @@
 // times a minute; the answer to an application is the same whoever sends it.
 import { type Request, type Response, Router } from 'express';
 import { APPLICATION_RECEIVED, apply, applicationPage } from '../../app/applications.js';
-import { portalInviter } from '../../app/partner-portal.js';
 import { AffixError } from '../../core/errors.js';
 import { RATE_LIMITS } from '../../core/limits.js';
 import { type AppDeps, clock } from '../deps.js';
@@ -18,7 +17,7 @@ export function applyRoutes(deps: AppDeps): Router {
   const router = Router();
   const app = () => {
     const base = { pool: deps.pool, secretBox: deps.secretBox ?? null, now: () => clock(deps) };
-    return { ...base, invite: portalInviter({ ...base, mailer: deps.mailer, publicUrl: deps.config.publicUrl }) };
+    return { ...base, mailLinks: { publicUrl: deps.config.publicUrl } };
   };
   const limit = rateLimit(deps.pool, RATE_LIMITS.apply, byClientIp, () => clock(deps));
   router.use('/apply', pageHeaders(), sameOriginPosts(deps.config.publicUrl));

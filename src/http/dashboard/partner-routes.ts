@@ -6,7 +6,6 @@ import multer from 'multer';
 import { updateApplicationSettings } from '../../app/applications.js';
 import type { ProgramSection } from '../../app/dashboard.js';
 import { importPartners } from '../../app/partner-import.js';
-import { portalInviter } from '../../app/partner-portal.js';
 import * as partners from '../../app/partners.js';
 import { commissionBulk } from '../../app/payouts.js';
 import { AffixError } from '../../core/errors.js';
@@ -50,7 +49,7 @@ export const bulkDone = bulkFlash;
 export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): void {
   const { form, app, scope, ownProgram, programPage, back, send } = kit;
   const base = '/dashboard/programs/:id';
-  const withInvite = (): partners.PartnerDeps => ({ ...app(), invite: portalInviter(kit.portal()) });
+  const withInvite = (): partners.PartnerDeps => ({ ...app(), mailLinks: { publicUrl: kit.publicUrl } });
   const toReport = (res: Response, id: number, section: ProgramSection, report: { action: string; changed: number; requested: number }) =>
     res.redirect(303, `${sectionUrl(id, section)}?done=bulk&action=${report.action}&changed=${report.changed}&skipped=${report.requested - report.changed}`);
 

@@ -18,6 +18,8 @@ export function requireAccount(pool: Pool) {
     const token = req.cookies?.[SESSION_COOKIE];
     const account = typeof token === 'string' ? await dashboardAccount(pool, token) : null;
     if (!account) return void res.redirect(303, '/dashboard/login');
+    // Signed-in pages hold a brand's data: never kept by a browser or a shared cache.
+    res.setHeader('Cache-Control', 'no-store');
     res.locals.account = account;
     next();
   };

@@ -21,6 +21,7 @@ import { csrfGuard, pageHeaders, sameOriginPosts } from '../dashboard/security.j
 import { formBody } from '../input-guard.js';
 import { toAffixError } from '../respond.js';
 import { limitSignIn } from '../sign-in-limit.js';
+import { countPartnerLinkRequest } from '../../app/access.js';
 import { confirmSignInPage, linkSentPage, overviewPage, signInPage } from './pages.js';
 
 export const PORTAL_COOKIE = 'affix_portal';
@@ -33,7 +34,7 @@ export function portalRoutes(deps: AppDeps): Router {
   const secure = config.publicUrl.startsWith('https://');
   const csrf = csrfGuard({ secret: config.secretKey, sessionCookie: PORTAL_COOKIE, secure, cookieName: 'affix_portal_csrf' });
   const form = [...formBody('20kb'), csrf.check];
-  const app = (): PortalDeps => ({ pool, secretBox: deps.secretBox ?? null, now: () => clock(deps), mailer: deps.mailer, publicUrl: config.publicUrl });
+  const app = (): PortalDeps => ({ pool, secretBox: deps.secretBox ?? null, now: () => clock(deps), publicUrl: config.publicUrl });
   router.use('/portal', cookieParser(), pageHeaders(), sameOriginPosts(config.publicUrl));
 
   const send = (res: Response, status: number, title: string, body: Html, flash: string | null = null) => {
@@ -48,7 +49,7 @@ export function portalRoutes(deps: AppDeps): Router {
   router.post(
     '/portal/login',
     ...form,
-    limitSignIn(pool, (_req, res, message) => send(res, 429, 'Partner sign-in', signInPage(message)), () => clock(deps)),
+    limitSignIn(pool, (_req, res, message) => send(res, 429, 'Partner sign-in', signInPage(message)), () => clock(deps), countPartnerLinkRequest),
     async (req, res) => {
       const email = String((req.body as Record<string, unknown>).email ?? '').trim();
       try {
@@ -73,6 +74,8 @@ export function portalRoutes(deps: AppDeps): Router {
     const token = req.cookies?.[PORTAL_COOKIE];
     const email = typeof token === 'string' ? await partnerOfSession(pool, token, clock(deps)) : null;
     if (!email) return void res.redirect(303, '/portal/login');
+    // A partner's own numbers and payout details: never kept by a browser or a shared cache.
+    res.setHeader('Cache-Control', 'no-store');
     res.locals.partnerEmail = email;
     next();
   });

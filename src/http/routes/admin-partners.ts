@@ -6,7 +6,6 @@ import * as applications from '../../app/applications.js';
 import type { ManagementDeps } from '../../app/management.js';
 import { OPERATOR } from '../../app/management.js';
 import { importPartners } from '../../app/partner-import.js';
-import { portalInviter } from '../../app/partner-portal.js';
 import * as partners from '../../app/partners.js';
 import { commissionBulk } from '../../app/payouts.js';
 import { PARTNER_ACTIONS, type PartnerAction } from '../../core/partners.js';
@@ -20,7 +19,7 @@ const VERBS: Record<string, PartnerAction> = { ...Object.fromEntries(PARTNER_ACT
 
 export function adminPartnerRoutes(router: Router, deps: AppDeps, app: () => ManagementDeps, idParam: IdParam): void {
   const base = '/api/v1/admin/programs/:id';
-  const withInvite = (): partners.PartnerDeps => ({ ...app(), invite: portalInviter({ ...app(), mailer: deps.mailer, publicUrl: deps.config.publicUrl }) });
+  const withInvite = (): partners.PartnerDeps => ({ ...app(), mailLinks: { publicUrl: deps.config.publicUrl } });
 
   router.get(`${base}/partners`, async (req, res) => {
     res.json({ data: wire(await partners.listPartners(app(), OPERATOR, idParam(req), req.query)) });

@@ -1,0 +1,183 @@
+// What Affix tells partners and managers by mail (docs/mail.md): each mail is written to the
+// outbox in the transaction of the change it tells of, and sent by the mail worker. The texts
+// are here; the worker adds the unsubscribe link to the mails that may carry one.
+import { errors } from '../core/errors.js';
+import { MAIL_KINDS, type MailKind, type OutgoingMail, UNSUBSCRIBE_TTL_MS, mail, readUnsubscribeToken, unsubscribeParts, unsubscribeToken } from '../core/mail.js';
+import { formatMoney } from '../core/money.js';
+import type { Currency } from '../core/types.js';
+import { commissionsOfDay, lockUnsent, markSent, markSkipped, noteFailure, queueManagerMail, queueMails, unsubscribe } from '../db/mail.js';
+import { type Pool, type PoolClient, withTransaction } from '../db/pool.js';
+import type { Mailer } from '../platform/mailer.js';
+import { randomBytes } from 'node:crypto';
+import { sha256 } from '../core/secrets.js';
+import { insertSignInLink } from '../db/partner-portal.js';
+
+type Db = Pool | PoolClient;
+
+export interface MailLinks {
+  publicUrl: string;
+}
+
+const portal = (links: MailLinks) => `${links.publicUrl}/portal`;
+
+/** A sign-in link to the partner portal (`intro` says why). The link works once, within the given minutes. */
+export const signInMail = (links: MailLinks, email: string, token: string, intro: string, minutes: number, programName: string | null, key: string): OutgoingMail =>
+  mail('partner_sign_in', {
+    programId: null,
+    to: email,
+    senderName: programName,
+    subject: programName ? `${programName}: your partner sign-in link` : 'Your Affix partner sign-in link',
+    body: `${intro}\n\nSign in: ${links.publicUrl}/portal/auth?token=${token}\n\nThe link works once, within ${minutes >= 120 ? `${Math.round(minutes / 60 / 24) || 1} day(s)` : `${minutes} minutes`}. If you did not ask for it, ignore this mail.\n`,
+    dedupeKey: key,
+  });
+
+/** An invitation link works this long (opened the next morning, or after a weekend, it still works). */
+export const INVITATION_TTL_MS = 7 * 86_400_000;
+
+/**
+ * Portal invitations in the caller's transaction: a sign-in link (its digest stored) and its
+ * mail for each partner. The mail goes out once the change commits, never for one that rolled back.
+ */
+export async function queueInvitations(client: Db, links: MailLinks, invitations: { email: string; programName: string; partnerId: number; approved: boolean }[], now: Date): Promise<void> {
+  const mails = [];
+  for (const invitation of invitations) {
+    const token = randomBytes(32).toString('base64url');
+    await insertSignInLink(client, sha256(token), invitation.email, new Date(now.getTime() + INVITATION_TTL_MS));
+    const intro = invitation.approved ? `${invitation.programName} approved you as a partner.` : `${invitation.programName} invited you to its partner program.`;
+    mails.push({ ...signInMail(links, invitation.email, token, intro, INVITATION_TTL_MS / 60_000, invitation.programName, `invitation:${sha256(token).toString('hex')}`), kind: 'partner_invitation' as const });
+  }
+  await queueMails(client, mails);
+}
+
+export function applicationReceivedMail(links: MailLinks, p: { programId: number; programName: string; email: string; applicationId: number }): OutgoingMail {
+  return mail('application_received', {
+    programId: p.programId,
+    to: p.email,
+    senderName: p.programName,
+    subject: `${p.programName}: we received your application`,
+    body: `Thank you for applying to the ${p.programName} partner program.\n\nThe team will review it and write to you. Nothing else is needed from you for now.\n`,
+    dedupeKey: `application_received:${p.applicationId}`,
+  });
+}
+
+export function newApplicationMail(links: MailLinks, p: { programId: number; programName: string; applicationId: number; name: string; signals: string[] }): Omit<OutgoingMail, 'to'> {
+  const { to: _to, ...rest } = mail('new_application', {
+    programId: p.programId,
+    to: '',
+    senderName: 'Affix',
+    subject: `${p.programName}: new partner application from ${p.name}`,
+    body: `${p.name} applied to ${p.programName}.${p.signals.length ? `\nRisk signals: ${p.signals.join(', ')}.` : ''}\n\nReview it: ${links.publicUrl}/dashboard/programs/${p.programId}/applications\n`,
+    dedupeKey: `new_application:${p.applicationId}`,
+  });
+  return rest;
+}
+
+export function decisionMail(links: MailLinks, p: { programId: number; programName: string; email: string; partnerId: number; decision: 'approved' | 'rejected' | 'banned'; reason: string | null; changeKey: string }): OutgoingMail {
+  const kind: MailKind = p.decision === 'approved' ? 'application_approved' : p.decision === 'rejected' ? 'application_rejected' : 'partner_banned';
+  const body =
+    p.decision === 'approved'
+      ? `Welcome to the ${p.programName} partner program.\n\nYour referral link and your numbers are in your partner portal: ${portal(links)} (a sign-in link follows in a separate mail).\n`
+      : p.decision === 'rejected'
+        ? `Thank you for applying to ${p.programName}. The team decided not to approve the application${p.reason ? `: ${p.reason}` : ''}.\n`
+        : `${p.programName} removed you from its partner program${p.reason ? `: ${p.reason}` : ''}. Your links no longer record clicks.\n`;
+  const subject = p.decision === 'approved' ? `${p.programName}: you are approved` : p.decision === 'rejected' ? `${p.programName}: your application` : `${p.programName}: partner program`;
+  return mail(kind, { programId: p.programId, to: p.email, senderName: p.programName, subject, body, dedupeKey: `${kind}:${p.partnerId}:${p.changeKey}` });
+}
+
+export function payoutSentMail(links: MailLinks, p: { programId: number; programName: string; email: string; payoutId: number; amountCents: number; currency: Currency; reference: string }): OutgoingMail {
+  return mail('payout_sent', {
+    programId: p.programId,
+    to: p.email,
+    senderName: p.programName,
+    subject: `${p.programName}: payout of ${formatMoney(p.amountCents, p.currency)} sent`,
+    body: `${p.programName} paid you ${formatMoney(p.amountCents, p.currency)}.\nReference: ${p.reference}\n\nEvery payout and what it paid: ${portal(links)}\n`,
+    dedupeKey: `payout_sent:${p.payoutId}`,
+  });
+}
+
+export function commissionDigestMail(links: MailLinks, p: { programId: number; programName: string; email: string; partnerId: number; day: string; lines: { currency: Currency; count: number; cents: number }[] }): OutgoingMail {
+  const total = p.lines.reduce((n, l) => n + l.count, 0);
+  return mail('commission_digest', {
+    programId: p.programId,
+    to: p.email,
+    senderName: p.programName,
+    subject: `${p.programName}: ${total} commission${total === 1 ? '' : 's'} earned on ${p.day}`,
+    body: `On ${p.day} your referrals to ${p.programName} earned:\n${p.lines.map((l) => `- ${l.count} commission${l.count === 1 ? '' : 's'}: ${formatMoney(l.cents, l.currency)}`).join('\n')}\n\nThey are approved after the program's hold period. Details: ${portal(links)}\n`,
+    dedupeKey: `commission_digest:${p.partnerId}:${p.day}`,
+  });
+}
+
+export const managerMail = (kind: MailKind, p: { programId: number; subject: string; body: string; key: string }): Omit<OutgoingMail, 'to'> => {
+  const { to: _to, ...rest } = mail(kind, { programId: p.programId, to: '', senderName: 'Affix', subject: p.subject, body: p.body, dedupeKey: p.key });
+  return rest;
+};
+
+export const queue = (db: Db, mails: OutgoingMail[]) => queueMails(db, mails);
+export const queueForManagers = (db: Db, programId: number, m: Omit<OutgoingMail, 'to'>) => queueManagerMail(db, programId, m);
+
+export interface SendingDeps {
+  pool: Pool;
+  mailer: Mailer;
+  /** Signs unsubscribe links; without it a mail goes out without one (logged by the caller). */
+  secretKey: string | undefined;
+  publicUrl: string;
+  now: () => Date;
+}
+
+export type SendOutcome = 'sent' | 'already_sent' | 'unsubscribed';
+
+/**
+ * Sends one outbox mail, once: the row is locked while it is sent and marked sent in the same
+ * transaction. A failure rolls back (the job retries; the row keeps the error). An address that
+ * unsubscribed from the kind gets nothing (the row says so).
+ */
+export async function sendOutboxMail(deps: SendingDeps, mailId: number): Promise<SendOutcome> {
+  try {
+    return await withTransaction(deps.pool, async (client) => {
+      const stored = await lockUnsent(client, mailId);
+      if (!stored) return 'already_sent';
+      if (stored.unsubscribed) {
+        await markSkipped(client, stored.id, 'unsubscribed');
+        return 'unsubscribed';
+      }
+      const kind = stored.kind as MailKind;
+      const parts =
+        stored.canUnsubscribe && deps.secretKey
+          ? unsubscribeParts(`${deps.publicUrl}/mail/unsubscribe?token=${unsubscribeToken(deps.secretKey, stored.to, kind, new Date(deps.now().getTime() + UNSUBSCRIBE_TTL_MS))}`, kind)
+          : null;
+      // Texts written where the service's address is not known say {{affix}}: its public URL.
+      const text = `${stored.body.replaceAll('{{affix}}', deps.publicUrl)}${parts?.footer ?? ''}`;
+      await deps.mailer.send({ to: stored.to, subject: stored.subject, text, fromName: stored.senderName, headers: parts?.headers });
+      await markSent(client, stored.id, deps.now());
+      return 'sent';
+    });
+  } catch (error) {
+    await noteFailure(deps.pool, mailId, (error as Error).message).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Yesterday's (UTC) commissions: one digest per partner and program; a second run the same day writes nothing new. */
+export async function queueCommissionDigests(deps: { pool: Pool; now: () => Date; publicUrl: string }): Promise<number> {
+  const today = new Date(Date.UTC(deps.now().getUTCFullYear(), deps.now().getUTCMonth(), deps.now().getUTCDate()));
+  const from = new Date(today.getTime() - 86_400_000);
+  const rows = await commissionsOfDay(deps.pool, from, today);
+  const byPartner = new Map<number, typeof rows>();
+  for (const row of rows) byPartner.set(row.partnerId, [...(byPartner.get(row.partnerId) ?? []), row]);
+  const day = from.toISOString().slice(0, 10);
+  const mails = [...byPartner.values()].map((lines) =>
+    commissionDigestMail(deps, { programId: lines[0]!.programId, programName: lines[0]!.programName, email: lines[0]!.email, partnerId: lines[0]!.partnerId, day, lines: lines.map((l) => ({ currency: l.currency as Currency, count: l.count, cents: l.cents })) }),
+  );
+  return queueMails(deps.pool, mails);
+}
+
+/** One-click unsubscribe (RFC 8058): the token names the address and the kind; an expired one is refused. */
+export async function unsubscribeWithToken(deps: { pool: Pool; secretKey: string | undefined; now: () => Date }, token: string) {
+  if (!deps.secretKey) throw errors.badRequest('This server cannot check unsubscribe links (no AFFIX_SECRET_KEY)');
+  const verdict = readUnsubscribeToken(deps.secretKey, token, deps.now());
+  if (!verdict.ok) {
+    throw errors.badRequest(verdict.reason === 'expired' ? 'This unsubscribe link expired: sign in to your partner portal to change your mail settings' : 'This unsubscribe link is not valid');
+  }
+  await unsubscribe(deps.pool, verdict.email, verdict.kind);
+  return { kind: verdict.kind, words: MAIL_KINDS[verdict.kind].words };
+}

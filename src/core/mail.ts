@@ -1,0 +1,91 @@
+// Mail kinds, who gets them, which carry one-click unsubscribe, and the unsubscribe token: an
+// HMAC of (address, kind, expiry) with the service's secret key, so a token stops one kind for
+// one address and nothing else, and stops working when it expires.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export const MAIL_KINDS = {
+  // To partners
+  partner_sign_in: { to: 'partner', essential: true, words: 'Sign-in links' },
+  partner_invitation: { to: 'partner', essential: true, words: 'Invitations to a program' },
+  application_received: { to: 'partner', essential: true, words: 'Application received' },
+  application_approved: { to: 'partner', essential: true, words: 'Application approved' },
+  application_rejected: { to: 'partner', essential: true, words: 'Application rejected' },
+  commission_digest: { to: 'partner', essential: false, words: 'Daily summary of commissions earned' },
+  payout_sent: { to: 'partner', essential: true, words: 'Payout sent' },
+  partner_banned: { to: 'partner', essential: true, words: 'Removed from a program' },
+  // To the brand's managers
+  new_application: { to: 'manager', essential: false, words: 'New partner applications' },
+  commission_held: { to: 'manager', essential: false, words: 'Commissions held for fraud review' },
+  payout_run_ready: { to: 'manager', essential: false, words: 'Payout run ready to pay' },
+  endpoint_disabled: { to: 'manager', essential: true, words: 'Webhook endpoint turned off' },
+} as const;
+export type MailKind = keyof typeof MAIL_KINDS;
+export const isMailKind = (value: string): value is MailKind => Object.hasOwn(MAIL_KINDS, value);
+
+/** An unsubscribe link works this long (a mail read months later asks the person to sign in instead). */
+export const UNSUBSCRIBE_TTL_MS = 60 * 86_400_000;
+
+const sign = (secret: string, payload: string) => createHmac('sha256', `affix-unsubscribe:${secret}`).update(payload).digest('base64url');
+
+export function unsubscribeToken(secret: string, email: string, kind: MailKind, expiresAt: Date): string {
+  const payload = Buffer.from(JSON.stringify({ e: email.toLowerCase(), k: kind, x: Math.floor(expiresAt.getTime() / 1000) })).toString('base64url');
+  return `${payload}.${sign(secret, payload)}`;
+}
+
+export type UnsubscribeVerdict = { ok: true; email: string; kind: MailKind } | { ok: false; reason: 'invalid' | 'expired' };
+
+export function readUnsubscribeToken(secret: string, token: string, now: Date): UnsubscribeVerdict {
+  const [payload = '', mac = ''] = token.split('.');
+  const expected = Buffer.from(sign(secret, payload));
+  const given = Buffer.from(mac);
+  if (!payload || given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'invalid' };
+  let parsed: { e?: unknown; k?: unknown; x?: unknown };
+  try {
+    parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    return { ok: false, reason: 'invalid' };
+  }
+  if (typeof parsed.e !== 'string' || typeof parsed.k !== 'string' || !isMailKind(parsed.k) || typeof parsed.x !== 'number') return { ok: false, reason: 'invalid' };
+  if (parsed.x * 1000 <= now.getTime()) return { ok: false, reason: 'expired' };
+  return { ok: true, email: parsed.e, kind: parsed.k };
+}
+
+/** A mail as the outbox stores it (src/db/mail.ts). */
+export interface OutgoingMail {
+  programId: number | null;
+  kind: MailKind;
+  to: string;
+  /** Shown as the sender's name: the program's (the address stays the service's). */
+  senderName: string | null;
+  subject: string;
+  body: string;
+  canUnsubscribe: boolean;
+  /** One mail per change: the same key again writes nothing. */
+  dedupeKey: string;
+}
+
+/** Builds a mail of `kind`: essential kinds carry no unsubscribe. */
+export const mail = (kind: MailKind, fields: Omit<OutgoingMail, 'kind' | 'canUnsubscribe'>): OutgoingMail => ({
+  ...fields,
+  kind,
+  canUnsubscribe: !MAIL_KINDS[kind].essential,
+});
+
+/** The footer and headers a non-essential mail carries (RFC 8058 one-click, RFC 2369 List-Unsubscribe). */
+export function unsubscribeParts(unsubscribeUrl: string, kind: MailKind): { footer: string; headers: Record<string, string> } {
+  return {
+    footer: `\n--\nYou get this mail because of your partner or program settings. Stop "${MAIL_KINDS[kind].words}" mails: ${unsubscribeUrl}\n`,
+    headers: { 'List-Unsubscribe': `<${unsubscribeUrl}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+  };
+}
+
+/** The brand's managers hear of a commission held for fraud review (written with the commission). */
+export const heldCommissionMail = (programId: number, commissionId: number, transactionId: string, reasons: readonly string[]): Omit<OutgoingMail, 'to'> => ({
+  programId,
+  kind: 'commission_held',
+  senderName: 'Affix',
+  subject: `A commission was held for review (sale ${transactionId})`,
+  body: `Commission ${commissionId} of sale ${transactionId} is held: ${reasons.map((r) => r.replaceAll('_', ' ')).join(', ')}.\nIt is never approved on its own: release it or reject it: {{affix}}/dashboard/programs/${programId}/payouts?stage=held\n`,
+  canUnsubscribe: !MAIL_KINDS.commission_held.essential,
+  dedupeKey: `commission_held:${commissionId}`,
+});

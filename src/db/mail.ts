@@ -1,0 +1,131 @@
+// The mail outbox: rows written in the transaction of the change they tell of, each with its job
+// in the same statement (a rolled-back change leaves neither); one row per change by its key.
+// The worker sends a row once, then clears its body.
+import type { OutgoingMail } from '../core/mail.js';
+import { insertJobs } from './job-rows.js';
+import type { Pool, PoolClient } from './pool.js';
+
+type Queryable = Pool | PoolClient;
+
+export const MAIL_QUEUE = 'mail';
+
+
+const columns = (mails: OutgoingMail[]) => [
+  mails.map((m) => m.programId),
+  mails.map((m) => m.kind),
+  mails.map((m) => m.to),
+  mails.map((m) => m.senderName),
+  mails.map((m) => m.subject),
+  mails.map((m) => m.body),
+  mails.map((m) => m.canUnsubscribe),
+  mails.map((m) => m.dedupeKey),
+];
+
+const OUTBOX_INSERT = `INSERT INTO mail_outbox (program_id, kind, to_email, sender_name, subject, body, can_unsubscribe, dedupe_key)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::text[])
+       ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`;
+
+/** Writes the mails and their jobs in one statement, in the caller's transaction; returns how many were new. */
+export async function queueMails(client: Queryable, mails: OutgoingMail[], schema = 'pgboss'): Promise<number> {
+  if (mails.length === 0) return 0;
+  const { rows } = await client.query(
+    `WITH made AS (${OUTBOX_INSERT}), job AS (
+       ${insertJobs({ schema, queue: '$9', data: "jsonb_build_object('mailId', made.id)", from: 'made' })}
+     ) SELECT count(*)::int AS n FROM job`,
+    [...columns(mails), MAIL_QUEUE],
+  );
+  return rows[0].n;
+}
+
+/**
+ * A partner asks for a sign-in link: in one statement whatever the address, the link and its
+ * mail are written only when the address is an invited partner's. The answer's time does not
+ * depend on it (no mail is sent before the answer).
+ */
+export async function requestPartnerLink(pool: Pool, link: { tokenHash: Buffer; email: string; expiresAt: Date }, mail: OutgoingMail, schema = 'pgboss'): Promise<void> {
+  await pool.query(
+    `WITH invited AS (
+       SELECT 1 FROM partners WHERE lower(email) = lower($10) AND invited_at IS NOT NULL AND status IN ('approved', 'invited', 'archived') LIMIT 1
+     ), link AS (
+       INSERT INTO partner_sign_in_links (token_hash, email, expires_at) SELECT $11, lower($10), $12 FROM invited RETURNING 1
+     ), made AS (
+       INSERT INTO mail_outbox (program_id, kind, to_email, sender_name, subject, body, can_unsubscribe, dedupe_key)
+       SELECT m.* FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::text[]) AS m, link
+       RETURNING id
+     ), job AS (
+       ${insertJobs({ schema, queue: '$9', data: "jsonb_build_object('mailId', made.id)", from: 'made' })}
+     ) SELECT count(*) FROM job`,
+    [...columns([mail]), MAIL_QUEUE, link.email, link.tokenHash, link.expiresAt],
+  );
+}
+
+export interface StoredMail {
+  id: number;
+  programId: number | null;
+  kind: string;
+  to: string;
+  senderName: string | null;
+  subject: string;
+  body: string;
+  canUnsubscribe: boolean;
+  unsubscribed: boolean;
+}
+
+/** The mail to send, locked (another worker skips it), unless it was sent or skipped already. */
+export async function lockUnsent(client: PoolClient, mailId: number): Promise<StoredMail | null> {
+  const { rows } = await client.query(
+    `SELECT o.id, o.program_id, o.kind, o.to_email, o.sender_name, o.subject, o.body, o.can_unsubscribe,
+            o.can_unsubscribe AND EXISTS (SELECT 1 FROM mail_preferences p WHERE p.email = lower(o.to_email) AND p.kind = o.kind) AS unsubscribed
+       FROM mail_outbox o WHERE o.id = $1 AND o.sent_at IS NULL AND o.skipped IS NULL FOR UPDATE SKIP LOCKED`,
+    [mailId],
+  );
+  const r = rows[0];
+  return r
+    ? { id: Number(r.id), programId: r.program_id === null ? null : Number(r.program_id), kind: r.kind, to: r.to_email, senderName: r.sender_name, subject: r.subject, body: r.body, canUnsubscribe: r.can_unsubscribe, unsubscribed: r.unsubscribed }
+    : null;
+}
+
+export async function markSent(client: PoolClient, mailId: number, at: Date): Promise<void> {
+  await client.query('UPDATE mail_outbox SET sent_at = $2, body = NULL, attempts = attempts + 1, last_error = NULL WHERE id = $1', [mailId, at]);
+}
+
+export async function markSkipped(client: PoolClient, mailId: number, reason: string): Promise<void> {
+  await client.query('UPDATE mail_outbox SET skipped = $2, body = NULL WHERE id = $1', [mailId, reason]);
+}
+
+export async function noteFailure(pool: Pool, mailId: number, error: string): Promise<void> {
+  await pool.query('UPDATE mail_outbox SET attempts = attempts + 1, last_error = $2 WHERE id = $1', [mailId, error.slice(0, 500)]);
+}
+
+export async function unsubscribe(pool: Pool, email: string, kind: string): Promise<void> {
+  await pool.query('INSERT INTO mail_preferences (email, kind) VALUES (lower($1), $2) ON CONFLICT DO NOTHING', [email, kind]);
+}
+
+export async function resubscribe(pool: Pool, email: string, kind: string): Promise<void> {
+  await pool.query('DELETE FROM mail_preferences WHERE email = lower($1) AND kind = $2', [email, kind]);
+}
+
+/** Yesterday's commissions (or any day's) per partner and program, for the digest: partners with an email only. */
+export async function commissionsOfDay(db: Queryable, from: Date, to: Date) {
+  const { rows } = await db.query(
+    `SELECT c.partner_id, c.program_id, p.name AS program_name, pa.email, pa.name, c.currency, count(*)::int AS n, sum(c.amount_cents)::bigint AS cents
+       FROM commissions c JOIN partners pa ON pa.id = c.partner_id JOIN programs p ON p.id = c.program_id
+      WHERE c.created_at >= $1 AND c.created_at < $2 AND NOT c.test AND c.moved_to_sale_id IS NULL AND c.stage <> 'rejected'
+        AND pa.email IS NOT NULL AND pa.invited_at IS NOT NULL AND pa.status IN ('approved', 'invited')
+      GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 6`,
+    [from, to],
+  );
+  return rows.map((r) => ({ partnerId: Number(r.partner_id), programId: Number(r.program_id), programName: r.program_name as string, email: r.email as string, name: r.name as string, currency: r.currency as string, count: r.n as number, cents: Number(r.cents) }));
+}
+
+/** A mail to the program's managers (the account's address, until accounts have members), in the caller's transaction. */
+export async function queueManagerMail(client: Queryable, programId: number, mail: Omit<OutgoingMail, 'to'>, schema = 'pgboss'): Promise<void> {
+  const manager = await managerOf(client, programId);
+  if (manager) await queueMails(client, [{ ...mail, to: manager.email }], schema);
+}
+
+/** Who manages a program (the account's address, until accounts have members). */
+export async function managerOf(db: Queryable, programId: number): Promise<{ email: string; programName: string } | null> {
+  const { rows } = await db.query('SELECT a.email, p.name FROM programs p JOIN accounts a ON a.id = p.account_id WHERE p.id = $1', [programId]);
+  return rows[0] ? { email: rows[0].email, programName: rows[0].name } : null;
+}
