@@ -9,8 +9,11 @@ import { DIGEST_QUEUE, MAIL_QUEUE } from '../platform/queue.js';
 const mailJob = z.object({ mailId: z.number().int().positive() });
 
 export async function startMailJobs(boss: PgBoss, deps: SendingDeps & { logger: Logger }): Promise<void> {
-  await boss.work<{ mailId: number }>(MAIL_QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => {
+  let workerId = '';
+  workerId = await boss.work<{ mailId: number }>(MAIL_QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => {
     if (!job) return;
+    // A mail was found: look for the next one at once instead of sleeping the polling interval.
+    boss.notifyWorker(workerId);
     const { mailId } = mailJob.parse(job.data);
     try {
       const outcome = await sendOutboxMail(deps, mailId);

@@ -1,0 +1,240 @@
+// Mail to partners and managers (docs/mail.md) with a real SMTP receiver: each kind once per
+// change, nothing for a change that rolled back, never twice for a retried job, a day's
+// commissions in one digest, one-click unsubscribe of one kind with an expiring token, and a
+// partner sign-in that answers in the same time whether or not the address is a partner's.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATOR } from '../src/app/management.js';
+import { queueCommissionDigests, sendOutboxMail } from '../src/app/mail.js';
+import { unsubscribeToken } from '../src/core/mail.js';
+import { queueMails } from '../src/db/mail.js';
+import { withTransaction } from '../src/db/pool.js';
+import { createMailer } from '../src/platform/mailer.js';
+import { createLogger } from '../src/platform/logger.js';
+import { type TestApi, type TestDatabase, adminHeaders, bearer, closeTestApi, openTestApi, seedProgram, trackClick } from './support/harness.js';
+import { apiSale, uid } from './support/money.js';
+import { type ReceivedMail, outboxSent, startSmtpReceiver } from './support/smtp.js';
+
+const SECRET = 'mail-test-secret-key-0123456789';
+/** The service's public address as the test API is configured (AFFIX_PUBLIC_URL unset, PORT 0): every link in a mail starts with it. */
+const PUBLIC_URL = 'http://localhost:0';
+let db: TestDatabase;
+let api: TestApi;
+let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
+
+beforeAll(async () => {
+  smtp = await startSmtpReceiver();
+  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: SECRET, AFFIX_SMTP_URL: smtp.url, AFFIX_WORKER_POLL_SECONDS: '0.5' }, { queueUrl: 'own', workers: true }));
+});
+afterAll(async () => {
+  await closeTestApi({ db, api });
+  await smtp.close();
+});
+
+const must = async (method: string, path: string, body?: unknown) => {
+  const reply = await api.request(method, `/api/v1/admin${path}`, { body, headers: adminHeaders });
+  if (reply.status >= 300) throw new Error(`${method} ${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return reply.body.data;
+};
+const to = (email: string) => smtp.mails.filter((m) => m.to.toLowerCase() === email.toLowerCase());
+const subjects = (email: string) => to(email).map((m) => m.subject);
+const sendingDeps = () => ({ pool: db.pool, mailer: createMailer({ smtpUrl: smtp.url, from: 'Affix <no-reply@affix.test>' }, createLogger('silent')), secretKey: SECRET, publicUrl: api.url, now: () => new Date() });
+const form = (path: string, fields: Record<string, string>, ip: string) =>
+  api.request('POST', path, { raw: new URLSearchParams(fields).toString(), headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': ip } });
+
+describe('mail of each kind, once per change', () => {
+  it('applications: received to the applicant, new application to the manager; approved (with the invitation) or rejected with the reason; banned', async () => {
+    const shop = await seedProgram(api, { name: 'Mail Shop' });
+    const manager = (await db.pool.query('SELECT a.email FROM accounts a JOIN programs p ON p.account_id = a.id WHERE p.id = $1', [shop.programId])).rows[0].email;
+    const slug = uid('mail').replaceAll('_', '-').toLowerCase();
+    await must('PATCH', `/programs/${shop.programId}/application-settings`, { applications_open: true, slug });
+    const [ann, bob] = [`${uid('ann')}@creators.test`, `${uid('bob')}@creators.test`];
+    await form(`/apply/${slug}`, { name: 'Ann', email: ann, accept_terms: 'on' }, '203.0.113.70');
+    await form(`/apply/${slug}`, { name: 'Bob', email: bob, accept_terms: 'on' }, '203.0.113.71');
+    // The same address again: the same answer, and no second mail.
+    await form(`/apply/${slug}`, { name: 'Ann', email: ann, accept_terms: 'on' }, '203.0.113.72');
+    await outboxSent(db.pool);
+    expect(subjects(ann)).toEqual(['Mail Shop: we received your application']);
+    expect(to(ann)[0]!.fromName).toBe('Mail Shop');
+    expect(subjects(manager).filter((s) => s.includes('new partner application'))).toEqual([
+      'Mail Shop: new partner application from Ann',
+      'Mail Shop: new partner application from Bob',
+    ]);
+    // A manager's notice is not essential: it carries one-click unsubscribe (RFC 8058).
+    const notice = to(manager).find((m) => m.subject.includes('from Ann'))!;
+    expect(notice.headers['list-unsubscribe-post']).toBe('List-Unsubscribe=One-Click');
+    expect(notice.headers['list-unsubscribe']).toMatch(new RegExp(`^<${PUBLIC_URL}/mail/unsubscribe\\?token=[\\w.-]+>$`));
+    expect(notice.text).toContain(`${PUBLIC_URL}/dashboard/programs/${shop.programId}/applications`);
+
+    const { applications } = await must('GET', `/programs/${shop.programId}/applications`);
+    const id = (email: string) => applications.find((a: any) => a.email === email).partner_id;
+    await must('POST', `/programs/${shop.programId}/partners/${id(ann)}/approve`, {});
+    await must('POST', `/programs/${shop.programId}/partners/${id(bob)}/reject`, { reason: 'your site is about another market' });
+    // Sending the same decisions again changes nothing and mails nothing.
+    await api.request('POST', `/api/v1/admin/programs/${shop.programId}/partners/bulk`, { body: { action: 'approve', partner_ids: [id(ann)] }, headers: adminHeaders });
+    await outboxSent(db.pool);
+    // (Mails written by one change may arrive in any order.)
+    expect(subjects(ann).sort()).toEqual(['Mail Shop: we received your application', 'Mail Shop: you are approved', 'Mail Shop: your partner sign-in link']);
+    // Essential mail carries no unsubscribe; the invitation's link works for days.
+    const invitation = to(ann).find((m) => m.subject === 'Mail Shop: your partner sign-in link')!;
+    expect(invitation.headers['list-unsubscribe']).toBeUndefined();
+    expect(invitation.text).toMatch(/\/portal\/auth\?token=[\w-]+/);
+    expect(invitation.text).toContain('Mail Shop approved you as a partner.');
+    expect(subjects(bob)).toEqual(['Mail Shop: we received your application', 'Mail Shop: your application']);
+    expect(to(bob)[1]!.text).toContain('your site is about another market');
+
+    await must('POST', `/programs/${shop.programId}/partners/${id(ann)}/ban`, { reason: 'cookie stuffing' });
+    await outboxSent(db.pool);
+    expect(subjects(ann).at(-1)).toBe('Mail Shop: partner program');
+    expect(to(ann).at(-1)!.text).toContain('cookie stuffing');
+  });
+
+  it('money: a held commission tells the manager; a payout run tells the manager; a payout paid tells the partner (amount, currency, reference)', async () => {
+    const shop = await seedProgram(api, { name: 'Pay Shop', commission_rate: 10 });
+    const manager = (await db.pool.query('SELECT a.email FROM accounts a JOIN programs p ON p.account_id = a.id WHERE p.id = $1', [shop.programId])).rows[0].email;
+    const email = `${uid('paid')}@creators.test`;
+    await must('PATCH', `/programs/${shop.programId}/partners/${shop.partnerId}`, { email });
+    await must('PATCH', `/programs/${shop.programId}/partners/${shop.partnerId}/payout-details`, { payout_method: 'paypal', payout_reference: email });
+    // A signup from the partner's own email: held for review.
+    const clickId = await trackClick(api, shop.affiliateUrl);
+    await api.request('POST', '/api/v1/track/lead', { body: { click_id: clickId, customer_key: 'self', email }, headers: bearer(shop.apiKey) });
+    const held = await api.request('POST', '/api/v1/track/sale', { body: { transaction_id: uid('held'), amount_cents: 5000, customer_key: 'self' }, headers: bearer(shop.apiKey) });
+    const sale = await apiSale(api, shop, 10_000);
+    await must('POST', `/programs/${shop.programId}/commissions/${sale.commissionId}/approve`, { reason: 'ok' });
+    const run = await must('POST', `/programs/${shop.programId}/payouts/run`);
+    await must('POST', `/programs/${shop.programId}/payouts/${run.payouts[0].id}/paid`, { reference: 'PAYPAL-7731' });
+    await outboxSent(db.pool);
+    expect(subjects(manager)).toEqual([`A commission was held for review (sale ${held.body.transaction_id})`, `Payout batch ${run.batch_id} is ready to pay (1 payout)`]);
+    expect(to(manager)[0]!.text).toContain(`${PUBLIC_URL}/dashboard/programs/${shop.programId}/payouts?stage=held`);
+    const paid = to(email).find((m) => m.subject.includes('payout'))!;
+    expect(paid.subject).toBe('Pay Shop: payout of 10.00 USD sent');
+    expect(paid.text).toContain('Reference: PAYPAL-7731');
+  });
+
+  it('a rolled-back change writes no mail; a job run twice sends once', async () => {
+    const email = `${uid('rb')}@creators.test`;
+    const outbox = { programId: null, kind: 'payout_sent' as const, to: email, senderName: 'Shop', subject: 'rolled back', body: 'x', canUnsubscribe: false };
+    await withTransaction(db.pool, async (client) => {
+      await queueMails(client, [{ ...outbox, dedupeKey: uid('rb') }]);
+      throw new Error('the change failed');
+    }).catch(() => undefined);
+    expect((await db.pool.query('SELECT count(*)::int AS n FROM mail_outbox WHERE to_email = $1', [email])).rows[0].n).toBe(0);
+    // Written without a job (the worker would race this test): sent by hand, twice, as a retried job would be.
+    const { rows } = await db.pool.query(
+      `INSERT INTO mail_outbox (kind, to_email, subject, body, dedupe_key) VALUES ('payout_sent', $1, 'once', 'x', $2) RETURNING id`,
+      [email, uid('once')],
+    );
+    expect(await sendOutboxMail(sendingDeps(), Number(rows[0].id))).toBe('sent');
+    expect(await sendOutboxMail(sendingDeps(), Number(rows[0].id))).toBe('already_sent');
+    expect(subjects(email)).toEqual(['once']);
+    expect((await db.pool.query('SELECT body FROM mail_outbox WHERE id = $1', [rows[0].id])).rows[0].body).toBeNull();
+  });
+});
+
+describe('the daily digest and unsubscribing', () => {
+  it("a day's commissions in one mail per partner; one-click unsubscribe stops that kind only; an expired token is refused", async () => {
+    const shop = await seedProgram(api, { name: 'Digest Shop', commission_rate: 10 });
+    const email = `${uid('digest')}@creators.test`;
+    await must('PATCH', `/programs/${shop.programId}/partners/${shop.partnerId}`, { email });
+    await must('POST', `/programs/${shop.programId}/partners/${shop.partnerId}/invite`);
+    for (const cents of [1000, 2000, 3000]) await apiSale(api, shop, cents);
+    const tomorrow = new Date(Date.now() + 86_400_000);
+    await queueCommissionDigests({ pool: db.pool, publicUrl: api.url, now: () => tomorrow });
+    await queueCommissionDigests({ pool: db.pool, publicUrl: api.url, now: () => tomorrow }); // the same day again: nothing new
+    await outboxSent(db.pool);
+    const digests = to(email).filter((m) => m.subject.includes('earned'));
+    expect(digests.map((m) => m.subject)).toEqual([`Digest Shop: 3 commissions earned on ${new Date().toISOString().slice(0, 10)}`]);
+    expect(digests[0]!.text).toContain('- 3 commissions: 6.00 USD');
+
+    // One-click, as a mail client does it: POST to the List-Unsubscribe URL.
+    const url = /^<(.+)>$/.exec(digests[0]!.headers['list-unsubscribe']!)![1]!.replace(PUBLIC_URL, api.url);
+    const oneClick = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+    expect(oneClick.status).toBe(200);
+    expect(await oneClick.text()).toContain('You will no longer get "Daily summary of commissions earned" mails at this address.');
+    await apiSale(api, shop, 4000);
+    const dayAfter = new Date(Date.now() + 2 * 86_400_000);
+    await db.pool.query("UPDATE commissions SET created_at = now() + interval '1 day' WHERE id = (SELECT max(id) FROM commissions WHERE program_id = $1)", [shop.programId]);
+    await queueCommissionDigests({ pool: db.pool, publicUrl: api.url, now: () => dayAfter });
+    // Other kinds still arrive: a payout sent (essential).
+    const sale = await apiSale(api, shop, 10_000);
+    await must('POST', `/programs/${shop.programId}/commissions/${sale.commissionId}/approve`, { reason: 'ok' });
+    const run = await must('POST', `/programs/${shop.programId}/payouts/run`);
+    await must('POST', `/programs/${shop.programId}/payouts/${run.payouts[0].id}/paid`, { reference: 'REF-1' });
+    await outboxSent(db.pool);
+    expect(to(email).filter((m) => m.subject.includes('earned'))).toHaveLength(1);
+    expect((await db.pool.query("SELECT skipped FROM mail_outbox WHERE to_email = $1 AND kind = 'commission_digest' ORDER BY id", [email])).rows.map((r) => r.skipped)).toEqual([null, 'unsubscribed']);
+    expect(to(email).some((m: ReceivedMail) => m.subject === 'Digest Shop: payout of 10.00 USD sent')).toBe(true);
+
+    const expired = unsubscribeToken(SECRET, email, 'payout_sent', new Date(api.clock.now.getTime() - 1000));
+    const refused = await fetch(`${api.url}/mail/unsubscribe?token=${expired}`, { method: 'POST', body: 'List-Unsubscribe=One-Click', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain('This unsubscribe link expired');
+    const forged = await fetch(`${api.url}/mail/unsubscribe?token=${expired.slice(0, -2)}xx`, { method: 'POST' });
+    expect(forged.status).toBe(400);
+  });
+});
+
+describe('partner sign-in that does not leak', () => {
+  it('an invited and an unknown address answer in the same time (median of 20)', async () => {
+    const shop = await seedProgram(api);
+    const invited = `${uid('known')}@creators.test`;
+    const partner = await must('POST', `/programs/${shop.programId}/partners`, { name: 'Known', email: invited });
+    await must('POST', `/programs/${partner.program_id}/partners/${partner.id}/invite`);
+    const time = async (email: string, i: number) => {
+      const ip = `198.18.${Math.floor(i / 200)}.${(i % 200) + 1}`;
+      const page = await fetch(`${api.url}/portal/login`, { headers: { 'x-forwarded-for': ip } });
+      const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1]!;
+      const started = performance.now();
+      const reply = await fetch(`${api.url}/portal/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin: api.url, 'x-forwarded-for': ip },
+        body: new URLSearchParams({ _csrf: csrf, email }).toString(),
+      });
+      const ms = performance.now() - started;
+      return { ms, status: reply.status, text: await reply.text() };
+    };
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    const known: number[] = [];
+    const unknown: number[] = [];
+    const answers = new Set<string>();
+    for (let i = 0; i < 20; i++) {
+      const a = await time(invited, 2 * i);
+      const b = await time(`${uid('nobody')}@creators.test`, 2 * i + 1);
+      known.push(a.ms);
+      unknown.push(b.ms);
+      answers.add(`${a.status}`).add(`${b.status}`);
+    }
+    const gap = Math.abs(median(known) - median(unknown));
+    console.log(`[mail] partner sign-in median: invited ${median(known).toFixed(1)} ms, unknown ${median(unknown).toFixed(1)} ms, gap ${gap.toFixed(1)} ms`);
+    expect([...answers]).toEqual(['200']);
+    expect(gap).toBeLessThan(5);
+    await outboxSent(db.pool);
+  }, 60_000);
+});
+
+describe('a mail server that refuses', () => {
+  it('changes no answer: the invitation and the sign-in request answer 200; the mail job keeps the error and retries', async () => {
+    const refusing = await openTestApi({ AFFIX_SECRET_KEY: SECRET, AFFIX_SMTP_URL: 'smtp://127.0.0.1:1', AFFIX_WORKER_POLL_SECONDS: '0.5' }, { queueUrl: 'own', workers: true });
+    try {
+      const shop = await seedProgram(refusing.api);
+      const email = `${uid('refused')}@creators.test`;
+      const partner = await refusing.api.request('POST', `/api/v1/admin/programs/${shop.programId}/partners`, { body: { name: 'R', email }, headers: adminHeaders });
+      const invited = await refusing.api.request('POST', `/api/v1/admin/programs/${shop.programId}/partners/${partner.body.data.id}/invite`, { headers: adminHeaders });
+      expect(invited.status).toBe(200);
+      const page = await fetch(`${refusing.api.url}/portal/login`);
+      const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1]!;
+      const reply = await fetch(`${refusing.api.url}/portal/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin: refusing.api.url },
+        body: new URLSearchParams({ _csrf: csrf, email }).toString(),
+      });
+      expect(reply.status).toBe(200);
+      const failed = async () =>
+        (await refusing.db.pool.query("SELECT count(*)::int AS n FROM mail_outbox WHERE to_email = $1 AND sent_at IS NULL AND attempts > 0 AND last_error IS NOT NULL", [email])).rows[0].n;
+      await expect.poll(failed, { timeout: 10_000, interval: 100 }).toBe(2);
+    } finally {
+      await closeTestApi(refusing);
+    }
+  }, 60_000);
+});
