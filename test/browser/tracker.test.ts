@@ -72,7 +72,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((done) => pages.listen(0, '127.0.0.1', done));
   pagePort = (pages.address() as AddressInfo).port;
-  ({ db, api } = await openTestApi());
+  ({ db, api } = await openTestApi({}, { queueUrl: 'own' }));
   shop = await seedProgram(api, {
     allowed_origins: [`http://localhost:${pagePort}`, `http://www.brand.example:${pagePort}`, `http://shop.github.io:${pagePort}`],
     attribution_window_days: 30,
