@@ -9,7 +9,8 @@ import * as applications from '../db/applications.js';
 import { DEFAULT_OUTBOUND_QUEUE, writeMessage } from '../db/outbound.js';
 import * as partners from '../db/partners.js';
 import { type PoolClient, isUniqueViolation, withTransaction } from '../db/pool.js';
-import { type ManagementDeps, type Scope, parseInput, programInScope } from './management.js';
+import { type ManagementDeps, type Scope, audit, parseInput, programInScope } from './management.js';
+import { SYSTEM, changedFields } from '../core/audit.js';
 import { type PartnerDeps, partnerBulk } from './partners.js';
 import { FORM_BOOLEAN } from './payouts.js';
 import { applicationReceivedMail, newApplicationMail, queueForManagers } from './mail.js';
@@ -79,6 +80,9 @@ export async function apply(deps: PartnerDeps, programRef: string, groupSlug: st
       programId: program.programId, partnerId, groupId: group?.id ?? null, answers, termsVersion: program.termsVersion, acceptedAt: now, ip,
     });
     const signals = await riskSignals(client, program.programId, partnerId);
+    await audit(client, { kind: 'operator', actor: { type: 'applicant', id: null, label: body.name, ip } }, [
+      { programId: program.programId, action: 'partner.applied', objectType: 'partner', objectId: partnerId, changes: changedFields(null, { group_id: group?.id ?? null, terms_version: program.termsVersion }) },
+    ]);
     // The applicant and the brand hear of it with the change (a new or allowed application only).
     const links = deps.mailLinks ?? { publicUrl: '{{affix}}' };
     await queueMails(client, [applicationReceivedMail(links, { programId: program.programId, programName: program.name, email: body.email, applicationId })]);
@@ -91,7 +95,8 @@ export async function apply(deps: PartnerDeps, programRef: string, groupSlug: st
   });
   if (applied?.autoApprove) {
     // The system approves, as a manager would (the same bulk path): links, invitation, events.
-    await partnerBulk(deps, { kind: 'operator' }, program.programId, { action: 'approve', partner_ids: [applied.partnerId], group_id: group!.id, reason: 'approved automatically' });
+    const system: Scope = { kind: 'operator', actor: SYSTEM(`auto-approve of group ${group!.name}`) };
+    await partnerBulk(deps, system, program.programId, { action: 'approve', partner_ids: [applied.partnerId], group_id: group!.id, reason: 'approved automatically' });
   }
   return { message: APPLICATION_RECEIVED };
 }
@@ -178,10 +183,13 @@ export async function updateApplicationSettings(deps: ManagementDeps, scope: Sco
   const changed = termsText !== current.termsText && current.termsText !== '';
   const termsVersion = body.terms_version ?? (changed ? String(bumpVersion(current.termsVersion)) : current.termsVersion);
   const next = { applicationsOpen: body.applications_open ?? current.applicationsOpen, slug: body.slug === undefined ? current.slug : body.slug, termsText, termsVersion, fields };
-  if (!(await applications.setApplicationSettings(deps.pool, programId, next))) {
-    throw errors.conflict('Another program has this page address', 'slug_taken');
-  }
-  return next;
+  return withTransaction(deps.pool, async (client) => {
+    if (!(await applications.setApplicationSettings(client, programId, next))) {
+      throw errors.conflict('Another program has this page address', 'slug_taken');
+    }
+    await audit(client, scope, [{ programId, action: 'application_page.updated', objectType: 'program', objectId: programId, changes: changedFields({ ...current }, { ...next }) }]);
+    return next;
+  });
 }
 
 const bumpVersion = (version: string) => (/^\d+$/.test(version) ? Number(version) + 1 : `${version}+1`);

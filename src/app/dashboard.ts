@@ -21,6 +21,7 @@ import * as partnersDb from '../db/partners.js';
 import * as applications from './applications.js';
 import { type ManagementDeps, OPERATOR, type Scope, programInScope } from './management.js';
 import * as partners from './partners.js';
+import { auditLog } from './audit.js';
 
 export type PasswordVerdict = { kind: 'signed_in'; accountId: number; email: string } | { kind: 'wrong' } | { kind: 'suspended' };
 
@@ -62,7 +63,7 @@ export const ACTIVITY_PAGE_SIZE = 50;
 const CSV_MAX_ROWS = 100_000;
 
 /** The program's pages, each a URL of its own (`overview` is the program's own URL). */
-export const PROGRAM_SECTIONS = ['overview', 'partners', 'applications', 'groups', 'links', 'activity', 'payouts', 'stripe', 'inbox', 'webhooks', 'keys', 'settings'] as const;
+export const PROGRAM_SECTIONS = ['overview', 'partners', 'applications', 'groups', 'links', 'activity', 'payouts', 'stripe', 'inbox', 'webhooks', 'keys', 'audit', 'settings'] as const;
 export type ProgramSection = (typeof PROGRAM_SECTIONS)[number];
 export const isProgramSection = (value: string): value is ProgramSection => (PROGRAM_SECTIONS as readonly string[]).includes(value);
 
@@ -128,6 +129,14 @@ const SECTION_DATA = {
   stripe: async (deps: PageDeps, id: number) => ({ stripe: await stripeLiveCheck(deps.pool, id) }),
   inbox: async (deps: PageDeps, id: number) => ({ inbox: await inboxForProgram(deps.pool, id) }),
   keys: async (deps: PageDeps, id: number) => ({ keys: await admin.listKeys(deps.pool, id) }),
+  audit: async (deps: PageDeps, id: number, _filter: ActivityFilter, _page: number, query: PageQuery) => {
+    const filter = { actor_type: query.actor_type, object_type: query.object_type, action: query.action, before: query.before };
+    const log = await auditLog(deps, OPERATOR, { ...filter, program_id: id, limit: 100 }).catch((error: unknown) => {
+      if (!(error instanceof AffixError) || error.status !== 400) throw error;
+      return auditLog(deps, OPERATOR, { program_id: id, limit: 100 });
+    });
+    return { log, auditFilter: filter };
+  },
   settings: async () => ({}),
 } satisfies Record<ProgramSection, (deps: PageDeps, id: number, filter: ActivityFilter, page: number, query: PageQuery) => Promise<object>>;
 

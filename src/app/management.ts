@@ -7,15 +7,30 @@ import { AffixError, errors } from '../core/errors.js';
 import { checkUpdateAgainst, parseNewProgram, parseProgramUpdate } from '../core/programs.js';
 import * as admin from '../db/admin.js';
 import { programOwnedBy } from '../db/dashboard.js';
-import type { Pool } from '../db/pool.js';
+import { type Pool, type PoolClient, withTransaction } from '../db/pool.js';
+import { type Actor, type AuditEntry, OPERATOR_ACTOR, changedFields } from '../core/audit.js';
+import { appendAudit } from '../db/audit.js';
 import { setAccountPassword } from '../db/cli.js';
 import { type EnqueueInTransaction, type EventFilter, type InboxEvent, getEvent, listEvents, requeueEvent } from '../db/webhook-events.js';
 import { hashPassword } from '../platform/passwords.js';
 import type { SecretBox } from '../platform/secret-box.js';
 
-/** The operator (admin token) reaches every program; a brand only its own account's. */
-export type Scope = { kind: 'operator' } | { kind: 'account'; accountId: number };
+/**
+ * The operator (admin token) reaches every program; a brand only its own account's. `actor` is
+ * who acts (the audit log records it); without one, the operator or the account itself.
+ */
+export type Scope = ({ kind: 'operator' } | { kind: 'account'; accountId: number }) & { actor?: Actor };
 export const OPERATOR: Scope = { kind: 'operator' };
+
+/** The operator acting from a request's address (the admin API). */
+export const operatorFrom = (ip: string | null | undefined): Scope => ({ kind: 'operator', actor: { ...OPERATOR_ACTOR, ip: ip ?? null } });
+
+export const actorOf = (scope: Scope): Actor =>
+  scope.actor ?? (scope.kind === 'operator' ? OPERATOR_ACTOR : { type: 'member', id: String(scope.accountId), label: null, ip: null });
+
+/** Appends the change's audit entries in its transaction (src/db/audit.ts). */
+export const audit = (client: PoolClient | Pool, scope: Scope, entries: AuditEntry[]) =>
+  appendAudit(client, actorOf(scope), entries, scope.kind === 'account' ? scope.accountId : null);
 
 export interface ManagementDeps {
   pool: Pool;
@@ -64,18 +79,28 @@ export async function programInScope(deps: ManagementDeps, scope: Scope, program
   return program;
 }
 
-export async function createProgram(deps: ManagementDeps, accountId: unknown, input: Record<string, unknown>): Promise<admin.ProgramView> {
+export async function createProgram(deps: ManagementDeps, accountId: unknown, input: Record<string, unknown>, scope: Scope = OPERATOR): Promise<admin.ProgramView> {
   if (typeof accountId !== 'number' || !(await admin.accountExists(deps.pool, accountId))) {
     throw errors.invalid('account_id must be the id of an existing account', { account_id: 'Choose an existing account.' });
   }
-  return admin.insertProgram(deps.pool, accountId, parseNewProgram(input));
+  const settings = parseNewProgram(input);
+  return withTransaction(deps.pool, async (client) => {
+    const program = await admin.insertProgram(client, accountId, settings);
+    await audit(client, scope, [{ programId: program.id, action: 'program.created', objectType: 'program', objectId: program.id, changes: changedFields(null, { ...settings }) }]);
+    return program;
+  });
 }
 
 export async function updateProgram(deps: ManagementDeps, scope: Scope, programId: number, input: Record<string, unknown>) {
   const current = await programInScope(deps, scope, programId);
-  const updated = await admin.updateProgram(deps.pool, programId, checkUpdateAgainst(current, parseProgramUpdate(input)));
-  if (!updated) throw errors.notFound('Program not found');
-  return updated;
+  const update = checkUpdateAgainst(current, parseProgramUpdate(input));
+  return withTransaction(deps.pool, async (client) => {
+    const updated = await admin.updateProgram(client, programId, update);
+    if (!updated) throw errors.notFound('Program not found');
+    const changes = changedFields(current as unknown as Record<string, unknown>, updated as unknown as Record<string, unknown>);
+    await audit(client, scope, [{ programId, action: 'program.updated', objectType: 'program', objectId: programId, changes }]);
+    return updated;
+  });
 }
 
 // ---- partners and links ------------------------------------------------------------------
@@ -89,10 +114,16 @@ export async function createLink(deps: ManagementDeps, scope: Scope, programId: 
     throw errors.invalid('partner_id must be a partner of this program', { partner_id: 'Choose a partner of this program.' });
   }
   const shortLink = body.short_link ?? randomBytes(5).toString('hex');
-  const link =
-    partnerLimit === undefined
-      ? await admin.insertLink(deps.pool, program.id, body.partner_id, shortLink)
-      : await admin.insertPartnerLink(deps.pool, program.id, body.partner_id, shortLink, partnerLimit);
+  const link = await withTransaction(deps.pool, async (client) => {
+    const made =
+      partnerLimit === undefined
+        ? await admin.insertLink(client, program.id, body.partner_id, shortLink)
+        : await admin.insertPartnerLink(client, program.id, body.partner_id, shortLink, partnerLimit);
+    if (made && made !== 'limit') {
+      await audit(client, scope, [{ programId: program.id, action: 'link.created', objectType: 'link', objectId: made.id, changes: changedFields(null, { short_link: made.short_link, partner_id: made.partner_id }) }]);
+    }
+    return made;
+  });
   if (link === 'limit') {
     const message = `You have ${partnerLimit} links, the most this program allows; reuse one or ask the brand for more.`;
     throw new AffixError(409, message, { code: 'link_limit', fields: { short_link: message } });
@@ -108,7 +139,11 @@ export async function setLinkEnabled(deps: ManagementDeps, scope: Scope, linkId:
   await programInScope(deps, scope, programId).catch(() => {
     throw errors.notFound('Referral link not found');
   });
-  return (await admin.setLinkEnabled(deps.pool, linkId, enabled))!;
+  return withTransaction(deps.pool, async (client) => {
+    const link = (await admin.setLinkEnabled(client, linkId, enabled))!;
+    await audit(client, scope, [{ programId, action: enabled ? 'link.enabled' : 'link.disabled', objectType: 'link', objectId: linkId, changes: { enabled: { from: !enabled, to: enabled } } }]);
+    return link;
+  });
 }
 
 // ---- API keys ----------------------------------------------------------------------------
@@ -124,15 +159,25 @@ async function keyInScope(deps: ManagementDeps, scope: Scope, keyId: number): Pr
 
 export async function issueKey(deps: ManagementDeps, scope: Scope, programId: number) {
   const program = await programInScope(deps, scope, programId);
-  return admin.issueApiKey(deps.pool, program.id);
+  return withTransaction(deps.pool, async (client) => {
+    const issued = await admin.issueApiKey(client, program.id);
+    await audit(client, scope, [{ programId: program.id, action: 'key.created', objectType: 'api_key', objectId: issued.key.id, changes: { key: { from: null, to: issued.key.masked } } }]);
+    return issued;
+  });
 }
 
 /** Revokes the key at once and issues its replacement. */
 export async function regenerateKey(deps: ManagementDeps, scope: Scope, keyId: number) {
-  await keyInScope(deps, scope, keyId);
-  const issued = await admin.regenerateApiKey(deps.pool, keyId);
-  if (!issued) throw new AffixError(409, 'That key was already revoked');
-  return issued;
+  const programId = await keyInScope(deps, scope, keyId);
+  return withTransaction(deps.pool, async (client) => {
+    const issued = await admin.regenerateApiKey(client, keyId);
+    if (!issued) throw new AffixError(409, 'That key was already revoked');
+    await audit(client, scope, [
+      { programId, action: 'key.revoked', objectType: 'api_key', objectId: keyId },
+      { programId, action: 'key.created', objectType: 'api_key', objectId: issued.key.id, changes: { key: { from: null, to: issued.key.masked } } },
+    ]);
+    return issued;
+  });
 }
 
 /**
@@ -145,9 +190,13 @@ export async function markKeyForRotation(deps: ManagementDeps, scope: Scope, key
   if (!rotateBy || Number.isNaN(rotateBy.getTime()) || (!planned && scope.kind !== 'operator')) {
     throw errors.invalid('rotate_by must be a time in the future', { rotate_by: 'Choose a date in the future.' });
   }
-  const key = await admin.markKeyForRotation(deps.pool, keyId, rotateBy);
-  if (!key) throw new AffixError(409, 'That key was already revoked');
-  return key;
+  const programId = await admin.programOfKey(deps.pool, keyId);
+  return withTransaction(deps.pool, async (client) => {
+    const key = await admin.markKeyForRotation(client, keyId, rotateBy);
+    if (!key) throw new AffixError(409, 'That key was already revoked');
+    await audit(client, scope, [{ programId, action: 'key.rotation_planned', objectType: 'api_key', objectId: keyId, changes: { rotate_by: { from: null, to: rotateBy.toISOString() } } }]);
+    return key;
+  });
 }
 
 export async function listKeys(deps: ManagementDeps, scope: Scope, programId: number) {
@@ -170,11 +219,16 @@ export async function setStripeSettings(deps: ManagementDeps, scope: Scope, prog
   if (body.webhook_secret && !deps.secretBox) {
     throw errors.invalid('Set AFFIX_SECRET_KEY to store Stripe signing secrets', { webhook_secret: 'Set AFFIX_SECRET_KEY to store Stripe signing secrets.' });
   }
-  return (await admin.updateProgramStripe(deps.pool, program.id, {
-    ...(body.webhook_secret !== undefined ? { sealedSecret: body.webhook_secret ? deps.secretBox!.seal(body.webhook_secret) : null } : {}),
-    ...(body.account_id !== undefined ? { accountId: body.account_id } : {}),
-    livemodeOnlyCommissions: body.livemode_only_commissions,
-  }))!;
+  return withTransaction(deps.pool, async (client) => {
+    const settings = (await admin.updateProgramStripe(client, program.id, {
+      ...(body.webhook_secret !== undefined ? { sealedSecret: body.webhook_secret ? deps.secretBox!.seal(body.webhook_secret) : null } : {}),
+      ...(body.account_id !== undefined ? { accountId: body.account_id } : {}),
+      livemodeOnlyCommissions: body.livemode_only_commissions,
+    }))!;
+    const changes = changedFields({}, { webhook_secret: body.webhook_secret === undefined ? undefined : body.webhook_secret || null, account_id: body.account_id, livemode_only_commissions: body.livemode_only_commissions });
+    await audit(client, scope, [{ programId: program.id, action: 'stripe.updated', objectType: 'program', objectId: program.id, changes }]);
+    return settings;
+  });
 }
 
 // ---- the webhook inbox -------------------------------------------------------------------

@@ -8,7 +8,7 @@ import { errors } from '../core/errors.js';
 import { type ImportField, type ImportRow, mapColumns, readImportRow } from '../core/partners.js';
 import * as imports from '../db/partner-import.js';
 import { withTransaction } from '../db/pool.js';
-import { type ManagementDeps, type Scope, parseInput, programInScope } from './management.js';
+import { type ManagementDeps, type Scope, audit, parseInput, programInScope } from './management.js';
 import { FORM_BOOLEAN } from './payouts.js';
 
 export const IMPORT_MAX_ROWS = 50_000;
@@ -124,6 +124,7 @@ export async function importPartners(deps: ManagementDeps, scope: Scope, program
         fresh.map((c) => ({ name: c.row.name, email: c.row.email, groupId: c.groupId, tags: c.row.tags, payoutMethod: c.row.payoutMethod, payoutReference: c.row.payoutReference })),
       );
       written.partners += ids.filter((id) => id !== null).length;
+      await audit(client, scope, ids.flatMap((id) => (id === null ? [] : [{ programId, action: 'partner.imported', objectType: 'partner', objectId: id }])));
       const links = [
         ...fresh.flatMap((c, index) => (c.row.code && ids[index] ? [{ partnerId: ids[index]!, code: c.row.code }] : [])),
         ...chunk.filter((c) => c.outcome === 'add_link').map((c) => ({ partnerId: c.existingPartnerId!, code: c.row.code! })),

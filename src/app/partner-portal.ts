@@ -10,7 +10,7 @@ import type { Pool } from '../db/pool.js';
 import { requestPartnerLink } from '../db/mail.js';
 import { withTransaction } from '../db/pool.js';
 import { queueInvitations, signInMail } from './mail.js';
-import { type ManagementDeps, OPERATOR, type Scope, createLink, parseInput, programInScope } from './management.js';
+import { type ManagementDeps, type Scope, createLink, parseInput, programInScope } from './management.js';
 import { setPayoutDetails } from './payouts.js';
 
 /** A sign-in link works once, for this long. */
@@ -72,6 +72,9 @@ export async function portalOverview(deps: ManagementDeps, email: string) {
   return { partners, ...numbers };
 }
 
+/** The partner acting on their own row (the audit log names them by partner id). */
+const asPartner = (partnerId: number): Scope => ({ kind: 'operator', actor: { type: 'partner', id: String(partnerId), label: null, ip: null } });
+
 /** One of the signed-in partner's own rows, or the same 404 as one that does not exist. */
 async function ownPartner(deps: ManagementDeps, email: string, partnerId: number) {
   const partner = (await portal.partnersOfEmail(deps.pool, email)).find((p) => p.partnerId === partnerId);
@@ -83,11 +86,11 @@ async function ownPartner(deps: ManagementDeps, email: string, partnerId: number
 export async function createOwnLink(deps: ManagementDeps, email: string, partnerId: number, input: { short_link?: unknown }) {
   const partner = await ownPartner(deps, email, partnerId);
   if (!partner.canCreateLinks) throw errors.forbidden('This program does not let partners create links; ask the brand for one.');
-  return createLink(deps, OPERATOR, partner.programId, { partner_id: partner.partnerId, short_link: input.short_link ?? null }, partner.linkLimit);
+  return createLink(deps, asPartner(partner.partnerId), partner.programId, { partner_id: partner.partnerId, short_link: input.short_link ?? null }, partner.linkLimit);
 }
 
 /** The partner sets how they are paid (the same rules as when the brand sets it). */
 export async function setOwnPayoutDetails(deps: ManagementDeps, email: string, partnerId: number, input: unknown) {
   const partner = await ownPartner(deps, email, partnerId);
-  return setPayoutDetails(deps, OPERATOR, partner.programId, partner.partnerId, input);
+  return setPayoutDetails(deps, asPartner(partner.partnerId), partner.programId, partner.partnerId, input);
 }

@@ -29,7 +29,8 @@ import { type PoolClient, withTransaction } from '../db/pool.js';
 import { FORM_BOOLEAN, HOLD_DAYS, PAYOUT_MINIMUMS, cancelPayoutIn, lockProgramPayouts } from './payouts.js';
 import { type MailLinks, decisionMail, queueInvitations } from './mail.js';
 import { queueMails } from '../db/mail.js';
-import { type ManagementDeps, type Scope, parseInput, programInScope } from './management.js';
+import { type ManagementDeps, type Scope, audit, parseInput, programInScope } from './management.js';
+import { changedFields } from '../core/audit.js';
 
 /** How many partners one transaction of a bulk action changes. */
 export const PARTNER_CHUNK = 500;
@@ -130,13 +131,25 @@ export async function addPartner(deps: ManagementDeps, scope: Scope, programId: 
   const program = await programInScope(deps, scope, programId);
   const body = parseInput(newPartnerInput, input);
   const groupId = await groupInProgram(deps, program.id, body.group_id);
-  const made = await partners.insertEnrollment(deps.pool, program.id, {
-    name: body.name,
-    email: body.email ?? null,
-    status: body.status ?? 'approved',
-    groupId,
-    tags: body.tags ?? [],
-    notes: body.notes ?? null,
+  // The duplicate check reads first: a refused insert would end the transaction its audit entry needs.
+  if (body.email) {
+    const holder = await partners.partnerIdByEmail(deps.pool, program.id, body.email);
+    if (holder !== null) throw duplicate(holder);
+  }
+  const made = await withTransaction(deps.pool, async (client) => {
+    const enrolled = await partners.insertEnrollment(client, program.id, {
+      name: body.name,
+      email: body.email ?? null,
+      status: body.status ?? 'approved',
+      groupId,
+      tags: body.tags ?? [],
+      notes: body.notes ?? null,
+    });
+    if ('partner' in enrolled) {
+      const p = enrolled.partner;
+      await audit(client, scope, [{ programId: program.id, action: 'partner.created', objectType: 'partner', objectId: p.id, changes: changedFields(null, { name: p.name, email: p.email, status: p.status, group_id: p.group_id, tags: p.tags }) }]);
+    }
+    return enrolled;
   });
   if ('duplicateOf' in made) throw duplicate(made.duplicateOf);
   return made.partner;
@@ -171,14 +184,20 @@ export async function editPartner(deps: ManagementDeps, scope: Scope, programId:
     const holder = await partners.partnerIdByEmail(deps.pool, programId, body.email);
     if (holder !== null && holder !== partnerId) throw duplicate(holder);
   }
-  if (body.name !== undefined || body.email !== undefined) {
-    const outcome = await partners.updateProfile(deps.pool, programId, partnerId, { name: body.name, email: body.email });
-    if (outcome === 'email_taken') {
-      throw new AffixError(409, 'Another partner of your account has this email', { code: 'email_taken', fields: { email: 'Another partner of your account has this email.' } });
+  const before = (await partners.getPartner(deps.pool, programId, partnerId))!;
+  return withTransaction(deps.pool, async (client) => {
+    if (body.name !== undefined || body.email !== undefined) {
+      const outcome = await partners.updateProfile(client, programId, partnerId, { name: body.name, email: body.email });
+      if (outcome === 'email_taken') {
+        throw new AffixError(409, 'Another partner of your account has this email', { code: 'email_taken', fields: { email: 'Another partner of your account has this email.' } });
+      }
     }
-  }
-  await partners.updateEnrollment(deps.pool, programId, partnerId, { notes: body.notes, tags: body.tags });
-  return (await partners.getPartner(deps.pool, programId, partnerId))!;
+    await partners.updateEnrollment(client, programId, partnerId, { notes: body.notes, tags: body.tags });
+    const after = (await partners.getPartner(client, programId, partnerId))!;
+    const pick = (p: partners.PartnerView) => ({ name: p.name, email: p.email, notes: p.notes, tags: p.tags });
+    await audit(client, scope, [{ programId, action: 'partner.updated', objectType: 'partner', objectId: partnerId, changes: changedFields(pick(before), pick(after)) }]);
+    return after;
+  });
 }
 
 // ---- the list ----------------------------------------------------------------------------------
@@ -287,18 +306,28 @@ const slugTaken = () =>
 /** A group carries complete terms: its reward, hold days, payout minimums and link rule (nothing inherited). */
 export async function createGroup(deps: ManagementDeps, scope: Scope, programId: number, input: unknown) {
   await programInScope(deps, scope, programId);
-  const group = await partners.insertGroup(deps.pool, programId, groupSettings(input));
-  if (!group) throw slugTaken();
-  return group;
+  const settings = groupSettings(input);
+  return withTransaction(deps.pool, async (client) => {
+    const group = await partners.insertGroup(client, programId, settings);
+    if (!group) throw slugTaken();
+    await audit(client, scope, [{ programId, action: 'group.created', objectType: 'group', objectId: group.id, changes: changedFields(null, { ...settings }) }]);
+    return group;
+  });
 }
 
 /** A change of a group's terms applies to commissions made from now on; earlier ones keep the terms they were made under. */
 export async function updateGroup(deps: ManagementDeps, scope: Scope, programId: number, groupId: number, input: unknown) {
   await programInScope(deps, scope, programId);
-  const updated = Number.isSafeInteger(groupId) ? await partners.updateGroup(deps.pool, programId, groupId, groupSettings(input)) : null;
-  if (updated === 'slug_taken') throw slugTaken();
-  if (!updated) throw errors.notFound('Group not found');
-  return updated;
+  const settings = groupSettings(input);
+  const before = Number.isSafeInteger(groupId) ? await partners.getGroup(deps.pool, programId, groupId) : null;
+  if (!before) throw errors.notFound('Group not found');
+  return withTransaction(deps.pool, async (client) => {
+    const updated = await partners.updateGroup(client, programId, groupId, settings);
+    if (updated === 'slug_taken') throw slugTaken();
+    if (!updated) throw errors.notFound('Group not found');
+    await audit(client, scope, [{ programId, action: 'group.updated', objectType: 'group', objectId: groupId, changes: changedFields(before as unknown as Record<string, unknown>, updated as unknown as Record<string, unknown>) }]);
+    return updated;
+  });
 }
 
 export async function listGroups(deps: ManagementDeps, scope: Scope, programId: number) {
@@ -311,14 +340,21 @@ export async function setOverride(deps: ManagementDeps, scope: Scope, programId:
   await showPartner(deps, scope, programId, partnerId);
   const { source } = parseInput(overrideInput, input);
   const reward = parseReward((input ?? {}) as Record<string, unknown>);
-  await partners.setOverride(deps.pool, programId, partnerId, { ...reward, durationMonths: reward.recurringDurationMonths, source });
-  return (await partners.getPartner(deps.pool, programId, partnerId))!;
+  return withTransaction(deps.pool, async (client) => {
+    await partners.setOverride(client, programId, partnerId, { ...reward, durationMonths: reward.recurringDurationMonths, source });
+    await audit(client, scope, [{ programId, action: 'partner.override_set', objectType: 'partner', objectId: partnerId, changes: changedFields(null, { ...reward, source }) }]);
+    return (await partners.getPartner(client, programId, partnerId))!;
+  });
 }
 
 export async function removeOverride(deps: ManagementDeps, scope: Scope, programId: number, partnerId: number) {
   await showPartner(deps, scope, programId, partnerId);
-  await partners.removeOverride(deps.pool, programId, partnerId);
-  return (await partners.getPartner(deps.pool, programId, partnerId))!;
+  return withTransaction(deps.pool, async (client) => {
+    if (await partners.removeOverride(client, programId, partnerId)) {
+      await audit(client, scope, [{ programId, action: 'partner.override_removed', objectType: 'partner', objectId: partnerId }]);
+    }
+    return (await partners.getPartner(client, programId, partnerId))!;
+  });
 }
 
 // ---- bulk actions ------------------------------------------------------------------------------
@@ -344,7 +380,7 @@ export async function partnerBulk(deps: PartnerDeps, scope: Scope, programId: nu
   const action: ChunkAction = { action: body.action, reason: body.reason || null, groupId, reapply: body.reapply ?? 'after_30_days', programName: program.name, mailLinks: deps.mailLinks ?? null };
   if (body.partner_ids) {
     const ids = [...new Set(body.partner_ids)];
-    for (let i = 0; i < ids.length; i += PARTNER_CHUNK) await partnerChunk(deps, programId, action, ids.slice(i, i + PARTNER_CHUNK), report);
+    for (let i = 0; i < ids.length; i += PARTNER_CHUNK) await partnerChunk(deps, scope, programId, action, ids.slice(i, i + PARTNER_CHUNK), report);
     return report;
   }
   const filter = { q: body.filter?.q || null, status: body.filter?.status ?? null, groupId: body.filter?.group_id ?? null, tag: body.filter?.tag || null };
@@ -352,7 +388,7 @@ export async function partnerBulk(deps: PartnerDeps, scope: Scope, programId: nu
   for (let after = 0; ; ) {
     const ids = await partners.partnerIdsMatching(deps.pool, programId, filter, ACTION_APPLIES_TO[body.action], after, PARTNER_CHUNK);
     if (ids.length === 0) return report;
-    await partnerChunk(deps, programId, action, ids, report);
+    await partnerChunk(deps, scope, programId, action, ids, report);
     after = ids[ids.length - 1]!;
   }
 }
@@ -366,7 +402,7 @@ interface ChunkAction {
   mailLinks: MailLinks | null;
 }
 
-async function partnerChunk(deps: PartnerDeps, programId: number, a: ChunkAction, ids: number[], report: BulkReport & { links_created: number }) {
+async function partnerChunk(deps: PartnerDeps, scope: Scope, programId: number, a: ChunkAction, ids: number[], report: BulkReport & { links_created: number }) {
   const now = deps.now();
   const { outcomes, linksCreated } = await withTransaction(deps.pool, async (client) => {
     // A ban cancels payouts and rejects commissions: the program's payout lock comes first (the one lock order).
@@ -381,6 +417,18 @@ async function partnerChunk(deps: PartnerDeps, programId: number, a: ChunkAction
       return { id };
     });
     const changed = await applyPartnerAction(client, programId, a, chosen, now);
+    // One entry per partner changed, in the chunk's transaction.
+    await audit(
+      client,
+      scope,
+      chosen.map((p) => ({
+        programId,
+        action: `partner.${a.action}`,
+        objectType: 'partner',
+        objectId: p.id,
+        changes: changedFields({ reason: null }, { reason: a.reason, ...(a.action === 'move_group' || (a.action === 'approve' && a.groupId !== null) ? { group_id: a.groupId } : {}) }),
+      })),
+    );
     return { outcomes, ...changed };
   });
   for (const outcome of outcomes) addToReport(report, outcome);

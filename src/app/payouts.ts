@@ -30,7 +30,8 @@ import { appendLines } from '../db/ledger.js';
 import { DEFAULT_OUTBOUND_QUEUE, writeMessage, writeMessages } from '../db/outbound.js';
 import * as payouts from '../db/payouts.js';
 import { type PoolClient, withTransaction } from '../db/pool.js';
-import { type ManagementDeps, type Scope, parseInput, programInScope } from './management.js';
+import { type ManagementDeps, type Scope, audit, parseInput, programInScope } from './management.js';
+import { SYSTEM, changedFields } from '../core/audit.js';
 import { managerMail, payoutSentMail, queueForManagers } from './mail.js';
 import { queueMails } from '../db/mail.js';
 import { programName } from '../db/admin.js';
@@ -54,6 +55,9 @@ const approveEvent = (c: payouts.CommissionRow): OutboundEvent => ({
   data: { ...commissionData(c), stage: 'approved' },
 });
 
+/** The scheduled approval acts as the system (the audit log says so). */
+const SCHEDULE: Scope = { kind: 'operator', actor: SYSTEM('scheduled approval') };
+
 /** How many commissions the scheduled approval takes per transaction. */
 export const APPROVAL_BATCH = 500;
 
@@ -69,6 +73,7 @@ export async function approveDueCommissions(deps: ManagementDeps): Promise<numbe
       const candidates = await payouts.lockApprovalCandidates(client, now, APPROVAL_BATCH);
       const due = candidates.filter((c) => approvalRefusal(c, c.holdDays, now, false) === null);
       await payouts.changeStage(client, 'approved', due.map((c) => ({ commission: c, entry: approvedEntry(c, null) })), { at: now });
+      await audit(client, SCHEDULE, due.map((c) => ({ programId: c.programId, action: 'commission.approve', objectType: 'commission', objectId: c.id, changes: { stage: { from: 'pending', to: 'approved' } } })));
       // One statement per program for the batch's events.
       for (const programId of new Set(due.map((c) => c.programId))) {
         await writeMessages(client, DEFAULT_OUTBOUND_QUEUE, programId, due.filter((c) => c.programId === programId).map(approveEvent));
@@ -121,6 +126,7 @@ export async function unapproveCommission(deps: ManagementDeps, scope: Scope, pr
     const refusal = unapprovalRefusal(commission);
     if (refusal) throw errors.conflict(REFUSALS[refusal]!, refusal);
     await payouts.changeStage(client, 'pending', [{ commission, entry: unapprovedEntry(commission, reason) }], { at: deps.now(), autoApprove: false });
+    await audit(client, scope, [{ programId, action: 'commission.unapprove', objectType: 'commission', objectId: commission.id, changes: { stage: { from: 'approved', to: 'pending' }, reason: { from: null, to: reason } } }]);
     return { ...commission, stage: 'pending' as const, autoApprove: false };
   });
 }
@@ -180,7 +186,7 @@ export async function commissionBulk(deps: ManagementDeps, scope: Scope, program
   await programInScope(deps, scope, programId);
   const report = emptyReport(body.action);
   const rule = COMMISSION_ACTION_RULES[body.action];
-  const run = (ids: number[]) => commissionChunk(deps, programId, body.action, ids, body.reason, report);
+  const run = (ids: number[]) => commissionChunk(deps, scope, programId, body.action, ids, body.reason, report);
   if (body.commission_ids) {
     const ids = [...new Set(body.commission_ids)];
     for (let i = 0; i < ids.length; i += BULK_CHUNK) await run(ids.slice(i, i + BULK_CHUNK));
@@ -195,7 +201,7 @@ export async function commissionBulk(deps: ManagementDeps, scope: Scope, program
   }
 }
 
-async function commissionChunk(deps: ManagementDeps, programId: number, action: CommissionAction, ids: number[], reason: string, report: BulkReport) {
+async function commissionChunk(deps: ManagementDeps, scope: Scope, programId: number, action: CommissionAction, ids: number[], reason: string, report: BulkReport) {
   const rule = COMMISSION_ACTION_RULES[action];
   const now = deps.now();
   const outcomes = await withTransaction(deps.pool, async (client) => {
@@ -211,6 +217,7 @@ async function commissionChunk(deps: ManagementDeps, programId: number, action: 
       return { id };
     });
     await payouts.changeStage(client, rule.to, changes, { at: now });
+    await audit(client, scope, changes.map(({ commission }) => ({ programId, action: `commission.${action}`, objectType: 'commission', objectId: commission.id, changes: { stage: { from: commission.stage, to: rule.to }, reason: { from: null, to: reason } } })));
     await writeMessages(
       client,
       DEFAULT_OUTBOUND_QUEUE,
@@ -240,6 +247,7 @@ export async function runPayouts(deps: ManagementDeps, scope: Scope, programId: 
     const lines = payoutLines(balances, (partnerId) => minimums.get(partnerId) ?? {});
     if (lines.length === 0) throw errors.conflict('Nothing to pay: no partner has an approved balance at or above the minimum', 'nothing_to_pay');
     const batchId = await payouts.insertBatch(client, programId, lines, payable);
+    await audit(client, scope, [{ programId, action: 'payout.run', objectType: 'payout_batch', objectId: batchId, changes: { payouts: { from: null, to: lines.length } } }]);
     await queueForManagers(
       client,
       programId,
@@ -290,11 +298,11 @@ async function withPayout<T>(
 export async function markPayoutPaid(deps: ManagementDeps, scope: Scope, programId: number, payoutId: number, input: unknown) {
   const { reference } = parseInput(markPaidInput, input);
   await programInScope(deps, scope, programId);
-  return markPaid(deps, programId, payoutId, reference, ['pending']);
+  return markPaid(deps, scope, programId, payoutId, reference, ['pending']);
 }
 
 /** For a program already checked against the caller's scope. */
-async function markPaid(deps: ManagementDeps, programId: number, payoutId: number, reference: string, accepts: payouts.PayoutStatus[]) {
+async function markPaid(deps: ManagementDeps, scope: Scope, programId: number, payoutId: number, reference: string, accepts: payouts.PayoutStatus[]) {
   return withPayout(deps, programId, payoutId, async (client, payout) => {
     const now = deps.now();
     const contents = await payouts.payoutContents(client, payout.id);
@@ -311,6 +319,7 @@ async function markPaid(deps: ManagementDeps, programId: number, payoutId: numbe
       })),
     );
     await payouts.setPayoutStatus(client, payout.id, 'paid', reference, now);
+    await audit(client, scope, [{ programId, action: 'payout.paid', objectType: 'payout', objectId: payout.id, changes: { status: { from: payout.status, to: 'paid' }, reference: { from: null, to: reference } } }]);
     // The partner hears it with the change (sent once it commits).
     if (payout.partnerEmail) {
       const program = await programName(client, programId);
@@ -371,7 +380,7 @@ export async function payWithStripe(deps: ManagementDeps & { stripeSecretKey: st
     }
     throw new AffixError(502, `Stripe refused the transfer: ${(error as Error).message}`, { cause: error, code: 'stripe_transfer_failed' });
   }
-  return markPaid(deps, programId, payoutId, transferId, ['processing']);
+  return markPaid(deps, scope, programId, payoutId, transferId, ['processing']);
 }
 
 /** Not paid after all: exactly what it claimed goes back to the partner's approved balance. */
@@ -379,6 +388,7 @@ export async function cancelPayout(deps: ManagementDeps, scope: Scope, programId
   await programInScope(deps, scope, programId);
   return withPayout(deps, programId, payoutId, async (client, payout) => {
     await releasePayout(client, payout, deps.now());
+    await audit(client, scope, [{ programId, action: 'payout.canceled', objectType: 'payout', objectId: payout.id, changes: { status: { from: payout.status, to: 'canceled' } } }]);
     return { ...payout, status: 'canceled' as const };
   });
 }
@@ -495,8 +505,11 @@ export async function updatePayoutSettings(deps: ManagementDeps, scope: Scope, p
     partnersCanCreateLinks: parsed.partners_can_create_links ?? current.partnersCanCreateLinks,
     partnerLinkLimit: parsed.partner_link_limit ?? current.partnerLinkLimit,
   };
-  await payouts.setPayoutSettings(deps.pool, programId, settings);
-  return settings;
+  return withTransaction(deps.pool, async (client) => {
+    await payouts.setPayoutSettings(client, programId, settings);
+    await audit(client, scope, [{ programId, action: 'payout_settings.updated', objectType: 'program', objectId: programId, changes: changedFields({ ...current }, { ...settings }) }]);
+    return settings;
+  });
 }
 
 const detailsInput = z
@@ -525,9 +538,12 @@ export async function setPayoutDetails(deps: ManagementDeps, scope: Scope, progr
     payoutReference: parsed.payout_reference || null,
     payoutCurrency: parsed.payout_currency ?? null,
   };
-  if (!Number.isSafeInteger(partnerId) || !(await payouts.setPartnerPayoutDetails(deps.pool, programId, partnerId, details))) {
-    throw errors.notFound('Partner not found');
-  }
-  return details;
+  if (!Number.isSafeInteger(partnerId)) throw errors.notFound('Partner not found');
+  return withTransaction(deps.pool, async (client) => {
+    if (!(await payouts.setPartnerPayoutDetails(client, programId, partnerId, details))) throw errors.notFound('Partner not found');
+    // Where a partner is paid is what a fraudster changes: recorded (method, and that the account changed).
+    await audit(client, scope, [{ programId, action: 'partner.payout_details_updated', objectType: 'partner', objectId: partnerId, changes: { payout_method: { from: null, to: details.payoutMethod }, payout_reference: { from: null, to: details.payoutReference ? 'set' : 'removed' } } }]);
+    return details;
+  });
 }
 

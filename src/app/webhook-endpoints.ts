@@ -10,7 +10,8 @@ import * as endpoints from '../db/webhook-endpoints.js';
 import type { SecretBox } from '../platform/secret-box.js';
 import { endpointUrlProblem, sendWebhook } from '../platform/webhook-sender.js';
 import { managerMail, queueForManagers } from './mail.js';
-import { type ManagementDeps, type Scope, parseInput, programInScope } from './management.js';
+import { SYSTEM, changedFields } from '../core/audit.js';
+import { type ManagementDeps, type Scope, audit, parseInput, programInScope } from './management.js';
 
 /** How long an old secret keeps signing after a rotation. */
 export const SECRET_OVERLAP_HOURS = 24;
@@ -68,8 +69,11 @@ export async function createEndpoint(deps: WebhookDeps, scope: Scope, programId:
   await programInScope(deps, scope, programId);
   const parsed = parseInput(endpointInput(deps.outbound.allowPrivateAddresses), input);
   const secret = newSecret();
-  const endpoint = await endpoints.insertEndpoint(deps.pool, programId, parsed.url, parsed.event_types as OutboundEventType[], box(deps).seal(secret));
-  return { endpoint, secret };
+  return withTransaction(deps.pool, async (client) => {
+    const endpoint = await endpoints.insertEndpoint(client, programId, parsed.url, parsed.event_types as OutboundEventType[], box(deps).seal(secret));
+    await audit(client, scope, [{ programId, action: 'webhook_endpoint.created', objectType: 'webhook_endpoint', objectId: endpoint.id, changes: changedFields(null, { url: parsed.url, event_types: parsed.event_types, secret: 'new' }) }]);
+    return { endpoint, secret };
+  });
 }
 
 export async function listEndpoints(deps: ManagementDeps, scope: Scope, programId: number) {
@@ -88,15 +92,22 @@ const updateInput = z.object({ enabled: z.boolean({ error: 'enabled must be true
 
 /** Turns an endpoint on or off, or changes what it listens to. Turning it on again clears the notice. */
 export async function updateEndpoint(deps: ManagementDeps, scope: Scope, programId: number, endpointId: number, input: unknown) {
-  await endpointInScope(deps, scope, programId, endpointId);
+  const before = await endpointInScope(deps, scope, programId, endpointId);
   const parsed = parseInput(updateInput, input);
-  await endpoints.updateEndpoint(deps.pool, programId, endpointId, { enabled: parsed.enabled, eventTypes: parsed.event_types as OutboundEventType[] | undefined });
-  return (await endpoints.getEndpoint(deps.pool, programId, endpointId))!;
+  return withTransaction(deps.pool, async (client) => {
+    await endpoints.updateEndpoint(client, programId, endpointId, { enabled: parsed.enabled, eventTypes: parsed.event_types as OutboundEventType[] | undefined });
+    const after = (await endpoints.getEndpoint(client, programId, endpointId))!;
+    await audit(client, scope, [{ programId, action: 'webhook_endpoint.updated', objectType: 'webhook_endpoint', objectId: endpointId, changes: changedFields({ enabled: before.enabled, event_types: before.eventTypes }, { enabled: after.enabled, event_types: after.eventTypes }) }]);
+    return after;
+  });
 }
 
 export async function deleteEndpoint(deps: ManagementDeps, scope: Scope, programId: number, endpointId: number) {
-  await endpointInScope(deps, scope, programId, endpointId);
-  await endpoints.deleteEndpoint(deps.pool, programId, endpointId);
+  const endpoint = await endpointInScope(deps, scope, programId, endpointId);
+  await withTransaction(deps.pool, async (client) => {
+    await endpoints.deleteEndpoint(client, programId, endpointId);
+    await audit(client, scope, [{ programId, action: 'webhook_endpoint.deleted', objectType: 'webhook_endpoint', objectId: endpointId, changes: changedFields({ url: endpoint.url }, { url: null }) }]);
+  });
 }
 
 /** A new secret, shown once; the old one signs beside it for SECRET_OVERLAP_HOURS. */
@@ -104,7 +115,10 @@ export async function rotateEndpointSecret(deps: ManagementDeps, scope: Scope, p
   await endpointInScope(deps, scope, programId, endpointId);
   const secret = newSecret();
   const previousUntil = new Date(deps.now().getTime() + SECRET_OVERLAP_HOURS * 3_600_000);
-  await endpoints.rotateSecret(deps.pool, programId, endpointId, box(deps).seal(secret), previousUntil);
+  await withTransaction(deps.pool, async (client) => {
+    await endpoints.rotateSecret(client, programId, endpointId, box(deps).seal(secret), previousUntil);
+    await audit(client, scope, [{ programId, action: 'webhook_endpoint.secret_rotated', objectType: 'webhook_endpoint', objectId: endpointId, changes: { secret: { from: 'set', to: 'changed' } } }]);
+  });
   return { secret, previousSecretValidUntil: previousUntil };
 }
 
@@ -190,6 +204,9 @@ async function attempt(deps: WebhookDeps, deliveryId: number, work: NonNullable<
 /** Turns the endpoint off and tells the program's managers, in the same transaction. */
 async function turnOff(client: PoolClient, work: endpoints.DeliveryWork, reason: string): Promise<void> {
   await endpoints.disableEndpoint(client, work.endpointId, reason);
+  await audit(client, { kind: 'operator', actor: SYSTEM('webhook deliveries') }, [
+    { programId: work.programId, action: 'webhook_endpoint.turned_off', objectType: 'webhook_endpoint', objectId: work.endpointId, changes: { enabled: { from: true, to: false }, reason: { from: null, to: reason } } },
+  ]);
   await queueForManagers(
     client,
     work.programId,

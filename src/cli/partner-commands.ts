@@ -160,6 +160,23 @@ export function registerPartnerCommands(admin: Command): void {
       return call(this, 'PATCH', `/programs/${f.program}/application-settings`, body);
     });
 
+  admin
+    .command('audit')
+    .description('the audit log: who changed what, when and from where (newest first)')
+    .option('--program <id>', 'one program', positiveInt)
+    .option('--account <id>', 'one account', positiveInt)
+    .option('--actor <type>', 'member, cli_token, operator, system, applicant or partner')
+    .option('--action <action>', 'like partner.ban or payout.paid')
+    .option('--before <id>', 'next_cursor of the previous page')
+    .option('--csv', 'every entry of the filter as CSV on stdout')
+    .action(async function (this: Command, f: { program?: number; account?: number; actor?: string; action?: string; before?: string; csv?: boolean }) {
+      const query = new URLSearchParams(
+        Object.entries({ program_id: f.program, account_id: f.account, actor_type: f.actor, action: f.action, before: f.before }).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]])),
+      );
+      if (f.csv) return void process.stdout.write(await adminText(this, `/audit-log.csv?${query}`));
+      return call(this, 'GET', `/audit-log?${query}`);
+    });
+
   const commissions = admin.command('commissions').description('Commissions in bulk');
   programFlag(commissions.command('bulk <action> [commissionIds...]').description('approve, release or reject: the ids given, or --matching'))
     .requiredOption('--reason <text>', 'one reason for the batch, kept in the ledger')

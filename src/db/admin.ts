@@ -148,30 +148,24 @@ export interface LinkView {
 
 /** Returns null when the short link is already taken. */
 export async function insertLink(db: Queryable, programId: number, partnerId: number, shortLink: string): Promise<LinkView | null> {
-  try {
-    const { rows } = await db.query(
-      `INSERT INTO referral_links (short_link, program_id, partner_id) VALUES ($1, $2, $3)
-       RETURNING id, short_link, program_id, partner_id, enabled`,
-      [shortLink, programId, partnerId],
-    );
-    return rows[0];
-  } catch (error) {
-    if (isUniqueViolation(error)) return null;
-    throw error;
-  }
+  // ON CONFLICT, not a caught error: the caller's transaction goes on (its audit entry follows).
+  const { rows } = await db.query(
+    `INSERT INTO referral_links (short_link, program_id, partner_id) VALUES ($1, $2, $3) ON CONFLICT (short_link) DO NOTHING
+     RETURNING id, short_link, program_id, partner_id, enabled`,
+    [shortLink, programId, partnerId],
+  );
+  return rows[0] ?? null;
 }
 
 /**
  * A link a partner makes, at most `limit` per partner: the partner row is locked first, so two
  * creations at once are counted one after the other. 'limit' when the partner has that many.
  */
-export async function insertPartnerLink(pool: Pool, programId: number, partnerId: number, shortLink: string, limit: number): Promise<LinkView | null | 'limit'> {
-  return withTransaction(pool, async (client) => {
-    await client.query('SELECT 1 FROM partners WHERE id = $1 AND program_id = $2 FOR UPDATE', [partnerId, programId]);
-    const { rows } = await client.query('SELECT count(*)::int AS n FROM referral_links WHERE partner_id = $1 AND program_id = $2', [partnerId, programId]);
-    if (rows[0].n >= limit) return 'limit';
-    return insertLink(client, programId, partnerId, shortLink);
-  });
+export async function insertPartnerLink(client: PoolClient, programId: number, partnerId: number, shortLink: string, limit: number): Promise<LinkView | null | 'limit'> {
+  await client.query('SELECT 1 FROM partners WHERE id = $1 AND program_id = $2 FOR UPDATE', [partnerId, programId]);
+  const { rows } = await client.query('SELECT count(*)::int AS n FROM referral_links WHERE partner_id = $1 AND program_id = $2', [partnerId, programId]);
+  if (rows[0].n >= limit) return 'limit';
+  return insertLink(client, programId, partnerId, shortLink);
 }
 
 export async function setLinkEnabled(db: Queryable, linkId: number, enabled: boolean): Promise<LinkView | null> {
@@ -216,15 +210,10 @@ export async function issueApiKey(db: Queryable, programId: number): Promise<{ k
 }
 
 /** Revokes the key and issues its replacement, in one transaction. */
-export async function regenerateApiKey(pool: Pool, keyId: number): Promise<{ key: KeyView; apiKey: string } | null> {
-  return withTransaction(pool, async (client) => {
-    const { rows } = await client.query(
-      'UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING program_id',
-      [keyId],
-    );
-    if (!rows[0]) return null;
-    return issueApiKey(client, rows[0].program_id);
-  });
+export async function regenerateApiKey(client: PoolClient, keyId: number): Promise<{ key: KeyView; apiKey: string } | null> {
+  const { rows } = await client.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING program_id', [keyId]);
+  if (!rows[0]) return null;
+  return issueApiKey(client, rows[0].program_id);
 }
 
 export async function markKeyForRotation(db: Queryable, keyId: number, rotateBy: Date): Promise<KeyView | null> {

@@ -65,6 +65,7 @@ export async function setApplicationSettings(db: Queryable, programId: number, s
     ]);
     return true;
   } catch (error) {
+    // (A unique slug refused: the caller's transaction is over; it answers 409 and writes nothing.)
     if ((error as { code?: string }).code === '23505') return false;
     throw error;
   }

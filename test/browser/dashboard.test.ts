@@ -91,7 +91,7 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     expect(await page.getByRole('link', { name: 'Go to Links' }).count()).toBeGreaterThan(0);
     // A page per section, the current one marked.
     const nav = page.getByRole('navigation', { name: 'Program pages' });
-    expect(await nav.getByRole('link').allTextContents()).toEqual(['Overview', 'Partners', 'Applications', 'Groups', 'Links', 'Activity', 'Payouts', 'Stripe', 'Webhook inbox', 'Webhooks', 'API keys', 'Settings']);
+    expect(await nav.getByRole('link').allTextContents()).toEqual(['Overview', 'Partners', 'Applications', 'Groups', 'Links', 'Activity', 'Payouts', 'Stripe', 'Webhook inbox', 'Webhooks', 'API keys', 'Audit log', 'Settings']);
     expect(await nav.locator('[aria-current="page"]').textContent()).toBe('Overview');
   });
 
@@ -306,7 +306,7 @@ describe.skipIf(!hasChromium)('dashboard', () => {
   });
   it('no page scrolls sideways at 390 px or 1280 px; the recurring duration shows only for recurring types', async () => {
     const alice = (await api.pool.query("SELECT id FROM partners WHERE program_id = $1 AND name = 'Alice'", [programId])).rows[0].id;
-    const sections = ['', '/partners', '/applications', '/groups', `/partners/${alice}`, '/partners/import', '/links', '/activity', '/payouts', '/stripe', '/inbox', '/webhooks', '/keys', '/settings'];
+    const sections = ['', '/partners', '/applications', '/groups', `/partners/${alice}`, '/partners/import', '/links', '/activity', '/payouts', '/stripe', '/inbox', '/webhooks', '/keys', '/audit', '/settings'];
     const pages = ['/dashboard', '/dashboard/account', ...sections.map((s) => `/dashboard/programs/${programId}${s}`)];
     const keyId = (await api.pool.query('SELECT id FROM api_keys WHERE program_id = $1 AND revoked_at IS NULL ORDER BY id LIMIT 1', [programId])).rows[0].id;
     pages.push(`/dashboard/programs/${programId}/keys/${keyId}/regenerate`);

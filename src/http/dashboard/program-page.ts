@@ -9,6 +9,7 @@ import { PROGRAM_SECTIONS, type ProgramSection, type SectionData, type programPa
 import type { ActivityFilter } from '../../db/dashboard.js';
 import { dailyChart, funnelChart } from './charts.js';
 import { type PartnerPagesView, applicationsSection, groupsSection, partnersSection } from './partner-pages.js';
+import { auditSection } from './audit-page.js';
 import { type MoneyView, payoutsSection, promoCodesSection, webhooksSection } from './money-pages.js';
 import { type Html, field, html, select } from './html.js';
 
@@ -83,7 +84,7 @@ ${page > 1 ? html` · <a href="${link(page - 1)}">Newer</a>` : ''}${hasOlder ? h
 
 const SECTION_LABELS: Record<ProgramSection, string> = {
   overview: 'Overview', partners: 'Partners', applications: 'Applications', groups: 'Groups', links: 'Links', activity: 'Activity',
-  payouts: 'Payouts', stripe: 'Stripe', inbox: 'Webhook inbox', webhooks: 'Webhooks', keys: 'API keys', settings: 'Settings',
+  payouts: 'Payouts', stripe: 'Stripe', inbox: 'Webhook inbox', webhooks: 'Webhooks', keys: 'API keys', audit: 'Audit log', settings: 'Settings',
 };
 
 export const sectionUrl = (programId: number, section: ProgramSection) => `/dashboard/programs/${programId}${section === 'overview' ? '' : `/${section}`}`;
@@ -228,6 +229,7 @@ function sectionBody(view: ProgramPageView): Html {
     case 'keys': return keysSection(view, data);
     case 'payouts': return payoutsSection(moneyView(view), data);
     case 'webhooks': return webhooksSection(moneyView(view), data);
+    case 'audit': return auditSection(partnerView(view), data);
     case 'settings': return settingsSection(view);
   }
 }

@@ -194,7 +194,7 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
     const body = req.body as Record<string, unknown>;
     let settings;
     try {
-      settings = await createProgram(app(), res.locals.account.id, programInput(body));
+      settings = await createProgram(app(), res.locals.account.id, programInput(body), scope(res));
     } catch (error) {
       return home(res, 400, body, fieldErrors(error));
     }
@@ -202,7 +202,12 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
   });
 
   const app = (): ManagementDeps => ({ pool, secretBox: deps.secretBox ?? null, now: () => clock(deps) });
-  const scope = (res: Response): Scope => ({ kind: 'account', accountId: res.locals.account.id });
+  /** The signed-in account, acting from this request's address (the audit log records both). */
+  const scope = (res: Response): Scope => ({
+    kind: 'account',
+    accountId: res.locals.account.id,
+    actor: { type: 'member', id: String(res.locals.account.id), label: res.locals.account.email, ip: res.req.ip ?? null },
+  });
   const ownProgram = async (req: Request, res: Response): Promise<number> => (await programInScope(app(), scope(res), Number(req.params.id))).id;
 
   // ---- one program: a page per section -------------------------------------------------------

@@ -2,7 +2,7 @@
 // (docs/webhooks.md). Mounted on the admin router, behind its token.
 import type { Request, Router } from 'express';
 import type { ManagementDeps } from '../../app/management.js';
-import { OPERATOR } from '../../app/management.js';
+import { operatorFrom } from '../../app/management.js';
 import * as payouts from '../../app/payouts.js';
 import { invitePartner } from '../../app/partner-portal.js';
 import * as promo from '../../app/promo-codes.js';
@@ -12,98 +12,99 @@ import type { AppDeps } from '../deps.js';
 import { wire } from '../wire.js';
 
 type IdParam = (req: Request, name?: string) => number;
+const operator = (req: Request) => operatorFrom(req.ip);
 
 export function adminMoneyRoutes(router: Router, deps: AppDeps, app: () => ManagementDeps, idParam: IdParam): void {
   const base = '/api/v1/admin/programs/:id';
   const hooks = (): webhooks.WebhookDeps => ({ ...app(), outbound: deps.config.outbound });
 
   router.get(`${base}/balances`, async (req, res) => {
-    res.json({ data: wire(await payouts.balances(app(), OPERATOR, idParam(req))) });
+    res.json({ data: wire(await payouts.balances(app(), operator(req), idParam(req))) });
   });
   router.get(`${base}/commissions`, async (req, res) => {
-    res.json({ data: wire(await payouts.commissions(app(), OPERATOR, idParam(req), req.query)) });
+    res.json({ data: wire(await payouts.commissions(app(), operator(req), idParam(req), req.query)) });
   });
   router.post(`${base}/commissions/:commissionId/approve`, async (req, res) => {
-    res.json({ data: wire(await payouts.approveCommission(app(), OPERATOR, idParam(req), idParam(req, 'commissionId'), req.body)) });
+    res.json({ data: wire(await payouts.approveCommission(app(), operator(req), idParam(req), idParam(req, 'commissionId'), req.body)) });
   });
   router.post(`${base}/commissions/:commissionId/unapprove`, async (req, res) => {
-    res.json({ data: wire(await payouts.unapproveCommission(app(), OPERATOR, idParam(req), idParam(req, 'commissionId'), req.body)) });
+    res.json({ data: wire(await payouts.unapproveCommission(app(), operator(req), idParam(req), idParam(req, 'commissionId'), req.body)) });
   });
   router.post(`${base}/commissions/:commissionId/release`, async (req, res) => {
-    res.json({ data: wire(await payouts.releaseCommission(app(), OPERATOR, idParam(req), idParam(req, 'commissionId'), req.body)) });
+    res.json({ data: wire(await payouts.releaseCommission(app(), operator(req), idParam(req), idParam(req, 'commissionId'), req.body)) });
   });
   router.post(`${base}/commissions/:commissionId/reject`, async (req, res) => {
-    res.json({ data: wire(await payouts.rejectCommission(app(), OPERATOR, idParam(req), idParam(req, 'commissionId'), req.body)) });
+    res.json({ data: wire(await payouts.rejectCommission(app(), operator(req), idParam(req), idParam(req, 'commissionId'), req.body)) });
   });
   router.get(`${base}/payout-settings`, async (req, res) => {
-    res.json({ data: wire(await payouts.payoutSettings(app(), OPERATOR, idParam(req))) });
+    res.json({ data: wire(await payouts.payoutSettings(app(), operator(req), idParam(req))) });
   });
   router.patch(`${base}/payout-settings`, async (req, res) => {
-    res.json({ data: wire(await payouts.updatePayoutSettings(app(), OPERATOR, idParam(req), req.body)) });
+    res.json({ data: wire(await payouts.updatePayoutSettings(app(), operator(req), idParam(req), req.body)) });
   });
   router.patch(`${base}/partners/:partnerId/payout-details`, async (req, res) => {
-    res.json({ data: wire(await payouts.setPayoutDetails(app(), OPERATOR, idParam(req), idParam(req, 'partnerId'), req.body)) });
+    res.json({ data: wire(await payouts.setPayoutDetails(app(), operator(req), idParam(req), idParam(req, 'partnerId'), req.body)) });
   });
   router.post(`${base}/payouts/run`, async (req, res) => {
-    res.status(201).json({ data: wire(await payouts.runPayouts(app(), OPERATOR, idParam(req))) });
+    res.status(201).json({ data: wire(await payouts.runPayouts(app(), operator(req), idParam(req))) });
   });
   router.get(`${base}/payouts`, async (req, res) => {
-    res.json({ data: wire(await payouts.listPayouts(app(), OPERATOR, idParam(req))) });
+    res.json({ data: wire(await payouts.listPayouts(app(), operator(req), idParam(req))) });
   });
   router.post(`${base}/payouts/:payoutId/paid`, async (req, res) => {
-    res.json({ data: wire(await payouts.markPayoutPaid(app(), OPERATOR, idParam(req), idParam(req, 'payoutId'), req.body)) });
+    res.json({ data: wire(await payouts.markPayoutPaid(app(), operator(req), idParam(req), idParam(req, 'payoutId'), req.body)) });
   });
   router.post(`${base}/payouts/:payoutId/stripe-transfer`, async (req, res) => {
-    const paid = await payouts.payWithStripe({ ...app(), stripeSecretKey: deps.config.stripeSecretKey }, OPERATOR, idParam(req), idParam(req, 'payoutId'));
+    const paid = await payouts.payWithStripe({ ...app(), stripeSecretKey: deps.config.stripeSecretKey }, operator(req), idParam(req), idParam(req, 'payoutId'));
     res.json({ data: wire(paid) });
   });
   router.post(`${base}/payouts/:payoutId/cancel`, async (req, res) => {
-    res.json({ data: wire(await payouts.cancelPayout(app(), OPERATOR, idParam(req), idParam(req, 'payoutId'))) });
+    res.json({ data: wire(await payouts.cancelPayout(app(), operator(req), idParam(req), idParam(req, 'payoutId'))) });
   });
   router.get(`${base}/payout-batches/:batchId/export`, async (req, res) => {
     const format = String(req.query.format ?? 'generic');
-    const csv = await payouts.exportPayouts(app(), OPERATOR, idParam(req), idParam(req, 'batchId'), format);
+    const csv = await payouts.exportPayouts(app(), operator(req), idParam(req), idParam(req, 'batchId'), format);
     res.type('text/csv').attachment(`payouts-${req.params.batchId}-${format}.csv`).send(csv);
   });
 
   router.post(`${base}/partners/:partnerId/invite`, async (req, res) => {
     const portalDeps = { ...app(), mailer: deps.mailer, publicUrl: deps.config.publicUrl };
-    res.json({ data: wire(await invitePartner(portalDeps, OPERATOR, idParam(req), idParam(req, 'partnerId'))) });
+    res.json({ data: wire(await invitePartner(portalDeps, operator(req), idParam(req), idParam(req, 'partnerId'))) });
   });
   router.post(`${base}/promo-codes`, async (req, res) => {
-    res.status(201).json({ data: wire(await promo.createPromoCode(app(), OPERATOR, idParam(req), req.body)) });
+    res.status(201).json({ data: wire(await promo.createPromoCode(app(), operator(req), idParam(req), req.body)) });
   });
   router.get(`${base}/promo-codes`, async (req, res) => {
-    res.json({ data: wire(await promo.listPromoCodes(app(), OPERATOR, idParam(req))) });
+    res.json({ data: wire(await promo.listPromoCodes(app(), operator(req), idParam(req))) });
   });
   router.patch(`${base}/promo-codes/:promoCodeId`, async (req, res) => {
     const active = (req.body as { active?: unknown } | undefined)?.active;
     if (typeof active !== 'boolean') throw errors.invalid('active must be true or false', { active: 'Must be true or false.' });
-    await promo.setPromoCodeActive(app(), OPERATOR, idParam(req), idParam(req, 'promoCodeId'), active);
+    await promo.setPromoCodeActive(app(), operator(req), idParam(req), idParam(req, 'promoCodeId'), active);
     res.json({ data: { id: idParam(req, 'promoCodeId'), active } });
   });
 
   router.post(`${base}/webhook-endpoints`, async (req, res) => {
-    const created = await webhooks.createEndpoint(hooks(), OPERATOR, idParam(req), req.body);
+    const created = await webhooks.createEndpoint(hooks(), operator(req), idParam(req), req.body);
     res.status(201).json({ data: wire({ ...created.endpoint, secret: created.secret }) });
   });
   router.get(`${base}/webhook-endpoints`, async (req, res) => {
-    res.json({ data: wire(await webhooks.listEndpoints(app(), OPERATOR, idParam(req))) });
+    res.json({ data: wire(await webhooks.listEndpoints(app(), operator(req), idParam(req))) });
   });
   router.patch(`${base}/webhook-endpoints/:endpointId`, async (req, res) => {
-    res.json({ data: wire(await webhooks.updateEndpoint(app(), OPERATOR, idParam(req), idParam(req, 'endpointId'), req.body)) });
+    res.json({ data: wire(await webhooks.updateEndpoint(app(), operator(req), idParam(req), idParam(req, 'endpointId'), req.body)) });
   });
   router.delete(`${base}/webhook-endpoints/:endpointId`, async (req, res) => {
-    await webhooks.deleteEndpoint(app(), OPERATOR, idParam(req), idParam(req, 'endpointId'));
+    await webhooks.deleteEndpoint(app(), operator(req), idParam(req), idParam(req, 'endpointId'));
     res.status(204).end();
   });
   router.post(`${base}/webhook-endpoints/:endpointId/rotate-secret`, async (req, res) => {
-    res.json({ data: wire(await webhooks.rotateEndpointSecret(app(), OPERATOR, idParam(req), idParam(req, 'endpointId'))) });
+    res.json({ data: wire(await webhooks.rotateEndpointSecret(app(), operator(req), idParam(req), idParam(req, 'endpointId'))) });
   });
   router.get(`${base}/webhook-endpoints/:endpointId/deliveries`, async (req, res) => {
-    res.json({ data: wire(await webhooks.deliveryLog(app(), OPERATOR, idParam(req), idParam(req, 'endpointId'))) });
+    res.json({ data: wire(await webhooks.deliveryLog(app(), operator(req), idParam(req), idParam(req, 'endpointId'))) });
   });
   router.post(`${base}/webhook-deliveries/:deliveryId/replay`, async (req, res) => {
-    res.status(201).json({ data: wire(await webhooks.replayDelivery(app(), OPERATOR, idParam(req), idParam(req, 'deliveryId'))) });
+    res.status(201).json({ data: wire(await webhooks.replayDelivery(app(), operator(req), idParam(req), idParam(req, 'deliveryId'))) });
   });
 }

@@ -4,7 +4,7 @@
 import express, { type Request, type Router } from 'express';
 import * as applications from '../../app/applications.js';
 import type { ManagementDeps } from '../../app/management.js';
-import { OPERATOR } from '../../app/management.js';
+import { operatorFrom } from '../../app/management.js';
 import { importPartners } from '../../app/partner-import.js';
 import * as partners from '../../app/partners.js';
 import { commissionBulk } from '../../app/payouts.js';
@@ -13,6 +13,7 @@ import type { AppDeps } from '../deps.js';
 import { wire } from '../wire.js';
 
 type IdParam = (req: Request, name?: string) => number;
+const operator = (req: Request) => operatorFrom(req.ip);
 
 /** The verbs of POST /partners/:partnerId/<verb>: each is the bulk action of that name on one partner. */
 const VERBS: Record<string, PartnerAction> = { ...Object.fromEntries(PARTNER_ACTIONS.map((a) => [a, a])), move: 'move_group' };
@@ -22,64 +23,64 @@ export function adminPartnerRoutes(router: Router, deps: AppDeps, app: () => Man
   const withInvite = (): partners.PartnerDeps => ({ ...app(), mailLinks: { publicUrl: deps.config.publicUrl } });
 
   router.get(`${base}/partners`, async (req, res) => {
-    res.json({ data: wire(await partners.listPartners(app(), OPERATOR, idParam(req), req.query)) });
+    res.json({ data: wire(await partners.listPartners(app(), operator(req), idParam(req), req.query)) });
   });
   router.post(`${base}/partners`, async (req, res) => {
-    res.status(201).json({ data: wire(await partners.addPartner(app(), OPERATOR, idParam(req), req.body)) });
+    res.status(201).json({ data: wire(await partners.addPartner(app(), operator(req), idParam(req), req.body)) });
   });
   router.get(`${base}/partners.csv`, async (req, res) => {
-    res.type('text/csv').attachment(`partners-${idParam(req)}.csv`).send(await partners.exportPartnersCsv(app(), OPERATOR, idParam(req), req.query));
+    res.type('text/csv').attachment(`partners-${idParam(req)}.csv`).send(await partners.exportPartnersCsv(app(), operator(req), idParam(req), req.query));
   });
   router.post(`${base}/partners/bulk`, async (req, res) => {
-    res.json({ data: wire(await partners.partnerBulk(withInvite(), OPERATOR, idParam(req), req.body)) });
+    res.json({ data: wire(await partners.partnerBulk(withInvite(), operator(req), idParam(req), req.body)) });
   });
   // The file as the body (text/csv, up to 20 MB, ?dry_run=true), or JSON {csv, dry_run} within the JSON body limit.
   router.post(`${base}/partners/import`, express.text({ type: ['text/csv', 'text/plain'], limit: '20mb' }), async (req, res) => {
     const body = typeof req.body === 'string' ? { csv: req.body, dry_run: req.query.dry_run } : req.body;
-    res.json({ data: await importPartners(app(), OPERATOR, idParam(req), body) });
+    res.json({ data: await importPartners(app(), operator(req), idParam(req), body) });
   });
   router.get(`${base}/partners/:partnerId`, async (req, res) => {
-    res.json({ data: wire(await partners.partnerPage(app(), OPERATOR, idParam(req), idParam(req, 'partnerId'))) });
+    res.json({ data: wire(await partners.partnerPage(app(), operator(req), idParam(req), idParam(req, 'partnerId'))) });
   });
   router.patch(`${base}/partners/:partnerId`, async (req, res) => {
-    res.json({ data: wire(await partners.editPartner(app(), OPERATOR, idParam(req), idParam(req, 'partnerId'), req.body)) });
+    res.json({ data: wire(await partners.editPartner(app(), operator(req), idParam(req), idParam(req, 'partnerId'), req.body)) });
   });
   router.put(`${base}/partners/:partnerId/override`, async (req, res) => {
-    res.json({ data: wire(await partners.setOverride(app(), OPERATOR, idParam(req), idParam(req, 'partnerId'), req.body)) });
+    res.json({ data: wire(await partners.setOverride(app(), operator(req), idParam(req), idParam(req, 'partnerId'), req.body)) });
   });
   router.delete(`${base}/partners/:partnerId/override`, async (req, res) => {
-    res.json({ data: wire(await partners.removeOverride(app(), OPERATOR, idParam(req), idParam(req, 'partnerId'))) });
+    res.json({ data: wire(await partners.removeOverride(app(), operator(req), idParam(req), idParam(req, 'partnerId'))) });
   });
   router.post(`${base}/partners/:partnerId/:verb`, async (req, res, next) => {
     const action = VERBS[String(req.params.verb)];
     if (!action) return next();
-    res.json({ data: wire(await partners.partnerActionOfOne(withInvite(), OPERATOR, idParam(req), idParam(req, 'partnerId'), action, req.body)) });
+    res.json({ data: wire(await partners.partnerActionOfOne(withInvite(), operator(req), idParam(req), idParam(req, 'partnerId'), action, req.body)) });
   });
 
   router.get(`${base}/groups`, async (req, res) => {
-    res.json({ data: wire(await partners.listGroups(app(), OPERATOR, idParam(req))) });
+    res.json({ data: wire(await partners.listGroups(app(), operator(req), idParam(req))) });
   });
   router.post(`${base}/groups`, async (req, res) => {
-    res.status(201).json({ data: wire(await partners.createGroup(app(), OPERATOR, idParam(req), req.body)) });
+    res.status(201).json({ data: wire(await partners.createGroup(app(), operator(req), idParam(req), req.body)) });
   });
   router.put(`${base}/groups/:groupId`, async (req, res) => {
-    res.json({ data: wire(await partners.updateGroup(app(), OPERATOR, idParam(req), idParam(req, 'groupId'), req.body)) });
+    res.json({ data: wire(await partners.updateGroup(app(), operator(req), idParam(req), idParam(req, 'groupId'), req.body)) });
   });
 
   router.get(`${base}/applications`, async (req, res) => {
-    res.json({ data: wire(await applications.listApplications(app(), OPERATOR, idParam(req), req.query)) });
+    res.json({ data: wire(await applications.listApplications(app(), operator(req), idParam(req), req.query)) });
   });
   router.get(`${base}/applications.csv`, async (req, res) => {
-    res.type('text/csv').attachment(`applications-${idParam(req)}.csv`).send(await partners.exportApplicationsCsv(app(), OPERATOR, idParam(req)));
+    res.type('text/csv').attachment(`applications-${idParam(req)}.csv`).send(await partners.exportApplicationsCsv(app(), operator(req), idParam(req)));
   });
   router.get(`${base}/application-settings`, async (req, res) => {
-    res.json({ data: wire(await applications.applicationSettings(app(), OPERATOR, idParam(req))) });
+    res.json({ data: wire(await applications.applicationSettings(app(), operator(req), idParam(req))) });
   });
   router.patch(`${base}/application-settings`, async (req, res) => {
-    res.json({ data: wire(await applications.updateApplicationSettings(app(), OPERATOR, idParam(req), req.body)) });
+    res.json({ data: wire(await applications.updateApplicationSettings(app(), operator(req), idParam(req), req.body)) });
   });
 
   router.post(`${base}/commissions/bulk`, async (req, res) => {
-    res.json({ data: wire(await commissionBulk(app(), OPERATOR, idParam(req), req.body)) });
+    res.json({ data: wire(await commissionBulk(app(), operator(req), idParam(req), req.body)) });
   });
 }

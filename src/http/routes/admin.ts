@@ -8,9 +8,11 @@ import { sha256 } from '../../core/secrets.js';
 import { INBOX_STATUSES, type InboxStatus } from '../../core/stripe/event-types.js';
 import { stripeEventEnqueuer } from '../../platform/queue.js';
 import { adminPartnerRoutes } from './admin-partners.js';
+import { auditCsv, auditLog } from '../../app/audit.js';
 import {
   type ManagementDeps,
   OPERATOR,
+  operatorFrom,
   parseInput,
   createAccount,
   listInboxEvents,
@@ -77,6 +79,8 @@ const eventRef = (req: Request): number | string => {
   return idParam(req);
 };
 
+const operator = (req: Request) => operatorFrom(req.ip);
+
 export function adminRoutes(deps: AppDeps): Router {
   const router = Router();
   router.use('/api/v1/admin', adminAuth(deps.config.adminToken));
@@ -92,48 +96,48 @@ export function adminRoutes(deps: AppDeps): Router {
 
   router.post('/api/v1/admin/programs', async (req, res) => {
     const raw = bodyObject(req);
-    res.status(201).json({ data: await createProgram(app(), raw.account_id, raw) });
+    res.status(201).json({ data: await createProgram(app(), raw.account_id, raw, operator(req)) });
   });
 
   router.get('/api/v1/admin/programs/:id', async (req, res) => {
-    const program = await programInScope(app(), OPERATOR, idParam(req));
-    res.json({ data: { ...program, api_keys: await listKeys(app(), OPERATOR, program.id) } });
+    const program = await programInScope(app(), operator(req), idParam(req));
+    res.json({ data: { ...program, api_keys: await listKeys(app(), operator(req), program.id) } });
   });
 
   router.patch('/api/v1/admin/programs/:id', async (req, res) => {
-    res.json({ data: await updateProgram(app(), OPERATOR, idParam(req), bodyObject(req)) });
+    res.json({ data: await updateProgram(app(), operator(req), idParam(req), bodyObject(req)) });
   });
 
   router.post('/api/v1/admin/programs/:id/links', async (req, res) => {
-    res.status(201).json({ data: await createLink(app(), OPERATOR, idParam(req), req.body) });
+    res.status(201).json({ data: await createLink(app(), operator(req), idParam(req), req.body) });
   });
 
   router.patch('/api/v1/admin/links/:id', async (req, res) => {
     const body = parseInput(enabledSchema, req.body);
-    res.json({ data: await setLinkEnabled(app(), OPERATOR, idParam(req), body.enabled) });
+    res.json({ data: await setLinkEnabled(app(), operator(req), idParam(req), body.enabled) });
   });
 
   router.post('/api/v1/admin/programs/:id/keys', async (req, res) => {
-    const issued = await issueKey(app(), OPERATOR, idParam(req));
+    const issued = await issueKey(app(), operator(req), idParam(req));
     res.status(201).json({ data: { ...issued.key, api_key: issued.apiKey } });
   });
 
   router.get('/api/v1/admin/programs/:id/keys', async (req, res) => {
-    res.json({ data: await listKeys(app(), OPERATOR, idParam(req)) });
+    res.json({ data: await listKeys(app(), operator(req), idParam(req)) });
   });
 
   router.post('/api/v1/admin/keys/:id/regenerate', async (req, res) => {
-    const issued = await regenerateKey(app(), OPERATOR, idParam(req));
+    const issued = await regenerateKey(app(), operator(req), idParam(req));
     res.status(201).json({ data: { ...issued.key, api_key: issued.apiKey } });
   });
 
   router.post('/api/v1/admin/keys/:id/rotation', async (req, res) => {
     const body = parseInput(rotationSchema, req.body);
-    res.json({ data: await markKeyForRotation(app(), OPERATOR, idParam(req), new Date(body.rotate_by)) });
+    res.json({ data: await markKeyForRotation(app(), operator(req), idParam(req), new Date(body.rotate_by)) });
   });
 
   router.patch('/api/v1/admin/programs/:id/stripe', async (req, res) => {
-    const settings = await setStripeSettings(app(), OPERATOR, idParam(req), req.body);
+    const settings = await setStripeSettings(app(), operator(req), idParam(req), req.body);
     res.json({ data: { ...settings, webhook_url: `${deps.config.publicUrl}/api/v1/webhooks/stripe/${settings.program_id}` } });
   });
 
@@ -148,7 +152,14 @@ export function adminRoutes(deps: AppDeps): Router {
 
   router.post('/api/v1/admin/webhook-events/:id/replay', async (req, res) => {
     const enqueue = deps.queue ? stripeEventEnqueuer(deps.queue) : null;
-    res.json({ data: await replayEvent({ ...app(), enqueue }, OPERATOR, eventRef(req)) });
+    res.json({ data: await replayEvent({ ...app(), enqueue }, operator(req), eventRef(req)) });
+  });
+
+  router.get('/api/v1/admin/audit-log', async (req, res) => {
+    res.json({ data: await auditLog(app(), OPERATOR, req.query) });
+  });
+  router.get('/api/v1/admin/audit-log.csv', async (req, res) => {
+    res.type('text/csv').attachment('affix-audit.csv').send(await auditCsv(app(), OPERATOR, req.query));
   });
 
   adminMoneyRoutes(router, deps, app, idParam);
