@@ -46,9 +46,9 @@ export const databaseReady = (pool: Pool, timeoutMs: number) => databaseAnswers(
 const SESSION_TTL_MS = 12 * 3600_000;
 
 /** A new dashboard session: a random token for the browser, its digest in PostgreSQL. */
-export async function openDashboardSession(pool: Pool, accountId: number, now: Date): Promise<{ token: string; ttlMs: number }> {
+export async function openDashboardSession(pool: Pool, accountId: number, now: Date, memberId: number | null = null): Promise<{ token: string; ttlMs: number }> {
   const token = randomBytes(32).toString('base64url');
-  await createDashboardSession(pool, token, accountId, new Date(now.getTime() + SESSION_TTL_MS));
+  await createDashboardSession(pool, token, accountId, new Date(now.getTime() + SESSION_TTL_MS), memberId);
   return { token, ttlMs: SESSION_TTL_MS };
 }
 

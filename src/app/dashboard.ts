@@ -13,6 +13,7 @@ import * as admin from '../db/admin.js';
 import { consumeSession, createLoginSession, findAccountForLogin, findOrCreateAccount, withLoginSession } from '../db/cli.js';
 import { type ActivityFilter, activity, dailySeries, endDashboardSession, funnelTotals, inboxForProgram, partnersWithLinks, programKpis, stripeLiveCheck } from '../db/dashboard.js';
 import type { Pool } from '../db/pool.js';
+import { membersForLogin } from '../db/members.js';
 import { endSessionById, listSignIns, revokeCliToken } from '../db/sign-ins.js';
 import { verifyPassword } from '../platform/passwords.js';
 import { AffixError } from '../core/errors.js';
@@ -23,14 +24,24 @@ import { type ManagementDeps, OPERATOR, type Scope, programInScope } from './man
 import * as partners from './partners.js';
 import { auditLog } from './audit.js';
 
-export type PasswordVerdict = { kind: 'signed_in'; accountId: number; email: string } | { kind: 'wrong' } | { kind: 'suspended' };
+export type PasswordVerdict = { kind: 'signed_in'; accountId: number; email: string; memberId: number | null } | { kind: 'wrong' } | { kind: 'suspended' };
 
-/** One rule for every password form: the same answer for an unknown email and a wrong password. */
+/**
+ * One rule for every password form: the same answer for an unknown email and a wrong password.
+ * The account's own sign-in first (its owner), then the team members with this email.
+ */
 export async function checkPassword(pool: Pool, email: string, password: string): Promise<PasswordVerdict> {
   const account = await findAccountForLogin(pool, email);
-  if (!(await verifyPassword(password, account?.password_hash ?? null)) || !account) return { kind: 'wrong' };
-  if (account.suspended) return { kind: 'suspended' };
-  return { kind: 'signed_in', accountId: account.id, email: account.email };
+  if (account && (await verifyPassword(password, account.password_hash ?? null))) {
+    return account.suspended ? { kind: 'suspended' } : { kind: 'signed_in', accountId: account.id, email: account.email, memberId: null };
+  }
+  for (const member of await membersForLogin(pool, email)) {
+    if (await verifyPassword(password, member.passwordHash)) {
+      return member.suspended ? { kind: 'suspended' } : { kind: 'signed_in', accountId: member.accountId, email: member.email, memberId: member.id };
+    }
+  }
+  if (!account) await verifyPassword(password, null); // the same work for an unknown address
+  return { kind: 'wrong' };
 }
 
 /** A single sign-on attempt: a one-time login session for `state`, valid `ttlMs`. */

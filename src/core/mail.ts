@@ -13,6 +13,8 @@ export const MAIL_KINDS = {
   commission_digest: { to: 'partner', essential: false, words: 'Daily summary of commissions earned' },
   payout_sent: { to: 'partner', essential: true, words: 'Payout sent' },
   partner_banned: { to: 'partner', essential: true, words: 'Removed from a program' },
+  // To the brand's team
+  member_invitation: { to: 'manager', essential: true, words: 'Invitations to a team' },
   // To the brand's managers
   new_application: { to: 'manager', essential: false, words: 'New partner applications' },
   commission_held: { to: 'manager', essential: false, words: 'Commissions held for fraud review' },

@@ -46,10 +46,15 @@ import { type PageExtra, programForm, programPageBody, sectionTitle, sectionUrl 
 import { fieldErrors, programInput } from './forms.js';
 import { MONEY_DONE, registerMoneyRoutes } from './money-routes.js';
 import { PARTNER_DONE, bulkDone, registerPartnerRoutes } from './partner-routes.js';
-import { type Html, html, page } from './html.js';
+import { type Html, field, html, page, raw, select } from './html.js';
+import { changeRole, invitationFor, inviteMember, joinTeam, listTeam, removeFromTeam } from '../../app/team.js';
+import { ROLES, ROLE_WORDS } from '../../core/permissions.js';
+import { AffixError } from '../../core/errors.js';
 import { csrfGuard, pageHeaders, sameOriginPosts } from './security.js';
 import { SESSION_COOKIE, holdNewKey, requireAccount, startSession, takeNewKey } from './session.js';
 import { limitSignIn } from '../sign-in-limit.js';
+import { securedRouter } from '../guard.js';
+import { DASHBOARD_ROUTES } from '../../core/permissions.js';
 
 const DONE: Record<string, string> = {
   settings: 'Settings saved.',
@@ -83,7 +88,9 @@ function activityFilter(q: Record<string, string | undefined>, now: Date): Activ
 const PAGE_TITLES: Record<number, string> = { 400: 'Bad request', 404: 'Not found', 409: 'Conflict', 413: 'Too large', 429: 'Too many requests', 502: 'Stripe refused', 503: 'Unavailable' };
 
 export function dashboardRoutes(deps: AppDeps): Router {
-  const router = Router();
+  // Every route passes the permission map (src/core/permissions.ts): one guard, reads included.
+  const unguarded = Router();
+  const router = securedRouter(unguarded, DASHBOARD_ROUTES, (res) => res.locals.account?.role ?? null);
   const { pool, config } = deps;
   const secureCookies = config.publicUrl.startsWith('https://');
   // Cookies first: every page, the single sign-on callback included, may carry a CSRF token.
@@ -129,6 +136,32 @@ ${oidc ? html`<p><a href="/dashboard/login/sso">Sign in with single sign-on</a><
 <p class="muted">Same accounts as <code>affix login</code>.</p></section>`;
 
   router.get('/dashboard/login', (_req, res) => send(res, 200, 'Sign in', loginForm(null)));
+
+  // ---- joining a team: an invited person chooses a password (the link lasts 7 days) -----------
+  const teamDeps = () => ({ pool, now: () => clock(deps), publicUrl: config.publicUrl });
+  const joinPage = async (res: Response, token: string, status: number, error: string | null) => {
+    const invitation = await invitationFor(teamDeps(), token);
+    if (!invitation) return send(res, 400, 'Join a team', html`<section><p class="error" role="alert">This invitation expired or was already used. Ask for a new one.</p></section>`);
+    send(res, status, 'Join a team', html`<section><p>${invitation.accountEmail} invited <strong>${invitation.email}</strong> as <strong>${invitation.role}</strong>.</p>
+<form method="post" action="/dashboard/join"><input type="hidden" name="token" value="${token}">
+${error ? html`<p class="error" role="alert" id="password-error">${error}</p>` : ''}
+<label for="password">Choose a password (12 characters or more)</label><input id="password" name="password" type="password" autocomplete="new-password" required ${error ? raw('aria-invalid="true" aria-describedby="password-error"') : ''}>
+<div><button type="submit">Join</button></div></form></section>`);
+  };
+  router.get('/dashboard/join', (req, res) => joinPage(res, String(req.query.token ?? ''), 200, null));
+  router.post('/dashboard/join', ...form, async (req, res) => {
+    const token = String((req.body as Record<string, unknown>).token ?? '');
+    let joined;
+    try {
+      joined = await joinTeam(teamDeps(), token, { password: (req.body as Record<string, unknown>).password });
+    } catch (error) {
+      const message = error instanceof AffixError && error.status === 400 ? error.message : null;
+      if (message === null) throw error;
+      return joinPage(res, token, 400, message);
+    }
+    await startSession(pool, res, joined.accountId, secureCookies, clock(deps), joined.memberId);
+    res.redirect(303, '/dashboard');
+  });
   router.get('/dashboard/login/sso', async (_req, res) => {
     if (!oidc) throw errors.notFound('Single sign-on is not configured');
     const stateValue = randomBytes(24).toString('base64url');
@@ -144,7 +177,7 @@ ${oidc ? html`<p><a href="/dashboard/login/sso">Sign in with single sign-on</a><
     // A new session id at every sign-in; a session the browser already held ends here.
     const previous = req.cookies?.[SESSION_COOKIE];
     if (typeof previous === 'string') await endBrowserSession(pool, previous);
-    await startSession(pool, res, verdict.accountId, secureCookies, clock(deps));
+    await startSession(pool, res, verdict.accountId, secureCookies, clock(deps), verdict.memberId);
     res.redirect(303, '/dashboard');
   });
   router.post('/dashboard/logout', ...form, async (req, res) => {
@@ -167,6 +200,44 @@ ${programs.map((p) => html`<tr><td><a href="/dashboard/programs/${p.id}">${p.nam
   }
 
   router.get('/dashboard', (_req, res) => home(res, 200, {}, {}));
+
+  // ---- the team: members with roles (owners only) ---------------------------------------------
+  const teamPage = async (req: Request, res: Response, status = 200, errs: Record<string, string> = {}, flash: string | null = null) => {
+    const team = await listTeam(teamDeps(), scope(res));
+    send(res, status, 'Team', html`<section id="team"><h2>Members</h2>
+<p class="muted">The account's own sign-in (${res.locals.account.memberId === null ? res.locals.account.email : 'the account owner'}) is always an owner.</p>
+${team.length === 0 ? html`<p>No one else yet.</p>` : html`<ul class="cards">${team.map(
+      (m) => html`<li class="card"><h3>${m.email}</h3><p class="muted">${m.accepted_at ? 'joined' : 'invited, not joined yet'} · ${ROLE_WORDS[m.role]}</p>
+<form method="post" action="/dashboard/team/${m.id}/role" class="inline"><label for="role_${m.id}">Role of ${m.email}</label><select id="role_${m.id}" name="role">${ROLES.map((r) => html`<option value="${r}" ${r === m.role ? raw('selected') : ''}>${r}</option>`)}</select> <button type="submit">Save role</button></form>
+<form method="post" action="/dashboard/team/${m.id}/remove" class="inline"><button type="submit">Remove ${m.email}</button></form></li>`,
+    )}</ul>`}</section>
+<section id="invite"><h2>Invite someone</h2><form method="post" action="/dashboard/team/invite" novalidate>
+${field('email', 'Their email', '', errs, 'type="email" autocomplete="off"')}
+${select('role', 'Role', 'viewer', [...ROLES], errs, ROLE_WORDS)}
+<div><button type="submit">Send the invitation</button></div></form></section>`, flash);
+  };
+  const TEAM_DONE: Record<string, string> = { invited: 'Invitation sent: the link works for 7 days.', role: 'Role saved.', removed: 'Removed: their sessions ended and their CLI tokens stopped.' };
+  router.get('/dashboard/team', (req, res) => teamPage(req, res, 200, {}, TEAM_DONE[String(req.query.done)] ?? null));
+  router.post('/dashboard/team/invite', ...form, async (req, res) => {
+    try {
+      await inviteMember(teamDeps(), scope(res), req.body, res.locals.account.email);
+    } catch (error) {
+      return teamPage(req, res, 400, fieldErrors(error, { form: 'email' }));
+    }
+    res.redirect(303, '/dashboard/team?done=invited');
+  });
+  router.post('/dashboard/team/:memberId/role', ...form, async (req, res) => {
+    try {
+      await changeRole(teamDeps(), scope(res), Number(req.params.memberId), req.body);
+    } catch (error) {
+      return teamPage(req, res, 400, fieldErrors(error, { role: 'email', form: 'email' }));
+    }
+    res.redirect(303, '/dashboard/team?done=role');
+  });
+  router.post('/dashboard/team/:memberId/remove', ...form, async (req, res) => {
+    await removeFromTeam(teamDeps(), scope(res), Number(req.params.memberId));
+    res.redirect(303, '/dashboard/team?done=removed');
+  });
 
   // ---- sign-ins: the account's CLI tokens and dashboard sessions, each revocable -------------------
   const when = (date: Date) => new Date(date).toISOString().slice(0, 16).replace('T', ' ');
@@ -206,7 +277,7 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
   const scope = (res: Response): Scope => ({
     kind: 'account',
     accountId: res.locals.account.id,
-    actor: { type: 'member', id: String(res.locals.account.id), label: res.locals.account.email, ip: res.req.ip ?? null },
+    actor: { type: 'member', id: String(res.locals.account.memberId ?? `account:${res.locals.account.id}`), label: res.locals.account.email, ip: res.req.ip ?? null },
   });
   const ownProgram = async (req: Request, res: Response): Promise<number> => (await programInScope(app(), scope(res), Number(req.params.id))).id;
 
@@ -373,5 +444,5 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
     send(res, error.status, PAGE_TITLES[error.status] ?? 'Not allowed', html`<section><p class="error" role="alert">${error.message}</p>
 <p><a href="/dashboard">Back to your programs</a></p></section>`);
   });
-  return router;
+  return unguarded;
 }

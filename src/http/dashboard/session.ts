@@ -7,8 +7,8 @@ import type { SecretBox } from '../../platform/secret-box.js';
 
 export const SESSION_COOKIE = 'affix_dashboard';
 
-export async function startSession(pool: Pool, res: Response, accountId: number, secure: boolean, now: Date): Promise<void> {
-  const { token, ttlMs } = await openDashboardSession(pool, accountId, now);
+export async function startSession(pool: Pool, res: Response, accountId: number, secure: boolean, now: Date, memberId: number | null = null): Promise<void> {
+  const { token, ttlMs } = await openDashboardSession(pool, accountId, now, memberId);
   res.cookie(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure, path: '/dashboard', maxAge: ttlMs });
 }
 

@@ -1,0 +1,126 @@
+// The one permission map (docs/team.md): what each role may do, and which permission every route
+// needs — dashboard pages and forms, the admin API, the CLI API. A route missing here cannot be
+// registered (src/http/guard.ts), and a test walks every registered route with every role.
+
+export const ROLES = ['owner', 'admin', 'finance', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const ROLE_WORDS: Record<Role, string> = {
+  owner: 'Owner: everything, the team and the account',
+  admin: 'Admin: programs, partners, links, keys, webhooks',
+  finance: 'Finance: commissions, approvals, payouts, exports',
+  viewer: 'Viewer: reads only, never partner emails or payout details',
+};
+
+const ALL: readonly Role[] = ROLES;
+const MANAGE: readonly Role[] = ['owner', 'admin'];
+const MONEY: readonly Role[] = ['owner', 'finance'];
+
+export const PERMISSIONS = {
+  /** Pages that show a program, its numbers and its settings (no partner email, no payout details). */
+  read: ALL,
+  /** Partner emails, payout details, exports of them, the audit log (it names people). */
+  read_people: ['owner', 'admin', 'finance'],
+  programs: MANAGE,
+  partners: MANAGE,
+  links: MANAGE,
+  keys: MANAGE,
+  webhooks: MANAGE,
+  stripe: MANAGE,
+  commissions: MONEY,
+  payouts: MONEY,
+  team: ['owner'],
+} as const satisfies Record<string, readonly Role[]>;
+export type Permission = keyof typeof PERMISSIONS | 'public' | 'signed_in' | 'operator';
+
+/** `public`: anyone; `signed_in`: any member (their own sessions, the program list); `operator`: the admin token only. */
+export function allows(role: Role | 'operator', permission: Permission): boolean {
+  if (permission === 'public' || permission === 'signed_in') return true;
+  if (role === 'operator') return true;
+  if (permission === 'operator') return false;
+  return (PERMISSIONS[permission] as readonly Role[]).includes(role);
+}
+
+const P = (method: string, path: string) => `${method} ${path}`;
+const D = '/dashboard/programs/:id';
+
+/** Every dashboard route (method and Express path) and the permission it needs. */
+export const DASHBOARD_ROUTES: Record<string, Permission> = {
+  [P('GET', '/dashboard/login')]: 'public',
+  [P('GET', '/dashboard/login/sso')]: 'public',
+  [P('POST', '/dashboard/login')]: 'public',
+  [P('POST', '/dashboard/sso/callback')]: 'public',
+  [P('POST', '/dashboard/logout')]: 'public',
+  [P('GET', '/dashboard/join')]: 'public',
+  [P('POST', '/dashboard/join')]: 'public',
+  [P('GET', '/dashboard')]: 'signed_in',
+  [P('GET', '/dashboard/account')]: 'signed_in',
+  [P('POST', '/dashboard/account/tokens/:tokenId/revoke')]: 'signed_in',
+  [P('POST', '/dashboard/account/sessions/:sessionId/revoke')]: 'signed_in',
+  [P('GET', '/dashboard/team')]: 'team',
+  [P('POST', '/dashboard/team/invite')]: 'team',
+  [P('POST', '/dashboard/team/:memberId/role')]: 'team',
+  [P('POST', '/dashboard/team/:memberId/remove')]: 'team',
+  [P('POST', '/dashboard/programs')]: 'programs',
+  [P('GET', D)]: 'read',
+  [P('GET', `${D}/partners`)]: 'read',
+  [P('GET', `${D}/applications`)]: 'read',
+  [P('GET', `${D}/groups`)]: 'read',
+  [P('GET', `${D}/links`)]: 'read',
+  [P('GET', `${D}/activity`)]: 'read',
+  [P('GET', `${D}/payouts`)]: 'read',
+  [P('GET', `${D}/stripe`)]: 'read',
+  [P('GET', `${D}/inbox`)]: 'read',
+  [P('GET', `${D}/webhooks`)]: 'read',
+  [P('GET', `${D}/keys`)]: 'keys',
+  [P('GET', `${D}/audit`)]: 'read_people',
+  [P('GET', `${D}/settings`)]: 'read',
+  [P('GET', `${D}/activity.csv`)]: 'read_people',
+  [P('GET', `${D}/audit.csv`)]: 'read_people',
+  [P('GET', `${D}/partners.csv`)]: 'read_people',
+  [P('GET', `${D}/applications.csv`)]: 'read_people',
+  [P('GET', `${D}/payouts/batches/:batchId/export.csv`)]: 'payouts',
+  [P('POST', `${D}/settings`)]: 'programs',
+  [P('POST', `${D}/partners`)]: 'partners',
+  [P('POST', `${D}/partners/bulk`)]: 'partners',
+  [P('GET', `${D}/partners/import`)]: 'partners',
+  [P('POST', `${D}/partners/import`)]: 'partners',
+  [P('GET', `${D}/partners/:partnerId`)]: 'read',
+  [P('POST', `${D}/partners/:partnerId`)]: 'partners',
+  [P('POST', `${D}/partners/:partnerId/action`)]: 'partners',
+  [P('POST', `${D}/partners/:partnerId/override`)]: 'partners',
+  [P('POST', `${D}/partners/:partnerId/override/remove`)]: 'partners',
+  [P('POST', `${D}/partners/:partnerId/invite`)]: 'partners',
+  [P('POST', `${D}/groups`)]: 'partners',
+  [P('POST', `${D}/groups/:groupId`)]: 'partners',
+  [P('POST', `${D}/applications/settings`)]: 'partners',
+  [P('POST', `${D}/links`)]: 'links',
+  [P('POST', `${D}/links/:linkId/toggle`)]: 'links',
+  [P('POST', `${D}/promo-codes`)]: 'links',
+  [P('POST', `${D}/promo-codes/:promoCodeId/toggle`)]: 'links',
+  [P('GET', `${D}/keys/:keyId/regenerate`)]: 'keys',
+  [P('POST', `${D}/keys`)]: 'keys',
+  [P('POST', `${D}/keys/:keyId/regenerate`)]: 'keys',
+  [P('POST', `${D}/keys/:keyId/rotate`)]: 'keys',
+  [P('POST', `${D}/stripe`)]: 'stripe',
+  [P('GET', `${D}/stripe/connect`)]: 'stripe',
+  [P('GET', '/dashboard/stripe/connect/callback')]: 'stripe',
+  [P('POST', `${D}/events/:eventId/replay`)]: 'stripe',
+  [P('POST', `${D}/webhooks`)]: 'webhooks',
+  [P('POST', `${D}/webhooks/:endpointId/toggle`)]: 'webhooks',
+  [P('POST', `${D}/webhooks/:endpointId/rotate`)]: 'webhooks',
+  [P('POST', `${D}/webhooks/deliveries/:deliveryId/replay`)]: 'webhooks',
+  [P('POST', `${D}/commissions/:commissionId/approve`)]: 'commissions',
+  [P('POST', `${D}/commissions/:commissionId/unapprove`)]: 'commissions',
+  [P('POST', `${D}/commissions/:commissionId/release`)]: 'commissions',
+  [P('POST', `${D}/commissions/:commissionId/reject`)]: 'commissions',
+  [P('POST', `${D}/commissions/bulk`)]: 'commissions',
+  [P('POST', `${D}/payouts/run`)]: 'payouts',
+  [P('POST', `${D}/payouts/:payoutId/paid`)]: 'payouts',
+  [P('POST', `${D}/payouts/:payoutId/stripe-transfer`)]: 'payouts',
+  [P('POST', `${D}/payouts/:payoutId/cancel`)]: 'payouts',
+  [P('POST', `${D}/payouts/settings`)]: 'payouts',
+};
+
+/** The permission a route needs, or undefined when the map lacks it (registration refuses it). */
+export const permissionOf = (routes: Record<string, Permission>, method: string, path: string): Permission | undefined => routes[P(method.toUpperCase(), path)];
