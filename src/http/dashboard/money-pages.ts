@@ -12,6 +12,8 @@ export interface MoneyView {
   programId: number;
   base: string;
   fieldErrors: Record<string, string>;
+  /** The signed-in role may see partners' payout details and emails (a viewer may not). */
+  people: boolean;
   /** A webhook secret to show once (just created or rotated). */
   newSecret?: { endpointId: number; secret: string } | null;
 }
@@ -42,13 +44,13 @@ export function payoutsSection(view: MoneyView, data: Of<'payouts'>): Html {
   const settings = data.payoutSettings;
   return html`<section id="owed"><h2>Owed to partners</h2>
 ${data.balances.length === 0 ? html`<p>No commissions yet.</p>` : html`<table><thead><tr><th>Partner</th><th>Currency</th><th>Awaiting approval (and held)</th><th>Owed (approved)</th><th>In open payouts</th><th>Paid</th><th>Paid by</th></tr></thead><tbody>
-${data.balances.map((b) => html`<tr><td>${b.partnerName}</td><td>${b.currency}</td><td>${money(b.pendingCents, b.currency)}</td><td><strong>${money(b.approvedCents, b.currency)}</strong></td><td>${money(b.inPayoutCents, b.currency)}</td><td>${money(b.paidCents, b.currency)}</td><td>${b.payoutMethod ? `${b.payoutMethod}: ${b.payoutReference}` : html`<span class="muted">not set</span>`}</td></tr>`)}
+${data.balances.map((b) => html`<tr><td>${b.partnerName}</td><td>${b.currency}</td><td>${money(b.pendingCents, b.currency)}</td><td><strong>${money(b.approvedCents, b.currency)}</strong></td><td>${money(b.inPayoutCents, b.currency)}</td><td>${money(b.paidCents, b.currency)}</td><td>${!view.people ? html`<span class="muted">hidden for your role</span>` : b.payoutMethod ? `${b.payoutMethod}: ${b.payoutReference}` : html`<span class="muted">not set</span>`}</td></tr>`)}
 </tbody></table>`}
 <form method="post" action="${base}/payouts/run">${fe.payout_run ? html`<p class="error" role="alert">${fe.payout_run}</p>` : ''}<div><button type="submit">Run payout</button></div>
 <p class="muted">Pays every partner's approved balance per currency at or above that currency's minimum (${minimumsInWords(settings.payoutMinimumsCents)}), net of clawbacks.</p></form></section>
 <section id="open-payouts"><h2>Open payouts</h2>
 ${open.length === 0 ? html`<p>No payout waits to be paid.</p>` : html`<table><thead><tr><th>Payout</th><th>Partner</th><th>Amount</th><th>Pay to</th><th>Mark paid</th><th></th></tr></thead><tbody>
-${open.map((p) => html`<tr><td>${p.id} (batch ${p.batchId})</td><td>${p.partnerName}</td><td>${money(p.amountCents, p.currency)}</td><td>${p.payoutMethod ? `${p.payoutMethod}: ${p.payoutReference}` : (p.partnerEmail ?? '')}</td>
+${open.map((p) => html`<tr><td>${p.id} (batch ${p.batchId})</td><td>${p.partnerName}</td><td>${money(p.amountCents, p.currency)}</td><td>${!view.people ? 'hidden for your role' : p.payoutMethod ? `${p.payoutMethod}: ${p.payoutReference}` : (p.partnerEmail ?? '')}</td>
 <td>${p.status === 'processing' ? html`<p>A Stripe transfer is under way: pay it through Stripe again to finish (the same transfer, never a second one).</p>` : html`<form method="post" action="${base}/payouts/${p.id}/paid" class="inline">${field(`reference_${p.id}`, `Payment reference for payout ${p.id}`, '', fe)}<button type="submit">Mark payout ${p.id} paid</button></form>`}</td>
 <td>${p.payoutMethod === 'stripe' ? html`<form method="post" action="${base}/payouts/${p.id}/stripe-transfer" class="inline"><button type="submit">Pay payout ${p.id} through Stripe</button></form>` : ''}
 ${p.status === 'processing' ? '' : html`<form method="post" action="${base}/payouts/${p.id}/cancel" class="inline"><button type="submit">Cancel payout ${p.id}</button></form>`}</td></tr>`)}

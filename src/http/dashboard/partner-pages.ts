@@ -32,7 +32,12 @@ export interface PartnerPagesView {
   publicUrl: string;
   fieldErrors: Record<string, string>;
   values?: Record<string, string>;
+  /** The signed-in role may see partners' emails, IPs and payout details (a viewer may not). */
+  people: boolean;
 }
+
+/** A person's address, or what a role that may not see it reads instead. */
+const personal = (view: PartnerPagesView, value: string | null | undefined, none = '') => (view.people ? (value ?? none) : value ? 'email hidden for your role' : none);
 
 const SORT_WORDS: Record<string, string> = { created: 'Newest', name: 'Name', clicks: 'Clicks', leads: 'Leads', sales: 'Sales', revenue: 'Revenue', commission: 'Commission' };
 const day = (date: Date | string | null) => (date ? new Date(date).toISOString().slice(0, 10) : '');
@@ -78,7 +83,7 @@ ${Object.entries({ q: q('q'), status: q('status'), group_id_filter: q('group_id'
 <ul class="cards">${list.partners.map(
     (p) => html`<li class="card"><label class="check pick"><input type="checkbox" name="partner_ids" value="${p.id}"> Select <span class="visually-hidden">${p.name}</span></label>
 <h3><a href="${base}/partners/${p.id}">${p.name}</a> ${statusBadge(p.status)}</h3>
-<p class="muted">${p.email ?? 'no email'}${p.group_name ? ` · ${p.group_name}` : ''}${p.tags.length ? ` · ${p.tags.join(', ')}` : ''}</p>
+<p class="muted">${personal(view, p.email, 'no email')}${p.group_name ? ` · ${p.group_name}` : ''}${p.tags.length ? ` · ${p.tags.join(', ')}` : ''}</p>
 <dl class="numbers"><div><dt>Clicks</dt><dd>${p.clicks}</dd></div><div><dt>Leads</dt><dd>${p.leads}</dd></div><div><dt>Sales</dt><dd>${p.sales}</dd></div>
 <div><dt>Revenue</dt><dd>${money(p.revenue_cents, currency)}</dd></div><div><dt>Commission</dt><dd>${money(p.commission_cents, currency)}</dd></div></dl></li>`,
   )}</ul>
@@ -108,7 +113,7 @@ ${data.list.applications.length === 0 ? html`<p>No ${data.status === 'all' ? '' 
 <ul class="cards">${data.list.applications.map(
     (a) => html`<li class="card">${a.partner_status === 'applied' ? html`<label class="check pick"><input type="checkbox" name="partner_ids" value="${a.partner_id}"> Select <span class="visually-hidden">${a.name}</span></label>` : ''}
 <h3><a href="${base}/partners/${a.partner_id}">${a.name}</a> ${statusBadge(a.partner_status as PartnerStatus)}</h3>
-<p class="muted">${a.email ?? ''} · applied ${day(a.created_at)}${a.group_name ? ` to ${a.group_name}` : ''} · accepted terms v${a.terms_version}${a.terms_ip ? ` from ${a.terms_ip}` : ''}</p>
+<p class="muted">${personal(view, a.email)} · applied ${day(a.created_at)}${a.group_name ? ` to ${a.group_name}` : ''} · accepted terms v${a.terms_version}${a.terms_ip && view.people ? ` from ${a.terms_ip}` : ''}</p>
 ${a.risk_signals.length ? html`<ul class="signals">${a.risk_signals.map((s: RiskSignal) => html`<li>${RISK_SIGNAL_WORDS[s]}</li>`)}</ul>` : html`<p class="ok">No risk signal.</p>`}
 ${Object.keys(a.answers).length ? html`<dl class="answers">${Object.entries(a.answers).map(([k, v]) => html`<div><dt>${settings.fields.find((f) => f.key === k)?.label ?? k}</dt><dd>${v}</dd></div>`)}</dl>` : ''}
 ${a.status === 'rejected' ? html`<p>Rejected${a.reason ? `: ${a.reason}` : ''} (${REAPPLY_WORDS[a.reapply ?? 'never'].toLowerCase()}).</p>` : ''}</li>`,
@@ -173,7 +178,7 @@ export function partnerPageBody(view: PartnerPagesView, data: PartnerPage): Html
   const terms = p.terms;
   return html`<p><a href="${base}/partners">← All partners</a></p>
 <section id="profile"><h2>${p.name} ${statusBadge(p.status)}</h2>
-<p class="muted">${p.email ?? 'No email yet'} · partner ${p.id} · since ${day(p.created_at)}${p.group_name ? ` · ${p.group_name}` : ''}${p.invited_at ? ` · invited ${day(p.invited_at)}` : ''}</p>
+<p class="muted">${personal(view, p.email, 'No email yet')} · partner ${p.id} · since ${day(p.created_at)}${p.group_name ? ` · ${p.group_name}` : ''}${p.invited_at ? ` · invited ${day(p.invited_at)}` : ''}</p>
 ${p.sanction ? html`<p class="error">${p.sanction.kind === 'ban' ? 'Banned' : 'Archived'} on ${day(p.sanction.created_at)}: ${p.sanction.reason}</p>` : ''}
 <p>Paid on: <strong>${describeCommission(terms.commission_type, String(terms.commission_rate), terms.duration_months)}</strong> (${terms.source === 'override' ? `own terms: ${terms.override_source}` : terms.source === 'group' ? `group ${p.group_name}` : 'program terms'}), approved after ${terms.hold_days} days.</p>
 <dl class="numbers"><div><dt>Clicks</dt><dd>${data.funnel.clicks}</dd></div><div><dt>Leads</dt><dd>${data.funnel.leads}</dd></div><div><dt>Buyers</dt><dd>${data.funnel.buyers}</dd></div></dl>
@@ -190,7 +195,7 @@ ${fe.group_id ? html`<p class="error">${fe.group_id}</p>` : ''}
 ${p.email ? html`<form method="post" action="${base}/partners/${p.id}/invite" class="inline"><button type="submit">${p.invited_at ? 'Send a new sign-in link' : 'Invite to the partner portal'}</button></form>` : ''}</section>
 <section id="edit"><h2>Profile and notes</h2><form method="post" action="${url}" novalidate>
 ${field('name', 'Name', view.values?.name ?? p.name, fe)}
-${field('email', 'Email (one partner per email)', view.values?.email ?? p.email ?? '', fe, 'type="email"')}
+${view.people ? field('email', 'Email (one partner per email)', view.values?.email ?? p.email ?? '', fe, 'type="email"') : ''}
 ${field('tags', 'Tags (comma separated)', view.values?.tags ?? p.tags.join(', '), fe)}
 <label for="notes">Private notes (only your team sees them)</label><textarea id="notes" name="notes" rows="3">${view.values?.notes ?? p.notes ?? ''}</textarea>
 <div><button type="submit">Save profile</button></div></form></section>
@@ -209,7 +214,7 @@ ${terms.source === 'override' ? html`<form method="post" action="${url}/override
   )}</ul>` : html`<p>None yet.</p>`}</section>
 <section id="partner-payouts"><h2>Payouts</h2>${data.payouts.length ? html`<ul>${data.payouts.map((o: any) => html`<li>${money(o.amount_cents, o.currency)} · ${o.status}${o.reference ? ` · ${o.reference}` : ''} · ${day(o.created_at)}</li>`)}</ul>` : html`<p>None yet.</p>`}</section>
 <section id="history"><h2>History</h2><ul>
-${data.applications.map((a: any) => html`<li>${day(a.created_at)}: applied (terms v${a.terms_version}${a.terms_ip ? ` from ${a.terms_ip}` : ''}) — ${a.status}${a.reason ? `: ${a.reason}` : ''}</li>`)}
+${data.applications.map((a: any) => html`<li>${day(a.created_at)}: applied (terms v${a.terms_version}${a.terms_ip && view.people ? ` from ${a.terms_ip}` : ''}) — ${a.status}${a.reason ? `: ${a.reason}` : ''}</li>`)}
 ${data.sanctions.map((s: any) => html`<li>${day(s.created_at)}: ${s.kind === 'ban' ? 'banned' : 'archived'} (${s.reason})${s.lifted_at ? ` — lifted ${day(s.lifted_at)}` : ''}</li>`)}
 <li>${day(p.created_at)}: joined the program</li></ul></section>`;
 }

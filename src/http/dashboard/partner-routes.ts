@@ -11,6 +11,7 @@ import * as partners from '../../app/partners.js';
 import { commissionBulk } from '../../app/payouts.js';
 import { AffixError } from '../../core/errors.js';
 import { PARTNER_ACTIONS, PARTNER_ACTION_WORDS, type PartnerAction } from '../../core/partners.js';
+import { allows } from '../../core/permissions.js';
 import { formBody } from '../input-guard.js';
 import { fieldErrors, typedMinimums } from './forms.js';
 import type { Html } from './html.js';
@@ -113,7 +114,7 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
   // ---- import: a file, a dry run that shows every row's problem, then the real run ----------
   const importPage = async (req: Request, res: Response, status: number, report: Awaited<ReturnType<typeof importPartners>> | null, csv: string | null, fe: Record<string, string> = {}) => {
     const id = await ownProgram(req, res);
-    const body = importPageBody({ base: sectionUrl(id, 'overview'), publicUrl: kit.publicUrl, fieldErrors: fe }, report, csv);
+    const body = importPageBody({ base: sectionUrl(id, 'overview'), publicUrl: kit.publicUrl, fieldErrors: fe, people: true }, report, csv);
     send(res, status, 'Import partners', withProgramNav(id, 'partners', body));
   };
   router.get(`${base}/partners/import`, (req, res) => importPage(req, res, 200, null, null));
@@ -136,7 +137,7 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
     const data = await partners.partnerPage(app(), scope(res), id, Number(req.params.partnerId));
     const query = req.query as Record<string, string>;
     const flash = status < 400 ? (PARTNER_DONE[query.done ?? ''] ?? bulkFlash(query)) : null;
-    const body = partnerPageBody({ base: sectionUrl(id, 'overview'), publicUrl: kit.publicUrl, fieldErrors: fe, values }, data);
+    const body = partnerPageBody({ base: sectionUrl(id, 'overview'), publicUrl: kit.publicUrl, fieldErrors: fe, values, people: allows(res.locals.account.role, 'read_people') }, data);
     send(res, status, data.partner.name, withProgramNav(id, 'partners', body), flash);
   };
   const partnerUrl = (id: number, partnerId: number, done: string) => `${sectionUrl(id, 'partners')}/${partnerId}?${done}`;

@@ -46,6 +46,8 @@ export interface PageExtra {
 
 export type ProgramPageView = Awaited<ReturnType<typeof programPageData>> & {
   now: Date;
+  /** The signed-in role may see partners' emails and payout details. */
+  people: boolean;
   heldKey: string | null;
   extra: PageExtra;
   filter: ActivityFilter;
@@ -206,6 +208,7 @@ const moneyView = (view: ProgramPageView): MoneyView => ({
   base: sectionUrl(view.program.id, 'overview'),
   fieldErrors: view.extra.fieldErrors ?? {},
   newSecret: view.extra.newSecret ?? null,
+  people: view.people,
 });
 
 const partnerView = (view: ProgramPageView): PartnerPagesView => ({
@@ -213,6 +216,7 @@ const partnerView = (view: ProgramPageView): PartnerPagesView => ({
   publicUrl: view.publicUrl,
   fieldErrors: view.extra.fieldErrors ?? {},
   values: view.extra.formValues,
+  people: view.people,
 });
 
 function sectionBody(view: ProgramPageView): Html {

@@ -48,7 +48,7 @@ import { MONEY_DONE, registerMoneyRoutes } from './money-routes.js';
 import { PARTNER_DONE, bulkDone, registerPartnerRoutes } from './partner-routes.js';
 import { type Html, field, html, page, raw, select } from './html.js';
 import { changeRole, invitationFor, inviteMember, joinTeam, listTeam, removeFromTeam } from '../../app/team.js';
-import { ROLES, ROLE_WORDS } from '../../core/permissions.js';
+import { ROLES, ROLE_WORDS, allows } from '../../core/permissions.js';
 import { AffixError } from '../../core/errors.js';
 import { csrfGuard, pageHeaders, sameOriginPosts } from './security.js';
 import { SESSION_COOKIE, holdNewKey, requireAccount, startSession, takeNewKey } from './session.js';
@@ -85,7 +85,7 @@ function activityFilter(q: Record<string, string | undefined>, now: Date): Activ
 
 
 
-const PAGE_TITLES: Record<number, string> = { 400: 'Bad request', 404: 'Not found', 409: 'Conflict', 413: 'Too large', 429: 'Too many requests', 502: 'Stripe refused', 503: 'Unavailable' };
+const PAGE_TITLES: Record<number, string> = { 400: 'Bad request', 403: 'Not allowed', 404: 'Not found', 409: 'Conflict', 413: 'Too large', 429: 'Too many requests', 502: 'Stripe refused', 503: 'Unavailable' };
 
 export function dashboardRoutes(deps: AppDeps): Router {
   // Every route passes the permission map (src/core/permissions.ts): one guard, reads included.
@@ -290,7 +290,8 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
     const filter = activityFilter(query, now);
     const requested = Number(query.page);
     const data = await programPageData({ ...app(), store: deps.store }, scope(res), id, section, filter, Number.isSafeInteger(requested) && requested > 0 ? requested : 1, query);
-    const body = programPageBody({ ...data, now, heldKey, extra, filter, publicUrl: config.publicUrl, connectConfigured: Boolean(config.stripeConnect) });
+    const people = allows(res.locals.account.role, 'read_people');
+    const body = programPageBody({ ...data, now, heldKey, extra, filter, publicUrl: config.publicUrl, connectConfigured: Boolean(config.stripeConnect), people });
     const done = DONE[String(query.done)] ?? MONEY_DONE[String(query.done)] ?? PARTNER_DONE[String(query.done)] ?? (query.done === 'bulk' ? bulkDone(query) : null);
     send(res, extra.status ?? 200, sectionTitle(data.program.name, section), body, extra.status && extra.status >= 400 ? null : done);
   }

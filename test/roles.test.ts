@@ -1,0 +1,131 @@
+// Team roles (docs/team.md): every dashboard route, read from the router itself (not a hand
+// list), is in the one permission map; and with each of the four roles, every route answers the
+// guard's 403 exactly when the map says the role may not — reads included. A viewer never sees
+// a partner's email or payout details; a removed member's session ends.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDashboardSession } from '../src/app/access.js';
+import { DASHBOARD_ROUTES, ROLES, type Role, allows } from '../src/core/permissions.js';
+import { PgStore } from '../src/db/store.js';
+import { dashboardRoutes } from '../src/http/dashboard/routes.js';
+import { loadConfig } from '../src/platform/config.js';
+import { createLogger } from '../src/platform/logger.js';
+import { createMailer } from '../src/platform/mailer.js';
+import { type SeededProgram, type TestApi, type TestDatabase, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { apiSale } from './support/money.js';
+
+let db: TestDatabase;
+let api: TestApi;
+let shop: SeededProgram;
+const cookies = new Map<Role, string>();
+const memberIds = new Map<Role, number>();
+
+beforeAll(async () => {
+  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'roles-test-secret-key-0123456789' }, { queueUrl: 'own' }));
+  shop = await seedProgram(api);
+  await api.request('PATCH', `/api/v1/admin/programs/${shop.programId}/partners/${shop.partnerId}`, { body: { email: 'secret.partner@creators.test' }, headers: { Authorization: 'Bearer test-admin-token-0123456789' } });
+  await api.request('PATCH', `/api/v1/admin/programs/${shop.programId}/partners/${shop.partnerId}/payout-details`, {
+    body: { payout_method: 'paypal', payout_reference: 'secret.paypal@creators.test' },
+    headers: { Authorization: 'Bearer test-admin-token-0123456789' },
+  });
+  await apiSale(api, shop, 10_000);
+  for (const role of ROLES) {
+    const { rows } = await db.pool.query(
+      "INSERT INTO account_members (account_id, email, role, accepted_at) VALUES ($1, $2, $3, now()) RETURNING id",
+      [shop.accountId, `${role}@team.test`, role],
+    );
+    memberIds.set(role, Number(rows[0].id));
+    const { token } = await openDashboardSession(db.pool, shop.accountId, new Date(), Number(rows[0].id));
+    cookies.set(role, `affix_dashboard=${token}`);
+  }
+});
+afterAll(() => closeTestApi({ db, api }));
+
+/** Every route the dashboard registers: method and Express path, from the router's own stack. */
+function registeredRoutes(): { method: string; path: string }[] {
+  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', AFFIX_SECRET_KEY: 'roles-test-secret-key-0123456789' });
+  const logger = createLogger('silent');
+  const router = dashboardRoutes({ config, pool: db.pool, store: new PgStore(db.pool), logger, mailer: createMailer(config.mail, logger) }) as unknown as {
+    stack: { route?: { path: string; methods: Record<string, boolean> } }[];
+  };
+  return router.stack.flatMap((layer) =>
+    layer.route ? Object.keys(layer.route.methods).filter((m) => layer.route!.methods[m]).map((m) => ({ method: m.toUpperCase(), path: layer.route!.path })) : [],
+  );
+}
+
+const fill = (path: string) =>
+  path
+    .replace(':id', String(shop.programId))
+    .replace(':partnerId', String(shop.partnerId))
+    .replace(':keyId', String(shop.keyId))
+    .replace(/:\w+/g, '999999');
+
+describe('the permission map', () => {
+  it('names every registered dashboard route, and every route it names is registered', () => {
+    const routes = registeredRoutes().map((r) => `${r.method} ${r.path}`);
+    expect(routes.length).toBeGreaterThan(60);
+    expect(routes.filter((r) => !(r in DASHBOARD_ROUTES))).toEqual([]);
+    expect(Object.keys(DASHBOARD_ROUTES).filter((r) => !routes.includes(r))).toEqual([]);
+  });
+
+  it('each route × each role: the guard refuses (403) exactly where the map says no', async () => {
+    const routes = registeredRoutes().filter((r) => DASHBOARD_ROUTES[`${r.method} ${r.path}`] !== 'public');
+    const mismatches: string[] = [];
+    let checked = 0;
+    for (const role of ROLES) {
+      for (const route of routes) {
+        const permission = DASHBOARD_ROUTES[`${route.method} ${route.path}`]!;
+        const reply = await fetch(`${api.url}${fill(route.path)}`, {
+          method: route.method,
+          redirect: 'manual',
+          headers: { cookie: cookies.get(role)!, 'content-type': 'application/x-www-form-urlencoded', origin: api.url },
+          body: route.method === 'GET' ? undefined : '',
+        });
+        const text = await reply.text();
+        const refusedByGuard = reply.status === 403 && text.includes(`Your role (${role}) does not allow this`);
+        if (refusedByGuard === allows(role, permission)) mismatches.push(`${role} ${route.method} ${route.path} (${permission}): ${reply.status}`);
+        checked += 1;
+      }
+    }
+    expect(mismatches).toEqual([]);
+    expect(checked).toBe(routes.length * 4);
+  });
+});
+
+describe('what each role sees', () => {
+  it("a viewer reads the program but never a partner's email or payout details; finance sees them", async () => {
+    const page = async (role: Role, path: string) => (await fetch(`${api.url}${path}`, { headers: { cookie: cookies.get(role)! } })).text();
+    const base = `/dashboard/programs/${shop.programId}`;
+    for (const path of [`${base}/partners`, `${base}/partners/${shop.partnerId}`, `${base}/payouts`]) {
+      const viewer = await page('viewer', path);
+      expect(viewer, path).not.toContain('secret.partner@creators.test');
+      expect(viewer, path).not.toContain('secret.paypal@creators.test');
+    }
+    expect(await page('viewer', `${base}/partners`)).toContain('email hidden for your role');
+    expect(await page('finance', `${base}/partners`)).toContain('secret.partner@creators.test');
+    expect(await page('finance', `${base}/payouts`)).toContain('secret.paypal@creators.test');
+    const keys = await fetch(`${api.url}${base}/keys`, { headers: { cookie: cookies.get('finance')! } });
+    expect(keys.status).toBe(403);
+    expect(await keys.text()).toContain('Your role (finance) does not allow this');
+  });
+
+  it("a removed member's session ends at once", async () => {
+    const { rows } = await db.pool.query("INSERT INTO account_members (account_id, email, role, accepted_at) VALUES ($1, 'leaving@team.test', 'admin', now()) RETURNING id", [shop.accountId]);
+    const { token } = await openDashboardSession(db.pool, shop.accountId, new Date(), Number(rows[0].id));
+    const before = await fetch(`${api.url}/dashboard`, { headers: { cookie: `affix_dashboard=${token}` }, redirect: 'manual' });
+    expect(before.status).toBe(200);
+    const owner = await openDashboardSession(db.pool, shop.accountId, new Date());
+    const teamPage = await fetch(`${api.url}/dashboard/team`, { headers: { cookie: `affix_dashboard=${owner.token}` } });
+    const jar = [`affix_dashboard=${owner.token}`, ...teamPage.headers.getSetCookie().map((c) => c.split(';')[0]!)].join('; ');
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await teamPage.text())![1]!;
+    const removed = await fetch(`${api.url}/dashboard/team/${rows[0].id}/remove`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: jar, 'content-type': 'application/x-www-form-urlencoded', origin: api.url },
+      body: new URLSearchParams({ _csrf: csrf }).toString(),
+    });
+    expect(removed.status).toBe(303);
+    const after = await fetch(`${api.url}/dashboard`, { headers: { cookie: `affix_dashboard=${token}` }, redirect: 'manual' });
+    expect(after.status).toBe(303);
+    expect(after.headers.get('location')).toBe('/dashboard/login');
+  });
+});
