@@ -129,3 +129,26 @@ describe('what each role sees', () => {
     expect(after.headers.get('location')).toBe('/dashboard/login');
   });
 });
+
+describe('CLI tokens act as their member', () => {
+  it("a viewer's token lists programs but cannot create one; an admin's can; a removed member's token stops", async () => {
+    const { insertLoginToken } = await import('../src/db/cli.js');
+    const tokens = new Map<Role, string>();
+    for (const role of ['viewer', 'admin'] as const) {
+      const token = `affix_cli_roles_${role}_${Date.now()}`;
+      await insertLoginToken(db.pool, token, shop.accountId, new Date(Date.now() + 3_600_000), memberIds.get(role)!);
+      tokens.set(role, token);
+    }
+    const call = (role: Role, method: string, path: string, body?: unknown) =>
+      api.request(method, path, { body, headers: { Authorization: `Bearer ${tokens.get(role)}` } });
+    expect((await call('viewer', 'GET', '/api/v1/cli/programs')).status).toBe(200);
+    const refused = await call('viewer', 'POST', '/api/v1/cli/init', { name: 'Nope', domain: 'nope.example.com', commission_type: 'percent', commission_rate: 10 });
+    expect(refused.status).toBe(403);
+    const made = await call('admin', 'POST', '/api/v1/cli/init', { name: 'By the admin', domain: 'admin.example.com', commission_type: 'percent', commission_rate: 10 });
+    expect(made.status).toBe(201);
+    const audit = await db.pool.query("SELECT actor_type, actor_label FROM audit_log WHERE action = 'program.created' AND program_id = $1", [made.body.data.program_id]);
+    expect(audit.rows).toEqual([{ actor_type: 'cli_token', actor_label: 'admin@team.test' }]);
+    await db.pool.query('UPDATE account_members SET removed_at = now() WHERE id = $1', [memberIds.get('viewer')]);
+    expect((await call('viewer', 'GET', '/api/v1/cli/programs')).status).toBe(401);
+  });
+});

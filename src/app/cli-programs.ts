@@ -1,6 +1,7 @@
 // What the CLI's token- and key-authenticated routes do beyond program creation (which shares
 // createProgram/issueKey with the dashboard): who holds a login token, the account's programs,
 // a program's status, and synthetic test events with their hourly chain cap.
+import type { Role } from '../core/permissions.js';
 import { CLI_MESSAGES } from '../core/cli-login.js';
 import { errors } from '../core/errors.js';
 import { overLimit, retryAfterSeconds } from '../core/limits.js';
@@ -18,7 +19,7 @@ export interface CliDeps {
   now: () => Date;
 }
 
-export type TokenVerdict = { kind: 'invalid' } | { kind: 'no_user' } | { kind: 'suspended' } | { kind: 'account'; accountId: number };
+export type TokenVerdict = { kind: 'invalid' } | { kind: 'no_user' } | { kind: 'suspended' } | { kind: 'account'; accountId: number; role: Role; memberId: number | null; email: string | null };
 
 /** Whose login token this is, in the words the routes answer with. */
 export async function loginTokenVerdict(pool: Pool, token: string | null): Promise<TokenVerdict> {
@@ -26,7 +27,7 @@ export async function loginTokenVerdict(pool: Pool, token: string | null): Promi
   if (!owner) return { kind: 'invalid' };
   if (!owner.accountExists) return { kind: 'no_user' };
   if (owner.suspended) return { kind: 'suspended' };
-  return { kind: 'account', accountId: owner.accountId };
+  return { kind: 'account', accountId: owner.accountId, role: owner.role, memberId: owner.memberId, email: owner.email };
 }
 
 export const cliPrograms = (pool: Pool, accountId: number) => listAccountPrograms(pool, accountId);

@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { CLI_MESSAGES, LOGIN_SESSION_TTL_MS, LOGIN_TOKEN_TTL_MS, callbackVerdict, pollVerdict } from '../core/cli-login.js';
 import { errors } from '../core/errors.js';
-import { accountEmail, consumeSession, createLoginSession, findOrCreateAccount, insertLoginToken, markSignedIn, revokeLoginToken, withLoginSession } from '../db/cli.js';
+import { membersForLogin } from '../db/members.js';
+import { accountEmail, consumeSession, createLoginSession, findAccountForLogin, findOrCreateAccount, insertLoginToken, markSignedIn, revokeLoginToken, withLoginSession } from '../db/cli.js';
 import type { Pool } from '../db/pool.js';
 
 export interface SignInDeps {
@@ -25,6 +26,13 @@ export async function completeCliLogin(deps: SignInDeps, state: string, claims: 
     const verdict = callbackVerdict(session, deps.now());
     if (verdict === 'not_found') throw errors.notFound(CLI_MESSAGES.sessionNotFoundOrUsed);
     if (verdict === 'expired') throw errors.badRequest(CLI_MESSAGES.sessionExpired);
+    // A team member signs in as that member (their role); otherwise the account of this address (made on first sign-in).
+    const [member] = (await findAccountForLogin(client, claims.email)) ? [] : await membersForLogin(client, claims.email);
+    if (member) {
+      if (member.suspended) throw errors.accountBlocked();
+      await markSignedIn(client, session!.id, member.accountId, member.id);
+      return { email: member.email };
+    }
     const account = await findOrCreateAccount(client, claims.email, claims.name);
     if (account.suspended) throw errors.accountBlocked();
     await markSignedIn(client, session!.id, account.id);
@@ -44,7 +52,7 @@ export async function pollCliLogin(deps: SignInDeps, state: string): Promise<Pol
     // The token exists in clear only in this answer; the database keeps its digest.
     const token = `affix_cli_${randomBytes(32).toString('base64url')}`;
     const accountId = session!.accountId!;
-    await insertLoginToken(client, token, accountId, new Date(deps.now().getTime() + LOGIN_TOKEN_TTL_MS));
+    await insertLoginToken(client, token, accountId, new Date(deps.now().getTime() + LOGIN_TOKEN_TTL_MS), session!.memberId);
     await consumeSession(client, session!.id);
     return { status: 'complete', token, email: await accountEmail(client, accountId), advertiser_id: accountId };
   });

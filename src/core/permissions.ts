@@ -122,5 +122,11 @@ export const DASHBOARD_ROUTES: Record<string, Permission> = {
   [P('POST', `${D}/payouts/settings`)]: 'payouts',
 };
 
+/** The CLI API routes a login token reaches: the token acts as its member, with that member's role. */
+export const CLI_ROUTES: Record<string, Permission> = {
+  [P('POST', '/api/v1/cli/init')]: 'programs',
+  [P('GET', '/api/v1/cli/programs')]: 'read',
+};
+
 /** The permission a route needs, or undefined when the map lacks it (registration refuses it). */
 export const permissionOf = (routes: Record<string, Permission>, method: string, path: string): Permission | undefined => routes[P(method.toUpperCase(), path)];

@@ -1,4 +1,5 @@
 // SQL of the CLI login flow and login tokens. States and tokens are stored as SHA-256 digests.
+import type { Role } from '../core/permissions.js';
 import type { LoginSession } from '../core/cli-login.js';
 import { sha256 } from '../core/secrets.js';
 import type { CommissionType } from '../core/types.js';
@@ -7,33 +8,33 @@ import { linksChanged } from './link-cache.js';
 
 type Queryable = Pool | PoolClient;
 
-const toSession = (row: any): LoginSession => ({ id: row.id, status: row.status, expiresAt: row.expires_at, accountId: row.account_id });
+const toSession = (row: any): LoginSession & { memberId: number | null } => ({ id: row.id, status: row.status, expiresAt: row.expires_at, accountId: row.account_id, memberId: row.member_id === null || row.member_id === undefined ? null : Number(row.member_id) });
 
 export async function createLoginSession(pool: Pool, state: string, expiresAt: Date): Promise<void> {
   await pool.query('INSERT INTO cli_login_sessions (state_hash, expires_at) VALUES ($1, $2)', [sha256(state), expiresAt]);
 }
 
 /** Runs fn with the session row locked, inside one transaction. */
-export async function withLoginSession<T>(pool: Pool, state: string, fn: (session: LoginSession | null, client: PoolClient) => Promise<T>): Promise<T> {
+export async function withLoginSession<T>(pool: Pool, state: string, fn: (session: (LoginSession & { memberId: number | null }) | null, client: PoolClient) => Promise<T>): Promise<T> {
   return withTransaction(pool, async (client) => {
     const { rows } = await client.query(
-      'SELECT id, status, expires_at, account_id FROM cli_login_sessions WHERE state_hash = $1 FOR UPDATE',
+      'SELECT id, status, expires_at, account_id, member_id FROM cli_login_sessions WHERE state_hash = $1 FOR UPDATE',
       [sha256(state)],
     );
     return fn(rows[0] ? toSession(rows[0]) : null, client);
   });
 }
 
-export async function markSignedIn(db: Queryable, sessionId: number, accountId: number): Promise<void> {
-  await db.query("UPDATE cli_login_sessions SET status = 'signed_in', account_id = $2, signed_in_at = now() WHERE id = $1", [sessionId, accountId]);
+export async function markSignedIn(db: Queryable, sessionId: number, accountId: number, memberId: number | null = null): Promise<void> {
+  await db.query("UPDATE cli_login_sessions SET status = 'signed_in', account_id = $2, member_id = $3, signed_in_at = now() WHERE id = $1", [sessionId, accountId, memberId]);
 }
 
 export async function consumeSession(db: Queryable, sessionId: number): Promise<void> {
   await db.query("UPDATE cli_login_sessions SET status = 'consumed', consumed_at = now() WHERE id = $1", [sessionId]);
 }
 
-export async function insertLoginToken(db: Queryable, token: string, accountId: number, expiresAt: Date): Promise<void> {
-  await db.query('INSERT INTO cli_tokens (token_hash, account_id, expires_at) VALUES ($1, $2, $3)', [sha256(token), accountId, expiresAt]);
+export async function insertLoginToken(db: Queryable, token: string, accountId: number, expiresAt: Date, memberId: number | null = null): Promise<void> {
+  await db.query('INSERT INTO cli_tokens (token_hash, account_id, expires_at, member_id) VALUES ($1, $2, $3, $4)', [sha256(token), accountId, expiresAt, memberId]);
 }
 
 export interface TokenOwner {
@@ -41,18 +42,22 @@ export interface TokenOwner {
   accountExists: boolean;
   email: string | null;
   suspended: boolean;
+  /** The member the token acts as (the account's own sign-in: an owner). */
+  role: Role;
+  memberId: number | null;
 }
 
 /** The account behind a valid, unexpired login token, or null. */
 export async function findTokenOwner(pool: Pool, token: string): Promise<TokenOwner | null> {
   const { rows } = await pool.query(
-    `SELECT t.account_id, a.id IS NOT NULL AS account_exists, a.email, coalesce(a.suspended, false) AS suspended
-       FROM cli_tokens t LEFT JOIN accounts a ON a.id = t.account_id
-      WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > now()`,
+    `SELECT t.account_id, a.id IS NOT NULL AS account_exists, coalesce(m.email, a.email) AS email, coalesce(a.suspended, false) AS suspended,
+            coalesce(m.role, 'owner') AS role, t.member_id
+       FROM cli_tokens t LEFT JOIN accounts a ON a.id = t.account_id LEFT JOIN account_members m ON m.id = t.member_id
+      WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > now() AND (t.member_id IS NULL OR m.removed_at IS NULL)`,
     [sha256(token)],
   );
   return rows[0]
-    ? { accountId: rows[0].account_id, accountExists: rows[0].account_exists, email: rows[0].email, suspended: rows[0].suspended }
+    ? { accountId: rows[0].account_id, accountExists: rows[0].account_exists, email: rows[0].email, suspended: rows[0].suspended, role: rows[0].role, memberId: rows[0].member_id === null ? null : Number(rows[0].member_id) }
     : null;
 }
 
