@@ -120,7 +120,7 @@ describe('the audit log', () => {
     const csv = await (await get(`/dashboard/programs/${shop.programId}/audit.csv?action=partner.created`)).text();
     const lines = csv.trim().split('\r\n');
     expect(lines[0]).toBe('id,created_at,program_id,actor_type,actor_id,actor_label,ip,action,object_type,object_id,changes');
-    expect(lines.filter((l) => l.includes(`member,${shop.accountId},${email},${ip},partner.created`))).toHaveLength(1);
+    expect(lines.filter((l) => l.includes(`member,account:${shop.accountId},${email},${ip},partner.created`))).toHaveLength(1);
 
     const read = await must('GET', `/audit-log?program_id=${shop.programId}&actor_type=member`);
     expect(read.entries.map((e: any) => e.action)).toEqual(['partner.created']);

@@ -13,14 +13,17 @@ const query = z.object({
   object_type: z.string().trim().max(40).optional().or(z.literal('').transform(() => undefined)),
   action: z.string().trim().max(80).optional().or(z.literal('').transform(() => undefined)),
   before: z.coerce.number().int().positive().optional(),
+  with_account: z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]).optional(),
   limit: z.coerce.number().int().min(1).max(1000).optional(),
 });
 
 async function filterFor(deps: ManagementDeps, scope: Scope, input: unknown) {
   const q = parseInput(query, input);
-  if (q.program_id !== undefined) await programInScope(deps, scope, q.program_id);
+  const program = q.program_id !== undefined ? await programInScope(deps, scope, q.program_id) : null;
+  const withAccount = Boolean(q.with_account && program);
   return {
-    accountId: scope.kind === 'account' ? scope.accountId : (q.account_id ?? null),
+    withAccount,
+    accountId: scope.kind === 'account' ? scope.accountId : withAccount ? program!.account_id : (q.account_id ?? null),
     programId: q.program_id ?? null,
     actorType: q.actor_type ?? null,
     objectType: q.object_type ?? null,

@@ -142,9 +142,10 @@ const SECTION_DATA = {
   keys: async (deps: PageDeps, id: number) => ({ keys: await admin.listKeys(deps.pool, id) }),
   audit: async (deps: PageDeps, id: number, _filter: ActivityFilter, _page: number, query: PageQuery) => {
     const filter = { actor_type: query.actor_type, object_type: query.object_type, action: query.action, before: query.before };
-    const log = await auditLog(deps, OPERATOR, { ...filter, program_id: id, limit: 100 }).catch((error: unknown) => {
+    // The program's entries and the account's own (its team): what a brand reads here.
+    const log = await auditLog(deps, OPERATOR, { ...filter, program_id: id, with_account: true, limit: 100 }).catch((error: unknown) => {
       if (!(error instanceof AffixError) || error.status !== 400) throw error;
-      return auditLog(deps, OPERATOR, { program_id: id, limit: 100 });
+      return auditLog(deps, OPERATOR, { program_id: id, with_account: true, limit: 100 });
     });
     return { log, auditFilter: filter };
   },

@@ -27,6 +27,8 @@ export interface AuditFilter {
   objectType?: string | null;
   action?: string | null;
   beforeId?: number | null;
+  /** With a program: the account's own entries too (its team, its programs being made). */
+  withAccount?: boolean;
   limit: number;
 }
 
@@ -47,10 +49,11 @@ export interface AuditRow {
 export async function listAudit(db: Queryable, filter: AuditFilter): Promise<AuditRow[]> {
   const { rows } = await db.query(
     `SELECT id, program_id, actor_type, actor_id, actor_label, action, object_type, object_id, changes, host(ip) AS ip, created_at FROM audit_log
-      WHERE ($1::bigint IS NULL OR account_id = $1) AND ($2::bigint IS NULL OR program_id = $2) AND ($3::text IS NULL OR actor_type = $3)
+      WHERE ($1::bigint IS NULL OR account_id = $1) AND ($2::bigint IS NULL OR program_id = $2 OR ($8 AND program_id IS NULL AND account_id = $1))
+        AND ($3::text IS NULL OR actor_type = $3)
         AND ($4::text IS NULL OR object_type = $4) AND ($5::text IS NULL OR action = $5) AND ($6::bigint IS NULL OR id < $6)
       ORDER BY id DESC LIMIT $7`,
-    [filter.accountId, filter.programId ?? null, filter.actorType ?? null, filter.objectType ?? null, filter.action ?? null, filter.beforeId ?? null, filter.limit],
+    [filter.accountId, filter.programId ?? null, filter.actorType ?? null, filter.objectType ?? null, filter.action ?? null, filter.beforeId ?? null, filter.limit, filter.withAccount ?? false],
   );
   return rows.map((r) => ({ ...r, id: Number(r.id), program_id: r.program_id === null ? null : Number(r.program_id) }));
 }

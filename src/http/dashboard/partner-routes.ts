@@ -103,7 +103,7 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
     res.type('text/csv').attachment(`affix-partners-${req.params.id}.csv`).send(csv);
   });
   router.get(`${base}/audit.csv`, async (req, res) => {
-    const csv = await auditCsv(app(), scope(res), { ...req.query, program_id: req.params.id });
+    const csv = await auditCsv(app(), scope(res), { ...req.query, program_id: req.params.id, with_account: 'true' });
     res.type('text/csv').attachment(`affix-audit-${req.params.id}.csv`).send(csv);
   });
   router.get(`${base}/applications.csv`, async (req, res) => {

@@ -1,0 +1,111 @@
+// A brand's team in Chromium: the owner invites a finance member (the mail's link works for
+// days); the member joins, approves a commission, runs and pays a payout, but gets the 403 page
+// for the API keys and cannot change the program; the audit page names each of them, and a
+// scheduled approval as the system.
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { approveDueCommissions } from '../../src/app/payouts.js';
+import { type BrowserAppWithMail, adminOf, browserAppWithMail, hasChromium, screenshotsAt, submitWithKeyboard, textOf } from '../support/browser.js';
+import { type TestApi, bearer, trackClick } from '../support/harness.js';
+import { outboxSent } from '../support/smtp.js';
+
+let api: TestApi;
+let page: Page;
+let smtp: BrowserAppWithMail['smtp'];
+browserAppWithMail('team-test-key-0123456789abcdef', (opened) => ({ api, page, smtp } = opened));
+
+const admin = adminOf(() => api);
+const submit = (name: string) => submitWithKeyboard(page, name);
+const shot = (name: string) => screenshotsAt(page, name);
+
+async function signIn(email: string, password: string) {
+  await page.context().clearCookies();
+  await page.goto(`${api.url}/dashboard/login`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByLabel('Password').press('Enter');
+  await page.waitForURL(`${api.url}/dashboard`);
+}
+
+describe.skipIf(!hasChromium)('a team with roles', () => {
+  it('owner invites finance; finance approves and pays, cannot see keys nor change the program; the audit page names each actor', async () => {
+    page.setDefaultTimeout(5000);
+    const account = await admin('POST', '/accounts', { email: 'owner@team-shop.example', password: 'owner password 123' });
+    const program = await admin('POST', '/programs', { account_id: account.id, name: 'Team Shop', domain: 'shop.example.com', commission_type: 'percent', commission_rate: 10 });
+    const partner = await admin('POST', `/programs/${program.id}/partners`, { name: 'Paula', email: 'paula@partner.example' });
+    await admin('POST', `/programs/${program.id}/links`, { partner_id: partner.id, short_link: 'paula-team' });
+    await admin('PATCH', `/programs/${program.id}/partners/${partner.id}/payout-details`, { payout_method: 'paypal', payout_reference: 'paula@paypal.example' });
+    const key = (await admin('POST', `/programs/${program.id}/keys`)).api_key;
+    const sale = async (txn: string) => {
+      const click = await trackClick(api, 'https://shop.example.com/?aff=paula-team');
+      const reply = await api.request('POST', '/api/v1/track/sale', { body: { transaction_id: txn, amount_cents: 10_000, click_id: click, customer_key: `c_${txn}` }, headers: bearer(key) });
+      return reply.body.commission_id as number;
+    };
+    const byHand = await sale('team_1');
+    const bySchedule = await sale('team_2');
+    const base = `${api.url}/dashboard/programs/${program.id}`;
+
+    // The owner invites Fiona as finance.
+    await signIn('owner@team-shop.example', 'owner password 123');
+    await page.getByRole('link', { name: 'Team', exact: true }).click();
+    await page.getByLabel('Their email').fill('fiona@team-shop.example');
+    await page.getByLabel('Role').selectOption('finance');
+    await submit('Send the invitation');
+    await expect.poll(() => textOf(page.getByRole('status'))).toBe('Invitation sent: the link works for 7 days.');
+    await outboxSent(api.pool);
+    const invitation = smtp.mails.find((m) => m.to === 'fiona@team-shop.example')!;
+    expect(invitation.subject).toBe('owner@team-shop.example invited you to its Affix team');
+    const link = /https?:\/\/\S+\/dashboard\/join\?token=[\w-]+/.exec(invitation.text)![0].replace(/^https?:\/\/[^/]+/, api.url);
+
+    // Opened days later (6 days): it still works. Fiona chooses a password and is in.
+    api.clock.now = new Date(api.clock.now.getTime() + 6 * 86_400_000);
+    await page.context().clearCookies();
+    await page.goto(link);
+    expect(await textOf(page.locator('main section'))).toContain('owner@team-shop.example invited fiona@team-shop.example as finance.');
+    await shot('team-join');
+    await page.getByLabel('Choose a password (12 characters or more)').fill('fiona password 123');
+    await submit('Join');
+    await page.waitForURL(`${api.url}/dashboard`);
+
+    // Finance approves, runs a payout and marks it paid.
+    await page.goto(`${base}/payouts?stage=pending`);
+    await page.locator(`#approve_reason_${byHand}`).fill('checked with the customer');
+    await submit(`Approve ${byHand}`);
+    await expect.poll(() => textOf(page.getByRole('status'))).toBe('Commission approved.');
+    await submit('Run payout');
+    const payoutId = (await api.pool.query('SELECT id FROM payouts WHERE program_id = $1', [program.id])).rows[0].id;
+    await page.locator(`#reference_${payoutId}`).fill('PP-TEAM-1');
+    await submit(`Mark payout ${payoutId} paid`);
+    await expect.poll(() => textOf(page.getByRole('status'))).toBe('Payout marked paid.');
+
+    // … but not the keys, and not the program's settings.
+    const keys = await page.goto(`${base}/keys`);
+    expect(keys!.status()).toBe(403);
+    expect(await textOf(page.getByRole('alert'))).toContain('Your role (finance) does not allow this');
+    await shot('team-forbidden');
+    await page.goto(`${base}/settings`);
+    await page.getByLabel('Name').fill('Renamed by finance');
+    const settings = page.waitForNavigation();
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await settings;
+    expect(await textOf(page.getByRole('alert'))).toContain('Your role (finance) does not allow this');
+    expect((await admin('GET', `/programs/${program.id}`)).name).toBe('Team Shop');
+
+    // The scheduled approval, as the system.
+    await approveDueCommissions({ pool: api.pool, secretBox: null, now: () => new Date(Date.now() + 31 * 86_400_000) });
+
+    // The owner reads the audit log: Fiona's approval and payment, the system's approval.
+    await signIn('owner@team-shop.example', 'owner password 123');
+    await page.goto(`${base}/audit`);
+    const entries = page.locator('#audit li.card');
+    const card = async (text: string) => (await entries.filter({ hasText: text }).first().innerText()).replace(/\s+/g, ' ');
+    expect(await card(`commission.approve · commission ${byHand}`)).toContain('fiona@team-shop.example (Team member)');
+    expect(await card('payout.paid')).toContain('fiona@team-shop.example (Team member)');
+    expect(await card(`commission.approve · commission ${bySchedule}`)).toContain('scheduled approval (Affix (scheduled))');
+    expect(await card('member.invited')).toContain('owner@team-shop.example (Team member)');
+    await shot('program-audit');
+    await page.goto(`${api.url}/dashboard/team`);
+    expect((await page.locator('#team li.card').first().innerText()).replace(/\s+/g, ' ')).toContain('fiona@team-shop.example joined');
+    await shot('team');
+  }, 60_000);
+});
