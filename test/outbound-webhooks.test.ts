@@ -169,6 +169,14 @@ describe('outbound webhooks', () => {
     await vi.waitFor(async () => expect(await deliveries(endpoint.id)).toEqual([{ status: 'failed', attempts: 1 }]), { timeout: 15_000, interval: 50 });
     const listed = await admin('GET', `/programs/${shop.programId}/webhook-endpoints`);
     expect(listed.body.data[0]).toMatchObject({ enabled: false, disabled_reason: expect.stringContaining('410') });
+    // The brand's managers are told, in the same transaction (docs/mail.md), once.
+    const manager = (await db.pool.query('SELECT a.email FROM accounts a JOIN programs p ON p.account_id = a.id WHERE p.id = $1', [shop.programId])).rows[0].email;
+    const mails = await db.pool.query("SELECT to_email, subject, body FROM mail_outbox WHERE program_id = $1 AND kind = 'endpoint_disabled'", [shop.programId]);
+    expect(mails.rows).toHaveLength(1);
+    expect(mails.rows[0]).toMatchObject({ to_email: manager, subject: 'A webhook endpoint was turned off' });
+    // And the audit log names the system as the one who turned it off.
+    const audit = await db.pool.query("SELECT actor_type, actor_label FROM audit_log WHERE program_id = $1 AND action = 'webhook_endpoint.turned_off'", [shop.programId]);
+    expect(audit.rows).toEqual([{ actor_type: 'system', actor_label: 'webhook deliveries' }]);
   });
 
   it('after a rotation both secrets sign until the overlap ends', async () => {
