@@ -91,6 +91,26 @@ describe('the permission map', () => {
   });
 });
 
+describe('the admin API', () => {
+  it("every admin route is in the map (the operator's), and none answers a member's session", async () => {
+    const { adminRoutes } = await import('../src/http/routes/admin.js');
+    const { ADMIN_ROUTES } = await import('../src/core/permissions.js');
+    const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', AFFIX_ADMIN_TOKEN: 'x'.repeat(24) });
+    const logger = createLogger('silent');
+    const router = adminRoutes({ config, pool: db.pool, store: new PgStore(db.pool), logger, mailer: createMailer(config.mail, logger) }) as unknown as {
+      stack: { route?: { path: string; methods: Record<string, boolean> } }[];
+    };
+    const routes = router.stack.flatMap((l) => (l.route ? Object.keys(l.route.methods).map((m) => ({ method: m.toUpperCase(), path: l.route!.path })) : []));
+    expect(routes.length).toBeGreaterThan(50);
+    expect(routes.filter((r) => !(`${r.method} ${r.path}` in ADMIN_ROUTES))).toEqual([]);
+    expect(Object.keys(ADMIN_ROUTES).filter((k) => !routes.some((r) => `${r.method} ${r.path}` === k))).toEqual([]);
+    for (const route of routes) {
+      const reply = await fetch(`${api.url}${fill(route.path)}`, { method: route.method, headers: { cookie: cookies.get('owner')! } });
+      expect(reply.status, `${route.method} ${route.path}`).toBe(401);
+    }
+  });
+});
+
 describe('what each role sees', () => {
   it("a viewer reads the program but never a partner's email or payout details; finance sees them", async () => {
     const page = async (role: Role, path: string) => (await fetch(`${api.url}${path}`, { headers: { cookie: cookies.get(role)! } })).text();

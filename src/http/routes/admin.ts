@@ -8,6 +8,8 @@ import { sha256 } from '../../core/secrets.js';
 import { INBOX_STATUSES, type InboxStatus } from '../../core/stripe/event-types.js';
 import { stripeEventEnqueuer } from '../../platform/queue.js';
 import { adminPartnerRoutes } from './admin-partners.js';
+import { securedRouter } from '../guard.js';
+import { ADMIN_ROUTES } from '../../core/permissions.js';
 import { auditCsv, auditLog } from '../../app/audit.js';
 import {
   type ManagementDeps,
@@ -82,8 +84,10 @@ const eventRef = (req: Request): number | string => {
 const operator = (req: Request) => operatorFrom(req.ip);
 
 export function adminRoutes(deps: AppDeps): Router {
-  const router = Router();
-  router.use('/api/v1/admin', adminAuth(deps.config.adminToken));
+  // Behind the admin token (the operator), and through the one guard: a route missing from the map cannot be registered.
+  const unguarded = Router();
+  unguarded.use('/api/v1/admin', adminAuth(deps.config.adminToken));
+  const router = securedRouter(unguarded, ADMIN_ROUTES, () => 'operator');
   const app = (): ManagementDeps => ({ pool: deps.pool, secretBox: deps.secretBox ?? null, now: () => clock(deps) });
 
   router.post('/api/v1/admin/accounts', async (req, res) => {
@@ -164,5 +168,5 @@ export function adminRoutes(deps: AppDeps): Router {
 
   adminMoneyRoutes(router, deps, app, idParam);
   adminPartnerRoutes(router, deps, app, idParam);
-  return router;
+  return unguarded;
 }
