@@ -92,6 +92,12 @@ describe('mail of each kind, once per change', () => {
     const shop = await seedProgram(api, { name: 'Pay Shop', commission_rate: 10 });
     const manager = (await db.pool.query('SELECT a.email FROM accounts a JOIN programs p ON p.account_id = a.id WHERE p.id = $1', [shop.programId])).rows[0].email;
     const email = `${uid('paid')}@creators.test`;
+    // The team: finance hears of held commissions and payout runs; an admin does not (docs/mail.md).
+    const [finance, adminMember] = [`${uid('fin')}@team.test`, `${uid('adm')}@team.test`];
+    await db.pool.query(
+      "INSERT INTO account_members (account_id, email, role, accepted_at) VALUES ($1, $2, 'finance', now()), ($1, $3, 'admin', now())",
+      [shop.accountId, finance, adminMember],
+    );
     await must('PATCH', `/programs/${shop.programId}/partners/${shop.partnerId}`, { email });
     await must('PATCH', `/programs/${shop.programId}/partners/${shop.partnerId}/payout-details`, { payout_method: 'paypal', payout_reference: email });
     // A signup from the partner's own email: held for review.
@@ -105,6 +111,8 @@ describe('mail of each kind, once per change', () => {
     await outboxSent(db.pool);
     expect(subjects(manager)).toEqual([`A commission was held for review (sale ${held.body.transaction_id})`, `Payout batch ${run.batch_id} is ready to pay (1 payout)`]);
     expect(to(manager)[0]!.text).toContain(`${PUBLIC_URL}/dashboard/programs/${shop.programId}/payouts?stage=held`);
+    expect(subjects(finance)).toEqual(subjects(manager));
+    expect(subjects(adminMember)).toEqual([]);
     const paid = to(email).find((m) => m.subject.includes('payout'))!;
     expect(paid.subject).toBe('Pay Shop: payout of 10.00 USD sent');
     expect(paid.text).toContain('Reference: PAYPAL-7731');

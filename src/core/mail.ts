@@ -24,6 +24,14 @@ export const MAIL_KINDS = {
 export type MailKind = keyof typeof MAIL_KINDS;
 export const isMailKind = (value: string): value is MailKind => Object.hasOwn(MAIL_KINDS, value);
 
+/** Which of the team hear each managers' kind (the account's own address always does). */
+export const MANAGER_ROLES: Partial<Record<MailKind, readonly ('owner' | 'admin' | 'finance' | 'viewer')[]>> = {
+  new_application: ['owner', 'admin'],
+  commission_held: ['owner', 'finance'],
+  payout_run_ready: ['owner', 'finance'],
+  endpoint_disabled: ['owner', 'admin'],
+};
+
 /** An unsubscribe link works this long (a mail read months later asks the person to sign in instead). */
 export const UNSUBSCRIBE_TTL_MS = 60 * 86_400_000;
 

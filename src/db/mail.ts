@@ -1,7 +1,7 @@
 // The mail outbox: rows written in the transaction of the change they tell of, each with its job
 // in the same statement (a rolled-back change leaves neither); one row per change by its key.
 // The worker sends a row once, then clears its body.
-import type { OutgoingMail } from '../core/mail.js';
+import { MANAGER_ROLES, type OutgoingMail } from '../core/mail.js';
 import { insertJobs } from './job-rows.js';
 import type { Pool, PoolClient } from './pool.js';
 
@@ -118,10 +118,20 @@ export async function commissionsOfDay(db: Queryable, from: Date, to: Date) {
   return rows.map((r) => ({ partnerId: Number(r.partner_id), programId: Number(r.program_id), programName: r.program_name as string, email: r.email as string, name: r.name as string, currency: r.currency as string, count: r.n as number, cents: Number(r.cents) }));
 }
 
-/** A mail to the program's managers (the account's address, until accounts have members), in the caller's transaction. */
+/**
+ * A mail to the program's managers, in the caller's transaction: the account's own address and
+ * the team members whose role handles this kind (src/core/mail.ts), one mail each.
+ */
 export async function queueManagerMail(client: Queryable, programId: number, mail: Omit<OutgoingMail, 'to'>, schema = 'pgboss'): Promise<void> {
-  const manager = await managerOf(client, programId);
-  if (manager) await queueMails(client, [{ ...mail, to: manager.email }], schema);
+  const roles = MANAGER_ROLES[mail.kind] ?? ['owner'];
+  const { rows } = await client.query(
+    `SELECT a.email FROM programs p JOIN accounts a ON a.id = p.account_id WHERE p.id = $1
+     UNION
+     SELECT m.email FROM programs p JOIN account_members m ON m.account_id = p.account_id
+      WHERE p.id = $1 AND m.accepted_at IS NOT NULL AND m.removed_at IS NULL AND m.role = ANY ($2::text[])`,
+    [programId, roles],
+  );
+  await queueMails(client, rows.map((r) => ({ ...mail, to: r.email as string, dedupeKey: `${mail.dedupeKey}:${String(r.email).toLowerCase()}` })), schema);
 }
 
 /** Who manages a program (the account's address, until accounts have members). */
