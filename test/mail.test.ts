@@ -246,3 +246,41 @@ describe('a mail server that refuses', () => {
     }
   }, 60_000);
 });
+
+describe('preferences per person and kind', () => {
+  it('a manager turns notices off and on in the dashboard; the kinds turned off are skipped, the others sent', async () => {
+    const { openDashboardSession } = await import('../src/app/access.js');
+    const shop = await seedProgram(api, { name: 'Pref Shop' });
+    const manager = (await db.pool.query('SELECT email FROM accounts WHERE id = $1', [shop.accountId])).rows[0].email;
+    const { token } = await openDashboardSession(db.pool, shop.accountId, new Date());
+    const cookie = `affix_dashboard=${token}`;
+    const page = await fetch(`${api.url}/dashboard/account`, { headers: { cookie } });
+    const jar = [cookie, ...page.headers.getSetCookie().map((c) => c.split(';')[0]!)].join('; ');
+    const text = await page.text();
+    expect(text).toContain('New partner applications');
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(text)![1]!;
+    // Keep only "payout run ready".
+    const saved = await fetch(`${api.url}/dashboard/account/mail`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: jar, 'content-type': 'application/x-www-form-urlencoded', origin: api.url },
+      body: new URLSearchParams([['_csrf', csrf], ['on', 'payout_run_ready']]).toString(),
+    });
+    expect(saved.status).toBe(303);
+    const { mailPreferences } = await import('../src/app/mail.js');
+    expect((await mailPreferences(db.pool, manager, 'manager')).map((p) => [p.kind, p.on])).toEqual([
+      ['new_application', false],
+      ['commission_held', false],
+      ['payout_run_ready', true],
+    ]);
+    const sale = await apiSale(api, shop, 10_000);
+    await must('POST', `/programs/${shop.programId}/commissions/${sale.commissionId}/approve`, { reason: 'ok' });
+    await must('POST', `/programs/${shop.programId}/payouts/run`);
+    const slug = uid('pref').replaceAll('_', '-').toLowerCase();
+    await must('PATCH', `/programs/${shop.programId}/application-settings`, { applications_open: true, slug });
+    await form(`/apply/${slug}`, { name: 'Pat', email: `${uid('pat')}@creators.test`, accept_terms: 'on' }, '203.0.113.99');
+    await outboxSent(db.pool);
+    expect(subjects(manager)).toEqual([expect.stringMatching(/^Payout batch \d+ is ready to pay/)]);
+    expect((await db.pool.query("SELECT skipped FROM mail_outbox WHERE to_email = $1 AND kind = 'new_application'", [manager])).rows).toEqual([{ skipped: 'unsubscribed' }]);
+  });
+});

@@ -5,7 +5,7 @@ import { errors } from '../core/errors.js';
 import { MAIL_KINDS, type MailKind, type OutgoingMail, UNSUBSCRIBE_TTL_MS, mail, readUnsubscribeToken, unsubscribeParts, unsubscribeToken } from '../core/mail.js';
 import { formatMoney } from '../core/money.js';
 import type { Currency } from '../core/types.js';
-import { commissionsOfDay, lockUnsent, markSent, markSkipped, noteFailure, queueManagerMail, queueMails, unsubscribe } from '../db/mail.js';
+import { commissionsOfDay, lockUnsent, markSent, markSkipped, noteFailure, queueManagerMail, queueMails, resubscribe, unsubscribe, unsubscribedKinds } from '../db/mail.js';
 import { type Pool, type PoolClient, withTransaction } from '../db/pool.js';
 import type { Mailer } from '../platform/mailer.js';
 import { randomBytes } from 'node:crypto';
@@ -180,4 +180,20 @@ export async function unsubscribeWithToken(deps: { pool: Pool; secretKey: string
   }
   await unsubscribe(deps.pool, verdict.email, verdict.kind);
   return { kind: verdict.kind, words: MAIL_KINDS[verdict.kind].words };
+}
+
+/** The mails a person may turn off (their audience's non-essential kinds), and whether each is on. */
+export async function mailPreferences(pool: Pool, email: string, audience: 'partner' | 'manager') {
+  const off = await unsubscribedKinds(pool, email);
+  return (Object.entries(MAIL_KINDS) as [MailKind, (typeof MAIL_KINDS)[MailKind]][])
+    .filter(([, k]) => k.to === audience && !k.essential)
+    .map(([kind, k]) => ({ kind, words: k.words, on: !off.has(kind) }));
+}
+
+/** Saves the person's choices: `on` names the kinds they keep; the others of their audience stop. */
+export async function saveMailPreferences(pool: Pool, email: string, audience: 'partner' | 'manager', on: string[]): Promise<void> {
+  for (const { kind } of await mailPreferences(pool, email, audience)) {
+    if (on.includes(kind)) await resubscribe(pool, email, kind);
+    else await unsubscribe(pool, email, kind);
+  }
 }

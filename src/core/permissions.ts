@@ -57,6 +57,7 @@ export const DASHBOARD_ROUTES: Record<string, Permission> = {
   [P('GET', '/dashboard/account')]: 'signed_in',
   [P('POST', '/dashboard/account/tokens/:tokenId/revoke')]: 'signed_in',
   [P('POST', '/dashboard/account/sessions/:sessionId/revoke')]: 'signed_in',
+  [P('POST', '/dashboard/account/mail')]: 'signed_in',
   [P('GET', '/dashboard/team')]: 'team',
   [P('POST', '/dashboard/team/invite')]: 'team',
   [P('POST', '/dashboard/team/:memberId/role')]: 'team',

@@ -139,3 +139,9 @@ export async function managerOf(db: Queryable, programId: number): Promise<{ ema
   const { rows } = await db.query('SELECT a.email, p.name FROM programs p JOIN accounts a ON a.id = p.account_id WHERE p.id = $1', [programId]);
   return rows[0] ? { email: rows[0].email, programName: rows[0].name } : null;
 }
+
+/** The kinds this address unsubscribed from. */
+export async function unsubscribedKinds(db: Queryable, email: string): Promise<Set<string>> {
+  const { rows } = await db.query('SELECT kind FROM mail_preferences WHERE email = lower($1)', [email]);
+  return new Set(rows.map((r) => r.kind as string));
+}

@@ -48,6 +48,7 @@ import { MONEY_DONE, registerMoneyRoutes } from './money-routes.js';
 import { PARTNER_DONE, bulkDone, registerPartnerRoutes } from './partner-routes.js';
 import { type Html, field, html, page, raw, select } from './html.js';
 import { changeRole, invitationFor, inviteMember, joinTeam, listTeam, removeFromTeam } from '../../app/team.js';
+import { mailPreferences, saveMailPreferences } from '../../app/mail.js';
 import { ROLES, ROLE_WORDS, allows } from '../../core/permissions.js';
 import { AffixError } from '../../core/errors.js';
 import { csrfGuard, pageHeaders, sameOriginPosts } from './security.js';
@@ -244,14 +245,23 @@ ${select('role', 'Role', 'viewer', [...ROLES], errs, ROLE_WORDS)}
   router.get('/dashboard/account', async (req, res) => {
     const current = typeof req.cookies?.[SESSION_COOKIE] === 'string' ? req.cookies[SESSION_COOKIE] : null;
     const { cliTokens, sessions } = await accountSignIns(pool, res.locals.account.id, current);
-    const flash = req.query.done === 'revoked' ? 'Revoked.' : null;
-    send(res, 200, 'Sign-ins', html`<section><h2>CLI login tokens</h2>
+    const flash = req.query.done === 'revoked' ? 'Revoked.' : req.query.done === 'mail' ? 'Mail settings saved.' : null;
+    const mails = await mailPreferences(pool, res.locals.account.email, 'manager');
+    send(res, 200, 'Sign-ins', html`<section id="mail"><h2>Mail you get</h2><form method="post" action="/dashboard/account/mail">
+<fieldset><legend>Notices to ${res.locals.account.email}</legend>${mails.map((m) => html`<label class="check"><input type="checkbox" name="on" value="${m.kind}" ${m.on ? raw('checked') : ''}> ${m.words}</label>`)}</fieldset>
+<p class="muted">Sign-in links, invitations and a webhook endpoint turned off always reach you.</p>
+<div><button type="submit">Save mail settings</button></div></form></section>
+<section><h2>CLI login tokens</h2>
 ${cliTokens.length === 0 ? html`<p>No CLI is signed in.</p>` : html`<table><thead><tr><th>Issued</th><th>Expires</th><th></th></tr></thead><tbody>
 ${cliTokens.map((t) => html`<tr><td>${when(t.created_at)} UTC</td><td>${when(t.expires_at)} UTC</td><td><form method="post" action="/dashboard/account/tokens/${t.id}/revoke" class="inline"><button type="submit">Revoke token ${t.id}</button></form></td></tr>`)}
 </tbody></table>`}</section>
 <section><h2>Dashboard sessions</h2><table><thead><tr><th>Started</th><th>Expires</th><th></th></tr></thead><tbody>
 ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (this browser)' : ''}</td><td>${when(s.expires_at)} UTC</td><td>${s.current ? '' : html`<form method="post" action="/dashboard/account/sessions/${s.id}/revoke" class="inline"><button type="submit">End session ${s.id}</button></form>`}</td></tr>`)}
 </tbody></table></section>`, flash);
+  });
+  router.post('/dashboard/account/mail', ...form, async (req, res) => {
+    await saveMailPreferences(pool, res.locals.account.email, 'manager', ([] as unknown[]).concat((req.body as Record<string, unknown>).on ?? []).map(String));
+    res.redirect(303, '/dashboard/account?done=mail');
   });
   router.post('/dashboard/account/tokens/:tokenId/revoke', ...form, async (req, res) => {
     await revokeAccountCliToken(pool, res.locals.account.id, Number(req.params.tokenId));

@@ -16,7 +16,8 @@ import {
 import { AffixError } from '../../core/errors.js';
 import { type AppDeps, clock } from '../deps.js';
 import { fieldErrors } from '../dashboard/forms.js';
-import { type Html, html, page } from '../dashboard/html.js';
+import { type Html, html, page, raw } from '../dashboard/html.js';
+import { mailPreferences, saveMailPreferences } from '../../app/mail.js';
 import { csrfGuard, pageHeaders, sameOriginPosts } from '../dashboard/security.js';
 import { formBody } from '../input-guard.js';
 import { toAffixError } from '../respond.js';
@@ -26,7 +27,7 @@ import { confirmSignInPage, linkSentPage, overviewPage, signInPage } from './pag
 
 export const PORTAL_COOKIE = 'affix_portal';
 
-const DONE: Record<string, string> = { link: 'Link created.', payout: 'Payout details saved.' };
+const DONE: Record<string, string> = { link: 'Link created.', payout: 'Payout details saved.', mail: 'Mail settings saved.' };
 
 export function portalRoutes(deps: AppDeps): Router {
   const router = Router();
@@ -80,8 +81,14 @@ export function portalRoutes(deps: AppDeps): Router {
     next();
   });
 
-  const overview = async (res: Response, status = 200, errs: Record<string, string> = {}, flash: string | null = null) =>
-    send(res, status, 'Your partner programs', overviewPage(await portalOverview(app(), res.locals.partnerEmail), errs), flash);
+  const overview = async (res: Response, status = 200, errs: Record<string, string> = {}, flash: string | null = null) => {
+    const mails = await mailPreferences(pool, res.locals.partnerEmail, 'partner');
+    const settings = html`<section id="mail"><h2>Mail you get</h2><form method="post" action="/portal/mail">
+<fieldset><legend>Mails to ${res.locals.partnerEmail}</legend>${mails.map((m) => html`<label class="check"><input type="checkbox" name="on" value="${m.kind}" ${m.on ? raw('checked') : ''}> ${m.words}</label>`)}</fieldset>
+<p class="muted">Sign-in links, decisions on your applications and payouts sent always reach you.</p>
+<div><button type="submit">Save mail settings</button></div></form></section>`;
+    send(res, status, 'Your partner programs', html`${overviewPage(await portalOverview(app(), res.locals.partnerEmail), errs)}${settings}`, flash);
+  };
   router.get('/portal', (req, res) => overview(res, 200, {}, DONE[String(req.query.done)] ?? null));
 
   router.post('/portal/partners/:partnerId/links', ...form, async (req, res) => {
@@ -102,6 +109,10 @@ export function portalRoutes(deps: AppDeps): Router {
       return overview(res, 400, fieldErrors(error, { payout_reference: `payout_reference_${partnerId}`, form: `payout_reference_${partnerId}` }));
     }
     res.redirect(303, '/portal?done=payout');
+  });
+  router.post('/portal/mail', ...form, async (req, res) => {
+    await saveMailPreferences(pool, res.locals.partnerEmail, 'partner', ([] as unknown[]).concat((req.body as Record<string, unknown>).on ?? []).map(String));
+    res.redirect(303, '/portal?done=mail');
   });
   router.post('/portal/logout', ...form, async (req, res) => {
     await endPartnerSession(pool, String(req.cookies?.[PORTAL_COOKIE] ?? ''));
