@@ -272,6 +272,7 @@ describe('preferences per person and kind', () => {
       ['new_application', false],
       ['commission_held', false],
       ['payout_run_ready', true],
+      ['daily_summary', false],
     ]);
     const sale = await apiSale(api, shop, 10_000);
     await must('POST', `/programs/${shop.programId}/commissions/${sale.commissionId}/approve`, { reason: 'ok' });
@@ -282,5 +283,22 @@ describe('preferences per person and kind', () => {
     await outboxSent(db.pool);
     expect(subjects(manager)).toEqual([expect.stringMatching(/^Payout batch \d+ is ready to pay/)]);
     expect((await db.pool.query("SELECT skipped FROM mail_outbox WHERE to_email = $1 AND kind = 'new_application'", [manager])).rows).toEqual([{ skipped: 'unsubscribed' }]);
+  });
+
+  it("the daily summary is opt-in: only who turned it on gets yesterday's numbers", async () => {
+    const { queueDailySummaries, saveMailPreferences } = await import('../src/app/mail.js');
+    const shop = await seedProgram(api, { name: 'Summary Shop' });
+    const manager = (await db.pool.query('SELECT email FROM accounts WHERE id = $1', [shop.accountId])).rows[0].email;
+    const finance = `${uid('sumfin')}@team.test`;
+    await db.pool.query("INSERT INTO account_members (account_id, email, role, accepted_at) VALUES ($1, $2, 'finance', now())", [shop.accountId, finance]);
+    await saveMailPreferences(db.pool, manager, 'manager', ['daily_summary', 'payout_run_ready']);
+    await apiSale(api, shop, 10_000);
+    await queueDailySummaries({ pool: db.pool, now: () => new Date(Date.now() + 86_400_000) });
+    await outboxSent(db.pool);
+    const summaries = to(manager).filter((m) => m.subject.startsWith('Summary Shop on '));
+    expect(summaries).toHaveLength(1);
+    expect(summaries[0]!.text).toContain('- 1 sales');
+    expect(summaries[0]!.headers['list-unsubscribe-post']).toBe('List-Unsubscribe=One-Click');
+    expect(to(finance).filter((m) => m.subject.startsWith('Summary Shop on '))).toEqual([]);
   });
 });

@@ -2,10 +2,10 @@
 // outbox in the transaction of the change it tells of, and sent by the mail worker. The texts
 // are here; the worker adds the unsubscribe link to the mails that may carry one.
 import { errors } from '../core/errors.js';
-import { MAIL_KINDS, type MailKind, type OutgoingMail, UNSUBSCRIBE_TTL_MS, mail, readUnsubscribeToken, unsubscribeParts, unsubscribeToken } from '../core/mail.js';
+import { MAIL_KINDS, type MailKind, type OutgoingMail, UNSUBSCRIBE_TTL_MS, isOptIn, mail, readUnsubscribeToken, unsubscribeParts, unsubscribeToken } from '../core/mail.js';
 import { formatMoney } from '../core/money.js';
 import type { Currency } from '../core/types.js';
-import { commissionsOfDay, lockUnsent, markSent, markSkipped, noteFailure, queueManagerMail, queueMails, resubscribe, unsubscribe, unsubscribedKinds } from '../db/mail.js';
+import { commissionsOfDay, lockUnsent, markSent, markSkipped, noteFailure, preferencesOf, programDays, queueManagerMail, queueMails, setPreference, unsubscribe } from '../db/mail.js';
 import { type Pool, type PoolClient, withTransaction } from '../db/pool.js';
 import type { Mailer } from '../platform/mailer.js';
 import { randomBytes } from 'node:crypto';
@@ -184,16 +184,30 @@ export async function unsubscribeWithToken(deps: { pool: Pool; secretKey: string
 
 /** The mails a person may turn off (their audience's non-essential kinds), and whether each is on. */
 export async function mailPreferences(pool: Pool, email: string, audience: 'partner' | 'manager') {
-  const off = await unsubscribedKinds(pool, email);
+  const preferences = await preferencesOf(pool, email);
   return (Object.entries(MAIL_KINDS) as [MailKind, (typeof MAIL_KINDS)[MailKind]][])
     .filter(([, k]) => k.to === audience && !k.essential)
-    .map(([kind, k]) => ({ kind, words: k.words, on: !off.has(kind) }));
+    .map(([kind, k]) => ({ kind, words: k.words, on: preferences.get(kind) ?? !isOptIn(kind) }));
 }
 
 /** Saves the person's choices: `on` names the kinds they keep; the others of their audience stop. */
 export async function saveMailPreferences(pool: Pool, email: string, audience: 'partner' | 'manager', on: string[]): Promise<void> {
-  for (const { kind } of await mailPreferences(pool, email, audience)) {
-    if (on.includes(kind)) await resubscribe(pool, email, kind);
-    else await unsubscribe(pool, email, kind);
+  for (const { kind } of await mailPreferences(pool, email, audience)) await setPreference(pool, email, kind, on.includes(kind));
+}
+
+/** The managers' daily summary (opt-in): yesterday's numbers of each program that had any, to those who asked for it. */
+export async function queueDailySummaries(deps: { pool: Pool; now: () => Date }): Promise<number> {
+  const today = new Date(Date.UTC(deps.now().getUTCFullYear(), deps.now().getUTCMonth(), deps.now().getUTCDate()));
+  const from = new Date(today.getTime() - 86_400_000);
+  const day = from.toISOString().slice(0, 10);
+  const programs = await programDays(deps.pool, from, today);
+  for (const p of programs) {
+    await queueManagerMail(deps.pool, p.programId, managerMail('daily_summary', {
+      programId: p.programId,
+      subject: `${p.name} on ${day}: ${p.clicks} clicks, ${p.leads} signups, ${p.sales} sales`,
+      body: `${p.name} on ${day} (UTC):\n- ${p.clicks} clicks\n- ${p.leads} signups\n- ${p.sales} sales\n- ${p.pendingApplications} applications waiting for review\n\nThe overview: {{affix}}/dashboard/programs/${p.programId}\n`,
+      key: `daily_summary:${p.programId}:${day}`,
+    }));
   }
+  return programs.length;
 }

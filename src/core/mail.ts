@@ -20,7 +20,10 @@ export const MAIL_KINDS = {
   commission_held: { to: 'manager', essential: false, words: 'Commissions held for fraud review' },
   payout_run_ready: { to: 'manager', essential: false, words: 'Payout run ready to pay' },
   endpoint_disabled: { to: 'manager', essential: true, words: 'Webhook endpoint turned off' },
+  daily_summary: { to: 'manager', essential: false, optIn: true, words: "Daily summary of yesterday's numbers (off unless you turn it on)" },
 } as const;
+/** Kinds sent only to those who asked for them. */
+export const isOptIn = (kind: MailKind): boolean => 'optIn' in MAIL_KINDS[kind];
 export type MailKind = keyof typeof MAIL_KINDS;
 export const isMailKind = (value: string): value is MailKind => Object.hasOwn(MAIL_KINDS, value);
 
@@ -30,6 +33,7 @@ export const MANAGER_ROLES: Partial<Record<MailKind, readonly ('owner' | 'admin'
   commission_held: ['owner', 'finance'],
   payout_run_ready: ['owner', 'finance'],
   endpoint_disabled: ['owner', 'admin'],
+  daily_summary: ['owner', 'admin', 'finance'],
 };
 
 /** An unsubscribe link works this long (a mail read months later asks the person to sign in instead). */

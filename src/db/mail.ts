@@ -1,7 +1,9 @@
 // The mail outbox: rows written in the transaction of the change they tell of, each with its job
 // in the same statement (a rolled-back change leaves neither); one row per change by its key.
 // The worker sends a row once, then clears its body.
-import { MANAGER_ROLES, type OutgoingMail } from '../core/mail.js';
+import { MAIL_KINDS, MANAGER_ROLES, type MailKind, type OutgoingMail, isOptIn } from '../core/mail.js';
+
+const OPT_IN_KINDS = (Object.keys(MAIL_KINDS) as MailKind[]).filter(isOptIn);
 import { insertJobs } from './job-rows.js';
 import type { Pool, PoolClient } from './pool.js';
 
@@ -75,9 +77,11 @@ export interface StoredMail {
 export async function lockUnsent(client: PoolClient, mailId: number): Promise<StoredMail | null> {
   const { rows } = await client.query(
     `SELECT o.id, o.program_id, o.kind, o.to_email, o.sender_name, o.subject, o.body, o.can_unsubscribe,
-            o.can_unsubscribe AND EXISTS (SELECT 1 FROM mail_preferences p WHERE p.email = lower(o.to_email) AND p.kind = o.kind) AS unsubscribed
+            o.can_unsubscribe AND CASE WHEN o.kind = ANY ($2::text[])
+              THEN NOT EXISTS (SELECT 1 FROM mail_preferences p WHERE p.email = lower(o.to_email) AND p.kind = o.kind AND p.wants)
+              ELSE EXISTS (SELECT 1 FROM mail_preferences p WHERE p.email = lower(o.to_email) AND p.kind = o.kind AND NOT p.wants) END AS unsubscribed
        FROM mail_outbox o WHERE o.id = $1 AND o.sent_at IS NULL AND o.skipped IS NULL FOR UPDATE SKIP LOCKED`,
-    [mailId],
+    [mailId, OPT_IN_KINDS],
   );
   const r = rows[0];
   return r
@@ -97,13 +101,15 @@ export async function noteFailure(pool: Pool, mailId: number, error: string): Pr
   await pool.query('UPDATE mail_outbox SET attempts = attempts + 1, last_error = $2 WHERE id = $1', [mailId, error.slice(0, 500)]);
 }
 
-export async function unsubscribe(pool: Pool, email: string, kind: string): Promise<void> {
-  await pool.query('INSERT INTO mail_preferences (email, kind) VALUES (lower($1), $2) ON CONFLICT DO NOTHING', [email, kind]);
+/** What the address wants of this kind: false stops it (an unsubscribe), true asks for an opt-in kind. */
+export async function setPreference(pool: Pool, email: string, kind: string, wants: boolean): Promise<void> {
+  await pool.query(
+    'INSERT INTO mail_preferences (email, kind, wants) VALUES (lower($1), $2, $3) ON CONFLICT (email, kind) DO UPDATE SET wants = EXCLUDED.wants, unsubscribed_at = now()',
+    [email, kind, wants],
+  );
 }
 
-export async function resubscribe(pool: Pool, email: string, kind: string): Promise<void> {
-  await pool.query('DELETE FROM mail_preferences WHERE email = lower($1) AND kind = $2', [email, kind]);
-}
+export const unsubscribe = (pool: Pool, email: string, kind: string) => setPreference(pool, email, kind, false);
 
 /** Yesterday's commissions (or any day's) per partner and program, for the digest: partners with an email only. */
 export async function commissionsOfDay(db: Queryable, from: Date, to: Date) {
@@ -140,8 +146,24 @@ export async function managerOf(db: Queryable, programId: number): Promise<{ ema
   return rows[0] ? { email: rows[0].email, programName: rows[0].name } : null;
 }
 
-/** The kinds this address unsubscribed from. */
-export async function unsubscribedKinds(db: Queryable, email: string): Promise<Set<string>> {
-  const { rows } = await db.query('SELECT kind FROM mail_preferences WHERE email = lower($1)', [email]);
-  return new Set(rows.map((r) => r.kind as string));
+/** This address's preferences: kind -> wants. */
+export async function preferencesOf(db: Queryable, email: string): Promise<Map<string, boolean>> {
+  const { rows } = await db.query('SELECT kind, wants FROM mail_preferences WHERE email = lower($1)', [email]);
+  return new Map(rows.map((r) => [r.kind as string, r.wants as boolean]));
+}
+
+/** Yesterday's numbers per program with any activity (the managers' daily summary). */
+export async function programDays(db: Queryable, from: Date, to: Date) {
+  const { rows } = await db.query(
+    `SELECT p.id, p.name,
+            (SELECT count(*) FROM clicks k WHERE k.program_id = p.id AND k.created_at >= $1 AND k.created_at < $2)::int AS clicks,
+            (SELECT count(*) FROM customers c WHERE c.program_id = p.id AND c.lead_at >= $1 AND c.lead_at < $2)::int AS leads,
+            (SELECT count(*) FROM sales s WHERE s.program_id = p.id AND NOT s.test AND s.occurred_at >= $1 AND s.occurred_at < $2)::int AS sales,
+            (SELECT count(*) FROM partner_applications a WHERE a.program_id = p.id AND a.status = 'pending')::int AS pending_applications
+       FROM programs p
+      WHERE EXISTS (SELECT 1 FROM clicks k WHERE k.program_id = p.id AND k.created_at >= $1 AND k.created_at < $2)
+         OR EXISTS (SELECT 1 FROM sales s WHERE s.program_id = p.id AND s.occurred_at >= $1 AND s.occurred_at < $2)`,
+    [from, to],
+  );
+  return rows.map((r) => ({ programId: Number(r.id), name: r.name as string, clicks: r.clicks as number, leads: r.leads as number, sales: r.sales as number, pendingApplications: r.pending_applications as number }));
 }

@@ -2,7 +2,7 @@
 // server fails; the row is never sent twice), and the daily commission digest.
 import type PgBoss from 'pg-boss';
 import { z } from 'zod';
-import { type SendingDeps, queueCommissionDigests, sendOutboxMail } from '../app/mail.js';
+import { type SendingDeps, queueCommissionDigests, queueDailySummaries, sendOutboxMail } from '../app/mail.js';
 import type { Logger } from '../platform/logger.js';
 import { DIGEST_QUEUE, MAIL_QUEUE } from '../platform/queue.js';
 
@@ -26,6 +26,7 @@ export async function startMailJobs(boss: PgBoss, deps: SendingDeps & { logger: 
   });
   await boss.work(DIGEST_QUEUE, async () => {
     const queued = await queueCommissionDigests(deps);
-    deps.logger.info({ job: 'commission-digests', queued }, 'commission digests');
+    const summaries = await queueDailySummaries(deps);
+    deps.logger.info({ job: 'commission-digests', queued, summaries }, 'commission digests and daily summaries');
   });
 }
