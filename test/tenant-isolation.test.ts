@@ -352,6 +352,9 @@ describe('finding 2: a Stripe Connect account is bound only with proof of owners
     expect(back.status).toBe(303);
     expect(tokenCall.isDone()).toBe(true);
     expect((await db.pool.query('SELECT stripe_account_id FROM programs WHERE id = $1', [owner.programId])).rows[0].stripe_account_id).toBe('acct_owned123');
+    // Recorded with the change, under the signed-in account (docs/audit.md).
+    const audit = await db.pool.query("SELECT actor_type, changes FROM audit_log WHERE program_id = $1 AND action = 'stripe.connected'", [owner.programId]);
+    expect(audit.rows).toEqual([{ actor_type: 'member', changes: { connect_account_id: { from: null, to: 'acct_owned123' } } }]);
     // The same state cannot be used twice.
     expect((await owner.browser.get(`/dashboard/stripe/connect/callback?state=${state}&code=ac_owner`)).status).toBe(400);
 

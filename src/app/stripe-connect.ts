@@ -2,6 +2,9 @@
 // accounts): the account is bound only once its owner authorized the platform on Stripe, so no
 // brand can claim an account it does not own. Operators may still bind one by hand through the
 // admin API (admin token).
+import type { Actor } from '../core/audit.js';
+import { withTransaction } from '../db/pool.js';
+import { type Scope, audit } from './management.js';
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { AffixError, errors } from '../core/errors.js';
@@ -48,6 +51,7 @@ export async function finishStripeConnect(
   deps: ConnectDeps,
   callback: { state: string; code: string; error?: string; errorDescription?: string },
   accountId: number,
+  actor?: Actor,
 ): Promise<{ programId: number; stripeAccountId: string }> {
   const settings = required(deps.settings);
   const programId = await takeConnectState(deps.pool, callback.state, accountId);
@@ -60,7 +64,15 @@ export async function finishStripeConnect(
     throw new AffixError(502, `Stripe refused the authorization code: ${(error as Error).message}`, { cause: error });
   }
   if (!stripeAccountId) throw new AffixError(502, 'Stripe answered without a connected account id');
-  if ((await bindConnectedAccount(deps.pool, programId, stripeAccountId)) === 'taken') {
+  const scope: Scope = actor ? { kind: 'account', accountId, actor } : { kind: 'account', accountId };
+  const bound = await withTransaction(deps.pool, async (client) => {
+    const outcome = await bindConnectedAccount(client, programId, stripeAccountId);
+    if (outcome === 'bound') {
+      await audit(client, scope, [{ programId, action: 'stripe.connected', objectType: 'program', objectId: programId, changes: { connect_account_id: { from: null, to: stripeAccountId } } }]);
+    }
+    return outcome;
+  });
+  if (bound === 'taken') {
     throw new AffixError(409, `The Stripe account ${stripeAccountId} is already connected to another program. Disconnect it there first.`);
   }
   return { programId, stripeAccountId };

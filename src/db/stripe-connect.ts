@@ -1,6 +1,6 @@
 // Stripe Connect onboarding states and the binding of a connected account to a program.
 import { sha256 } from '../core/secrets.js';
-import { type Pool, isUniqueViolation } from './pool.js';
+import { type Pool, type PoolClient, isUniqueViolation } from './pool.js';
 
 export async function createConnectState(pool: Pool, state: string, programId: number, accountId: number, expiresAt: Date): Promise<void> {
   await pool.query('INSERT INTO stripe_connect_states (state_hash, program_id, account_id, expires_at) VALUES ($1, $2, $3, $4)', [
@@ -23,12 +23,12 @@ export async function takeConnectState(pool: Pool, state: string, accountId: num
 }
 
 /** 'taken' when another program already holds this connected account. */
-export async function bindConnectedAccount(pool: Pool, programId: number, stripeAccountId: string): Promise<'bound' | 'taken'> {
-  try {
-    await pool.query('UPDATE programs SET stripe_account_id = $2 WHERE id = $1', [programId, stripeAccountId]);
-    return 'bound';
-  } catch (error) {
-    if (isUniqueViolation(error)) return 'taken';
-    throw error;
-  }
+/** In the caller's transaction: 'taken' (nothing written) when another program holds the account. */
+export async function bindConnectedAccount(client: PoolClient, programId: number, stripeAccountId: string): Promise<'bound' | 'taken'> {
+  const { rows } = await client.query(
+    `UPDATE programs SET stripe_account_id = $2 WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM programs o WHERE o.stripe_account_id = $2 AND o.id <> $1)
+     RETURNING id`,
+    [programId, stripeAccountId],
+  );
+  return rows[0] ? 'bound' : 'taken';
 }

@@ -421,6 +421,7 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
       connectDeps(),
       { state: query('state'), code: query('code'), error: query('error') || undefined, errorDescription: query('error_description') || undefined },
       res.locals.account.id,
+      scope(res).actor,
     );
     back(res, connected.programId, 'connected', 'stripe');
   });
