@@ -14,7 +14,7 @@ export function requirePermission(permission: Permission, roleOf: RoleOf) {
     if (permission === 'public') return next();
     const role = roleOf(res);
     if (role === null) throw errors.unauthorized('Sign in first');
-    if (!allows(role, permission)) throw errors.forbidden(`Your role (${role}) does not allow this`);
+    if (!allows(role, permission)) throw errors.forbidden(`Your role (${role}) does not allow this. An owner of the account can change your role`);
     next();
   };
 }

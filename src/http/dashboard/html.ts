@@ -72,10 +72,10 @@ export const INLINE_SCRIPT = `document.addEventListener('click', function (e) {
   navigator.clipboard.writeText(b.getAttribute('data-copy')).then(function () { b.textContent = 'Copied'; });
 });`;
 
-export function page(title: string, body: Html, options: { email?: string; flash?: string | null; header?: Html } = {}): string {
+export function page(title: string, body: Html, options: { email?: string; flash?: string | null; header?: Html; team?: boolean } = {}): string {
   return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Affix</title><style>${raw(INLINE_STYLE)}</style></head><body>
-<header><strong>Affix</strong>${options.header ? options.header : options.email ? html`<a href="/dashboard">Programs</a><a href="/dashboard/team">Team</a><a href="/dashboard/account">Sign-ins</a><span class="muted">${options.email}</span>
+<header><strong>Affix</strong>${options.header ? options.header : options.email ? html`<a href="/dashboard">Programs</a>${options.team ? html`<a href="/dashboard/team">Team</a>` : ''}<a href="/dashboard/account">Sign-ins</a><span class="muted">${options.email}</span>
 <form method="post" action="/dashboard/logout" class="inline"><button type="submit">Sign out</button></form>` : ''}</header>
 <main>${options.flash ? html`<div class="flash" role="status">${options.flash}</div>` : ''}<h1>${title}</h1>${body}</main>
 <script>${raw(INLINE_SCRIPT)}</script></body></html>`.value;

@@ -125,7 +125,7 @@ export function dashboardRoutes(deps: AppDeps): Router {
   router.use('/dashboard', pageHeaders(), sameOriginPosts(config.publicUrl));
 
   const send = (res: Response, status: number, title: string, body: Html, flash?: string | null) =>
-    res.status(status).type('html').send(csrf.protect(res.req, res, page(title, body, { email: res.locals.account?.email, flash })));
+    res.status(status).type('html').send(csrf.protect(res.req, res, page(title, body, { email: res.locals.account?.email, flash, team: res.locals.account?.role === 'owner' })));
 
   // ---- sign-in -------------------------------------------------------------------------------
   const loginForm = (error: string | null, email = '') => html`<section><form method="post" action="/dashboard/login">
