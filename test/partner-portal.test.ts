@@ -120,6 +120,10 @@ describe('partner portal', () => {
     expect(signedIn.text).not.toContain('bob-alpha');
     expect(signedIn.text).not.toContain('2 sales');
     expect(signedIn.text).not.toContain('secret.customer');
+    // An address of the portal that does not exist: a page, not JSON.
+    const missing = await b.go('GET', '/portal/no-such-page');
+    expect(missing.status).toBe(404);
+    expect(missing.text).toContain('There is no such page');
 
     // The link worked once; the token is stored only as a digest.
     const again = browser();

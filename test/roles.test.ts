@@ -111,6 +111,15 @@ describe('the admin API', () => {
   });
 });
 
+describe('addresses that do not exist', () => {
+  it('answer a signed-in browser with an HTML page, not JSON', async () => {
+    const reply = await fetch(`${api.url}/dashboard/no-such-page`, { headers: { cookie: cookies.get('viewer')! } });
+    expect(reply.status).toBe(404);
+    expect(reply.headers.get('content-type')).toContain('text/html');
+    expect(await reply.text()).toContain('There is no such page');
+  });
+});
+
 describe('what each role sees', () => {
   it("a viewer reads the program but never a partner's email or payout details; finance sees them", async () => {
     const page = async (role: Role, path: string) => (await fetch(`${api.url}${path}`, { headers: { cookie: cookies.get(role)! } })).text();

@@ -27,7 +27,10 @@ async function applyWithKeyboard(url: string, width: number, who: { name: string
   await page.goto(url);
   await noSidewaysScroll(width);
   const focused = () => page.evaluate(() => document.activeElement?.getAttribute('name') ?? document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.tagName);
-  // From the page's start: the group links first, then the form's fields in order.
+  // The first Tab reaches the skip link; it jumps past the header.
+  await page.keyboard.press('Tab');
+  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to the content');
+  // Then the page's links, then the form's fields in order.
   while ((await focused()) !== 'name') await page.keyboard.press('Tab');
   await page.keyboard.type(who.name);
   await page.keyboard.press('Tab');

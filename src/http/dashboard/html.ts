@@ -49,6 +49,9 @@ label.check{display:flex;gap:.5rem;align-items:center;font-weight:400}label.chec
 body{overflow-wrap:anywhere}table{display:block;overflow-x:auto;max-width:100%}th,td{overflow-wrap:normal}
 input,select{max-width:100%;box-sizing:border-box}header{flex-wrap:wrap}nav.tabs{display:flex;flex-wrap:wrap;gap:.25rem 1rem}
 @media (max-width:40rem){main{padding:.75rem}input,select{min-width:0;width:100%}section{padding:.75rem}th,td{white-space:nowrap}}
+/* A keyboard user skips the header; the header's quiet text stays readable on its dark background. */
+a.skip{position:absolute;left:-999px;top:.5rem}a.skip:focus{left:.5rem;z-index:10;background:#fff;color:#1b1b1f;padding:.4rem .8rem}
+header .muted{color:#d9d9f2}
 /* Lists as cards: readable at any width, no sideways scrolling. */
 ul.cards{list-style:none;padding:0;margin:.5rem 0;display:grid;gap:.75rem;grid-template-columns:repeat(auto-fill,minmax(17rem,1fr))}
 li.card{border:1px solid #ccd;border-radius:8px;padding:.6rem .8rem;background:#fff;min-width:0}li.card h3{margin:.2rem 0;font-size:1.05rem}li.card p{margin:.2rem 0}
@@ -75,9 +78,10 @@ export const INLINE_SCRIPT = `document.addEventListener('click', function (e) {
 export function page(title: string, body: Html, options: { email?: string; flash?: string | null; header?: Html; team?: boolean } = {}): string {
   return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Affix</title><style>${raw(INLINE_STYLE)}</style></head><body>
+<a class="skip" href="#main">Skip to the content</a>
 <header><strong>Affix</strong>${options.header ? options.header : options.email ? html`<a href="/dashboard">Programs</a>${options.team ? html`<a href="/dashboard/team">Team</a>` : ''}<a href="/dashboard/account">Sign-ins</a><span class="muted">${options.email}</span>
 <form method="post" action="/dashboard/logout" class="inline"><button type="submit">Sign out</button></form>` : ''}</header>
-<main>${options.flash ? html`<div class="flash" role="status">${options.flash}</div>` : ''}<h1>${title}</h1>${body}</main>
+<main id="main" tabindex="-1">${options.flash ? html`<div class="flash" role="status">${options.flash}</div>` : ''}<h1>${title}</h1>${body}</main>
 <script>${raw(INLINE_SCRIPT)}</script></body></html>`.value;
 }
 

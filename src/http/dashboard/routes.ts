@@ -447,6 +447,11 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
   registerMoneyRoutes(router, kit);
   registerPartnerRoutes(router, { ...kit, send, csrfCheck: csrf.check, publicUrl: config.publicUrl });
 
+  // A dashboard address that does not exist: a page that says so (a browser asked), not JSON.
+  router.use('/dashboard', () => {
+    throw errors.notFound('There is no such page');
+  });
+
   // People get pages, not JSON: refusals as HTML; our own failures go on to the app's handler (logged).
   router.use('/dashboard', (thrown: unknown, _req: Request, res: Response, next: (error: unknown) => void) => {
     const error = toAffixError(thrown, res, '50kb');

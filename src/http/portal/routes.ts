@@ -120,6 +120,11 @@ export function portalRoutes(deps: AppDeps): Router {
     res.redirect(303, '/portal/login');
   });
 
+  // A portal address that does not exist: a page, not JSON.
+  router.use('/portal', () => {
+    throw new AffixError(404, 'There is no such page');
+  });
+
   router.use('/portal', (thrown: unknown, _req: Request, res: Response, next: (error: unknown) => void) => {
     const error = toAffixError(thrown, res, '20kb');
     if (error.status === 500 || res.headersSent) return next(thrown);
