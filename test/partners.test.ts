@@ -396,6 +396,18 @@ describe('import', () => {
     expect(Number((await db.pool.query('SELECT count(*) FROM partners WHERE program_id = $1', [shop.programId])).rows[0].count)).toBe(before + 9_900);
   }, 120_000);
 
+  it('rows without an email each get their own partner and keep their own code', async () => {
+    const shop = await seedProgram(api);
+    const [a, b, c] = [uid('na').replaceAll('_', '-'), uid('nb').replaceAll('_', '-'), uid('nc').replaceAll('_', '-')];
+    const csv = `name,email,code\nNo Mail A,,${a}\nWith Mail,${uid('wm')}@x.test,${b}\nNo Mail C,,${c}\n`;
+    expect(await must('POST', `/programs/${shop.programId}/partners/import`, { csv })).toMatchObject({ written: { partners: 3, links: 3 } });
+    const { rows } = await db.pool.query(
+      'SELECT pa.name, l.short_link FROM partners pa JOIN referral_links l ON l.partner_id = pa.id WHERE pa.program_id = $1 AND l.short_link = ANY ($2) ORDER BY pa.name',
+      [shop.programId, [a, b, c]],
+    );
+    expect(rows).toEqual([{ name: 'No Mail A', short_link: a }, { name: 'No Mail C', short_link: c }, { name: 'With Mail', short_link: b }]);
+  });
+
   it("FirstPromoter's and Tolt's column names map; a code held by another brand is refused by row", async () => {
     const shop = await seedProgram(api);
     const other = await seedProgram(api);

@@ -34,31 +34,41 @@ export interface ImportWrite {
  */
 export async function insertImported(client: PoolClient, programId: number, rows: ImportWrite[]): Promise<(number | null)[]> {
   if (rows.length === 0) return [];
-  const { rows: made } = await client.query(
-    `INSERT INTO partners (program_id, name, email, status, group_id, tags)
-     SELECT $1, r.name, r.email, 'approved', r.group_id, coalesce((SELECT array_agg(t) FROM jsonb_array_elements_text(r.tags) t), '{}')
-       FROM jsonb_to_recordset($2::jsonb) AS r (name text, email text, group_id bigint, tags jsonb, ord int) ORDER BY r.ord
-     ON CONFLICT (program_id, profile_id) DO NOTHING
-     RETURNING id, lower(email) AS email, profile_id`,
-    [programId, JSON.stringify(rows.map((r, ord) => ({ name: r.name, email: r.email, group_id: r.groupId, tags: r.tags, ord })))],
-  );
-  const payouts = rows.filter((r) => r.payoutMethod && r.email);
+  const withEmail = rows.filter((r) => r.email);
+  const { rows: made } = withEmail.length
+    ? await client.query(
+        `INSERT INTO partners (program_id, name, email, status, group_id, tags)
+         SELECT $1, r.name, r.email, 'approved', r.group_id, coalesce((SELECT array_agg(t) FROM jsonb_array_elements_text(r.tags) t), '{}')
+           FROM jsonb_to_recordset($2::jsonb) AS r (name text, email text, group_id bigint, tags jsonb)
+         ON CONFLICT (program_id, profile_id) DO NOTHING
+         RETURNING id, lower(email) AS email`,
+        [programId, JSON.stringify(withEmail.map((r) => ({ name: r.name, email: r.email, group_id: r.groupId, tags: r.tags })))],
+      )
+    : { rows: [] as { id: string; email: string }[] };
+  const byEmail = new Map(made.map((m) => [m.email as string, Number(m.id)]));
+  const payouts = withEmail.filter((r) => r.payoutMethod && byEmail.has(r.email!.toLowerCase()));
   if (payouts.length) {
     await client.query(
       `UPDATE partner_profiles pp SET payout_method = r.method, payout_reference = r.reference, updated_at = now()
          FROM unnest($1::bigint[], $2::text[], $3::text[]) AS r (partner_id, method, reference), partners pa
         WHERE pa.id = r.partner_id AND pp.id = pa.profile_id AND pp.payout_method IS NULL`,
-      [
-        payouts.map((r) => made.find((m) => m.email === r.email!.toLowerCase())?.id ?? null),
-        payouts.map((r) => r.payoutMethod),
-        payouts.map((r) => r.payoutReference),
-      ],
+      [payouts.map((r) => byEmail.get(r.email!.toLowerCase())!), payouts.map((r) => r.payoutMethod), payouts.map((r) => r.payoutReference)],
     );
   }
-  // Rows without an email are always new people (nothing to match them by): RETURNING keeps their order.
-  const byEmail = new Map(made.filter((m) => m.email).map((m) => [m.email as string, Number(m.id)]));
-  const noEmail = made.filter((m) => !m.email).map((m) => Number(m.id));
-  return rows.map((r) => (r.email ? (byEmail.get(r.email.toLowerCase()) ?? null) : (noEmail.shift() ?? null)));
+  // Rows without an email cannot be matched by it: each is its own statement, so its id is its own.
+  const ids: (number | null)[] = [];
+  for (const row of rows) {
+    if (row.email) {
+      ids.push(byEmail.get(row.email.toLowerCase()) ?? null);
+      continue;
+    }
+    const { rows: one } = await client.query(
+      `INSERT INTO partners (program_id, name, email, status, group_id, tags) VALUES ($1, $2, NULL, 'approved', $3, $4) RETURNING id`,
+      [programId, row.name, row.groupId, row.tags],
+    );
+    ids.push(Number(one[0].id));
+  }
+  return ids;
 }
 
 /** Referral links with the codes brands already use; a code taken meanwhile is left out (returned). */
