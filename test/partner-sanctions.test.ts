@@ -142,3 +142,36 @@ describe('ban and lift, any interleaving', () => {
     );
   }, 240_000);
 });
+
+describe('a ban racing with money', () => {
+  it('a ban, a payout run, refunds and two bulk approvals at once: no error but refusals, the ledger to the cent, and the lift restores what the ban did', async () => {
+    const shop = await seedProgram(api, { commission_rate: 10 });
+    const sales = [];
+    for (let i = 0; i < 12; i++) sales.push(await apiSale(api, shop, 1000 * (i + 1)));
+    // Half approved before the race: a payout run can claim them while the ban cancels payouts.
+    await admin('POST', `/programs/${shop.programId}/commissions/bulk`, { action: 'approve', commission_ids: sales.slice(0, 6).map((s) => s.commissionId), reason: 'before' });
+    const replies = await Promise.all([
+      admin('POST', `/programs/${shop.programId}/partners/${shop.partnerId}/ban`, { reason: 'race' }),
+      admin('POST', `/programs/${shop.programId}/payouts/run`),
+      admin('POST', `/programs/${shop.programId}/commissions/bulk`, { action: 'approve', filter: { partner_id: shop.partnerId }, reason: 'race one' }),
+      admin('POST', `/programs/${shop.programId}/commissions/bulk`, { action: 'approve', filter: { partner_id: shop.partnerId }, reason: 'race two' }),
+      ...sales.slice(3, 9).map((s) => apiRefund(api, shop, s.transactionId, 500).then((r) => ({ status: r.status }))),
+    ]);
+    // Every answer is a change or a refusal of a state (409: nothing to pay, already banned): never a 500 or a deadlock.
+    for (const reply of replies) expect([200, 201, 409]).toContain(reply.status);
+    await checkLedger(shop.programId);
+    expect((await admin('POST', `/programs/${shop.programId}/partners/${shop.partnerId}/unban`, {})).status).toBe(200);
+    await checkLedger(shop.programId);
+    // Approved money the ledger holds = what open payouts and the next run pay (clawbacks netted), to the cent.
+    const { rows } = await db.pool.query(
+      `SELECT (SELECT coalesce(sum(approved_cents), 0) FROM commission_ledger WHERE program_id = $1)::int AS ledger,
+              ((SELECT coalesce(sum(amount_cents), 0) FROM payouts WHERE program_id = $1 AND status = 'pending')
+             + (SELECT coalesce(sum(amount_cents - deducted_cents), 0) FROM commissions WHERE program_id = $1 AND stage = 'approved' AND payout_id IS NULL)
+             + (SELECT coalesce(sum(amount_cents), 0) FROM clawbacks WHERE program_id = $1 AND payout_id IS NULL)
+             + (SELECT coalesce(sum(amount_cents), 0) FROM payouts WHERE program_id = $1 AND status = 'paid'))::int AS owed,
+              (SELECT coalesce(sum(paid_cents), 0) FROM commission_ledger WHERE program_id = $1)::int AS paid`,
+      [shop.programId],
+    );
+    expect(rows[0].ledger + rows[0].paid).toBe(rows[0].owed);
+  });
+});

@@ -19,6 +19,11 @@ export const countRequest = (pool: Pool, count: RequestCount): Promise<RateLimit
 export async function countSignInAttempt(pool: Pool, ip: string, email: string, at: Date): Promise<number | null> {
   const checks: [RateLimitRule, string][] = [[RATE_LIMITS.signInPerIp, `ip:${ip}`]];
   if (email) checks.push([RATE_LIMITS.signInPerAccount, `email:${hashEmail(email).toString('base64url')}`]);
+  return retryAfterOfFirstOver(pool, checks, at);
+}
+
+/** Counts each (rule, subject) and answers the seconds to wait for the first one over its limit, or null. */
+async function retryAfterOfFirstOver(pool: Pool, checks: [RateLimitRule, string][], at: Date): Promise<number | null> {
   const hits = await Promise.all(checks.map(([rule, subject]) => hitRateLimit(pool, rule, subject, at)));
   const over = hits.findIndex((hit, index) => overLimit(checks[index]![0], hit));
   return over === -1 ? null : retryAfterSeconds(hits[over]!, at);
@@ -33,9 +38,7 @@ export async function countPartnerLinkRequest(pool: Pool, ip: string, email: str
     [RATE_LIMITS.signInPerIp, `ip:${ip}`],
     [RATE_LIMITS.partnerLinkPerIpAndAddress, `ip-email:${ip}:${hashEmail(email).toString('base64url')}`],
   ];
-  const hits = await Promise.all(checks.map(([rule, subject]) => hitRateLimit(pool, rule, subject, at)));
-  const over = hits.findIndex((hit, index) => overLimit(checks[index]![0], hit));
-  return over === -1 ? null : retryAfterSeconds(hits[over]!, at);
+  return retryAfterOfFirstOver(pool, checks, at);
 }
 
 /** Browsers are let in only from origins some program lists (the link's own program checks again). */

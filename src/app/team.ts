@@ -11,7 +11,7 @@ import { queueMails } from '../db/mail.js';
 import * as members from '../db/members.js';
 import { type Pool, withTransaction } from '../db/pool.js';
 import { hashPassword } from '../platform/passwords.js';
-import { type Scope, audit } from './management.js';
+import { type Scope, audit, parseInput } from './management.js';
 
 export const MEMBER_INVITATION_TTL_MS = 7 * 86_400_000;
 
@@ -28,14 +28,6 @@ const inviteInput = z.object({
 const roleInput = z.object({ role: z.enum(ROLES, { error: 'Choose a role: owner, admin, finance or viewer.' }) });
 const joinInput = z.object({ password: z.string().min(12, 'A password of at least 12 characters.').max(200) });
 
-const parse = <T>(schema: z.ZodType<T>, input: unknown): T => {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  const fields: Record<string, string> = {};
-  for (const issue of result.error.issues) fields[issue.path.join('.') || 'form'] ??= issue.message;
-  throw errors.invalid(Object.values(fields)[0]!, fields);
-};
-
 const accountOf = (scope: Scope): number => {
   if (scope.kind !== 'account') throw errors.forbidden('The team belongs to an account');
   return scope.accountId;
@@ -46,7 +38,7 @@ export const listTeam = (deps: TeamDeps, scope: Scope) => members.listMembers(de
 /** Invites a person with a role: a member row (not yet accepted) and a mail with a join link that lasts days. */
 export async function inviteMember(deps: TeamDeps, scope: Scope, input: unknown, accountName: string) {
   const accountId = accountOf(scope);
-  const body = parse(inviteInput, input);
+  const body = parseInput(inviteInput, input);
   const token = randomBytes(32).toString('base64url');
   return withTransaction(deps.pool, async (client) => {
     const memberId = await members.insertMember(client, accountId, body.email, body.role);
@@ -75,7 +67,7 @@ async function memberInScope(deps: TeamDeps, accountId: number, memberId: number
 
 export async function changeRole(deps: TeamDeps, scope: Scope, memberId: number, input: unknown) {
   const accountId = accountOf(scope);
-  const { role } = parse(roleInput, input);
+  const { role } = parseInput(roleInput, input);
   const member = await memberInScope(deps, accountId, memberId);
   await withTransaction(deps.pool, async (client) => {
     await members.setRole(client, accountId, memberId, role);
@@ -98,7 +90,7 @@ export const invitationFor = (deps: TeamDeps, token: string) => (/^[\w-]{20,100}
 
 /** The invited person chooses a password: the invitation is used, and they are signed in as that member. */
 export async function joinTeam(deps: TeamDeps, token: string, input: unknown) {
-  const { password } = parse(joinInput, input);
+  const { password } = parseInput(joinInput, input);
   const hash = await hashPassword(password);
   const joined = /^[\w-]{20,100}$/.test(token) ? await withTransaction(deps.pool, (client) => members.acceptInvitation(client, sha256(token), hash, deps.now())) : null;
   if (!joined) throw errors.badRequest('This invitation expired or was already used. Ask for a new one.');

@@ -176,8 +176,3 @@ export async function decideApplications(
     [ids, decision.status, decision.reason, decision.reapply, decision.reapplyAfter, decision.at, decision.auto],
   );
 }
-
-/** Applications of the program the filter matches, for the CSV (keyset by id). */
-export async function applicationsForExport(db: Queryable, programId: number, afterId: number, limit: number): Promise<ApplicationRow[]> {
-  return listApplications(db, programId, { afterId, limit });
-}

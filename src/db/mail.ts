@@ -140,12 +140,6 @@ export async function queueManagerMail(client: Queryable, programId: number, mai
   await queueMails(client, rows.map((r) => ({ ...mail, to: r.email as string, dedupeKey: `${mail.dedupeKey}:${String(r.email).toLowerCase()}` })), schema);
 }
 
-/** Who manages a program (the account's address, until accounts have members). */
-export async function managerOf(db: Queryable, programId: number): Promise<{ email: string; programName: string } | null> {
-  const { rows } = await db.query('SELECT a.email, p.name FROM programs p JOIN accounts a ON a.id = p.account_id WHERE p.id = $1', [programId]);
-  return rows[0] ? { email: rows[0].email, programName: rows[0].name } : null;
-}
-
 /** This address's preferences: kind -> wants. */
 export async function preferencesOf(db: Queryable, email: string): Promise<Map<string, boolean>> {
   const { rows } = await db.query('SELECT kind, wants FROM mail_preferences WHERE email = lower($1)', [email]);

@@ -15,11 +15,6 @@ export async function markInvited(pool: Pool | PoolClient, programId: number, pa
   return rows[0] ? { email: rows[0].email, name: rows[0].name, programName: rows[0].program_name } : null;
 }
 
-export async function isInvitedEmail(pool: Pool, email: string): Promise<boolean> {
-  const { rowCount } = await pool.query('SELECT 1 FROM partners WHERE lower(email) = lower($1) AND invited_at IS NOT NULL LIMIT 1', [email]);
-  return (rowCount ?? 0) > 0;
-}
-
 export async function insertSignInLink(db: Pool | PoolClient, tokenHash: Buffer, email: string, expiresAt: Date): Promise<void> {
   await db.query('INSERT INTO partner_sign_in_links (token_hash, email, expires_at) VALUES ($1, lower($2), $3)', [tokenHash, email, expiresAt]);
 }

@@ -51,7 +51,7 @@ export const bulkDone = bulkFlash;
 export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): void {
   const { form, app, scope, ownProgram, programPage, back, send } = kit;
   const base = '/dashboard/programs/:id';
-  const withInvite = (): partners.PartnerDeps => ({ ...app(), mailLinks: { publicUrl: kit.publicUrl } });
+  const withMail = (): partners.PartnerDeps => ({ ...app(), mailLinks: { publicUrl: kit.publicUrl } });
   const toReport = (res: Response, id: number, section: ProgramSection, report: { action: string; changed: number; requested: number }) =>
     res.redirect(303, `${sectionUrl(id, section)}?done=bulk&action=${report.action}&changed=${report.changed}&skipped=${report.requested - report.changed}`);
 
@@ -84,7 +84,7 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
     );
     try {
       if (!all && ids.length === 0) throw new AffixError(400, 'Select partners first (or apply to every partner the search matches).', { fields: { bulk: 'Select partners first (or apply to every partner the search matches).' } });
-      const report = await partners.partnerBulk(withInvite(), scope(res), id, {
+      const report = await partners.partnerBulk(withMail(), scope(res), id, {
         action: body[`${prefix}action`] ?? body.action,
         ...(all ? { filter } : { partner_ids: ids }),
         reason: text(req, `${prefix}reason`) || undefined,
@@ -160,7 +160,7 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
     const action = PARTNER_ACTIONS.find((a) => a === text(req, 'action'));
     try {
       if (!action) throw new AffixError(400, 'Choose an action.', { fields: { action: 'Choose an action.' } });
-      const { report } = await partners.partnerActionOfOne(withInvite(), scope(res), id, partnerId, action, {
+      const { report } = await partners.partnerActionOfOne(withMail(), scope(res), id, partnerId, action, {
         reason: text(req, 'reason') || undefined,
         group_id: text(req, 'group_id') || null,
         reapply: text(req, 'reapply') || undefined,

@@ -156,7 +156,8 @@ ${error ? html`<p class="error" role="alert" id="password-error">${error}</p>` :
     try {
       joined = await joinTeam(teamDeps(), token, { password: (req.body as Record<string, unknown>).password });
     } catch (error) {
-      const message = error instanceof AffixError && error.status === 400 ? error.message : null;
+      // Beside the password field, the field's own words (a refused password names no field name).
+      const message = error instanceof AffixError && error.status === 400 ? (error.init.fields?.password ?? error.message) : null;
       if (message === null) throw error;
       return joinPage(res, token, 400, message);
     }

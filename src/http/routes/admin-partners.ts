@@ -20,7 +20,7 @@ const VERBS: Record<string, PartnerAction> = { ...Object.fromEntries(PARTNER_ACT
 
 export function adminPartnerRoutes(router: Router, deps: AppDeps, app: () => ManagementDeps, idParam: IdParam): void {
   const base = '/api/v1/admin/programs/:id';
-  const withInvite = (): partners.PartnerDeps => ({ ...app(), mailLinks: { publicUrl: deps.config.publicUrl } });
+  const withMail = (): partners.PartnerDeps => ({ ...app(), mailLinks: { publicUrl: deps.config.publicUrl } });
 
   router.get(`${base}/partners`, async (req, res) => {
     res.json({ data: wire(await partners.listPartners(app(), operator(req), idParam(req), req.query)) });
@@ -32,7 +32,7 @@ export function adminPartnerRoutes(router: Router, deps: AppDeps, app: () => Man
     res.type('text/csv').attachment(`partners-${idParam(req)}.csv`).send(await partners.exportPartnersCsv(app(), operator(req), idParam(req), req.query));
   });
   router.post(`${base}/partners/bulk`, async (req, res) => {
-    res.json({ data: wire(await partners.partnerBulk(withInvite(), operator(req), idParam(req), req.body)) });
+    res.json({ data: wire(await partners.partnerBulk(withMail(), operator(req), idParam(req), req.body)) });
   });
   // The file as the body (text/csv, up to 20 MB, ?dry_run=true), or JSON {csv, dry_run} within the JSON body limit.
   router.post(`${base}/partners/import`, express.text({ type: ['text/csv', 'text/plain'], limit: '20mb' }), async (req, res) => {
@@ -54,7 +54,7 @@ export function adminPartnerRoutes(router: Router, deps: AppDeps, app: () => Man
   router.post(`${base}/partners/:partnerId/:verb`, async (req, res, next) => {
     const action = VERBS[String(req.params.verb)];
     if (!action) return next();
-    res.json({ data: wire(await partners.partnerActionOfOne(withInvite(), operator(req), idParam(req), idParam(req, 'partnerId'), action, req.body)) });
+    res.json({ data: wire(await partners.partnerActionOfOne(withMail(), operator(req), idParam(req), idParam(req, 'partnerId'), action, req.body)) });
   });
 
   router.get(`${base}/groups`, async (req, res) => {
