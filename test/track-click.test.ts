@@ -101,6 +101,37 @@ describe('POST /api/v1/track/click', () => {
     expect((await click({ affiliate_url: url })).status).toBe(200);
   });
 
+  it('link codes are case-insensitive: ?aff=ANA finds ana, and Ana cannot be made beside it', async () => {
+    const partner = await api.request('POST', `/api/v1/admin/programs/${shop.programId}/partners`, { body: { name: 'Ana' }, headers: adminHeaders });
+    const made = await api.request('POST', `/api/v1/admin/programs/${shop.programId}/links`, { body: { partner_id: partner.body.data.id, short_link: 'ana-case' }, headers: adminHeaders });
+    expect(made.status).toBe(201);
+    expect(made.body.data.url).toBe('https://shop.example.com/?aff=ana-case');
+    const reply = await click({ affiliate_url: 'https://shop.example.com/?aff=ANA-Case' });
+    expect(reply.status).toBe(200);
+    const recorded = await db.pool.query('SELECT link_id FROM clicks WHERE click_id = $1', [reply.body.click_id]);
+    expect(Number(recorded.rows[0].link_id)).toBe(made.body.data.id);
+    const twin = await api.request('POST', `/api/v1/admin/programs/${shop.programId}/links`, { body: { partner_id: partner.body.data.id, short_link: 'Ana-Case' }, headers: adminHeaders });
+    expect(twin.status).toBe(409);
+    expect(twin.body.error.message).toBe('short_link Ana-Case is already taken');
+  });
+
+  it('a code kept from before codes were case-insensitive answers to its exact spelling; other spellings find the key holder', async () => {
+    const first = await addPartnerLink(api, shop.programId);
+    const second = await addPartnerLink(api, shop.programId);
+    // What migration 0026 leaves when two codes differed only by case: the younger is a twin.
+    await db.pool.query("UPDATE referral_links SET short_link = 'Twin', case_twin = true WHERE id = $1", [second.linkId]);
+    await db.pool.query("UPDATE referral_links SET short_link = 'twin' WHERE id = $1", [first.linkId]);
+    const linkOf = async (code: string) => {
+      const reply = await click({ affiliate_url: `https://shop.example.com/?aff=${code}` });
+      expect(reply.status).toBe(200);
+      const { rows } = await db.pool.query('SELECT link_id FROM clicks WHERE click_id = $1', [reply.body.click_id]);
+      return Number(rows[0].link_id);
+    };
+    expect(await linkOf('Twin')).toBe(second.linkId);
+    expect(await linkOf('twin')).toBe(first.linkId);
+    expect(await linkOf('TWIN')).toBe(first.linkId);
+  });
+
   it('first-click: a new aff with an existing click id keeps the first click and logs the new partner', async () => {
     const first = (await click({ affiliate_url: shop.affiliateUrl })).body.click_id;
     const other = await addPartnerLink(api, shop.programId);

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { AffixError, errors } from '../core/errors.js';
-import { checkUpdateAgainst, parseNewProgram, parseProgramUpdate } from '../core/programs.js';
+import { checkUpdateAgainst, parseNewProgram, parseProgramUpdate, referralUrl } from '../core/programs.js';
 import * as admin from '../db/admin.js';
 import { programOwnedBy } from '../db/dashboard.js';
 import { type Pool, type PoolClient, withTransaction } from '../db/pool.js';
@@ -133,7 +133,7 @@ export async function createLink(deps: ManagementDeps, scope: Scope, programId: 
     throw new AffixError(409, message, { code: 'link_limit', fields: { short_link: message } });
   }
   if (!link) throw new AffixError(409, `short_link ${shortLink} is already taken`, { fields: { short_link: `The link code ${shortLink} is already taken.` } });
-  return { ...link, url: `https://${program.domain}/?aff=${encodeURIComponent(link.short_link)}` };
+  return { ...link, url: referralUrl(program.domain, link.short_link) };
 }
 
 /** `inProgram`: the page the request came from names the program; a link of another is not found. */

@@ -70,10 +70,11 @@ async function checkRows(deps: ManagementDeps, programId: number, records: strin
     const rowProblems: string[] = [];
     const email = result.row.email?.toLowerCase();
     if (email && seenEmail.has(email)) rowProblems.push(`same email as line ${seenEmail.get(email)}`);
-    if (result.row.code && seenCode.has(result.row.code)) rowProblems.push(`same referral code as line ${seenCode.get(result.row.code)}`);
+    const codeKey = result.row.code?.toLowerCase();
+    if (codeKey && seenCode.has(codeKey)) rowProblems.push(`same referral code as line ${seenCode.get(codeKey)}`);
     if (rowProblems.length) return problems.push({ line, problems: rowProblems });
     if (email) seenEmail.set(email, line);
-    if (result.row.code) seenCode.set(result.row.code, line);
+    if (codeKey) seenCode.set(codeKey, line);
     read.push(result.row);
   });
   const lookups = await imports.importLookups(
@@ -88,7 +89,7 @@ async function checkRows(deps: ManagementDeps, programId: number, records: strin
     const groupId = row.group ? (lookups.groupBySlug.get(row.group.toLowerCase()) ?? null) : null;
     if (row.group && groupId === null) rowProblems.push(`no group "${row.group.slice(0, 60)}" in this program`);
     const existingPartnerId = row.email ? (lookups.partnerByEmail.get(row.email.toLowerCase()) ?? null) : null;
-    const holder = row.code ? lookups.codeHolder.get(row.code) : undefined;
+    const holder = row.code ? lookups.codeHolder.get(row.code.toLowerCase()) : undefined;
     // A code is global (a referral URL resolves without a program): one held elsewhere is refused, as a link made by hand would be.
     if (holder && !(holder.programId === programId && holder.partnerId !== null && holder.partnerId === existingPartnerId)) {
       rowProblems.push(`referral code "${row.code}" is already taken`);

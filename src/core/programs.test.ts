@@ -120,9 +120,33 @@ describe('domain', () => {
       return { fields: undefined };
     })();
     expect(fields).toEqual({ domain: 'domain must be a host name such as shop.example.com' });
-    for (const domain of ['shop.example.com', 'www.brand.co.uk', 'localhost:3000', 'https://shop.example.com/pricing', 'xn--bcher-kva.example']) {
+    for (const domain of ['shop.example.com', 'www.brand.co.uk', 'localhost:3000', '127.0.0.1:8080', 'xn--bcher-kva.example']) {
       expect(parseNewProgram({ ...valid, domain }).domain).toBe(domain);
     }
+    expect(parseNewProgram({ ...valid, domain: 'Shop.Example.com' }).domain).toBe('shop.example.com');
     expect(() => parseProgramUpdate({ domain: 'intranet' })).toThrow('domain must be a host name');
+  });
+
+  it('typed as a URL is refused with the host to type instead (it made links https://https://…)', () => {
+    for (const [typed, host] of [['https://brand.test/path', 'brand.test'], ['http://Shop.Example.com', 'shop.example.com'], ['shop.example.com/pricing', 'shop.example.com']]) {
+      const error = (() => {
+        try {
+          parseNewProgram({ ...valid, domain: typed });
+        } catch (caught) {
+          return caught as AffixError;
+        }
+        return null;
+      })();
+      expect(error?.init.fields).toEqual({ domain: `Type the host name only, without https:// or a path: ${host}` });
+    }
+  });
+});
+
+describe('referralUrl', () => {
+  it('is https on a real host, http on localhost and addresses, with the code escaped', async () => {
+    const { referralUrl } = await import('./programs.js');
+    expect(referralUrl('shop.example.com', 'ana')).toBe('https://shop.example.com/?aff=ana');
+    expect(referralUrl('localhost:3000', 'ana')).toBe('http://localhost:3000/?aff=ana');
+    expect(referralUrl('127.0.0.1:8080', 'a b')).toBe('http://127.0.0.1:8080/?aff=a%20b');
   });
 });

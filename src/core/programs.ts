@@ -74,15 +74,33 @@ function textField(value: unknown, field: string): string {
   return value.trim();
 }
 
-/** The brand's site: a host name (shop.example.com, localhost:3000), optionally as a URL. */
+const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+const HOST_NAME = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9](?::\d{1,5})?$/i;
+const LOCAL_HOST = /^(?:localhost|\d{1,3}(?:\.\d{1,3}){3})(?::\d{1,5})?$/i;
+
+/**
+ * The brand's site: a host name (shop.example.com, localhost:3000), stored lower-case. A URL is
+ * refused, naming the host to type instead: links are built as <scheme>://<domain>/?aff=<code>.
+ */
 function domainField(value: unknown): string {
   const text = textField(value, 'domain');
-  const host = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').split('/')[0]! : text;
-  const hostName = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9](?::\d{1,5})?$/i;
-  if (!hostName.test(host) && !/^localhost(?::\d{1,5})?$/i.test(host)) {
-    throw fieldError('domain', 'domain must be a host name such as shop.example.com');
+  const host = text.replace(SCHEME, '').split(/[/?#]/)[0]!;
+  const isHost = HOST_NAME.test(host) || LOCAL_HOST.test(host);
+  if (isHost && host !== text) {
+    throw fieldError('domain', `Type the host name only, without https:// or a path: ${host.toLowerCase()}`);
   }
-  return text;
+  if (!isHost) throw fieldError('domain', 'domain must be a host name such as shop.example.com');
+  return text.toLowerCase();
+}
+
+/** http for localhost and IP addresses (a local try-out has no certificate), https for the rest. */
+export function siteOrigin(domain: string): string {
+  return `${LOCAL_HOST.test(domain) ? 'http' : 'https'}://${domain}`;
+}
+
+/** A partner's referral link: the program's site with ?aff=<code>. */
+export function referralUrl(domain: string, code: string): string {
+  return `${siteOrigin(domain)}/?aff=${encodeURIComponent(code)}`;
 }
 
 export type RawProgramInput = Record<string, unknown>;

@@ -150,7 +150,7 @@ export interface LinkView {
 export async function insertLink(db: Queryable, programId: number, partnerId: number, shortLink: string): Promise<LinkView | null> {
   // ON CONFLICT, not a caught error: the caller's transaction goes on (its audit entry follows).
   const { rows } = await db.query(
-    `INSERT INTO referral_links (short_link, program_id, partner_id) VALUES ($1, $2, $3) ON CONFLICT (short_link) DO NOTHING
+    `INSERT INTO referral_links (short_link, program_id, partner_id) VALUES ($1, $2, $3) ON CONFLICT (lower(short_link)) WHERE NOT case_twin DO NOTHING
      RETURNING id, short_link, program_id, partner_id, enabled`,
     [shortLink, programId, partnerId],
   );

@@ -143,7 +143,7 @@ export async function programStatusFacts(pool: Pool, programId: number): Promise
 export async function ensureTestLink(pool: Pool, programId: number): Promise<string> {
   const shortLink = `affix-test-${programId}`;
   await withTransaction(pool, async (client) => {
-    const existing = await client.query('SELECT id, partner_id FROM referral_links WHERE short_link = $1 FOR UPDATE', [shortLink]);
+    const existing = await client.query('SELECT id, partner_id FROM referral_links WHERE lower(short_link) = lower($1) AND NOT case_twin FOR UPDATE', [shortLink]);
     if (existing.rows[0]?.partner_id) {
       await client.query('UPDATE referral_links SET enabled = true, program_id = $2, updated_at = now() WHERE id = $1', [existing.rows[0].id, programId]);
       return;
@@ -151,7 +151,7 @@ export async function ensureTestLink(pool: Pool, programId: number): Promise<str
     const partner = await client.query("INSERT INTO partners (program_id, name) VALUES ($1, 'Affix test partner') RETURNING id", [programId]);
     await client.query(
       `INSERT INTO referral_links (short_link, program_id, partner_id) VALUES ($1, $2, $3)
-       ON CONFLICT (short_link) DO UPDATE SET partner_id = EXCLUDED.partner_id, program_id = EXCLUDED.program_id, enabled = true, updated_at = now()`,
+       ON CONFLICT (lower(short_link)) WHERE NOT case_twin DO UPDATE SET partner_id = EXCLUDED.partner_id, program_id = EXCLUDED.program_id, enabled = true, updated_at = now()`,
       [shortLink, programId, partner.rows[0].id],
     );
   });

@@ -78,7 +78,9 @@ const EVENT_OF_CLICK = `INSERT INTO tracking_events (program_id, kind, customer_
 const LINK_WITH_PROGRAM = `SELECT l.id AS link_id, l.short_link, l.program_id AS link_program_id, l.partner_id, l.enabled,
               ${PROGRAM_FIELDS.map((column) => `p.${column} AS p_${column}`).join(', ')}
          FROM referral_links l LEFT JOIN programs p ON p.id = l.program_id
-        WHERE l.short_link = $1`;
+        WHERE lower(l.short_link) = lower($1)
+        ORDER BY l.short_link = $1 DESC, l.case_twin
+        LIMIT 1`;
 const INSERT_CLICK = `WITH ${clickCte()} ${EVENT_OF_CLICK}`;
 // Within the limit is `hits <= limit`, the converse of core's overLimit (the statement decides what it writes).
 const COUNT_AND_INSERT_CLICK = `WITH ${countRequestCte('$21', '$22', '$23')}, ${clickCte('FROM hit WHERE hit.hits <= $24')}, event AS (${EVENT_OF_CLICK})

@@ -9,12 +9,12 @@ type Queryable = Pool | PoolClient;
 export async function importLookups(db: Queryable, programId: number, emails: string[], codes: string[]) {
   const [partners, links, groups] = await Promise.all([
     db.query('SELECT id, lower(email) AS email FROM partners WHERE program_id = $1 AND lower(email) = ANY ($2::text[])', [programId, emails.map((e) => e.toLowerCase())]),
-    db.query('SELECT short_link, program_id, partner_id FROM referral_links WHERE short_link = ANY ($1::text[])', [codes]),
+    db.query('SELECT DISTINCT ON (lower(short_link)) lower(short_link) AS code_key, program_id, partner_id FROM referral_links WHERE lower(short_link) = ANY ($1::text[]) ORDER BY lower(short_link), case_twin', [codes.map((c) => c.toLowerCase())]),
     db.query('SELECT id, slug FROM partner_groups WHERE program_id = $1', [programId]),
   ]);
   return {
     partnerByEmail: new Map(partners.rows.map((r) => [r.email as string, Number(r.id)])),
-    codeHolder: new Map(links.rows.map((r) => [r.short_link as string, { programId: r.program_id === null ? null : Number(r.program_id), partnerId: r.partner_id === null ? null : Number(r.partner_id) }])),
+    codeHolder: new Map(links.rows.map((r) => [r.code_key as string, { programId: r.program_id === null ? null : Number(r.program_id), partnerId: r.partner_id === null ? null : Number(r.partner_id) }])),
     groupBySlug: new Map(groups.rows.map((r) => [r.slug as string, Number(r.id)])),
   };
 }
@@ -76,7 +76,7 @@ export async function insertImportedLinks(client: PoolClient, programId: number,
   if (links.length === 0) return [];
   const { rows } = await client.query(
     `INSERT INTO referral_links (short_link, program_id, partner_id) SELECT code, $1, partner_id FROM unnest($2::text[], $3::bigint[]) AS l (code, partner_id)
-     ON CONFLICT (short_link) DO NOTHING RETURNING short_link`,
+     ON CONFLICT (lower(short_link)) WHERE NOT case_twin DO NOTHING RETURNING short_link`,
     [programId, links.map((l) => l.code), links.map((l) => l.partnerId)],
   );
   linksChanged();

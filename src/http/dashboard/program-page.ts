@@ -3,7 +3,7 @@
 import { COMMISSION_STATE_WORDS, type CommissionState } from '../../core/commission-ledger.js';
 import { formatMoney } from '../../core/money.js';
 import { GATE_ORDER } from '../../core/readiness.js';
-import { COMMISSION_TYPE_WORDS } from '../../core/programs.js';
+import { COMMISSION_TYPE_WORDS, referralUrl } from '../../core/programs.js';
 import { COMMISSION_TYPES, type Currency, LEAD_AUTH_VALUES } from '../../core/types.js';
 import { PROGRAM_SECTIONS, type ProgramSection, type SectionData, type programPageData } from '../../app/dashboard.js';
 import type { ActivityFilter } from '../../db/dashboard.js';
@@ -134,8 +134,8 @@ function linksSection(view: ProgramPageView, data: Of<'links'>): Html {
   const links = data.partners.filter((l) => l.link_id);
   return html`<section id="links"><h2>Referral links</h2>
 ${links.length === 0 ? html`<p>No referral links yet.</p>` : html`<table><thead><tr><th>Partner</th><th>Link</th><th>State</th><th></th></tr></thead><tbody>
-${links.map((l) => html`<tr><td>${l.name}</td><td><code>https://${program.domain}/?aff=${l.short_link}</code>
-<button type="button" data-copy="https://${program.domain}/?aff=${l.short_link}" aria-label="Copy link ${l.short_link}">Copy</button></td>
+${links.map((l) => html`<tr><td>${l.name}</td><td><code>${referralUrl(program.domain, l.short_link!)}</code>
+<button type="button" data-copy="${referralUrl(program.domain, l.short_link!)}" aria-label="Copy link ${l.short_link}">Copy</button></td>
 <td>${l.enabled ? 'on' : 'off'}</td><td><form method="post" action="${base}/links/${l.link_id}/toggle" class="inline"><input type="hidden" name="enabled" value="${l.enabled ? 'false' : 'true'}"><button type="submit">Turn ${l.enabled ? 'off' : 'on'} ${l.short_link}</button></form></td></tr>`)}
 </tbody></table>`}
 ${partners.length ? html`<form method="post" action="${base}/links"><label for="link_partner">Partner</label><select id="link_partner" name="partner_id">${partners.map(([pid, name]) => html`<option value="${pid}">${name}</option>`)}</select>

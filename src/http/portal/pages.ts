@@ -3,6 +3,7 @@
 import type { portalOverview } from '../../app/partner-portal.js';
 import { COMMISSION_STATE_WORDS } from '../../core/commission-ledger.js';
 import { formatMoney } from '../../core/money.js';
+import { referralUrl } from '../../core/programs.js';
 import type { Currency } from '../../core/types.js';
 import { type Html, field, html } from '../dashboard/html.js';
 
@@ -39,8 +40,8 @@ ${data.partners.map((p) => {
   return html`<section id="program-${p.partnerId}"><h2>${p.programName}</h2>
 <p>Your commission: <strong>${p.commission}</strong>, for each customer you refer.</p>
 <p>${funnel.clicks} clicks · ${funnel.leads} signups · ${funnel.sales} sales</p>
-<h3>Your links</h3>${links.length === 0 ? html`<p>No links yet.</p>` : html`<ul>${links.map((l) => html`<li><code>https://${p.domain}/?aff=${l.shortLink}</code> ${l.enabled ? '' : '(turned off)'}
-<button type="button" data-copy="https://${p.domain}/?aff=${l.shortLink}" aria-label="Copy link ${l.shortLink}">Copy</button></li>`)}</ul>`}
+<h3>Your links</h3>${links.length === 0 ? html`<p>No links yet.</p>` : html`<ul>${links.map((l) => html`<li><code>${referralUrl(p.domain, l.shortLink)}</code> ${l.enabled ? '' : '(turned off)'}
+<button type="button" data-copy="${referralUrl(p.domain, l.shortLink)}" aria-label="Copy link ${l.shortLink}">Copy</button></li>`)}</ul>`}
 ${p.canCreateLinks ? html`<form method="post" action="/portal/partners/${p.partnerId}/links" novalidate>${field(`short_link_${p.partnerId}`, 'New link code (empty = random)', '', fieldErrors)}<div><button type="submit">Create link for ${p.programName}</button></div></form>` : ''}
 <h3>Commissions</h3>${commissions.length === 0 ? html`<p>None yet.</p>` : html`<table><thead><tr><th>State</th><th>Count</th><th>Amount</th></tr></thead><tbody>
 ${commissions.map((c) => html`<tr><td>${COMMISSION_STATE_WORDS[c.state]}</td><td>${c.count}</td><td>${money(c.cents, c.currency)}</td></tr>`)}</tbody></table>`}
