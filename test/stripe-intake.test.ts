@@ -59,9 +59,13 @@ describe('signature verification', () => {
     const forged = await deliver(api, path, event, { secret: 'whsec_someone_else' });
     expect(forged.status).toBe(400);
     expect(forged.body.error.message).toMatch(/^Webhook signature verification failed: /);
+    // The program page's live check says it in whole sentences, never cut mid-word.
+    const noted = async () => (await db.pool.query('SELECT stripe_last_signature_error AS e FROM programs WHERE id = $1', [shop.programId])).rows[0].e;
+    expect(await noted()).toBe('No signature matched the signing secret saved here. Copy the signing secret (whsec_…) of this endpoint in Stripe and save it below.');
     const stale = await deliver(api, path, event, { timestamp: Math.floor(Date.now() / 1000) - 301 });
     expect(stale.status).toBe(400);
     expect(stale.body.error.message).toContain('tolerance');
+    expect(await noted()).toMatch(/^The delivery was signed more than 5 minutes before it arrived/);
     const reserialized = await deliver(api, path, event, { body: JSON.stringify(event, null, 2) });
     expect(reserialized.status).toBe(400);
     const missing = await api.request('POST', path, { raw: JSON.stringify(event), headers: { 'Content-Type': 'application/json' } });

@@ -7,6 +7,7 @@ import { isHandledStripeEvent } from '../core/stripe/event-types.js';
 import { stripeObjectIds } from '../core/stripe/read-objects.js';
 import type { Pool } from '../db/pool.js';
 import { InboxWriter } from '../db/inbox-writer.js';
+import { signatureFailureInWords } from '../core/stripe/signature-failure.js';
 import { type NewInboxEvent, type ProgramStripeSettings, type StoredEvent, noteSignatureFailure, programByStripeAccount, programWebhookSecret } from '../db/webhook-events.js';
 import { STRIPE_EVENTS_JOB_QUEUE } from '../platform/queue.js';
 import type { SecretBox } from '../platform/secret-box.js';
@@ -139,7 +140,7 @@ export async function receiveProgramEvent(deps: IntakeDeps, programRef: string, 
       event = verify(delivery, secret);
     } catch (error) {
       // The dashboard's live check shows the last failure; a failure to note it changes nothing.
-      await noteSignatureFailure(deps.pool, settings!.programId, (error as Error).message).catch(() => undefined);
+      await noteSignatureFailure(deps.pool, settings!.programId, signatureFailureInWords((error as Error).message)).catch(() => undefined);
       throw error;
     }
   }

@@ -57,6 +57,11 @@ describe.skipIf(!hasChromium)('one commission state on every surface', () => {
     await submit(`Mark payout ${payout} paid`);
     await expect.poll(() => textOf(page.getByRole('status'))).toBe('Payout marked paid.');
     await page.goto(`${base}/payouts?stage=held`);
+    // Without a reason: refused on the same tab, beside the field, and announced.
+    await submit(`Release ${b}`);
+    expect(await seen('nav[aria-label="Commission states"] [aria-current=page]')).toBe('Held for review');
+    expect(await textOf(page.locator(`#release_reason_${b}-error`))).toBe('Give a reason.');
+    expect(await seen('.error-summary[role=alert]')).toContain('Give a reason.');
     await page.getByLabel(`Reason to reject ${b}`).fill('self-referral confirmed');
     await submit(`Reject ${b}`);
 

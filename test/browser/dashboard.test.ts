@@ -197,6 +197,10 @@ describe.skipIf(!hasChromium)('dashboard', () => {
 
   it('connects Stripe, shows the live check, and replays a parked webhook from the inbox', async () => {
     await page.goto(`${api.url}/dashboard/programs/${programId}/stripe`);
+    // Nothing typed is not "saved".
+    await submit('Save Stripe settings');
+    expect(await textOf(page.locator('#webhook_secret-error'))).toBe('Paste the signing secret (whsec_…) of this endpoint in Stripe: nothing was saved.');
+    expect(await page.getByRole('status').count()).toBe(0);
     await page.getByLabel(/Signing secret/).fill('sk_wrong_thing');
     await submit('Save Stripe settings');
     expect(await textOf(page.locator('#webhook_secret-error'))).toBe('The signing secret starts with whsec_.');
@@ -233,6 +237,17 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     await page.getByLabel('Allowed browser origins (comma separated)').fill('not a url');
     await submit('Save settings');
     await expect.poll(() => textOf(page.locator('#allowed_origins-error'))).toContain('Not is not an origin like https://www.example.com');
+    expect(await textOf(page.locator('.error-summary[role=alert]'))).toContain('Not is not an origin like https://www.example.com');
+    // A problem in a field folded away (the recurring duration of a percent program) unfolds it.
+    await page.getByLabel('Allowed browser origins (comma separated)').fill('');
+    await page.locator('#duration_months').evaluate((input) => ((input as HTMLInputElement).value = '0'));
+    await submit('Save settings');
+    await page.locator('#duration_months-error').waitFor({ state: 'visible', timeout: 5000 });
+    expect(await page.locator('#duration_months').isVisible()).toBe(true);
+    // A URL for a domain is refused with what to type.
+    await page.getByLabel('Domain').fill('https://brand.example/shop');
+    await submit('Save settings');
+    expect(await textOf(page.locator('#domain-error'))).toBe('Type the host name only, without https:// or a path: brand.example.');
     await page.goto(`${api.url}/dashboard/programs/999999`);
     expect(await textOf(page.getByRole('alert'))).toBe('Program not found');
     await page.goto(`${api.url}/dashboard`);

@@ -65,7 +65,8 @@ textarea{font:inherit;width:100%;max-width:48rem;box-sizing:border-box}ul.signal
 .terms{max-height:16rem;overflow:auto;border:1px solid #ddd;padding:.25rem .75rem;border-radius:6px}.terms pre{font-family:inherit;font-size:.95rem;max-width:none}
 /* The recurring duration only means something for recurring commission types (no script needed). */
 form:has(select[name=commission_type]) .recurring-only{display:none}
-form:has(select[name=commission_type] option[value^=recurring]:checked) .recurring-only{display:block}
+form:has(select[name=commission_type] option[value^=recurring]:checked) .recurring-only,form:has(select[name=commission_type]) .recurring-only.has-error{display:block}
+.error-summary{border:2px solid #b00020;border-radius:6px;padding:.4rem 1rem;margin-bottom:1rem;background:#fff}.error-summary ul{margin:.2rem 0}.error-summary a{color:#b00020}
 `;
 
 /** The one bit of script: copy buttons (progressive enhancement; the link text stays selectable). */
@@ -91,6 +92,17 @@ export function field(name: string, label: string, value: string, errors: Record
   return html`<label for="${name}">${label}</label>
 <input id="${name}" name="${name}" value="${value}" ${raw(attrs)} ${error ? raw(`aria-invalid="true" aria-describedby="${name}-error"`) : ''}>
 ${error ? html`<p class="error" id="${name}-error">${error}</p>` : ''}`;
+}
+
+/**
+ * Every problem of a refused form, announced at the top and linked to its field: a screen reader
+ * hears it at once, and a problem whose field is folded away or not on the page is still said.
+ */
+export function errorSummary(errors: Record<string, string>): Html {
+  const entries = Object.entries(errors);
+  if (entries.length === 0) return html``;
+  return html`<div class="error-summary" role="alert"><p class="error">${entries.length === 1 ? 'There is a problem:' : `There are ${entries.length} problems:`}</p>
+<ul>${entries.map(([name, message]) => html`<li><a href="#${name}">${message}</a></li>`)}</ul></div>`;
 }
 
 /** `words`: what each option says (its value otherwise). */

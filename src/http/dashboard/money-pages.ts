@@ -63,14 +63,14 @@ ${data.commissions.length === 0 ? html`<p>None.</p>` : html`<table><thead><tr><t
 ${data.commissions.map((c) => {
   const net = c.earnedCents;
   const review = (verb: string, label: string) =>
-    html`<form method="post" action="${base}/commissions/${c.id}/${verb}" class="inline">${field(`${verb}_reason_${c.id}`, `Reason to ${label.toLowerCase()} ${c.id}`, '', fe)}<button type="submit">${label} ${c.id}</button></form>`;
+    html`<form method="post" action="${base}/commissions/${c.id}/${verb}?stage=${data.stage}" class="inline">${field(`${verb}_reason_${c.id}`, `Reason to ${label.toLowerCase()} ${c.id}`, '', fe)}<button type="submit">${label} ${c.id}</button></form>`;
   const action =
     c.stage === 'held'
       ? html`<p>Held: ${c.holdReasons.map((r) => SIGNAL_WORDS[r] ?? r).join('; ')}.</p>${review('release', 'Release')}${review('reject', 'Reject')}`
       : c.state === 'pending'
-      ? html`<form method="post" action="${base}/commissions/${c.id}/approve" class="inline">${field(`approve_reason_${c.id}`, `Reason to approve ${c.id}`, '', fe)}<button type="submit">Approve ${c.id}</button></form>`
+      ? html`<form method="post" action="${base}/commissions/${c.id}/approve?stage=${data.stage}" class="inline">${field(`approve_reason_${c.id}`, `Reason to approve ${c.id}`, '', fe)}<button type="submit">Approve ${c.id}</button></form>`
       : c.state === 'approved'
-        ? html`<form method="post" action="${base}/commissions/${c.id}/unapprove" class="inline">${field(`unapprove_reason_${c.id}`, `Reason to take back ${c.id}`, '', fe)}<button type="submit">Take back ${c.id}</button></form>`
+        ? html`<form method="post" action="${base}/commissions/${c.id}/unapprove?stage=${data.stage}" class="inline">${field(`unapprove_reason_${c.id}`, `Reason to take back ${c.id}`, '', fe)}<button type="submit">Take back ${c.id}</button></form>`
         : html`<span class="muted">${c.state === 'in_payout' ? `in payout ${c.payoutId}` : COMMISSION_STATE_WORDS[c.state]}</span>`;
   const pick = c.state === 'pending' || c.stage === 'held' ? html`<input type="checkbox" name="commission_ids" value="${c.id}" form="bulk-commissions" aria-label="Select commission ${c.id}"> ` : '';
   return html`<tr><td>${pick}${c.id}</td><td>${c.partnerName ?? ''}</td><td>${money(net, c.currency)}${c.deductedCents ? html` <span class="muted">(of ${money(c.amountCents, c.currency)})</span>` : ''}</td><td><code>${c.transactionId}</code>${c.test ? ' (test)' : ''}</td><td>${when(c.createdAt)} UTC</td><td>${action}</td></tr>`;

@@ -115,7 +115,7 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
   const importPage = async (req: Request, res: Response, status: number, report: Awaited<ReturnType<typeof importPartners>> | null, csv: string | null, fe: Record<string, string> = {}) => {
     const id = await ownProgram(req, res);
     const body = importPageBody({ base: sectionUrl(id, 'overview'), publicUrl: kit.publicUrl, fieldErrors: fe, people: true }, report, csv);
-    send(res, status, 'Import partners', withProgramNav(id, 'partners', body));
+    send(res, status, 'Import partners', withProgramNav(id, 'partners', body, fe));
   };
   router.get(`${base}/partners/import`, (req, res) => importPage(req, res, 200, null, null));
   // The file comes as multipart (the dry run) or, confirmed, as the checked text itself.
@@ -138,7 +138,7 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
     const query = req.query as Record<string, string>;
     const flash = status < 400 ? (PARTNER_DONE[query.done ?? ''] ?? bulkFlash(query)) : null;
     const body = partnerPageBody({ base: sectionUrl(id, 'overview'), publicUrl: kit.publicUrl, fieldErrors: fe, values, people: allows(res.locals.account.role, 'read_people') }, data);
-    send(res, status, data.partner.name, withProgramNav(id, 'partners', body), flash);
+    send(res, status, data.partner.name, withProgramNav(id, 'partners', body, fe), flash);
   };
   const partnerUrl = (id: number, partnerId: number, done: string) => `${sectionUrl(id, 'partners')}/${partnerId}?${done}`;
   router.get(`${base}/partners/:partnerId`, (req, res) => partnerPage(req, res));

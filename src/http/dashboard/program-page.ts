@@ -11,7 +11,7 @@ import { dailyChart, funnelChart } from './charts.js';
 import { type PartnerPagesView, applicationsSection, groupsSection, partnersSection } from './partner-pages.js';
 import { auditSection } from './audit-page.js';
 import { type MoneyView, payoutsSection, promoCodesSection, webhooksSection } from './money-pages.js';
-import { type Html, field, html, select } from './html.js';
+import { type Html, errorSummary, field, html, select } from './html.js';
 
 const DAY = 86_400_000;
 
@@ -63,7 +63,7 @@ ${field('domain', 'Domain', v('domain'), fieldErrs, 'required')}
 ${select('commission_type', 'Commission type', v('commission_type', 'percent'), [...COMMISSION_TYPES], fieldErrs, COMMISSION_TYPE_WORDS)}
 ${field('commission_rate', 'Commission rate (percent, or amount for fixed types)', v('commission_rate'), fieldErrs, 'inputmode="decimal" required')}
 ${field('attribution_window_days', 'Attribution window (days)', v('attribution_window_days', '60'), fieldErrs, 'inputmode="numeric"')}
-<div class="recurring-only">${field('duration_months', 'Recurring commission duration (months, empty = forever)', v('duration_months'), fieldErrs, 'inputmode="numeric"')}</div>
+<div class="recurring-only${fieldErrs.duration_months ? ' has-error' : ''}">${field('duration_months', 'Recurring commission duration (months, empty = forever)', v('duration_months'), fieldErrs, 'inputmode="numeric"')}</div>
 ${select('lead_auth', 'Lead authentication', v('lead_auth', 'browser_allowed'), [...LEAD_AUTH_VALUES], fieldErrs)}
 ${field('allowed_origins', 'Allowed browser origins (comma separated)', v('allowed_origins'), fieldErrs, 'placeholder="https://www.example.com"')}
 <div><button type="submit">${submit}</button></div></form>`;
@@ -239,11 +239,12 @@ function sectionBody(view: ProgramPageView): Html {
 }
 
 /** A page under a program's section (one partner, the import): the program's navigation, then the page. */
-export const withProgramNav = (programId: number, section: ProgramSection, body: Html): Html => html`${sectionNav(programId, section)}${body}`;
+export const withProgramNav = (programId: number, section: ProgramSection, body: Html, errors: Record<string, string> = {}): Html =>
+  html`${sectionNav(programId, section)}${errorSummary(errors)}${body}`;
 
 /** One page of a program: the pages' navigation, an error if any, then the page itself. */
 export function programPageBody(view: ProgramPageView): Html {
   return html`${sectionNav(view.program.id, view.data.section)}
-${view.extra.error ? html`<p class="error" role="alert">${view.extra.error}</p>` : ''}
+${view.extra.error ? html`<p class="error" role="alert">${view.extra.error}</p>` : ''}${errorSummary({ ...view.extra.settingsErrors, ...view.extra.fieldErrors })}
 ${sectionBody(view)}`;
 }

@@ -404,7 +404,8 @@ ${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (thi
     const id = await ownProgram(req, res);
     const secret = String((req.body as Record<string, string>).webhook_secret ?? '').trim();
     try {
-      if (secret) await setStripeSettings(app(), scope(res), id, { webhook_secret: secret });
+      if (!secret) throw errors.invalid('Paste the signing secret', { webhook_secret: 'Paste the signing secret (whsec_…) of this endpoint in Stripe: nothing was saved.' });
+      await setStripeSettings(app(), scope(res), id, { webhook_secret: secret });
     } catch (error) {
       return programPage(req, res, 'stripe', { status: 400, fieldErrors: fieldErrors(error) });
     }

@@ -5,7 +5,7 @@ import { COMMISSION_STATE_WORDS } from '../../core/commission-ledger.js';
 import { formatMoney } from '../../core/money.js';
 import { referralUrl } from '../../core/programs.js';
 import type { Currency } from '../../core/types.js';
-import { type Html, field, html } from '../dashboard/html.js';
+import { type Html, errorSummary, field, html } from '../dashboard/html.js';
 
 type Overview = Awaited<ReturnType<typeof portalOverview>>;
 
@@ -28,7 +28,7 @@ export const confirmSignInPage = (token: string): Html =>
 
 export function overviewPage(data: Overview, fieldErrors: Record<string, string>): Html {
   if (data.partners.length === 0) return html`<section><p>No program has invited this address yet.</p></section>`;
-  return html`<section id="balances"><h2>Your balance</h2>
+  return html`${errorSummary(fieldErrors)}<section id="balances"><h2>Your balance</h2>
 ${data.balances.length === 0 ? html`<p>No commissions yet.</p>` : html`<table><thead><tr><th>Program</th><th>Currency</th><th>Awaiting approval</th><th>Approved (owed to you)</th><th>Paid</th></tr></thead><tbody>
 ${data.balances.map((b) => html`<tr><td>${programOf(data, b.partnerId)}</td><td>${b.currency}</td><td>${money(b.pendingCents, b.currency)}</td><td><strong>${money(b.approvedCents, b.currency)}</strong></td><td>${money(b.paidCents, b.currency)}</td></tr>`)}
 </tbody></table>`}</section>
