@@ -8,8 +8,10 @@ COPY packages/sdk/package.json packages/sdk/package.json
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY src ./src
 COPY tracker ./tracker
-COPY scripts/build.ts ./scripts/build.ts
-RUN npm run build
+COPY packages/sdk ./packages/sdk
+COPY scripts/build.ts scripts/build-sdk.ts ./scripts/
+# The SDK first: the CLI's HTTP client is the SDK's (@affix/sdk/http).
+RUN npm run build:sdk && npm run build
 
 FROM node:20-bookworm-slim AS runtime
 # tini as PID 1: it forwards SIGTERM to node (which drains and exits 0) and reaps children.
@@ -20,6 +22,7 @@ COPY package.json package-lock.json ./
 COPY packages/sdk/package.json packages/sdk/package.json
 RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/packages/sdk/dist ./packages/sdk/dist
 COPY bin ./bin
 COPY migrations ./migrations
 COPY docs ./docs

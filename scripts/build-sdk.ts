@@ -8,7 +8,7 @@ import { build } from 'esbuild';
 
 const root = process.argv[2] ? resolve(process.argv[2]) : join(import.meta.dirname, '../packages/sdk');
 rmSync(join(root, 'dist'), { recursive: true, force: true });
-const entries = ['index', 'server', 'react'].map((name) => join(root, 'src', `${name}.ts`));
+const entries = ['index', 'server', 'react', 'http'].map((name) => join(root, 'src', `${name}.ts`));
 for (const format of ['esm', 'cjs'] as const) {
   await build({
     entryPoints: entries,

@@ -49,7 +49,7 @@ describe('crash recovery', () => {
       () => 'started',
       (error: Error) => error.message,
     );
-    expect(failed).toContain(`The embedded PostgreSQL did not start on port ${pgPort} with data in `);
+    expect(failed).toContain(`Port ${pgPort}, where the embedded PostgreSQL listens, is taken by another program: set AFFIX_EMBEDDED_PG_PORT to a free port`);
     expect(failed).not.toContain('TypeError');
   }, 120_000);
 

@@ -53,6 +53,9 @@ it('the runtime stage starts from its own files, serves, and stops cleanly on SI
   // Stage "build": the same build script the Dockerfile runs.
   const built = join(work, 'build');
   execFileSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'scripts/build.ts', join(built, 'dist')], { cwd: ROOT, stdio: 'pipe' });
+  // Its SDK build is the one `npm test` made before the suite (build:sdk), taken as it is: rebuilding
+  // it here would empty packages/sdk/dist under the tests that load it.
+  cpSync(join(ROOT, 'packages/sdk/dist'), join(built, 'packages/sdk/dist'), { recursive: true });
 
   const app = join(work, 'app');
   for (const copy of stage.copies) {
@@ -79,6 +82,15 @@ it('the runtime stage starts from its own files, serves, and stops cleanly on SI
     expect(tracker.status).toBe(200);
     expect((await tracker.text()).length).toBeGreaterThan(1_000);
     expect((await fetch(`http://127.0.0.1:${port}/docs/api.md`)).status).toBe(200);
+    // The CLI runs from the image too (its HTTP client is the SDK's, copied from the build stage).
+    const cli = (() => {
+      try {
+        return { status: 0, stderr: execFileSync(process.execPath, [join(app, 'bin/affix.mjs'), 'admin', 'program', 'show', '999999'], { cwd: app, stdio: 'pipe', env: { ...process.env, AFFIX_API_URL: `http://127.0.0.1:${port}`, AFFIX_ADMIN_TOKEN: 'image-test-admin-token-0123' } }).toString() };
+      } catch (error) {
+        return { status: (error as { status: number }).status, stderr: String((error as { stderr: Buffer }).stderr) };
+      }
+    })();
+    expect(cli).toEqual({ status: 5, stderr: 'affix: Program not found\n' });
   } finally {
     service.child.kill('SIGTERM');
   }

@@ -84,14 +84,29 @@ describe('network and retries (nock)', () => {
     expect(reply).toMatchObject({ ok: false, status: 0, data: null, error: expect.stringContaining('') });
   });
 
-  it('429 waits Retry-After and retries; a retry-safe 500 is retried', async () => {
-    nock(fake).post('/api/v1/track/sale').reply(429, { error: { code: 'rate_limited', message: 'Too many requests.' } }, { 'Retry-After': '1' });
+  it('429 waits Retry-After and retries; a retry-safe 500 is retried after a backoff (waits injected, not timed)', async () => {
+    nock(fake).post('/api/v1/track/sale').reply(429, { error: { code: 'rate_limited', message: 'Too many requests.' } }, { 'Retry-After': '7' });
     nock(fake).post('/api/v1/track/sale').reply(500, { data: null, error: { message: 'Sale tracking failed' } });
     nock(fake).post('/api/v1/track/sale').reply(200, { success: true, sale_id: 1, commission_id: 2 });
-    const started = Date.now();
-    const reply = await client().trackSale({ customerExternalId: 'c', amount: 100, invoiceId: 'i' });
+    const waits: number[] = [];
+    const affix = new Affix({ apiKey: 'k', apiUrl: fake, sleep: async (ms) => void waits.push(ms) });
+    const reply = await affix.trackSale({ customerExternalId: 'c', amount: 100, invoiceId: 'i' });
     expect(reply).toEqual({ ok: true, status: 200, data: { success: true, sale_id: 1, commission_id: 2 } });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    expect(waits).toEqual([7000, 500]);
+  });
+
+  it('a 400 is never retried; retries stop at maxRetries; a wait over 60 s is not waited for', async () => {
+    const waits: number[] = [];
+    const affix = new Affix({ apiKey: 'k', apiUrl: fake, maxRetries: 1, sleep: async (ms) => void waits.push(ms) });
+    const bad = nock(fake).post('/api/v1/track/sale').once().reply(400, { error: { code: 'no_attribution', message: 'No attribution.' } });
+    expect(await affix.trackSale({ customerExternalId: 'c', amount: 100, invoiceId: 'i' })).toEqual({ ok: false, status: 400, data: null, error: 'No attribution.' });
+    expect(bad.isDone()).toBe(true);
+    nock(fake).post('/api/v1/track/sale').times(2).reply(503, { error: { message: 'Service unavailable' } });
+    expect(await affix.trackSale({ customerExternalId: 'c', amount: 100, invoiceId: 'i' })).toMatchObject({ ok: false, status: 503 });
+    nock(fake).post('/api/v1/track/sale').once().reply(429, { error: { message: 'Too many requests.' } }, { 'Retry-After': '3600' });
+    expect(await affix.trackSale({ customerExternalId: 'c', amount: 100, invoiceId: 'i' })).toMatchObject({ ok: false, status: 429 });
+    expect(waits).toEqual([250]);
+    expect(nock.pendingMocks()).toEqual([]);
   });
 
   it('"Failed to create commission" is never retried (the sale is stored)', async () => {

@@ -2,7 +2,7 @@
 // a subprocess that migrates, seeds the demo, prints the walk-through; then the walk-through
 // itself, and `affix admin` against it.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -90,9 +90,24 @@ describe('npm start (affix start)', () => {
       body: JSON.stringify({ affiliate_url: 'http://localhost/?aff=demo' }),
     });
     expect(click.status).toBe(410);
+    // A refusal exits 5 (the code the README's table gives a rejected request), with the API's message.
     const failed = await run(process.execPath, ['bin/affix.mjs', 'admin', 'link', 'enable', '999'], { env }).catch((error) => error);
+    expect(failed.code).toBe(5);
+    expect(failed.stderr).toBe('affix: Referral link not found\n');
+    const invalid = await run(process.execPath, ['bin/affix.mjs', 'admin', 'program', 'update', '1', '--domain', 'https://shop.example/x'], { env }).catch((error) => error);
+    expect(invalid.code).toBe(5);
+    expect(invalid.stderr).toContain('Type the host name only, without https:// or a path: shop.example');
+  }, 30_000);
+
+  it('`affix admin` finds the service on PORT without --api-url, and names the address it could not reach', async () => {
+    const { AFFIX_API_URL: _unset, ...base } = process.env;
+    const env = { ...base, AFFIX_ADMIN_TOKEN: ADMIN, PORT: new URL(baseUrl).port };
+    const shown = await run(process.execPath, ['bin/affix.mjs', 'admin', 'program', 'show', '1'], { env });
+    expect(JSON.parse(shown.stdout)).toMatchObject({ id: 1, name: 'Demo Shop' });
+    const nowhere = String(await freePort());
+    const failed = await run(process.execPath, ['bin/affix.mjs', 'admin', 'program', 'show', '1'], { env: { ...env, PORT: nowhere } }).catch((error) => error);
     expect(failed.code).toBe(1);
-    expect(failed.stderr).toContain('404: Referral link not found');
+    expect(failed.stderr).toBe(`affix: Cannot reach http://localhost:${nowhere} (ECONNREFUSED): is Affix running at http://localhost:${nowhere}? Pass --api-url or set AFFIX_API_URL.\n`);
   }, 30_000);
 
   it('`affix replay` signs a fixture, the worker attributes it, `affix events` shows the step, `--event` requeues', async () => {
@@ -128,7 +143,63 @@ describe('npm start (affix start)', () => {
     const listed = JSON.parse((await affix('events', '--stripe-id', session, '--json')).stdout);
     expect(listed.map((e: any) => e.id)).toEqual([events[0].id]);
     expect(JSON.parse((await affix('events', '--stripe-id', 'pi_nobody_knows', '--json')).stdout)).toEqual([]);
-    expect((await affix('events', '--status', 'processed')).stdout).toContain('checkout.session.completed');
+    // The list says which program each event is for.
+    const table = (await affix('events', '--status', 'processed')).stdout.split('\n');
+    expect(table[0]).toMatch(/^ +event +program +status +type$/);
+    expect(table[1]).toMatch(new RegExp(`^ +${events[0].id} +1 +processed +checkout\\.session\\.completed`));
     expect((await affix('replay', '--event', events[0].stripe_event_id)).stdout).toBe(`Requeued event ${events[0].id} (checkout.session.completed).\n`);
+  }, 60_000);
+
+  it("the README's `affix admin` example runs as written, line by line", async () => {
+    const readme = await readFile('README.md', 'utf8');
+    const block = /Example:\n\n```sh\n([\s\S]*?)```/.exec(readme)![1]!;
+    const commands = block.replace(/\\\n\s*/g, ' ').split('\n').map((line) => line.replace(/\s+#.*$/, '').trim()).filter(Boolean);
+    expect(commands.length).toBeGreaterThanOrEqual(7);
+    const env = { ...process.env, AFFIX_ADMIN_TOKEN: ADMIN, AFFIX_API_URL: baseUrl };
+    const said: any[] = [];
+    for (const command of commands) {
+      expect(command.startsWith('npm run affix -- admin ')).toBe(true);
+      const args = [...command.slice('npm run affix -- '.length).matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]!);
+      said.push(JSON.parse((await run(process.execPath, ['bin/affix.mjs', ...args], { env })).stdout));
+    }
+    // The owner it makes can sign in to the dashboard with the README's password.
+    expect(said[0]).toMatchObject({ id: 2, email: 'owner@shop.example' });
+    const form = await fetch(`${baseUrl}/dashboard/login`);
+    const cookie = form.headers.getSetCookie().map((c) => c.split(';')[0]!).join('; ');
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+    const signedIn = await fetch(`${baseUrl}/dashboard/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie },
+      body: new URLSearchParams({ _csrf: csrf, email: 'owner@shop.example', password: /--password '([^']+)'/.exec(block)![1]! }).toString(),
+    });
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.get('location')).toBe('/dashboard');
+    expect(said[1]).toMatchObject({ id: 2, domain: 'shop.example' });
+    expect(said[4].api_key).toMatch(/^affix_sk_/);
+    expect(said[5]).toMatchObject({ id: 2, enabled: false });
+  }, 60_000);
+
+  it('a second start on the same data prints no demo key or password, and names the file that has them', async () => {
+    const key = /API key (\S+)/.exec(output)![1]!;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+    const first = output;
+    output = '';
+    const { DATABASE_URL: _external, ...environment } = process.env;
+    child = spawn(process.execPath, ['bin/affix.mjs', 'start'], {
+      env: { ...environment, AFFIX_EMBEDDED_PG_PORT: String(await freePort()), PORT: '0', HOST: '127.0.0.1', AFFIX_ADMIN_TOKEN: ADMIN, AFFIX_SECRET_KEY: 'service-start-secret-key-123', AFFIX_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    for (let waited = 0; !output.includes('walk-through are in') && child.exitCode === null && waited < 40_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(output).toContain(`Demo program 1: its API key, sign-in and curl walk-through are in ${dataDir}/demo.txt (printed on the first start only)`);
+    expect(output).not.toContain(key);
+    expect(output).not.toMatch(/sign in as demo@affix\.local \//);
+    const saved = await readFile(join(dataDir, 'demo.txt'), 'utf8');
+    expect(saved).toContain(key);
+    expect(first).toContain(saved.trim().split('\n')[0]!);
   }, 60_000);
 });

@@ -19,6 +19,8 @@ export interface DemoProgram {
   /** Password of the demo account on the local sign-in page (`affix login`). */
   email: string;
   password: string;
+  /** Made by this start: its secrets are printed once, then only the file is named. */
+  created: boolean;
 }
 
 /** Creates the demo on an empty database; later starts read the key back from the data folder. */
@@ -26,7 +28,7 @@ export async function ensureDemo(pool: Pool, config: Readonly<Config>): Promise<
   const keyFile = join(config.dataDir, 'demo.json');
   const { rows } = await pool.query('SELECT count(*) AS n FROM accounts');
   if (rows[0].n > 0) {
-    return existsSync(keyFile) ? (JSON.parse(await readFile(keyFile, 'utf8')) as DemoProgram) : null;
+    return existsSync(keyFile) ? { ...(JSON.parse(await readFile(keyFile, 'utf8')) as DemoProgram), created: false } : null;
   }
   const account = await admin.createAccount(pool, DEMO_EMAIL, 'Demo brand');
   if (!account) return null; // another instance seeded first
@@ -47,7 +49,7 @@ export async function ensureDemo(pool: Pool, config: Readonly<Config>): Promise<
   await setAccountPassword(pool, account.id, await hashPassword(password));
   const demo = { programId: program.id, apiKey, shortLink: DEMO_LINK, email: DEMO_EMAIL, password };
   await writeFile(keyFile, JSON.stringify(demo, null, 2), { mode: 0o600 });
-  return demo;
+  return { ...demo, created: true };
 }
 
 export function walkthrough(baseUrl: string, demo: DemoProgram): string {

@@ -1,7 +1,10 @@
-// Small admin-API client shared by the `affix admin`, `affix events` and `affix replay` commands.
+// The admin API's client for `affix admin`, `affix events` and `affix replay`, on the SDK's one
+// client (@affix/sdk/http): the same answer shape, messages and exit codes as the other commands.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { send } from '@affix/sdk/http';
 import type { Command } from 'commander';
+import { dataOrExit } from './client/api.js';
 
 export interface ServiceOptions {
   apiUrl: string;
@@ -9,7 +12,8 @@ export interface ServiceOptions {
   json?: boolean;
 }
 
-export const defaultApiUrl = () => process.env.AFFIX_API_URL || 'http://localhost:3000';
+/** Where `npm start` listens on this machine: AFFIX_API_URL, else localhost on PORT (3000). */
+export const defaultApiUrl = () => process.env.AFFIX_API_URL || `http://localhost:${process.env.PORT || 3000}`;
 
 export function adminToken(options: ServiceOptions): string {
   if (options.adminToken) return options.adminToken;
@@ -21,21 +25,21 @@ export function adminToken(options: ServiceOptions): string {
 
 export const baseUrl = (options: ServiceOptions) => options.apiUrl.replace(/\/+$/, '');
 
-function adminFetch(command: Command, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<Response> {
+async function adminSend(command: Command, method: string, path: string, body?: unknown, contentType = 'application/json', read: 'json' | 'text' = 'json') {
   const options = command.optsWithGlobals<ServiceOptions>();
-  return fetch(`${baseUrl(options)}/api/v1/admin${path}`, {
+  const answer = await send(fetch, {
     method,
+    url: `${baseUrl(options)}/api/v1/admin${path}`,
     headers: { 'Content-Type': contentType, Authorization: `Bearer ${adminToken(options)}` },
     body: body === undefined ? undefined : typeof body === 'string' && contentType !== 'application/json' ? body : JSON.stringify(body),
+    read,
   });
+  return dataOrExit<any>(answer, baseUrl(options));
 }
 
-/** Calls the admin API; HTTP errors become thrown errors with the API's own message. `contentType` other than JSON sends `body` as it is (a CSV file). */
+/** Calls the admin API; an error exits with the API's own message and the code its status means. `contentType` other than JSON sends `body` as it is (a CSV file). */
 export async function adminCall<T = any>(command: Command, method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
-  const response = await adminFetch(command, method, path, body, contentType);
-  const payload = (await response.json().catch(() => null)) as { data?: T; error?: { message?: string } } | null;
-  if (!response.ok) throw new Error(`${response.status}: ${payload?.error?.message ?? response.statusText}`);
-  return payload?.data as T;
+  return (await adminSend(command, method, path, body, contentType)) as T;
 }
 
 export const printJson = (value: unknown): void => {
@@ -44,8 +48,5 @@ export const printJson = (value: unknown): void => {
 
 /** An admin API answer that is not JSON (a CSV export), as text. */
 export async function adminText(command: Command, path: string): Promise<string> {
-  const response = await adminFetch(command, 'GET', path);
-  if (response.ok) return response.text();
-  const payload = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
-  throw new Error(`${response.status}: ${payload?.error?.message ?? response.statusText}`);
+  return (await adminSend(command, 'GET', path, undefined, 'application/json', 'text')) as string;
 }

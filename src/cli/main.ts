@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 // The `affix` command: run the service, migrate, and manage programs through the admin API.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { loadConfig } from '../platform/config.js';
 import { walkthrough } from '../app/demo.js';
@@ -28,7 +30,17 @@ async function runService(roles: Roles): Promise<void> {
   if (api) lines.push(`Affix API listening on ${api.url} (public URL ${config.publicUrl})`, `Dashboard: ${api.url}/dashboard`);
   if (roles.worker) lines.push(`Affix workers running (${config.worker.concurrency} for Stripe events)`);
   if (service.embedded) lines.push(`Embedded PostgreSQL data in ${config.dataDir}/ (admin token in ${config.dataDir}/admin-token)`);
-  if (demo && api) lines.push(walkthrough(api.url, demo));
+  if (demo && api) {
+    // The demo's key and password are printed on the first start only; later starts name the file.
+    const saved = join(config.dataDir, 'demo.txt');
+    if (demo.created) {
+      const text = walkthrough(api.url, demo);
+      await writeFile(saved, `${text}\n`, { mode: 0o600 });
+      lines.push(text);
+    } else {
+      lines.push(`Demo program ${demo.programId}: its API key, sign-in and curl walk-through are in ${saved} (printed on the first start only)`);
+    }
+  }
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

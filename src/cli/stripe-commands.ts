@@ -36,8 +36,11 @@ function eventLine(event: any): string {
   const step = event.attribution_step ? ` step=${event.attribution_step}` : '';
   const sale = event.sale_id ? ` sale=${event.sale_id}` : '';
   const reason = event.reason ? `  ${event.reason}` : '';
-  return `${String(event.id).padStart(6)}  ${event.status.padEnd(9)} ${event.type.padEnd(40)}${step}${sale}${reason}`;
+  return `${String(event.id).padStart(6)}  ${String(event.program_id ?? '-').padStart(7)}  ${event.status.padEnd(9)} ${event.type.padEnd(40)}${step}${sale}${reason}`;
 }
+
+/** The list's header: events of several programs are told apart by their program column. */
+const EVENT_HEADER = `${'event'.padStart(6)}  ${'program'.padStart(7)}  ${'status'.padEnd(9)} type`;
 
 function commissionText(event: any): string {
   if (!event.sale_id) return '-';
@@ -60,7 +63,7 @@ export function registerStripeCommands(program: Command): void {
       const rows = await adminCall<any[]>(this, 'GET', `/webhook-events?${query}`);
       if (this.optsWithGlobals<ServiceOptions>().json) return printJson(rows);
       if (rows.length === 0) return void process.stdout.write('No events.\n');
-      process.stdout.write(`${rows.map(eventLine).join('\n')}\n`);
+      process.stdout.write(`${[EVENT_HEADER, ...rows.map(eventLine)].join('\n')}\n`);
     });
 
   serviceOptions(events.command('show <id>'))

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import pg from 'pg';
@@ -53,6 +54,15 @@ async function stopLeftoverServer(databaseDir: string, notice: (message: string)
   for (let waited = 0; waited < 30_000 && isRunning(pid); waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
   if (isRunning(pid)) throw new Error(`The embedded PostgreSQL a previous run left running (pid ${pid}, data in ${databaseDir}) did not stop; stop it and start again`);
   notice(`stopped the embedded PostgreSQL a previous run left running (pid ${pid}, data in ${databaseDir})`);
+}
+
+/** Whether something already listens on the port on this machine (PostgreSQL listens on localhost). */
+function portTaken(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'EADDRINUSE'));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(false)));
+  });
 }
 
 async function readOrCreatePassword(file: string): Promise<string> {
@@ -128,6 +138,9 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   });
   if (!existsSync(join(databaseDir, 'PG_VERSION'))) await server.initialise();
   await stopLeftoverServer(databaseDir, options.onNotice ?? (() => undefined));
+  if (await portTaken(options.port)) {
+    throw new Error(`Port ${options.port}, where the embedded PostgreSQL listens, is taken by another program: set AFFIX_EMBEDDED_PG_PORT to a free port (or DATABASE_URL to a PostgreSQL of your own)`);
+  }
   // The package rejects with nothing at all when PostgreSQL does not come up: say what to look at.
   await server.start().catch((error: unknown) => {
     throw new Error(

@@ -1,5 +1,6 @@
 // `@affix/sdk/server`: the brand's backend client. Every method returns AffixResponse<T>;
 // HTTP errors never reject. Invalid inputs throw synchronously (spec §4.9).
+import { send } from './http.js';
 import type { AffixResponse } from './types.js';
 
 export type { AffixResponse } from './types.js';
@@ -12,6 +13,8 @@ export interface AffixOptions {
   fetch?: typeof fetch;
   /** Retries of 429 and retry-safe 5xx answers (default 2). */
   maxRetries?: number;
+  /** How to wait before a retry (tests inject one; default: a timer). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export interface TrackClickInput {
@@ -73,13 +76,13 @@ const DEFAULT_API_URL = 'http://localhost:3000';
 const NOT_RETRY_SAFE = 'Failed to create commission';
 
 const compact = (body: Record<string, unknown>) => Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class Affix {
   private readonly apiKey: string;
   private readonly apiUrl: string;
   private readonly fetchImpl: typeof fetch;
   private readonly maxRetries: number;
+  private readonly sleep?: (ms: number) => Promise<void>;
 
   constructor(options: AffixOptions) {
     if (!options || typeof options.apiKey !== 'string' || options.apiKey.trim() === '') throw new TypeError('Affix: apiKey is required');
@@ -89,6 +92,7 @@ export class Affix {
     this.apiUrl = (options.apiUrl ?? DEFAULT_API_URL).replace(/\/+$/, '');
     this.fetchImpl = fetchImpl;
     this.maxRetries = options.maxRetries ?? 2;
+    this.sleep = options.sleep;
   }
 
   trackClick(input: TrackClickInput = {}): Promise<AffixResponse<ClickResult>> {
@@ -152,24 +156,23 @@ export class Affix {
   }
 
   private async send<T>(path: string, body: Record<string, unknown>, withKey = true): Promise<AffixResponse<T>> {
-    for (let attempt = 0; ; attempt++) {
-      let response: Response;
-      try {
-        response = await this.fetchImpl(`${this.apiUrl}${path}`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json', ...(withKey ? { Authorization: `Bearer ${this.apiKey}` } : {}) },
-          body: JSON.stringify(body),
-        });
-      } catch (error) {
-        return { ok: false, status: 0, data: null, error: error instanceof Error ? error.message : String(error) };
-      }
-      const payload = (await response.json().catch(() => null)) as any;
-      if (response.ok) return { ok: true, status: response.status, data: payload as T };
-      const error = typeof payload?.error === 'string' ? payload.error : (payload?.error?.message ?? response.statusText ?? `HTTP ${response.status}`);
-      const retryable = response.status === 429 || (response.status >= 500 && error !== NOT_RETRY_SAFE);
-      if (!retryable || attempt >= this.maxRetries) return { ok: false, status: response.status, data: null, error };
-      const retryAfter = Number(response.headers.get('retry-after'));
-      await sleep(Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter, 60) * 1000 : 250 * 2 ** attempt);
-    }
+    const answer = await send(
+      this.fetchImpl,
+      {
+        method: 'POST',
+        url: `${this.apiUrl}${path}`,
+        headers: { 'Content-Type': 'application/json', ...(withKey ? { Authorization: `Bearer ${this.apiKey}` } : {}) },
+        body: JSON.stringify(body),
+      },
+      {
+        retries: this.maxRetries,
+        // 429 and 5xx, except the one 500 after which the sale is stored; never a network failure.
+        retryable: (failed) => failed.status === 429 || (failed.status >= 500 && failed.error !== NOT_RETRY_SAFE),
+        maxWaitSeconds: 60,
+        sleep: this.sleep,
+      },
+    );
+    if (answer.ok) return { ok: true, status: answer.status, data: answer.payload as T };
+    return { ok: false, status: answer.status, data: null, error: answer.error ?? `HTTP ${answer.status}` };
   }
 }

@@ -1,5 +1,6 @@
-// HTTP client of the CLI API. Every request sends Content-Type: application/json, even a GET
-// or a bodiless POST (existing servers expect it). Errors read error.code, then error.message.
+// HTTP client of the CLI API, on the SDK's one client (@affix/sdk/http). Every request sends
+// Content-Type: application/json, even a GET or a bodiless POST (existing servers expect it).
+import { type HttpAnswer, describeAnswer, send } from '@affix/sdk/http';
 import { CliError, EXIT, exitCodeForStatus } from './exit-codes.js';
 
 export interface ApiCall {
@@ -10,43 +11,39 @@ export interface ApiCall {
 }
 
 const MAX_WAIT_SECONDS = 60;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export function errorText(payload: any, status: number, statusText: string): string {
-  const error = payload?.error;
-  if (typeof error === 'string') return error;
-  const message = error?.message ?? statusText ?? `HTTP ${status}`;
-  return error?.code ? `${message} (${error.code})` : message;
+/** The answer as the CLI ends on it: data, or a CliError with the exit code its status means. */
+export function dataOrExit<T>(answer: HttpAnswer, apiUrl: string): T {
+  if (answer.status === 0) throw new CliError(`${answer.error}: is Affix running at ${apiUrl}? Pass --api-url or set AFFIX_API_URL.`, EXIT.failure);
+  if (!answer.ok) throw new CliError(describeAnswer(answer), exitCodeForStatus(answer.status));
+  return (answer.payload?.data ?? answer.payload) as T;
 }
 
 export class CliApi {
-  constructor(readonly baseUrl: string) {}
+  constructor(
+    readonly baseUrl: string,
+    private readonly sleep?: (ms: number) => Promise<void>,
+  ) {}
 
-  async request<T = any>(call: ApiCall, waitedOnce = false): Promise<T> {
-    let response: Response;
-    try {
-      response = await fetch(`${this.baseUrl.replace(/\/+$/, '')}${call.path}`, {
+  async request<T = any>(call: ApiCall): Promise<T> {
+    const answer = await send(
+      fetch,
+      {
         method: call.method,
-        headers: {
-          'Content-Type': 'application/json',
-          Accept: 'application/json',
-          ...(call.bearer ? { Authorization: `Bearer ${call.bearer}` } : {}),
-        },
+        url: `${this.baseUrl.replace(/\/+$/, '')}${call.path}`,
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...(call.bearer ? { Authorization: `Bearer ${call.bearer}` } : {}) },
         body: call.body === undefined ? (call.method === 'POST' ? '' : undefined) : JSON.stringify(call.body),
-      });
-    } catch (error) {
-      throw new CliError(`Cannot reach Affix at ${this.baseUrl}: ${(error as Error).message}`, EXIT.failure);
-    }
-    const payload = (await response.json().catch(() => null)) as any;
-    if (response.status === 429 && !waitedOnce) {
-      const seconds = Number(response.headers.get('retry-after') ?? payload?.error?.retry_after_seconds ?? 1);
-      if (seconds <= MAX_WAIT_SECONDS) {
-        process.stderr.write(`Rate limited; retrying in ${seconds} s...\n`);
-        await sleep(seconds * 1000);
-        return this.request<T>(call, true);
-      }
-    }
-    if (!response.ok) throw new CliError(errorText(payload, response.status, response.statusText), exitCodeForStatus(response.status));
-    return (payload?.data ?? payload) as T;
+      },
+      {
+        // A 429 is waited out once (Retry-After, up to a minute); everything else is the answer.
+        retries: 1,
+        retryable: (answer) => answer.status === 429,
+        maxWaitSeconds: MAX_WAIT_SECONDS,
+        backoffMs: () => 1000,
+        onRetry: (_answer, waitMs) => process.stderr.write(`Rate limited; retrying in ${waitMs / 1000} s...\n`),
+        sleep: this.sleep,
+      },
+    );
+    return dataOrExit<T>(answer, this.baseUrl);
   }
 }

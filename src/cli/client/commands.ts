@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline/promises';
 import { Argument, type Command, Option } from 'commander';
 import { positiveInt, positiveNumber } from '../arguments.js';
+import { defaultApiUrl } from '../http-client.js';
 import { CliApi } from './api.js';
 import { type Credentials, readCredentials, removeCredentials, requireCredentials, saveCredentials } from './credentials.js';
 import { CliError, EXIT } from './exit-codes.js';
@@ -26,7 +27,7 @@ function withClientFlags(command: Command): Command {
 
 async function apiFor(flags: GlobalFlags): Promise<CliApi> {
   const saved = await readCredentials();
-  return new CliApi(flags.apiUrl || process.env.AFFIX_API_URL || saved?.api_url || 'http://localhost:3000');
+  return new CliApi(flags.apiUrl || process.env.AFFIX_API_URL || saved?.api_url || defaultApiUrl());
 }
 
 async function programKey(): Promise<string> {
