@@ -114,7 +114,7 @@ describe('mail of each kind, once per change', () => {
     expect(subjects(finance)).toEqual(subjects(manager));
     expect(subjects(adminMember)).toEqual([]);
     const paid = to(email).find((m) => m.subject.includes('payout'))!;
-    expect(paid.subject).toBe('Pay Shop: payout of 10.00 USD sent');
+    expect(paid.subject).toBe('Pay Shop: payout of $10.00 sent');
     expect(paid.text).toContain('Reference: PAYPAL-7731');
   });
 
@@ -151,7 +151,7 @@ describe('the daily digest and unsubscribing', () => {
     await outboxSent(db.pool);
     const digests = to(email).filter((m) => m.subject.includes('earned'));
     expect(digests.map((m) => m.subject)).toEqual([`Digest Shop: 3 commissions earned on ${new Date().toISOString().slice(0, 10)}`]);
-    expect(digests[0]!.text).toContain('- 3 commissions: 6.00 USD');
+    expect(digests[0]!.text).toContain('- 3 commissions: $6.00');
 
     // One-click, as a mail client does it: POST to the List-Unsubscribe URL.
     const url = /^<(.+)>$/.exec(digests[0]!.headers['list-unsubscribe']!)![1]!.replace(PUBLIC_URL, api.url);
@@ -170,7 +170,7 @@ describe('the daily digest and unsubscribing', () => {
     await outboxSent(db.pool);
     expect(to(email).filter((m) => m.subject.includes('earned'))).toHaveLength(1);
     expect((await db.pool.query("SELECT skipped FROM mail_outbox WHERE to_email = $1 AND kind = 'commission_digest' ORDER BY id", [email])).rows.map((r) => r.skipped)).toEqual([null, 'unsubscribed']);
-    expect(to(email).some((m: ReceivedMail) => m.subject === 'Digest Shop: payout of 10.00 USD sent')).toBe(true);
+    expect(to(email).some((m: ReceivedMail) => m.subject === 'Digest Shop: payout of $10.00 sent')).toBe(true);
 
     const expired = unsubscribeToken(SECRET, email, 'payout_sent', new Date(api.clock.now.getTime() - 1000));
     const refused = await fetch(`${api.url}/mail/unsubscribe?token=${expired}`, { method: 'POST', body: 'List-Unsubscribe=One-Click', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });

@@ -115,7 +115,7 @@ describe('partner portal', () => {
     expect(signedIn.text).toContain('Beta Shop');
     expect(signedIn.text).toContain('https://shop.example.com/?aff=ana-alpha');
     expect(signedIn.text).toContain('1 clicks · 1 signups · 1 sales');
-    expect(signedIn.text).toContain('20.00 USD'); // Ana's one commission, in hold
+    expect(signedIn.text).toContain('$20.00'); // Ana's one commission, in hold
     // Never another partner's links or numbers, never a customer's email.
     expect(signedIn.text).not.toContain('bob-alpha');
     expect(signedIn.text).not.toContain('2 sales');

@@ -113,3 +113,14 @@ describe('parseMajorUnits: amounts typed in the currency\'s own units', () => {
     expect(parseMajorUnits('1.5', 'VND')).toBeNull();
   });
 });
+
+describe('formatMoney', () => {
+  it('reads like money in each currency: symbol, separators, no decimals for VND, exact at any size', async () => {
+    const { formatMoney } = await import('./money.js');
+    expect(formatMoney(123456, 'USD')).toBe('$1,234.56');
+    expect(formatMoney('-150', 'EUR')).toBe('-€1.50');
+    expect(formatMoney(250000, 'VND')).toBe('₫250,000');
+    expect(formatMoney('100000000000000001', 'USD')).toBe('$1,000,000,000,000,000.01');
+    expect(formatMoney(0, 'USD')).toBe('$0.00');
+  });
+});

@@ -143,9 +143,22 @@ export function majorUnits(cents: string | number, currency: Currency): string {
   return `${sign}${abs / unit}.${(abs % unit).toString().padStart(digits, '0')}`;
 }
 
-/** Cents as people read them: "1234.50 USD", "250000 VND"; exact for any size (decimal string in). */
+const MONEY_FORMATS = new Map<Currency, Intl.NumberFormat>();
+
+/**
+ * Cents as people read them, through Intl.NumberFormat: "$1,234.50", "€12.00", "₫250,000" (no
+ * decimals where the currency has none). Exact for any size: the decimal string goes in, never a
+ * float.
+ */
 export function formatMoney(cents: string | number, currency: Currency): string {
-  return `${majorUnits(cents, currency)} ${currency}`;
+  let format = MONEY_FORMATS.get(currency);
+  if (!format) {
+    const digits = MINOR_UNIT_DIGITS[currency];
+    format = new Intl.NumberFormat('en-US', { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits });
+    MONEY_FORMATS.set(currency, format);
+  }
+  // The string form keeps every digit (Intl.NumberFormat v3 reads decimal strings exactly).
+  return format.format(majorUnits(cents, currency) as unknown as number);
 }
 
 /**

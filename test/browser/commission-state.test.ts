@@ -69,10 +69,10 @@ describe.skipIf(!hasChromium)('one commission state on every surface', () => {
     await page.goto(`${base}/payouts?stage=pending`);
     expect(await seen('#commissions')).toContain('None.');
     await page.goto(`${base}/payouts?stage=paid`);
-    expect(await seen('#commissions tbody')).toContain(`${a} Ana 10.00 USD`);
+    expect(await seen('#commissions tbody')).toContain(`${a} Ana $10.00`);
     await shot('commission-state-payouts-paid');
     await page.goto(`${base}/payouts?stage=rejected`);
-    expect(await seen('#commissions tbody')).toContain(`${b} Ana 0.00 USD`);
+    expect(await seen('#commissions tbody')).toContain(`${b} Ana $0.00`);
 
     // Minimums are typed in each currency's own units; a wrong one is refused beside its field, and nothing is saved.
     await page.getByLabel('Minimum payout in USD (like 50.00; empty for none)').fill('ten dollars');
@@ -84,14 +84,14 @@ describe.skipIf(!hasChromium)('one commission state on every surface', () => {
 
     // Overview: 10.00 earned and paid, nothing awaiting approval (B earns nothing).
     await page.goto(base);
-    expect(await seen('#kpis tbody')).toBe('USD 2 80.00 USD 10.00 USD 0.00 USD 0.00 USD 10.00 USD');
+    expect(await seen('#kpis tbody')).toBe('USD 2 $80.00 $10.00 $0.00 $0.00 $10.00');
     await shot('commission-state-overview');
 
     // Activity and its CSV: the same states.
     await page.goto(`${base}/activity`);
     const activity = await seen('#activity tbody');
-    expect(activity).toMatch(/state_a: 50\.00 USD \w+ 10\.00 USD \(paid\)/);
-    expect(activity).toMatch(/state_b: 30\.00 USD \w+ 0\.00 USD \(rejected\)/);
+    expect(activity).toMatch(/state_a: \$50\.00 \w+ \$10\.00 \(paid\)/);
+    expect(activity).toMatch(/state_b: \$30\.00 \w+ \$0\.00 \(rejected\)/);
     const csv = await (await page.request.get(`${await page.getByRole('link', { name: 'Download as CSV' }).getAttribute('href').then((href) => `${api.url}${href}`)}`)).text();
     const rows = csv.trim().split('\r\n').map((line) => line.split(','));
     const column = rows[0]!.indexOf('commission_state');
@@ -102,7 +102,7 @@ describe.skipIf(!hasChromium)('one commission state on every surface', () => {
 
     // Partners: Ana's commission total counts the paid one only.
     await page.goto(`${base}/partners`);
-    expect(await seen('#partners li.card')).toContain('Ana Approved ana@partner.example Clicks 2 Leads 1 Sales 2 Revenue 80.00 USD Commission 10.00 USD');
+    expect(await seen('#partners li.card')).toContain('Ana Approved ana@partner.example Clicks 2 Leads 1 Sales 2 Revenue $80.00 Commission $10.00');
 
     // The assistant's explain_sale reads the same state.
     const reads = { pool: api.pool, store: new PgStore(api.pool), now: () => new Date() };
@@ -116,8 +116,8 @@ describe.skipIf(!hasChromium)('one commission state on every surface', () => {
     await submit('Sign in');
     const portal = await seen(`#program-${ana.id}`);
     expect(portal).toContain('Your commission: 20% of the first paid sale, for each customer you refer.');
-    expect(portal).toContain('paid 1 10.00 USD');
-    expect(portal).toContain('rejected 1 0.00 USD');
+    expect(portal).toContain('paid 1 $10.00');
+    expect(portal).toContain('rejected 1 $0.00');
     expect(portal).not.toContain('awaiting approval');
     await shot('commission-state-portal');
   });

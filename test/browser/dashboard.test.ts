@@ -182,10 +182,10 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     await expect.poll(() => textOf(page.locator('#activity tbody tr').first())).toContain('none: not first sale');
     // Money per currency, per partner, and the activity as CSV.
     await page.goto(`${api.url}/dashboard/programs/${programId}`);
-    expect(await page.locator('#kpis tbody td').allTextContents()).toEqual(['USD', '2', '98.00 USD', '9.80 USD', '9.80 USD', '0.00 USD', '0.00 USD']);
+    expect(await page.locator('#kpis tbody td').allTextContents()).toEqual(['USD', '2', '$98.00', '$9.80', '$9.80', '$0.00', '$0.00']);
     await page.goto(`${api.url}/dashboard/programs/${programId}/partners`);
     const alice = page.locator('#partners li.card', { hasText: 'Alice' });
-    expect(await alice.locator('dl.numbers dd').allTextContents()).toEqual(['3', '1', '2', '98.00 USD', '9.80 USD']);
+    expect(await alice.locator('dl.numbers dd').allTextContents()).toEqual(['3', '1', '2', '$98.00', '$9.80']);
     expect(await textOf(alice.locator('p.muted'))).toBe('no email');
     const csv = await page.request.get(`${api.url}/dashboard/programs/${programId}/activity.csv`);
     expect(csv.headers()['content-type']).toContain('text/csv');
@@ -285,7 +285,7 @@ describe.skipIf(!hasChromium)('dashboard', () => {
         await expect.poll(() => textOf(page.getByRole('status'))).toBe('Commission approved.');
       }
       const owed = pending.reduce((sum: number, c: { net: number }) => sum + Number(c.net), 0);
-      expect(await textOf(page.locator('#owed tbody tr').first())).toContain(`${(owed / 100).toFixed(2)} USD`);
+      expect(await textOf(page.locator('#owed tbody tr').first())).toContain(`$${(owed / 100).toFixed(2)}`);
 
       await submit('Run payout');
       await expect.poll(() => textOf(page.getByRole('status'))).toBe('Payout batch created: export it, pay, then mark each payout paid.');
@@ -306,7 +306,7 @@ describe.skipIf(!hasChromium)('dashboard', () => {
       await submit(`Mark payout ${payout.id} paid`);
       await expect.poll(() => textOf(page.getByRole('status'))).toBe('Payout marked paid.');
       expect(await textOf(page.locator('#open-payouts'))).toContain('No payout waits to be paid.');
-      expect(await textOf(page.locator('#owed tbody tr').first())).toContain(`${(owed / 100).toFixed(2)} USD`); // now under Paid
+      expect(await textOf(page.locator('#owed tbody tr').first())).toContain(`$${(owed / 100).toFixed(2)}`); // now under Paid
 
       // The brand's endpoint heard each approval and the payment, each verified with its secret.
       await expect.poll(() => received.map((r) => JSON.parse(r.body).type).filter((t) => t === 'payout.paid').length, { timeout: 15_000 }).toBe(1);

@@ -29,7 +29,7 @@ describe.skipIf(!hasChromium)('partner portal', () => {
     await page.goto(smtp.lastLink('ana@partner.example')!.replace(/^https?:\/\/[^/]+/, api.url));
     await submit('Sign in');
     expect(new URL(page.url()).pathname).toBe('/portal');
-    expect(await textOf('#balances')).toContain('25.00 USD'); // 20 % of 125.00, in hold
+    expect(await textOf('#balances')).toContain('$25.00'); // 20 % of 125.00, in hold
     expect(await textOf(`#program-${partner}`)).toContain('1 clicks · 0 signups · 1 sales');
 
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: api.url });
