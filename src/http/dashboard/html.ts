@@ -9,7 +9,7 @@ export class Html {
   }
 }
 
-type Part = Html | string | number | boolean | null | undefined | Part[];
+export type Part = Html | string | number | boolean | null | undefined | Part[];
 
 const render = (part: Part): string => {
   if (part === null || part === undefined || part === false) return '';
@@ -45,10 +45,17 @@ form.filter{display:flex;flex-wrap:wrap;gap:0 1rem;align-items:flex-end}form.fil
 td.reason{min-width:14rem;max-width:32rem;white-space:normal}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;max-width:32rem;font-size:.8rem}
 label.check{display:flex;gap:.5rem;align-items:center;font-weight:400}label.check input{min-width:0;width:auto}fieldset{border:0;padding:0;margin:.6rem 0 0}
-/* Narrow screens: the page never scrolls sideways; wide tables scroll inside themselves. */
-body{overflow-wrap:anywhere}table{display:block;overflow-x:auto;max-width:100%}th,td{overflow-wrap:normal}
+/* The page never scrolls sideways: long words wrap; on narrow screens each table row is a card. */
+body{overflow-wrap:anywhere}th,td{overflow-wrap:anywhere}
 input,select{max-width:100%;box-sizing:border-box}header{flex-wrap:wrap}nav.tabs{display:flex;flex-wrap:wrap;gap:.25rem 1rem}
-@media (max-width:40rem){main{padding:.75rem}input,select{min-width:0;width:100%}section{padding:.75rem}th,td{white-space:nowrap}}
+@media (max-width:40rem){main{padding:.75rem}input,select{min-width:0;width:100%}section{padding:.75rem}
+table.cards,table.cards tbody,table.cards tr,table.cards td{display:block;width:auto}
+table.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+table.cards tr{border:1px solid #ccd;border-radius:8px;padding:.4rem .7rem;margin-bottom:.6rem;background:#fff}
+table.cards td{border:0;padding:.15rem 0}
+table.cards td::before{content:attr(data-label);display:block;font-size:.8rem;font-weight:600;color:#555}
+table.cards td[data-label=""]::before{content:none}}
+input[type=checkbox],input[type=radio]{width:auto;min-width:0}
 /* A keyboard user skips the header; the header's quiet text stays readable on its dark background. */
 a.skip{position:absolute;left:-999px;top:.5rem}a.skip:focus{left:.5rem;z-index:10;background:#fff;color:#1b1b1f;padding:.4rem .8rem}
 header .muted{color:#d9d9f2}

@@ -5,6 +5,7 @@ import { COMMISSION_STATES, COMMISSION_STATE_WORDS, type PayoutMinimums } from '
 import { formatMoney, majorUnits } from '../../core/money.js';
 import { SUPPORTED_CURRENCIES } from '../../core/types.js';
 import { type Html, field, html, raw } from './html.js';
+import { dataTable } from './table.js';
 
 type Of<S extends SectionData['section']> = Extract<SectionData, { section: S }>;
 
@@ -43,24 +44,26 @@ export function payoutsSection(view: MoneyView, data: Of<'payouts'>): Html {
   const batches = [...new Set(data.payouts.filter((p) => p.status !== 'canceled').map((p) => p.batchId))].slice(0, 10);
   const settings = data.payoutSettings;
   return html`<section id="owed"><h2>Owed to partners</h2>
-${data.balances.length === 0 ? html`<p>No commissions yet.</p>` : html`<table><thead><tr><th>Partner</th><th>Currency</th><th>Awaiting approval (and held)</th><th>Owed (approved)</th><th>In open payouts</th><th>Paid</th><th>Paid by</th></tr></thead><tbody>
-${data.balances.map((b) => html`<tr><td>${b.partnerName}</td><td>${b.currency}</td><td>${money(b.pendingCents, b.currency)}</td><td><strong>${money(b.approvedCents, b.currency)}</strong></td><td>${money(b.inPayoutCents, b.currency)}</td><td>${money(b.paidCents, b.currency)}</td><td>${!view.people ? html`<span class="muted">hidden for your role</span>` : b.payoutMethod ? `${b.payoutMethod}: ${b.payoutReference}` : html`<span class="muted">not set</span>`}</td></tr>`)}
-</tbody></table>`}
+${data.balances.length === 0 ? html`<p>No commissions yet.</p>` : dataTable(
+  ['Partner', 'Currency', 'Awaiting approval (and held)', 'Owed (approved)', 'In open payouts', 'Paid', 'Paid by'],
+  data.balances.map((b) => [b.partnerName, b.currency, money(b.pendingCents, b.currency), html`<strong>${money(b.approvedCents, b.currency)}</strong>`, money(b.inPayoutCents, b.currency), money(b.paidCents, b.currency),
+    !view.people ? html`<span class="muted">hidden for your role</span>` : b.payoutMethod ? `${b.payoutMethod}: ${b.payoutReference}` : html`<span class="muted">not set</span>`]),
+)}
 <form method="post" action="${base}/payouts/run">${fe.payout_run ? html`<p class="error" role="alert">${fe.payout_run}</p>` : ''}<div><button type="submit">Run payout</button></div>
 <p class="muted">Pays every partner's approved balance per currency at or above that currency's minimum (${minimumsInWords(settings.payoutMinimumsCents)}), net of clawbacks.</p></form></section>
 <section id="open-payouts"><h2>Open payouts</h2>
-${open.length === 0 ? html`<p>No payout waits to be paid.</p>` : html`<table><thead><tr><th>Payout</th><th>Partner</th><th>Amount</th><th>Pay to</th><th>Mark paid</th><th></th></tr></thead><tbody>
-${open.map((p) => html`<tr><td>${p.id} (batch ${p.batchId})</td><td>${p.partnerName}</td><td>${money(p.amountCents, p.currency)}</td><td>${!view.people ? 'hidden for your role' : p.payoutMethod ? `${p.payoutMethod}: ${p.payoutReference}` : (p.partnerEmail ?? '')}</td>
-<td>${p.status === 'processing' ? html`<p>A Stripe transfer is under way: pay it through Stripe again to finish (the same transfer, never a second one).</p>` : html`<form method="post" action="${base}/payouts/${p.id}/paid" class="inline">${field(`reference_${p.id}`, `Payment reference for payout ${p.id}`, '', fe)}<button type="submit">Mark payout ${p.id} paid</button></form>`}</td>
-<td>${p.payoutMethod === 'stripe' ? html`<form method="post" action="${base}/payouts/${p.id}/stripe-transfer" class="inline"><button type="submit">Pay payout ${p.id} through Stripe</button></form>` : ''}
-${p.status === 'processing' ? '' : html`<form method="post" action="${base}/payouts/${p.id}/cancel" class="inline"><button type="submit">Cancel payout ${p.id}</button></form>`}</td></tr>`)}
-</tbody></table>`}
+${open.length === 0 ? html`<p>No payout waits to be paid.</p>` : dataTable(
+  ['Payout', 'Partner', 'Amount', 'Pay to', 'Mark paid', ''],
+  open.map((p) => [`${p.id} (batch ${p.batchId})`, p.partnerName, money(p.amountCents, p.currency), !view.people ? 'hidden for your role' : p.payoutMethod ? `${p.payoutMethod}: ${p.payoutReference}` : (p.partnerEmail ?? ''),
+    p.status === 'processing' ? html`<p>A Stripe transfer is under way: pay it through Stripe again to finish (the same transfer, never a second one).</p>` : html`<form method="post" action="${base}/payouts/${p.id}/paid" class="inline">${field(`reference_${p.id}`, `Payment reference for payout ${p.id}`, '', fe)}<button type="submit">Mark payout ${p.id} paid</button></form>`,
+    html`${p.payoutMethod === 'stripe' ? html`<form method="post" action="${base}/payouts/${p.id}/stripe-transfer" class="inline"><button type="submit">Pay payout ${p.id} through Stripe</button></form>` : ''}
+${p.status === 'processing' ? '' : html`<form method="post" action="${base}/payouts/${p.id}/cancel" class="inline"><button type="submit">Cancel payout ${p.id}</button></form>`}`]),
+)}
 ${batches.length ? html`<h3>Exports</h3><ul>${batches.map((b) => html`<li>Batch ${b}: <a href="${base}/payouts/batches/${b}/export.csv?format=generic">CSV</a> · <a href="${base}/payouts/batches/${b}/export.csv?format=paypal">PayPal Payouts</a> · <a href="${base}/payouts/batches/${b}/export.csv?format=wise">Wise batch</a></li>`)}</ul>` : ''}
 </section>
 <section id="commissions"><h2>Commissions: ${sentence(COMMISSION_STATE_WORDS[data.stage])}</h2>
 <nav class="tabs" aria-label="Commission states">${COMMISSION_STATES.filter((s) => s !== 'moved').map((s) => html`<a href="${base}/payouts?stage=${s}" ${s === data.stage ? raw('aria-current="page"') : ''}>${sentence(COMMISSION_STATE_WORDS[s])}</a>`)}</nav>
-${data.commissions.length === 0 ? html`<p>None.</p>` : html`<table><thead><tr><th>Commission</th><th>Partner</th><th>Amount</th><th>Sale</th><th>Created</th><th></th></tr></thead><tbody>
-${data.commissions.map((c) => {
+${data.commissions.length === 0 ? html`<p>None.</p>` : html`${dataTable(['Commission', 'Partner', 'Amount', 'Sale', 'Created', ''], data.commissions.map((c) => {
   const net = c.earnedCents;
   const review = (verb: string, label: string) =>
     html`<form method="post" action="${base}/commissions/${c.id}/${verb}?stage=${data.stage}" class="inline">${field(`${verb}_reason_${c.id}`, `Reason to ${label.toLowerCase()} ${c.id}`, '', fe)}<button type="submit">${label} ${c.id}</button></form>`;
@@ -73,8 +76,8 @@ ${data.commissions.map((c) => {
         ? html`<form method="post" action="${base}/commissions/${c.id}/unapprove?stage=${data.stage}" class="inline">${field(`unapprove_reason_${c.id}`, `Reason to take back ${c.id}`, '', fe)}<button type="submit">Take back ${c.id}</button></form>`
         : html`<span class="muted">${c.state === 'in_payout' ? `in payout ${c.payoutId}` : COMMISSION_STATE_WORDS[c.state]}</span>`;
   const pick = c.state === 'pending' || c.stage === 'held' ? html`<input type="checkbox" name="commission_ids" value="${c.id}" form="bulk-commissions" aria-label="Select commission ${c.id}"> ` : '';
-  return html`<tr><td>${pick}${c.id}</td><td>${c.partnerName ?? ''}</td><td>${money(net, c.currency)}${c.deductedCents ? html` <span class="muted">(of ${money(c.amountCents, c.currency)})</span>` : ''}</td><td><code>${c.transactionId}</code>${c.test ? ' (test)' : ''}</td><td>${when(c.createdAt)} UTC</td><td>${action}</td></tr>`;
-})}</tbody></table>
+  return [html`${pick}${c.id}`, c.partnerName ?? '', html`${money(net, c.currency)}${c.deductedCents ? html` <span class="muted">(of ${money(c.amountCents, c.currency)})</span>` : ''}`, html`<code>${c.transactionId}</code>${c.test ? ' (test)' : ''}`, `${when(c.createdAt)} UTC`, action];
+}))}
 ${data.stage === 'pending' || data.stage === 'held' ? html`<form id="bulk-commissions" method="post" action="${base}/commissions/bulk" novalidate><fieldset class="bulk"><legend>With the selected commissions</legend>
 <input type="hidden" name="stage" value="${data.stage}">
 <label for="bulk_action">Action</label><select id="bulk_action" name="bulk_action">${(data.stage === 'held' ? ['release', 'reject'] : ['approve']).map((a) => html`<option value="${a}">${sentence(a)}</option>`)}</select>
@@ -103,10 +106,12 @@ ${e.enabled ? '' : html`<p class="error" role="alert">Turned off${e.disabledAt ?
 <p>${e.eventTypes.join(', ')} · ${e.delivered} delivered, ${e.pending} pending, ${e.failed} failed</p>
 <form method="post" action="${base}/webhooks/${e.id}/toggle" class="inline"><input type="hidden" name="enabled" value="${e.enabled ? 'false' : 'true'}"><button type="submit">Turn ${e.enabled ? 'off' : 'on'} endpoint ${e.id}</button></form>
 <form method="post" action="${base}/webhooks/${e.id}/rotate" class="inline"><button type="submit">Rotate secret of endpoint ${e.id}</button></form>
-${deliveries.length === 0 ? '' : html`<table><thead><tr><th>Event</th><th>Status</th><th>Attempts</th><th>Last answer</th><th></th></tr></thead><tbody>
-${deliveries.map((d) => html`<tr><td>${d.type}<br><code>${d.messageId}</code><details><summary>Request body</summary><pre>${outboundBody(d, d.messageCreatedAt)}</pre></details></td><td>${d.status}${d.nextAttemptAt && d.status === 'pending' ? ` (next ${when(d.nextAttemptAt)})` : ''}</td><td>${d.attempts}</td><td>${d.lastStatusCode ?? ''} ${d.lastExcerpt ?? ''}${d.lastDurationMs !== null ? ` · ${d.lastDurationMs} ms` : ''}</td>
-<td><form method="post" action="${base}/webhooks/deliveries/${d.deliveryId}/replay" class="inline"><button type="submit">Replay ${d.deliveryId}</button></form></td></tr>`)}
-</tbody></table>`}</article>`)}
+${deliveries.length === 0 ? '' : dataTable(
+  ['Event', 'Status', 'Attempts', 'Last answer', ''],
+  deliveries.map((d) => [html`${d.type}<br><code>${d.messageId}</code><details><summary>Request body</summary><pre>${outboundBody(d, d.messageCreatedAt)}</pre></details>`,
+    `${d.status}${d.nextAttemptAt && d.status === 'pending' ? ` (next ${when(d.nextAttemptAt)})` : ''}`, d.attempts, `${d.lastStatusCode ?? ''} ${d.lastExcerpt ?? ''}${d.lastDurationMs !== null ? ` · ${d.lastDurationMs} ms` : ''}`,
+    html`<form method="post" action="${base}/webhooks/deliveries/${d.deliveryId}/replay" class="inline"><button type="submit">Replay ${d.deliveryId}</button></form>`]),
+)}</article>`)}
 </section>
 <section id="new-endpoint"><h2>Add an endpoint</h2><form method="post" action="${base}/webhooks" novalidate>
 ${field('url', 'URL (https)', '', fe, 'type="url"')}
@@ -122,10 +127,11 @@ export function promoCodesSection(view: MoneyView, data: Of<'links'>): Html {
   const partners = [...new Map(data.partners.map((l) => [l.partner_id, l.name])).entries()];
   return html`<section id="promo-codes"><h2>Promo codes</h2>
 <p class="muted">A Stripe checkout or invoice with one of these codes, or a sale reported with <code>promo_code</code>, is the partner's when no click, lead or known customer claims it.</p>
-${data.promoCodes.length === 0 ? html`<p>No promo codes yet.</p>` : html`<table><thead><tr><th>Partner</th><th>Code</th><th>Stripe</th><th>Sales</th><th></th></tr></thead><tbody>
-${data.promoCodes.map((p) => html`<tr><td>${p.partnerName}</td><td>${p.code ?? ''}</td><td>${[p.stripePromotionCodeId, p.stripeCouponId].filter(Boolean).join(' · ')}</td><td>${p.sales}</td>
-<td><form method="post" action="${base}/promo-codes/${p.id}/toggle" class="inline"><input type="hidden" name="active" value="${p.active ? 'false' : 'true'}"><button type="submit">${p.active ? 'Deactivate' : 'Activate'} promo code ${p.id}</button></form></td></tr>`)}
-</tbody></table>`}
+${data.promoCodes.length === 0 ? html`<p>No promo codes yet.</p>` : dataTable(
+  ['Partner', 'Code', 'Stripe', 'Sales', ''],
+  data.promoCodes.map((p) => [p.partnerName, p.code ?? '', [p.stripePromotionCodeId, p.stripeCouponId].filter(Boolean).join(' · '), p.sales,
+    html`<form method="post" action="${base}/promo-codes/${p.id}/toggle" class="inline"><input type="hidden" name="active" value="${p.active ? 'false' : 'true'}"><button type="submit">${p.active ? 'Deactivate' : 'Activate'} promo code ${p.id}</button></form>`]),
+)}
 ${partners.length ? html`<form method="post" action="${base}/promo-codes" novalidate><label for="promo_partner">Partner</label><select id="promo_partner" name="partner_id">${partners.map(([pid, name]) => html`<option value="${pid}">${name}</option>`)}</select>
 ${field('code', 'Code customers type', '', fe)}${field('stripe_promotion_code_id', 'Stripe promotion code id (promo_…)', '', fe)}${field('stripe_coupon_id', 'Stripe coupon id', '', fe)}
 <div><button type="submit">Add promo code</button></div></form>` : ''}</section>`;

@@ -12,6 +12,7 @@ import { type PartnerPagesView, applicationsSection, groupsSection, partnersSect
 import { auditSection } from './audit-page.js';
 import { type MoneyView, payoutsSection, promoCodesSection, webhooksSection } from './money-pages.js';
 import { type Html, errorSummary, field, html, select } from './html.js';
+import { dataTable } from './table.js';
 
 const DAY = 86_400_000;
 
@@ -117,13 +118,17 @@ function overview(view: ProgramPageView, data: Of<'overview'>): Html {
   const { readiness, kpis, funnel, series } = data;
   const base = sectionUrl(view.program.id, 'overview');
   return html`<section id="readiness"><h2>Readiness: ${readiness.state}${readiness.blocker ? ` (blocked at ${readiness.blocker})` : ''}</h2>
-<table><tbody>${GATE_ORDER.map((name) => html`<tr><th scope="row">${name}</th><td class="${readiness.gates[name].status}">${readiness.gates[name].status}</td><td>${readiness.gates[name].next_action ?? ''}${readiness.gates[name].status === 'fail' ? html` <a href="${sectionUrl(view.program.id, GATE_SECTION[name])}">Go to ${SECTION_LABELS[GATE_SECTION[name]]}</a>` : ''}</td></tr>`)}</tbody></table>
+${dataTable(['Gate', 'State', 'Next step'], GATE_ORDER.map((name) => [name, html`<span class="${readiness.gates[name].status}">${readiness.gates[name].status}</span>`,
+  html`${readiness.gates[name].next_action ?? ''}${readiness.gates[name].status === 'fail' ? html` <a href="${sectionUrl(view.program.id, GATE_SECTION[name])}">Go to ${SECTION_LABELS[GATE_SECTION[name]]}</a>` : ''}`]))}
 <p class="muted">Last 24 h: ${readiness.counts_24h.clicks} clicks, ${readiness.counts_24h.leads} leads, ${readiness.counts_24h.sales} sales.</p></section>
 <section id="charts"><h2>Clicks → leads → sales</h2>
 ${filterForm(base, view.filter, data.partners)}
 ${dailyChart(series)}${funnelChart(funnel)}
-<h3>Money between these dates</h3>${kpis.length === 0 ? html`<p class="muted">No sales yet.</p>` : html`<table id="kpis"><thead><tr><th>Currency</th><th>Sales</th><th>Revenue</th><th>Commission earned</th><th>Awaiting approval</th><th>Approved</th><th>Paid</th></tr></thead><tbody>
-${kpis.map((k) => html`<tr><td>${k.currency}</td><td>${k.sales}</td><td>${formatMoney(k.revenue_cents, k.currency as Currency)}</td><td>${formatMoney(k.commission_cents, k.currency as Currency)}</td><td>${formatMoney(k.commission_pending_cents, k.currency as Currency)}</td><td>${formatMoney(k.commission_approved_cents, k.currency as Currency)}</td><td>${formatMoney(k.commission_paid_cents, k.currency as Currency)}</td></tr>`)}</tbody></table>`}</section>`;
+<h3>Money between these dates</h3>${kpis.length === 0 ? html`<p class="muted">No sales yet.</p>` : dataTable(
+  ['Currency', 'Sales', 'Revenue', 'Commission earned', 'Awaiting approval', 'Approved', 'Paid'],
+  kpis.map((k) => [k.currency, k.sales, ...[k.revenue_cents, k.commission_cents, k.commission_pending_cents, k.commission_approved_cents, k.commission_paid_cents].map((cents) => formatMoney(cents, k.currency as Currency))]),
+  { id: 'kpis' },
+)}</section>`;
 }
 
 function linksSection(view: ProgramPageView, data: Of<'links'>): Html {
@@ -133,11 +138,9 @@ function linksSection(view: ProgramPageView, data: Of<'links'>): Html {
   const partners = distinctPartners(data.partners);
   const links = data.partners.filter((l) => l.link_id);
   return html`<section id="links"><h2>Referral links</h2>
-${links.length === 0 ? html`<p>No referral links yet.</p>` : html`<table><thead><tr><th>Partner</th><th>Link</th><th>State</th><th></th></tr></thead><tbody>
-${links.map((l) => html`<tr><td>${l.name}</td><td><code>${referralUrl(program.domain, l.short_link!)}</code>
-<button type="button" data-copy="${referralUrl(program.domain, l.short_link!)}" aria-label="Copy link ${l.short_link}">Copy</button></td>
-<td>${l.enabled ? 'on' : 'off'}</td><td><form method="post" action="${base}/links/${l.link_id}/toggle" class="inline"><input type="hidden" name="enabled" value="${l.enabled ? 'false' : 'true'}"><button type="submit">Turn ${l.enabled ? 'off' : 'on'} ${l.short_link}</button></form></td></tr>`)}
-</tbody></table>`}
+${links.length === 0 ? html`<p>No referral links yet.</p>` : dataTable(['Partner', 'Link', 'State', ''], links.map((l) => [l.name, html`<code>${referralUrl(program.domain, l.short_link!)}</code>
+<button type="button" data-copy="${referralUrl(program.domain, l.short_link!)}" aria-label="Copy link ${l.short_link}">Copy</button>`,
+  l.enabled ? 'on' : 'off', html`<form method="post" action="${base}/links/${l.link_id}/toggle" class="inline"><input type="hidden" name="enabled" value="${l.enabled ? 'false' : 'true'}"><button type="submit">Turn ${l.enabled ? 'off' : 'on'} ${l.short_link}</button></form>`]))}
 ${partners.length ? html`<form method="post" action="${base}/links"><label for="link_partner">Partner</label><select id="link_partner" name="partner_id">${partners.map(([pid, name]) => html`<option value="${pid}">${name}</option>`)}</select>
 ${fe.link_partner ? html`<p class="error" id="link_partner-error">${fe.link_partner}</p>` : ''}
 ${field('short_link', 'Link code (the aff value; empty = random)', '', fe)}<div><button type="submit">Create link</button></div></form>` : html`<p>Add a partner first: <a href="${sectionUrl(program.id, 'partners')}">Partners</a>.</p>`}</section>`;
@@ -147,13 +150,12 @@ function keysSection(view: ProgramPageView, data: Of<'keys'>): Html {
   const base = sectionUrl(view.program.id, 'overview');
   const fe = view.extra.fieldErrors ?? {};
   return html`${view.heldKey ? html`<section aria-labelledby="new-key"><h2 id="new-key">New API key</h2><p>Copy it now: it is shown only once.</p><p class="key" id="new-key-value">${view.heldKey}</p></section>` : ''}
-<section id="keys"><h2>API keys</h2><table><thead><tr><th>Key</th><th>Created</th><th>State</th><th></th></tr></thead><tbody>
-${data.keys.map((k) => {
+<section id="keys"><h2>API keys</h2>${dataTable(['Key', 'Created', 'State', ''], data.keys.map((k) => {
   const state = k.revoked_at ? 'revoked' : k.rotate_by ? (k.rotate_by.getTime() > view.now.getTime() ? `warning period until ${humanDate(k.rotate_by)}` : 'retired') : 'active';
-  return html`<tr><td><code>${k.masked}</code></td><td>${humanDate(k.created_at)}</td><td>${state}</td><td>${k.revoked_at ? '' : html`
+  return [html`<code>${k.masked}</code>`, humanDate(k.created_at), state, k.revoked_at ? '' : html`
 <a class="button" href="${base}/keys/${k.id}/regenerate">Regenerate ${k.masked}</a>
-<form method="post" action="${base}/keys/${k.id}/rotate" class="inline">${field(`rotate_by_${k.id}`, 'Rotate by', '', fe, 'type="date" required')}<button type="submit">Mark for rotation</button></form>`}</td></tr>`;
-})}</tbody></table>
+<form method="post" action="${base}/keys/${k.id}/rotate" class="inline">${field(`rotate_by_${k.id}`, 'Rotate by', '', fe, 'type="date" required')}<button type="submit">Mark for rotation</button></form>`];
+}))}
 <form method="post" action="${base}/keys"><button type="submit">Create API key</button></form></section>`;
 }
 
@@ -174,10 +176,10 @@ ${field('webhook_secret', `Signing secret (whsec_…)${stripe.secret_set ? ' —
 function inboxSection(view: ProgramPageView, { inbox }: Of<'inbox'>): Html {
   const base = sectionUrl(view.program.id, 'overview');
   return html`<section id="inbox"><h2>Failed, parked and dead events</h2>
-${inbox.length === 0 ? html`<p>Nothing waiting.</p>` : html`<table><thead><tr><th>Event</th><th>Type</th><th>Status</th><th>Reason</th><th></th></tr></thead><tbody>
-${inbox.map((e) => html`<tr><td><code title="${e.stripe_event_id}">${shortId(e.stripe_event_id)}</code>
-<button type="button" data-copy="${e.stripe_event_id}" aria-label="Copy event id ${e.stripe_event_id}">Copy</button></td><td>${e.type}</td><td>${e.status} (${e.attempts} attempts)</td><td class="reason">${e.reason ?? ''}</td>
-<td><form method="post" action="${base}/events/${e.id}/replay" class="inline"><button type="submit" aria-label="Replay ${e.stripe_event_id}">Replay</button></form></td></tr>`)}</tbody></table>`}</section>`;
+${inbox.length === 0 ? html`<p>Nothing waiting.</p>` : dataTable(['Event', 'Type', 'Status', 'Reason', ''], inbox.map((e) => [
+  html`<code title="${e.stripe_event_id}">${shortId(e.stripe_event_id)}</code>
+<button type="button" data-copy="${e.stripe_event_id}" aria-label="Copy event id ${e.stripe_event_id}">Copy</button>`, e.type, `${e.status} (${e.attempts} attempts)`, e.reason ?? '',
+  html`<form method="post" action="${base}/events/${e.id}/replay" class="inline"><button type="submit" aria-label="Replay ${e.stripe_event_id}">Replay</button></form>`]))}</section>`;
 }
 
 function activitySection(view: ProgramPageView, data: Of<'activity'>): Html {
@@ -189,11 +191,9 @@ function activitySection(view: ProgramPageView, data: Of<'activity'>): Html {
       : e.commission_reason ? `none: ${e.commission_reason.replaceAll('_', ' ')}` : '';
   return html`<section id="activity"><h2>Activity</h2>${filterForm(url, view.filter, data.partners)}
 <p><a href="${sectionUrl(view.program.id, 'overview')}/activity.csv?${filterQuery(view.filter)}">Download as CSV</a> (every row of this filter)</p>
-<table><thead><tr><th>When (UTC)</th><th>Event</th><th>Partner</th><th>Customer</th><th>Sale</th><th>Attribution</th><th>Commission</th><th>Refunds</th></tr></thead><tbody>
-${data.events.map((e: any) => html`<tr><td>${new Date(e.created_at).toISOString().replace('T', ' ').slice(0, 19)}</td><td>${e.kind}${e.test ? ' (test)' : ''}</td><td>${e.partner_id ? names.get(Number(e.partner_id)) ?? '' : ''}</td><td>${e.customer_key ?? ''}</td>
-<td>${e.transaction_id ? `${e.transaction_id}: ${formatMoney(String(e.amount_cents), e.currency)}` : ''}</td><td>${e.attribution_step ?? ''}</td>
-<td>${commission(e)}</td><td>${e.refunds ?? ''}</td></tr>`)}
-</tbody></table>
+${dataTable(['When (UTC)', 'Event', 'Partner', 'Customer', 'Sale', 'Attribution', 'Commission', 'Refunds'], data.events.map((e: any) => [
+  new Date(e.created_at).toISOString().replace('T', ' ').slice(0, 19), `${e.kind}${e.test ? ' (test)' : ''}`, e.partner_id ? names.get(Number(e.partner_id)) ?? '' : '', e.customer_key ?? '',
+  e.transaction_id ? `${e.transaction_id}: ${formatMoney(String(e.amount_cents), e.currency)}` : '', e.attribution_step ?? '', commission(e), e.refunds ?? '']))}
 ${data.events.length === 0 ? html`<p class="muted">Nothing between these dates.</p>` : ''}
 ${activityPager(view.filter, data.activityPage, sectionUrl(view.program.id, 'overview'))}</section>`;
 }

@@ -47,6 +47,7 @@ import { fieldErrors, programInput } from './forms.js';
 import { MONEY_DONE, registerMoneyRoutes } from './money-routes.js';
 import { PARTNER_DONE, bulkDone, registerPartnerRoutes } from './partner-routes.js';
 import { type Html, field, html, page, raw, select } from './html.js';
+import { dataTable } from './table.js';
 import { changeRole, invitationFor, inviteMember, joinTeam, listTeam, removeFromTeam } from '../../app/team.js';
 import { mailPreferences, saveMailPreferences } from '../../app/mail.js';
 import { ROLES, ROLE_WORDS, allows } from '../../core/permissions.js';
@@ -195,9 +196,7 @@ ${error ? html`<p class="error" role="alert" id="password-error">${error}</p>` :
   async function home(res: Response, status: number, values: Record<string, unknown>, errs: Record<string, string>) {
     const programs = await accountPrograms(pool, res.locals.account.id);
     send(res, status, 'Programs', html`<section><h2>Your programs</h2>
-${programs.length === 0 ? html`<p>No programs yet.</p>` : html`<table><thead><tr><th>Program</th><th>Domain</th><th>Commission</th><th>Window</th></tr></thead><tbody>
-${programs.map((p) => html`<tr><td><a href="/dashboard/programs/${p.id}">${p.name}</a></td><td>${p.domain}</td><td>${describeCommission(p.commission_type, p.commission_rate, p.duration_months)}</td><td>${p.attribution_window_days} days</td></tr>`)}
-</tbody></table>`}</section>
+${programs.length === 0 ? html`<p>No programs yet.</p>` : dataTable(['Program', 'Domain', 'Commission', 'Window'], programs.map((p) => [html`<a href="/dashboard/programs/${p.id}">${p.name}</a>`, p.domain, describeCommission(p.commission_type, p.commission_rate, p.duration_months), `${p.attribution_window_days} days`]))}</section>
 <section><h2>Create a program</h2>${programForm(values, errs, '/dashboard/programs', 'Create program')}</section>`);
   }
 
@@ -253,12 +252,9 @@ ${select('role', 'Role', 'viewer', [...ROLES], errs, ROLE_WORDS)}
 <p class="muted">Sign-in links, invitations and a webhook endpoint turned off always reach you.</p>
 <div><button type="submit">Save mail settings</button></div></form></section>
 <section><h2>CLI login tokens</h2>
-${cliTokens.length === 0 ? html`<p>No CLI is signed in.</p>` : html`<table><thead><tr><th>Issued</th><th>Expires</th><th></th></tr></thead><tbody>
-${cliTokens.map((t) => html`<tr><td>${when(t.created_at)} UTC</td><td>${when(t.expires_at)} UTC</td><td><form method="post" action="/dashboard/account/tokens/${t.id}/revoke" class="inline"><button type="submit">Revoke token ${t.id}</button></form></td></tr>`)}
-</tbody></table>`}</section>
-<section><h2>Dashboard sessions</h2><table><thead><tr><th>Started</th><th>Expires</th><th></th></tr></thead><tbody>
-${sessions.map((s) => html`<tr><td>${when(s.created_at)} UTC${s.current ? ' (this browser)' : ''}</td><td>${when(s.expires_at)} UTC</td><td>${s.current ? '' : html`<form method="post" action="/dashboard/account/sessions/${s.id}/revoke" class="inline"><button type="submit">End session ${s.id}</button></form>`}</td></tr>`)}
-</tbody></table></section>`, flash);
+${cliTokens.length === 0 ? html`<p>No CLI is signed in.</p>` : dataTable(['Issued', 'Expires', ''], cliTokens.map((t) => [`${when(t.created_at)} UTC`, `${when(t.expires_at)} UTC`, html`<form method="post" action="/dashboard/account/tokens/${t.id}/revoke" class="inline"><button type="submit">Revoke token ${t.id}</button></form>`]))}</section>
+<section><h2>Dashboard sessions</h2>${dataTable(['Started', 'Expires', ''], sessions.map((s) => [`${when(s.created_at)} UTC${s.current ? ' (this browser)' : ''}`, `${when(s.expires_at)} UTC`,
+  s.current ? '' : html`<form method="post" action="/dashboard/account/sessions/${s.id}/revoke" class="inline"><button type="submit">End session ${s.id}</button></form>`]))}</section>`, flash);
   });
   router.post('/dashboard/account/mail', ...form, async (req, res) => {
     await saveMailPreferences(pool, res.locals.account.email, 'manager', ([] as unknown[]).concat((req.body as Record<string, unknown>).on ?? []).map(String));

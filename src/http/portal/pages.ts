@@ -6,6 +6,7 @@ import { formatMoney } from '../../core/money.js';
 import { referralUrl } from '../../core/programs.js';
 import type { Currency } from '../../core/types.js';
 import { type Html, errorSummary, field, html } from '../dashboard/html.js';
+import { dataTable } from '../dashboard/table.js';
 
 type Overview = Awaited<ReturnType<typeof portalOverview>>;
 
@@ -29,9 +30,8 @@ export const confirmSignInPage = (token: string): Html =>
 export function overviewPage(data: Overview, fieldErrors: Record<string, string>): Html {
   if (data.partners.length === 0) return html`<section><p>No program has invited this address yet.</p></section>`;
   return html`${errorSummary(fieldErrors)}<section id="balances"><h2>Your balance</h2>
-${data.balances.length === 0 ? html`<p>No commissions yet.</p>` : html`<table><thead><tr><th>Program</th><th>Currency</th><th>Awaiting approval</th><th>Approved (owed to you)</th><th>Paid</th></tr></thead><tbody>
-${data.balances.map((b) => html`<tr><td>${programOf(data, b.partnerId)}</td><td>${b.currency}</td><td>${money(b.pendingCents, b.currency)}</td><td><strong>${money(b.approvedCents, b.currency)}</strong></td><td>${money(b.paidCents, b.currency)}</td></tr>`)}
-</tbody></table>`}</section>
+${data.balances.length === 0 ? html`<p>No commissions yet.</p>` : dataTable(['Program', 'Currency', 'Awaiting approval', 'Approved (owed to you)', 'Paid'],
+  data.balances.map((b) => [programOf(data, b.partnerId), b.currency, money(b.pendingCents, b.currency), html`<strong>${money(b.approvedCents, b.currency)}</strong>`, money(b.paidCents, b.currency)]))}</section>
 ${data.partners.map((p) => {
   const funnel = data.funnel.find((f) => f.partnerId === p.partnerId) ?? { clicks: 0, leads: 0, sales: 0 };
   const links = data.links.filter((l) => l.partnerId === p.partnerId);
@@ -43,10 +43,8 @@ ${data.partners.map((p) => {
 <h3>Your links</h3>${links.length === 0 ? html`<p>No links yet.</p>` : html`<ul>${links.map((l) => html`<li><code>${referralUrl(p.domain, l.shortLink)}</code> ${l.enabled ? '' : '(turned off)'}
 <button type="button" data-copy="${referralUrl(p.domain, l.shortLink)}" aria-label="Copy link ${l.shortLink}">Copy</button></li>`)}</ul>`}
 ${p.canCreateLinks ? html`<form method="post" action="/portal/partners/${p.partnerId}/links" novalidate>${field(`short_link_${p.partnerId}`, 'New link code (empty = random)', '', fieldErrors)}<div><button type="submit">Create link for ${p.programName}</button></div></form>` : ''}
-<h3>Commissions</h3>${commissions.length === 0 ? html`<p>None yet.</p>` : html`<table><thead><tr><th>State</th><th>Count</th><th>Amount</th></tr></thead><tbody>
-${commissions.map((c) => html`<tr><td>${COMMISSION_STATE_WORDS[c.state]}</td><td>${c.count}</td><td>${money(c.cents, c.currency)}</td></tr>`)}</tbody></table>`}
-<h3>Payouts</h3>${payouts.length === 0 ? html`<p>None yet.</p>` : html`<table><thead><tr><th>Payout</th><th>Amount</th><th>State</th><th>Paid on</th></tr></thead><tbody>
-${payouts.map((x) => html`<tr><td>${x.id}</td><td>${money(x.amountCents, x.currency)}</td><td>${x.status === 'pending' || x.status === 'processing' ? 'on its way' : x.status}</td><td>${day(x.paidAt)}</td></tr>`)}</tbody></table>`}
+<h3>Commissions</h3>${commissions.length === 0 ? html`<p>None yet.</p>` : dataTable(['State', 'Count', 'Amount'], commissions.map((c) => [COMMISSION_STATE_WORDS[c.state], c.count, money(c.cents, c.currency)]))}
+<h3>Payouts</h3>${payouts.length === 0 ? html`<p>None yet.</p>` : dataTable(['Payout', 'Amount', 'State', 'Paid on'], payouts.map((x) => [x.id, money(x.amountCents, x.currency), x.status === 'pending' || x.status === 'processing' ? 'on its way' : x.status, day(x.paidAt)]))}
 <h3>How you are paid</h3><form method="post" action="/portal/partners/${p.partnerId}/payout-details" novalidate>
 <label for="payout_method_${p.partnerId}">Method</label><select id="payout_method_${p.partnerId}" name="payout_method">
 ${['paypal', 'wise', 'bank_transfer', 'stripe'].map((m) => html`<option value="${m}" ${m === p.payoutMethod ? html`selected` : ''}>${m.replace('_', ' ')}</option>`)}</select>

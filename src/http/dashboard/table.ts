@@ -1,0 +1,16 @@
+// The one table of the dashboard and the portal: a table on wide screens, a card per row on
+// narrow ones (each cell under its column's name, actions in view; nothing scrolls sideways).
+import { type Html, type Part as Cell, html } from './html.js';
+
+export interface TableOptions {
+  id?: string;
+  /** Read by screen readers before the table (what it lists). */
+  caption?: string;
+}
+
+/** `columns`: each column's name ('' for an actions column); `rows`: each row's cells, in that order. */
+export function dataTable(columns: string[], rows: Cell[][], options: TableOptions = {}): Html {
+  return html`<table class="cards"${options.id ? html` id="${options.id}"` : ''}>${options.caption ? html`<caption class="visually-hidden">${options.caption}</caption>` : ''}<thead><tr>${columns.map((c) => html`<th scope="col">${c}</th>`)}</tr></thead><tbody>
+${rows.map((cells) => html`<tr>${cells.map((cell, index) => html`<td data-label="${columns[index] ?? ''}">${cell}</td>`)}</tr>`)}
+</tbody></table>`;
+}

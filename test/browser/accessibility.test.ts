@@ -1,0 +1,102 @@
+// axe-core (WCAG 2.1 A and AA) on every dashboard, portal, sign-in and application page, at
+// 390 and 1280 px, with data on them: no serious or critical violation. With AFFIX_SCREENSHOTS=1
+// each page is also saved at both widths (docs/screenshots/page-<name>-<width>.png).
+import AxeBuilder from '@axe-core/playwright';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { PROGRAM_SECTIONS } from '../../src/app/dashboard.js';
+import { type BrowserAppWithMail, adminOf, browserAppWithMail, hasChromium, screenshotsAt, submitWithKeyboard } from '../support/browser.js';
+import { type TestApi, bearer, trackClick } from '../support/harness.js';
+
+let api: TestApi;
+let page: Page;
+let smtp: BrowserAppWithMail['smtp'];
+browserAppWithMail('accessibility-key-0123456789abcdef', (opened) => ({ api, page, smtp } = opened));
+const admin = adminOf(() => api);
+
+interface Finding {
+  page: string;
+  width: number;
+  rule: string;
+  impact: string;
+  targets: string[];
+}
+
+/** The serious and critical violations of the page as it is now, at both widths. */
+async function audit(name: string): Promise<Finding[]> {
+  const found: Finding[] = [];
+  for (const width of [390, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    for (const violation of result.violations) {
+      if (violation.impact !== 'serious' && violation.impact !== 'critical') continue;
+      found.push({ page: name, width, rule: violation.id, impact: violation.impact, targets: violation.nodes.slice(0, 3).map((node) => node.target.join(' ')) });
+    }
+  }
+  await screenshotsAt(page, `page-${name}`);
+  return found;
+}
+
+describe.skipIf(!hasChromium)('accessibility', () => {
+  it('every page: 0 serious or critical axe-core violations at 390 and 1280 px', async () => {
+    page.setDefaultTimeout(5000);
+    const account = await admin('POST', '/accounts', { email: 'owner@axe.example', password: 'axe owner password' });
+    const program = await admin('POST', '/programs', { account_id: account.id, name: 'Axe Shop', domain: 'shop.example.com', commission_type: 'percent', commission_rate: 20 });
+    await admin('PATCH', `/programs/${program.id}/application-settings`, { applications_open: true, slug: 'axe-shop', terms_text: 'Be honest.', field_lines: 'website | Your website | url | required' });
+    await admin('POST', `/programs/${program.id}/groups`, { name: 'Creators', slug: 'creators', commission_type: 'percent', commission_rate: 25, hold_days: 30 });
+    const ana = await admin('POST', `/programs/${program.id}/partners`, { name: 'Ana', email: 'ana@partner.example' });
+    await admin('POST', `/programs/${program.id}/links`, { partner_id: ana.id, short_link: 'ana-axe' });
+    const key = (await admin('POST', `/programs/${program.id}/keys`)).api_key;
+    for (const [n, cents] of [[1, 12_500], [2, 4_900]] as const) {
+      const clickId = await trackClick(api, 'https://shop.example.com/?aff=ana-axe');
+      await api.request('POST', '/api/v1/track/sale', { body: { transaction_id: `axe_${n}`, amount_cents: cents, click_id: clickId, customer_key: `axe_c${n}` }, headers: bearer(key) });
+    }
+    await api.request('POST', '/apply/axe-shop', {
+      raw: new URLSearchParams({ name: 'Bo', email: 'bo@applicant.example', answer_website: 'https://bo.example', terms: 'on' }).toString(),
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
+
+    const findings: Finding[] = [];
+    // Signed out: the sign-in pages and the public application page.
+    for (const [name, path] of [['dashboard-sign-in', '/dashboard/login'], ['portal-sign-in', '/portal/login'], ['apply', '/apply/axe-shop'], ['not-found', '/dashboard/nowhere']] as const) {
+      await page.goto(`${api.url}${path}`);
+      findings.push(...(await audit(name)));
+    }
+
+    // The manager's pages.
+    await page.goto(`${api.url}/dashboard/login`);
+    await page.getByLabel('Email').fill('owner@axe.example');
+    await page.getByLabel('Password').fill('axe owner password');
+    await page.getByLabel('Password').press('Enter');
+    await page.waitForURL(`${api.url}/dashboard`);
+    const base = `${api.url}/dashboard/programs/${program.id}`;
+    const pages: [string, string][] = [
+      ['programs', '/dashboard'],
+      ['team', '/dashboard/team'],
+      ['account', '/dashboard/account'],
+      ...PROGRAM_SECTIONS.map((section): [string, string] => [`program-${section}`, `${base.slice(api.url.length)}${section === 'overview' ? '' : `/${section}`}`]),
+      ['program-payouts-held', `${base.slice(api.url.length)}/payouts?stage=held`],
+      ['partner', `${base.slice(api.url.length)}/partners/${ana.id}`],
+      ['partner-import', `${base.slice(api.url.length)}/partners/import`],
+    ];
+    for (const [name, path] of pages) {
+      await page.goto(`${api.url}${path}`);
+      findings.push(...(await audit(name)));
+    }
+    // A refused form (its errors beside the fields and in the summary) is checked too.
+    await page.goto(`${base}/settings`);
+    await page.getByLabel('Domain').fill('https://shop.example.com/x');
+    await submitWithKeyboard(page, 'Save settings');
+    findings.push(...(await audit('program-settings-refused')));
+
+    // The partner's portal.
+    await admin('POST', `/programs/${program.id}/partners/${ana.id}/invite`);
+    await expect.poll(() => smtp.lastLink('ana@partner.example'), { timeout: 5000 }).not.toBeNull();
+    await page.context().clearCookies();
+    await page.goto(smtp.lastLink('ana@partner.example')!.replace(/^https?:\/\/[^/]+/, api.url));
+    await submitWithKeyboard(page, 'Sign in');
+    findings.push(...(await audit('portal')));
+
+    expect(findings).toEqual([]);
+  }, 120_000);
+});
