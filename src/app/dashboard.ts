@@ -74,7 +74,7 @@ export const ACTIVITY_PAGE_SIZE = 50;
 const CSV_MAX_ROWS = 100_000;
 
 /** The program's pages, each a URL of its own (`overview` is the program's own URL). */
-export const PROGRAM_SECTIONS = ['overview', 'partners', 'applications', 'groups', 'links', 'activity', 'payouts', 'stripe', 'inbox', 'webhooks', 'keys', 'audit', 'settings'] as const;
+export const PROGRAM_SECTIONS = ['overview', 'setup', 'partners', 'applications', 'groups', 'links', 'activity', 'payouts', 'stripe', 'inbox', 'webhooks', 'keys', 'audit', 'settings'] as const;
 export type ProgramSection = (typeof PROGRAM_SECTIONS)[number];
 export const isProgramSection = (value: string): value is ProgramSection => (PROGRAM_SECTIONS as readonly string[]).includes(value);
 
@@ -93,6 +93,10 @@ const SECTION_DATA = {
       funnelTotals(deps.pool, id, filter),
     ]);
     return { partners, series, readiness: computeReadiness(id, facts), kpis, funnel };
+  },
+  setup: async (deps: PageDeps, id: number) => {
+    const [facts, stripe] = await Promise.all([deps.store.readinessFacts(id, deps.now()), stripeLiveCheck(deps.pool, id)]);
+    return { readiness: computeReadiness(id, facts), stripe };
   },
   partners: async (deps: PageDeps, id: number, _filter: ActivityFilter, _page: number, query: PageQuery) => {
     // A query the list refuses (an old cursor, a bad sort) shows the first page with the message.

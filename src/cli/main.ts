@@ -27,7 +27,7 @@ async function runService(roles: Roles): Promise<void> {
   stopOnUnexpectedRejections(service.lifecycle, logger);
   const { api, config, demo } = service;
   const lines: string[] = [];
-  if (api) lines.push(`Affix API listening on ${api.url} (public URL ${config.publicUrl})`, `Dashboard: ${api.url}/dashboard`);
+  if (api) lines.push(`Affix API listening on ${api.url} (public URL ${api.publicUrl})`, `Dashboard: ${api.url}/dashboard`);
   if (roles.worker) lines.push(`Affix workers running (${config.worker.concurrency} for Stripe events)`);
   if (service.embedded) lines.push(`Embedded PostgreSQL data in ${config.dataDir}/ (admin token in ${config.dataDir}/admin-token)`);
   if (demo && api) {

@@ -64,6 +64,8 @@ export const DASHBOARD_ROUTES: Record<string, Permission> = {
   [P('POST', '/dashboard/team/:memberId/remove')]: 'team',
   [P('POST', '/dashboard/programs')]: 'programs',
   [P('GET', D)]: 'read',
+  [P('GET', `${D}/setup`)]: 'read',
+  [P('POST', `${D}/setup/test`)]: 'programs',
   [P('GET', `${D}/partners`)]: 'read',
   [P('GET', `${D}/applications`)]: 'read',
   [P('GET', `${D}/groups`)]: 'read',

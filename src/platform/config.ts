@@ -177,3 +177,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     }),
   });
 }
+
+/**
+ * With PORT=0 the port is known only once listening: the default public URL (and the docs URL
+ * built on it) name the real one. A public URL that was set is kept as it is.
+ */
+export function withListeningPort(config: Readonly<Config>, port: number): Readonly<Config> {
+  const unknown = 'http://localhost:0';
+  if (config.port !== 0 || config.publicUrl !== unknown) return config;
+  const publicUrl = `http://localhost:${port}`;
+  return Object.freeze({ ...config, publicUrl, docsUrl: config.docsUrl.startsWith(unknown) ? `${publicUrl}${config.docsUrl.slice(unknown.length)}` : config.docsUrl });
+}

@@ -1,8 +1,8 @@
 // The HTTP API: listen, and on stop drain (stop accepting, let in-flight requests finish).
-import type { Server } from 'node:http';
+import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type PgBoss from 'pg-boss';
-import type { Config } from '../platform/config.js';
+import { type Config, withListeningPort } from '../platform/config.js';
 import type { Pool } from '../db/pool.js';
 import { pruneRateLimitCounters } from '../db/rate-limit.js';
 import { PgStore } from '../db/store.js';
@@ -13,17 +13,23 @@ import { createSecretBox } from '../platform/secret-box.js';
 
 export interface RunningApi {
   url: string;
+  /** The public URL in force (AFFIX_PUBLIC_URL, or this instance's own with PORT=0). */
+  publicUrl: string;
   server: Server;
   /** Stops accepting connections and waits up to `drainMs` for in-flight requests, then cuts the rest. */
   close(drainMs?: number): Promise<void>;
 }
 
-export async function startApi(config: Readonly<Config>, pool: Pool, logger: Logger, extras: { queue?: PgBoss } = {}): Promise<RunningApi> {
-  const secretBox = config.secretKey ? createSecretBox(config.secretKey) : undefined;
-  const app = createApp({ config, pool, store: new PgStore(pool, { linkCacheMs: config.linkCacheMs }), logger, queue: extras.queue, secretBox });
-  const server = await new Promise<Server>((resolve, reject) => {
-    const listening = app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
+export async function startApi(configured: Readonly<Config>, pool: Pool, logger: Logger, extras: { queue?: PgBoss } = {}): Promise<RunningApi> {
+  // Listening first: with PORT=0 the public URL (links, the set-up page) names the real port.
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(configured.port, configured.host, () => resolve());
   });
+  const config = withListeningPort(configured, (server.address() as AddressInfo).port);
+  const secretBox = config.secretKey ? createSecretBox(config.secretKey) : undefined;
+  server.on('request', createApp({ config, pool, store: new PgStore(pool, { linkCacheMs: config.linkCacheMs }), logger, queue: extras.queue, secretBox }));
   let draining = false;
   // While draining, each answer asks the client to close its keep-alive connection.
   server.on('request', (_req, res) => {
@@ -40,6 +46,7 @@ export async function startApi(config: Readonly<Config>, pool: Pool, logger: Log
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://localhost:${port}`,
+    publicUrl: config.publicUrl,
     server,
     close: (drainMs = 8_000) =>
       new Promise<void>((resolve) => {

@@ -1,7 +1,7 @@
 // Per-file test harness: a fresh database cloned from the migrated template, the real express
 // app listening on a loopback port, and small helpers that talk to it over HTTP.
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { inject } from 'vitest';
@@ -84,8 +84,12 @@ export async function startTestApi(pool: Pool, env: Record<string, string> = {},
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const queue = options.queueUrl ? await startQueue(options.queueUrl, config.worker, { supervise: Boolean(options.workers) }) : undefined;
   const workers = queue && options.workers ? await startWorkers(queue, { pool, logger }, config) : null;
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // The app's public URL is where the tests reach it (links, the set-up page), unless a test set one.
   const app = createApp({
-    config,
+    config: env.AFFIX_PUBLIC_URL ? config : Object.freeze({ ...config, publicUrl: url }),
     pool,
     store: new PgStore(pool, { linkCacheMs: config.linkCacheMs }),
     logger,
@@ -93,10 +97,7 @@ export async function startTestApi(pool: Pool, env: Record<string, string> = {},
     queue,
     secretBox: config.secretKey ? createSecretBox(config.secretKey) : undefined,
   });
-  const server = await new Promise<Server>((resolve) => {
-    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server.on('request', app);
   return {
     url,
     pool,

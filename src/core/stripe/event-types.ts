@@ -40,3 +40,20 @@ export interface Waiting {
 /** What happened to a stored event: queued -> processed | ignored | failed, or retrying -> parked | dead. */
 export type InboxStatus = 'queued' | 'retrying' | 'processed' | 'ignored' | 'failed' | 'parked' | 'dead';
 export const INBOX_STATUSES: readonly InboxStatus[] = ['queued', 'retrying', 'processed', 'ignored', 'failed', 'parked', 'dead'];
+
+/**
+ * The events a brand selects on its Stripe endpoint (docs/stripe.md): one of each pair that
+ * says the same thing (invoice.paid, not also invoice.payment_succeeded).
+ */
+export const STRIPE_EVENTS_TO_SELECT: readonly HandledStripeEventType[] = [
+  'checkout.session.completed',
+  'checkout.session.async_payment_succeeded',
+  'invoice.paid',
+  'invoice_payment.paid',
+  'charge.refunded',
+  'charge.refund.updated',
+  'charge.dispute.created',
+  'charge.dispute.closed',
+  'charge.dispute.funds_withdrawn',
+  'charge.dispute.funds_reinstated',
+];

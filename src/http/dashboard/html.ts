@@ -56,6 +56,10 @@ table.cards td{border:0;padding:.15rem 0}
 table.cards td::before{content:attr(data-label);display:block;font-size:.8rem;font-weight:600;color:#555}
 table.cards td[data-label=""]::before{content:none}}
 input[type=checkbox],input[type=radio]{width:auto;min-width:0}
+/* The set-up page: steps in words, code to copy. */
+ol.steps{list-style:none;padding:0;margin:.4rem 0}ol.steps li{margin:.35rem 0}ol.steps li.pass{color:#1b6e20}
+pre[id]{max-width:none;background:#f0f0f4;border:1px solid #ccd;border-radius:6px;padding:.6rem .8rem;font-size:.85rem}
+.test-buttons button{margin-right:.5rem}ul.events{columns:16rem;margin:.3rem 0}
 /* A keyboard user skips the header; the header's quiet text stays readable on its dark background. */
 a.skip{position:absolute;left:-999px;top:.5rem}a.skip:focus{left:.5rem;z-index:10;background:#fff;color:#1b1b1f;padding:.4rem .8rem}
 header .muted{color:#d9d9f2}

@@ -2,7 +2,6 @@
 // rendered from what src/app/dashboard gathered. No data access here.
 import { COMMISSION_STATE_WORDS, type CommissionState } from '../../core/commission-ledger.js';
 import { formatMoney } from '../../core/money.js';
-import { GATE_ORDER } from '../../core/readiness.js';
 import { COMMISSION_TYPE_WORDS, referralUrl } from '../../core/programs.js';
 import { COMMISSION_TYPES, type Currency, LEAD_AUTH_VALUES } from '../../core/types.js';
 import { PROGRAM_SECTIONS, type ProgramSection, type SectionData, type programPageData } from '../../app/dashboard.js';
@@ -13,6 +12,8 @@ import { auditSection } from './audit-page.js';
 import { type MoneyView, payoutsSection, promoCodesSection, webhooksSection } from './money-pages.js';
 import { type Html, errorSummary, field, html, select } from './html.js';
 import { dataTable } from './table.js';
+import { readinessSummary, setupSection } from './setup-page.js';
+import type { TestEventOutcome } from '../../app/setup.js';
 
 const DAY = 86_400_000;
 
@@ -22,15 +23,6 @@ const shortId = (id: string) => (id.length > 18 ? `${id.slice(0, 10)}…${id.sli
 /** Dates as people read them: 31 Jan 2099 (UTC, like every time the service stores). */
 const humanDate = (date: Date) => date.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
 
-/** Where on the page each readiness gate is fixed. */
-const GATE_SECTION: Record<(typeof GATE_ORDER)[number], ProgramSection> = {
-  api_key: 'keys',
-  referral_link: 'links',
-  allowed_origins: 'settings',
-  click_tracked: 'links',
-  lead_tracked: 'activity',
-  sale_tracked: 'stripe',
-};
 
 
 export interface PageExtra {
@@ -43,6 +35,8 @@ export interface PageExtra {
   newSecret?: { endpointId: number; secret: string } | null;
   /** What a refused form held, to show it again. */
   formValues?: Record<string, string>;
+  /** What a test event from the set-up page recorded. */
+  testOutcome?: TestEventOutcome | null;
 }
 
 export type ProgramPageView = Awaited<ReturnType<typeof programPageData>> & {
@@ -86,7 +80,7 @@ ${page > 1 ? html` · <a href="${link(page - 1)}">Newer</a>` : ''}${hasOlder ? h
 }
 
 const SECTION_LABELS: Record<ProgramSection, string> = {
-  overview: 'Overview', partners: 'Partners', applications: 'Applications', groups: 'Groups', links: 'Links', activity: 'Activity',
+  overview: 'Overview', setup: 'Set-up', partners: 'Partners', applications: 'Applications', groups: 'Groups', links: 'Links', activity: 'Activity',
   payouts: 'Payouts', stripe: 'Stripe', inbox: 'Webhook inbox', webhooks: 'Webhooks', keys: 'API keys', audit: 'Audit log', settings: 'Settings',
 };
 
@@ -117,10 +111,7 @@ type Of<S extends ProgramSection> = Extract<SectionData, { section: S }>;
 function overview(view: ProgramPageView, data: Of<'overview'>): Html {
   const { readiness, kpis, funnel, series } = data;
   const base = sectionUrl(view.program.id, 'overview');
-  return html`<section id="readiness"><h2>Readiness: ${readiness.state}${readiness.blocker ? ` (blocked at ${readiness.blocker})` : ''}</h2>
-${dataTable(['Gate', 'State', 'Next step'], GATE_ORDER.map((name) => [name, html`<span class="${readiness.gates[name].status}">${readiness.gates[name].status}</span>`,
-  html`${readiness.gates[name].next_action ?? ''}${readiness.gates[name].status === 'fail' ? html` <a href="${sectionUrl(view.program.id, GATE_SECTION[name])}">Go to ${SECTION_LABELS[GATE_SECTION[name]]}</a>` : ''}`]))}
-<p class="muted">Last 24 h: ${readiness.counts_24h.clicks} clicks, ${readiness.counts_24h.leads} leads, ${readiness.counts_24h.sales} sales.</p></section>
+  return html`${readinessSummary(view.program.id, readiness)}
 <section id="charts"><h2>Clicks → leads → sales</h2>
 ${filterForm(base, view.filter, data.partners)}
 ${dailyChart(series)}${funnelChart(funnel)}
@@ -223,6 +214,7 @@ function sectionBody(view: ProgramPageView): Html {
   const data = view.data;
   switch (data.section) {
     case 'overview': return overview(view, data);
+    case 'setup': return setupSection({ programId: view.program.id, publicUrl: view.publicUrl, data, outcome: view.extra.testOutcome ?? null, fieldErrors: view.extra.fieldErrors ?? {} });
     case 'partners': return partnersSection(partnerView(view), data);
     case 'applications': return applicationsSection(partnerView(view), data);
     case 'groups': return groupsSection(partnerView(view), data);

@@ -48,6 +48,8 @@ import { MONEY_DONE, registerMoneyRoutes } from './money-routes.js';
 import { PARTNER_DONE, bulkDone, registerPartnerRoutes } from './partner-routes.js';
 import { type Html, field, html, page, raw, select } from './html.js';
 import { dataTable } from './table.js';
+import { sendTestEvent, sendTestStripeEvent } from '../../app/setup.js';
+import { inboxWriter, secretCache } from '../../app/stripe-intake.js';
 import { changeRole, invitationFor, inviteMember, joinTeam, listTeam, removeFromTeam } from '../../app/team.js';
 import { mailPreferences, saveMailPreferences } from '../../app/mail.js';
 import { ROLES, ROLE_WORDS, allows } from '../../core/permissions.js';
@@ -406,6 +408,24 @@ ${cliTokens.length === 0 ? html`<p>No CLI is signed in.</p>` : dataTable(['Issue
       return programPage(req, res, 'stripe', { status: 400, fieldErrors: fieldErrors(error) });
     }
     back(res, id, 'stripe', 'stripe');
+  });
+
+  // ---- set-up: test events through the real pipeline, and what they recorded -------------------
+  const intake = { pool, inbox: inboxWriter(pool), secrets: secretCache(), secretBox: deps.secretBox ?? null, connectSecret: null, retentionDays: config.webhookRetentionDays };
+  router.post('/dashboard/programs/:id/setup/test', ...form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    const kind = String((req.body as Record<string, unknown>).kind ?? '');
+    const setupDeps = { ...app(), store: deps.store };
+    try {
+      if (kind === 'webhook') {
+        if (!deps.queue) throw new AffixError(503, 'Webhook intake is not running on this instance');
+        return programPage(req, res, 'setup', { testOutcome: await sendTestStripeEvent({ ...setupDeps, intake }, scope(res), id) });
+      }
+      if (kind !== 'click' && kind !== 'lead' && kind !== 'sale') throw errors.invalid('Choose a test to send', { test_webhook: 'Choose a test to send.' });
+      return programPage(req, res, 'setup', { testOutcome: await sendTestEvent(setupDeps, scope(res), id, kind) });
+    } catch (error) {
+      return programPage(req, res, 'setup', { status: (error as { status?: number }).status ?? 500, fieldErrors: fieldErrors(error, { form: 'test_webhook' }) });
+    }
   });
 
   const connectDeps = () => ({ pool, settings: config.stripeConnect, publicUrl: config.publicUrl, now: () => clock(deps) });
