@@ -71,12 +71,17 @@ export interface TestApiOptions {
 export async function startTestApi(pool: Pool, env: Record<string, string> = {}, options: TestApiOptions = {}): Promise<TestApi> {
   // Behind "loopback" trust, X-Forwarded-For names the client: each request gets its own
   // address unless a test sets one, so only the rate-limit tests meet the per-IP limits.
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // The public URL is where the tests reach the app (links in pages and mails), unless a test set one.
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
     AFFIX_ADMIN_TOKEN: ADMIN_TOKEN,
     AFFIX_TRUST_PROXY: 'loopback',
+    AFFIX_PUBLIC_URL: url,
     ...env,
   });
   let requestCounter = 0;
@@ -84,12 +89,8 @@ export async function startTestApi(pool: Pool, env: Record<string, string> = {},
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const queue = options.queueUrl ? await startQueue(options.queueUrl, config.worker, { supervise: Boolean(options.workers) }) : undefined;
   const workers = queue && options.workers ? await startWorkers(queue, { pool, logger }, config) : null;
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  // The app's public URL is where the tests reach it (links, the set-up page), unless a test set one.
   const app = createApp({
-    config: env.AFFIX_PUBLIC_URL ? config : Object.freeze({ ...config, publicUrl: url }),
+    config,
     pool,
     store: new PgStore(pool, { linkCacheMs: config.linkCacheMs }),
     logger,
