@@ -113,13 +113,19 @@ describe('partner portal', () => {
     expect(await statusOf(ana.partnerB)).toBe('approved');
     expect(signedIn.text).toContain('Alpha Shop');
     expect(signedIn.text).toContain('Beta Shop');
-    expect(signedIn.text).toContain('https://shop.example.com/?aff=ana-alpha');
-    expect(signedIn.text).toContain('1 clicks · 1 signups · 1 sales');
+    expect(signedIn.text).toContain('<dt>Clicks</dt><dd>1</dd></div><div><dt>Signups</dt><dd>1</dd></div><div><dt>Sales</dt><dd>1</dd>');
     expect(signedIn.text).toContain('$20.00'); // Ana's one commission, in hold
+    const alpha = await b.go('GET', `/portal/programs/${ana.partnerA}`);
+    expect(alpha.text).toContain('https://shop.example.com/?aff=ana-alpha');
     // Never another partner's links or numbers, never a customer's email.
-    expect(signedIn.text).not.toContain('bob-alpha');
-    expect(signedIn.text).not.toContain('2 sales');
-    expect(signedIn.text).not.toContain('secret.customer');
+    for (const seen of [signedIn.text, alpha.text]) {
+      expect(seen).not.toContain('bob-alpha');
+      expect(seen).not.toContain('<dd>2</dd>');
+      expect(seen).not.toContain('secret.customer');
+    }
+    // Another partner's program page, QR code and statement: the same 404 as none.
+    expect((await b.go('GET', `/portal/programs/${bobPartner}`)).status).toBe(404);
+    expect((await b.go('GET', `/portal/programs/${bobPartner}/payouts/1/statement.csv`)).status).toBe(404);
     // An address of the portal that does not exist: a page, not JSON.
     const missing = await b.go('GET', '/portal/no-such-page');
     expect(missing.status).toBe(404);
@@ -135,22 +141,22 @@ describe('partner portal', () => {
     expect(stored.rows[0].n).toBe(0);
 
     // Own payout details: saved; another partner's: the same 404 as none.
-    const saved = await b.go('POST', `/portal/partners/${ana.partnerA}/payout-details`, { payout_method: 'paypal', [`payout_reference_${ana.partnerA}`]: 'ana@paypal.example' });
+    const saved = await b.go('POST', `/portal/programs/${ana.partnerA}/payout-details`, { payout_method: 'paypal', [`payout_reference_${ana.partnerA}`]: 'ana@paypal.example' });
     expect(saved.text).toContain('Payout details saved.');
-    const bobs = await b.go('POST', `/portal/partners/${bobPartner}/payout-details`, { payout_method: 'paypal', [`payout_reference_${bobPartner}`]: 'evil@example.com' });
+    const bobs = await b.go('POST', `/portal/programs/${bobPartner}/payout-details`, { payout_method: 'paypal', [`payout_reference_${bobPartner}`]: 'evil@example.com' });
     expect(bobs.status).toBe(404);
     expect((await db.pool.query('SELECT payout_reference FROM partners WHERE id = $1', [bobPartner])).rows[0].payout_reference).toBeNull();
   });
 
   it('extra links only where the program allows, and only for oneself', async () => {
     const { b } = await signIn('ana@partner.example');
-    const refused = await b.go('POST', `/portal/partners/${ana.partnerA}/links`, { [`short_link_${ana.partnerA}`]: 'ana-extra' });
+    const refused = await b.go('POST', `/portal/programs/${ana.partnerA}/links`, { [`short_link_${ana.partnerA}`]: 'ana-extra' });
     expect(refused.status).toBe(403);
     await admin('PATCH', `/programs/${ana.programA}/payout-settings`, { hold_days: 30, payout_minimums_cents: {}, partners_can_create_links: true });
-    const created = await b.go('POST', `/portal/partners/${ana.partnerA}/links`, { [`short_link_${ana.partnerA}`]: 'ana-extra' });
+    const created = await b.go('POST', `/portal/programs/${ana.partnerA}/links`, { [`short_link_${ana.partnerA}`]: 'ana-extra' });
     expect(created.text).toContain('Link created.');
     expect(created.text).toContain('?aff=ana-extra');
-    const forBob = await b.go('POST', `/portal/partners/${bobPartner}/links`, { [`short_link_${bobPartner}`]: 'bob-evil' });
+    const forBob = await b.go('POST', `/portal/programs/${bobPartner}/links`, { [`short_link_${bobPartner}`]: 'bob-evil' });
     expect(forBob.status).toBe(404);
   });
 
@@ -159,7 +165,7 @@ describe('partner portal', () => {
     await admin('PATCH', `/programs/${ana.programA}/payout-settings`, { partners_can_create_links: true, partner_link_limit: 3 });
     const have = Number((await db.pool.query('SELECT count(*)::int AS n FROM referral_links WHERE partner_id = $1', [ana.partnerA])).rows[0].n);
     // Five at once: exactly up to the limit are made, one after the other (the partner row is the lock).
-    const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => b.go('POST', `/portal/partners/${ana.partnerA}/links`, { [`short_link_${ana.partnerA}`]: `ana-cap-${i}` })));
+    const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => b.go('POST', `/portal/programs/${ana.partnerA}/links`, { [`short_link_${ana.partnerA}`]: `ana-cap-${i}` })));
     const made = Number((await db.pool.query('SELECT count(*)::int AS n FROM referral_links WHERE partner_id = $1', [ana.partnerA])).rows[0].n);
     expect(made).toBe(Math.max(have, 3));
     const refused = answers.filter((a) => a.status === 400);

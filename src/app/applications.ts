@@ -144,6 +144,7 @@ const settingsInput = z.object({
     .union([z.literal('').transform(() => null), z.string().trim().toLowerCase().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'Letters, digits and -, up to 63 (the page address).')])
     .nullish(),
   terms_text: z.string().max(20_000, 'Terms are at most 20,000 characters.').optional(),
+  partner_resources: z.string().max(5_000, 'Resources are at most 5,000 characters.').optional(),
   terms_version: z.string().trim().min(1, 'Give the terms a version (1, 2026-11, …).').max(50).optional(),
   // The API takes the questions as a list; the dashboard as lines (parseFieldLines).
   fields: z
@@ -182,7 +183,10 @@ export async function updateApplicationSettings(deps: ManagementDeps, scope: Sco
   // (The first terms a program writes keep version 1: nobody accepted anything before them.)
   const changed = termsText !== current.termsText && current.termsText !== '';
   const termsVersion = body.terms_version ?? (changed ? String(bumpVersion(current.termsVersion)) : current.termsVersion);
-  const next = { applicationsOpen: body.applications_open ?? current.applicationsOpen, slug: body.slug === undefined ? current.slug : body.slug, termsText, termsVersion, fields };
+  const next = {
+    applicationsOpen: body.applications_open ?? current.applicationsOpen, slug: body.slug === undefined ? current.slug : body.slug, termsText, termsVersion, fields,
+    partnerResources: body.partner_resources ?? current.partnerResources,
+  };
   return withTransaction(deps.pool, async (client) => {
     if (!(await applications.setApplicationSettings(client, programId, next))) {
       throw errors.conflict('Another program has this page address', 'slug_taken');

@@ -1,6 +1,8 @@
 // The partner's side: invitations by the brand, sign-in by emailed one-time link, and what a
 // partner may see and change. A partner is every partner row with their email that a brand
 // invited; every use case here is scoped to those rows and nothing else.
+import { payoutStatementCsv } from '../core/payout-export.js';
+import { type DeepLinkInput, deepLink } from '../core/programs.js';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { errors } from '../core/errors.js';
@@ -93,4 +95,36 @@ export async function createOwnLink(deps: ManagementDeps, email: string, partner
 export async function setOwnPayoutDetails(deps: ManagementDeps, email: string, partnerId: number, input: unknown) {
   const partner = await ownPartner(deps, email, partnerId);
   return setPayoutDetails(deps, asPartner(partner.partnerId), partner.programId, partner.partnerId, input);
+}
+
+/** One program of the signed-in partner's: terms, resources, each link's numbers, earnings per month (12), payouts. */
+export async function portalProgram(deps: ManagementDeps, email: string, partnerId: number) {
+  const partner = await ownPartner(deps, email, partnerId);
+  const now = deps.now();
+  const since = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 11, 1));
+  const [links, months, payouts, program, numbers] = await Promise.all([
+    portal.linkNumbers(deps.pool, partner.partnerId),
+    portal.monthlyEarnings(deps.pool, partner.partnerId, since),
+    portal.payoutHistory(deps.pool, partner.partnerId),
+    portal.programForPartners(deps.pool, partner.programId),
+    portal.portalNumbers(deps.pool, [partner.partnerId]),
+  ]);
+  return { partner, links, months: { since, rows: months }, payouts, program, balances: numbers.balances, commissions: numbers.commissions };
+}
+
+/** A payout's statement (CSV) for the partner's records; 404 for anyone else's. */
+export async function portalPayoutStatement(deps: ManagementDeps, email: string, partnerId: number, payoutId: number): Promise<string> {
+  const partner = await ownPartner(deps, email, partnerId);
+  const statement = await portal.payoutStatement(deps.pool, partner.partnerId, payoutId);
+  if (!statement) throw errors.notFound('Payout not found');
+  return payoutStatementCsv(statement);
+}
+
+/** A link of the partner's to any page of the program's site, with a sub-ID and UTM tags. */
+export async function portalDeepLink(deps: ManagementDeps, email: string, partnerId: number, input: { link_id?: unknown } & DeepLinkInput) {
+  const partner = await ownPartner(deps, email, partnerId);
+  const links = await portal.linkNumbers(deps.pool, partner.partnerId);
+  const link = links.find((l) => l.linkId === Number(input.link_id)) ?? links[0];
+  if (!link) throw errors.invalid('You have no link yet', { link_id: 'You have no link yet: ask the brand for one.' });
+  return { linkId: link.linkId, url: deepLink(partner.domain, link.shortLink, input) };
 }

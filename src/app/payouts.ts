@@ -521,6 +521,8 @@ const detailsInput = z
   .superRefine((value, ctx) => {
     const reference = value.payout_reference ?? '';
     if (value.payout_method && !reference) ctx.addIssue({ code: 'custom', path: ['payout_reference'], message: 'Give the email, IBAN or account id to pay.' });
+    // An address without a method pays nobody: the method is chosen, never assumed.
+    if (!value.payout_method && reference) ctx.addIssue({ code: 'custom', path: ['payout_method'], message: 'Choose how you are paid.' });
     if ((value.payout_method === 'paypal' || value.payout_method === 'wise') && reference && !z.email().safeParse(reference).success) {
       ctx.addIssue({ code: 'custom', path: ['payout_reference'], message: 'PayPal and Wise pay to an email address.' });
     }

@@ -150,3 +150,25 @@ describe('referralUrl', () => {
     expect(referralUrl('127.0.0.1:8080', 'a b')).toBe('http://127.0.0.1:8080/?aff=a%20b');
   });
 });
+
+describe('deepLink', () => {
+  it('any page of the site, with the code, a sub-ID and UTM tags; problems beside their field', async () => {
+    const { deepLink } = await import('./programs.js');
+    expect(deepLink('shop.example.com', 'ana', {})).toBe('https://shop.example.com/?aff=ana');
+    expect(deepLink('shop.example.com', 'ana', { path: 'pricing/pro', sub_id: 'yt-video-7', utm_source: 'youtube', utm_campaign: 'spring sale' })).toBe(
+      'https://shop.example.com/pricing/pro?aff=ana&sub_id=yt-video-7&utm_source=youtube&utm_campaign=spring+sale',
+    );
+    const problems = (() => {
+      try {
+        deepLink('shop.example.com', 'ana', { path: '//evil.example/x', sub_id: 'a b', utm_medium: 'x'.repeat(101) });
+      } catch (error) {
+        return (error as AffixError).init.fields;
+      }
+    })();
+    expect(problems).toEqual({
+      path: 'A page of shop.example.com, like /pricing (no other address, no ? or #).',
+      sub_id: 'Letters, digits, _ . and -, up to 64.',
+      utm_medium: 'At most 100 characters.',
+    });
+  });
+});

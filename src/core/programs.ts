@@ -103,6 +103,42 @@ export function referralUrl(domain: string, code: string): string {
   return `${siteOrigin(domain)}/?aff=${encodeURIComponent(code)}`;
 }
 
+export interface DeepLinkInput {
+  /** A page of the program's site: /pricing, /blog/post-1 (no other host, no query). */
+  path?: string;
+  /** The partner's own tag for where they placed the link (a post, a video). */
+  sub_id?: string;
+  utm_source?: string;
+  utm_medium?: string;
+  utm_campaign?: string;
+}
+
+const PATH = /^\/[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*$/;
+const SUB_ID = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/**
+ * A referral link to any page of the program's site, with a sub-ID and UTM tags. The tracker
+ * reads ?aff= on every page, so the click is the link's wherever it lands. Every problem is
+ * named beside its field.
+ */
+export function deepLink(domain: string, code: string, input: DeepLinkInput): string {
+  const fields: Record<string, string> = {};
+  const typed = (input.path ?? '').trim();
+  const path = typed === '' ? '/' : typed.startsWith('/') ? typed : `/${typed}`;
+  if (path.startsWith('//') || !PATH.test(path) || path.length > 500) fields.path = `A page of ${domain}, like /pricing (no other address, no ? or #).`;
+  const subId = (input.sub_id ?? '').trim();
+  if (subId && !SUB_ID.test(subId)) fields.sub_id = 'Letters, digits, _ . and -, up to 64.';
+  const utm: [string, string][] = [];
+  for (const name of ['utm_source', 'utm_medium', 'utm_campaign'] as const) {
+    const value = (input[name] ?? '').trim();
+    if (value.length > 100) fields[name] = 'At most 100 characters.';
+    else if (value) utm.push([name, value]);
+  }
+  if (Object.keys(fields).length) throw errors.invalid(Object.values(fields)[0]!, fields);
+  const query = new URLSearchParams([['aff', code], ...(subId ? [['sub_id', subId] as [string, string]] : []), ...utm]);
+  return `${siteOrigin(domain)}${path}?${query}`;
+}
+
 export type RawProgramInput = Record<string, unknown>;
 
 /** Validates a new program. `cookie_duration` (CLI) is an alias of `attribution_window_days`. */

@@ -50,18 +50,21 @@ export interface ApplicationSettings {
   termsText: string;
   termsVersion: string;
   fields: ApplicationField[];
+  /** Links and notes for partners, one per line (the portal shows them). */
+  partnerResources: string;
 }
 
 /** null: the slug belongs to another program. */
 export async function setApplicationSettings(db: Queryable, programId: number, s: ApplicationSettings): Promise<boolean> {
   try {
-    await db.query('UPDATE programs SET applications_open = $2, slug = $3, terms_text = $4, terms_version = $5, application_fields = $6 WHERE id = $1', [
+    await db.query('UPDATE programs SET applications_open = $2, slug = $3, terms_text = $4, terms_version = $5, application_fields = $6, partner_resources = $7 WHERE id = $1', [
       programId,
       s.applicationsOpen,
       s.slug,
       s.termsText,
       s.termsVersion,
       JSON.stringify(s.fields),
+      s.partnerResources,
     ]);
     return true;
   } catch (error) {
@@ -72,9 +75,9 @@ export async function setApplicationSettings(db: Queryable, programId: number, s
 }
 
 export async function applicationSettings(db: Queryable, programId: number): Promise<ApplicationSettings> {
-  const { rows } = await db.query('SELECT applications_open, slug, terms_text, terms_version, application_fields FROM programs WHERE id = $1', [programId]);
+  const { rows } = await db.query('SELECT applications_open, slug, terms_text, terms_version, application_fields, partner_resources FROM programs WHERE id = $1', [programId]);
   const r = rows[0];
-  return { applicationsOpen: r.applications_open, slug: r.slug, termsText: r.terms_text, termsVersion: r.terms_version, fields: r.application_fields };
+  return { applicationsOpen: r.applications_open, slug: r.slug, termsText: r.terms_text, termsVersion: r.terms_version, fields: r.application_fields, partnerResources: r.partner_resources };
 }
 
 /** The applicant's standing in the program, if they were ever enrolled: the page's answer depends on it (never shown to them). */

@@ -140,3 +140,107 @@ export async function portalNumbers(pool: Pool, partnerIds: number[]): Promise<P
     })),
   };
 }
+
+export interface LinkNumbers {
+  linkId: number;
+  shortLink: string;
+  enabled: boolean;
+  clicks: number;
+  leads: number;
+  sales: number;
+  /** What the link's customers earned the partner, per currency (nothing once rejected, reversed or moved). */
+  earned: Array<{ currency: string; cents: number }>;
+}
+
+/** One partner's links with each link's clicks, signups, sales and earnings (live events only). */
+export async function linkNumbers(pool: Pool, partnerId: number): Promise<LinkNumbers[]> {
+  const [links, earned] = await Promise.all([
+    pool.query(
+      `SELECT l.id, l.short_link, l.enabled,
+              (SELECT count(*) FROM clicks k WHERE k.link_id = l.id AND k.partner_id = $1 AND NOT k.test)::int AS clicks,
+              (SELECT count(*) FROM customers c WHERE c.link_id = l.id AND c.partner_id = $1 AND c.lead_at IS NOT NULL)::int AS leads,
+              (SELECT count(*) FROM sales s JOIN customers c ON c.id = s.customer_id WHERE c.link_id = l.id AND s.partner_id = $1 AND NOT s.test)::int AS sales
+         FROM referral_links l WHERE l.partner_id = $1 ORDER BY l.id`,
+      [partnerId],
+    ),
+    pool.query(
+      `SELECT c.link_id, cs.currency, sum(cs.earned_cents)::bigint AS cents
+         FROM commission_states cs JOIN sales s ON s.id = cs.sale_id JOIN customers c ON c.id = s.customer_id
+        WHERE cs.partner_id = $1 AND cs.state NOT IN ('moved', 'test') AND c.link_id IS NOT NULL
+        GROUP BY 1, 2 ORDER BY 1, 2`,
+      [partnerId],
+    ),
+  ]);
+  return links.rows.map((r) => ({
+    linkId: Number(r.id),
+    shortLink: r.short_link,
+    enabled: r.enabled,
+    clicks: r.clicks,
+    leads: r.leads,
+    sales: r.sales,
+    earned: earned.rows.filter((e) => Number(e.link_id) === Number(r.id)).map((e) => ({ currency: e.currency, cents: Number(e.cents) })),
+  }));
+}
+
+/** Earnings per calendar month (UTC) and currency since `since`, by when each commission was made. */
+export async function monthlyEarnings(pool: Pool, partnerId: number, since: Date): Promise<Array<{ month: string; currency: string; cents: number }>> {
+  const { rows } = await pool.query(
+    `SELECT to_char(date_trunc('month', created_at AT TIME ZONE 'UTC'), 'YYYY-MM') AS month, currency, sum(earned_cents)::bigint AS cents
+       FROM commission_states WHERE partner_id = $1 AND state NOT IN ('moved', 'test') AND created_at >= $2
+      GROUP BY 1, 2 ORDER BY 1, 2`,
+    [partnerId, since],
+  );
+  return rows.map((r) => ({ month: r.month, currency: r.currency, cents: Number(r.cents) }));
+}
+
+export interface PayoutRecord {
+  id: number;
+  currency: string;
+  amountCents: number;
+  status: string;
+  reference: string | null;
+  paidAt: Date | null;
+  createdAt: Date;
+  commissions: number;
+}
+
+/** The partner's payouts, newest first, with their references and how many commissions each paid. */
+export async function payoutHistory(pool: Pool, partnerId: number): Promise<PayoutRecord[]> {
+  const { rows } = await pool.query(
+    `SELECT p.id, p.currency, p.amount_cents, p.status, p.reference, p.paid_at, p.created_at,
+            (SELECT count(*) FROM commissions c WHERE c.payout_id = p.id)::int AS commissions
+       FROM payouts p WHERE p.partner_id = $1 AND p.status <> 'canceled' ORDER BY p.id DESC LIMIT 200`,
+    [partnerId],
+  );
+  return rows.map((r) => ({
+    id: Number(r.id), currency: r.currency, amountCents: Number(r.amount_cents), status: r.status, reference: r.reference, paidAt: r.paid_at, createdAt: r.created_at, commissions: r.commissions,
+  }));
+}
+
+/** One payout of the partner's with the commissions it paid: the statement. Null when it is not theirs. */
+export async function payoutStatement(pool: Pool, partnerId: number, payoutId: number) {
+  const payout = await pool.query(
+    `SELECT p.id, p.currency, p.amount_cents, p.status, p.reference, p.paid_at, p.created_at, pr.name AS program_name, pa.name AS partner_name
+       FROM payouts p JOIN programs pr ON pr.id = p.program_id JOIN partners pa ON pa.id = p.partner_id
+      WHERE p.id = $1 AND p.partner_id = $2 AND p.status <> 'canceled'`,
+    [payoutId, partnerId],
+  );
+  if (!payout.rows[0]) return null;
+  const lines = await pool.query(
+    `SELECT c.id, s.processor_event_id AS transaction_id, s.occurred_at, s.amount_cents AS sale_cents, c.amount_cents - c.deducted_cents AS earned_cents
+       FROM commissions c JOIN sales s ON s.id = c.sale_id WHERE c.payout_id = $1 AND c.partner_id = $2 ORDER BY c.id`,
+    [payoutId, partnerId],
+  );
+  const p = payout.rows[0];
+  return {
+    id: Number(p.id), currency: p.currency as string, amountCents: Number(p.amount_cents), status: p.status as string, reference: p.reference as string | null,
+    paidAt: p.paid_at as Date | null, createdAt: p.created_at as Date, programName: p.program_name as string, partnerName: p.partner_name as string,
+    commissions: lines.rows.map((l) => ({ id: Number(l.id), transactionId: l.transaction_id as string, occurredAt: l.occurred_at as Date, saleCents: Number(l.sale_cents), earnedCents: Number(l.earned_cents) })),
+  };
+}
+
+/** What the program tells its partners: its terms and resources. */
+export async function programForPartners(pool: Pool, programId: number) {
+  const { rows } = await pool.query('SELECT terms_text, terms_version, partner_resources FROM programs WHERE id = $1', [programId]);
+  return { termsText: rows[0].terms_text as string, termsVersion: rows[0].terms_version as string, resources: rows[0].partner_resources as string };
+}

@@ -96,6 +96,8 @@ describe.skipIf(!hasChromium)('accessibility', () => {
     await page.goto(smtp.lastLink('ana@partner.example')!.replace(/^https?:\/\/[^/]+/, api.url));
     await submitWithKeyboard(page, 'Sign in');
     findings.push(...(await audit('portal')));
+    await page.goto(`${api.url}/portal/programs/${ana.id}?link_id=&path=/pricing&sub_id=axe`);
+    findings.push(...(await audit('portal-program')));
 
     expect(findings).toEqual([]);
   }, 120_000);

@@ -59,7 +59,7 @@ input[type=checkbox],input[type=radio]{width:auto;min-width:0}
 /* The set-up page: steps in words, code to copy. */
 ol.steps{list-style:none;padding:0;margin:.4rem 0}ol.steps li{margin:.35rem 0}ol.steps li.pass{color:#1b6e20}
 pre[id]{max-width:none;background:#f0f0f4;border:1px solid #ccd;border-radius:6px;padding:.6rem .8rem;font-size:.85rem}
-.test-buttons button{margin-right:.5rem}ul.events{columns:16rem;margin:.3rem 0}
+.test-buttons button{margin-right:.5rem}.qr svg{width:12rem;height:12rem;display:block}figure.chart{margin:.5rem 0}ul.events{columns:16rem;margin:.3rem 0}
 /* A keyboard user skips the header; the header's quiet text stays readable on its dark background. */
 a.skip{position:absolute;left:-999px;top:.5rem}a.skip:focus{left:.5rem;z-index:10;background:#fff;color:#1b1b1f;padding:.4rem .8rem}
 header .muted{color:#d9d9f2}

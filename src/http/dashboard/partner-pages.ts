@@ -128,6 +128,9 @@ ${field('slug', 'Page address (letters, digits and -)', view.values?.slug ?? set
 <label for="terms_text">Program terms (version ${settings.termsVersion}; a change makes a new version)</label>
 <textarea id="terms_text" name="terms_text" rows="6" ${fe.terms_text ? raw('aria-invalid="true" aria-describedby="terms_text-error"') : ''}>${view.values?.terms_text ?? settings.termsText}</textarea>
 ${fe.terms_text ? html`<p class="error" id="terms_text-error">${fe.terms_text}</p>` : ''}
+<label for="partner_resources">Resources for your partners (logos, copy, guidelines), one per line; addresses become links in their portal</label>
+<textarea id="partner_resources" name="partner_resources" rows="3" ${fe.partner_resources ? raw('aria-invalid="true" aria-describedby="partner_resources-error"') : ''}>${view.values?.partner_resources ?? settings.partnerResources}</textarea>
+${fe.partner_resources ? html`<p class="error" id="partner_resources-error">${fe.partner_resources}</p>` : ''}
 <label for="field_lines">Questions, one per line: <code>key | Label | text, url or select: a, b | required</code></label>
 <textarea id="field_lines" name="field_lines" rows="4" aria-describedby="field_lines-hint${fe.field_lines ? ' field_lines-error' : ''}" ${fe.field_lines ? raw('aria-invalid="true"') : ''}>${view.values?.field_lines ?? fieldLines(settings.fields)}</textarea>
 <p class="muted" id="field_lines-hint">Example: <code>website | Your website | url | required</code></p>

@@ -232,6 +232,7 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
         applications_open: text(req, 'applications_open') === 'on',
         slug: text(req, 'slug'),
         terms_text: String((req.body as Record<string, unknown>).terms_text ?? ''),
+        partner_resources: String((req.body as Record<string, unknown>).partner_resources ?? ''),
         field_lines: String((req.body as Record<string, unknown>).field_lines ?? ''),
       });
     } catch (error) {

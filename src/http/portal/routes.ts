@@ -8,7 +8,10 @@ import {
   createOwnLink,
   endPartnerSession,
   partnerOfSession,
+  portalDeepLink,
   portalOverview,
+  portalPayoutStatement,
+  portalProgram,
   requestSignInLink,
   setOwnPayoutDetails,
   signInWithLink,
@@ -23,7 +26,9 @@ import { formBody } from '../input-guard.js';
 import { toAffixError } from '../respond.js';
 import { limitSignIn } from '../sign-in-limit.js';
 import { countPartnerLinkRequest } from '../../app/access.js';
-import { confirmSignInPage, linkSentPage, overviewPage, signInPage } from './pages.js';
+import { confirmSignInPage, linkSentPage, overviewPage, programPage, signInPage } from './pages.js';
+import { qrSvg } from './qr.js';
+import { referralUrl } from '../../core/programs.js';
 
 export const PORTAL_COOKIE = 'affix_portal';
 
@@ -91,24 +96,58 @@ export function portalRoutes(deps: AppDeps): Router {
   };
   router.get('/portal', (req, res) => overview(res, 200, {}, DONE[String(req.query.done)] ?? null));
 
-  router.post('/portal/partners/:partnerId/links', ...form, async (req, res) => {
+  // ---- one program of the partner's: links and their numbers, the link builder, payouts, terms ----
+  const BUILDER_FIELDS = ['link_id', 'path', 'sub_id', 'utm_source', 'utm_medium', 'utm_campaign'] as const;
+  const programView = async (req: Request, res: Response, status = 200, errs: Record<string, string> = {}, flash: string | null = null, typed?: Record<string, string>) => {
+    const partnerId = Number(req.params.partnerId);
+    const data = await portalProgram(app(), res.locals.partnerEmail, partnerId);
+    const qr = new Map(await Promise.all(data.links.map(async (l) => [l.linkId, await qrSvg(referralUrl(data.partner.domain, l.shortLink))] as const)));
+    const query = req.query as Record<string, string | undefined>;
+    const builderValues = Object.fromEntries(BUILDER_FIELDS.map((name) => [name, typeof query[name] === 'string' ? query[name]! : '']));
+    let built = null;
+    let fields = errs;
+    // The builder is a GET form: its answer is this page with the link made (or its problems).
+    if (query.link_id !== undefined) {
+      try {
+        const made = await portalDeepLink(app(), res.locals.partnerEmail, partnerId, builderValues);
+        built = { ...made, qr: await qrSvg(made.url) };
+      } catch (error) {
+        fields = { ...fields, ...fieldErrors(error) };
+        status = 400;
+      }
+    }
+    send(res, status, data.partner.programName, programPage({ data, fieldErrors: fields, built, builderValues, qr, typed }), flash);
+  };
+  router.get('/portal/programs/:partnerId', (req, res) => programView(req, res, 200, {}, DONE[String(req.query.done)] ?? null));
+  router.post('/portal/programs/:partnerId/links', ...form, async (req, res) => {
     const partnerId = Number(req.params.partnerId);
     try {
       await createOwnLink(app(), res.locals.partnerEmail, partnerId, { short_link: (req.body as Record<string, unknown>)[`short_link_${partnerId}`] });
     } catch (error) {
-      return overview(res, 400, fieldErrors(error, { short_link: `short_link_${partnerId}`, form: `short_link_${partnerId}` }));
+      return programView(req, res, 400, fieldErrors(error, { short_link: `short_link_${partnerId}`, form: `short_link_${partnerId}` }));
     }
-    res.redirect(303, '/portal?done=link');
+    res.redirect(303, `/portal/programs/${partnerId}?done=link#links`);
   });
-  router.post('/portal/partners/:partnerId/payout-details', ...form, async (req, res) => {
+  router.post('/portal/programs/:partnerId/payout-details', ...form, async (req, res) => {
     const partnerId = Number(req.params.partnerId);
     const body = req.body as Record<string, unknown>;
     try {
-      await setOwnPayoutDetails(app(), res.locals.partnerEmail, partnerId, { payout_method: body.payout_method, payout_reference: body[`payout_reference_${partnerId}`] });
+      await setOwnPayoutDetails(app(), res.locals.partnerEmail, partnerId, { payout_method: body.payout_method || undefined, payout_reference: body[`payout_reference_${partnerId}`] });
     } catch (error) {
-      return overview(res, 400, fieldErrors(error, { payout_reference: `payout_reference_${partnerId}`, form: `payout_reference_${partnerId}` }));
+      const errs = fieldErrors(error, { payout_method: `payout_method_${partnerId}`, payout_reference: `payout_reference_${partnerId}`, form: `payout_reference_${partnerId}` });
+      return programView(req, res, 400, errs, null, Object.fromEntries(Object.entries(body).map(([k, v]) => [k, String(v)])));
     }
-    res.redirect(303, '/portal?done=payout');
+    res.redirect(303, `/portal/programs/${partnerId}?done=payout#payout-details`);
+  });
+  router.get('/portal/programs/:partnerId/links/:linkId/qr.svg', async (req, res) => {
+    const data = await portalProgram(app(), res.locals.partnerEmail, Number(req.params.partnerId));
+    const link = data.links.find((l) => l.linkId === Number(req.params.linkId));
+    if (!link) throw new AffixError(404, 'Link not found');
+    res.type('image/svg+xml').attachment(`${link.shortLink}-qr.svg`).send(await qrSvg(referralUrl(data.partner.domain, link.shortLink)));
+  });
+  router.get('/portal/programs/:partnerId/payouts/:payoutId/statement.csv', async (req, res) => {
+    const csv = await portalPayoutStatement(app(), res.locals.partnerEmail, Number(req.params.partnerId), Number(req.params.payoutId));
+    res.type('text/csv').attachment(`affix-payout-${Number(req.params.payoutId)}-statement.csv`).send(csv);
   });
   router.post('/portal/mail', ...form, async (req, res) => {
     await saveMailPreferences(pool, res.locals.partnerEmail, 'partner', ([] as unknown[]).concat((req.body as Record<string, unknown>).on ?? []).map(String));
