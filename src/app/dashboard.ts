@@ -1,5 +1,6 @@
 // What the dashboard reads and the sign-in rules it shares with the CLI sign-in page. Pages
 // call these; none of them touches SQL itself.
+import { previousPeriod } from '../core/periods.js';
 import { COMMISSION_STATES } from '../core/commission-ledger.js';
 import { csvField } from '../core/csv.js';
 import * as payoutsDb from '../db/payouts.js';
@@ -85,14 +86,18 @@ export type PageQuery = Record<string, string | undefined>;
 /** What each page reads, and nothing more; `page` (from 1) pages the activity table. */
 const SECTION_DATA = {
   overview: async (deps: PageDeps, id: number, filter: ActivityFilter) => {
-    const [partners, series, facts, kpis, funnel] = await Promise.all([
+    // The cards compare with as many days just before.
+    const before = { ...filter, ...previousPeriod(filter) };
+    const [partners, series, facts, kpis, funnel, kpisBefore, funnelBefore] = await Promise.all([
       partnersWithLinks(deps.pool, id),
       dailySeries(deps.pool, id, filter),
       deps.store.readinessFacts(id, deps.now()),
       programKpis(deps.pool, id, filter.from, filter.to),
       funnelTotals(deps.pool, id, filter),
+      programKpis(deps.pool, id, before.from, before.to),
+      funnelTotals(deps.pool, id, before),
     ]);
-    return { partners, series, readiness: computeReadiness(id, facts), kpis, funnel };
+    return { partners, series, readiness: computeReadiness(id, facts), kpis, funnel, before: { kpis: kpisBefore, funnel: funnelBefore } };
   },
   setup: async (deps: PageDeps, id: number) => {
     const [facts, stripe] = await Promise.all([deps.store.readinessFacts(id, deps.now()), stripeLiveCheck(deps.pool, id)]);

@@ -138,11 +138,16 @@ export async function programKpis(pool: Pool, programId: number, from: Date, to:
   }[];
 }
 
-/** The funnel counts people, not events: leads, and customers who bought at least once. */
+/**
+ * The funnel counts people, not events: the period's clicks; the people who signed up in it; of
+ * those, the ones who have bought (never more than signed up); and everyone who bought in it
+ * (with or without a signup first: a Stripe checkout, a promo code).
+ */
 export async function funnelTotals(pool: Pool, programId: number, filter: Omit<ActivityFilter, 'mode'>) {
   const { rows } = await pool.query(
     `SELECT count(*) FILTER (WHERE e.kind = 'click')::int AS clicks,
-            count(*) FILTER (WHERE e.kind = 'lead')::int AS leads,
+            count(DISTINCT e.customer_id) FILTER (WHERE e.kind = 'lead')::int AS leads,
+            count(DISTINCT e.customer_id) FILTER (WHERE e.kind = 'lead' AND EXISTS (SELECT 1 FROM sales b WHERE b.customer_id = e.customer_id AND NOT b.test))::int AS converted,
             count(DISTINCT e.customer_id) FILTER (WHERE e.kind = 'sale')::int AS buyers
        FROM tracking_events e
        LEFT JOIN customers cu ON cu.id = e.customer_id
@@ -151,5 +156,5 @@ export async function funnelTotals(pool: Pool, programId: number, filter: Omit<A
         AND ($4::bigint IS NULL OR coalesce(s.partner_id, cu.partner_id, (SELECT k.partner_id FROM clicks k WHERE k.click_id = e.click_id LIMIT 1)) = $4)`,
     [programId, filter.from, filter.to, filter.partnerId],
   );
-  return rows[0] as { clicks: number; leads: number; buyers: number };
+  return rows[0] as { clicks: number; leads: number; converted: number; buyers: number };
 }

@@ -5,41 +5,51 @@ import { dataTable } from './table.js';
 const COLORS = { clicks: '#4c6ef5', leads: '#f08c00', sales: '#2b8a3e' } as const;
 type Series = { day: Date; clicks: number; leads: number; sales: number }[];
 
+/** Daily clicks, signups and sales as grouped bars on a real axis, with tooltips and the same numbers as a table. */
 export function dailyChart(series: Series): Html {
+  const total = (kind: 'clicks' | 'leads' | 'sales') => series.reduce((sum, d) => sum + d[kind], 0);
+  if (total('clicks') + total('leads') + total('sales') === 0) return html`<p class="muted" id="chart-empty">No clicks, leads or sales between these dates yet.</p>`;
   const width = 720;
   const height = 200;
-  const max = Math.max(1, ...series.flatMap((d) => [d.clicks, d.leads, d.sales]));
-  const slot = width / Math.max(1, series.length);
+  const left = 40;
+  const top = niceTop(Math.max(1, ...series.flatMap((d) => [d.clicks, d.leads, d.sales])));
+  const slot = (width - left) / Math.max(1, series.length);
   const bar = Math.max(1, (slot - 4) / 3);
+  const y = (value: number) => height - (value / top) * height;
+  // Counts are whole: a half-way line only where it is a whole number.
+  const grid = [0, top / 2, top].filter(Number.isInteger).map(
+    (value) => `<line x1="${left}" y1="${y(value).toFixed(1)}" x2="${width}" y2="${y(value).toFixed(1)}" stroke="${value === 0 ? '#767676' : '#ddd'}"></line>` +
+      `<text x="${left - 6}" y="${(y(value) + 4).toFixed(1)}" text-anchor="end" font-size="12">${value}</text>`,
+  );
+  const day = (d: Date) => d.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
   const bars = series.flatMap((d, i) =>
     (['clicks', 'leads', 'sales'] as const).map((kind, k) => {
-      const h = Math.round((d[kind] / max) * (height - 20));
-      return `<rect x="${(i * slot + 2 + k * bar).toFixed(1)}" y="${height - h}" width="${bar.toFixed(1)}" height="${h}" fill="${COLORS[kind]}"><title>${d.day.toISOString().slice(0, 10)} ${kind}: ${d[kind]}</title></rect>`;
+      const h = (d[kind] / top) * height;
+      return `<rect x="${(left + i * slot + 2 + k * bar).toFixed(1)}" y="${(height - h).toFixed(1)}" width="${bar.toFixed(1)}" height="${h.toFixed(1)}" fill="${COLORS[kind]}"><title>${day(d.day)} ${kind === 'leads' ? 'signups' : kind}: ${d[kind]}</title></rect>`;
     }),
   );
-  const total = (kind: 'clicks' | 'leads' | 'sales') => series.reduce((sum, d) => sum + d[kind], 0);
-  const day = (d: Date) => d.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
-  // Dates under the first, middle and last day; the scale's top value at the left.
-  const ticks = series.length ? [0, Math.floor((series.length - 1) / 2), series.length - 1] : [];
-  const labels = [...new Set(ticks)].map((i) => `<text x="${(i * slot + slot / 2).toFixed(1)}" y="${height + 14}" text-anchor="middle" font-size="11">${day(series[i]!.day)}</text>`);
-  const empty = total('clicks') + total('leads') + total('sales') === 0;
-  if (empty) return html`<p class="muted" id="chart-empty">No clicks, leads or sales between these dates yet.</p>`;
-  return html`<figure>
-<svg role="img" aria-labelledby="daily-title" width="100%" viewBox="0 -14 ${width} ${height + 32}" style="max-height:240px;background:#fafafa">
-<title id="daily-title">Daily clicks, leads and sales</title><text x="2" y="-2" font-size="11">max ${max} a day</text>
-<line x1="0" y1="${height}" x2="${width}" y2="${height}" stroke="#999"></line>${raw(bars.join(''))}${raw(labels.join(''))}</svg>
+  // Dates under the first, middle and last day.
+  const ticks = [...new Set([0, Math.floor((series.length - 1) / 2), series.length - 1])];
+  const labels = ticks.map((i) => `<text x="${(left + i * slot + slot / 2).toFixed(1)}" y="${height + 16}" text-anchor="middle" font-size="12">${day(series[i]!.day)}</text>`);
+  return html`<figure class="chart">
+<svg role="img" aria-labelledby="daily-title" width="100%" viewBox="0 -10 ${width} ${height + 32}" style="max-height:260px">
+<title id="daily-title">Daily clicks, signups and sales</title>${raw(grid.join(''))}${raw(bars.join(''))}${raw(labels.join(''))}</svg>
 <figcaption><span style="color:${COLORS.clicks}">■</span> clicks ${total('clicks')} · <span style="color:${COLORS.leads}">■</span> leads ${total('leads')} ·
-<span style="color:${COLORS.sales}">■</span> sales ${total('sales')} (${series.length} days)</figcaption></figure>`;
+<span style="color:${COLORS.sales}">■</span> sales ${total('sales')} (${series.length} days)</figcaption>
+<details><summary>Daily numbers as a table</summary>${dataTable(['Day', 'Clicks', 'Signups', 'Sales'], series.map((d) => [day(d.day), d.clicks, d.leads, d.sales]), { id: 'daily-table' })}</details></figure>`;
 }
 
-/** People, not events: leads over clicks, and customers who bought over leads (never above 100 %). */
-export function funnelChart(totals: { clicks: number; leads: number; buyers: number }): Html {
-  const max = Math.max(1, totals.clicks, totals.leads, totals.buyers);
+/**
+ * People, not events: clicks; the people who signed up; of those, the ones who bought (never more
+ * than signed up). Everyone who bought, signed up or not, is the Customers card.
+ */
+export function funnelChart(totals: { clicks: number; leads: number; converted: number; buyers: number }): Html {
+  const max = Math.max(1, totals.clicks, totals.leads, totals.converted);
   const pct = (a: number, b: number) => (b > 0 ? `${Math.round((Math.min(a, b) / b) * 100)}%` : '–');
   const kinds = [
     ['clicks', 'clicks', COLORS.clicks],
-    ['leads', 'leads', COLORS.leads],
-    ['buyers', 'customers who bought', COLORS.sales],
+    ['leads', 'signups', COLORS.leads],
+    ['converted', 'signups who bought', COLORS.sales],
   ] as const;
   const rows = kinds.map(
     ([kind, label, color], i) =>
@@ -48,7 +58,7 @@ export function funnelChart(totals: { clicks: number; leads: number; buyers: num
   return html`<figure>
 <svg role="img" aria-labelledby="funnel-title" width="100%" viewBox="0 0 720 110" style="max-height:130px">
 <title id="funnel-title">Conversion funnel</title>${raw(rows.join(''))}</svg>
-<figcaption>Click → lead ${pct(totals.leads, totals.clicks)} · lead → customer ${pct(totals.buyers, totals.leads)}</figcaption></figure>`;
+<figcaption>Click → lead ${pct(totals.leads, totals.clicks)} · lead → customer ${pct(totals.converted, totals.leads)}</figcaption></figure>`;
 }
 
 /** A nice top for an axis: 1, 2 or 5 times a power of ten, at or above `max`. */

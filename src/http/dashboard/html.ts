@@ -59,7 +59,11 @@ input[type=checkbox],input[type=radio]{width:auto;min-width:0}
 /* The set-up page: steps in words, code to copy. */
 ol.steps{list-style:none;padding:0;margin:.4rem 0}ol.steps li{margin:.35rem 0}ol.steps li.pass{color:#1b6e20}
 pre[id]{max-width:none;background:#f0f0f4;border:1px solid #ccd;border-radius:6px;padding:.6rem .8rem;font-size:.85rem}
-.test-buttons button{margin-right:.5rem}.qr svg{width:12rem;height:12rem;display:block}figure.chart{margin:.5rem 0}ul.events{columns:16rem;margin:.3rem 0}
+.test-buttons button{margin-right:.5rem}.qr svg{width:12rem;height:12rem;display:block}
+ul.kpis{list-style:none;padding:0;margin:.75rem 0;display:grid;gap:.6rem;grid-template-columns:repeat(auto-fill,minmax(11rem,1fr))}
+li.kpi{border:1px solid #ccd;border-radius:8px;padding:.5rem .75rem;background:#fff;display:flex;flex-direction:column}
+.kpi-label{font-size:.8rem;font-weight:600;color:#555}.kpi-value{font-size:1.35rem;font-weight:700}.kpi-change{font-size:.8rem;color:#555}
+nav.presets{display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:.25rem 0 .5rem}nav.presets a[aria-current]{font-weight:700;color:#1b1b1f}figure.chart{margin:.5rem 0}ul.events{columns:16rem;margin:.3rem 0}
 /* A keyboard user skips the header; the header's quiet text stays readable on its dark background. */
 a.skip{position:absolute;left:-999px;top:.5rem}a.skip:focus{left:.5rem;z-index:10;background:#fff;color:#1b1b1f;padding:.4rem .8rem}
 header .muted{color:#d9d9f2}

@@ -12,6 +12,7 @@ import { auditSection } from './audit-page.js';
 import { type MoneyView, payoutsSection, promoCodesSection, webhooksSection } from './money-pages.js';
 import { type Html, errorSummary, field, html, select } from './html.js';
 import { dataTable } from './table.js';
+import { kpiCards, presetLinks } from './kpi-cards.js';
 import { readinessSummary, setupSection } from './setup-page.js';
 import type { TestEventOutcome } from '../../app/setup.js';
 
@@ -111,11 +112,14 @@ type Of<S extends ProgramSection> = Extract<SectionData, { section: S }>;
 function overview(view: ProgramPageView, data: Of<'overview'>): Html {
   const { readiness, kpis, funnel, series } = data;
   const base = sectionUrl(view.program.id, 'overview');
+  const days = Math.round((view.filter.to.getTime() - view.filter.from.getTime()) / DAY);
   return html`${readinessSummary(view.program.id, readiness)}
-<section id="charts"><h2>Clicks → leads → sales</h2>
-${filterForm(base, view.filter, data.partners)}
+<section id="numbers"><h2>${humanDate(view.filter.from)} – ${humanDate(new Date(view.filter.to.getTime() - DAY))}</h2>
+${presetLinks(base, view.filter, view.now)}${filterForm(base, view.filter, data.partners)}
+${kpiCards(data, days)}</section>
+<section id="charts"><h2>Clicks → signups → sales</h2>
 ${dailyChart(series)}${funnelChart(funnel)}
-<h3>Money between these dates</h3>${kpis.length === 0 ? html`<p class="muted">No sales yet.</p>` : dataTable(
+<h3>Money per currency</h3>${kpis.length === 0 ? html`<p class="muted">No sales yet.</p>` : dataTable(
   ['Currency', 'Sales', 'Revenue', 'Commission earned', 'Awaiting approval', 'Approved', 'Paid'],
   kpis.map((k) => [k.currency, k.sales, ...[k.revenue_cents, k.commission_cents, k.commission_pending_cents, k.commission_approved_cents, k.commission_paid_cents].map((cents) => formatMoney(cents, k.currency as Currency))]),
   { id: 'kpis' },
