@@ -138,7 +138,7 @@ export async function listApplications(deps: ManagementDeps, scope: Scope, progr
   return { applications: withSignals, next_cursor: rows.length > limit ? String(page[page.length - 1]!.id) : null };
 }
 
-const settingsInput = z.object({
+export const settingsInput = z.object({
   applications_open: FORM_BOOLEAN.optional(),
   slug: z
     .union([z.literal('').transform(() => null), z.string().trim().toLowerCase().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'Letters, digits and -, up to 63 (the page address).')])

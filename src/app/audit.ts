@@ -6,7 +6,7 @@ import { csvField } from '../core/csv.js';
 import { listAudit } from '../db/audit.js';
 import { type ManagementDeps, type Scope, parseInput, programInScope } from './management.js';
 
-const query = z.object({
+export const query = z.object({
   program_id: z.coerce.number().int().positive().optional(),
   account_id: z.coerce.number().int().positive().optional(),
   actor_type: z.enum(ACTOR_TYPES).optional().or(z.literal('').transform(() => undefined)),

@@ -14,7 +14,7 @@ import { FORM_BOOLEAN } from './payouts.js';
 export const IMPORT_MAX_ROWS = 50_000;
 const CHUNK = 500;
 
-const importInput = z.object({
+export const importInput = z.object({
   csv: z.string({ error: 'Give the CSV file.' }).min(1, 'The file is empty.').max(20_000_000, 'The file is larger than 20 MB.'),
   dry_run: FORM_BOOLEAN.optional(),
 });

@@ -64,14 +64,14 @@ export const newPartnerInput = z.object({
   status: z.enum(['approved', 'invited'], { error: 'A partner the brand adds is approved or invited.' }).optional(),
 });
 
-const editPartnerInput = z.object({
+export const editPartnerInput = z.object({
   name: name.optional(),
   email: optionalEmail,
   notes: z.string().trim().max(5000, 'Notes are at most 5000 characters.').nullish(),
   tags: tagsField.optional(),
 });
 
-const bulkInput = z
+export const bulkInput = z
   .object({
     action: z.enum(PARTNER_ACTIONS, { error: `action must be one of: ${PARTNER_ACTIONS.join(', ')}.` }),
     partner_ids: z.array(z.coerce.number().int().positive(), { error: 'partner_ids must be a list of partner ids.' }).max(100_000).optional(),
@@ -92,7 +92,7 @@ const bulkInput = z
   .refine((v) => v.action !== 'move_group' || v.group_id !== undefined, { message: 'Choose the group to move to.', path: ['group_id'] });
 export type BulkInput = z.input<typeof bulkInput>;
 
-const groupInput = z.object({
+export const groupInput = z.object({
   name: z.string({ error: 'Give the group a name.' }).trim().min(1, 'Give the group a name.').max(100, 'At most 100 characters.'),
   slug: z
     .string({ error: 'Give the group an address name.' })
@@ -106,7 +106,7 @@ const groupInput = z.object({
   auto_approve: FORM_BOOLEAN.optional(),
 });
 
-const overrideInput = z.object({
+export const overrideInput = z.object({
   source: z.string({ error: 'Say where this deal comes from (a contract, an email).' }).trim().min(1, 'Say where this deal comes from (a contract, an email).').max(200),
 });
 
@@ -202,7 +202,7 @@ export async function editPartner(deps: ManagementDeps, scope: Scope, programId:
 
 // ---- the list ----------------------------------------------------------------------------------
 
-const listQuery = z.object({
+export const listQuery = z.object({
   q: z.string().trim().max(320).optional(),
   status: z.enum(PARTNER_STATUSES, { error: `status must be one of: ${PARTNER_STATUSES.join(', ')}.` }).optional().or(z.literal('').transform(() => undefined)),
   group_id: z.coerce.number().int().positive().optional().or(z.literal('').transform(() => undefined)),

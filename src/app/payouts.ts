@@ -85,7 +85,7 @@ export async function approveDueCommissions(deps: ManagementDeps): Promise<numbe
   }
 }
 
-const reasonInput = z.object({
+export const reasonInput = z.object({
   reason: z.string({ error: 'Give a reason.' }).trim().min(1, 'Give a reason.').max(500, 'A reason is at most 500 characters.'),
 });
 
@@ -155,7 +155,7 @@ async function commissionActionOfOne(deps: ManagementDeps, scope: Scope, program
 /** How many commissions one transaction of a bulk action changes. */
 export const BULK_CHUNK = 500;
 
-const commissionBulkInput = z
+export const commissionBulkInput = z
   .object({
     action: z.enum(COMMISSION_ACTIONS, { error: 'action must be approve, release or reject.' }),
     commission_ids: z.array(z.coerce.number().int().positive(), { error: 'commission_ids must be a list of commission ids.' }).max(100_000).optional(),
@@ -263,7 +263,7 @@ export async function runPayouts(deps: ManagementDeps, scope: Scope, programId: 
   });
 }
 
-const markPaidInput = z.object({
+export const markPaidInput = z.object({
   reference: z
     .string({ error: 'Give the payment reference (the transfer or batch id).' })
     .trim()
@@ -462,7 +462,7 @@ export const PAYOUT_MINIMUMS = z.strictObject(
 /** A checkbox or a JSON boolean. */
 export const FORM_BOOLEAN = z.union([z.boolean(), z.enum(['true', 'false', 'on', '']).transform((v) => v === 'true' || v === 'on')]);
 
-const settingsInput = z.object({
+export const settingsInput = z.object({
   // Each setting is kept as it is when absent.
   hold_days: HOLD_DAYS.optional(),
   // One minimum per currency (5000 is $50 but 50 VND): {"USD": 5000, "VND": 1000000}; a currency left out keeps its minimum, null removes it.
@@ -512,7 +512,7 @@ export async function updatePayoutSettings(deps: ManagementDeps, scope: Scope, p
   });
 }
 
-const detailsInput = z
+export const detailsInput = z
   .object({
     payout_method: z.enum(['paypal', 'wise', 'bank_transfer', 'stripe'], { error: 'Choose PayPal, Wise, bank transfer or Stripe.' }).nullish(),
     payout_reference: z.string().trim().max(200, 'At most 200 characters.').nullish(),

@@ -14,7 +14,7 @@ const optional = (pattern: RegExp, message: string) =>
     .nullish()
     .or(z.literal('').transform(() => null));
 
-const promoInput = z
+export const promoInput = z
   .object({
     partner_id: z.coerce.number({ error: 'Choose a partner of this program.' }).int().positive('Choose a partner of this program.'),
     code: optional(/^[A-Za-z0-9_-]{2,64}$/, 'A code is 2 to 64 letters, digits, - or _.'),

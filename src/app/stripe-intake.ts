@@ -54,7 +54,7 @@ export type Received = StoredEvent & { stripeEventId: string; type: string };
 const stripeToken = z.string().regex(/^[\x21-\x7e]{1,255}$/);
 
 /** The envelope every Stripe event has; the object inside is read by the workers. */
-const signedEventSchema = z.object({
+export const signedEventSchema = z.object({
   id: stripeToken,
   type: stripeToken,
   livemode: z.boolean().optional(),

@@ -50,7 +50,7 @@ const eventTypes = z
   .array(z.enum(OUTBOUND_EVENT_TYPES, { error: `Event types are ${OUTBOUND_EVENT_TYPES.join(', ')}.` }), { error: 'Choose at least one event type.' })
   .min(1, 'Choose at least one event type.');
 
-const endpointInput = (allowPrivate: boolean) =>
+export const endpointInput = (allowPrivate: boolean) =>
   z.object({
     url: z
       .string({ error: 'Give the endpoint URL.' })
@@ -88,7 +88,7 @@ async function endpointInScope(deps: ManagementDeps, scope: Scope, programId: nu
   return endpoint;
 }
 
-const updateInput = z.object({ enabled: z.boolean({ error: 'enabled must be true or false.' }).optional(), event_types: eventTypes.optional() });
+export const updateInput = z.object({ enabled: z.boolean({ error: 'enabled must be true or false.' }).optional(), event_types: eventTypes.optional() });
 
 /** Turns an endpoint on or off, or changes what it listens to. Turning it on again clears the notice. */
 export async function updateEndpoint(deps: ManagementDeps, scope: Scope, programId: number, endpointId: number, input: unknown) {

@@ -1,4 +1,5 @@
 // The express application: request context, JSON parsing, routes, one error handler.
+import { openApiDocument } from './openapi.js';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -96,6 +97,11 @@ export function createApp(given: HttpDeps): express.Express {
     res.status(ready ? 200 : 503).json({ ok: ready, database: ready ? 'ok' : 'unavailable' });
   });
   app.use('/docs', express.static(DOCS_DIR, { index: false }));
+  // The API reference, made once from the routes' zod schemas.
+  const reference = openApiDocument(deps.config.publicUrl);
+  app.get('/api/v1/openapi.json', (_req, res) => {
+    res.json(reference);
+  });
   // The peer service's script path serves the same script: brands moving over change only the host.
   app.get(['/js/affix-tracker.js', '/js/affitor-tracker.js'], async (req, res) => {
     res.type('application/javascript');

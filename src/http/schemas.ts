@@ -37,7 +37,7 @@ function parseOrThrow<S extends z.ZodType>(schema: S, body: unknown): z.output<S
 
 // ---- click ---------------------------------------------------------------------------------
 
-const clickSchema = z.object({
+export const clickSchema = z.object({
   affiliate_url: z.unknown().optional(),
   page_url: optionalText('page_url'),
   referrer_url: optionalText('referrer_url'),
@@ -63,7 +63,7 @@ export function parseClickBody(body: unknown) {
 
 // ---- lead ----------------------------------------------------------------------------------
 
-const leadSchema = z.object({
+export const leadSchema = z.object({
   click_id: identifier('click_id'),
   customer_key: identifier('customer_key'),
   email: optionalText('email', 320),
@@ -93,7 +93,7 @@ const transactionId = z
   .min(1, message(MESSAGES.transactionIdRequired))
   .max(255, message('transaction_id must be at most 255 characters'));
 
-const saleSchema = (testMode: boolean) =>
+export const saleSchema = (testMode: boolean) =>
   z.object({
     transaction_id: testMode ? transactionId.nullish() : transactionId,
     amount_cents: z
@@ -151,7 +151,7 @@ export function parseSaleBody(body: unknown, now: Date) {
 
 // ---- refund --------------------------------------------------------------------------------
 
-const refundSchema = z.object({
+export const refundSchema = z.object({
   transaction_id: z
     .string(message(MESSAGES.refundTransactionIdRequired))
     .trim()

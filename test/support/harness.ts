@@ -58,6 +58,8 @@ export interface TestApi {
   /** The app's clock; tests move it to exercise time rules. */
   clock: { now: Date };
   queue?: PgBoss;
+  /** The express application itself (its routes, for the API reference's test). */
+  app: ReturnType<typeof createApp>;
   request<T = any>(method: string, path: string, options?: { body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<Reply<T>>;
   close(): Promise<void>;
 }
@@ -101,6 +103,7 @@ export async function startTestApi(pool: Pool, env: Record<string, string> = {},
   server.on('request', app);
   return {
     url,
+    app,
     pool,
     clock,
     async request(method, path, options = {}) {

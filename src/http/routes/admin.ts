@@ -56,18 +56,18 @@ function adminAuth(adminToken: string | undefined) {
   };
 }
 
-const accountSchema = z.object({
+export const accountSchema = z.object({
   email: z.string().email(),
   name: z.string().max(255).nullish(),
   password: z.string().min(8, 'password must be at least 8 characters').max(200).optional(),
 });
-const accountUpdateSchema = z.object({
+export const accountUpdateSchema = z.object({
   suspended: z.boolean().optional(),
   password: z.string().min(8, 'password must be at least 8 characters').max(200).optional(),
 });
-const enabledSchema = z.object({ enabled: z.boolean() });
-const rotationSchema = z.object({ rotate_by: z.iso.datetime({ offset: true }) });
-const eventsQuery = z.object({
+export const enabledSchema = z.object({ enabled: z.boolean() });
+export const rotationSchema = z.object({ rotate_by: z.iso.datetime({ offset: true }) });
+export const eventsQuery = z.object({
   status: z.enum(INBOX_STATUSES as [InboxStatus, ...InboxStatus[]]).optional(),
   program_id: z.coerce.number().int().positive().optional(),
   stripe_id: z.string().regex(/^[a-z]{2,6}_[A-Za-z0-9_]{1,200}$/, 'expected a Stripe id such as evt_…, cs_…, in_…, ch_…, pi_…, du_…').optional(),
