@@ -114,8 +114,10 @@ describe.skipIf(!hasChromium)('one commission state on every surface', () => {
     await expect.poll(() => smtp.lastLink('ana@partner.example'), { timeout: 5000 }).not.toBeNull();
     await page.goto(smtp.lastLink('ana@partner.example')!.replace(/^https?:\/\/[^/]+/, api.url));
     await submit('Sign in');
-    const portal = await seen(`#program-${ana.id}`);
-    expect(portal).toContain('Your commission: 20% of the first paid sale, for each customer you refer.');
+    expect(await seen(`#program-${ana.id}`)).toContain('20% of the first paid sale, for each customer you refer.');
+    await page.goto(`${api.url}/portal/programs/${ana.id}`);
+    expect(await seen('#terms-summary')).toContain('Your commission: 20% of the first paid sale, for each customer you refer to shop.example.com.');
+    const portal = await seen('#commission-states');
     expect(portal).toContain('paid 1 $10.00');
     expect(portal).toContain('rejected 1 $0.00');
     expect(portal).not.toContain('awaiting approval');

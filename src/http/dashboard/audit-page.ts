@@ -3,13 +3,13 @@ import type { SectionData } from '../../app/dashboard.js';
 import { ACTOR_TYPES } from '../../core/audit.js';
 import { type Html, html, raw } from './html.js';
 import type { PartnerPagesView } from './partner-pages.js';
+import { minute as when } from '../views/components.js';
 
 type Of<S extends SectionData['section']> = Extract<SectionData, { section: S }>;
 
 const ACTOR_WORDS: Record<string, string> = { member: 'Team member', cli_token: 'CLI', operator: 'Operator (admin token)', system: 'Affix (scheduled)', applicant: 'Applicant', partner: 'Partner' };
 const OBJECT_TYPES = ['program', 'partner', 'group', 'link', 'api_key', 'webhook_endpoint', 'commission', 'payout', 'payout_batch'];
 
-const when = (date: Date) => new Date(date).toISOString().slice(0, 16).replace('T', ' ');
 const value = (v: unknown) => (v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
 export function auditSection(view: PartnerPagesView, data: Of<'audit'>): Html {

@@ -25,22 +25,25 @@ export function html(strings: TemplateStringsArray, ...parts: Part[]): Html {
 export const raw = (value: string) => new Html(value);
 
 export const INLINE_STYLE = `
-body{font-family:system-ui,sans-serif;margin:0;color:#1b1b1f;background:#f7f7f9}
-header{background:#23234a;color:#fff;padding:.6rem 1.5rem;display:flex;gap:1.5rem;align-items:center}
-header a{color:#fff}main{max-width:72rem;margin:0 auto;padding:1.5rem}
-section{background:#fff;border:1px solid #ddd;border-radius:8px;padding:1rem 1.25rem;margin-bottom:1.25rem}
+:root{--ink:#1b1b1f;--page:#f7f7f9;--surface:#fff;--brand:#23234a;--bad:#b00020;--good:#1b6e20;--warn:#8a6d00;--muted:#555;--line:#ccd;--line-soft:#eee;--radius:8px}
+/* The look's tokens: colours with AA contrast on --surface and --page, one radius; components use them. */
+.empty{color:var(--muted)}
+body{font-family:system-ui,sans-serif;margin:0;color:var(--ink);background:var(--page)}
+header{background:var(--brand);color:var(--surface);padding:.6rem 1.5rem;display:flex;gap:1.5rem;align-items:center}
+header a{color:var(--surface)}main{max-width:72rem;margin:0 auto;padding:1.5rem}
+section{background:var(--surface);border:1px solid var(--line);border-radius:var(--radius);padding:1rem 1.25rem;margin-bottom:1.25rem}
 h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:0}table{border-collapse:collapse;width:100%}
-th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #eee;font-size:.9rem;vertical-align:top}
+th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid var(--line-soft);font-size:.9rem;vertical-align:top}
 label{display:block;margin-top:.6rem;font-weight:600}input,select{font-size:1rem;padding:.35rem;min-width:16rem}
 button,a.button{font-size:.95rem;padding:.4rem .9rem;margin-top:.6rem;cursor:pointer}
 a.button{display:inline-block;border:1px solid #767676;border-radius:2px;background:#efefef;color:#000;text-decoration:none}
-.error{color:#b00020;font-weight:600;margin:.2rem 0}.ok{color:#1b6e20}.muted{color:#666}
+.error{color:var(--bad);font-weight:600;margin:.2rem 0}.ok{color:var(--good)}.muted{color:var(--muted)}
 .flash{background:#e8f4ea;border:1px solid #9ac79f;padding:.6rem 1rem;border-radius:6px;margin-bottom:1rem}
 .key{font-family:monospace;background:#fff7d6;padding:.4rem;border:1px solid #e0c860;word-break:break-all}
-.pass{color:#1b6e20}.fail{color:#b00020}.unknown{color:#8a6d00}.inline{display:inline}
+.pass{color:var(--good)}.fail{color:var(--bad)}.unknown{color:var(--warn)}.inline{display:inline}
 a:focus,a.button:focus,button:focus,input:focus,select:focus{outline:3px solid #ffbf47;outline-offset:2px}
-nav.tabs{margin-bottom:1rem;border-bottom:1px solid #ccd}nav.tabs a{padding:.3rem 0}
-nav.tabs a[aria-current=page]{font-weight:700;text-decoration:none;color:#1b1b1f;border-bottom:3px solid #23234a}
+nav.tabs{margin-bottom:1rem;border-bottom:1px solid var(--line)}nav.tabs a{padding:.3rem 0}
+nav.tabs a[aria-current=page]{font-weight:700;text-decoration:none;color:var(--ink);border-bottom:3px solid var(--brand)}
 form.filter{display:flex;flex-wrap:wrap;gap:0 1rem;align-items:flex-end}form.filter input,form.filter select{min-width:10rem}
 td.reason{min-width:14rem;max-width:32rem;white-space:normal}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;max-width:32rem;font-size:.8rem}
@@ -51,37 +54,37 @@ input,select{max-width:100%;box-sizing:border-box}header{flex-wrap:wrap}nav.tabs
 @media (max-width:40rem){main{padding:.75rem}input,select{min-width:0;width:100%}section{padding:.75rem}
 table.cards,table.cards tbody,table.cards tr,table.cards td{display:block;width:auto}
 table.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
-table.cards tr{border:1px solid #ccd;border-radius:8px;padding:.4rem .7rem;margin-bottom:.6rem;background:#fff}
+table.cards tr{border:1px solid var(--line);border-radius:var(--radius);padding:.4rem .7rem;margin-bottom:.6rem;background:var(--surface)}
 table.cards td{border:0;padding:.15rem 0}
-table.cards td::before{content:attr(data-label);display:block;font-size:.8rem;font-weight:600;color:#555}
+table.cards td::before{content:attr(data-label);display:block;font-size:.8rem;font-weight:600;color:var(--muted)}
 table.cards td[data-label=""]::before{content:none}}
 input[type=checkbox],input[type=radio]{width:auto;min-width:0}
 /* The set-up page: steps in words, code to copy. */
-ol.steps{list-style:none;padding:0;margin:.4rem 0}ol.steps li{margin:.35rem 0}ol.steps li.pass{color:#1b6e20}
-pre[id]{max-width:none;background:#f0f0f4;border:1px solid #ccd;border-radius:6px;padding:.6rem .8rem;font-size:.85rem}
+ol.steps{list-style:none;padding:0;margin:.4rem 0}ol.steps li{margin:.35rem 0}ol.steps li.pass{color:var(--good)}
+pre[id]{max-width:none;background:#f0f0f4;border:1px solid var(--line);border-radius:6px;padding:.6rem .8rem;font-size:.85rem}
 .test-buttons button{margin-right:.5rem}.qr svg{width:12rem;height:12rem;display:block}
 ul.kpis{list-style:none;padding:0;margin:.75rem 0;display:grid;gap:.6rem;grid-template-columns:repeat(auto-fill,minmax(11rem,1fr))}
-li.kpi{border:1px solid #ccd;border-radius:8px;padding:.5rem .75rem;background:#fff;display:flex;flex-direction:column}
-.kpi-label{font-size:.8rem;font-weight:600;color:#555}.kpi-value{font-size:1.35rem;font-weight:700}.kpi-change{font-size:.8rem;color:#555}
-nav.presets{display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:.25rem 0 .5rem}nav.presets a[aria-current]{font-weight:700;color:#1b1b1f}figure.chart{margin:.5rem 0}ul.events{columns:16rem;margin:.3rem 0}
+li.kpi{border:1px solid var(--line);border-radius:var(--radius);padding:.5rem .75rem;background:var(--surface);display:flex;flex-direction:column}
+.kpi-label{font-size:.8rem;font-weight:600;color:var(--muted)}.kpi-value{font-size:1.35rem;font-weight:700}.kpi-change{font-size:.8rem;color:var(--muted)}
+nav.presets{display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:.25rem 0 .5rem}nav.presets a[aria-current]{font-weight:700;color:var(--ink)}figure.chart{margin:.5rem 0}ul.events{columns:16rem;margin:.3rem 0}
 /* A keyboard user skips the header; the header's quiet text stays readable on its dark background. */
-a.skip{position:absolute;left:-999px;top:.5rem}a.skip:focus{left:.5rem;z-index:10;background:#fff;color:#1b1b1f;padding:.4rem .8rem}
+a.skip{position:absolute;left:-999px;top:.5rem}a.skip:focus{left:.5rem;z-index:10;background:var(--surface);color:var(--ink);padding:.4rem .8rem}
 header .muted{color:#d9d9f2}
 /* Lists as cards: readable at any width, no sideways scrolling. */
 ul.cards{list-style:none;padding:0;margin:.5rem 0;display:grid;gap:.75rem;grid-template-columns:repeat(auto-fill,minmax(17rem,1fr))}
-li.card{border:1px solid #ccd;border-radius:8px;padding:.6rem .8rem;background:#fff;min-width:0}li.card h3{margin:.2rem 0;font-size:1.05rem}li.card p{margin:.2rem 0}
-dl.numbers,dl.answers{display:grid;grid-template-columns:repeat(auto-fit,minmax(5.5rem,1fr));gap:.25rem .75rem;margin:.4rem 0}dl.numbers dt,dl.answers dt{font-size:.8rem;color:#555}dl.numbers dd,dl.answers dd{margin:0;font-weight:600}
+li.card{border:1px solid var(--line);border-radius:var(--radius);padding:.6rem .8rem;background:var(--surface);min-width:0}li.card h3{margin:.2rem 0;font-size:1.05rem}li.card p{margin:.2rem 0}
+dl.numbers,dl.answers{display:grid;grid-template-columns:repeat(auto-fit,minmax(5.5rem,1fr));gap:.25rem .75rem;margin:.4rem 0}dl.numbers dt,dl.answers dt{font-size:.8rem;color:var(--muted)}dl.numbers dd,dl.answers dd{margin:0;font-weight:600}
 dl.answers{grid-template-columns:1fr}
-.badge{display:inline-block;font-size:.75rem;font-weight:600;padding:.05rem .45rem;border-radius:999px;border:1px solid #767676;color:#1b1b1f;background:#f0f0f4;vertical-align:middle}
-.badge.approved,.badge.invited{background:#e3f1e4;border-color:#2e7d32}.badge.banned,.badge.rejected{background:#fbe4e6;border-color:#b00020}.badge.applied{background:#fff4d6;border-color:#8a6d00}
+.badge{display:inline-block;font-size:.75rem;font-weight:600;padding:.05rem .45rem;border-radius:999px;border:1px solid #767676;color:var(--ink);background:#f0f0f4;vertical-align:middle}
+.badge.approved,.badge.invited{background:#e3f1e4;border-color:#2e7d32}.badge.banned,.badge.rejected{background:#fbe4e6;border-color:var(--bad)}.badge.applied{background:#fff4d6;border-color:var(--warn)}
 label.pick{margin:0;font-size:.85rem}.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-fieldset.bulk{border:1px solid #ccd;border-radius:8px;padding:.5rem .8rem;margin-top:.75rem}fieldset.bulk legend{font-weight:600}
+fieldset.bulk{border:1px solid var(--line);border-radius:var(--radius);padding:.5rem .8rem;margin-top:.75rem}fieldset.bulk legend{font-weight:600}
 textarea{font:inherit;width:100%;max-width:48rem;box-sizing:border-box}ul.signals{color:#8a1c1c;margin:.3rem 0}.lead{font-size:1.1rem}
-.terms{max-height:16rem;overflow:auto;border:1px solid #ddd;padding:.25rem .75rem;border-radius:6px}.terms pre{font-family:inherit;font-size:.95rem;max-width:none}
+.terms{max-height:16rem;overflow:auto;border:1px solid var(--line);padding:.25rem .75rem;border-radius:6px}.terms pre{font-family:inherit;font-size:.95rem;max-width:none}
 /* The recurring duration only means something for recurring commission types (no script needed). */
 form:has(select[name=commission_type]) .recurring-only{display:none}
 form:has(select[name=commission_type] option[value^=recurring]:checked) .recurring-only,form:has(select[name=commission_type]) .recurring-only.has-error{display:block}
-.error-summary{border:2px solid #b00020;border-radius:6px;padding:.4rem 1rem;margin-bottom:1rem;background:#fff}.error-summary ul{margin:.2rem 0}.error-summary a{color:#b00020}
+.error-summary{border:2px solid var(--bad);border-radius:6px;padding:.4rem 1rem;margin-bottom:1rem;background:var(--surface)}.error-summary ul{margin:.2rem 0}.error-summary a{color:var(--bad)}
 `;
 
 /** The one bit of script: copy buttons (progressive enhancement; the link text stays selectable). */

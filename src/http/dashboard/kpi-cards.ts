@@ -6,10 +6,10 @@ import { PRESETS, changeInWords, presetOf, presetPeriod } from '../../core/perio
 import type { Currency } from '../../core/types.js';
 import type { ActivityFilter } from '../../db/dashboard.js';
 import { type Html, html, raw } from './html.js';
+import { isoDay as day } from '../views/components.js';
 
 type Overview = Extract<SectionData, { section: 'overview' }>;
 const DAY = 86_400_000;
-const day = (d: Date) => d.toISOString().slice(0, 10);
 
 /** Links to the presets, keeping the partner and events filter; the current one marked. */
 export function presetLinks(base: string, filter: ActivityFilter, now: Date): Html {

@@ -6,6 +6,7 @@ import { formatMoney, majorUnits } from '../../core/money.js';
 import { SUPPORTED_CURRENCIES } from '../../core/types.js';
 import { type Html, field, html, raw } from './html.js';
 import { dataTable } from './table.js';
+import { minute as when } from '../views/components.js';
 
 type Of<S extends SectionData['section']> = Extract<SectionData, { section: S }>;
 
@@ -22,7 +23,6 @@ export interface MoneyView {
 /** "awaiting approval" -> "Awaiting approval". */
 const sentence = (words: string) => words.charAt(0).toUpperCase() + words.slice(1);
 
-const when = (date: Date | null) => (date ? new Date(date).toISOString().slice(0, 16).replace('T', ' ') : '');
 
 const SIGNAL_WORDS: Record<string, string> = {
   self_referral: 'the partner bought through their own link',

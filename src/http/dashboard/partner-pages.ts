@@ -24,6 +24,7 @@ import { COMMISSION_TYPE_WORDS, describeCommission } from '../../core/programs.j
 import { COMMISSION_TYPES, type Currency, SUPPORTED_CURRENCIES } from '../../core/types.js';
 import type { GroupView } from '../../db/partners.js';
 import { type Html, field, html, raw, select } from './html.js';
+import { isoDay as day } from '../views/components.js';
 
 type Of<S extends SectionData['section']> = Extract<SectionData, { section: S }>;
 
@@ -40,7 +41,6 @@ export interface PartnerPagesView {
 const personal = (view: PartnerPagesView, value: string | null | undefined, none = '') => (view.people ? (value ?? none) : value ? 'email hidden for your role' : none);
 
 const SORT_WORDS: Record<string, string> = { created: 'Newest', name: 'Name', clicks: 'Clicks', leads: 'Leads', sales: 'Sales', revenue: 'Revenue', commission: 'Commission' };
-const day = (date: Date | string | null) => (date ? new Date(date).toISOString().slice(0, 10) : '');
 const money = (cents: number, currency: string) => formatMoney(cents, currency as Currency);
 const groupOptions = (groups: GroupView[], none = 'No group (program terms)') => [
   html`<option value="">${none}</option>`,

@@ -15,6 +15,7 @@ import { dataTable } from './table.js';
 import { kpiCards, presetLinks } from './kpi-cards.js';
 import { readinessSummary, setupSection } from './setup-page.js';
 import type { TestEventOutcome } from '../../app/setup.js';
+import { humanDate, isoDay as day } from '../views/components.js';
 
 const DAY = 86_400_000;
 
@@ -22,7 +23,6 @@ const DAY = 86_400_000;
 const shortId = (id: string) => (id.length > 18 ? `${id.slice(0, 10)}…${id.slice(-6)}` : id);
 
 /** Dates as people read them: 31 Jan 2099 (UTC, like every time the service stores). */
-const humanDate = (date: Date) => date.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
 
 
 
@@ -65,7 +65,6 @@ ${field('allowed_origins', 'Allowed browser origins (comma separated)', v('allow
 <div><button type="submit">${submit}</button></div></form>`;
   }
 
-const day = (d: Date) => d.toISOString().slice(0, 10);
 
 /** The filter as the page's query string (the form's own fields: `to` is the last day shown). */
 function filterQuery({ partnerId, from, to, mode }: ActivityFilter): string {

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import cookieParser from 'cookie-parser';
 import express, { type Request, type Response, Router } from 'express';
 import { UNAVAILABLE_RETRY_SECONDS, errors } from '../../core/errors.js';
-import { describeCommission, parseNewProgram } from '../../core/programs.js';
+import { parseNewProgram } from '../../core/programs.js';
 import type { ActivityFilter } from '../../db/dashboard.js';
 import { LOGIN_SESSION_TTL_MS } from '../../core/cli-login.js';
 import { createIdTokenVerifier, issuerSignInUrl } from '../../platform/id-tokens.js';
@@ -42,17 +42,18 @@ import { connectCallbackPath, finishStripeConnect, startStripeConnect } from '..
 import { formBody } from '../input-guard.js';
 import { toAffixError } from '../respond.js';
 import { type AppDeps, clock } from '../deps.js';
-import { type PageExtra, programForm, programPageBody, sectionTitle, sectionUrl } from './program-page.js';
+import { type PageExtra, programPageBody, sectionTitle, sectionUrl } from './program-page.js';
 import { fieldErrors, programInput } from './forms.js';
 import { MONEY_DONE, registerMoneyRoutes } from './money-routes.js';
 import { PARTNER_DONE, bulkDone, registerPartnerRoutes } from './partner-routes.js';
-import { type Html, field, html, page, raw, select } from './html.js';
-import { dataTable } from './table.js';
+import { type Html, page } from './html.js';
+import { invitationGonePage, joinPage as joinView, loginPage, programsPage, regenerateKeyPage, signInsPage, teamPage as teamView } from '../views/account-pages.js';
+import { errorPage } from '../views/components.js';
 import { sendTestEvent, sendTestStripeEvent } from '../../app/setup.js';
 import { inboxWriter, secretCache } from '../../app/stripe-intake.js';
 import { changeRole, invitationFor, inviteMember, joinTeam, listTeam, removeFromTeam } from '../../app/team.js';
 import { mailPreferences, saveMailPreferences } from '../../app/mail.js';
-import { ROLES, ROLE_WORDS, allows } from '../../core/permissions.js';
+import { allows } from '../../core/permissions.js';
 import { AffixError } from '../../core/errors.js';
 import { csrfGuard, pageHeaders, sameOriginPosts } from './security.js';
 import { SESSION_COOKIE, holdNewKey, requireAccount, startSession, takeNewKey } from './session.js';
@@ -131,13 +132,7 @@ export function dashboardRoutes(deps: AppDeps): Router {
     res.status(status).type('html').send(csrf.protect(res.req, res, page(title, body, { email: res.locals.account?.email, flash, team: res.locals.account?.role === 'owner' })));
 
   // ---- sign-in -------------------------------------------------------------------------------
-  const loginForm = (error: string | null, email = '') => html`<section><form method="post" action="/dashboard/login">
-${error ? html`<p class="error" role="alert">${error}</p>` : ''}
-<label for="email">Email</label><input id="email" name="email" type="email" value="${email}" autocomplete="username" required autofocus>
-<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<div><button type="submit">Sign in</button></div></form>
-${oidc ? html`<p><a href="/dashboard/login/sso">Sign in with single sign-on</a></p>` : ''}
-<p class="muted">Same accounts as <code>affix login</code>.</p></section>`;
+  const loginForm = (error: string | null, email = '') => loginPage(error, email, Boolean(oidc));
 
   router.get('/dashboard/login', (_req, res) => send(res, 200, 'Sign in', loginForm(null)));
 
@@ -145,12 +140,8 @@ ${oidc ? html`<p><a href="/dashboard/login/sso">Sign in with single sign-on</a><
   const teamDeps = () => ({ pool, now: () => clock(deps), publicUrl: config.publicUrl });
   const joinPage = async (res: Response, token: string, status: number, error: string | null) => {
     const invitation = await invitationFor(teamDeps(), token);
-    if (!invitation) return send(res, 400, 'Join a team', html`<section><p class="error" role="alert">This invitation expired or was already used. Ask for a new one.</p></section>`);
-    send(res, status, 'Join a team', html`<section><p>${invitation.accountEmail} invited <strong>${invitation.email}</strong> as <strong>${invitation.role}</strong>.</p>
-<form method="post" action="/dashboard/join"><input type="hidden" name="token" value="${token}">
-${error ? html`<p class="error" role="alert" id="password-error">${error}</p>` : ''}
-<label for="password">Choose a password (12 characters or more)</label><input id="password" name="password" type="password" autocomplete="new-password" required ${error ? raw('aria-invalid="true" aria-describedby="password-error"') : ''}>
-<div><button type="submit">Join</button></div></form></section>`);
+    if (!invitation) return send(res, 400, 'Join a team', invitationGonePage());
+    send(res, status, 'Join a team', joinView(invitation, token, error));
   };
   router.get('/dashboard/join', (req, res) => joinPage(res, String(req.query.token ?? ''), 200, null));
   router.post('/dashboard/join', ...form, async (req, res) => {
@@ -197,9 +188,7 @@ ${error ? html`<p class="error" role="alert" id="password-error">${error}</p>` :
   // ---- programs ------------------------------------------------------------------------------
   async function home(res: Response, status: number, values: Record<string, unknown>, errs: Record<string, string>) {
     const programs = await accountPrograms(pool, res.locals.account.id);
-    send(res, status, 'Programs', html`<section><h2>Your programs</h2>
-${programs.length === 0 ? html`<p>No programs yet.</p>` : dataTable(['Program', 'Domain', 'Commission', 'Window'], programs.map((p) => [html`<a href="/dashboard/programs/${p.id}">${p.name}</a>`, p.domain, describeCommission(p.commission_type, p.commission_rate, p.duration_months), `${p.attribution_window_days} days`]))}</section>
-<section><h2>Create a program</h2>${programForm(values, errs, '/dashboard/programs', 'Create program')}</section>`);
+    send(res, status, 'Programs', programsPage(programs, values, errs));
   }
 
   router.get('/dashboard', (_req, res) => home(res, 200, {}, {}));
@@ -207,17 +196,7 @@ ${programs.length === 0 ? html`<p>No programs yet.</p>` : dataTable(['Program', 
   // ---- the team: members with roles (owners only) ---------------------------------------------
   const teamPage = async (req: Request, res: Response, status = 200, errs: Record<string, string> = {}, flash: string | null = null) => {
     const team = await listTeam(teamDeps(), scope(res));
-    send(res, status, 'Team', html`<section id="team"><h2>Members</h2>
-<p class="muted">The account's own sign-in (${res.locals.account.memberId === null ? res.locals.account.email : 'the account owner'}) is always an owner.</p>
-${team.length === 0 ? html`<p>No one else yet.</p>` : html`<ul class="cards">${team.map(
-      (m) => html`<li class="card"><h3>${m.email}</h3><p class="muted">${m.accepted_at ? 'joined' : 'invited, not joined yet'} · ${ROLE_WORDS[m.role]}</p>
-<form method="post" action="/dashboard/team/${m.id}/role" class="inline"><label for="role_${m.id}">Role of ${m.email}</label><select id="role_${m.id}" name="role">${ROLES.map((r) => html`<option value="${r}" ${r === m.role ? raw('selected') : ''}>${r}</option>`)}</select> <button type="submit">Save role</button></form>
-<form method="post" action="/dashboard/team/${m.id}/remove" class="inline"><button type="submit">Remove ${m.email}</button></form></li>`,
-    )}</ul>`}</section>
-<section id="invite"><h2>Invite someone</h2><form method="post" action="/dashboard/team/invite" novalidate>
-${field('email', 'Their email', '', errs, 'type="email" autocomplete="off"')}
-${select('role', 'Role', 'viewer', [...ROLES], errs, ROLE_WORDS)}
-<div><button type="submit">Send the invitation</button></div></form></section>`, flash);
+    send(res, status, 'Team', teamView(team, res.locals.account.memberId === null ? res.locals.account.email : 'the account owner', errs), flash);
   };
   const TEAM_DONE: Record<string, string> = { invited: 'Invitation sent: the link works for 7 days.', role: 'Role saved.', removed: 'Removed: their sessions ended and their CLI tokens stopped.' };
   router.get('/dashboard/team', (req, res) => teamPage(req, res, 200, {}, TEAM_DONE[String(req.query.done)] ?? null));
@@ -243,20 +222,12 @@ ${select('role', 'Role', 'viewer', [...ROLES], errs, ROLE_WORDS)}
   });
 
   // ---- sign-ins: the account's CLI tokens and dashboard sessions, each revocable -------------------
-  const when = (date: Date) => new Date(date).toISOString().slice(0, 16).replace('T', ' ');
   router.get('/dashboard/account', async (req, res) => {
     const current = typeof req.cookies?.[SESSION_COOKIE] === 'string' ? req.cookies[SESSION_COOKIE] : null;
     const { cliTokens, sessions } = await accountSignIns(pool, res.locals.account.id, current);
     const flash = req.query.done === 'revoked' ? 'Revoked.' : req.query.done === 'mail' ? 'Mail settings saved.' : null;
     const mails = await mailPreferences(pool, res.locals.account.email, 'manager');
-    send(res, 200, 'Sign-ins', html`<section id="mail"><h2>Mail you get</h2><form method="post" action="/dashboard/account/mail">
-<fieldset><legend>Notices to ${res.locals.account.email}</legend>${mails.map((m) => html`<label class="check"><input type="checkbox" name="on" value="${m.kind}" ${m.on ? raw('checked') : ''}> ${m.words}</label>`)}</fieldset>
-<p class="muted">Sign-in links, invitations and a webhook endpoint turned off always reach you.</p>
-<div><button type="submit">Save mail settings</button></div></form></section>
-<section><h2>CLI login tokens</h2>
-${cliTokens.length === 0 ? html`<p>No CLI is signed in.</p>` : dataTable(['Issued', 'Expires', ''], cliTokens.map((t) => [`${when(t.created_at)} UTC`, `${when(t.expires_at)} UTC`, html`<form method="post" action="/dashboard/account/tokens/${t.id}/revoke" class="inline"><button type="submit">Revoke token ${t.id}</button></form>`]))}</section>
-<section><h2>Dashboard sessions</h2>${dataTable(['Started', 'Expires', ''], sessions.map((s) => [`${when(s.created_at)} UTC${s.current ? ' (this browser)' : ''}`, `${when(s.expires_at)} UTC`,
-  s.current ? '' : html`<form method="post" action="/dashboard/account/sessions/${s.id}/revoke" class="inline"><button type="submit">End session ${s.id}</button></form>`]))}</section>`, flash);
+    send(res, 200, 'Sign-ins', signInsPage(res.locals.account.email, mails, cliTokens, sessions), flash);
   });
   router.post('/dashboard/account/mail', ...form, async (req, res) => {
     await saveMailPreferences(pool, res.locals.account.email, 'manager', ([] as unknown[]).concat((req.body as Record<string, unknown>).on ?? []).map(String));
@@ -360,10 +331,7 @@ ${cliTokens.length === 0 ? html`<p>No CLI is signed in.</p>` : dataTable(['Issue
     const keyId = Number(req.params.keyId);
     const key = (await listKeys(app(), scope(res), id)).find((k) => k.id === keyId && !k.revoked_at);
     if (!key) throw errors.notFound('API key not found');
-    send(res, 200, 'Regenerate API key', html`<section><h2>Regenerate ${key.masked}?</h2>
-<p class="error">The key <code>${key.masked}</code> stops working at once: every server still using it gets 401 until it has the new key. To switch without downtime, use "Mark for rotation" instead.</p>
-<form method="post" action="/dashboard/programs/${id}/keys/${keyId}/regenerate"><div><button type="submit">Yes, revoke ${key.masked} and create a new key</button>
-<a href="${sectionUrl(id, 'keys')}">Cancel</a></div></form></section>`);
+    send(res, 200, 'Regenerate API key', regenerateKeyPage(id, key));
   });
 
   router.post('/dashboard/programs/:id/keys', ...form, async (req, res) => {
@@ -476,8 +444,7 @@ ${cliTokens.length === 0 ? html`<p>No CLI is signed in.</p>` : dataTable(['Issue
     // Our own failures (500) go on to the app's handler and its log; every other answer is a page.
     if (error.status === 500 || res.headersSent) return next(thrown);
     if (error.status === 503) res.setHeader('Retry-After', String(UNAVAILABLE_RETRY_SECONDS));
-    send(res, error.status, PAGE_TITLES[error.status] ?? 'Not allowed', html`<section><p class="error" role="alert">${error.message}</p>
-<p><a href="/dashboard">Back to your programs</a></p></section>`);
+    send(res, error.status, PAGE_TITLES[error.status] ?? 'Not allowed', errorPage(error.message, { href: '/dashboard', words: 'Back to your programs' }));
   });
   return unguarded;
 }

@@ -8,11 +8,11 @@ import type { Currency } from '../../core/types.js';
 import { barChart } from '../dashboard/charts.js';
 import { type Html, errorSummary, field, html, raw } from '../dashboard/html.js';
 import { dataTable } from '../dashboard/table.js';
+import { isoDay as day } from '../views/components.js';
 
 type Overview = Awaited<ReturnType<typeof portalOverview>>;
 
 const money = (cents: number, currency: string) => formatMoney(cents, currency as Currency);
-const day = (date: Date | null) => (date ? new Date(date).toISOString().slice(0, 10) : '');
 
 export function signInPage(error: string | null, email = ''): Html {
   return html`<section><form method="post" action="/portal/login" novalidate>
@@ -21,6 +21,10 @@ ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 <div><button type="submit">Email me a sign-in link</button></div></form>
 <p class="muted">For partners a brand invited. The link works once, within 15 minutes.</p></section>`;
 }
+
+/** The signed-in partner's header: their programs, who they are, sign out. */
+export const portalHeader = (email: string): Html =>
+  html`<a href="/portal">Your programs</a><span class="muted">${email}</span><form method="post" action="/portal/logout" class="inline"><button type="submit">Sign out</button></form>`;
 
 export const linkSentPage = (): Html =>
   html`<section><p role="status">If this address belongs to an invited partner, a sign-in link is on its way. Check your mail.</p><p><a href="/portal/login">Back</a></p></section>`;

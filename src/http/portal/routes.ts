@@ -19,15 +19,16 @@ import {
 import { AffixError } from '../../core/errors.js';
 import { type AppDeps, clock } from '../deps.js';
 import { fieldErrors } from '../dashboard/forms.js';
-import { type Html, html, page, raw } from '../dashboard/html.js';
+import { type Html, html, page } from '../dashboard/html.js';
 import { mailPreferences, saveMailPreferences } from '../../app/mail.js';
 import { csrfGuard, pageHeaders, sameOriginPosts } from '../dashboard/security.js';
 import { formBody } from '../input-guard.js';
 import { toAffixError } from '../respond.js';
 import { limitSignIn } from '../sign-in-limit.js';
 import { countPartnerLinkRequest } from '../../app/access.js';
-import { confirmSignInPage, linkSentPage, overviewPage, programPage, signInPage } from './pages.js';
+import { confirmSignInPage, linkSentPage, overviewPage, portalHeader, programPage, signInPage } from './pages.js';
 import { qrSvg } from './qr.js';
+import { errorPage, mailSettings } from '../views/components.js';
 import { referralUrl } from '../../core/programs.js';
 
 export const PORTAL_COOKIE = 'affix_portal';
@@ -45,9 +46,7 @@ export function portalRoutes(deps: AppDeps): Router {
 
   const send = (res: Response, status: number, title: string, body: Html, flash: string | null = null) => {
     const email = res.locals.partnerEmail as string | undefined;
-    const header = email
-      ? html`<a href="/portal">Your programs</a><span class="muted">${email}</span><form method="post" action="/portal/logout" class="inline"><button type="submit">Sign out</button></form>`
-      : html``;
+    const header = email ? portalHeader(email) : html``;
     res.status(status).type('html').send(csrf.protect(res.req, res, page(title, body, { header, flash })));
   };
 
@@ -88,10 +87,7 @@ export function portalRoutes(deps: AppDeps): Router {
 
   const overview = async (res: Response, status = 200, errs: Record<string, string> = {}, flash: string | null = null) => {
     const mails = await mailPreferences(pool, res.locals.partnerEmail, 'partner');
-    const settings = html`<section id="mail"><h2>Mail you get</h2><form method="post" action="/portal/mail">
-<fieldset><legend>Mails to ${res.locals.partnerEmail}</legend>${mails.map((m) => html`<label class="check"><input type="checkbox" name="on" value="${m.kind}" ${m.on ? raw('checked') : ''}> ${m.words}</label>`)}</fieldset>
-<p class="muted">Sign-in links, decisions on your applications and payouts sent always reach you.</p>
-<div><button type="submit">Save mail settings</button></div></form></section>`;
+    const settings = mailSettings('/portal/mail', `Mails to ${res.locals.partnerEmail}`, mails, 'Sign-in links, decisions on your applications and payouts sent always reach you.');
     send(res, status, 'Your partner programs', html`${overviewPage(await portalOverview(app(), res.locals.partnerEmail), errs)}${settings}`, flash);
   };
   router.get('/portal', (req, res) => overview(res, 200, {}, DONE[String(req.query.done)] ?? null));
@@ -167,7 +163,7 @@ export function portalRoutes(deps: AppDeps): Router {
   router.use('/portal', (thrown: unknown, _req: Request, res: Response, next: (error: unknown) => void) => {
     const error = toAffixError(thrown, res, '20kb');
     if (error.status === 500 || res.headersSent) return next(thrown);
-    send(res, error.status, error.status === 404 ? 'Not found' : 'Not allowed', html`<section><p class="error" role="alert">${error.message}</p><p><a href="/portal">Back</a></p></section>`);
+    send(res, error.status, error.status === 404 ? 'Not found' : 'Not allowed', errorPage(error.message, { href: '/portal', words: 'Back' }));
   });
   return router;
 }
