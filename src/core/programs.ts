@@ -246,6 +246,12 @@ export const COMMISSION_TYPE_WORDS: Record<CommissionType, string> = {
   recurring_fixed: 'Fixed amount on every sale (optionally for N months)',
 };
 
+/** What each lead_auth setting means, as the settings form says it. */
+export const LEAD_AUTH_WORDS: Record<LeadAuth, string> = {
+  browser_allowed: 'The browser tracker or your server may report signups',
+  server_required: 'Only your server may report signups (with the API key)',
+};
+
 /** Validates a partial update: only the fields present are checked and returned. */
 export function parseProgramUpdate(raw: RawProgramInput): Partial<ProgramSettings> {
   const window = raw.attribution_window_days ?? raw.cookie_duration;

@@ -67,9 +67,9 @@ describe.skipIf(!hasChromium)('dashboard', () => {
   it('creates a program; bad input is refused next to the field', async () => {
     await page.getByLabel('Name').fill('Brand Shop');
     await page.getByLabel('Domain').fill('brand.example');
-    await page.getByLabel('Commission rate (percent, or amount for fixed types)').fill('lots');
+    await page.getByLabel('Commission rate (a percent like 20, or an amount in the currency like 12.50 for fixed types)').fill('lots');
     await submit('Create program');
-    const rate = page.getByLabel('Commission rate (percent, or amount for fixed types)');
+    const rate = page.getByLabel('Commission rate (a percent like 20, or an amount in the currency like 12.50 for fixed types)');
     await expect.poll(() => (rate).getAttribute('aria-invalid')).toBe('true');
     await expect.poll(() => textOf(page.locator('#commission_rate-error'))).toBe('Must be a positive number.');
     // Every bad field at once, each beside itself, in words.

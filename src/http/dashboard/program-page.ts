@@ -2,7 +2,7 @@
 // rendered from what src/app/dashboard gathered. No data access here.
 import { COMMISSION_STATE_WORDS, type CommissionState } from '../../core/commission-ledger.js';
 import { formatMoney } from '../../core/money.js';
-import { COMMISSION_TYPE_WORDS, referralUrl } from '../../core/programs.js';
+import { COMMISSION_TYPE_WORDS, LEAD_AUTH_WORDS, referralUrl } from '../../core/programs.js';
 import { COMMISSION_TYPES, type Currency, LEAD_AUTH_VALUES } from '../../core/types.js';
 import { PROGRAM_SECTIONS, type ProgramSection, type SectionData, type programPageData } from '../../app/dashboard.js';
 import type { ActivityFilter } from '../../db/dashboard.js';
@@ -57,10 +57,10 @@ export function programForm(values: Record<string, unknown>, fieldErrs: Record<s
 ${field('name', 'Name', v('name'), fieldErrs, 'required')}
 ${field('domain', 'Domain', v('domain'), fieldErrs, 'required')}
 ${select('commission_type', 'Commission type', v('commission_type', 'percent'), [...COMMISSION_TYPES], fieldErrs, COMMISSION_TYPE_WORDS)}
-${field('commission_rate', 'Commission rate (percent, or amount for fixed types)', v('commission_rate'), fieldErrs, 'inputmode="decimal" required')}
+${field('commission_rate', 'Commission rate (a percent like 20, or an amount in the currency like 12.50 for fixed types)', v('commission_rate'), fieldErrs, 'inputmode="decimal" required')}
 ${field('attribution_window_days', 'Attribution window (days)', v('attribution_window_days', '60'), fieldErrs, 'inputmode="numeric"')}
 <div class="recurring-only${fieldErrs.duration_months ? ' has-error' : ''}">${field('duration_months', 'Recurring commission duration (months, empty = forever)', v('duration_months'), fieldErrs, 'inputmode="numeric"')}</div>
-${select('lead_auth', 'Lead authentication', v('lead_auth', 'browser_allowed'), [...LEAD_AUTH_VALUES], fieldErrs)}
+${select('lead_auth', 'Who may report signups', v('lead_auth', 'browser_allowed'), [...LEAD_AUTH_VALUES], fieldErrs, LEAD_AUTH_WORDS)}
 ${field('allowed_origins', 'Allowed browser origins (comma separated)', v('allowed_origins'), fieldErrs, 'placeholder="https://www.example.com"')}
 <div><button type="submit">${submit}</button></div></form>`;
   }
@@ -102,7 +102,7 @@ function filterForm(action: string, { partnerId, from, to, mode }: ActivityFilte
 <div><label for="from">From</label><input id="from" name="from" type="date" value="${day(from)}"></div>
 <div><label for="to">To</label><input id="to" name="to" type="date" value="${day(new Date(to.getTime() - DAY))}"></div>
 <div><label for="partner">Partner</label><select id="partner" name="partner"><option value="">All partners</option>${distinctPartners(partners).map(([pid, name]) => html`<option value="${pid}" ${pid === partnerId ? html`selected` : ''}>${name}</option>`)}</select></div>
-<div><label for="mode">Events</label><select id="mode" name="mode">${['all', 'live', 'test'].map((m) => html`<option value="${m}" ${m === mode ? html`selected` : ''}>${m}</option>`)}</select></div>
+<div><label for="mode">Events</label><select id="mode" name="mode">${(['all', 'live', 'test'] as const).map((m) => html`<option value="${m}" ${m === mode ? html`selected` : ''}>${{ all: 'Live and test', live: 'Live', test: 'Test' }[m]}</option>`)}</select></div>
 <div><button type="submit">Show</button></div></form>`;
 }
 
