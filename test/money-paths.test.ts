@@ -375,7 +375,7 @@ describe('9. one description of what a program pays', () => {
     expect(describeCommission('recurring_percent', '20', 12)).toBe('20% of every sale for 12 months');
     // The surfaces call it rather than spelling their own (a test per surface lives with it: cli-api, the dashboard and portal browser tests).
     const sources = await Promise.all(
-      ['src/http/routes/cli-programs.ts', 'src/http/dashboard/routes.ts', 'src/db/partner-portal.ts'].map((file) => import('node:fs/promises').then((fs) => fs.readFile(file, 'utf8'))),
+      ['src/http/routes/cli-programs.ts', 'src/http/views/account-pages.ts', 'src/db/partner-portal.ts'].map((file) => import('node:fs/promises').then((fs) => fs.readFile(file, 'utf8'))),
     );
     for (const source of sources) expect(source).toContain('describeCommission(');
   });
