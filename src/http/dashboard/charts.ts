@@ -9,30 +9,31 @@ type Series = { day: Date; clicks: number; leads: number; sales: number }[];
 export function dailyChart(series: Series): Html {
   const total = (kind: 'clicks' | 'leads' | 'sales') => series.reduce((sum, d) => sum + d[kind], 0);
   if (total('clicks') + total('leads') + total('sales') === 0) return html`<p class="muted" id="chart-empty">No clicks, leads or sales between these dates yet.</p>`;
-  const width = 720;
-  const height = 200;
-  const left = 40;
+  // Drawn for a phone's width (360 units): readable at 390 px, and no larger than 48rem on a desk.
+  const width = 360;
+  const height = 150;
+  const left = 30;
   const top = niceTop(Math.max(1, ...series.flatMap((d) => [d.clicks, d.leads, d.sales])));
   const slot = (width - left) / Math.max(1, series.length);
-  const bar = Math.max(1, (slot - 4) / 3);
+  const bar = Math.max(0.5, (slot - 1) / 3);
   const y = (value: number) => height - (value / top) * height;
   // Counts are whole: a half-way line only where it is a whole number.
   const grid = [0, top / 2, top].filter(Number.isInteger).map(
     (value) => `<line x1="${left}" y1="${y(value).toFixed(1)}" x2="${width}" y2="${y(value).toFixed(1)}" stroke="${value === 0 ? '#767676' : '#ddd'}"></line>` +
-      `<text x="${left - 6}" y="${(y(value) + 4).toFixed(1)}" text-anchor="end" font-size="12">${value}</text>`,
+      `<text x="${left - 6}" y="${(y(value) + 4).toFixed(1)}" text-anchor="end" font-size="11">${value}</text>`,
   );
   const day = (d: Date) => d.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
   const bars = series.flatMap((d, i) =>
     (['clicks', 'leads', 'sales'] as const).map((kind, k) => {
       const h = (d[kind] / top) * height;
-      return `<rect x="${(left + i * slot + 2 + k * bar).toFixed(1)}" y="${(height - h).toFixed(1)}" width="${bar.toFixed(1)}" height="${h.toFixed(1)}" fill="${COLORS[kind]}"><title>${day(d.day)} ${kind === 'leads' ? 'signups' : kind}: ${d[kind]}</title></rect>`;
+      return `<rect x="${(left + i * slot + 0.5 + k * bar).toFixed(1)}" y="${(height - h).toFixed(1)}" width="${bar.toFixed(1)}" height="${h.toFixed(1)}" fill="${COLORS[kind]}"><title>${day(d.day)} ${kind === 'leads' ? 'signups' : kind}: ${d[kind]}</title></rect>`;
     }),
   );
   // Dates under the first, middle and last day.
   const ticks = [...new Set([0, Math.floor((series.length - 1) / 2), series.length - 1])];
-  const labels = ticks.map((i) => `<text x="${(left + i * slot + slot / 2).toFixed(1)}" y="${height + 16}" text-anchor="middle" font-size="12">${day(series[i]!.day)}</text>`);
+  const labels = ticks.map((i) => `<text x="${(left + i * slot + slot / 2).toFixed(1)}" y="${height + 14}" text-anchor="middle" font-size="11">${day(series[i]!.day)}</text>`);
   return html`<figure class="chart">
-<svg role="img" aria-labelledby="daily-title" width="100%" viewBox="0 -10 ${width} ${height + 32}" style="max-height:260px">
+<svg role="img" aria-labelledby="daily-title" width="100%" viewBox="0 -10 ${width} ${height + 30}" style="max-width:48rem">
 <title id="daily-title">Daily clicks, signups and sales</title>${raw(grid.join(''))}${raw(bars.join(''))}${raw(labels.join(''))}</svg>
 <figcaption><span style="color:${COLORS.clicks}">■</span> clicks ${total('clicks')} · <span style="color:${COLORS.leads}">■</span> leads ${total('leads')} ·
 <span style="color:${COLORS.sales}">■</span> sales ${total('sales')} (${series.length} days)</figcaption>
@@ -51,12 +52,13 @@ export function funnelChart(totals: { clicks: number; leads: number; converted: 
     ['leads', 'signups', COLORS.leads],
     ['converted', 'signups who bought', COLORS.sales],
   ] as const;
+  // A label above each bar: the drawing keeps a phone's width (360 units) readable at 390 px.
   const rows = kinds.map(
     ([kind, label, color], i) =>
-      `<rect x="190" y="${i * 34 + 4}" width="${Math.round((totals[kind] / max) * 440)}" height="26" fill="${color}"><title>${label}: ${totals[kind]}</title></rect><text x="0" y="${i * 34 + 22}">${label}</text><text x="${200 + Math.round((totals[kind] / max) * 440)}" y="${i * 34 + 22}">${totals[kind]}</text>`,
+      `<text x="0" y="${i * 44 + 12}" font-size="12">${label}: ${totals[kind]}</text><rect x="0" y="${i * 44 + 16}" width="${Math.max(1, Math.round((totals[kind] / max) * 350))}" height="18" fill="${color}"><title>${label}: ${totals[kind]}</title></rect>`,
   );
-  return html`<figure>
-<svg role="img" aria-labelledby="funnel-title" width="100%" viewBox="0 0 720 110" style="max-height:130px">
+  return html`<figure class="chart">
+<svg role="img" aria-labelledby="funnel-title" width="100%" viewBox="0 0 360 132" style="max-width:32rem">
 <title id="funnel-title">Conversion funnel</title>${raw(rows.join(''))}</svg>
 <figcaption>Click → lead ${pct(totals.leads, totals.clicks)} · lead → customer ${pct(totals.converted, totals.leads)}</figcaption></figure>`;
 }
