@@ -5,7 +5,8 @@ import express, { type Request, type Response, Router } from 'express';
 import { unsubscribeWithToken } from '../../app/mail.js';
 import { AffixError } from '../../core/errors.js';
 import { type AppDeps, clock } from '../deps.js';
-import { html, page } from '../dashboard/html.js';
+import { page } from '../dashboard/html.js';
+import { unsubscribeQuestion, unsubscribeRefused, unsubscribed } from '../views/mail-pages.js';
 import { pageHeaders } from '../dashboard/security.js';
 
 export function mailRoutes(deps: AppDeps): Router {
@@ -13,16 +14,15 @@ export function mailRoutes(deps: AppDeps): Router {
   const token = (req: Request) => String(req.query.token ?? '').slice(0, 2000);
   router.use('/mail', pageHeaders());
   router.get('/mail/unsubscribe', (req, res) => {
-    res.type('html').send(page('Stop these mails', html`<section><form method="post" action="/mail/unsubscribe?token=${token(req)}">
-<input type="hidden" name="List-Unsubscribe" value="One-Click"><p>Stop receiving this kind of mail?</p><div><button type="submit">Unsubscribe</button></div></form></section>`));
+    res.type('html').send(page('Stop these mails', unsubscribeQuestion(token(req))));
   });
   router.post('/mail/unsubscribe', express.urlencoded({ extended: false, limit: '2kb' }), async (req: Request, res: Response) => {
     try {
       const done = await unsubscribeWithToken({ pool: deps.pool, secretKey: deps.config.secretKey, now: () => clock(deps) }, token(req));
-      res.type('html').send(page('Unsubscribed', html`<section><p role="status">You will no longer get "${done.words}" mails at this address.</p></section>`));
+      res.type('html').send(page('Unsubscribed', unsubscribed(done.words)));
     } catch (error) {
       if (!(error instanceof AffixError) || error.status !== 400) throw error;
-      res.status(400).type('html').send(page('Unsubscribe', html`<section><p class="error" role="alert">${error.message}.</p></section>`));
+      res.status(400).type('html').send(page('Unsubscribe', unsubscribeRefused(error.message)));
     }
   });
   return router;
