@@ -1,6 +1,5 @@
 // What the dashboard reads and the sign-in rules it shares with the CLI sign-in page. Pages
 // call these; none of them touches SQL itself.
-import { previousPeriod } from '../core/periods.js';
 import { COMMISSION_STATES } from '../core/commission-ledger.js';
 import { csvField } from '../core/csv.js';
 import * as payoutsDb from '../db/payouts.js';
@@ -8,6 +7,7 @@ import * as promoCodesDb from '../db/promo-codes.js';
 import * as endpointsDb from '../db/webhook-endpoints.js';
 import { callbackVerdict } from '../core/cli-login.js';
 import { errors } from '../core/errors.js';
+import { previousPeriod } from '../core/periods.js';
 import { computeReadiness } from '../core/readiness.js';
 import type { Store } from '../core/ports.js';
 import * as admin from '../db/admin.js';

@@ -1,11 +1,11 @@
 // The partner's side: invitations by the brand, sign-in by emailed one-time link, and what a
 // partner may see and change. A partner is every partner row with their email that a brand
 // invited; every use case here is scoped to those rows and nothing else.
-import { payoutStatementCsv } from '../core/payout-export.js';
-import { type DeepLinkInput, deepLink } from '../core/programs.js';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { errors } from '../core/errors.js';
+import { payoutStatementCsv } from '../core/payout-export.js';
+import { type DeepLinkInput, deepLink } from '../core/programs.js';
 import { sha256 } from '../core/secrets.js';
 import * as portal from '../db/partner-portal.js';
 import type { Pool } from '../db/pool.js';

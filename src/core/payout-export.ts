@@ -48,16 +48,20 @@ export function payoutCsv(format: ExportFormat, rows: ExportRow[], context: { pr
   ]);
 }
 
-export interface StatementInput {
+/** A payout as its partner reads it. */
+export interface PayoutFacts {
   id: number;
-  programName: string;
-  partnerName: string;
   currency: string;
   amountCents: number;
   status: string;
   reference: string | null;
   paidAt: Date | null;
   createdAt: Date;
+}
+
+export interface StatementInput extends PayoutFacts {
+  programName: string;
+  partnerName: string;
   commissions: Array<{ id: number; transactionId: string; occurredAt: Date; saleCents: number; earnedCents: number }>;
 }
 

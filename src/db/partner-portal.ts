@@ -1,6 +1,7 @@
 // The partner portal's data: invitations, one-time sign-in links, sessions, and what a partner
 // sees. Every read is scoped by the partner rows of the signed-in email (never by a request id
 // alone); customers appear only as counts.
+import type { PayoutFacts } from '../core/payout-export.js';
 import type { CommissionState } from '../core/commission-ledger.js';
 import { describeCommission } from '../core/programs.js';
 import type { Pool, PoolClient } from './pool.js';
@@ -193,14 +194,8 @@ export async function monthlyEarnings(pool: Pool, partnerId: number, since: Date
   return rows.map((r) => ({ month: r.month, currency: r.currency, cents: Number(r.cents) }));
 }
 
-export interface PayoutRecord {
-  id: number;
-  currency: string;
-  amountCents: number;
-  status: string;
-  reference: string | null;
-  paidAt: Date | null;
-  createdAt: Date;
+export interface PayoutRecord extends PayoutFacts {
+  /** How many commissions it paid. */
   commissions: number;
 }
 

@@ -1,8 +1,8 @@
 // The express application: request context, JSON parsing, routes, one error handler.
-import { openApiDocument } from './openapi.js';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { openApiDocument } from './openapi.js';
 import { errors } from '../core/errors.js';
 import { trackerScript, trackerScriptGzip } from '../platform/tracker-bundle.js';
 import { RequestLocals, state } from './context.js';
