@@ -1,8 +1,11 @@
 // npm run bench:growth [clicks] [samples]
-// Do tracking and readiness stay flat as history grows? On a throwaway embedded PostgreSQL (or
-// DATABASE_URL): p50/p99 of click, lead, sale and readiness through the service (its own
-// process), before and after seeding the program with `clicks` clicks (default 10 M, spread
-// over a year) and proportionate leads (10 %) and sales (1 %) by generate_series.
+// Do tracking, readiness and the pages stay flat as history grows? On a throwaway embedded
+// PostgreSQL (or DATABASE_URL): p50/p99 of click, lead, sale and readiness through the service (its
+// own process), and of every dashboard and portal page beside its 100 ms target, before and after
+// seeding the program with `clicks` clicks (default 10 M, spread over a year) and proportionate
+// leads (10 %) and sales (1 %) by generate_series.
+import { randomBytes } from 'node:crypto';
+import { sha256 } from '../src/core/secrets.js';
 import { compactHourlyCounts } from '../src/db/hourly-counts.js';
 import { ADMIN_TOKEN, benchMain, fmt, percentile, runConcurrent, startBench } from './lib/bench-kit.js';
 
@@ -46,8 +49,42 @@ await benchMain(async (cleanup) => {
     return readinessReplies;
   }
 
+  // A manager's dashboard session and the partner's portal session, made as the sign-ins make them
+  // (a random token, its digest stored): the pages are timed as people open them.
+  const dashboardToken = randomBytes(32).toString('base64url');
+  await sql.query('INSERT INTO dashboard_sessions (token_hash, account_id, expires_at) VALUES ($1, $2, now() + interval \'1 day\')', [sha256(dashboardToken), accountId]);
+  await sql.query("UPDATE partners SET email = 'bench-partner@example.com', invited_at = now(), status = 'approved' WHERE id = $1", [link.partner_id]);
+  const portalToken = randomBytes(32).toString('base64url');
+  await sql.query("INSERT INTO partner_sessions (token_hash, email, expires_at) VALUES ($1, 'bench-partner@example.com', now() + interval '1 day')", [sha256(portalToken)]);
+  const base = `/dashboard/programs/${program.programId}`;
+  const day = (offset: number) => new Date(Date.now() - offset * 86_400_000).toISOString().slice(0, 10);
+  const PAGES: [string, string, string][] = [
+    ['overview (14 days)', base, `affix_dashboard=${dashboardToken}`],
+    ['overview (90 days)', `${base}?from=${day(89)}&to=${day(0)}`, `affix_dashboard=${dashboardToken}`],
+    ['set-up', `${base}/setup`, `affix_dashboard=${dashboardToken}`],
+    ['partners', `${base}/partners`, `affix_dashboard=${dashboardToken}`],
+    ['links', `${base}/links`, `affix_dashboard=${dashboardToken}`],
+    ['activity', `${base}/activity`, `affix_dashboard=${dashboardToken}`],
+    ['payouts', `${base}/payouts`, `affix_dashboard=${dashboardToken}`],
+    ['portal', '/portal', `affix_portal=${portalToken}`],
+    ['portal program', `/portal/programs/${link.partner_id}`, `affix_portal=${portalToken}`],
+  ];
+  const PAGE_TARGET_MS = 100;
+
+  /** Each dashboard and portal page, one at a time: its p50 and p99 beside the target. */
+  async function measurePages(samples: number) {
+    for (const [name, path, cookie] of PAGES) {
+      const replies = await runConcurrent(samples, 1, () => client.request('GET', path, undefined, { Cookie: cookie, Accept: 'text/html' }));
+      const bad = replies.find((r) => r.status !== 200);
+      if (bad) throw new Error(`${name}: ${bad.status}`);
+      const p99 = percentile(replies.map((r) => r.ms), 99);
+      console.log(`  page ${name.padEnd(20)} p50 ${fmt(percentile(replies.map((r) => r.ms), 50), 1).padStart(7)} ms   p99 ${fmt(p99, 1).padStart(7)} ms   target < ${PAGE_TARGET_MS} ms: ${p99 < PAGE_TARGET_MS ? 'met' : 'NOT met'}`);
+    }
+  }
+
   await measure('warm-up');
   await measure(`before (empty program)`);
+  await measurePages(5);
   const started = performance.now();
   let lastEventId = Number((await sql.query('SELECT coalesce(max(id), 0) AS id FROM tracking_events')).rows[0].id);
   for (let from = 1; from <= clicks; from += BATCH) {
@@ -101,5 +138,6 @@ await benchMain(async (cleanup) => {
     [link.program_id],
   )).rows[0];
   await measure(`after (${Number(sizes.clicks).toLocaleString('en')} clicks, ${Number(sizes.customers).toLocaleString('en')} customers, ${Number(sizes.sales).toLocaleString('en')} sales, ${Number(sizes.events).toLocaleString('en')} tracking events)`);
-  console.log('target: readiness p99 < 20 ms with 10 M clicks; every read flat in table size');
+  await measurePages(Math.min(samples, 20));
+  console.log(`target: readiness p99 < 20 ms with 10 M clicks; every read flat in table size; every page p99 < ${PAGE_TARGET_MS} ms`);
 });
