@@ -7,7 +7,7 @@ import { OPERATOR } from '../src/app/management.js';
 import * as payouts from '../src/app/payouts.js';
 import { explainSale } from '../src/app/assistant-reads.js';
 import { activity, programKpis } from '../src/db/dashboard.js';
-import { portalNumbers } from '../src/db/partner-portal.js';
+import { commissionsByState } from '../src/db/partner-portal.js';
 import { lockPayableItems, lockProgramPayouts } from '../src/db/payouts.js';
 import { partnerStats } from '../src/db/program-insights.js';
 import { PgStore } from '../src/db/store.js';
@@ -330,7 +330,7 @@ describe('8. a commission has one state and amount on every surface', () => {
       const kpis = await programKpis(db.pool, shop.programId, range.from, range.to);
       const events = await activity(db.pool, shop.programId, { ...range, partnerId: null, mode: 'all' }, { limit: 50, offset: 0 });
       const stats = await partnerStats(db.pool, shop.programId, range.from);
-      const portal = await portalNumbers(db.pool, [shop.partnerId]);
+      const portal = { commissions: await commissionsByState(db.pool, [shop.partnerId]) };
       const explained = await explainSale({ pool: db.pool, store: new PgStore(db.pool), now: () => clock }, shop.programId, sold.transactionId);
       return { kpis, sale: events.find((e: any) => e.kind === 'sale'), stats, portal, explained };
     };
@@ -356,7 +356,7 @@ describe('8. a commission has one state and amount on every surface', () => {
     // A fully refunded commission reads reversed, never "in hold 0.00".
     const refunded = await apiSale(api, shop, 3000);
     await apiRefund(api, shop, refunded.transactionId);
-    expect((await portalNumbers(db.pool, [shop.partnerId])).commissions).toContainEqual({ partnerId: shop.partnerId, currency: 'USD', state: 'reversed', count: 1, cents: 0 });
+    expect(await commissionsByState(db.pool, [shop.partnerId])).toContainEqual({ partnerId: shop.partnerId, currency: 'USD', state: 'reversed', count: 1, cents: 0 });
   });
 
   it('the inbox answers a Stripe sale\'s commission by the same state', async () => {

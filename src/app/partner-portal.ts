@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { errors } from '../core/errors.js';
 import { payoutStatementCsv } from '../core/payout-export.js';
-import { type DeepLinkInput, deepLink } from '../core/programs.js';
+import { type DeepLinkInput, deepLink, referralUrl } from '../core/programs.js';
 import { sha256 } from '../core/secrets.js';
 import * as portal from '../db/partner-portal.js';
 import type { Pool } from '../db/pool.js';
@@ -70,8 +70,9 @@ export const endPartnerSession = (pool: Pool, token: string) => portal.endPartne
 /** Everything the signed-in partner sees: their partner rows across programs and their numbers. */
 export async function portalOverview(deps: ManagementDeps, email: string) {
   const partners = await portal.partnersOfEmail(deps.pool, email);
-  const numbers = await portal.portalNumbers(deps.pool, partners.map((p) => p.partnerId));
-  return { partners, ...numbers };
+  const ids = partners.map((p) => p.partnerId);
+  const [funnel, balances] = await Promise.all([portal.partnerFunnels(deps.pool, ids), portal.partnerBalances(deps.pool, ids)]);
+  return { partners, funnel, balances };
 }
 
 /** The partner acting on their own row (the audit log names them by partner id). */
@@ -102,14 +103,15 @@ export async function portalProgram(deps: ManagementDeps, email: string, partner
   const partner = await ownPartner(deps, email, partnerId);
   const now = deps.now();
   const since = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 11, 1));
-  const [links, months, payouts, program, numbers] = await Promise.all([
+  const [links, months, payouts, program, balances, commissions] = await Promise.all([
     portal.linkNumbers(deps.pool, partner.partnerId),
     portal.monthlyEarnings(deps.pool, partner.partnerId, since),
     portal.payoutHistory(deps.pool, partner.partnerId),
     portal.programForPartners(deps.pool, partner.programId),
-    portal.portalNumbers(deps.pool, [partner.partnerId]),
+    portal.partnerBalances(deps.pool, [partner.partnerId]),
+    portal.commissionsByState(deps.pool, [partner.partnerId]),
   ]);
-  return { partner, links, months: { since, rows: months }, payouts, program, balances: numbers.balances, commissions: numbers.commissions };
+  return { partner, links, months: { since, rows: months }, payouts, program, balances, commissions };
 }
 
 /** A payout's statement (CSV) for the partner's records; 404 for anyone else's. */
@@ -120,10 +122,18 @@ export async function portalPayoutStatement(deps: ManagementDeps, email: string,
   return payoutStatementCsv(statement);
 }
 
+/** One of the signed-in partner's links and the program's domain: a QR code names no more. */
+export async function portalLink(deps: ManagementDeps, email: string, partnerId: number, linkId: number) {
+  const partner = await ownPartner(deps, email, partnerId);
+  const link = (await portal.partnerLinks(deps.pool, partner.partnerId)).find((l) => l.linkId === linkId);
+  if (!link) throw errors.notFound('Link not found');
+  return { ...link, url: referralUrl(partner.domain, link.shortLink) };
+}
+
 /** A link of the partner's to any page of the program's site, with a sub-ID and UTM tags. */
 export async function portalDeepLink(deps: ManagementDeps, email: string, partnerId: number, input: { link_id?: unknown } & DeepLinkInput) {
   const partner = await ownPartner(deps, email, partnerId);
-  const links = await portal.linkNumbers(deps.pool, partner.partnerId);
+  const links = await portal.partnerLinks(deps.pool, partner.partnerId);
   const link = links.find((l) => l.linkId === Number(input.link_id)) ?? links[0];
   if (!link) throw errors.invalid('You have no link yet', { link_id: 'You have no link yet: ask the brand for one.' });
   return { linkId: link.linkId, url: deepLink(partner.domain, link.shortLink, input) };

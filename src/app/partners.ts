@@ -90,7 +90,6 @@ export const bulkInput = z
   .refine((v) => (v.partner_ids === undefined) !== (v.filter === undefined), { message: 'Give either partner_ids or a filter.', path: ['partner_ids'] })
   .refine((v) => !ACTION_NEEDS_REASON[v.action] || !!v.reason, { message: 'Give a reason.', path: ['reason'] })
   .refine((v) => v.action !== 'move_group' || v.group_id !== undefined, { message: 'Choose the group to move to.', path: ['group_id'] });
-export type BulkInput = z.input<typeof bulkInput>;
 
 export const groupInput = z.object({
   name: z.string({ error: 'Give the group a name.' }).trim().min(1, 'Give the group a name.').max(100, 'At most 100 characters.'),

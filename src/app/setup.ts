@@ -2,7 +2,8 @@
 // unless the program pays test commissions), so a brand sees what Affix records before going live.
 import Stripe from 'stripe';
 import { AffixError } from '../core/errors.js';
-import type { SyntheticEventType } from '../core/synthetic-events.js';
+import { formatMoney } from '../core/money.js';
+import { type SyntheticEventType, TEST_SALE_CENTS } from '../core/synthetic-events.js';
 import { programWebhookSecret } from '../db/webhook-events.js';
 import { loadFixture } from '../platform/fixtures.js';
 import { runTestEvents } from './cli-programs.js';
@@ -29,7 +30,7 @@ export async function sendTestEvent(deps: SetupDeps, scope: Scope, programId: nu
   const recorded: string[] = [];
   if (result.eventIds.click) recorded.push(`Click ${result.eventIds.click} on the test link ?aff=${result.shortLink}: ${result.verdict.click}.`);
   if (kind !== 'click') recorded.push(`Lead for customer ${result.customerKey}: ${result.verdict.lead}.`);
-  if (kind === 'sale') recorded.push(result.eventIds.sale ? `Sale ${result.eventIds.sale} of $1.00, attributed to the test link: ${result.verdict.sale}.` : `Sale: ${result.verdict.sale}.`);
+  if (kind === 'sale') recorded.push(result.eventIds.sale ? `Sale ${result.eventIds.sale} of ${formatMoney(TEST_SALE_CENTS, 'USD')}, attributed to the test link: ${result.verdict.sale}.` : `Sale: ${result.verdict.sale}.`);
   return { kind, recorded, section: 'activity' };
 }
 

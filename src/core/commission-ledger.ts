@@ -90,10 +90,6 @@ export function deductionChange(
 /** The ledger reason of a commission rejected because its partner is banned. */
 export const BANNED_REASON = 'partner banned';
 
-/** Lifting a ban: what the ban rejected is owed again, in the pending bucket (its net after any refund meanwhile). */
-export const reinstatedEntry = (c: Pick<CommissionPosition, 'amountCents' | 'deductedCents'>, reason: string): LedgerEntry =>
-  entry('reinstated', { pendingCents: netCents(c) }, reason);
-
 /** The ledger reason of a first-sale commission that moved to an earlier sale. */
 export const MOVED_REASON = 'first sale moved to an earlier sale of the customer';
 

@@ -15,9 +15,6 @@ export const PARTNER_STATUS_WORDS: Record<PartnerStatus, string> = {
   banned: 'Banned',
 };
 
-/** Statuses whose links record clicks and whose sales earn. */
-export const ACTIVE_STATUSES: readonly PartnerStatus[] = ['approved', 'invited'];
-
 // ---- bulk actions on partners ----------------------------------------------------------------
 
 export const PARTNER_ACTIONS = ['approve', 'reject', 'move_group', 'archive', 'unarchive', 'ban', 'unban'] as const;

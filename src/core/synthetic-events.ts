@@ -18,6 +18,9 @@ export interface SyntheticResult {
 
 const ORDER: SyntheticEventType[] = ['click', 'lead', 'sale'];
 
+/** What a test sale pays, in USD cents. */
+export const TEST_SALE_CENTS = 100;
+
 export async function runSyntheticEvents(
   store: Store,
   input: { programId: number; shortLink: string; upTo: SyntheticEventType; now: Date },
@@ -48,7 +51,7 @@ export async function runSyntheticEvents(
         eventIds.lead = customerKey;
       } else {
         const sale = await trackSale(store, {
-          programId: input.programId, transactionId: `${customerKey}_sale`, customerKey, clickId, amountCents: 100, currency: 'USD',
+          programId: input.programId, transactionId: `${customerKey}_sale`, customerKey, clickId, amountCents: TEST_SALE_CENTS, currency: 'USD',
           occurredAt: null, provider: 'manual', providerPaymentId: null, livemode: false, test: true, saleType: 'payment',
           isRecurring: false, subscriptionId: null, subscriptionInterval: null, eventName: 'affix_test_sale', taxCents: null,
           source: 'cli_test', details: { synthetic: true }, now: input.now,

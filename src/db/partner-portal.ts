@@ -92,54 +92,43 @@ export async function partnersOfEmail(pool: Pool, email: string): Promise<Portal
   }));
 }
 
-export interface PortalNumbers {
-  links: Array<{ partnerId: number; shortLink: string; enabled: boolean }>;
-  funnel: Array<{ partnerId: number; clicks: number; leads: number; sales: number }>;
-  /** Per state as every surface reads it (the commission_states view), what each earns now. */
-  commissions: Array<{ partnerId: number; currency: string; state: CommissionState; count: number; cents: number }>;
-  balances: Array<{ partnerId: number; currency: string; pendingCents: number; approvedCents: number; paidCents: number }>;
-  payouts: Array<{ id: number; partnerId: number; currency: string; amountCents: number; status: string; paidAt: Date | null; createdAt: Date }>;
+/** Each partner row's clicks, signups and sales (live), for these partner ids only (the caller's own). */
+export async function partnerFunnels(pool: Pool, partnerIds: number[]): Promise<Array<{ partnerId: number; clicks: number; leads: number; sales: number }>> {
+  const { rows } = await pool.query(
+    `SELECT id AS partner_id,
+            (SELECT count(*) FROM clicks k WHERE k.partner_id = pa.id AND NOT k.test)::int AS clicks,
+            (SELECT count(*) FROM customers c WHERE c.partner_id = pa.id AND c.lead_at IS NOT NULL)::int AS leads,
+            (SELECT count(*) FROM sales s WHERE s.partner_id = pa.id AND NOT s.test)::int AS sales
+       FROM partners pa WHERE pa.id = ANY ($1)`,
+    [partnerIds],
+  );
+  return rows.map((r) => ({ partnerId: Number(r.partner_id), clicks: r.clicks, leads: r.leads, sales: r.sales }));
 }
 
-/** Everything the portal shows, for these partner ids only (the caller's own). */
-export async function portalNumbers(pool: Pool, partnerIds: number[]): Promise<PortalNumbers> {
-  const [links, funnel, commissions, balances, payouts] = await Promise.all([
-    pool.query('SELECT partner_id, short_link, enabled FROM referral_links WHERE partner_id = ANY ($1) ORDER BY id', [partnerIds]),
-    pool.query(
-      `SELECT id AS partner_id,
-              (SELECT count(*) FROM clicks k WHERE k.partner_id = pa.id AND NOT k.test)::int AS clicks,
-              (SELECT count(*) FROM customers c WHERE c.partner_id = pa.id AND c.lead_at IS NOT NULL)::int AS leads,
-              (SELECT count(*) FROM sales s WHERE s.partner_id = pa.id AND NOT s.test)::int AS sales
-         FROM partners pa WHERE pa.id = ANY ($1)`,
-      [partnerIds],
-    ),
-    pool.query(
-      `SELECT partner_id, currency, state, count(*)::int AS count, sum(earned_cents)::bigint AS cents
-         FROM commission_states WHERE partner_id = ANY ($1) AND state <> 'moved' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
-      [partnerIds],
-    ),
-    pool.query(
-      `SELECT partner_id, currency, sum(pending_cents)::bigint AS pending, sum(approved_cents)::bigint AS approved, sum(paid_cents)::bigint AS paid
-         FROM commission_ledger WHERE partner_id = ANY ($1) GROUP BY 1, 2 ORDER BY 1, 2`,
-      [partnerIds],
-    ),
-    pool.query(
-      `SELECT id, partner_id, currency, amount_cents, status, paid_at, created_at FROM payouts
-        WHERE partner_id = ANY ($1) AND status <> 'canceled' ORDER BY id DESC LIMIT 100`,
-      [partnerIds],
-    ),
-  ]);
-  return {
-    links: links.rows.map((r) => ({ partnerId: Number(r.partner_id), shortLink: r.short_link, enabled: r.enabled })),
-    funnel: funnel.rows.map((r) => ({ partnerId: Number(r.partner_id), clicks: r.clicks, leads: r.leads, sales: r.sales })),
-    commissions: commissions.rows.map((r) => ({ partnerId: Number(r.partner_id), currency: r.currency, state: r.state, count: r.count, cents: Number(r.cents) })),
-    balances: balances.rows.map((r) => ({
-      partnerId: Number(r.partner_id), currency: r.currency, pendingCents: Number(r.pending), approvedCents: Number(r.approved), paidCents: Number(r.paid),
-    })),
-    payouts: payouts.rows.map((r) => ({
-      id: Number(r.id), partnerId: Number(r.partner_id), currency: r.currency, amountCents: Number(r.amount_cents), status: r.status, paidAt: r.paid_at, createdAt: r.created_at,
-    })),
-  };
+/** Per state as every surface reads it (the commission_states view), what each earns now. */
+export async function commissionsByState(pool: Pool, partnerIds: number[]): Promise<Array<{ partnerId: number; currency: string; state: CommissionState; count: number; cents: number }>> {
+  const { rows } = await pool.query(
+    `SELECT partner_id, currency, state, count(*)::int AS count, sum(earned_cents)::bigint AS cents
+       FROM commission_states WHERE partner_id = ANY ($1) AND state <> 'moved' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+    [partnerIds],
+  );
+  return rows.map((r) => ({ partnerId: Number(r.partner_id), currency: r.currency, state: r.state, count: r.count, cents: Number(r.cents) }));
+}
+
+/** Each partner row's balance per currency: awaiting approval, approved, paid (the ledger). */
+export async function partnerBalances(pool: Pool, partnerIds: number[]): Promise<Array<{ partnerId: number; currency: string; pendingCents: number; approvedCents: number; paidCents: number }>> {
+  const { rows } = await pool.query(
+    `SELECT partner_id, currency, sum(pending_cents)::bigint AS pending, sum(approved_cents)::bigint AS approved, sum(paid_cents)::bigint AS paid
+       FROM commission_ledger WHERE partner_id = ANY ($1) GROUP BY 1, 2 ORDER BY 1, 2`,
+    [partnerIds],
+  );
+  return rows.map((r) => ({ partnerId: Number(r.partner_id), currency: r.currency, pendingCents: Number(r.pending), approvedCents: Number(r.approved), paidCents: Number(r.paid) }));
+}
+
+/** One partner's links, without their numbers: what a link builder or a QR code needs. */
+export async function partnerLinks(pool: Pool, partnerId: number): Promise<Array<{ linkId: number; shortLink: string }>> {
+  const { rows } = await pool.query('SELECT id, short_link FROM referral_links WHERE partner_id = $1 ORDER BY id', [partnerId]);
+  return rows.map((r) => ({ linkId: Number(r.id), shortLink: r.short_link }));
 }
 
 export interface LinkNumbers {

@@ -18,10 +18,7 @@ export function dailyChart(series: Series): Html {
   const bar = Math.max(0.5, (slot - 1) / 3);
   const y = (value: number) => height - (value / top) * height;
   // Counts are whole: a half-way line only where it is a whole number.
-  const grid = [0, top / 2, top].filter(Number.isInteger).map(
-    (value) => `<line x1="${left}" y1="${y(value).toFixed(1)}" x2="${width}" y2="${y(value).toFixed(1)}" stroke="${value === 0 ? '#767676' : '#ddd'}"></line>` +
-      `<text x="${left - 6}" y="${(y(value) + 4).toFixed(1)}" text-anchor="end" font-size="11">${value}</text>`,
-  );
+  const grid = axisLines([0, top / 2, top].filter(Number.isInteger), { left, width, y, text: String });
   const day = (d: Date) => d.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
   const bars = series.flatMap((d, i) =>
     (['clicks', 'leads', 'sales'] as const).map((kind, k) => {
@@ -63,6 +60,14 @@ export function funnelChart(totals: { clicks: number; leads: number; converted: 
 <figcaption>Click → lead ${pct(totals.leads, totals.clicks)} · lead → customer ${pct(totals.converted, totals.leads)}</figcaption></figure>`;
 }
 
+/** The y-axis: a gridline at each value (the base darker) and the value's text left of it. */
+function axisLines(values: number[], at: { left: number; width: number; y: (value: number) => number; text: (value: number) => string }): string[] {
+  return values.map(
+    (value) => `<line x1="${at.left}" y1="${at.y(value).toFixed(1)}" x2="${at.width}" y2="${at.y(value).toFixed(1)}" stroke="${value === 0 ? '#767676' : '#ddd'}"></line>` +
+      `<text x="${at.left - 5}" y="${(at.y(value) + 4).toFixed(1)}" text-anchor="end" font-size="11">${escapeXml(at.text(value))}</text>`,
+  );
+}
+
 /** A nice top for an axis: 1, 2 or 5 times a power of ten, at or above `max`. */
 function niceTop(max: number): number {
   if (max <= 0) return 1;
@@ -82,10 +87,7 @@ export function barChart(id: string, title: string, bars: { label: string; short
   const top = niceTop(Math.max(0, ...bars.map((b) => b.value)));
   const slot = (width - left) / Math.max(1, bars.length);
   const y = (value: number) => height - (value / top) * height;
-  const grid = [0, top / 2, top].map(
-    (value) => `<line x1="${left}" y1="${y(value).toFixed(1)}" x2="${width}" y2="${y(value).toFixed(1)}" stroke="${value === 0 ? '#767676' : '#ddd'}"></line>` +
-      `<text x="${left - 4}" y="${(y(value) + 4).toFixed(1)}" text-anchor="end" font-size="11">${escapeXml(axisText(value))}</text>`,
-  );
+  const grid = axisLines([0, top / 2, top], { left, width, y, text: axisText });
   const drawn = bars.map((b, i) => {
     const h = (b.value / top) * height;
     const x = left + i * slot + slot * 0.15;

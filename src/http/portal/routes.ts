@@ -9,6 +9,7 @@ import {
   endPartnerSession,
   partnerOfSession,
   portalDeepLink,
+  portalLink,
   portalOverview,
   portalPayoutStatement,
   portalProgram,
@@ -136,10 +137,8 @@ export function portalRoutes(deps: AppDeps): Router {
     res.redirect(303, `/portal/programs/${partnerId}?done=payout#payout-details`);
   });
   router.get('/portal/programs/:partnerId/links/:linkId/qr.svg', async (req, res) => {
-    const data = await portalProgram(app(), res.locals.partnerEmail, Number(req.params.partnerId));
-    const link = data.links.find((l) => l.linkId === Number(req.params.linkId));
-    if (!link) throw new AffixError(404, 'Link not found');
-    res.type('image/svg+xml').attachment(`${link.shortLink}-qr.svg`).send(await qrSvg(referralUrl(data.partner.domain, link.shortLink)));
+    const link = await portalLink(app(), res.locals.partnerEmail, Number(req.params.partnerId), Number(req.params.linkId));
+    res.type('image/svg+xml').attachment(`${link.shortLink}-qr.svg`).send(await qrSvg(link.url));
   });
   router.get('/portal/programs/:partnerId/payouts/:payoutId/statement.csv', async (req, res) => {
     const csv = await portalPayoutStatement(app(), res.locals.partnerEmail, Number(req.params.partnerId), Number(req.params.payoutId));
