@@ -6,7 +6,8 @@ import type { ManagementDeps } from '../src/app/management.js';
 import { OPERATOR } from '../src/app/management.js';
 import * as payouts from '../src/app/payouts.js';
 import { explainSale } from '../src/app/assistant-reads.js';
-import { activity, programKpis } from '../src/db/dashboard.js';
+import { activity } from '../src/db/dashboard.js';
+import { moneyTotals } from '../src/db/page-rollups.js';
 import { commissionsByState } from '../src/db/partner-portal.js';
 import { lockPayableItems, lockProgramPayouts } from '../src/db/payouts.js';
 import { partnerStats } from '../src/db/program-insights.js';
@@ -327,7 +328,7 @@ describe('8. a commission has one state and amount on every surface', () => {
     await payouts.markPayoutPaid(deps(), OPERATOR, shop.programId, run.payouts[0]!.id, { reference: 'paid-1' });
     const range = { from: new Date(Date.now() - DAY * 1000), to: new Date(Date.now() + DAY * 1000) };
     const surfaces = async () => {
-      const kpis = await programKpis(db.pool, shop.programId, range.from, range.to);
+      const kpis = await moneyTotals(db.pool, shop.programId, { ...range, partnerId: null });
       const events = await activity(db.pool, shop.programId, { ...range, partnerId: null, mode: 'all' }, { limit: 50, offset: 0 });
       const stats = await partnerStats(db.pool, shop.programId, range.from);
       const portal = { commissions: await commissionsByState(db.pool, [shop.partnerId]) };

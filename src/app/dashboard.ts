@@ -12,7 +12,8 @@ import { computeReadiness } from '../core/readiness.js';
 import type { Store } from '../core/ports.js';
 import * as admin from '../db/admin.js';
 import { consumeSession, createLoginSession, findAccountForLogin, findOrCreateAccount, withLoginSession } from '../db/cli.js';
-import { type ActivityFilter, activity, dailySeries, endDashboardSession, funnelTotals, inboxForProgram, partnersWithLinks, programKpis, stripeLiveCheck } from '../db/dashboard.js';
+import { type ActivityFilter, activity, endDashboardSession, inboxForProgram, partnersWithLinks, stripeLiveCheck } from '../db/dashboard.js';
+import { dailyCounts, funnelCounts, moneyTotals } from '../db/page-rollups.js';
 import type { Pool } from '../db/pool.js';
 import { membersForLogin } from '../db/members.js';
 import { endSessionById, listSignIns, revokeCliToken } from '../db/sign-ins.js';
@@ -90,12 +91,12 @@ const SECTION_DATA = {
     const before = { ...filter, ...previousPeriod(filter) };
     const [partners, series, facts, kpis, funnel, kpisBefore, funnelBefore] = await Promise.all([
       partnersWithLinks(deps.pool, id),
-      dailySeries(deps.pool, id, filter),
+      dailyCounts(deps.pool, id, filter),
       deps.store.readinessFacts(id, deps.now()),
-      programKpis(deps.pool, id, filter.from, filter.to),
-      funnelTotals(deps.pool, id, filter),
-      programKpis(deps.pool, id, before.from, before.to),
-      funnelTotals(deps.pool, id, before),
+      moneyTotals(deps.pool, id, filter),
+      funnelCounts(deps.pool, id, filter),
+      moneyTotals(deps.pool, id, before),
+      funnelCounts(deps.pool, id, before),
     ]);
     return { partners, series, readiness: computeReadiness(id, facts), kpis, funnel, before: { kpis: kpisBefore, funnel: funnelBefore } };
   },

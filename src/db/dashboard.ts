@@ -80,28 +80,6 @@ export async function activity(pool: Pool, programId: number, filter: ActivityFi
   return rows;
 }
 
-/** Daily counts of clicks, leads and sales (live only), optionally for one partner. */
-export async function dailySeries(pool: Pool, programId: number, filter: Omit<ActivityFilter, 'mode'>) {
-  const { rows } = await pool.query(
-    `WITH days AS (SELECT generate_series(date_trunc('day', $2::timestamptz), date_trunc('day', $3::timestamptz - interval '1 second'), interval '1 day') AS day),
-          events AS (
-            SELECT date_trunc('day', e.created_at) AS day, e.kind
-              FROM tracking_events e
-              LEFT JOIN customers cu ON cu.id = e.customer_id
-              LEFT JOIN sales s ON s.id = e.sale_id
-             WHERE e.program_id = $1 AND NOT e.test AND e.created_at >= $2 AND e.created_at < $3
-               AND ($4::bigint IS NULL OR coalesce(s.partner_id, cu.partner_id, (SELECT k.partner_id FROM clicks k WHERE k.click_id = e.click_id LIMIT 1)) = $4))
-     SELECT d.day,
-            count(*) FILTER (WHERE ev.kind = 'click')::int AS clicks,
-            count(*) FILTER (WHERE ev.kind = 'lead')::int AS leads,
-            count(*) FILTER (WHERE ev.kind = 'sale')::int AS sales
-       FROM days d LEFT JOIN events ev ON ev.day = d.day
-      GROUP BY d.day ORDER BY d.day`,
-    [programId, filter.from, filter.to, filter.partnerId],
-  );
-  return rows as { day: Date; clicks: number; leads: number; sales: number }[];
-}
-
 export async function inboxForProgram(pool: Pool, programId: number) {
   const { rows } = await pool.query(
     `SELECT id, stripe_event_id, type, status, reason, attempts, received_at FROM webhook_events
@@ -109,52 +87,4 @@ export async function inboxForProgram(pool: Pool, programId: number) {
     [programId],
   );
   return rows;
-}
-
-/**
- * Money per currency (never added across currencies): sales, revenue, and commission earned,
- * split by state as every other surface reads it (the commission_states view).
- */
-export async function programKpis(pool: Pool, programId: number, from: Date, to: Date) {
-  const { rows } = await pool.query(
-    `SELECT s.currency, count(*)::int AS sales, sum(s.amount_cents)::text AS revenue_cents,
-            coalesce(sum(c.earned_cents), 0)::text AS commission_cents,
-            coalesce(sum(c.earned_cents) FILTER (WHERE c.state IN ('pending', 'held')), 0)::text AS commission_pending_cents,
-            coalesce(sum(c.earned_cents) FILTER (WHERE c.state IN ('approved', 'in_payout')), 0)::text AS commission_approved_cents,
-            coalesce(sum(c.earned_cents) FILTER (WHERE c.state = 'paid'), 0)::text AS commission_paid_cents
-       FROM sales s LEFT JOIN commission_states c ON c.sale_id = s.id AND c.state <> 'test'
-      WHERE s.program_id = $1 AND NOT s.test AND s.occurred_at >= $2 AND s.occurred_at < $3
-      GROUP BY s.currency ORDER BY s.currency`,
-    [programId, from, to],
-  );
-  return rows as {
-    currency: string;
-    sales: number;
-    revenue_cents: string;
-    commission_cents: string;
-    commission_pending_cents: string;
-    commission_approved_cents: string;
-    commission_paid_cents: string;
-  }[];
-}
-
-/**
- * The funnel counts people, not events: the period's clicks; the people who signed up in it; of
- * those, the ones who have bought (never more than signed up); and everyone who bought in it
- * (with or without a signup first: a Stripe checkout, a promo code).
- */
-export async function funnelTotals(pool: Pool, programId: number, filter: Omit<ActivityFilter, 'mode'>) {
-  const { rows } = await pool.query(
-    `SELECT count(*) FILTER (WHERE e.kind = 'click')::int AS clicks,
-            count(DISTINCT e.customer_id) FILTER (WHERE e.kind = 'lead')::int AS leads,
-            count(DISTINCT e.customer_id) FILTER (WHERE e.kind = 'lead' AND EXISTS (SELECT 1 FROM sales b WHERE b.customer_id = e.customer_id AND NOT b.test))::int AS converted,
-            count(DISTINCT e.customer_id) FILTER (WHERE e.kind = 'sale')::int AS buyers
-       FROM tracking_events e
-       LEFT JOIN customers cu ON cu.id = e.customer_id
-       LEFT JOIN sales s ON s.id = e.sale_id
-      WHERE e.program_id = $1 AND NOT e.test AND e.created_at >= $2 AND e.created_at < $3
-        AND ($4::bigint IS NULL OR coalesce(s.partner_id, cu.partner_id, (SELECT k.partner_id FROM clicks k WHERE k.click_id = e.click_id LIMIT 1)) = $4)`,
-    [programId, filter.from, filter.to, filter.partnerId],
-  );
-  return rows[0] as { clicks: number; leads: number; converted: number; buyers: number };
 }

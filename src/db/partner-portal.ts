@@ -4,6 +4,7 @@
 import type { PayoutFacts } from '../core/payout-export.js';
 import type { CommissionState } from '../core/commission-ledger.js';
 import { describeCommission } from '../core/programs.js';
+import { allTimeTotals, measureState } from './page-rollups.js';
 import type { Pool, PoolClient } from './pool.js';
 
 export async function markInvited(pool: Pool | PoolClient, programId: number, partnerId: number, at: Date): Promise<{ email: string | null; name: string; programName: string } | null> {
@@ -92,37 +93,42 @@ export async function partnersOfEmail(pool: Pool, email: string): Promise<Portal
   }));
 }
 
-/** Each partner row's clicks, signups and sales (live), for these partner ids only (the caller's own). */
+/** Each partner row's clicks, leads and sales (live, all time), for these partner ids only (the caller's own). */
 export async function partnerFunnels(pool: Pool, partnerIds: number[]): Promise<Array<{ partnerId: number; clicks: number; leads: number; sales: number }>> {
-  const { rows } = await pool.query(
-    `SELECT id AS partner_id,
-            (SELECT count(*) FROM clicks k WHERE k.partner_id = pa.id AND NOT k.test)::int AS clicks,
-            (SELECT count(*) FROM customers c WHERE c.partner_id = pa.id AND c.lead_at IS NOT NULL)::int AS leads,
-            (SELECT count(*) FROM sales s WHERE s.partner_id = pa.id AND NOT s.test)::int AS sales
-       FROM partners pa WHERE pa.id = ANY ($1)`,
-    [partnerIds],
-  );
-  return rows.map((r) => ({ partnerId: Number(r.partner_id), clicks: r.clicks, leads: r.leads, sales: r.sales }));
+  const totals = await allTimeTotals(pool, partnerIds, ['clicks', 'leads', 'sales']);
+  const sum = (partnerId: number, measure: string) => totals.filter((t) => t.partnerId === partnerId && t.measure === measure).reduce((n, t) => n + t.value, 0);
+  return partnerIds.map((partnerId) => ({ partnerId, clicks: sum(partnerId, 'clicks'), leads: sum(partnerId, 'leads'), sales: sum(partnerId, 'sales') }));
 }
 
-/** Per state as every surface reads it (the commission_states view), what each earns now. */
+/** Per state as every surface reads it (the commission_states rule), how many and what they earn now. */
 export async function commissionsByState(pool: Pool, partnerIds: number[]): Promise<Array<{ partnerId: number; currency: string; state: CommissionState; count: number; cents: number }>> {
-  const { rows } = await pool.query(
-    `SELECT partner_id, currency, state, count(*)::int AS count, sum(earned_cents)::bigint AS cents
-       FROM commission_states WHERE partner_id = ANY ($1) AND state <> 'moved' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
-    [partnerIds],
-  );
-  return rows.map((r) => ({ partnerId: Number(r.partner_id), currency: r.currency, state: r.state, count: r.count, cents: Number(r.cents) }));
+  const totals = await allTimeTotals(pool, partnerIds, ['commissions:%', 'earned:%']);
+  const byState = new Map<string, { partnerId: number; currency: string; state: CommissionState; count: number; cents: number }>();
+  for (const t of totals) {
+    const state = measureState(t.measure);
+    if (state === 'moved') continue;
+    const key = `${t.partnerId} ${t.currency} ${state}`;
+    const row = byState.get(key) ?? { partnerId: t.partnerId, currency: t.currency, state, count: 0, cents: 0 };
+    if (t.measure.startsWith('commissions:')) row.count += t.value;
+    else row.cents += t.value;
+    byState.set(key, row);
+  }
+  return [...byState.values()].filter((r) => r.count !== 0).sort((x, y) => x.partnerId - y.partnerId || x.currency.localeCompare(y.currency) || x.state.localeCompare(y.state));
 }
 
-/** Each partner row's balance per currency: awaiting approval, approved, paid (the ledger). */
+/** Each partner row's balance per currency: awaiting approval, approved, paid (the ledger's sums). */
 export async function partnerBalances(pool: Pool, partnerIds: number[]): Promise<Array<{ partnerId: number; currency: string; pendingCents: number; approvedCents: number; paidCents: number }>> {
-  const { rows } = await pool.query(
-    `SELECT partner_id, currency, sum(pending_cents)::bigint AS pending, sum(approved_cents)::bigint AS approved, sum(paid_cents)::bigint AS paid
-       FROM commission_ledger WHERE partner_id = ANY ($1) GROUP BY 1, 2 ORDER BY 1, 2`,
-    [partnerIds],
-  );
-  return rows.map((r) => ({ partnerId: Number(r.partner_id), currency: r.currency, pendingCents: Number(r.pending), approvedCents: Number(r.approved), paidCents: Number(r.paid) }));
+  const totals = await allTimeTotals(pool, partnerIds, ['ledger_%']);
+  const balances = new Map<string, { partnerId: number; currency: string; pendingCents: number; approvedCents: number; paidCents: number }>();
+  for (const t of totals) {
+    const key = `${t.partnerId} ${t.currency}`;
+    const row = balances.get(key) ?? { partnerId: t.partnerId, currency: t.currency, pendingCents: 0, approvedCents: 0, paidCents: 0 };
+    if (t.measure === 'ledger_pending') row.pendingCents += t.value;
+    if (t.measure === 'ledger_approved') row.approvedCents += t.value;
+    if (t.measure === 'ledger_paid') row.paidCents += t.value;
+    balances.set(key, row);
+  }
+  return [...balances.values()];
 }
 
 /** One partner's links, without their numbers: what a link builder or a QR code needs. */
@@ -142,46 +148,31 @@ export interface LinkNumbers {
   earned: Array<{ currency: string; cents: number }>;
 }
 
-/** One partner's links with each link's clicks, signups, sales and earnings (live events only). */
+/** One partner's links with each link's clicks, leads, sales and earnings (live, all time). */
 export async function linkNumbers(pool: Pool, partnerId: number): Promise<LinkNumbers[]> {
-  const [links, earned] = await Promise.all([
-    pool.query(
-      `SELECT l.id, l.short_link, l.enabled,
-              (SELECT count(*) FROM clicks k WHERE k.link_id = l.id AND k.partner_id = $1 AND NOT k.test)::int AS clicks,
-              (SELECT count(*) FROM customers c WHERE c.link_id = l.id AND c.partner_id = $1 AND c.lead_at IS NOT NULL)::int AS leads,
-              (SELECT count(*) FROM sales s JOIN customers c ON c.id = s.customer_id WHERE c.link_id = l.id AND s.partner_id = $1 AND NOT s.test)::int AS sales
-         FROM referral_links l WHERE l.partner_id = $1 ORDER BY l.id`,
-      [partnerId],
-    ),
-    pool.query(
-      `SELECT c.link_id, cs.currency, sum(cs.earned_cents)::bigint AS cents
-         FROM commission_states cs JOIN sales s ON s.id = cs.sale_id JOIN customers c ON c.id = s.customer_id
-        WHERE cs.partner_id = $1 AND cs.state NOT IN ('moved', 'test') AND c.link_id IS NOT NULL
-        GROUP BY 1, 2 ORDER BY 1, 2`,
-      [partnerId],
-    ),
+  const [links, totals] = await Promise.all([
+    pool.query('SELECT id, short_link, enabled FROM referral_links WHERE partner_id = $1 ORDER BY id', [partnerId]),
+    allTimeTotals(pool, [partnerId], ['clicks', 'leads', 'sales', 'earned:%']),
   ]);
-  return links.rows.map((r) => ({
-    linkId: Number(r.id),
-    shortLink: r.short_link,
-    enabled: r.enabled,
-    clicks: r.clicks,
-    leads: r.leads,
-    sales: r.sales,
-    earned: earned.rows.filter((e) => Number(e.link_id) === Number(r.id)).map((e) => ({ currency: e.currency, cents: Number(e.cents) })),
-  }));
+  return links.rows.map((r) => {
+    const mine = totals.filter((t) => t.linkId === Number(r.id));
+    const count = (measure: string) => mine.filter((t) => t.measure === measure).reduce((n, t) => n + t.value, 0);
+    const earned = new Map<string, number>();
+    for (const t of mine) if (t.measure.startsWith('earned:') && !['moved', 'test'].includes(measureState(t.measure))) earned.set(t.currency, (earned.get(t.currency) ?? 0) + t.value);
+    return {
+      linkId: Number(r.id),
+      shortLink: r.short_link,
+      enabled: r.enabled,
+      clicks: count('clicks'),
+      leads: count('leads'),
+      sales: count('sales'),
+      earned: [...earned].filter(([, cents]) => cents !== 0).sort(([a], [b]) => a.localeCompare(b)).map(([currency, cents]) => ({ currency, cents })),
+    };
+  });
 }
 
-/** Earnings per calendar month (UTC) and currency since `since`, by when each commission was made. */
-export async function monthlyEarnings(pool: Pool, partnerId: number, since: Date): Promise<Array<{ month: string; currency: string; cents: number }>> {
-  const { rows } = await pool.query(
-    `SELECT to_char(date_trunc('month', created_at AT TIME ZONE 'UTC'), 'YYYY-MM') AS month, currency, sum(earned_cents)::bigint AS cents
-       FROM commission_states WHERE partner_id = $1 AND state NOT IN ('moved', 'test') AND created_at >= $2
-      GROUP BY 1, 2 ORDER BY 1, 2`,
-    [partnerId, since],
-  );
-  return rows.map((r) => ({ month: r.month, currency: r.currency, cents: Number(r.cents) }));
-}
+/** Earnings per calendar month (UTC) and currency since `since`, by the day of each commission's sale. */
+export { monthlyEarned as monthlyEarnings } from './page-rollups.js';
 
 export interface PayoutRecord extends PayoutFacts {
   /** How many commissions it paid. */

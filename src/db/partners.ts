@@ -180,11 +180,11 @@ function filterSql(filter: PartnerFilter, params: unknown[]): string {
 const SORT_SQL: Record<PartnerSort, string> = {
   created: 'pa.id',
   name: 'lower(pa.name)',
-  clicks: 'coalesce(k.clicks, 0)',
-  leads: 'coalesce(l.leads, 0)',
-  sales: 'coalesce(s.sales, 0)',
-  revenue: 'coalesce(s.revenue_cents, 0)',
-  commission: 'coalesce(c.commission_cents, 0)',
+  clicks: 'coalesce(t.clicks, 0)',
+  leads: 'coalesce(t.leads, 0)',
+  sales: 'coalesce(t.sales, 0)',
+  revenue: 'coalesce(t.revenue_cents, 0)',
+  commission: 'coalesce(t.commission_cents, 0)',
 };
 
 /**
@@ -212,18 +212,17 @@ export async function listPartners(
   params.push(page.limit);
   const { rows } = await db.query(
     `WITH selected AS (SELECT pa.id FROM partners pa WHERE ${where}),
-          k AS (SELECT partner_id, count(*) AS clicks FROM clicks WHERE program_id = $1 AND partner_id IN (SELECT id FROM selected) GROUP BY partner_id),
-          l AS (SELECT partner_id, count(*) AS leads FROM customers WHERE program_id = $1 AND lead_at IS NOT NULL AND partner_id IN (SELECT id FROM selected) GROUP BY partner_id),
-          s AS (SELECT partner_id, count(*) AS sales, sum(amount_cents) FILTER (WHERE currency = ${currency}) AS revenue_cents
-                  FROM sales WHERE program_id = $1 AND NOT test AND partner_id IN (SELECT id FROM selected) GROUP BY partner_id),
-          c AS (SELECT partner_id, sum(earned_cents) AS commission_cents FROM commission_states
-                 WHERE program_id = $1 AND currency = ${currency} AND state <> 'test' AND partner_id IN (SELECT id FROM selected) GROUP BY partner_id)
+          -- All-time numbers from the rollups (migration 0028); money in the page's currency.
+          t AS (SELECT partner_id, sum(value) FILTER (WHERE measure = 'clicks') AS clicks, sum(value) FILTER (WHERE measure = 'leads') AS leads,
+                       sum(value) FILTER (WHERE measure = 'sales') AS sales, sum(value) FILTER (WHERE measure = 'revenue' AND currency = ${currency}) AS revenue_cents,
+                       sum(value) FILTER (WHERE measure LIKE 'earned:%' AND measure <> 'earned:test' AND currency = ${currency}) AS commission_cents
+                  FROM page_rollups WHERE program_id = $1 AND day = 'infinity' AND partner_id IN (SELECT id FROM selected) GROUP BY partner_id)
      SELECT pa.id, pa.name, pa.email, pa.status, pa.group_id, g.name AS group_name, pa.tags, pa.created_at, ${sortSql} AS sort_value,
-            coalesce(k.clicks, 0)::int AS clicks, coalesce(l.leads, 0)::int AS leads, coalesce(s.sales, 0)::int AS sales,
-            coalesce(s.revenue_cents, 0)::bigint AS revenue_cents, coalesce(c.commission_cents, 0)::bigint AS commission_cents
+            coalesce(t.clicks, 0)::int AS clicks, coalesce(t.leads, 0)::int AS leads, coalesce(t.sales, 0)::int AS sales,
+            coalesce(t.revenue_cents, 0)::bigint AS revenue_cents, coalesce(t.commission_cents, 0)::bigint AS commission_cents
        FROM partners pa
        LEFT JOIN partner_groups g ON g.id = pa.group_id
-       LEFT JOIN k ON k.partner_id = pa.id LEFT JOIN l ON l.partner_id = pa.id LEFT JOIN s ON s.partner_id = pa.id LEFT JOIN c ON c.partner_id = pa.id
+       LEFT JOIN t ON t.partner_id = pa.id
       WHERE ${where} ${keyset}
       ORDER BY ${sortSql} ${page.direction}, pa.id ${page.direction}
       LIMIT $${params.length}`,
@@ -550,10 +549,11 @@ export async function removeOverride(db: Queryable, programId: number, partnerId
 export async function partnerDetails(db: Queryable, programId: number, partnerId: number) {
   const [links, funnel, commissions, payouts, sanctions, applications] = await Promise.all([
     db.query('SELECT id, short_link, enabled, disabled_by_sanction_id, created_at FROM referral_links WHERE program_id = $1 AND partner_id = $2 ORDER BY id', [programId, partnerId]),
+    // All time, from the rollups (migration 0028): people who became leads, people who bought.
     db.query(
-      `SELECT (SELECT count(*) FROM clicks WHERE program_id = $1 AND partner_id = $2)::int AS clicks,
-              (SELECT count(*) FROM customers WHERE program_id = $1 AND partner_id = $2 AND lead_at IS NOT NULL)::int AS leads,
-              (SELECT count(DISTINCT customer_id) FROM sales WHERE program_id = $1 AND partner_id = $2 AND NOT test)::int AS buyers`,
+      `SELECT coalesce(sum(value) FILTER (WHERE measure = 'clicks'), 0)::int AS clicks, coalesce(sum(value) FILTER (WHERE measure = 'leads'), 0)::int AS leads,
+              coalesce(sum(value) FILTER (WHERE measure = 'buyers'), 0)::int AS buyers
+         FROM page_rollups WHERE program_id = $1 AND partner_id = $2 AND day = 'infinity' AND measure IN ('clicks', 'leads', 'buyers')`,
       [programId, partnerId],
     ),
     db.query(

@@ -323,12 +323,15 @@ export interface PartnerBalance {
   payoutReference: string | null;
 }
 
-/** Each partner's balances per currency: sums of the ledger, nothing cached. */
+/** Each partner's balances per currency: the ledger's sums (kept by the database as entries are appended). */
 export async function partnerBalances(db: Queryable, programId: number): Promise<PartnerBalance[]> {
   const { rows } = await db.query(
     `WITH sums AS (
-       SELECT partner_id, currency, sum(pending_cents)::bigint AS pending, sum(approved_cents)::bigint AS approved, sum(paid_cents)::bigint AS paid
-         FROM commission_ledger WHERE program_id = $1 AND partner_id IS NOT NULL GROUP BY partner_id, currency
+       -- The ledger's sums, as the rollups keep them (migration 0028).
+       SELECT partner_id, currency, coalesce(sum(value) FILTER (WHERE measure = 'ledger_pending'), 0)::bigint AS pending,
+              coalesce(sum(value) FILTER (WHERE measure = 'ledger_approved'), 0)::bigint AS approved,
+              coalesce(sum(value) FILTER (WHERE measure = 'ledger_paid'), 0)::bigint AS paid
+         FROM page_rollups WHERE program_id = $1 AND partner_id > 0 AND day = 'infinity' AND measure LIKE 'ledger\\_%' GROUP BY partner_id, currency
      ), open AS (
        SELECT partner_id, currency, sum(amount_cents)::bigint AS in_payout FROM payouts WHERE program_id = $1 AND status IN ('pending', 'processing') GROUP BY partner_id, currency
      )

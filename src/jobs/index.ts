@@ -5,6 +5,7 @@ import { resumeInterruptedJobs } from '../db/interrupted-jobs.js';
 import { listen } from '../db/notifications.js';
 import { OUTBOUND_CHANNEL } from '../db/outbound.js';
 import { compactHourlyCounts } from '../db/hourly-counts.js';
+import { compactPageRollups } from '../db/page-rollups.js';
 import { ensureClickPartitions } from '../db/partitions.js';
 import { analyzeJobTable } from '../db/queue-statistics.js';
 import { STRIPE_EVENTS_CHANNEL, markExhausted, wakeWaitingEvents } from '../db/webhook-events.js';
@@ -97,13 +98,14 @@ export async function startWorkers(boss: PgBoss, workerDeps: Omit<WorkerDeps, 'q
     deps.logger.warn({ err: error }, 'listening for new webhook deliveries failed; polling until it is back'),
   );
   // Every hour (any instance; idempotent): monthly click partitions made ahead, and past hours'
-  // counter shards folded into one row each (readiness reads a day of them).
+  // counter shards folded into one row each (readiness reads a day of them), and the pages' rollups.
   const hourlyUpkeep = async () => {
     const now = deps.now?.() ?? new Date();
     await ensureClickPartitions(deps.pool, now)
       .then((created) => created.length && deps.logger.info({ created }, 'click partitions created'))
       .catch((error) => deps.logger.warn({ err: error }, 'creating click partitions failed; retried within the hour'));
     await compactHourlyCounts(deps.pool, now).catch((error) => deps.logger.warn({ err: error }, 'folding hourly counters failed; retried within the hour'));
+    await compactPageRollups(deps.pool).catch((error) => deps.logger.warn({ err: error }, 'folding page rollups failed; retried within the hour'));
   };
   await hourlyUpkeep();
   const upkeepTimer = setInterval(hourlyUpkeep, HOURLY_UPKEEP_MS);

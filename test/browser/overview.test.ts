@@ -59,7 +59,7 @@ describe.skipIf(!hasChromium)('the overview', () => {
     expect(await cards()).toEqual([
       'Clicks 4 +100% vs the 7 days before',
       'Signups 2 +100% vs the 7 days before',
-      'Customers 3 +200% vs the 7 days before',
+      'New customers 3 +200% vs the 7 days before',
       'Revenue €20.00 new vs the 7 days before $50.00 −50% vs the 7 days before ₫250,000 new vs the 7 days before',
       'Commission pending €2.00 new vs the 7 days before $5.00 −50% vs the 7 days before ₫25,000 new vs the 7 days before',
       'Commission approved €0.00 $0.00 ₫0',

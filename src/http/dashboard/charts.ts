@@ -39,7 +39,8 @@ export function dailyChart(series: Series): Html {
 
 /**
  * People, not events: clicks; the people who signed up; of those, the ones who bought (never more
- * than signed up). Everyone who bought, signed up or not, is the Customers card.
+ * than signed up). Everyone whose first paid sale fell in the period, signed up or not, is the
+ * New customers card.
  */
 export function funnelChart(totals: { clicks: number; leads: number; converted: number; buyers: number }): Html {
   const max = Math.max(1, totals.clicks, totals.leads, totals.converted);

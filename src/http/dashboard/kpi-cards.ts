@@ -43,7 +43,7 @@ export function kpiCards(data: Overview, days: number): Html {
   const counts: [string, string, number, number][] = [
     ['Clicks', 'clicks', funnel.clicks, before.funnel.clicks],
     ['Signups', 'leads', funnel.leads, before.funnel.leads],
-    ['Customers', 'customers', funnel.buyers, before.funnel.buyers],
+    ['New customers', 'customers', funnel.buyers, before.funnel.buyers],
   ];
   const currencies = [...new Set([...kpis, ...before.kpis].map((k) => k.currency))].sort();
   const money = MONEY.map(([label, column]) => {

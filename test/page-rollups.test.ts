@@ -1,0 +1,147 @@
+// The pages' rollups (migration 0028) always equal a count made from the recorded rows
+// themselves: after clicks, leads (a provisional one settled), sales in two currencies, a test
+// sale, refunds, approvals, a payout run and a payment; after the upkeep folds the shards; while
+// clicks arrive during the folding; and when rebuilt from history by the migration's backfill.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ManagementDeps } from '../src/app/management.js';
+import { OPERATOR } from '../src/app/management.js';
+import * as payouts from '../src/app/payouts.js';
+import { MIGRATIONS_DIR } from '../src/db/migrate.js';
+import { compactPageRollups } from '../src/db/page-rollups.js';
+import { type TestApi, type TestDatabase, addPartnerLink, bearer, createTestDatabase, seedProgram, startTestApi, trackClick } from './support/harness.js';
+import { apiRefund, apiSale, uid } from './support/money.js';
+
+let db: TestDatabase;
+let api: TestApi;
+let clock = new Date();
+const deps = (): ManagementDeps => ({ pool: db.pool, secretBox: null, now: () => clock });
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  api = await startTestApi(db.pool, { AFFIX_SECRET_KEY: 'page-rollups-test-key-0123456789' }, { queueUrl: db.url });
+});
+afterAll(async () => {
+  await api.close();
+  await db.drop();
+});
+
+/**
+ * Every measure counted from the rows themselves, per program, partner and day and per partner's
+ * link for all time: the definition the rollups must keep.
+ */
+const RECOUNT = `
+  WITH first_sales AS (
+         SELECT DISTINCT ON (customer_id) id FROM sales WHERE customer_id IS NOT NULL AND NOT test ORDER BY customer_id, id),
+       facts AS (
+         SELECT program_id, partner_id, link_id, utc_day(created_at) AS day, 'clicks' AS measure, '' AS currency, 1::bigint AS v FROM clicks WHERE NOT test
+         UNION ALL
+         SELECT e.program_id, cu.partner_id, cu.link_id, utc_day(e.created_at), 'leads', '', 1 FROM tracking_events e JOIN customers cu ON cu.id = e.customer_id
+          WHERE e.kind = 'lead' AND NOT e.test AND coalesce(e.details ->> 'settled', 'false') <> 'true'
+         UNION ALL
+         SELECT s.program_id, s.partner_id, cu.link_id, utc_day(s.occurred_at), m.measure, s.currency, m.v
+           FROM sales s LEFT JOIN customers cu ON cu.id = s.customer_id
+           CROSS JOIN LATERAL (VALUES ('sales', 1::bigint), ('revenue', s.amount_cents)) m (measure, v) WHERE NOT s.test
+         UNION ALL
+         SELECT s.program_id, s.partner_id, cu.link_id, utc_day(s.occurred_at), 'buyers', '', 1 FROM sales s JOIN customers cu ON cu.id = s.customer_id WHERE s.id IN (SELECT id FROM first_sales)
+         UNION ALL
+         SELECT s.program_id, s.partner_id, cu.link_id, utc_day(cu.lead_at), 'converted', '', 1 FROM sales s JOIN customers cu ON cu.id = s.customer_id
+          WHERE s.id IN (SELECT id FROM first_sales) AND cu.lead_at IS NOT NULL
+         UNION ALL
+         SELECT cs.program_id, cs.partner_id, cu.link_id, utc_day(s.occurred_at), m.measure || cs.state, cs.currency, m.v
+           FROM commission_states cs JOIN sales s ON s.id = cs.sale_id LEFT JOIN customers cu ON cu.id = s.customer_id
+           CROSS JOIN LATERAL (VALUES ('commissions:', 1::bigint), ('earned:', cs.earned_cents)) m (measure, v) WHERE NOT s.test
+         UNION ALL
+         SELECT l.program_id, l.partner_id, 0, utc_day(l.created_at), m.measure, l.currency, m.v FROM commission_ledger l
+           CROSS JOIN LATERAL (VALUES ('ledger_pending', l.pending_cents), ('ledger_approved', l.approved_cents), ('ledger_paid', l.paid_cents)) m (measure, v)),
+       keyed AS (
+         SELECT program_id, -1 AS partner_id, day::text, -1 AS link_id, measure, currency, v FROM facts
+         UNION ALL SELECT program_id, coalesce(partner_id, 0), day::text, -1, measure, currency, v FROM facts
+         UNION ALL SELECT program_id, coalesce(partner_id, 0), 'infinity', coalesce(link_id, 0), measure, currency, v FROM facts)
+  SELECT partner_id::int, day, link_id::int, measure, currency, sum(v)::int AS value FROM keyed WHERE program_id = $1
+   GROUP BY 1, 2, 3, 4, 5 HAVING sum(v) <> 0 ORDER BY 1, 2, 3, 4, 5`;
+
+const ROLLED = `
+  SELECT partner_id::int, day::text, link_id::int, measure, currency, sum(value)::int AS value FROM page_rollups WHERE program_id = $1
+   GROUP BY 1, 2, 3, 4, 5 HAVING sum(value) <> 0 ORDER BY 1, 2, 3, 4, 5`;
+
+const recount = async (programId: number) => (await db.pool.query(RECOUNT, [programId])).rows;
+const rolled = async (programId: number) => (await db.pool.query(ROLLED, [programId])).rows;
+
+/** Two partners: clicks, leads (one provisional, then settled by the server), buyers in USD and EUR, a repeat buyer, a test sale, refunds, approvals, a run, a payment. */
+async function busyProgram() {
+  const shop = await seedProgram(api, { commission_rate: 20, lead_auth: 'server_required' });
+  await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: {} });
+  const other = await addPartnerLink(api, shop.programId);
+  const otherUrl = `https://shop.example.com/?aff=${other.shortLink}`;
+  for (let i = 0; i < 5; i++) await trackClick(api, otherUrl);
+  // A browser lead is provisional under server_required; the server's lead settles it (not a second lead).
+  const leadClick = await trackClick(api, shop.affiliateUrl);
+  const key = uid('lead');
+  expect((await api.request('POST', '/api/v1/track/lead', { body: { click_id: leadClick, customer_key: key } })).status).toBe(200);
+  expect((await api.request('POST', '/api/v1/track/lead', { body: { click_id: leadClick, customer_key: key }, headers: bearer(shop.apiKey) })).status).toBe(200);
+  const repeat = await apiSale(api, shop, 4900, { customerKey: key, clickId: leadClick });
+  await apiSale(api, shop, 2900, { customerKey: key, clickId: leadClick, isRecurring: true });
+  const euro = await apiSale(api, { apiKey: shop.apiKey, affiliateUrl: otherUrl }, 10_000, { currency: 'EUR', occurredAt: new Date(Date.now() - 3 * 86_400_000) });
+  await apiSale(api, shop, 1500);
+  const testSale = await api.request('POST', '/api/v1/track/sale', {
+    body: { transaction_id: uid('t'), amount_cents: 700, click_id: await trackClick(api, shop.affiliateUrl), customer_key: uid('c'), additional_data: { test_mode: true } },
+    headers: bearer(shop.apiKey),
+  });
+  expect(testSale.status).toBe(200);
+  expect(testSale.body.test_mode ?? (await api.pool.query('SELECT test FROM sales WHERE id = $1', [testSale.body.sale_id])).rows[0].test).toBe(true);
+  await apiRefund(api, shop, euro.transactionId, 2500);
+  clock = new Date(Date.now() + 60_000);
+  await payouts.approveDueCommissions(deps());
+  await apiRefund(api, shop, repeat.transactionId);
+  const run = await payouts.runPayouts(deps(), OPERATOR, shop.programId);
+  await payouts.markPayoutPaid(deps(), OPERATOR, shop.programId, run.payouts[0]!.id, { reference: 'p-1' });
+  return shop;
+}
+
+describe('the pages read rollups equal to a count of the rows themselves', () => {
+  it('after every kind of recording, after folding, and when rebuilt from history', async () => {
+    const shop = await busyProgram();
+    const truth = await recount(shop.programId);
+    const measures = new Set(truth.map((row) => row.measure));
+    // The program exercised every measure the pages read.
+    for (const measure of ['clicks', 'leads', 'converted', 'buyers', 'sales', 'revenue', 'earned:paid', 'commissions:reversed', 'commissions:paid', 'ledger_paid']) expect(measures).toContain(measure);
+    expect(truth.find((row) => row.partner_id === -1 && row.measure === 'leads')?.value).toBe(1);
+    expect(truth.filter((row) => row.partner_id === -1 && row.measure === 'buyers').reduce((n, row) => n + row.value, 0)).toBe(3);
+    expect(await rolled(shop.programId)).toEqual(truth);
+
+    const folded = await compactPageRollups(db.pool);
+    expect(folded).toBeGreaterThan(0);
+    expect((await db.pool.query('SELECT count(*)::int AS n FROM page_rollups WHERE program_id = $1 AND shard >= 0', [shop.programId])).rows[0].n).toBe(0);
+    expect(await rolled(shop.programId)).toEqual(truth);
+
+    // The migration's backfill, run on the recorded history alone, makes the same rollups.
+    const migration = await readFile(join(MIGRATIONS_DIR, '0028_page_rollups.sql'), 'utf8');
+    const backfill = migration.slice(migration.indexOf('-- What was recorded before this migration'));
+    await db.pool.query('DELETE FROM page_rollups');
+    await db.pool.query(backfill);
+    expect(await rolled(shop.programId)).toEqual(truth);
+  });
+
+  it('clicks recorded while the upkeep folds are all counted, and neither waits on the other', async () => {
+    const shop = await seedProgram(api);
+    let folding = true;
+    const folder = (async () => {
+      let rounds = 0;
+      while (folding) {
+        await compactPageRollups(db.pool);
+        rounds += 1;
+      }
+      return rounds;
+    })();
+    const clicks = await Promise.all(Array.from({ length: 200 }, () => api.request('POST', '/api/v1/track/click', { body: { affiliate_url: shop.affiliateUrl } })));
+    folding = false;
+    expect(await folder).toBeGreaterThan(0);
+    expect(clicks.map((reply) => reply.status)).toEqual(Array(200).fill(200));
+    await compactPageRollups(db.pool);
+    const total = (await db.pool.query("SELECT sum(value)::int AS n FROM page_rollups WHERE program_id = $1 AND partner_id = -1 AND measure = 'clicks'", [shop.programId])).rows[0].n;
+    expect(total).toBe(200);
+    expect(await rolled(shop.programId)).toEqual(await recount(shop.programId));
+  });
+});
