@@ -130,6 +130,16 @@ describe('partner portal', () => {
     const missing = await b.go('GET', '/portal/no-such-page');
     expect(missing.status).toBe(404);
     expect(missing.text).toContain('There is no such page');
+    // A failure of ours: a page with the reference to quote, never its detail.
+    await db.pool.query('ALTER TABLE page_rollups RENAME TO page_rollups_away');
+    try {
+      const failed = await b.go('GET', '/portal');
+      expect(failed.status).toBe(500);
+      expect(failed.text).toContain('Something went wrong on our side');
+      expect(failed.text).not.toContain('page_rollups');
+    } finally {
+      await db.pool.query('ALTER TABLE page_rollups_away RENAME TO page_rollups');
+    }
 
     // The link worked once; the token is stored only as a digest.
     const again = browser();

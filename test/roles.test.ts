@@ -118,6 +118,21 @@ describe('addresses that do not exist', () => {
     expect(reply.headers.get('content-type')).toContain('text/html');
     expect(await reply.text()).toContain('There is no such page');
   });
+
+  it('a failure of ours answers a browser with an HTML page naming the reference, and nothing else', async () => {
+    // The overview's numbers cannot be read: a failure of ours (not the database being away).
+    await db.pool.query('ALTER TABLE page_rollups RENAME TO page_rollups_away');
+    try {
+      const reply = await fetch(`${api.url}/dashboard/programs/${shop.programId}`, { headers: { cookie: cookies.get('viewer')! } });
+      expect(reply.status).toBe(500);
+      expect(reply.headers.get('content-type')).toContain('text/html');
+      const text = await reply.text();
+      expect(text).toMatch(/Something went wrong on our side, and nothing was changed by it\. .* give us this reference: [\w-]+\./);
+      expect(text).not.toContain('page_rollups');
+    } finally {
+      await db.pool.query('ALTER TABLE page_rollups_away RENAME TO page_rollups');
+    }
+  });
 });
 
 describe('what each role sees', () => {

@@ -9,7 +9,7 @@ import { RequestLocals, state } from './context.js';
 import { type AppDeps, type HttpDeps, clock } from './deps.js';
 import { databaseReady } from '../app/access.js';
 import { refuseUnstorableBody } from './input-guard.js';
-import { sendError, toAffixError } from './respond.js';
+import { logFailure, sendError, toAffixError } from './respond.js';
 import { countIfNotCounted, rateLimits } from './rate-limit.js';
 import { adminRoutes } from './routes/admin.js';
 import { cliAuthRoutes } from './routes/cli-auth.js';
@@ -136,9 +136,7 @@ export function createApp(given: HttpDeps): express.Express {
 
   app.use(async (error: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const affixError = toAffixError(error, res, deps.config.bodyLimit);
-    const log = state(res).log ?? deps.logger;
-    if (affixError.status === 503) log.warn({ err: error }, affixError.message);
-    else if (affixError.status >= 500) log.error({ err: error }, affixError.message);
+    logFailure(res, deps.logger, error, affixError);
     // A click refused before its statement counted it is counted now; over the limit, 429. Not
     // after a server-side failure: the database is what failed (a lock wait would only double).
     const refused = affixError.status < 500 ? await countIfNotCounted(deps.pool, res) : null;

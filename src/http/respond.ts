@@ -3,6 +3,7 @@ import type { Response } from 'express';
 import { rotationWarning } from '../core/api-keys.js';
 import { AffixError, MESSAGES, errors } from '../core/errors.js';
 import { isDatabaseUnavailable, isRejectedValue } from '../db/errors.js';
+import type { Logger } from '../platform/logger.js';
 import { state } from './context.js';
 
 const STATUS_NAMES: Record<number, string> = {
@@ -120,3 +121,14 @@ export function toAffixError(error: unknown, res: Response, bodyLimit = ''): Aff
   if (isRejectedValue(error)) return new AffixError(400, MESSAGES.valueRejected, { code: 'invalid_request', cause: error });
   return state(res).failure?.(state(res).requestId) ?? errors.internal('Internal server error');
 }
+
+/** Failures logged as the request's line says them: a lost database as a warning, ours as errors with their cause. */
+export function logFailure(res: Response, logger: Logger, thrown: unknown, error: AffixError): void {
+  const log = state(res).log ?? logger;
+  if (error.status === 503) log.warn({ err: thrown }, error.message);
+  else if (error.status >= 500) log.error({ err: thrown }, error.message);
+}
+
+/** What a page says when we failed: no detail (that is in the log), the request to quote. */
+export const failureInWords = (res: Response) =>
+  `Something went wrong on our side, and nothing was changed by it. Try again in a moment; if it keeps happening, give us this reference: ${state(res).requestId}.`;

@@ -40,7 +40,7 @@ import {
 } from '../../app/management.js';
 import { connectCallbackPath, finishStripeConnect, startStripeConnect } from '../../app/stripe-connect.js';
 import { formBody } from '../input-guard.js';
-import { toAffixError } from '../respond.js';
+import { failureInWords, logFailure, toAffixError } from '../respond.js';
 import { type AppDeps, clock } from '../deps.js';
 import { type PageExtra, programPageBody, sectionTitle, sectionUrl } from './program-page.js';
 import { fieldErrors, programInput } from './forms.js';
@@ -90,7 +90,7 @@ function activityFilter(q: Record<string, string | undefined>, now: Date): Activ
 
 
 
-const PAGE_TITLES: Record<number, string> = { 400: 'Bad request', 403: 'Not allowed', 404: 'Not found', 409: 'Conflict', 413: 'Too large', 429: 'Too many requests', 502: 'Stripe refused', 503: 'Unavailable' };
+const PAGE_TITLES: Record<number, string> = { 500: 'Something went wrong', 400: 'Bad request', 403: 'Not allowed', 404: 'Not found', 409: 'Conflict', 413: 'Too large', 429: 'Too many requests', 502: 'Stripe refused', 503: 'Unavailable' };
 
 export function dashboardRoutes(deps: AppDeps): Router {
   // Every route passes the permission map (src/core/permissions.ts): one guard, reads included.
@@ -438,13 +438,14 @@ export function dashboardRoutes(deps: AppDeps): Router {
     throw errors.notFound('There is no such page');
   });
 
-  // People get pages, not JSON: refusals as HTML; our own failures go on to the app's handler (logged).
+  // People get pages, not JSON: refusals and our own failures (logged, with the reference to quote) as HTML.
   router.use('/dashboard', (thrown: unknown, _req: Request, res: Response, next: (error: unknown) => void) => {
+    if (res.headersSent) return next(thrown);
     const error = toAffixError(thrown, res, '50kb');
-    // Our own failures (500) go on to the app's handler and its log; every other answer is a page.
-    if (error.status === 500 || res.headersSent) return next(thrown);
+    logFailure(res, deps.logger, thrown, error);
     if (error.status === 503) res.setHeader('Retry-After', String(UNAVAILABLE_RETRY_SECONDS));
-    send(res, error.status, PAGE_TITLES[error.status] ?? 'Not allowed', errorPage(error.message, { href: '/dashboard', words: 'Back to your programs' }));
+    const words = error.status === 500 ? failureInWords(res) : error.message;
+    send(res, error.status, PAGE_TITLES[error.status] ?? 'Not allowed', errorPage(words, { href: '/dashboard', words: 'Back to your programs' }));
   });
   return unguarded;
 }

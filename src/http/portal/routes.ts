@@ -24,7 +24,7 @@ import { type Html, html, page } from '../dashboard/html.js';
 import { mailPreferences, saveMailPreferences } from '../../app/mail.js';
 import { csrfGuard, pageHeaders, sameOriginPosts } from '../dashboard/security.js';
 import { formBody } from '../input-guard.js';
-import { toAffixError } from '../respond.js';
+import { failureInWords, logFailure, toAffixError } from '../respond.js';
 import { limitSignIn } from '../sign-in-limit.js';
 import { countPartnerLinkRequest } from '../../app/access.js';
 import { confirmSignInPage, linkSentPage, overviewPage, portalHeader, programPage, signInPage } from './pages.js';
@@ -160,9 +160,11 @@ export function portalRoutes(deps: AppDeps): Router {
   });
 
   router.use('/portal', (thrown: unknown, _req: Request, res: Response, next: (error: unknown) => void) => {
+    if (res.headersSent) return next(thrown);
     const error = toAffixError(thrown, res, '20kb');
-    if (error.status === 500 || res.headersSent) return next(thrown);
-    send(res, error.status, error.status === 404 ? 'Not found' : 'Not allowed', errorPage(error.message, { href: '/portal', words: 'Back' }));
+    logFailure(res, deps.logger, thrown, error);
+    const title = error.status === 404 ? 'Not found' : error.status >= 500 ? 'Something went wrong' : 'Not allowed';
+    send(res, error.status, title, errorPage(error.status === 500 ? failureInWords(res) : error.message, { href: '/portal', words: 'Back' }));
   });
   return router;
 }
