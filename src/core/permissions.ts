@@ -147,6 +147,8 @@ export const ADMIN_ROUTES: Record<string, Permission> = {
   [P('POST', `${A}/keys/:id/regenerate`)]: 'operator',
   [P('POST', `${A}/keys/:id/rotation`)]: 'operator',
   [P('PATCH', `${A}/programs/:id/stripe`)]: 'operator',
+  [P('GET', `${A}/programs/:id/processors/:processor`)]: 'operator',
+  [P('PATCH', `${A}/programs/:id/processors/:processor`)]: 'operator',
   [P('GET', `${A}/webhook-events`)]: 'operator',
   [P('GET', `${A}/webhook-events/:id`)]: 'operator',
   [P('POST', `${A}/webhook-events/:id/replay`)]: 'operator',

@@ -1,4 +1,4 @@
-// Payments reported by the payment processor (Stripe webhooks, through the workers).
+// Payments reported by a payment processor (its webhooks, through the workers; src/core/processor-port.ts).
 // The attribution order of spec §6, then the same recordSale / refundSale as the API.
 import { deductionChange } from './commission-ledger.js';
 import { customerForPromoCode } from './promo-codes.js';
@@ -7,6 +7,7 @@ import { attributedClick, customerForClick } from './customers.js';
 import { AffixError, errors } from './errors.js';
 import { amountProblem, reverseRefund } from './money.js';
 import type { Transactions, TrackingTx } from './ports.js';
+import { PROCESSOR_NAMES, type ProcessorName } from './processor-names.js';
 import { hashEmail } from './secrets.js';
 import { type TrackRefundResult, refundKey, refundSale } from './track-refund.js';
 import { type ResolvedCustomer, RolledBack, recordSale } from './track-sale.js';
@@ -15,6 +16,8 @@ import type { Program, Sale } from './types.js';
 /** What the checkout / invoice carries, already read out of the processor's object. */
 export interface ProcessorPayment {
   programId: number;
+  /** Which processor reported it: the sale's provider and source. */
+  processor: ProcessorName;
   /** Session id for checkouts, invoice id for invoices: the sale's transaction_id. */
   transactionId: string;
   amountCents: number;
@@ -38,6 +41,8 @@ export interface ProcessorPayment {
   saleType: 'payment' | 'subscription';
   subscriptionId: string | null;
   eventName: string;
+  /** Tax included in the amount, when the processor says. */
+  taxCents?: number | null;
 }
 
 export type ProcessorOutcome =
@@ -160,7 +165,7 @@ export async function recordProcessorPayment(store: Transactions, payment: Proce
           amountCents: payment.amountCents,
           currency,
           occurredAt: payment.occurredAt,
-          provider: 'stripe',
+          provider: payment.processor,
           providerPaymentId: payment.paymentIds[0] ?? null,
           livemode: payment.livemode,
           test: !payment.livemode && program.livemodeOnlyCommissions,
@@ -169,8 +174,8 @@ export async function recordProcessorPayment(store: Transactions, payment: Proce
           subscriptionId: payment.subscriptionId,
           subscriptionInterval: null,
           eventName: payment.eventName,
-          taxCents: null,
-          source: 'stripe',
+          taxCents: payment.taxCents ?? null,
+          source: payment.processor,
           details: { payment_ids: payment.paymentIds },
         },
         now,
@@ -218,12 +223,14 @@ export async function bindProcessorCheckout(
 
 export interface ProcessorRefund {
   programId: number;
+  processor: ProcessorName;
   /** Payment intent / charge ids and invoice id the refunded charge names. */
   paymentIds: string[];
   transactionIds: string[];
   /** Individual refunds when the processor lists them; else the charge's cumulative refunded amount. */
   refunds: { id: string; amountCents: number }[] | null;
-  cumulativeRefundedCents: number;
+  /** What the payment says was refunded in all; null when each refund stands alone (Paddle's adjustments). */
+  cumulativeRefundedCents: number | null;
   chargeId: string;
 }
 
@@ -237,19 +244,21 @@ async function findPaidSale(tx: TrackingTx, programId: number, ids: { paymentIds
 
 /** charge.refunded: one refund per Stripe refund object, never more than the charge says was refunded. */
 export async function recordProcessorRefund(store: Transactions, refund: ProcessorRefund): Promise<ProcessorRefundOutcome> {
-  assertAmount('refunded amount', refund.cumulativeRefundedCents, true);
+  const cumulative = refund.cumulativeRefundedCents;
+  if (cumulative === null && refund.refunds === null) throw errors.badRequest('The refund names no amount');
+  if (cumulative !== null) assertAmount('refunded amount', cumulative, true);
   for (const piece of refund.refunds ?? []) assertAmount('refund amount', piece.amountCents, true);
   return store.transaction(async (tx) => {
     const sale = await findPaidSale(tx, refund.programId, refund);
     const results: TrackRefundResult[] = [];
     // Refunds that failed later no longer count toward the charge's cumulative amount.
-    let counted = await tx.processorRefundedCents(sale.id, 'stripe');
-    const pieces = refund.refunds ?? [{ id: `${refund.chargeId}:total:${refund.cumulativeRefundedCents}`, amountCents: refund.cumulativeRefundedCents - counted }];
+    let counted = await tx.processorRefundedCents(sale.id, refund.processor);
+    const pieces = refund.refunds ?? [{ id: `${refund.chargeId}:total:${cumulative}`, amountCents: cumulative! - counted }];
     for (const piece of pieces) {
-      const room = refund.cumulativeRefundedCents - counted;
+      const room = cumulative === null ? piece.amountCents : cumulative - counted;
       const amountCents = Math.min(piece.amountCents, room);
       if (amountCents <= 0) continue;
-      const result = await refundSale(tx, sale, { refundAmountCents: amountCents, refundId: piece.id, reason: 'refund', refundReason: null, source: 'stripe' });
+      const result = await refundSale(tx, sale, { refundAmountCents: amountCents, refundId: piece.id, reason: 'refund', refundReason: null, source: refund.processor });
       if (result.status !== 'skipped') counted += amountCents;
       results.push(result);
     }
@@ -263,12 +272,13 @@ const chargeback = (dispute: ProcessorDispute) => ({
   refundAmountCents: dispute.amountCents ?? undefined,
   refundId: disputeKey(dispute.disputeId),
   reason: 'chargeback' as const,
-  refundReason: 'Stripe dispute',
-  source: 'stripe',
+  refundReason: `${PROCESSOR_NAMES[dispute.processor]} dispute`,
+  source: dispute.processor,
 });
 
 export interface ProcessorDispute {
   programId: number;
+  processor: ProcessorName;
   disputeId: string;
   paymentIds: string[];
   /** The disputed amount (smallest unit); null when the processor does not say: the whole sale. */

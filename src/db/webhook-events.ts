@@ -1,6 +1,7 @@
-// The Stripe webhook inbox. A stored event and its job are written in one transaction.
+// The processors' webhook inbox (Stripe, Paddle, Lemon Squeezy). A stored event and its job are written in one transaction.
 import { AffixError } from '../core/errors.js';
 import type { InboxStatus, Waiting } from '../core/stripe/event-types.js';
+import type { ProcessorName } from '../core/processor-port.js';
 import { isRejectedValue } from './errors.js';
 import { insertJobs, notifyIfJobs } from './job-rows.js';
 import { type Pool, type PoolClient, withTransaction } from './pool.js';
@@ -35,6 +36,9 @@ export interface NewInboxEvent {
 
 export interface InboxEvent {
   id: number;
+  /** Which processor sent it (from its event id's namespace, migration 0029). */
+  processor: ProcessorName;
+  /** The processor's event id (namespaced for processors other than Stripe). */
   stripe_event_id: string;
   endpoint: string;
   program_id: number | null;
@@ -57,7 +61,7 @@ export interface InboxEvent {
   wait_until: Date | null;
 }
 
-const COLUMNS = `id, stripe_event_id, endpoint, program_id, account, type, livemode, status, reason, attempts,
+const COLUMNS = `id, processor, stripe_event_id, endpoint, program_id, account, type, livemode, status, reason, attempts,
   attribution_step, sale_id, result, received_at, updated_at, purged_at, object_ids, waiting_for, wait_until`;
 
 /** Stores the event and enqueues its job atomically. A redelivery (same Stripe id) changes nothing. */
@@ -309,6 +313,7 @@ export interface EventFilter {
   programId?: number;
   /** A Stripe event id (evt_) or an id of an object the event names (cs_, in_, ch_, pi_, du_, re_, cus_, sub_). */
   stripeId?: string;
+  processor?: ProcessorName;
   limit: number;
 }
 
@@ -316,9 +321,9 @@ export async function listEvents(pool: Pool, filter: EventFilter): Promise<Inbox
   const { rows } = await pool.query(
     `SELECT ${COLUMNS} FROM webhook_events
       WHERE ($1::text IS NULL OR status = $1) AND ($2::bigint IS NULL OR program_id = $2)
-        AND ($4::text IS NULL OR stripe_event_id = $4 OR object_ids @> ARRAY[$4::text])
+        AND ($4::text IS NULL OR stripe_event_id = $4 OR object_ids @> ARRAY[$4::text]) AND ($5::text IS NULL OR processor = $5)
       ORDER BY id DESC LIMIT $3`,
-    [filter.status ?? null, filter.programId ?? null, filter.limit, filter.stripeId ?? null],
+    [filter.status ?? null, filter.programId ?? null, filter.limit, filter.stripeId ?? null, filter.processor ?? null],
   );
   return rows;
 }

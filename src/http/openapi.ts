@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { settingsInput as applicationSettingsInput } from '../app/applications.js';
 import { query as auditQuery } from '../app/audit.js';
 import { linkInput, stripeInput } from '../app/management.js';
+import { processorInput } from '../app/processors.js';
 import { importInput } from '../app/partner-import.js';
 import { bulkInput, editPartnerInput, groupInput, listQuery as partnersQuery, newPartnerInput, overrideInput } from '../app/partners.js';
 import { commissionBulkInput, detailsInput, markPaidInput, reasonInput, settingsInput as payoutSettingsInput } from '../app/payouts.js';
@@ -17,8 +18,8 @@ import { accountSchema, accountUpdateSchema, enabledSchema, eventsQuery, rotatio
 import { clickSchema, leadSchema, refundSchema, saleSchema } from './schemas.js';
 
 type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
-type Auth = 'none' | 'programKey' | 'adminToken' | 'cliToken' | 'stripeSignature';
-type Tag = 'Tracking' | 'Stripe webhooks' | 'CLI' | 'Admin: programs' | 'Admin: partners' | 'Admin: money' | 'Admin: webhooks';
+type Auth = 'none' | 'programKey' | 'adminToken' | 'cliToken' | 'stripeSignature' | 'paddleSignature' | 'lemonSqueezySignature';
+type Tag = 'Tracking' | 'Stripe webhooks' | 'Processor webhooks' | 'CLI' | 'Admin: programs' | 'Admin: partners' | 'Admin: money' | 'Admin: webhooks';
 
 interface Operation {
   method: Method;
@@ -45,6 +46,8 @@ const ops: Operation[] = [
   { method: 'get', path: '/api/v1/programs/me/readiness', tag: 'Tracking', summary: 'Which integration steps are done, and what to do next', auth: 'programKey' },
   { method: 'post', path: '/api/v1/webhooks/stripe/{programId}', tag: 'Stripe webhooks', summary: "A program's own Stripe endpoint (raw body, Stripe-Signature)", auth: 'stripeSignature', body: signedEventSchema },
   { method: 'post', path: '/api/v1/webhooks/stripe', tag: 'Stripe webhooks', summary: 'The Stripe Connect endpoint, routed by event.account', auth: 'stripeSignature', body: signedEventSchema },
+  { method: 'post', path: '/api/v1/webhooks/paddle/{programId}', tag: 'Processor webhooks', summary: "A program's Paddle Billing endpoint (raw body, Paddle-Signature)", auth: 'paddleSignature', bodyDocs: 'A Paddle notification (docs/paddle.md)' },
+  { method: 'post', path: '/api/v1/webhooks/lemonsqueezy/{programId}', tag: 'Processor webhooks', summary: "A program's Lemon Squeezy endpoint (raw body, X-Signature)", auth: 'lemonSqueezySignature', bodyDocs: 'A Lemon Squeezy webhook (docs/lemonsqueezy.md)' },
   { method: 'post', path: '/api/v1/cli/auth/start', tag: 'CLI', summary: 'Start a CLI sign-in: a state and the URL to open', auth: 'none' },
   { method: 'post', path: '/api/v1/cli/auth/callback', tag: 'CLI', summary: 'Finish a sign-in with an OpenID Connect id_token', auth: 'none', bodyDocs: '{ state, id_token } (README "CLI")' },
   { method: 'get', path: '/api/v1/cli/auth/poll', tag: 'CLI', summary: 'Poll a sign-in until it is done (?state=)', auth: 'none' },
@@ -66,9 +69,11 @@ const ops: Operation[] = [
   { method: 'post', path: '/api/v1/admin/keys/{id}/regenerate', tag: 'Admin: programs', summary: 'Replace a key at once', auth: 'adminToken' },
   { method: 'post', path: '/api/v1/admin/keys/{id}/rotation', tag: 'Admin: programs', summary: 'Mark a key for rotation by a deadline', auth: 'adminToken', body: rotationSchema },
   { method: 'patch', path: `${P}/stripe`, tag: 'Admin: programs', summary: "Connect Stripe: the endpoint's signing secret, the Connect account", auth: 'adminToken', body: stripeInput },
-  { method: 'get', path: '/api/v1/admin/webhook-events', tag: 'Admin: programs', summary: 'The Stripe webhook inbox', auth: 'adminToken', query: eventsQuery },
-  { method: 'get', path: '/api/v1/admin/webhook-events/{id}', tag: 'Admin: programs', summary: 'One Stripe event and what it did', auth: 'adminToken' },
-  { method: 'post', path: '/api/v1/admin/webhook-events/{id}/replay', tag: 'Admin: programs', summary: 'Queue a Stripe event again', auth: 'adminToken' },
+  { method: 'get', path: `${P}/processors/{processor}`, tag: 'Admin: programs', summary: 'Paddle or Lemon Squeezy set-up: endpoint URL, events to select, secret saved', auth: 'adminToken' },
+  { method: 'patch', path: `${P}/processors/{processor}`, tag: 'Admin: programs', summary: "Connect Paddle or Lemon Squeezy: the endpoint's signing secret, sandbox", auth: 'adminToken', body: processorInput },
+  { method: 'get', path: '/api/v1/admin/webhook-events', tag: 'Admin: programs', summary: 'The webhook inbox (every processor)', auth: 'adminToken', query: eventsQuery },
+  { method: 'get', path: '/api/v1/admin/webhook-events/{id}', tag: 'Admin: programs', summary: 'One processor event and what it did', auth: 'adminToken' },
+  { method: 'post', path: '/api/v1/admin/webhook-events/{id}/replay', tag: 'Admin: programs', summary: 'Queue a processor event again', auth: 'adminToken' },
   { method: 'get', path: '/api/v1/admin/audit-log', tag: 'Admin: programs', summary: 'The audit log', auth: 'adminToken', query: auditQuery },
   { method: 'get', path: '/api/v1/admin/audit-log.csv', tag: 'Admin: programs', summary: 'The audit log as CSV', auth: 'adminToken', query: auditQuery, csv: true },
   { method: 'get', path: `${P}/partners`, tag: 'Admin: partners', summary: 'Search, filter and sort partners', auth: 'adminToken', query: partnersQuery },
@@ -121,6 +126,8 @@ const SECURITY: Record<Exclude<Auth, 'none'>, object> = {
   adminToken: { type: 'http', scheme: 'bearer', description: 'The operator token (AFFIX_ADMIN_TOKEN)' },
   cliToken: { type: 'http', scheme: 'bearer', description: 'A CLI login token (affix login)' },
   stripeSignature: { type: 'apiKey', in: 'header', name: 'Stripe-Signature', description: "Stripe's signature of the raw body" },
+  paddleSignature: { type: 'apiKey', in: 'header', name: 'Paddle-Signature', description: "Paddle's signature of the raw body (ts=…;h1=…)" },
+  lemonSqueezySignature: { type: 'apiKey', in: 'header', name: 'X-Signature', description: "Lemon Squeezy's signature of the raw body (hex HMAC-SHA256)" },
 };
 
 /** A request as it is sent: the schema's input side, anything zod cannot say left open. */

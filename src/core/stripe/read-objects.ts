@@ -1,6 +1,7 @@
 // Reads Stripe objects (both invoice shapes, checkout sessions, charges, disputes) into the
 // core's plain inputs. No rules here: only where each fact sits in each API version.
 import type { ProcessorPayment, ProcessorRefund } from '../processor.js';
+import { readReferralMetadata as readMetadata } from '../referral-metadata.js';
 
 type Obj = Record<string, any>;
 
@@ -8,21 +9,6 @@ const text = (value: unknown): string | null => (typeof value === 'string' && va
 /** Expandable fields arrive as an id or as the expanded object. */
 const idOf = (value: unknown): string | null => text(value) ?? (value && typeof value === 'object' ? text((value as Obj).id) : null);
 const compact = (values: (string | null)[]): string[] => [...new Set(values.filter((v): v is string => v !== null))];
-
-/**
- * Our metadata keys; brands moving from the peer service keep its `affitor_*` keys
- * (wire-notes). `client_reference_id` is only a hint: many brands set it on every checkout.
- */
-function readMetadata(metadata: Obj | null | undefined, reference: string | null = null): ProcessorPayment['metadata'] {
-  const m = metadata ?? {};
-  const customerKey = text(m.affix_customer_key) ?? text(m.affitor_customer_key);
-  return {
-    clickId: text(m.affix_click_id) ?? text(m.affitor_click_id),
-    customerKey: customerKey ?? reference,
-    customerKeyIsReference: customerKey === null && reference !== null,
-    programId: text(m.program_id),
-  };
-}
 
 /**
  * Promotion codes and coupons a checkout or invoice applied, wherever the API version puts them:
@@ -54,7 +40,7 @@ export function promotionRefs(object: Obj): string[] {
 export interface CheckoutFacts {
   mode: 'payment' | 'subscription' | 'setup' | string;
   paymentStatus: string;
-  payment: Omit<ProcessorPayment, 'programId' | 'occurredAt' | 'livemode' | 'eventName'>;
+  payment: Omit<ProcessorPayment, 'programId' | 'processor' | 'occurredAt' | 'livemode' | 'eventName'>;
 }
 
 export function readCheckoutSession(session: Obj): CheckoutFacts {
@@ -82,7 +68,7 @@ export interface InvoiceFacts {
   subscriptionId: string | null;
   /** When the invoice was paid (status_transitions.paid_at), when Stripe says: the sale's occurred_at. */
   paidAt: Date | null;
-  payment: Omit<ProcessorPayment, 'programId' | 'occurredAt' | 'livemode' | 'eventName'>;
+  payment: Omit<ProcessorPayment, 'programId' | 'processor' | 'occurredAt' | 'livemode' | 'eventName'>;
 }
 
 /**
@@ -120,7 +106,7 @@ export function readInvoice(invoice: Obj): InvoiceFacts {
 }
 
 /** charge.refunded: the embedded refunds list when Stripe sends it whole, else the cumulative amount. */
-export function readRefundedCharge(charge: Obj): Omit<ProcessorRefund, 'programId'> {
+export function readRefundedCharge(charge: Obj): Omit<ProcessorRefund, 'programId' | 'processor'> {
   const list = charge.refunds;
   const complete = list && Array.isArray(list.data) && list.data.length > 0 && list.has_more === false;
   return {

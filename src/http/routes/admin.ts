@@ -6,6 +6,8 @@ import { z } from 'zod';
 import { errors } from '../../core/errors.js';
 import { sha256 } from '../../core/secrets.js';
 import { INBOX_STATUSES, type InboxStatus } from '../../core/stripe/event-types.js';
+import { PROCESSORS } from '../../core/processor-names.js';
+import { isConnectedProcessor, processorSetup, setProcessorSettings } from '../../app/processors.js';
 import { stripeEventEnqueuer } from '../../platform/queue.js';
 import { adminPartnerRoutes } from './admin-partners.js';
 import { securedRouter } from '../guard.js';
@@ -70,6 +72,7 @@ export const rotationSchema = z.object({ rotate_by: z.iso.datetime({ offset: tru
 export const eventsQuery = z.object({
   status: z.enum(INBOX_STATUSES as [InboxStatus, ...InboxStatus[]]).optional(),
   program_id: z.coerce.number().int().positive().optional(),
+  processor: z.enum(PROCESSORS).optional(),
   stripe_id: z.string().regex(/^[a-z]{2,6}_[A-Za-z0-9_]{1,200}$/, 'expected a Stripe id such as evt_…, cs_…, in_…, ch_…, pi_…, du_…').optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
@@ -145,9 +148,21 @@ export function adminRoutes(deps: AppDeps): Router {
     res.json({ data: { ...settings, webhook_url: `${deps.config.publicUrl}/api/v1/webhooks/stripe/${settings.program_id}` } });
   });
 
+  const processorParam = (req: Request) => {
+    const processor = String(req.params.processor);
+    if (!isConnectedProcessor(processor)) throw errors.notFound('Processor not found: paddle or lemonsqueezy (Stripe has its own route)');
+    return processor;
+  };
+  router.get('/api/v1/admin/programs/:id/processors/:processor', async (req, res) => {
+    res.json({ data: await processorSetup({ ...app(), publicUrl: deps.config.publicUrl }, operator(req), idParam(req), processorParam(req)) });
+  });
+  router.patch('/api/v1/admin/programs/:id/processors/:processor', async (req, res) => {
+    res.json({ data: await setProcessorSettings({ ...app(), publicUrl: deps.config.publicUrl }, operator(req), idParam(req), processorParam(req), req.body) });
+  });
+
   router.get('/api/v1/admin/webhook-events', async (req, res) => {
     const query = parseInput(eventsQuery, req.query);
-    res.json({ data: await listInboxEvents(app(), { status: query.status, programId: query.program_id, stripeId: query.stripe_id, limit: query.limit }) });
+    res.json({ data: await listInboxEvents(app(), { status: query.status, programId: query.program_id, stripeId: query.stripe_id, processor: query.processor, limit: query.limit }) });
   });
 
   router.get('/api/v1/admin/webhook-events/:id', async (req, res) => {

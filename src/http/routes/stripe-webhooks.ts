@@ -1,14 +1,15 @@
-// Stripe webhooks over HTTP: the raw body and signature go to the intake use case; the answer
-// says what was stored.
+// Processors' webhooks over HTTP (Stripe, Paddle, Lemon Squeezy): the raw body and signature go
+// to the intake use case; the answer says what was stored.
 import express, { type Request, type Response, Router } from 'express';
 import { type IntakeDeps, type Received, inboxWriter, receiveConnectEvent, receiveProgramEvent, secretCache } from '../../app/stripe-intake.js';
+import { receiveProcessorEvent } from '../../app/processor-intake.js';
 import { AffixError, errors } from '../../core/errors.js';
 import { state } from '../context.js';
-import type { HttpDeps } from '../deps.js';
+import { type HttpDeps, clock } from '../deps.js';
 
 function answer(res: Response, received: Received): void {
   // On the request's own log line (one line per request).
-  state(res).logFields = { stripeEventId: received.stripeEventId, type: received.type, inboxId: received.id, duplicate: received.duplicate, inboxStatus: received.status };
+  state(res).logFields = { eventId: received.stripeEventId, type: received.type, inboxId: received.id, duplicate: received.duplicate, inboxStatus: received.status };
   res.status(200).json({ received: true, id: received.id, duplicate: received.duplicate, status: received.status });
 }
 
@@ -44,6 +45,13 @@ export function stripeWebhookRoutes(deps: HttpDeps): Router {
   });
   router.post('/api/v1/webhooks/stripe', requireQueue, raw, async (req, res) => {
     answer(res, await receiveConnectEvent(intake(), delivery(req)));
+  });
+  // The same inbox and writer for the other processors; each signs its own way.
+  router.post('/api/v1/webhooks/paddle/:programId', requireQueue, raw, async (req, res) => {
+    answer(res, await receiveProcessorEvent(intake(), 'paddle', String(req.params.programId), { rawBody: req.body, signature: req.headers['paddle-signature'] }, clock(deps)));
+  });
+  router.post('/api/v1/webhooks/lemonsqueezy/:programId', requireQueue, raw, async (req, res) => {
+    answer(res, await receiveProcessorEvent(intake(), 'lemonsqueezy', String(req.params.programId), { rawBody: req.body, signature: req.headers['x-signature'] }, clock(deps)));
   });
   return router;
 }
