@@ -124,7 +124,7 @@ describe('npm start (affix start)', () => {
 
     const sent = await affix('replay', 'fixtures/stripe/checkout.session.completed.payment.json', '--program', '1', '--secret', 'whsec_cli_test',
       '--set', `click_id=${click.click_id}`, '--set', 'customer_key=cli_user', '--set', 'email=cli@example.com');
-    expect(sent.stdout).toBe('[1/1] checkout.session.completed.payment -> queued\n');
+    expect(sent.stdout).toMatch(/^\[1\/1\] checkout\.session\.completed\.payment -> queued\nWhat each event did:\n  checkout\.session\.completed\.payment: processed sale \d+ by click_id, commission \d+ cents \((pending|held)\)\n$/);
 
     let events: any[] = [];
     for (let i = 0; i < 100 && events[0]?.status !== 'processed'; i++) {
@@ -145,9 +145,34 @@ describe('npm start (affix start)', () => {
     expect(JSON.parse((await affix('events', '--stripe-id', 'pi_nobody_knows', '--json')).stdout)).toEqual([]);
     // The list says which program each event is for.
     const table = (await affix('events', '--status', 'processed')).stdout.split('\n');
-    expect(table[0]).toMatch(/^ +event +program +status +type$/);
-    expect(table[1]).toMatch(new RegExp(`^ +${events[0].id} +1 +processed +checkout\\.session\\.completed`));
+    expect(table[0]).toMatch(/^ +event +program +processor +status +type$/);
+    expect(table[1]).toMatch(new RegExp(`^ +${events[0].id} +1 +stripe +processed +checkout\\.session\\.completed`));
     expect((await affix('replay', '--event', events[0].stripe_event_id)).stdout).toBe(`Requeued event ${events[0].id} (checkout.session.completed).\n`);
+  }, 60_000);
+
+  it.each([
+    ['paddle', 'pdl_ntfset_cli_test_secret', 'first payment by click_id; renewal through the customer; half of it refunded; a chargeback, then reversed'],
+    ['lemonsqueezy', 'lemon-cli-test-secret', 'order by click_id; the initial invoice is the order; renewal; half of it refunded; the order refunded'],
+  ])('`affix replay fixtures/%s` ends with the sales and commissions the fixtures make', async (processor, secret) => {
+    const env = { ...process.env, AFFIX_ADMIN_TOKEN: ADMIN, AFFIX_API_URL: baseUrl };
+    const affix = (...args: string[]) => run(process.execPath, ['bin/affix.mjs', ...args], { env });
+    await affix('admin', 'link', 'enable', '1');
+    const connected = JSON.parse((await affix('admin', 'program', 'processor', '1', processor, '--webhook-secret', secret)).stdout);
+    expect(connected).toMatchObject({ processor, secret_set: true, webhook_url: expect.stringContaining(`/api/v1/webhooks/${processor}/1`) });
+    const post = (path: string, body: unknown) =>
+      fetch(`${baseUrl}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<any>);
+    const click = await post('/api/v1/track/click', { affiliate_url: 'http://localhost/?aff=demo' });
+    const key = `cli_${processor}`;
+    await post('/api/v1/track/lead', { click_id: click.click_id, customer_key: key, email: `${key}@example.com` });
+    const sent = await affix('replay', `fixtures/${processor}`, '--program', '1', '--secret', secret, '--set', `click_id=${click.click_id}`, '--set', `customer_key=${key}`, '--set', `email=${key}@example.com`);
+    const lines = sent.stdout.trim().split('\n');
+    const outcomes = lines.slice(lines.indexOf('What each event did:') + 1);
+    expect(outcomes).toHaveLength(5);
+    expect(outcomes.every((line) => / (processed|ignored)\b/.test(line))).toBe(true);
+    expect(outcomes[0]).toMatch(/processed sale \d+ by click_id, commission \d+ cents \((pending|held|reversed)\)/);
+    const events = JSON.parse((await affix('events', '--processor', processor, '--json')).stdout);
+    expect(events).toHaveLength(5);
+    expect(events.every((e: any) => e.processor === processor && e.program_id === 1)).toBe(true);
   }, 60_000);
 
   it("the README's `affix admin` example runs as written, line by line", async () => {

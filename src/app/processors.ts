@@ -23,7 +23,17 @@ export const processorWebhookUrl = (publicUrl: string, processor: ConnectedProce
 export async function processorSetup(deps: ManagementDeps & { publicUrl: string }, scope: Scope, programId: number, processor: ConnectedProcessor) {
   const program = await programInScope(deps, scope, programId);
   const status = await processorEndpointStatus(deps.pool, program.id, processor);
-  return { processor, webhook_url: processorWebhookUrl(deps.publicUrl, processor, program.id), events: [...ADAPTERS[processor].eventsToSelect], ...status };
+  return {
+    processor,
+    program_id: program.id,
+    webhook_url: processorWebhookUrl(deps.publicUrl, processor, program.id),
+    events: [...ADAPTERS[processor].eventsToSelect],
+    secret_set: status.secretSet,
+    sandbox: status.sandbox,
+    last_event_at: status.lastEventAt,
+    last_signature_error: status.lastSignatureError,
+    last_signature_error_at: status.lastSignatureErrorAt,
+  };
 }
 
 export async function setProcessorSettings(deps: ManagementDeps & { publicUrl: string }, scope: Scope, programId: number, processor: ConnectedProcessor, input: unknown) {

@@ -1,5 +1,5 @@
 // `affix admin ...`: thin client of the admin API (the same door as any other admin tool).
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { positiveInt, positiveNumber } from './arguments.js';
 import { adminCall, defaultApiUrl, printJson } from './http-client.js';
 import { registerMoneyCommands } from './money-commands.js';
@@ -94,6 +94,19 @@ export function registerAdminCommands(program: Command): void {
         webhook_secret: flags.webhookSecret,
         account_id: flags.account,
         livemode_only_commissions: livemodeOnly,
+      });
+    });
+  programs
+    .command('processor <id> <processor>')
+    .description('Connect Paddle or Lemon Squeezy: the signing secret of /api/v1/webhooks/<processor>/<id>')
+    .option('--webhook-secret <secret>', "the endpoint's signing secret (stored encrypted)")
+    .option('--sandbox', "Paddle's sandbox: its payments are test payments")
+    .option('--live', 'the live account (default)')
+    .action(function (this: Command, id: string, processor: string, flags: { webhookSecret?: string; sandbox?: boolean; live?: boolean }) {
+      if (processor !== 'paddle' && processor !== 'lemonsqueezy') throw new InvalidArgumentError('processor: paddle or lemonsqueezy');
+      return call(this, 'PATCH', `/programs/${positiveInt(id)}/processors/${processor}`, {
+        webhook_secret: flags.webhookSecret,
+        sandbox: flags.sandbox ? true : flags.live ? false : undefined,
       });
     });
   programs.command('show <id>').action(function (this: Command, id: string) {
