@@ -14,6 +14,7 @@ import * as admin from '../db/admin.js';
 import { consumeSession, createLoginSession, findAccountForLogin, findOrCreateAccount, withLoginSession } from '../db/cli.js';
 import { type ActivityFilter, activity, endDashboardSession, inboxForProgram, partnersWithLinks, stripeLiveCheck } from '../db/dashboard.js';
 import { dailyCounts, funnelCounts, moneyTotals } from '../db/page-rollups.js';
+import { processorStatus } from './processors.js';
 import type { Pool } from '../db/pool.js';
 import { membersForLogin } from '../db/members.js';
 import { endSessionById, listSignIns, revokeCliToken } from '../db/sign-ins.js';
@@ -76,11 +77,11 @@ export const ACTIVITY_PAGE_SIZE = 50;
 const CSV_MAX_ROWS = 100_000;
 
 /** The program's pages, each a URL of its own (`overview` is the program's own URL). */
-export const PROGRAM_SECTIONS = ['overview', 'setup', 'partners', 'applications', 'groups', 'links', 'activity', 'payouts', 'stripe', 'inbox', 'webhooks', 'keys', 'audit', 'settings'] as const;
+export const PROGRAM_SECTIONS = ['overview', 'setup', 'partners', 'applications', 'groups', 'links', 'activity', 'payouts', 'stripe', 'paddle', 'lemonsqueezy', 'inbox', 'webhooks', 'keys', 'audit', 'settings'] as const;
 export type ProgramSection = (typeof PROGRAM_SECTIONS)[number];
 export const isProgramSection = (value: string): value is ProgramSection => (PROGRAM_SECTIONS as readonly string[]).includes(value);
 
-type PageDeps = ManagementDeps & { store: Store };
+type PageDeps = ManagementDeps & { store: Store; publicUrl: string };
 /** The page's query string (filters, sort, cursor, stage). */
 export type PageQuery = Record<string, string | undefined>;
 
@@ -148,6 +149,8 @@ const SECTION_DATA = {
     return { endpoints: endpoints.map((endpoint, i) => ({ endpoint, deliveries: logs[i]! })) };
   },
   stripe: async (deps: PageDeps, id: number) => ({ stripe: await stripeLiveCheck(deps.pool, id) }),
+  paddle: async (deps: PageDeps, id: number) => ({ endpoint: await processorStatus(deps, id, 'paddle') }),
+  lemonsqueezy: async (deps: PageDeps, id: number) => ({ endpoint: await processorStatus(deps, id, 'lemonsqueezy') }),
   inbox: async (deps: PageDeps, id: number) => ({ inbox: await inboxForProgram(deps.pool, id) }),
   keys: async (deps: PageDeps, id: number) => ({ keys: await admin.listKeys(deps.pool, id) }),
   audit: async (deps: PageDeps, id: number, _filter: ActivityFilter, _page: number, query: PageQuery) => {

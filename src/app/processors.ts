@@ -19,10 +19,16 @@ export const processorInput = z.object({
 
 export const processorWebhookUrl = (publicUrl: string, processor: ConnectedProcessor, programId: number) => `${publicUrl}/api/v1/webhooks/${processor}/${programId}`;
 
-/** What the set-up page and the admin API show for a processor. */
+/** What the admin API shows for a processor, for a program in the scope. */
 export async function processorSetup(deps: ManagementDeps & { publicUrl: string }, scope: Scope, programId: number, processor: ConnectedProcessor) {
   const program = await programInScope(deps, scope, programId);
-  const status = await processorEndpointStatus(deps.pool, program.id, processor);
+  return processorStatus(deps, program.id, processor);
+}
+
+/** The endpoint URL, the events to select, and how the endpoint is doing (the dashboard's page reads this for its own program). */
+export async function processorStatus(deps: Pick<ManagementDeps, 'pool'> & { publicUrl: string }, programId: number, processor: ConnectedProcessor) {
+  const status = await processorEndpointStatus(deps.pool, programId, processor);
+  const program = { id: programId };
   return {
     processor,
     program_id: program.id,

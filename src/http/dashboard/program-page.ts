@@ -12,6 +12,7 @@ import { auditSection } from './audit-page.js';
 import { type MoneyView, payoutsSection, promoCodesSection, webhooksSection } from './money-pages.js';
 import { type Html, errorSummary, field, html, select } from './html.js';
 import { dataTable } from './table.js';
+import { processorSection } from './processor-page.js';
 import { kpiCards, presetLinks } from './kpi-cards.js';
 import { readinessSummary, setupSection } from './setup-page.js';
 import type { TestEventOutcome } from '../../app/setup.js';
@@ -81,7 +82,7 @@ ${page > 1 ? html` · <a href="${link(page - 1)}">Newer</a>` : ''}${hasOlder ? h
 
 const SECTION_LABELS: Record<ProgramSection, string> = {
   overview: 'Overview', setup: 'Set-up', partners: 'Partners', applications: 'Applications', groups: 'Groups', links: 'Links', activity: 'Activity',
-  payouts: 'Payouts', stripe: 'Stripe', inbox: 'Webhook inbox', webhooks: 'Webhooks', keys: 'API keys', audit: 'Audit log', settings: 'Settings',
+  payouts: 'Payouts', stripe: 'Stripe', paddle: 'Paddle', lemonsqueezy: 'Lemon Squeezy', inbox: 'Webhook inbox', webhooks: 'Webhooks', keys: 'API keys', audit: 'Audit log', settings: 'Settings',
 };
 
 export const sectionUrl = (programId: number, section: ProgramSection) => `/dashboard/programs/${programId}${section === 'overview' ? '' : `/${section}`}`;
@@ -224,6 +225,8 @@ function sectionBody(view: ProgramPageView): Html {
     case 'links': return html`${linksSection(view, data)}${promoCodesSection(moneyView(view), data)}`;
     case 'activity': return activitySection(view, data);
     case 'stripe': return stripeSection(view, data);
+    case 'paddle':
+    case 'lemonsqueezy': return processorSection({ programId: view.program.id, endpoint: data.endpoint, fieldErrors: view.extra.fieldErrors ?? {} });
     case 'inbox': return inboxSection(view, data);
     case 'keys': return keysSection(view, data);
     case 'payouts': return payoutsSection(moneyView(view), data);

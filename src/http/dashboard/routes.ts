@@ -50,6 +50,7 @@ import { type Html, page } from './html.js';
 import { invitationGonePage, joinPage as joinView, loginPage, programsPage, regenerateKeyPage, signInsPage, teamPage as teamView } from '../views/account-pages.js';
 import { errorPage } from '../views/components.js';
 import { sendTestEvent, sendTestStripeEvent } from '../../app/setup.js';
+import { isConnectedProcessor, setProcessorSettings } from '../../app/processors.js';
 import { inboxWriter, secretCache } from '../../app/stripe-intake.js';
 import { changeRole, invitationFor, inviteMember, joinTeam, listTeam, removeFromTeam } from '../../app/team.js';
 import { mailPreferences, saveMailPreferences } from '../../app/mail.js';
@@ -68,6 +69,8 @@ const DONE: Record<string, string> = {
   toggled: 'Referral link updated.',
   rotation: 'Key marked for rotation.',
   stripe: 'Stripe settings saved.',
+  paddle: 'Paddle settings saved.',
+  lemonsqueezy: 'Lemon Squeezy settings saved.',
   connected: 'Stripe account connected.',
   replayed: 'Event queued again.',
   key: 'API key created: copy it now.',
@@ -269,7 +272,7 @@ export function dashboardRoutes(deps: AppDeps): Router {
     const query = req.query as Record<string, string | undefined>;
     const filter = activityFilter(query, now);
     const requested = Number(query.page);
-    const data = await programPageData({ ...app(), store: deps.store }, scope(res), id, section, filter, Number.isSafeInteger(requested) && requested > 0 ? requested : 1, query);
+    const data = await programPageData({ ...app(), store: deps.store, publicUrl: config.publicUrl }, scope(res), id, section, filter, Number.isSafeInteger(requested) && requested > 0 ? requested : 1, query);
     const people = allows(res.locals.account.role, 'read_people');
     const body = programPageBody({ ...data, now, heldKey, extra, filter, publicUrl: config.publicUrl, connectConfigured: Boolean(config.stripeConnect), people });
     const done = DONE[String(query.done)] ?? MONEY_DONE[String(query.done)] ?? PARTNER_DONE[String(query.done)] ?? (query.done === 'bulk' ? bulkDone(query) : null);
@@ -362,6 +365,20 @@ export function dashboardRoutes(deps: AppDeps): Router {
       return programPage(req, res, 'keys', { status: 400, fieldErrors: { [`rotate_by_${req.params.keyId}`]: 'Choose a date in the future.' } });
     }
     back(res, id, 'rotation', 'keys');
+  });
+
+  router.post('/dashboard/programs/:id/processors/:processor', ...form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    const processor = String(req.params.processor);
+    if (!isConnectedProcessor(processor)) throw errors.notFound('There is no such page');
+    const body = req.body as Record<string, string>;
+    const secret = String(body.webhook_secret ?? '').trim();
+    try {
+      await setProcessorSettings({ ...app(), publicUrl: config.publicUrl }, scope(res), id, processor, { ...(secret ? { webhook_secret: secret } : {}), ...(processor === 'paddle' ? { sandbox: body.sandbox === 'true' } : {}) });
+    } catch (error) {
+      return programPage(req, res, processor, { status: 400, fieldErrors: fieldErrors(error) });
+    }
+    back(res, id, processor, processor);
   });
 
   // The signing secret of the brand's own endpoint proves ownership by itself. A Connect account
