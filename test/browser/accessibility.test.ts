@@ -100,5 +100,5 @@ describe.skipIf(!hasChromium)('accessibility', () => {
     findings.push(...(await audit('portal-program')));
 
     expect(findings).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 });
