@@ -181,8 +181,16 @@ describe('affix login / programs / init / status / test / logout', () => {
     const origins = await db.pool.query('SELECT allowed_origins FROM programs WHERE id = $1', [result.program_id]);
     expect(origins.rows[0].allowed_origins).toEqual(['https://brand.example', 'https://www.brand.example']);
 
-    const second = await affix(['init', '--no-interactive', '--new-program', '--name', 'Second', '--domain', 'two.example', '--commission-type', 'fixed', '--commission-rate', '5', '--json']);
+    expect(agents).toContain('## 3. Sale tracking (Stripe)');
+    const second = await affix(['init', '--no-interactive', '--new-program', '--name', 'Second', '--domain', 'two.example', '--commission-type', 'fixed', '--commission-rate', '5', '--processor', 'paddle', '--json']);
     expect(second.code).toBe(0);
+    // The agent files name the processor the brand chose: its endpoint, events and checkout custom data, not Stripe's.
+    const paddleAgents = await readFile(join(project, '.affix/AGENTS.md'), 'utf8');
+    const secondId = JSON.parse(second.stdout).program_id;
+    for (const part of ['## 3. Sale tracking (Paddle Billing)', `\`${baseUrl}/api/v1/webhooks/paddle/${secondId}\``, '`transaction.completed`', 'customData: { affix_click_id:', '| Paddle checkout custom data | `affix_customer_key` |']) {
+      expect(paddleAgents).toContain(part);
+    }
+    expect(paddleAgents).not.toContain('subscription_data: { metadata }');
     expect(JSON.parse(second.stdout).gitignore_updated).toBe(false);
     expect(await readFile(join(project, '.gitignore'), 'utf8')).toBe('node_modules\n.affix/.env\n.affix/.env.*\n');
   }, 30_000);

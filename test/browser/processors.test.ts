@@ -48,7 +48,7 @@ describe.skipIf(!hasChromium)('the Paddle and Lemon Squeezy pages', () => {
         ? JSON.stringify({ event_id: 'evt_browser_1', event_type: 'customer.created', occurred_at: new Date().toISOString(), data: { id: 'ctm_browser' } })
         : JSON.stringify({ meta: { event_name: 'customer_created', test_mode: true }, data: { type: 'customers', id: '1', attributes: { updated_at: new Date().toISOString() } } });
       const ts = Math.floor(Date.now() / 1000);
-      const headers = processor === 'paddle'
+      const headers: Record<string, string> = processor === 'paddle'
         ? { 'Paddle-Signature': `ts=${ts};h1=${createHmac('sha256', secret).update(`${ts}:${body}`).digest('hex')}` }
         : { 'X-Signature': createHmac('sha256', secret).update(body).digest('hex') };
       const delivered = await api.request('POST', `/api/v1/webhooks/${processor}/${program.id}`, { raw: body, headers: { 'Content-Type': 'application/json', ...headers } });

@@ -8,7 +8,7 @@ import { defaultApiUrl } from '../http-client.js';
 import { CliApi } from './api.js';
 import { type Credentials, readCredentials, removeCredentials, requireCredentials, saveCredentials } from './credentials.js';
 import { CliError, EXIT } from './exit-codes.js';
-import { readProjectEnv, writeProjectFiles } from './project-files.js';
+import { SALE_SOURCES, type SaleSource, readProjectEnv, writeProjectFiles } from './project-files.js';
 
 interface GlobalFlags {
   apiUrl?: string;
@@ -57,6 +57,7 @@ interface InitFlags extends GlobalFlags {
   cookieDuration?: number;
   durationMonths?: number;
   newProgram?: boolean;
+  processor: SaleSource;
 }
 
 async function askMissing(flags: InitFlags): Promise<Required<Pick<InitFlags, 'name' | 'domain' | 'commissionType' | 'commissionRate' | 'cookieDuration'>> & { durationMonths?: number }> {
@@ -164,6 +165,7 @@ export function registerClientCommands(program: Command): void {
     .option('--cookie-duration <days>', 'attribution window in days (default 60)', positiveInt)
     .option('--duration-months <months>', 'recurring types: months a partner earns per customer', positiveInt)
     .option('--new-program', 'create another program even though this folder already has one')
+    .addOption(new Option('--processor <name>', 'how sales are captured: stripe, paddle or lemonsqueezy webhooks, or api (your server reports them); named in AGENTS.md').choices(SALE_SOURCES).default('stripe'))
     .action(async (flags: InitFlags) => {
       const existing = await readProjectEnv(process.cwd());
       if (existing.AFFIX_PROGRAM_ID && !flags.newProgram) {
@@ -199,6 +201,7 @@ export function registerClientCommands(program: Command): void {
           cookieWindowDays: created.cookie_window_days,
           allowedOrigins: created.allowed_origins ?? [],
           apiBaseUrl: api.baseUrl,
+          processor: flags.processor,
         },
         created.api_key,
       );

@@ -12,7 +12,12 @@ export interface ProjectContext {
   cookieWindowDays: number;
   allowedOrigins: string[];
   apiBaseUrl: string;
+  /** How the brand is paid: its processor's webhooks capture sales, or its own server reports them. */
+  processor: SaleSource;
 }
+
+export const SALE_SOURCES = ['stripe', 'paddle', 'lemonsqueezy', 'api'] as const;
+export type SaleSource = (typeof SALE_SOURCES)[number];
 
 const GITIGNORE_LINES = ['.affix/.env', '.affix/.env.*'];
 
@@ -70,49 +75,7 @@ curl -X POST ${base}/api/v1/track/lead -H "Authorization: Bearer $AFFIX_API_KEY"
   -d '{"click_id":"<affix_click_id cookie>","customer_key":"<user id>","email":"<EMAIL>"}'
 \`\`\`
 
-## 3. Sale tracking (server only)
-
-Either connect Stripe in the dashboard (sales are then captured automatically, do not also call
-\`trackSale\` or renewals count twice), or report each payment:
-
-\`\`\`js
-await affix.trackSale({ customerExternalId: user.id, amount: 4900, invoiceId: invoice.id, currency: 'USD' });
-// 409 means "already recorded": treat it as success.
-\`\`\`
-
-\`\`\`sh
-curl -X POST ${base}/api/v1/track/sale -H "Authorization: Bearer $AFFIX_API_KEY" -H 'Content-Type: application/json' \\
-  -d '{"transaction_id":"<invoice id>","amount_cents":4900,"customer_key":"<user id>"}'
-\`\`\`
-
-### Unreferred users are normal
-
-Most users never clicked a referral link. For them \`trackLead\` without a click answers 400
-\`Customer not found. Provide customer_key or click_id.\` and \`trackSale\` answers 400 with
-\`error.code\` = \`no_attribution\`. Both are expected outcomes, not failures: nothing is
-recorded, nothing needs a retry (the SDK never retries a 400), log them at debug level at most.
-Call both for every user anyway; Affix decides who was referred.
-
-Refunds: \`POST /api/v1/track/refund\` once per refund with that refund's own \`refund_amount_cents\`
-and a distinct \`refund_id\`.
-
-### Stripe Checkout metadata
-
-\`\`\`js
-const metadata = {
-  affix_click_id: req.cookies.affix_click_id ?? '',
-  affix_customer_key: user.id,
-  program_id: '${c.programId}',
-};
-await stripe.checkout.sessions.create({
-  mode: 'subscription',
-  metadata,
-  subscription_data: { metadata }, // Stripe does not copy session metadata to the subscription: renewals need this
-  client_reference_id: user.id,
-  // ...line items, success_url, cancel_url
-});
-\`\`\`
-
+${saleSection(c)}
 ## Identifiers
 
 | Context | Field name for the user id |
@@ -121,7 +84,7 @@ await stripe.checkout.sessions.create({
 | Lead API | \`customer_key\` |
 | Server-side sale tracking | \`customer_key\` |
 | Server SDK | \`customerExternalId\` |
-| Stripe checkout metadata | \`affix_customer_key\` |
+| ${CHECKOUT_FIELD[c.processor]} | \`affix_customer_key\` |
 
 ## CLI
 
@@ -145,6 +108,108 @@ await stripe.checkout.sessions.create({
 
 Test events: send \`additional_data.test_mode = true\` to skip commission creation.
 `;
+}
+
+const CHECKOUT_FIELD: Record<SaleSource, string> = {
+  stripe: 'Stripe checkout metadata',
+  paddle: 'Paddle checkout custom data',
+  lemonsqueezy: 'Lemon Squeezy checkout custom data',
+  api: 'Server-side sale tracking (again)',
+};
+
+/** Section 3, for the processor the brand chose at \`affix init\`. */
+function saleSection(c: ProjectContext): string {
+  const base = c.apiBaseUrl;
+  const trackSale = `\`\`\`js
+await affix.trackSale({ customerExternalId: user.id, amount: 4900, invoiceId: invoice.id, currency: 'USD' });
+// 409 means "already recorded": treat it as success.
+\`\`\`
+
+\`\`\`sh
+curl -X POST ${base}/api/v1/track/sale -H "Authorization: Bearer $AFFIX_API_KEY" -H 'Content-Type: application/json' \\
+  -d '{"transaction_id":"<invoice id>","amount_cents":4900,"customer_key":"<user id>"}'
+\`\`\`
+`;
+  const unreferred = `### Unreferred users are normal
+
+Most users never clicked a referral link. For them \`trackLead\` without a click answers 400
+\`Customer not found. Provide customer_key or click_id.\` and \`trackSale\` answers 400 with
+\`error.code\` = \`no_attribution\`. Both are expected outcomes, not failures: nothing is
+recorded, nothing needs a retry (the SDK never retries a 400), log them at debug level at most.
+Call both for every user anyway; Affix decides who was referred.
+
+Refunds: \`POST /api/v1/track/refund\` once per refund with that refund's own \`refund_amount_cents\`
+and a distinct \`refund_id\`.
+
+`;
+  const stripe = `### Stripe Checkout metadata
+
+\`\`\`js
+const metadata = {
+  affix_click_id: req.cookies.affix_click_id ?? '',
+  affix_customer_key: user.id,
+  program_id: '${c.programId}',
+};
+await stripe.checkout.sessions.create({
+  mode: 'subscription',
+  metadata,
+  subscription_data: { metadata }, // Stripe does not copy session metadata to the subscription: renewals need this
+  client_reference_id: user.id,
+  // ...line items, success_url, cancel_url
+});
+\`\`\`
+
+`;
+  const webhook = (processor: string, events: string) => `Sales are captured from ${processor}'s webhooks: do not also call \`trackSale\` (renewals would count twice).
+Endpoint to add in ${processor}: \`${base}/api/v1/webhooks/${c.processor}/${c.programId}\`, events ${events}; save its signing secret on the program's ${processor} page in the dashboard.
+`;
+  switch (c.processor) {
+    case 'stripe':
+      return `## 3. Sale tracking (Stripe)
+
+Either connect Stripe in the dashboard (sales are then captured automatically, do not also call
+\`trackSale\` or renewals count twice), or report each payment:
+
+${trackSale}
+${unreferred}${stripe}`;
+    case 'paddle':
+      return `## 3. Sale tracking (Paddle Billing)
+
+${webhook('Paddle', '\`transaction.completed\`, \`adjustment.created\`, \`adjustment.updated\`')}
+### Paddle checkout custom data
+
+\`\`\`js
+Paddle.Checkout.open({
+  items: [{ priceId: 'pri_…', quantity: 1 }],
+  customData: { affix_click_id: getCookie('affix_click_id') ?? '', affix_customer_key: user.id, affix_email: user.email, program_id: '${c.programId}' },
+});
+\`\`\`
+
+Renewals need no custom data: they link through the Paddle customer. Amounts are Paddle's own (smallest unit).
+
+${unreferred}`;
+    case 'lemonsqueezy':
+      return `## 3. Sale tracking (Lemon Squeezy)
+
+${webhook('Lemon Squeezy', '\`order_created\`, \`subscription_payment_success\`, \`order_refunded\`, \`subscription_payment_refunded\`')}
+### Lemon Squeezy checkout custom data
+
+\`\`\`js
+const url = new URL(checkoutUrl);
+url.searchParams.set('checkout[custom][affix_click_id]', getCookie('affix_click_id') ?? '');
+url.searchParams.set('checkout[custom][affix_customer_key]', user.id);
+url.searchParams.set('checkout[custom][program_id]', '${c.programId}');
+\`\`\`
+
+Renewals need no custom data: they link through the Lemon Squeezy customer and the buyer's email.
+
+${unreferred}`;
+    case 'api':
+      return `## 3. Sale tracking (your server reports each payment)
+
+${trackSale}
+${unreferred}`;
+  }
 }
 
 const envFile = (values: Record<string, string>) => `${Object.entries(values).map(([name, value]) => `${name}=${value}`).join('\n')}\n`;
