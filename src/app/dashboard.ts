@@ -15,6 +15,7 @@ import { consumeSession, createLoginSession, findAccountForLogin, findOrCreateAc
 import { type ActivityFilter, activity, endDashboardSession, inboxForProgram, partnersWithLinks, stripeLiveCheck } from '../db/dashboard.js';
 import { dailyCounts, funnelCounts, moneyTotals } from '../db/page-rollups.js';
 import { processorStatus } from './processors.js';
+import { PROCESSORS } from '../core/processor-names.js';
 import type { Pool } from '../db/pool.js';
 import { membersForLogin } from '../db/members.js';
 import { endSessionById, listSignIns, revokeCliToken } from '../db/sign-ins.js';
@@ -151,7 +152,10 @@ const SECTION_DATA = {
   stripe: async (deps: PageDeps, id: number) => ({ stripe: await stripeLiveCheck(deps.pool, id) }),
   paddle: async (deps: PageDeps, id: number) => ({ endpoint: await processorStatus(deps, id, 'paddle') }),
   lemonsqueezy: async (deps: PageDeps, id: number) => ({ endpoint: await processorStatus(deps, id, 'lemonsqueezy') }),
-  inbox: async (deps: PageDeps, id: number) => ({ inbox: await inboxForProgram(deps.pool, id) }),
+  inbox: async (deps: PageDeps, id: number, _filter: ActivityFilter, _page: number, query: PageQuery) => {
+    const processor = PROCESSORS.find((p) => p === query.processor) ?? null;
+    return { inbox: await inboxForProgram(deps.pool, id, processor), processor };
+  },
   keys: async (deps: PageDeps, id: number) => ({ keys: await admin.listKeys(deps.pool, id) }),
   audit: async (deps: PageDeps, id: number, _filter: ActivityFilter, _page: number, query: PageQuery) => {
     const filter = { actor_type: query.actor_type, object_type: query.object_type, action: query.action, before: query.before };

@@ -59,5 +59,23 @@ describe.skipIf(!hasChromium)('the Paddle and Lemon Squeezy pages', () => {
       if (processor === 'paddle') expect(await page.getByLabel('This is a Paddle sandbox account').isChecked()).toBe(true);
       await screenshotsAt(page, `processor-${processor}-after`);
     }
+
+    // A Paddle payment whose amount cannot be used fails for good; the inbox shows it under Paddle, not under Stripe.
+    const bad = JSON.stringify({
+      event_id: 'evt_browser_bad', event_type: 'transaction.completed', occurred_at: new Date().toISOString(),
+      data: { id: 'txn_browser_bad', customer_id: 'ctm_browser', currency_code: 'USD', custom_data: null, billed_at: new Date().toISOString(), details: { totals: { grand_total: 'twenty' } } },
+    });
+    const ts = Math.floor(Date.now() / 1000);
+    const stored = await api.request('POST', `/api/v1/webhooks/paddle/${program.id}`, {
+      raw: bad, headers: { 'Content-Type': 'application/json', 'Paddle-Signature': `ts=${ts};h1=${createHmac('sha256', 'pdl_ntfset_browser_secret').update(`${ts}:${bad}`).digest('hex')}` },
+    });
+    await expect.poll(async () => (await api.pool.query('SELECT status FROM webhook_events WHERE id = $1', [stored.body.id])).rows[0].status, { timeout: 10_000 }).toBe('failed');
+    await page.goto(`${api.url}/dashboard/programs/${program.id}/inbox?processor=paddle`);
+    expect(await textOf(page.locator('#inbox nav [aria-current="page"]'))).toBe('Paddle');
+    const cells = (await page.locator('#inbox table tbody tr td').allInnerTexts()).map((text) => text.trim());
+    expect(cells.slice(1, 5)).toEqual(['Paddle', 'transaction.completed', 'failed (0 attempts)', 'The amount is not a whole number of cents']);
+    await screenshotsAt(page, 'inbox-paddle');
+    await page.goto(`${api.url}/dashboard/programs/${program.id}/inbox?processor=stripe`);
+    expect(await textOf(page.locator('#inbox p'))).toBe('Nothing waiting.');
   }, 60_000);
 });

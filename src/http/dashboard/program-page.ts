@@ -13,6 +13,7 @@ import { type MoneyView, payoutsSection, promoCodesSection, webhooksSection } fr
 import { type Html, errorSummary, field, html, select } from './html.js';
 import { dataTable } from './table.js';
 import { processorSection } from './processor-page.js';
+import { PROCESSORS, PROCESSOR_NAMES, type ProcessorName } from '../../core/processor-names.js';
 import { kpiCards, presetLinks } from './kpi-cards.js';
 import { readinessSummary, setupSection } from './setup-page.js';
 import type { TestEventOutcome } from '../../app/setup.js';
@@ -168,12 +169,15 @@ ${field('webhook_secret', `Signing secret (whsec_…)${stripe.secret_set ? ' —
 <div><button type="submit">Save Stripe settings</button></div></form></section>`;
 }
 
-function inboxSection(view: ProgramPageView, { inbox }: Of<'inbox'>): Html {
+function inboxSection(view: ProgramPageView, { inbox, processor }: Of<'inbox'>): Html {
   const base = sectionUrl(view.program.id, 'overview');
+  const inboxUrl = sectionUrl(view.program.id, 'inbox');
+  const choices: [string | null, string][] = [[null, 'Every processor'], ...PROCESSORS.map((p): [string, string] => [p, PROCESSOR_NAMES[p]])];
   return html`<section id="inbox"><h2>Failed, parked and dead events</h2>
-${inbox.length === 0 ? html`<p>Nothing waiting.</p>` : dataTable(['Event', 'Type', 'Status', 'Reason', ''], inbox.map((e) => [
+<nav class="tabs" aria-label="Processor">${choices.map(([value, words]) => html`<a href="${value ? `${inboxUrl}?processor=${value}` : inboxUrl}" ${value === processor ? html`aria-current="page"` : ''}>${words}</a>`)}</nav>
+${inbox.length === 0 ? html`<p>Nothing waiting.</p>` : dataTable(['Event', 'Processor', 'Type', 'Status', 'Reason', ''], inbox.map((e) => [
   html`<code title="${e.stripe_event_id}">${shortId(e.stripe_event_id)}</code>
-<button type="button" data-copy="${e.stripe_event_id}" aria-label="Copy event id ${e.stripe_event_id}">Copy</button>`, e.type, `${e.status} (${e.attempts} attempts)`, e.reason ?? '',
+<button type="button" data-copy="${e.stripe_event_id}" aria-label="Copy event id ${e.stripe_event_id}">Copy</button>`, PROCESSOR_NAMES[e.processor as ProcessorName] ?? e.processor, e.type, `${e.status} (${e.attempts} attempts)`, e.reason ?? '',
   html`<form method="post" action="${base}/events/${e.id}/replay" class="inline"><button type="submit" aria-label="Replay ${e.stripe_event_id}">Replay</button></form>`]))}</section>`;
 }
 
