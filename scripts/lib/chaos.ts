@@ -1,13 +1,15 @@
-// Chaos: 1 API + 2 workers on one PostgreSQL; signed Stripe events delivered 2-3 times each,
+// Chaos: 1 API + 2 workers on one PostgreSQL; signed Stripe, Paddle and Lemon Squeezy events delivered 2-3 times each,
 // shuffled, many in flight, retried like Stripe does; meanwhile workers and the API are killed
 // (SIGKILL) and PostgreSQL is restarted (immediate). Then the database must hold every event
 // once, every sale once, commissions and refunds exact to the cent, and no job stuck.
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import Stripe from 'stripe';
+import { fileURLToPath } from 'node:url';
+import { ADAPTERS } from '../../src/core/adapters.js';
 import { loadFixture } from '../../src/platform/fixtures.js';
 import { stablePort } from './ports.js';
 import { type RestartablePostgres, startRestartablePostgres } from './restartable-postgres.js';
@@ -46,10 +48,15 @@ export interface ChaosReport {
 
 const ADMIN = 'chaos-admin-token-0123456789';
 const SECRET = 'whsec_chaos_secret';
+const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 const RATE = 20; // recurring_percent: every sale pays 20 %
 
+type Processor = 'stripe' | 'paddle' | 'lemonsqueezy';
+
 interface Expectation {
+  /** As the inbox stores it (namespaced for Paddle and Lemon Squeezy). */
   eventId: string;
+  processor: Processor;
   event: Record<string, any>;
   sale?: { transactionId: string; amountCents: number };
   refundOf?: string;
@@ -104,7 +111,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       for (let index = next++; index < deliveries.length; index = next++) {
         const due = sendStart + index * spacingMs;
         if (due > Date.now()) await sleep(due - Date.now());
-        retries += await deliverLikeStripe(url, program.programId, deliveries[index]!.event);
+        retries += await deliverLikeStripe(url, program.programId, deliveries[index]!);
       }
     });
 
@@ -208,42 +215,61 @@ async function seed(url: string): Promise<{ programId: number; shortLink: string
   const shortLink = `chaos${suffix}`;
   await admin('POST', `/programs/${program.id}/links`, { partner_id: partner.id, short_link: shortLink });
   await admin('PATCH', `/programs/${program.id}/stripe`, { webhook_secret: SECRET, livemode_only_commissions: false });
+  for (const processor of ['paddle', 'lemonsqueezy']) await admin('PATCH', `/programs/${program.id}/processors/${processor}`, { webhook_secret: SECRET });
   return { programId: program.id, shortLink };
 }
 
-/** Journeys: a paid checkout (a third of them refunded), or a subscription's first invoice and a renewal. */
+/**
+ * Journeys: a paid Stripe checkout (a third of them refunded), a Stripe subscription's first
+ * invoice and a renewal, a Paddle transaction, a Lemon Squeezy order.
+ */
 async function buildEvents(url: string, program: { programId: number; shortLink: string }, wanted: number): Promise<Expectation[]> {
   const expectations: Expectation[] = [];
+  const fixtures = (processor: string, name: string, vars: Record<string, string | number>) => loadFixture(join(FIXTURES, processor, `${name}.json`), vars);
   for (let journey = 0; expectations.length < wanted; journey++) {
     const run = `chaos${journey}x${randomBytes(3).toString('hex')}`;
     const click = await call(url, 'POST', '/api/v1/track/click', { affiliate_url: `https://shop.example.com/?aff=${program.shortLink}` });
     const vars = { run, email: `${run}@example.com`, click_id: click.click_id, customer_key: `cust_${run}`, program_id: program.programId };
-    if (journey % 2 === 0) {
+    if (journey % 4 === 0) {
       const checkout = await loadFixture('checkout.session.completed.payment', vars);
-      expectations.push({ eventId: checkout.id, event: checkout, sale: { transactionId: checkout.data.object.id, amountCents: checkout.data.object.amount_total } });
+      expectations.push({ eventId: checkout.id, processor: 'stripe', event: checkout, sale: { transactionId: checkout.data.object.id, amountCents: checkout.data.object.amount_total } });
       if (journey % 3 === 0) {
         const refund = await loadFixture('charge.refunded.full', vars);
-        expectations.push({ eventId: refund.id, event: refund, refundOf: checkout.data.object.id });
+        expectations.push({ eventId: refund.id, processor: 'stripe', event: refund, refundOf: checkout.data.object.id });
       }
-    } else {
+    } else if (journey % 4 === 1) {
       for (const name of ['invoice.payment_succeeded.first', 'invoice.payment_succeeded.legacy-renewal']) {
         const invoice = await loadFixture(name, vars);
-        expectations.push({ eventId: invoice.id, event: invoice, sale: { transactionId: invoice.data.object.id, amountCents: invoice.data.object.amount_paid } });
+        expectations.push({ eventId: invoice.id, processor: 'stripe', event: invoice, sale: { transactionId: invoice.data.object.id, amountCents: invoice.data.object.amount_paid } });
       }
+    } else if (journey % 4 === 2) {
+      const transaction = await fixtures('paddle', '01-transaction.completed', vars);
+      expectations.push({ eventId: `paddle:${transaction.event_id}`, processor: 'paddle', event: transaction, sale: { transactionId: transaction.data.id, amountCents: Number(transaction.data.details.totals.grand_total) } });
+    } else {
+      const order = await fixtures('lemonsqueezy', '01-order_created', vars);
+      const eventId = ADAPTERS.lemonsqueezy.envelope(order, { sandbox: false }).eventId;
+      expectations.push({ eventId: `lemonsqueezy:${eventId}`, processor: 'lemonsqueezy', event: order, sale: { transactionId: `ls_order_${order.data.id}`, amountCents: order.data.attributes.total } });
     }
   }
   return expectations;
 }
 
-/** Like Stripe: retry on anything but a 2xx, with growing pauses. Returns the number of retries. */
-async function deliverLikeStripe(url: string, programId: number, event: Record<string, any>): Promise<number> {
+/** Each processor's signature of a body, as it signs its deliveries. */
+function signed(processor: Processor, payload: string): Record<string, string> {
+  if (processor === 'stripe') return { 'Stripe-Signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET }) };
+  if (processor === 'lemonsqueezy') return { 'X-Signature': createHmac('sha256', SECRET).update(payload).digest('hex') };
+  const ts = Math.floor(Date.now() / 1000);
+  return { 'Paddle-Signature': `ts=${ts};h1=${createHmac('sha256', SECRET).update(`${ts}:${payload}`).digest('hex')}` };
+}
+
+/** Like the processors: retry on anything but a 2xx, with growing pauses. Returns the number of retries. */
+async function deliverLikeStripe(url: string, programId: number, { event, processor }: Expectation): Promise<number> {
   const payload = JSON.stringify(event);
   for (let attempt = 0; ; attempt++) {
     try {
-      const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET });
-      const response = await fetch(`${url}/api/v1/webhooks/stripe/${programId}`, {
+      const response = await fetch(`${url}/api/v1/webhooks/${processor}/${programId}`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'Stripe-Signature': signature },
+        headers: { 'Content-Type': 'application/json', ...signed(processor, payload) },
         body: payload,
         signal: AbortSignal.timeout(10_000),
       });
@@ -252,7 +278,7 @@ async function deliverLikeStripe(url: string, programId: number, event: Record<s
     } catch {
       // connection refused or cut: the API is being restarted
     }
-    if (attempt > 200) throw new Error(`event ${event.id} was never acknowledged`);
+    if (attempt > 200) throw new Error(`event ${processor} ${JSON.stringify(event).slice(0, 40)} was never acknowledged`);
     await sleep(Math.min(3_000, 200 * 2 ** Math.min(attempt, 4)));
   }
 }

@@ -57,7 +57,7 @@ describe.skipIf(!hasChromium)('the set-up page', () => {
       'Done: ✓ Your site may send clicks from the browser.',
       'To do: ○ Record a click: put the tracker on your site and open it through a referral link, or send a test click. Go to the tracker snippet',
       'To do: ○ Record a signup: call affix.signup() in the browser, or trackLead from your server. Go to the server lines',
-      'To do: ○ Record a sale: connect Stripe, or call trackSale from your server. Go to Stripe set-up',
+      'To do: ○ Record a sale: connect Stripe, Paddle or Lemon Squeezy, or call trackSale from your server. Go to Stripe set-up',
     ]);
     expect(await textOf(page.locator('#stripe-endpoint'))).toBe(`${api.url}/api/v1/webhooks/stripe/${program.id}`);
     expect(await page.locator('#stripe ul.events li').allInnerTexts()).toContain('invoice_payment.paid');

@@ -15,7 +15,7 @@ const STEPS: Record<GateName, { done: string; todo: string; where: string; where
   allowed_origins: { done: 'Your site may send clicks from the browser.', todo: "Allow your site's address (like https://www.example.com) to send clicks.", where: 'settings', whereWords: 'Settings' },
   click_tracked: { done: 'A click has been recorded.', todo: 'Record a click: put the tracker on your site and open it through a referral link, or send a test click.', where: 'setup#tracker', whereWords: 'the tracker snippet' },
   lead_tracked: { done: 'A signup has been recorded.', todo: 'Record a signup: call affix.signup() in the browser, or trackLead from your server.', where: 'setup#server', whereWords: 'the server lines' },
-  sale_tracked: { done: 'A sale has been recorded.', todo: 'Record a sale: connect Stripe, or call trackSale from your server.', where: 'setup#stripe', whereWords: 'Stripe set-up' },
+  sale_tracked: { done: 'A sale has been recorded.', todo: 'Record a sale: connect Stripe, Paddle or Lemon Squeezy, or call trackSale from your server.', where: 'setup#stripe', whereWords: 'Stripe set-up' },
 };
 
 /** Readiness as a checklist in words; each step not yet seen links to where it is done. */
@@ -70,10 +70,11 @@ ${copyable('tracker-snippet', 'the tracker snippet', snippet)}</section>
 <section id="server"><h2>2. Signups and payments from your server</h2>
 <p>Keep the key in the environment as <code>AFFIX_API_KEY</code> (create one on <a href="${base}/keys">API keys</a>). Until <code>@affix/sdk</code> is on a registry, install it from this repository: <code>npm pack ./packages/sdk</code>, then <code>npm install ./affix-sdk-0.1.0.tgz</code> in your app.</p>
 ${copyable('server-lines', 'the server lines', server)}</section>
-<section id="stripe"><h2>3. Payments from Stripe</h2>
+<section id="stripe"><h2>3. Payments from Stripe, Paddle or Lemon Squeezy</h2>
 <p>In Stripe, add a webhook endpoint with this URL:</p>${copyable('stripe-endpoint', 'the Stripe endpoint URL', endpoint)}
 <p>Select these events:</p><ul class="events">${STRIPE_EVENTS_TO_SELECT.map((type) => html`<li><code>${type}</code></li>`)}</ul>
-<p>Then save its signing secret on the <a href="${base}/stripe">Stripe page</a>: ${data.stripe.secret_set ? html`<span class="pass">saved</span>` : html`<span class="fail">not saved yet</span>`}.</p></section>
+<p>Then save its signing secret on the <a href="${base}/stripe">Stripe page</a>: ${data.stripe.secret_set ? html`<span class="pass">saved</span>` : html`<span class="fail">not saved yet</span>`}.</p>
+<p>Billing through Paddle or Lemon Squeezy instead? Their pages give the endpoint, the events and where the secret goes: <a href="${base}/paddle">Paddle</a>, <a href="${base}/lemonsqueezy">Lemon Squeezy</a>.</p></section>
 <section id="test"><h2>4. Send a test</h2>
 <p>Test events go through the same rules as real ones, in test mode: they never earn a commission and show under Activity with “Events: test”.</p>
 ${outcome ? html`<div class="flash" role="status"><p>Sent a test ${outcome.kind === 'webhook' ? 'Stripe webhook' : outcome.kind}. Affix recorded:</p><ul>${outcome.recorded.map((line) => html`<li>${line}</li>`)}</ul>
