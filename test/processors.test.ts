@@ -4,13 +4,16 @@
 // first paid payment, and the same rows in every delivery order.
 import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NotYetResolvable } from '../src/core/processor.js';
+import { processStripeEvent } from '../src/jobs/stripe-event-job.js';
 import type { ProcessorAdapter } from '../src/core/processor-port.js';
 import { HeldTransaction } from '../src/db/held-transaction.js';
 import { applyFact } from '../src/jobs/stripe-event-job.js';
 import { loadFixture } from '../src/platform/fixtures.js';
 import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, createTestDatabase, seedProgram, startTestApi, trackClick } from './support/harness.js';
-import { processEventsInOrder } from './support/stripe.js';
+import { processEventsInOrder, workerDeps } from './support/stripe.js';
 
 const PADDLE_SECRET = 'pdl_ntfset_test_secret_0123456789';
 const LEMON_SECRET = 'lemon-signing-secret-0123456789';
@@ -293,4 +296,50 @@ describe('the processor port', () => {
     const ledger = await db.pool.query("SELECT sum(pending_cents)::int AS pending FROM commission_ledger WHERE program_id = $1", [shop.programId]);
     expect(ledger.rows[0].pending).toBe(2000);
   });
+});
+
+describe('property: hostile signed bodies', () => {
+  const hostileText = fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('\u0000', '\ud800', '1e308', '-1', '2900.5', '', ' '));
+  const hostileValue = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      hostileText,
+      fc.double(),
+      fc.constantFrom(2 ** 63, -(2 ** 53), 0, 2900, Number.MAX_SAFE_INTEGER + 2),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(tie('value'), { maxLength: 3 }),
+      fc.dictionary(hostileText, tie('value'), { maxKeys: 3 }),
+    ),
+  })).value;
+  const fields = (names: string[]) => fc.dictionary(fc.oneof(fc.constantFrom(...names), hostileText), hostileValue, { maxKeys: 8 });
+  const paddleBody = fc.record({
+    event_id: fc.oneof(fc.string({ minLength: 1, maxLength: 20 }).map((id) => `evt_${id}`), hostileValue),
+    event_type: fc.oneof(fc.constantFrom('transaction.completed', 'adjustment.created', 'adjustment.updated'), hostileText),
+    occurred_at: fc.oneof(fc.constant(new Date().toISOString()), hostileValue),
+    data: fc.oneof(fields(['id', 'customer_id', 'custom_data', 'currency_code', 'origin', 'subscription_id', 'billed_at', 'details', 'action', 'status', 'transaction_id', 'totals']), hostileValue),
+  });
+  const lemonBody = fc.record({
+    meta: fc.record({ event_name: fc.oneof(fc.constantFrom('order_created', 'subscription_payment_success', 'order_refunded', 'subscription_payment_refunded'), hostileText), custom_data: hostileValue, test_mode: hostileValue }),
+    data: fc.oneof(fc.record({ type: hostileText, id: hostileValue, attributes: fields(['customer_id', 'user_email', 'currency', 'status', 'total', 'tax', 'refunded_amount', 'created_at', 'updated_at', 'billing_reason', 'subscription_id']) }), hostileValue),
+  });
+
+  it.each([['paddle', paddleBody], ['lemonsqueezy', lemonBody]] as const)('%s: the intake never answers 5xx, and a stored event is finished without a crash', async (name, bodies) => {
+    const processor = PROCESSORS.find((p) => p.name === name)!;
+    const { shop } = await shopFor(processor);
+    await fc.assert(
+      fc.asyncProperty(bodies, async (event) => {
+        const reply = await deliver(processor, shop.programId, event);
+        expect(reply.status, JSON.stringify(reply.body)).toBeLessThan(500);
+        if (reply.status !== 200) return;
+        // What the worker does with it: finished (processed, ignored or failed for good), or waiting for data; never a crash retried for days.
+        try {
+          await processStripeEvent(workerDeps(api), reply.body.id);
+        } catch (error) {
+          expect(error).toBeInstanceOf(NotYetResolvable);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  }, 120_000);
 });
