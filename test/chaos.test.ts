@@ -7,6 +7,9 @@ it('loses and doubles nothing while processes are killed and the database restar
   const report = await runChaos({ events: 60, workerKills: 5, killEveryMs: 3_000, apiKills: 1, databaseRestarts: 1, inFlight: 16 });
   console.log(`[chaos]\n${formatReport(report)}`);
   expect(report.workerKills).toBe(5);
+  // Paddle's and Lemon Squeezy's events ride the same chaos as Stripe's.
+  expect(report.byProcessor.paddle).toBeGreaterThan(5);
+  expect(report.byProcessor.lemonsqueezy).toBeGreaterThan(5);
   expect(report.apiKills).toBe(1);
   expect(report.databaseRestarts).toBe(1);
   expect(report.lostEvents).toEqual([]);

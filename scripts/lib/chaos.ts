@@ -28,6 +28,8 @@ export interface ChaosOptions {
 
 export interface ChaosReport {
   events: number;
+  /** Events per processor (Stripe, Paddle, Lemon Squeezy). */
+  byProcessor: Record<string, number>;
   deliveries: number;
   deliveryRetries: number;
   workerKills: number;
@@ -158,6 +160,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     return {
       ...report,
       events: expectations.length,
+      byProcessor: Object.fromEntries(['stripe', 'paddle', 'lemonsqueezy'].map((p) => [p, expectations.filter((e) => e.processor === p).length])),
       deliveries: deliveries.length,
       deliveryRetries: retries,
       workerKills,
@@ -412,7 +415,7 @@ async function verify(observer: pg.Pool, expectations: Expectation[]) {
 /** One line per figure, then the verdict. */
 export function formatReport(report: ChaosReport): string {
   return [
-    `events: ${report.events} (${report.deliveries} deliveries, ${report.deliveryRetries} retried like Stripe)`,
+    `events: ${report.events} (${report.deliveries} deliveries, ${report.deliveryRetries} retried like the processors); ${Object.entries(report.byProcessor).map(([p, n]) => `${p} ${n}`).join(', ')}`,
     `chaos: ${report.workerKills} worker kills, ${report.apiKills} API kills, ${report.databaseRestarts} PostgreSQL restarts`,
     `lost events: ${report.lostEvents.length}; duplicated events: ${report.duplicatedEvents.length}; not processed: ${report.notProcessed.length}`,
     `lost sales: ${report.lostSales.length}; duplicated sales: ${report.duplicatedSales.length}; wrong commissions or refunds: ${report.wrongMoney.length}`,
