@@ -2,6 +2,7 @@
 // HTML page on forms), and property-based runs over the public routes find no 5xx and no
 // partial write.
 import fc from 'fast-check';
+import { hostileText, hostileValue } from './support/hostile.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type SeededProgram,
@@ -182,22 +183,6 @@ describe('signed Stripe events', () => {
 });
 
 describe('property: no public route answers 5xx or writes half a request', () => {
-  const hostileText = fc.oneof(
-    fc.string({ unit: 'binary', maxLength: 40 }),
-    fc.constantFrom('\u0000', '\ud800', '\udfff', '%ZZ', '1e308', '-0', '💸', ' '.repeat(3)),
-  );
-  const hostileValue = fc.letrec((tie) => ({
-    value: fc.oneof(
-      { depthSize: 'small' },
-      hostileText,
-      fc.double(),
-      fc.constantFrom(2 ** 63, -(2 ** 53), 1e308, 0.5, Number.MAX_SAFE_INTEGER + 2),
-      fc.boolean(),
-      fc.constant(null),
-      fc.array(tie('value'), { maxLength: 3 }),
-      fc.dictionary(hostileText, tie('value'), { maxKeys: 3 }),
-    ),
-  })).value;
   const fields = ['affiliate_url', 'click_id', 'customer_key', 'email', 'transaction_id', 'amount_cents', 'currency', 'occurred_at', 'refund_amount_cents', 'refund_id', 'reason', 'account_id', 'name', 'domain', 'commission_type', 'commission_rate'];
   const body = fc.dictionary(fc.oneof(fc.constantFrom(...fields), hostileText), hostileValue, { maxKeys: 6 });
   const routes: [string, string, Record<string, string>][] = [

@@ -5,6 +5,7 @@
 import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { hostileText, hostileValue } from './support/hostile.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotYetResolvable } from '../src/core/processor.js';
 import { processStripeEvent } from '../src/jobs/stripe-event-job.js';
@@ -299,19 +300,6 @@ describe('the processor port', () => {
 });
 
 describe('property: hostile signed bodies', () => {
-  const hostileText = fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('\u0000', '\ud800', '1e308', '-1', '2900.5', '', ' '));
-  const hostileValue = fc.letrec((tie) => ({
-    value: fc.oneof(
-      { depthSize: 'small' },
-      hostileText,
-      fc.double(),
-      fc.constantFrom(2 ** 63, -(2 ** 53), 0, 2900, Number.MAX_SAFE_INTEGER + 2),
-      fc.boolean(),
-      fc.constant(null),
-      fc.array(tie('value'), { maxLength: 3 }),
-      fc.dictionary(hostileText, tie('value'), { maxKeys: 3 }),
-    ),
-  })).value;
   const fields = (names: string[]) => fc.dictionary(fc.oneof(fc.constantFrom(...names), hostileText), hostileValue, { maxKeys: 8 });
   const paddleBody = fc.record({
     event_id: fc.oneof(fc.string({ minLength: 1, maxLength: 20 }).map((id) => `evt_${id}`), hostileValue),
