@@ -3,7 +3,6 @@
 import type { processorStatus } from '../../app/processors.js';
 import { PROCESSOR_NAMES } from '../../core/processor-names.js';
 import { type Html, field, html } from './html.js';
-import { sectionUrl } from './program-page.js';
 import { humanDate } from '../views/components.js';
 
 type Endpoint = Awaited<ReturnType<typeof processorStatus>>;
@@ -15,7 +14,8 @@ const WHERE: Record<Endpoint['processor'], { where: string; secret: string; docs
 
 const at = (value: Date) => `${humanDate(new Date(value))} ${new Date(value).toISOString().slice(11, 16)} UTC`;
 
-export function processorSection({ programId, endpoint, fieldErrors }: { programId: number; endpoint: Endpoint; fieldErrors: Record<string, string> }): Html {
+/** `base`: the program's own URL (its sections hang under it). */
+export function processorSection({ programId, base, endpoint, fieldErrors }: { programId: number; base: string; endpoint: Endpoint; fieldErrors: Record<string, string> }): Html {
   const name = PROCESSOR_NAMES[endpoint.processor];
   const where = WHERE[endpoint.processor];
   const steps = [
@@ -31,7 +31,7 @@ export function processorSection({ programId, endpoint, fieldErrors }: { program
 <ul>${endpoint.events.map((event) => html`<li><code>${event}</code></li>`)}</ul>
 <h3>2. Save its signing secret here</h3>
 <p>Paste ${where.secret}. It is stored encrypted.</p>
-<form method="post" action="${sectionUrl(programId, 'overview')}/processors/${endpoint.processor}">
+<form method="post" action="${base}/processors/${endpoint.processor}">
 ${field('webhook_secret', `Signing secret${endpoint.secret_set ? ' (saved; enter a new one to replace it)' : ''}`, '', fieldErrors, 'autocomplete="off"')}
 ${endpoint.processor === 'paddle' ? html`<div><label><input type="checkbox" name="sandbox" value="true" ${endpoint.sandbox ? 'checked' : ''}> This is a Paddle sandbox account (its payments are test sales)</label></div>` : ''}
 <div><button type="submit">Save ${name} settings</button></div></form>

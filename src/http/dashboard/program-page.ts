@@ -230,7 +230,7 @@ function sectionBody(view: ProgramPageView): Html {
     case 'activity': return activitySection(view, data);
     case 'stripe': return stripeSection(view, data);
     case 'paddle':
-    case 'lemonsqueezy': return processorSection({ programId: view.program.id, endpoint: data.endpoint, fieldErrors: view.extra.fieldErrors ?? {} });
+    case 'lemonsqueezy': return processorSection({ programId: view.program.id, base: sectionUrl(view.program.id, 'overview'), endpoint: data.endpoint, fieldErrors: view.extra.fieldErrors ?? {} });
     case 'inbox': return inboxSection(view, data);
     case 'keys': return keysSection(view, data);
     case 'payouts': return payoutsSection(moneyView(view), data);
