@@ -35,7 +35,6 @@ export interface WorkerDeps {
 
 const FINAL = new Set(['processed', 'ignored', 'failed']);
 
-
 function fromOutcome(outcome: ProcessorOutcome): EventUpdate {
   switch (outcome.kind) {
     case 'recorded':
@@ -51,7 +50,7 @@ function fromOutcome(outcome: ProcessorOutcome): EventUpdate {
     case 'waiting_for_customer':
       return {
         status: 'ignored',
-        reason: `no affiliate attribution yet: waiting for a checkout or first sale to bind Stripe customer ${outcome.stripeCustomerId}`,
+        reason: `no affiliate attribution yet: waiting for a checkout or first sale to bind customer ${outcome.stripeCustomerId}`,
         waitingFor: { id: outcome.stripeCustomerId, days: WAIT_FOR_CUSTOMER_DAYS },
       };
     case 'unresolved':
