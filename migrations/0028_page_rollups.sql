@@ -12,8 +12,10 @@
 -- ledger_paid (the ledger's buckets). Test events are not counted.
 -- A recording transaction writes its connection's own shard (the backend's pid): two never wait
 -- on one row. Shard -1 holds what the upkeep folded, and only the upkeep writes it.
+-- No foreign key to programs: clicks have none either (they are partitioned and written at the
+-- database's pace), and a deleted program's rows go with it (the trigger below).
 CREATE TABLE page_rollups (
-  program_id  bigint NOT NULL REFERENCES programs (id) ON DELETE CASCADE,
+  program_id  bigint NOT NULL,
   partner_id  bigint NOT NULL,
   day         date NOT NULL,
   link_id     bigint NOT NULL,
@@ -24,6 +26,13 @@ CREATE TABLE page_rollups (
   PRIMARY KEY (program_id, partner_id, day, link_id, measure, currency, shard)
 );
 CREATE INDEX page_rollups_partner_idx ON page_rollups (partner_id, day) WHERE partner_id > 0;
+
+CREATE FUNCTION page_rollups_of_deleted_program() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM page_rollups WHERE program_id = OLD.id;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER programs_page_rollups AFTER DELETE ON programs FOR EACH ROW EXECUTE FUNCTION page_rollups_of_deleted_program();
 
 CREATE TYPE rollup_fact AS (program_id bigint, partner_id bigint, link_id bigint, day date, measure text, currency text, value bigint);
 

@@ -143,5 +143,8 @@ describe('the pages read rollups equal to a count of the rows themselves', () =>
     const total = (await db.pool.query("SELECT sum(value)::int AS n FROM page_rollups WHERE program_id = $1 AND partner_id = -1 AND measure = 'clicks'", [shop.programId])).rows[0].n;
     expect(total).toBe(200);
     expect(await rolled(shop.programId)).toEqual(await recount(shop.programId));
+    // A deleted program takes its rollups with it.
+    await db.pool.query('DELETE FROM programs WHERE id = $1', [shop.programId]);
+    expect((await db.pool.query('SELECT count(*)::int AS n FROM page_rollups WHERE program_id = $1', [shop.programId])).rows[0].n).toBe(0);
   });
 });
