@@ -124,6 +124,33 @@ describe('the pages read rollups equal to a count of the rows themselves', () =>
     expect(await rolled(shop.programId)).toEqual(truth);
   });
 
+  it('a payout run racing refunds and the upkeep: the rollups still equal the rows, and the ledger buckets balance to the cent', async () => {
+    const shop = await seedProgram(api, { commission_rate: 20 });
+    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: {} });
+    const sold = [];
+    for (let i = 0; i < 6; i++) sold.push(await apiSale(api, shop, 1000 + i * 100));
+    clock = new Date(Date.now() + 60_000);
+    await payouts.approveDueCommissions(deps());
+    const [run] = await Promise.all([
+      payouts.runPayouts(deps(), OPERATOR, shop.programId),
+      ...sold.slice(0, 4).map((sale) => apiRefund(api, shop, sale.transactionId, 500)),
+      compactPageRollups(db.pool),
+    ]);
+    expect(run.payouts.length).toBe(1);
+    expect(await rolled(shop.programId)).toEqual(await recount(shop.programId));
+    const ledger = (await db.pool.query(
+      'SELECT sum(pending_cents)::int AS pending, sum(approved_cents)::int AS approved, sum(paid_cents)::int AS paid FROM commission_ledger WHERE program_id = $1', [shop.programId],
+    )).rows[0];
+    const buckets = (await db.pool.query(
+      `SELECT sum(value) FILTER (WHERE measure = 'ledger_pending')::int AS pending, sum(value) FILTER (WHERE measure = 'ledger_approved')::int AS approved,
+              coalesce(sum(value) FILTER (WHERE measure = 'ledger_paid'), 0)::int AS paid
+         FROM page_rollups WHERE program_id = $1 AND partner_id = -1`, [shop.programId],
+    )).rows[0];
+    expect(buckets).toEqual(ledger);
+    // What the partner is owed is what the commissions still earn: 20 % of 7500, less 20 % of the 2000 refunded.
+    expect(ledger.pending + ledger.approved + ledger.paid).toBe(1500 - 400);
+  });
+
   it('clicks recorded while the upkeep folds are all counted, and neither waits on the other', async () => {
     const shop = await seedProgram(api);
     let folding = true;

@@ -28,11 +28,10 @@ export async function processorSetup(deps: ManagementDeps & { publicUrl: string 
 /** The endpoint URL, the events to select, and how the endpoint is doing (the dashboard's page reads this for its own program). */
 export async function processorStatus(deps: Pick<ManagementDeps, 'pool'> & { publicUrl: string }, programId: number, processor: ConnectedProcessor) {
   const status = await processorEndpointStatus(deps.pool, programId, processor);
-  const program = { id: programId };
   return {
     processor,
-    program_id: program.id,
-    webhook_url: processorWebhookUrl(deps.publicUrl, processor, program.id),
+    program_id: programId,
+    webhook_url: processorWebhookUrl(deps.publicUrl, processor, programId),
     events: [...ADAPTERS[processor].eventsToSelect],
     secret_set: status.secretSet,
     sandbox: status.sandbox,

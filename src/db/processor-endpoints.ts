@@ -16,10 +16,6 @@ export async function processorEndpoint(db: Queryable, programId: number, proces
   return rows[0] ? { programId: Number(rows[0].program_id), secretSealed: rows[0].webhook_secret_sealed, sandbox: rows[0].sandbox } : null;
 }
 
-export async function programExists(db: Queryable, programId: number): Promise<boolean> {
-  return ((await db.query('SELECT 1 FROM programs WHERE id = $1', [programId])).rowCount ?? 0) > 0;
-}
-
 /** Saves the secret (sealed) and the sandbox flag; a secret left out keeps the saved one. */
 export async function saveProcessorEndpoint(db: Queryable, programId: number, processor: ConnectedProcessor, change: { secretSealed?: string; sandbox?: boolean }): Promise<boolean> {
   const { rowCount } = await db.query(
