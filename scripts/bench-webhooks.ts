@@ -1,4 +1,4 @@
-// npm run bench:webhooks [events per round] [concurrency]
+// npm run bench:webhooks [events per round] [concurrency] [--pooler]
 // Stripe webhook ingest against its ceiling, the worker drain, and ack -> sale latency, on a
 // throwaway embedded PostgreSQL (or DATABASE_URL). In one run:
 //   1. ceiling: pgbench runs the intake's own statement (inbox row + job + notify, one commit,
@@ -8,6 +8,8 @@
 //      the ingest figure; the first and second half of the backlog (fetch cost vs backlog size).
 //   3. latency: 200/s for the API alone (before the drain), right after the burst and then after a CHECKPOINT (ack
 //      p99); events at a steady 50/s with the worker running: ack -> sale p50/p99 (database timestamps).
+//   --pooler: then the ingest rounds and the drain again through PgBouncer in transaction mode
+//      (an API and a worker with AFFIX_DATABASE_POOLING=transaction), printed beside the direct ones.
 // Prints figures; asserts nothing.
 import { execFile } from 'node:child_process';
 import { writeFile, mkdtemp, rm } from 'node:fs/promises';
@@ -16,11 +18,14 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { STRIPE_EVENTS_CHANNEL, storeEventStatement } from '../src/db/webhook-events.js';
 import { STRIPE_EVENTS_JOB_QUEUE } from '../src/platform/queue.js';
-import { atRate, benchMain, fmt, median, percentile, runConcurrent, startBench, startService, statementsDuring, stripeEventSource } from './lib/bench-kit.js';
+import { atRate, benchMain, fmt, httpClient, median, percentile, runConcurrent, startBench, startService, statementsDuring, stripeEventSource } from './lib/bench-kit.js';
+import { startPgBouncer } from './lib/pgbouncer.js';
 
 const run = promisify(execFile);
-const perRound = Number(process.argv[2] ?? 2000);
-const concurrency = Number(process.argv[3] ?? 32);
+const positional = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
+const throughPooler = process.argv.includes('--pooler');
+const perRound = Number(positional[0] ?? 2000);
+const concurrency = Number(positional[1] ?? 32);
 const ROUNDS = 3;
 const PGBENCH_SECONDS = 8;
 const WEBHOOK_SECRET = 'whsec_bench_0123456789';
@@ -120,23 +125,29 @@ await benchMain(async (cleanup) => {
 
   // ---- 3. drain the backlog ------------------------------------------------------------------
   const waiting = async () => Number((await sql.query("SELECT count(*) FROM webhook_events WHERE status = 'queued'")).rows[0].count);
-  const backlog = await waiting();
-  // Timed from the first job done (the process's start-up is not the drain).
-  let started: { at: number; left: number } | null = null;
-  let half: number | null = null;
-  const drainer = await startService('worker', database.url);
-  for (;;) {
-    const left = await waiting();
-    if (!started && left < backlog) started = { at: performance.now(), left };
-    if (started && half === null && left <= started.left / 2) half = performance.now();
-    if (left === 0) break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  /** A worker started on the queued backlog; timed from the first job done (the process's start-up is not the drain). */
+  async function drainBacklog(databaseUrl: string, env: Record<string, string> = {}) {
+    const backlog = await waiting();
+    let started: { at: number; left: number } | null = null;
+    let half: number | null = null;
+    const drainer = await startService('worker', databaseUrl, env);
+    for (;;) {
+      const left = await waiting();
+      if (!started && left < backlog) started = { at: performance.now(), left };
+      if (started && half === null && left <= started.left / 2) half = performance.now();
+      if (left === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const drainSeconds = (performance.now() - started!.at) / 1000;
+    await drainer.stop();
+    return {
+      backlog,
+      drain: started!.left / drainSeconds,
+      firstHalf: started!.left / 2 / ((half! - started!.at) / 1000),
+      secondHalf: started!.left / 2 / ((started!.at + drainSeconds * 1000 - half!) / 1000),
+    };
   }
-  const drainSeconds = (performance.now() - started!.at) / 1000;
-  await drainer.stop();
-  const drain = started!.left / drainSeconds;
-  const firstHalf = started!.left / 2 / ((half! - started!.at) / 1000);
-  const secondHalf = started!.left / 2 / ((started!.at + drainSeconds * 1000 - half!) / 1000);
+  const { backlog, drain, firstHalf, secondHalf } = await drainBacklog(database.url);
   const sales = Number((await sql.query('SELECT count(*) FROM sales WHERE program_id = $1', [program.programId])).rows[0].count);
   console.log(`drain: ${backlog} queued events -> ${sales} sales; ${fmt(drain)} events/s from the first job done (first half of the backlog ${fmt(firstHalf)}/s, second half ${fmt(secondHalf)}/s: fetch cost does not grow with the backlog when these match)`);
   console.log(`RATIO drain / ingest = ${fmt(drain / ingest, 2)} (target >= 0.5)`);
@@ -158,4 +169,32 @@ await benchMain(async (cleanup) => {
   // ---- 4. ack -> sale at a steady 50/s, worker running ------------------------------------
   const at50 = await steady(50, 10, true);
   console.log(`ack -> sale at 50 events/s (${at50.toSale.length}/${at50.events} sales): p50 ${fmt(percentile(at50.toSale, 50))} ms, p99 ${fmt(percentile(at50.toSale, 99))} ms (target p99 < 500 ms); ack p99 ${fmt(percentile(at50.acks, 99), 1)} ms with the worker running`);
+  if (!throughPooler) return;
+
+  // ---- 5. the same ingest and drain through PgBouncer in transaction mode -------------------
+  await worker.stop();
+  const bouncer = await startPgBouncer(database.url, { poolSize: 20 });
+  cleanup(() => bouncer.stop());
+  const pooled = { DATABASE_URL: bouncer.urlFor(database.url), AFFIX_DATABASE_POOLING: 'transaction', DATABASE_DIRECT_URL: database.url };
+  const pooledApi = await startService('api', pooled.DATABASE_URL, pooled);
+  cleanup(() => pooledApi.stop());
+  const pooledClient = httpClient(pooledApi.url, concurrency * 2);
+  cleanup(() => pooledClient.close());
+  const pooledSource = stripeEventSource(pooledClient, program, { concurrency, secret: WEBHOOK_SECRET });
+  const warm = await pooledSource.signed(1000);
+  await runConcurrent(warm.length, concurrency, (i) => pooledSource.deliver(warm[i]!));
+  const pooledIngests: number[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    const events = await pooledSource.signed(perRound);
+    const startedAt = performance.now();
+    const replies = await runConcurrent(events.length, concurrency, (i) => pooledSource.deliver(events[i]!));
+    if (replies.some((r) => r.status !== 200)) throw new Error(`through the pooler: ${JSON.stringify(replies.find((r) => r.status !== 200))}`);
+    pooledIngests.push(events.length / ((performance.now() - startedAt) / 1000));
+    console.log(`  pooler round ${round}: Affix ${fmt(pooledIngests.at(-1)!)} acks/s`);
+  }
+  const pooledIngest = median(pooledIngests);
+  const pooledDrain = await drainBacklog(pooled.DATABASE_URL, pooled);
+  console.log(`through PgBouncer 1.18 (transaction mode, 20 server connections) beside direct:`);
+  console.log(`  ingest ${fmt(pooledIngest)} acks/s (direct ${fmt(ingest)}; pooler / direct = ${fmt(pooledIngest / ingest, 2)}); RATIO ingest / ceiling = ${fmt(pooledIngest / ceiling, 2)} (direct ${fmt(ingest / ceiling, 2)})`);
+  console.log(`  drain ${fmt(pooledDrain.drain)} events/s of ${pooledDrain.backlog} (direct ${fmt(drain)}); RATIO drain / ingest = ${fmt(pooledDrain.drain / pooledIngest, 2)} (direct ${fmt(drain / ingest, 2)})`);
 });

@@ -12,7 +12,9 @@ import { fileURLToPath } from 'node:url';
 import { ADAPTERS } from '../../src/core/adapters.js';
 import { loadFixture } from '../../src/platform/fixtures.js';
 import { stablePort } from './ports.js';
-import { type RestartablePostgres, startRestartablePostgres } from './restartable-postgres.js';
+import { startPgBouncer } from './pgbouncer.js';
+import { startReplicatedPostgres } from './replicated-postgres.js';
+import { startRestartablePostgres } from './restartable-postgres.js';
 import { type ServiceProcess, startServiceProcess } from './service-process.js';
 
 export interface ChaosOptions {
@@ -23,6 +25,15 @@ export interface ChaosOptions {
   apiKills: number;
   databaseRestarts: number;
   inFlight: number;
+  /** Through PgBouncer in transaction mode; the workers have no direct URL (they poll), the API has one (migrations). */
+  pooler?: boolean;
+  /**
+   * On a primary with a synchronous standby behind a switched endpoint: the first database
+   * disruption is a failover (primary killed, standby promoted, endpoint switched), and each
+   * event is delivered until its first 2xx only, so that an acknowledged event lost in the
+   * failover shows as lost.
+   */
+  failover?: boolean;
   log?: (line: string) => void;
 }
 
@@ -35,6 +46,8 @@ export interface ChaosReport {
   workerKills: number;
   apiKills: number;
   databaseRestarts: number;
+  /** The failover run: how long the switch took, and from the primary's death to the first webhook acknowledged again. */
+  failover?: { switchMs: number; serveAgainMs: number };
   lostEvents: string[];
   duplicatedEvents: string[];
   lostSales: string[];
@@ -74,14 +87,62 @@ function shuffle<T>(items: T[]): T[] {
   return items;
 }
 
+/** The database the service runs on, and what a disruption does to it. */
+interface ChaosDatabase {
+  /** What the service is given (the pooler's or the switched endpoint's URL, or the server's). */
+  serviceEnv: Record<string, string>;
+  workerEnv: Record<string, string>;
+  observerUrl: string;
+  /** A restart (immediate), or the failover; returns what it was. */
+  disrupt(): Promise<'restart' | { switchMs: number }>;
+  close(): Promise<void>;
+}
+
+async function chaosDatabase(options: ChaosOptions): Promise<ChaosDatabase> {
+  if (options.failover) {
+    const pair = await startReplicatedPostgres({ synchronous: true });
+    let failedOver = false;
+    return {
+      serviceEnv: { DATABASE_URL: pair.url },
+      workerEnv: {},
+      observerUrl: pair.url,
+      async disrupt() {
+        if (failedOver) return 'restart';
+        failedOver = true;
+        return { switchMs: await pair.failover() };
+      },
+      close: () => pair.close(),
+    };
+  }
+  const server = await startRestartablePostgres();
+  const restart = async () => {
+    await server.stopImmediate();
+    await sleep(2_000);
+    await server.start();
+    return 'restart' as const;
+  };
+  if (!options.pooler) return { serviceEnv: { DATABASE_URL: server.url }, workerEnv: {}, observerUrl: server.url, disrupt: restart, close: () => server.close() };
+  const bouncer = await startPgBouncer(server.url, { poolSize: 6 });
+  return {
+    serviceEnv: { DATABASE_URL: bouncer.urlFor(server.url), AFFIX_DATABASE_POOLING: 'transaction', DATABASE_DIRECT_URL: server.url },
+    workerEnv: { DATABASE_DIRECT_URL: '' },
+    observerUrl: server.url,
+    disrupt: restart,
+    async close() {
+      await bouncer.stop();
+      await server.close();
+    },
+  };
+}
+
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const log = options.log ?? (() => undefined);
   const started = Date.now();
-  const database = await startRestartablePostgres();
+  const database = await chaosDatabase(options);
   const dataDir = await mkdtemp(join(tmpdir(), 'affix-chaos-'));
   const port = await stablePort();
   const env = {
-    DATABASE_URL: database.url,
+    ...database.serviceEnv,
     PORT: String(port),
     HOST: '127.0.0.1',
     AFFIX_ADMIN_TOKEN: ADMIN,
@@ -94,26 +155,34 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   };
   const url = `http://127.0.0.1:${port}`;
   const startApi = () => startServiceProcess('api', env, { port, timeoutMs: 60_000 });
-  const startWorker = () => startServiceProcess('worker', env, { timeoutMs: 60_000 });
+  const startWorker = () => startServiceProcess('worker', { ...env, ...database.workerEnv }, { timeoutMs: 60_000 });
   let api = await startApi();
   const workers = [await startWorker(), await startWorker()];
-  const observer = new pg.Pool({ connectionString: database.url, max: 2 });
+  const observer = new pg.Pool({ connectionString: database.observerUrl, max: 2 });
   observer.on('error', () => undefined);
   try {
     const program = await seed(url);
     const expectations = await buildEvents(url, program, options.events);
     log(`chaos: ${expectations.length} events for program ${program.programId}`);
-    const deliveries = shuffle(expectations.flatMap((e) => Array.from({ length: 2 + Math.floor(Math.random() * 2) }, () => e)));
-    const chaosMs = options.workerKills * options.killEveryMs;
-    const spacingMs = chaosMs / deliveries.length;
+    const copies = () => (options.failover ? 1 : 2 + Math.floor(Math.random() * 2));
+    const deliveries = shuffle(expectations.flatMap((e) => Array.from({ length: copies() }, () => e)));
+    // Deliveries are paced by the monkey's rounds (a round's share over its first killEveryMs),
+    // so that load is running when a process dies or the database goes away.
+    const roundStarts: number[] = [];
     let next = 0;
     let retries = 0;
-    const sendStart = Date.now();
+    /** When each acknowledged delivery's last attempt was sent, and when its 2xx came. */
+    const acknowledged: { sentAt: number; at: number }[] = [];
     const senders = Array.from({ length: options.inFlight }, async () => {
       for (let index = next++; index < deliveries.length; index = next++) {
-        const due = sendStart + index * spacingMs;
+        const position = (index * options.workerKills) / deliveries.length;
+        const round = Math.floor(position);
+        while (roundStarts[round] === undefined) await sleep(20);
+        const due = roundStarts[round]! + (position - round) * options.killEveryMs;
         if (due > Date.now()) await sleep(due - Date.now());
-        retries += await deliverLikeStripe(url, program.programId, deliveries[index]!);
+        const delivered = await deliverLikeStripe(url, program.programId, deliveries[index]!);
+        retries += delivered.retries;
+        acknowledged.push({ sentAt: delivered.sentAt, at: Date.now() });
       }
     });
 
@@ -125,8 +194,27 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     let workerKills = 0;
     let apiKills = 0;
     let restarts = 0;
+    let failover: { switchMs: number; startedAt: number } | null = null;
     for (let round = 0; round < options.workerKills; round++) {
-      await sleep(options.killEveryMs * (0.6 + Math.random() * 0.8));
+      roundStarts[round] = Date.now();
+      const pause = options.killEveryMs * (0.6 + Math.random() * 0.8);
+      if (restartAt.has(round)) {
+        // In the middle of the round's deliveries.
+        await sleep(options.killEveryMs * 0.4);
+        await snapshot();
+        const startedAt = Date.now();
+        const disrupted = await database.disrupt();
+        if (disrupted === 'restart') {
+          restarts++;
+          log(`chaos: PostgreSQL restarted (${restarts})`);
+        } else {
+          failover = { switchMs: disrupted.switchMs, startedAt };
+          log(`chaos: failed over to the standby in ${disrupted.switchMs} ms`);
+        }
+        await sleep(Math.max(0, roundStarts[round]! + pause - Date.now()));
+      } else {
+        await sleep(pause);
+      }
       // Kill while a job runs (up to 2 s of waiting for one), so that kills interrupt real work.
       await busyWorkers(observer, 2_000);
       const victim = Math.floor(Math.random() * workers.length);
@@ -142,14 +230,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         api = await startApi();
         log(`chaos: API killed and restarted (${apiKills})`);
       }
-      if (restartAt.has(round)) {
-        await snapshot();
-        await database.stopImmediate();
-        await sleep(2_000);
-        await database.start();
-        restarts++;
-        log(`chaos: PostgreSQL restarted (${restarts})`);
-      }
       if (round % 5 === 4) log(`chaos: ${workerKills} worker kills`);
     }
     await Promise.all(senders);
@@ -157,6 +237,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await settle(observer, 180_000);
     const recovered = await recovery.stop();
     const report = { ...(await verify(observer, expectations)), ...recovered };
+    // The first 2xx to an attempt sent after the primary died (the senders retry after 200 ms, doubling).
+    const servedAgain = failover ? Math.min(...acknowledged.filter((ack) => ack.sentAt > failover!.startedAt).map((ack) => ack.at)) : undefined;
     return {
       ...report,
       events: expectations.length,
@@ -166,6 +248,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       workerKills,
       apiKills,
       databaseRestarts: restarts,
+      ...(failover ? { failover: { switchMs: failover.switchMs, serveAgainMs: servedAgain! - failover.startedAt } } : {}),
       durationMs: Date.now() - started,
     };
   } finally {
@@ -265,10 +348,11 @@ function signed(processor: Processor, payload: string): Record<string, string> {
   return { 'Paddle-Signature': `ts=${ts};h1=${createHmac('sha256', SECRET).update(`${ts}:${payload}`).digest('hex')}` };
 }
 
-/** Like the processors: retry on anything but a 2xx, with growing pauses. Returns the number of retries. */
-async function deliverLikeStripe(url: string, programId: number, { event, processor }: Expectation): Promise<number> {
+/** Like the processors: retry on anything but a 2xx, with growing pauses. Returns the number of retries and when the acknowledged attempt was sent. */
+async function deliverLikeStripe(url: string, programId: number, { event, processor }: Expectation): Promise<{ retries: number; sentAt: number }> {
   const payload = JSON.stringify(event);
   for (let attempt = 0; ; attempt++) {
+    const sentAt = Date.now();
     try {
       const response = await fetch(`${url}/api/v1/webhooks/${processor}/${programId}`, {
         method: 'POST',
@@ -277,7 +361,7 @@ async function deliverLikeStripe(url: string, programId: number, { event, proces
         signal: AbortSignal.timeout(10_000),
       });
       await response.arrayBuffer();
-      if (response.ok) return attempt;
+      if (response.ok) return { retries: attempt, sentAt };
     } catch {
       // connection refused or cut: the API is being restarted
     }
@@ -416,7 +500,10 @@ async function verify(observer: pg.Pool, expectations: Expectation[]) {
 export function formatReport(report: ChaosReport): string {
   return [
     `events: ${report.events} (${report.deliveries} deliveries, ${report.deliveryRetries} retried like the processors); ${Object.entries(report.byProcessor).map(([p, n]) => `${p} ${n}`).join(', ')}`,
-    `chaos: ${report.workerKills} worker kills, ${report.apiKills} API kills, ${report.databaseRestarts} PostgreSQL restarts`,
+    `chaos: ${report.workerKills} worker kills, ${report.apiKills} API kills, ${report.databaseRestarts} PostgreSQL restarts${report.failover ? ', 1 failover' : ''}`,
+    ...(report.failover
+      ? [`failover: endpoint switched ${report.failover.switchMs} ms after the primary was killed; webhooks acknowledged again after ${report.failover.serveAgainMs} ms`]
+      : []),
     `lost events: ${report.lostEvents.length}; duplicated events: ${report.duplicatedEvents.length}; not processed: ${report.notProcessed.length}`,
     `lost sales: ${report.lostSales.length}; duplicated sales: ${report.duplicatedSales.length}; wrong commissions or refunds: ${report.wrongMoney.length}`,
     `jobs left active or waiting: ${report.stuckJobs}`,
@@ -430,6 +517,7 @@ export function chaosPassed(report: ChaosReport): boolean {
   return (
     report.lostEvents.length + report.duplicatedEvents.length + report.lostSales.length + report.duplicatedSales.length + report.wrongMoney.length + report.notProcessed.length === 0 &&
     report.stuckJobs === 0 &&
-    report.longestRecoveryMs < 60_000
+    report.longestRecoveryMs < 60_000 &&
+    (report.failover === undefined || Number.isFinite(report.failover.serveAgainMs))
   );
 }

@@ -16,8 +16,8 @@ export interface RestartablePostgres {
   close(): Promise<void>;
 }
 
-/** PostgreSQL refuses to run as root; then it runs as the `postgres` user (created if missing). */
-function runAs(): { uid: number; gid: number } | undefined {
+/** PostgreSQL (and PgBouncer) refuse to run as root; then they run as the `postgres` user (created if missing). */
+export function runAs(): { uid: number; gid: number } | undefined {
   if (userInfo().uid !== 0) return undefined;
   try {
     execFileSync('id', ['-u', 'postgres'], { stdio: 'ignore' });
@@ -29,7 +29,7 @@ function runAs(): { uid: number; gid: number } | undefined {
   return { uid, gid };
 }
 
-function run(command: string, args: string[], user: { uid: number; gid: number } | undefined): Promise<void> {
+export function run(command: string, args: string[], user: { uid: number; gid: number } | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { ...user, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C' } });
     let stderr = '';
@@ -40,7 +40,7 @@ function run(command: string, args: string[], user: { uid: number; gid: number }
 }
 
 /** The end of the server's log: pg_ctl itself only says "Examine the log output". */
-async function logTail(file: string): Promise<string> {
+export async function logTail(file: string): Promise<string> {
   const text = await readFile(file, 'utf8').catch(() => '');
   return text.trim().split('\n').slice(-8).join('\n');
 }

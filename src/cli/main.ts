@@ -67,7 +67,7 @@ program
     const logger = createLogger(config.logLevel);
     const database = await openDatabase(config, logger);
     try {
-      await migrateDatabase(database.pool, logger);
+      await migrateDatabase(database.direct ?? database.pool, logger);
       process.stdout.write('Migrations are up to date.\n');
     } finally {
       await database.endPool();

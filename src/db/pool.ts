@@ -25,30 +25,74 @@ export const DATABASE_TIMEOUTS = {
   idleInTransactionMs: 10_000,
 } as const;
 
+/**
+ * How Affix reaches PostgreSQL. `direct`: its own connections (or a pooler in session mode).
+ * `transaction`: through a pooler in transaction mode (PgBouncer's `pool_mode = transaction`,
+ * most managed PostgreSQL's pooled endpoint), where consecutive statements may run on different
+ * server connections: no named statements (each is unnamed, planned per use), no settings at
+ * connection start (they go with each transaction, `SET LOCAL`), no session locks or LISTEN
+ * (docs/database-pooler.md).
+ */
+export type Pooling = 'direct' | 'transaction';
+
 export interface PoolOptions {
   max?: number;
   statementTimeoutMs?: number;
   applicationName?: string;
+  pooling?: Pooling;
   /** A connection lost while idle or between statements (database restart, failover). */
   onError?: (error: Error) => void;
+}
+
+/**
+ * A client whose statements are all unnamed: through a transaction pooler a statement prepared on
+ * one server connection does not exist on the next (PgBouncer 1.18 keeps none). The text is
+ * parsed and planned with each use instead; everything else is unchanged.
+ */
+class UnnamedStatementClient extends pg.Client {
+  // node-pg's query has a dozen overloads; the arguments pass through unchanged.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  override query(config: any, ...rest: any[]): any {
+    if (config && typeof config === 'object' && typeof config.name === 'string') {
+      const { name: _unnamed, ...unnamed } = config;
+      return (super.query as (...args: unknown[]) => unknown)(unnamed, ...rest);
+    }
+    return (super.query as (...args: unknown[]) => unknown)(config, ...rest);
+  }
 }
 
 /** Connection settings shared by our pools and pg-boss's. */
 export function connectionSettings(connectionString: string, options: PoolOptions = {}): pg.PoolConfig {
   const statementTimeout = options.statementTimeoutMs ?? DATABASE_TIMEOUTS.requestStatementMs;
-  return {
+  const common: pg.PoolConfig = {
     connectionString,
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'affix',
     connectionTimeoutMillis: DATABASE_TIMEOUTS.connectMs,
-    statement_timeout: statementTimeout,
     // Client side as well: a database that stopped answering (frozen, partitioned) never hangs us.
     query_timeout: statementTimeout + 2_000,
-    lock_timeout: DATABASE_TIMEOUTS.lockMs,
-    idle_in_transaction_session_timeout: DATABASE_TIMEOUTS.idleInTransactionMs,
     keepAlive: true,
   };
+  // A transaction pooler refuses these at connection start (they would outlive our use of the
+  // server connection): each transaction sets them itself (transactionPrelude).
+  if (options.pooling === 'transaction') return { ...common, Client: UnnamedStatementClient };
+  return {
+    ...common,
+    statement_timeout: statementTimeout,
+    lock_timeout: DATABASE_TIMEOUTS.lockMs,
+    idle_in_transaction_session_timeout: DATABASE_TIMEOUTS.idleInTransactionMs,
+  };
 }
+
+/** What a transaction sets for itself through a transaction pooler: the timeouts a direct connection gets at its start. */
+export function transactionPrelude(options: PoolOptions): string {
+  if (options.pooling !== 'transaction') return '';
+  const statementTimeout = options.statementTimeoutMs ?? DATABASE_TIMEOUTS.requestStatementMs;
+  return `; SET LOCAL statement_timeout = ${statementTimeout}; SET LOCAL lock_timeout = ${DATABASE_TIMEOUTS.lockMs}; SET LOCAL idle_in_transaction_session_timeout = ${DATABASE_TIMEOUTS.idleInTransactionMs}`;
+}
+
+/** Each pool's prelude, set where the pool is made (openTransaction has only the pool). */
+const preludes = new WeakMap<pg.Pool, string>();
 
 /**
  * A connection can drop at any time. pg emits 'error' on the pool for idle clients and on the
@@ -59,6 +103,7 @@ export function connectionSettings(connectionString: string, options: PoolOption
 export function createPool(connectionString: string, options: PoolOptions = {}): pg.Pool {
   const onError = options.onError ?? (() => undefined);
   const pool = new pg.Pool(connectionSettings(connectionString, options));
+  preludes.set(pool, transactionPrelude(options));
   pool.on('error', onError);
   pool.on('connect', (client) => client.on('error', onError));
   return pool;
@@ -128,7 +173,8 @@ export async function openTransaction(pool: pg.Pool, options: { readOnly?: boole
     release(broken);
   };
   try {
-    await client.query(options.readOnly ? 'BEGIN TRANSACTION READ ONLY' : 'BEGIN');
+    // One round trip: BEGIN and, through a transaction pooler, the transaction's timeouts.
+    await client.query(`${options.readOnly ? 'BEGIN TRANSACTION READ ONLY' : 'BEGIN'}${preludes.get(pool) ?? ''}`);
   } catch (error) {
     release(error as Error);
     throw error;

@@ -2,7 +2,8 @@
 import type PgBoss from 'pg-boss';
 import type { Config } from '../platform/config.js';
 import { resumeInterruptedJobs } from '../db/interrupted-jobs.js';
-import { listen } from '../db/notifications.js';
+import { type Listening, listen } from '../db/notifications.js';
+import type { Pool } from '../db/pool.js';
 import { OUTBOUND_CHANNEL } from '../db/outbound.js';
 import { compactHourlyCounts } from '../db/hourly-counts.js';
 import { compactPageRollups } from '../db/page-rollups.js';
@@ -54,8 +55,17 @@ function coalesce(fn: () => void): () => void {
  * fails on its own); an event stored anywhere wakes them at once through LISTEN, polling being
  * only the fallback.
  */
-export async function startWorkers(boss: PgBoss, workerDeps: Omit<WorkerDeps, 'queue'> & { mailer?: Mailer }, config: Readonly<Config>): Promise<RunningWorkers> {
-  const deps: WorkerDeps = { ...workerDeps, queue: boss };
+export async function startWorkers(
+  boss: PgBoss,
+  workerDeps: Omit<WorkerDeps, 'queue'> & { mailer?: Mailer; listenPool?: Pool | null },
+  config: Readonly<Config>,
+): Promise<RunningWorkers> {
+  const { listenPool = workerDeps.pool, ...rest } = workerDeps;
+  const deps: WorkerDeps = { ...rest, queue: boss };
+  // LISTEN needs a session of its own; through a transaction pooler without a direct URL there
+  // is none, and the workers find new events and deliveries by polling alone.
+  const listenOn = (channel: string, wake: () => void, what: string): Listening =>
+    listenPool ? listen(listenPool, channel, wake, (error) => deps.logger.warn({ err: error }, `listening for ${what} failed; polling until it is back`)) : { stop: async () => undefined };
   await analyzeJobTable(deps.pool, STRIPE_EVENTS_JOB_QUEUE.schema).catch((error) => deps.logger.warn({ err: error }, 'analyzing the job table failed'));
   const options = { batchSize: config.worker.batchSize, pollingIntervalSeconds: config.worker.pollSeconds };
   const workerIds: string[] = [];
@@ -70,7 +80,7 @@ export async function startWorkers(boss: PgBoss, workerDeps: Omit<WorkerDeps, 'q
     workerIds.push(workerId);
   }
   const wake = coalesce(() => workerIds.forEach((id) => boss.notifyWorker(id)));
-  const listening = listen(deps.pool, STRIPE_EVENTS_CHANNEL, wake, (error) => deps.logger.warn({ err: error }, 'listening for new events failed; polling until it is back'));
+  const listening = listenOn(STRIPE_EVENTS_CHANNEL, wake, 'new events');
   // Retries exhausted: the event stays visible as parked (waiting on data) or dead (errors), replayable.
   await boss.work<StripeEventJob>(STRIPE_EVENTS_DEAD_QUEUE, options, async (jobs) => {
     for (const job of jobs) {
@@ -94,9 +104,7 @@ export async function startWorkers(boss: PgBoss, workerDeps: Omit<WorkerDeps, 'q
     publicUrl: config.publicUrl,
     now: () => deps.now?.() ?? new Date(),
   });
-  const deliveriesListening = listen(deps.pool, OUTBOUND_CHANNEL, coalesce(wakeDeliveries), (error) =>
-    deps.logger.warn({ err: error }, 'listening for new webhook deliveries failed; polling until it is back'),
-  );
+  const deliveriesListening = listenOn(OUTBOUND_CHANNEL, coalesce(wakeDeliveries), 'new webhook deliveries');
   // Every hour (any instance; idempotent): monthly click partitions made ahead, and past hours'
   // counter shards folded into one row each (readiness reads a day of them), and the pages' rollups.
   const hourlyUpkeep = async () => {

@@ -9,6 +9,10 @@ const booleanText = z
 
 const schema = z.object({
   DATABASE_URL: z.string().url().optional(),
+  // DATABASE_URL is a pooler in transaction mode (docs/database-pooler.md); DATABASE_DIRECT_URL
+  // reaches PostgreSQL itself, for what needs a connection of its own (LISTEN, migrations).
+  AFFIX_DATABASE_POOLING: z.enum(['direct', 'transaction']).default('direct'),
+  DATABASE_DIRECT_URL: z.string().url().optional(),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   AFFIX_PUBLIC_URL: z.string().url().optional(),
@@ -54,6 +58,10 @@ const schema = z.object({
 
 export interface Config {
   databaseUrl: string | undefined;
+  /** `transaction`: DATABASE_URL is a transaction pooler (AFFIX_DATABASE_POOLING). */
+  databasePooling: 'direct' | 'transaction';
+  /** PostgreSQL itself, beside a transaction pooler: LISTEN and migrations (unset: polling, migrations through the pooler). */
+  databaseDirectUrl: string | undefined;
   /** Connections each process keeps open to PostgreSQL (API or workers). */
   databasePoolSize: number;
   /** How long a referral link and its program are reused by the click path (ms, at most 1000). */
@@ -136,6 +144,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   const publicUrl = (e.AFFIX_PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   return Object.freeze({
     databaseUrl: e.DATABASE_URL,
+    databasePooling: e.DATABASE_URL ? e.AFFIX_DATABASE_POOLING : 'direct',
+    databaseDirectUrl: e.DATABASE_DIRECT_URL,
     databasePoolSize: e.AFFIX_DATABASE_POOL_SIZE,
     linkCacheMs: e.AFFIX_LINK_CACHE_MS,
     port: e.PORT,

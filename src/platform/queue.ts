@@ -1,7 +1,7 @@
 // pg-boss: the job queue lives in the same PostgreSQL. Queue names, retry and expiry policy in one place.
 import pg from 'pg';
 import PgBoss from 'pg-boss';
-import { DATABASE_TIMEOUTS, type PoolClient, connectionSettings } from '../db/pool.js';
+import { DATABASE_TIMEOUTS, type PoolClient, type Pooling, connectionSettings, createPool } from '../db/pool.js';
 import { OUTBOUND_QUEUE } from '../db/outbound.js';
 import { MAIL_QUEUE as MAIL_QUEUE_NAME } from '../db/mail.js';
 import type { Logger } from './logger.js';
@@ -38,16 +38,18 @@ export interface QueuePolicy {
 export async function startQueue(
   connectionString: string,
   policy: QueuePolicy,
-  role: { supervise: boolean; logger?: Logger },
+  role: { supervise: boolean; logger?: Logger; pooling?: Pooling },
 ): Promise<PgBoss> {
+  const settings = { max: 4, applicationName: 'affix-queue', statementTimeoutMs: DATABASE_TIMEOUTS.workerStatementMs, pooling: role.pooling };
+  const pooled = role.pooling === 'transaction' ? pooledQueueDatabase(connectionString, settings, role.logger) : null;
   const boss = new PgBoss({
-    ...connectionSettings(connectionString, { max: 4, applicationName: 'affix-queue', statementTimeoutMs: DATABASE_TIMEOUTS.workerStatementMs }),
+    ...connectionSettings(connectionString, settings),
     // pg-boss's fetch orders waiting jobs by priority, created_on, id. Its own index is on
     // start_after, and the queue's statistics are stale after every burst (they still say
     // "no job waiting"): the planner then sorted the whole backlog on each fetch (6.7 ms at 3000
     // jobs). On the queue's connections a sort is the last resort: the fetch walks the index
     // below in its order and reads only the rows it takes (0.6 ms, whatever the backlog).
-    options: '-c enable_sort=off',
+    ...(pooled ? { db: pooled } : { options: '-c enable_sort=off' }),
     supervise: role.supervise,
     maintenanceIntervalSeconds: SUPERVISION_INTERVAL_SECONDS,
     // The instance that supervises also runs the cron clock (scheduled approvals).
@@ -55,18 +57,49 @@ export async function startQueue(
   } as PgBoss.ConstructorOptions);
   // pg-boss reports lost connections and failed polls here and keeps polling: log, never crash.
   boss.on('error', (error) => role.logger?.warn({ err: error }, 'job queue: database error; retrying'));
+  if (pooled) boss.on('stopped', () => void pooled.close().catch(() => undefined));
   // Several processes starting on an empty database at once deadlocked in pg-boss's schema and
-  // queue creation: one at a time, under a session advisory lock on a connection of its own.
+  // queue creation: one at a time, under an advisory lock held by a transaction kept open on a
+  // connection of its own (transaction-scoped, so that a transaction pooler hands it back whole).
   // Waiting for another process's setup is no lock timeout: the wait is as long as that setup.
-  const lock = new pg.Client({ ...connectionSettings(connectionString, { applicationName: 'affix-queue-setup' }), lock_timeout: 0, statement_timeout: 0, query_timeout: undefined });
+  const lock = new pg.Client({ ...connectionSettings(connectionString, { applicationName: 'affix-queue-setup', pooling: role.pooling }), query_timeout: undefined });
   await lock.connect();
   try {
-    await lock.query('SELECT pg_advisory_lock($1)', [QUEUE_SETUP_LOCK]);
+    await lock.query('BEGIN; SET LOCAL lock_timeout = 0; SET LOCAL statement_timeout = 0; SET LOCAL idle_in_transaction_session_timeout = 0');
+    await lock.query('SELECT pg_advisory_xact_lock($1)', [QUEUE_SETUP_LOCK]);
     await setUpQueues(boss, policy, role);
+    await lock.query('COMMIT');
   } finally {
     await lock.end().catch(() => undefined);
   }
   return boss;
+}
+
+/**
+ * pg-boss's statements through a transaction pooler. They need no session of their own
+ * (pg-boss takes only transaction-scoped locks); the fetch gets its planner setting
+ * (see `options` above) in a transaction of its own instead of at connection start.
+ */
+function pooledQueueDatabase(connectionString: string, settings: Parameters<typeof createPool>[1], logger: Logger | undefined) {
+  const pool = createPool(connectionString, { ...settings, onError: (error) => logger?.warn({ err: error }, 'job queue: database connection lost; reopened on next use') });
+  const isFetch = (text: string) => /FOR UPDATE SKIP LOCKED/.test(text) && /^\s*WITH next/.test(text);
+  return {
+    async executeSql(text: string, values?: unknown[]) {
+      if (!isFetch(text)) return pool.query(text, values);
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN; SET LOCAL enable_sort = off');
+        const result = await client.query(text, values);
+        await client.query('COMMIT');
+        client.release();
+        return result;
+      } catch (error) {
+        client.release(error as Error);
+        throw error;
+      }
+    },
+    close: () => pool.end(),
+  };
 }
 
 /** Advisory lock key of queue setup (migrations use their own). */

@@ -5,7 +5,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../platform/config.js';
 import { migrate } from '../db/migrate.js';
-import { type Pool, createPool } from '../db/pool.js';
+import { type Pool, type Pooling, createPool } from '../db/pool.js';
 import pRetry from 'p-retry';
 import { isDatabaseUnavailable } from '../db/errors.js';
 import type { Logger } from '../platform/logger.js';
@@ -13,6 +13,14 @@ import type { Logger } from '../platform/logger.js';
 export interface Database {
   pool: Pool;
   connectionString: string;
+  /** How `pool` reaches PostgreSQL: itself, or a transaction pooler. */
+  pooling: Pooling;
+  /**
+   * PostgreSQL itself, for LISTEN and migrations: the pool above unless it goes through a
+   * transaction pooler; then DATABASE_DIRECT_URL's (null without one: workers poll, migrations go
+   * through the pooler).
+   */
+  direct: Pool | null;
   embedded: boolean;
   /** Ends the pool; the embedded server is stopped by `stopServer`, last of all. */
   endPool(): Promise<void>;
@@ -31,8 +39,21 @@ export async function openDatabase(config: Readonly<Config>, logger: Logger, opt
     connectionString = embedded.connectionString;
     stopServer = () => embedded.stop();
   }
-  const pool = createPool(connectionString, { max: config.databasePoolSize, onError, statementTimeoutMs: options.statementTimeoutMs });
-  return { pool, connectionString, embedded: !config.databaseUrl, endPool: () => pool.end(), stopServer };
+  const pooling = config.databasePooling;
+  const pool = createPool(connectionString, { max: config.databasePoolSize, onError, statementTimeoutMs: options.statementTimeoutMs, pooling });
+  let direct: Pool | null = pool;
+  if (pooling === 'transaction') {
+    direct = config.databaseDirectUrl ? createPool(config.databaseDirectUrl, { max: 3, onError, statementTimeoutMs: options.statementTimeoutMs, applicationName: 'affix-direct' }) : null;
+    logger.info(
+      { direct: direct !== null },
+      direct ? 'DATABASE_URL is a transaction pooler; LISTEN and migrations use DATABASE_DIRECT_URL' : 'DATABASE_URL is a transaction pooler and DATABASE_DIRECT_URL is unset: workers poll for new events',
+    );
+  }
+  const endPool = async () => {
+    await pool.end();
+    if (direct && direct !== pool) await direct.end();
+  };
+  return { pool, connectionString, pooling, direct, embedded: !config.databaseUrl, endPool, stopServer };
 }
 
 /** A secret kept in the data folder, made on first use (embedded, local setups only). */
@@ -76,7 +97,10 @@ export async function waitForDatabase(pool: Pool, logger: Logger, maxSeconds: nu
     maxTimeout: 5_000,
     shouldRetry: ({ error }) => isDatabaseUnavailable(error),
     onFailedAttempt: ({ error, attemptNumber }) => {
-      if (isDatabaseUnavailable(error)) logger.warn({ attempt: attemptNumber }, `waiting for the database (${error.message}); trying again`);
+      if (!isDatabaseUnavailable(error)) return;
+      // PgBouncer's answer to the settings a direct connection sends at its start.
+      const hint = /unsupported startup parameter/.test(error.message) ? ' (DATABASE_URL is a transaction pooler? set AFFIX_DATABASE_POOLING=transaction: docs/database-pooler.md)' : '';
+      logger.warn({ attempt: attemptNumber }, `waiting for the database (${error.message})${hint}; trying again`);
     },
   });
   if (Date.now() - started > 250) logger.warn({ waitedMs: Date.now() - started }, 'the database answers: starting');

@@ -35,8 +35,8 @@ export async function startService(initial: Readonly<Config>, logger: Logger, ro
     lifecycle.onStop('database pool', database.endPool);
     await waitForDatabase(database.pool, logger, initial.databaseWaitSeconds);
     const config = await resolveLocalSecrets(initial, database.embedded);
-    await migrateDatabase(database.pool, logger);
-    const queue = await startQueue(database.connectionString, config.worker, { supervise: roles.worker, logger });
+    await migrateDatabase(database.direct ?? database.pool, logger);
+    const queue = await startQueue(database.connectionString, config.worker, { supervise: roles.worker, logger, pooling: database.pooling });
     // Running jobs get the drain time to finish; the rest are handed back for an immediate retry.
     lifecycle.onStop('job queue', () => queue.stop({ graceful: true, wait: true, timeout: DRAIN_MS }));
     // The demo (a program, a key, a password) belongs to a local try-out only: never seeded or
@@ -45,7 +45,7 @@ export async function startService(initial: Readonly<Config>, logger: Logger, ro
     const api = roles.api ? await startApi(config, database.pool, logger, { queue }) : null;
     if (api) lifecycle.onStop('api', () => api.close(DRAIN_MS));
     if (roles.worker) {
-      const workers = await startWorkers(queue, { pool: database.pool, logger }, config);
+      const workers = await startWorkers(queue, { pool: database.pool, listenPool: database.direct, logger }, config);
       lifecycle.onStop('worker sweep and listener', () => workers.stop());
     }
     return { lifecycle, config, api, embedded: database.embedded, demo };
