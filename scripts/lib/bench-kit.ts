@@ -76,7 +76,8 @@ export async function benchDatabase(): Promise<BenchDatabase> {
  */
 export async function statementsDuring(sql: { query: (text: string, values?: unknown[]) => Promise<{ rows: any[] }> }, units: number, work: () => Promise<unknown>) {
   await sql.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-  await tracking(sql, 'top');
+  // BENCH_TRACK_NESTED=1 counts the statements inside functions and triggers too.
+  await tracking(sql, process.env.BENCH_TRACK_NESTED ? 'all' : 'top');
   await sql.query('SELECT pg_stat_statements_reset()');
   try {
     await work();
@@ -84,7 +85,7 @@ export async function statementsDuring(sql: { query: (text: string, values?: unk
     await tracking(sql, 'none');
   }
   const { rows } = await sql.query(
-    `SELECT calls::int, total_exec_time, left(regexp_replace(query, '\\s+', ' ', 'g'), ${Number(process.env.BENCH_STATEMENT_WIDTH ?? 90)}) AS query FROM pg_stat_statements
+    `SELECT calls::int, total_exec_time, total_plan_time, left(regexp_replace(query, '\\s+', ' ', 'g'), ${Number(process.env.BENCH_STATEMENT_WIDTH ?? 90)}) AS query FROM pg_stat_statements
       WHERE query NOT ILIKE '%pg_stat_statements%' AND query NOT ILIKE '%pg_reload_conf%' AND query NOT ILIKE 'ALTER SYSTEM%' AND query NOT ILIKE '%webhook_events WHERE status = %' AND query NOT ILIKE '%count(*) FROM webhook_events%'
       ORDER BY total_exec_time DESC`,
   );
@@ -92,12 +93,14 @@ export async function statementsDuring(sql: { query: (text: string, values?: unk
   return {
     perUnit: calls / units,
     // BENCH_STATEMENTS=40 lists more of them (what a profile of the database side starts from).
-    top: rows.slice(0, Number(process.env.BENCH_STATEMENTS ?? 6)).map((row) => `${(row.calls / units).toFixed(2)}× ${Number(row.total_exec_time / row.calls).toFixed(2)} ms  ${row.query}`),
+    top: rows
+      .slice(0, Number(process.env.BENCH_STATEMENTS ?? 6))
+      .map((row) => `${(row.calls / units).toFixed(2)}× ${Number(row.total_exec_time / row.calls).toFixed(2)} ms${process.env.BENCH_TRACK_PLANNING ? ` (+${Number(row.total_plan_time / row.calls).toFixed(2)} ms planning)` : ''}  ${row.query}`),
   };
 }
 
 /** Turns pg_stat_statements' counting on or off for every session (each picks it up at its next statement). */
-async function tracking(sql: { query: (text: string) => Promise<unknown> }, mode: 'top' | 'none'): Promise<void> {
+async function tracking(sql: { query: (text: string) => Promise<unknown> }, mode: 'all' | 'top' | 'none'): Promise<void> {
   await sql.query(`ALTER SYSTEM SET pg_stat_statements.track = '${mode}'`);
   await sql.query('SELECT pg_reload_conf()');
   await new Promise((resolve) => setTimeout(resolve, 300));
@@ -263,12 +266,13 @@ export async function startBench(
   return { database, api, client, sql, program };
 }
 
+let eventCounter = 0;
+
 /**
  * Signed Stripe checkout events, each naming a real click of the program's link (so a worker
  * attributes a sale for each), and their delivery to the program's webhook endpoint.
  */
 export function stripeEventSource(client: HttpClient, program: { programId: number; shortLink: string }, options: { concurrency: number; secret: string }) {
-  let counter = 0;
   async function signed(count: number): Promise<{ payload: string; header: string }[]> {
     const clicks = await runConcurrent(count, options.concurrency, async () => {
       const reply = await client.request('POST', '/api/v1/track/click', { affiliate_url: `https://bench.example/?aff=${program.shortLink}` });
@@ -277,7 +281,8 @@ export function stripeEventSource(client: HttpClient, program: { programId: numb
     });
     return Promise.all(
       clicks.map(async (clickId) => {
-        const n = counter++;
+        // One count for every source of the run: a second source's events are new events, not redeliveries.
+        const n = eventCounter++;
         const event = await loadFixture('checkout.session.completed.payment', { run: `bench${n}`, click_id: clickId, customer_key: `c${n}`, program_id: program.programId, email: `c${n}@example.com` });
         const payload = JSON.stringify(event);
         return { payload, header: Stripe.webhooks.generateTestHeaderString({ payload, secret: options.secret }) };
