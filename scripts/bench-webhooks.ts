@@ -17,7 +17,7 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { STRIPE_EVENTS_CHANNEL, storeEventStatement } from '../src/db/webhook-events.js';
+import { storeEventStatement } from '../src/db/webhook-events.js';
 import { STRIPE_EVENTS_JOB_QUEUE } from '../src/platform/queue.js';
 import { atRate, benchMain, fmt, httpClient, median, percentile, runConcurrent, startBench, startService, statementsDuring, stripeEventSource } from './lib/bench-kit.js';
 import { startPgBouncer } from './lib/pgbouncer.js';
@@ -60,7 +60,7 @@ await benchMain(async (cleanup) => {
   const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
   const params = [
     "'evt_pgbench_' || gen_random_uuid()", "'program'", String(program.programId), 'NULL', "'checkout.session.completed'", 'false', "'2024-06-20'",
-    literal(sample.payload.replaceAll(':', ': ')) /* pgbench reads :name as a variable */, 'NULL', "'queued'", 'NULL', literal('{cs_test,pi_test}'), 'NULL', 'NULL', literal(STRIPE_EVENTS_JOB_QUEUE.name), literal(STRIPE_EVENTS_CHANNEL),
+    literal(sample.payload.replaceAll(':', ': ')) /* pgbench reads :name as a variable */, 'NULL', "'queued'", 'NULL', literal('{cs_test,pi_test}'), 'NULL', 'NULL', literal(STRIPE_EVENTS_JOB_QUEUE.name),
   ];
   const script = `${storeEventStatement(STRIPE_EVENTS_JOB_QUEUE.schema).replace(/\$(\d+)\b/g, (_, n) => params[Number(n) - 1]!)};\n`;
   const scratch = await mkdtemp(join(tmpdir(), 'affix-pgbench-'));

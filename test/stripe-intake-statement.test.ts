@@ -54,14 +54,24 @@ it('no job, no row: a queue that does not exist stores nothing', async () => {
   expect(await count(db.pool, "SELECT 1 FROM webhook_events WHERE stripe_event_id = 'evt_statement_4'")).toBe(0);
 });
 
-it('wakes listening workers when the row commits', async () => {
+it('wakes listening workers after the row commits, outside its statement (a redelivery or an ignored event wakes nobody)', async () => {
   const listener = new pg.Client({ connectionString: db.url });
   await listener.connect();
   try {
     await listener.query(`LISTEN ${STRIPE_EVENTS_CHANNEL}`);
-    const heard = new Promise<string>((resolve) => listener.on('notification', (message) => resolve(message.channel)));
+    const heard: string[] = [];
+    listener.on('notification', (message) => heard.push(message.channel));
+    // The statement alone notifies nobody: its commit holds no NOTIFY lock.
     await storeEvent(db.pool, STRIPE_EVENTS_JOB_QUEUE, event('evt_statement_5'));
-    expect(await heard).toBe(STRIPE_EVENTS_CHANNEL);
+    const writer = new InboxWriter(db.pool, STRIPE_EVENTS_JOB_QUEUE);
+    await writer.store(event('evt_statement_5'));
+    await writer.store(event('evt_statement_5b', 'ignored'));
+    await listener.query('SELECT 1');
+    expect(heard).toEqual([]);
+    // The writer, once the new row committed.
+    const stored = await writer.store(event('evt_statement_6'));
+    expect(stored.duplicate).toBe(false);
+    await expect.poll(() => heard, { timeout: 5_000 }).toEqual([STRIPE_EVENTS_CHANNEL]);
   } finally {
     await listener.end();
   }

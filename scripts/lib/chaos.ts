@@ -25,7 +25,7 @@ export interface ChaosOptions {
   apiKills: number;
   databaseRestarts: number;
   inFlight: number;
-  /** Through PgBouncer in transaction mode; the workers have no direct URL (they poll), the API has one (migrations). */
+  /** Through PgBouncer in transaction mode; the API and one worker have a direct URL (migrations, LISTEN), the other worker none (it polls). */
   pooler?: boolean;
   /**
    * On a primary with a synchronous standby behind a switched endpoint: the first database
@@ -155,9 +155,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   };
   const url = `http://127.0.0.1:${port}`;
   const startApi = () => startServiceProcess('api', env, { port, timeoutMs: 60_000 });
-  const startWorker = () => startServiceProcess('worker', { ...env, ...database.workerEnv }, { timeoutMs: 60_000 });
+  // Worker 1 gets the second worker's settings (through a pooler: no direct URL, so it polls).
+  const startWorker = (slot: number) => startServiceProcess('worker', { ...env, ...(slot === 1 ? database.workerEnv : {}) }, { timeoutMs: 60_000 });
   let api = await startApi();
-  const workers = [await startWorker(), await startWorker()];
+  const workers = [await startWorker(0), await startWorker(1)];
   const observer = new pg.Pool({ connectionString: database.observerUrl, max: 2 });
   observer.on('error', () => undefined);
   try {
@@ -222,7 +223,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       workers[victim]!.child.kill('SIGKILL');
       await workers[victim]!.exited;
       workerKills++;
-      workers[victim] = await startWorker();
+      workers[victim] = await startWorker(victim);
       if (apiKillAt.has(round)) {
         api.child.kill('SIGKILL');
         await api.exited;

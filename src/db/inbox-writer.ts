@@ -3,7 +3,7 @@
 // for all of them: group commit, as PostgreSQL does it for commits). At a low rate every event
 // goes alone and at once, so nothing waits that would not have waited anyway.
 import type { Pool } from './pool.js';
-import { type InboxJobQueue, type NewInboxEvent, type StoredEvent, storeEvent, storeEvents } from './webhook-events.js';
+import { type InboxJobQueue, type NewInboxEvent, type StoredEvent, storeEvent, storeEvents, wakeWorkers } from './webhook-events.js';
 
 interface Waiting {
   event: NewInboxEvent;
@@ -24,6 +24,9 @@ export const INBOX_WRITER_DEFAULTS: InboxWriterOptions = { inFlight: 4, batch: 3
 export class InboxWriter {
   private readonly waiting: Waiting[] = [];
   private busy = 0;
+  /** A wake-up on its way, and whether rows committed since it was sent (one more is owed). */
+  private waking = false;
+  private wakeOwed = false;
 
   constructor(
     private readonly pool: Pool,
@@ -54,6 +57,7 @@ export class InboxWriter {
     if (batch.length > 1) {
       try {
         const stored = await storeEvents(this.pool, this.queue, batch.map((waiting) => waiting.event));
+        this.wakeIfQueued(stored);
         batch.forEach((waiting, i) => waiting.resolve(stored[i]!));
         return;
       } catch {
@@ -61,6 +65,31 @@ export class InboxWriter {
         // gets its own outcome (a payload jsonb cannot hold is then kept as bytes).
       }
     }
-    await Promise.all(batch.map((waiting) => storeEvent(this.pool, this.queue, waiting.event).then(waiting.resolve, waiting.reject)));
+    await Promise.all(
+      batch.map((waiting) =>
+        storeEvent(this.pool, this.queue, waiting.event).then((stored) => {
+          this.wakeIfQueued([stored]);
+          waiting.resolve(stored);
+        }, waiting.reject),
+      ),
+    );
+  }
+
+  /**
+   * After the commit, not in it (see wakeWorkers): one NOTIFY at a time, and one more when rows
+   * committed while it was on its way. Never awaited by a delivery; a failed one is left to polling.
+   */
+  private wakeIfQueued(stored: StoredEvent[]): void {
+    if (!stored.some((event) => !event.duplicate && event.status === 'queued')) return;
+    this.wakeOwed = true;
+    if (this.waking) return;
+    this.waking = true;
+    void (async () => {
+      while (this.wakeOwed) {
+        this.wakeOwed = false;
+        await wakeWorkers(this.pool).catch(() => undefined);
+      }
+      this.waking = false;
+    })();
   }
 }

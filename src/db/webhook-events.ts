@@ -91,7 +91,16 @@ export async function storeEvent(pool: Pool, queue: InboxJobQueue, event: NewInb
 }
 
 /**
- * The intake's one statement: $1–$14 the inbox row, $15 the queue, $16 the channel to notify.
+ * Wakes the listening workers. Sent after the inbox rows committed, never inside their
+ * statement: a NOTIFY holds a database-wide lock from its statement through commit, so a burst's
+ * commits would queue behind each other's page writes. A lost wake-up costs a poll (the fallback).
+ */
+export async function wakeWorkers(pool: Pool): Promise<void> {
+  await pool.query(prepared('SELECT pg_notify($1, \'\')', [STRIPE_EVENTS_CHANNEL]));
+}
+
+/**
+ * The intake's one statement: $1–$14 the inbox row, $15 the queue.
  * Exported for `npm run bench:webhooks`, whose pgbench ceiling runs this very text.
  */
 export const storeEventStatement = (jobSchema: string) => `WITH event AS (
@@ -103,13 +112,13 @@ export const storeEventStatement = (jobSchema: string) => `WITH event AS (
      ), job AS (
        ${insertJobs({ schema: jobSchema, queue: '$15', data: "jsonb_build_object('inboxId', event.id)", from: 'event', where: "event.status = 'queued'" })}
      )
-     SELECT event.id, event.status, ${notifyIfJobs('$16')} AS wake
+     SELECT event.id, event.status
        FROM event`;
 
 /**
- * One statement, one round trip, one commit: the inbox row, its pg-boss job (same columns and
- * policy as pg-boss's own insert, see test/stripe-intake-statement.test.ts) and a wake-up for
- * the workers exist together or not at all.
+ * One statement, one round trip, one commit: the inbox row and its pg-boss job (same columns and
+ * policy as pg-boss's own insert, see test/stripe-intake-statement.test.ts) exist together or
+ * not at all. The workers are woken after the commit (InboxWriter, wakeWorkers).
  */
 async function insertEvent(pool: Pool, queue: InboxJobQueue, event: NewInboxEvent, rawOnly: boolean): Promise<StoredEvent> {
   // The verified body itself becomes the jsonb payload: no second serialization in the API.
@@ -118,7 +127,7 @@ async function insertEvent(pool: Pool, queue: InboxJobQueue, event: NewInboxEven
     storeEventStatement(queue.schema),
     [event.stripeEventId, event.endpoint, event.programId, event.account, event.type, event.livemode, event.apiVersion,
       asJson, rawOnly ? event.rawBody : null, event.status, event.reason, event.objectIds, event.waitingFor?.id ?? null,
-      event.waitingFor?.days ?? null, queue.name, STRIPE_EVENTS_CHANNEL],
+      event.waitingFor?.days ?? null, queue.name],
   ));
   if (rows[0]) return { id: rows[0].id, duplicate: false, status: rows[0].status };
   // A redelivery (or the same event arriving twice at once: the conflict waited for the first).
@@ -128,8 +137,8 @@ async function insertEvent(pool: Pool, queue: InboxJobQueue, event: NewInboxEven
 
 /**
  * Many events in one statement, one commit: $1–$7 and $9–$13 one array entry per event, $8 the
- * payloads as one JSON array (the verified bodies, spliced: no re-serialization), $14 the queue,
- * $15 the channel. Same rows, jobs and wake-up as the one-event statement.
+ * payloads as one JSON array (the verified bodies, spliced: no re-serialization), $14 the queue.
+ * Same rows and jobs as the one-event statement.
  */
 const STORE_EVENTS = (jobSchema: string) => `WITH input AS (
        SELECT i.*, p.payload
@@ -150,7 +159,7 @@ const STORE_EVENTS = (jobSchema: string) => `WITH input AS (
      ), job AS (
        ${insertJobs({ schema: jobSchema, queue: '$14', data: "jsonb_build_object('inboxId', event.id)", from: 'event', where: "event.status = 'queued'" })}
      )
-     SELECT event.id, event.status, event.stripe_event_id, ${notifyIfJobs('$15')} AS wake
+     SELECT event.id, event.status, event.stripe_event_id
        FROM event`;
 
 /**
@@ -166,7 +175,7 @@ export async function storeEvents(pool: Pool, queue: InboxJobQueue, events: NewI
     `[${events.map((e) => e.rawBody.toString('utf8')).join(',')}]`,
     column((e) => e.status), column((e) => e.reason), column((e) => JSON.stringify(e.objectIds)), column((e) => e.waitingFor?.id ?? null),
     column((e) => e.waitingFor?.days ?? null),
-    queue.name, STRIPE_EVENTS_CHANNEL,
+    queue.name,
   ]));
   const written = new Map<string, StoredEvent>(rows.map((row) => [row.stripe_event_id, { id: Number(row.id), duplicate: false, status: row.status }]));
   const answers: (StoredEvent | null)[] = events.map((event) => {
