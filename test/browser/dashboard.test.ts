@@ -1,13 +1,12 @@
 // The dashboard end to end in headless Chromium, keyboard first: sign in, create a program,
 // partners and links, keys, Stripe, the webhook inbox, activity and charts.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SHOTS, hasChromium, openBrowserApp, submitWithKeyboard, textOf } from '../support/browser.js';
 import { type TestApi, type TestDatabase, adminHeaders, bearer, count } from '../support/harness.js';
 import { deliver, fixture, waitForEvent } from '../support/stripe.js';
+import { startReceiver } from '../support/receiver.js';
 
 let opened: Awaited<ReturnType<typeof openBrowserApp>> | undefined;
 let db: TestDatabase;
@@ -254,20 +253,12 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     await (page.getByRole('link', { name: 'Brand Shop' })).first().waitFor({ state: 'visible', timeout: 5000 });
   });
   it('a manager approves, runs a payout, exports it and marks it paid; the brand endpoint hears payout.paid, signed', async () => {
-    const received: Array<{ headers: Record<string, string>; body: string }> = [];
-    const receiver = createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk) => (body += chunk));
-      req.on('end', () => {
-        received.push({ headers: req.headers as Record<string, string>, body });
-        res.end('ok');
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const receiver = await startReceiver('/affix');
+    const { received } = receiver;
     try {
       // The brand registers its endpoint; the secret is shown once.
       await page.goto(`${api.url}/dashboard/programs/${programId}/webhooks`);
-      await page.getByLabel('URL (https)').fill(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/affix`);
+      await page.getByLabel('URL (https)').fill(receiver.url);
       await submit('Add endpoint');
       const secret = (await page.locator('#new-secret-value').textContent())!.trim();
       expect(secret).toMatch(/^whsec_/);
@@ -316,7 +307,7 @@ describe.skipIf(!hasChromium)('dashboard', () => {
       await page.goto(`${api.url}/dashboard/programs/${programId}/webhooks`);
       await expect.poll(() => textOf(page.locator('#endpoints'))).toContain('payout.paid');
     } finally {
-      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+      await receiver.close();
     }
   });
   it('no page scrolls sideways at 390 px or 1280 px; the recurring duration shows only for recurring types', async () => {
