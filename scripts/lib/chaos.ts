@@ -93,8 +93,8 @@ interface ChaosDatabase {
   serviceEnv: Record<string, string>;
   workerEnv: Record<string, string>;
   observerUrl: string;
-  /** A restart (immediate), or the failover; returns what it was. */
-  disrupt(): Promise<'restart' | { switchMs: number }>;
+  /** A restart (immediate), or the failover; returns what it was (`none`: a failover run's later disruptions). */
+  disrupt(): Promise<'restart' | 'none' | { switchMs: number }>;
   close(): Promise<void>;
 }
 
@@ -107,7 +107,8 @@ async function chaosDatabase(options: ChaosOptions): Promise<ChaosDatabase> {
       workerEnv: {},
       observerUrl: pair.url,
       async disrupt() {
-        if (failedOver) return 'restart';
+        // The promoted standby has no standby of its own: one failover a run.
+        if (failedOver) return 'none' as const;
         failedOver = true;
         return { switchMs: await pair.failover() };
       },
@@ -208,6 +209,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         if (disrupted === 'restart') {
           restarts++;
           log(`chaos: PostgreSQL restarted (${restarts})`);
+        } else if (disrupted === 'none') {
+          log('chaos: no second failover (the promoted standby has no standby)');
         } else {
           failover = { switchMs: disrupted.switchMs, startedAt };
           log(`chaos: failed over to the standby in ${disrupted.switchMs} ms`);
