@@ -13,7 +13,8 @@ import {
   createTestDatabase,
   startTestApi,
 } from './support/harness.js';
-import { CONNECT_SECRET, type Step, deliver, deliverSteps, fixture, processEventsInOrder, seedStripeCustomer, workerDeps } from './support/stripe.js';
+import { recountRollups, rolledUp } from './support/rollups.js';
+import { CONNECT_SECRET, type Step, deliver, deliverSteps, fixture, processEventsAsBatch, processEventsInOrder, seedStripeCustomer, workerDeps } from './support/stripe.js';
 
 let db: TestDatabase;
 let api: TestApi;
@@ -77,14 +78,27 @@ async function moneyState(programId: number, run: string) {
   };
 }
 
-/** Runs the scenario in every order; returns the one state all orders reached. */
+/**
+ * Runs the scenario in every order, processed one at a time and as one worker batch (one
+ * transaction, the pages' rollups written once at its end); returns the one state all reached.
+ * The rollups equal a count of the rows in every run, and the order the events were meant to
+ * arrive in commits as a batch (the others may fall back to one at a time, reaching the same state).
+ */
 async function everyOrder(program: Record<string, unknown>, steps: Step[], opts: { lead?: boolean } = {}) {
   const states: { order: string; state: unknown }[] = [];
-  for (const order of permutations(steps)) {
-    const { shop, run, vars } = await newRun(program, opts);
-    const ids = await deliverAll(shop, vars, order);
-    await processInOrder(ids);
-    states.push({ order: order.map((s) => s.fixture).join(' > '), state: await moneyState(shop.programId, run) });
+  for (const [i, order] of permutations(steps).entries()) {
+    for (const mode of ['one at a time', 'as a batch'] as const) {
+      const { shop, run, vars } = await newRun(program, opts);
+      const ids = await deliverAll(shop, vars, order);
+      if (mode === 'as a batch') {
+        const { batched } = await processEventsAsBatch(api, ids);
+        if (i === 0) expect(batched, 'the events in their own order commit as one batch').toBe(true);
+      } else {
+        await processInOrder(ids);
+      }
+      expect(await rolledUp(db.pool, shop.programId)).toEqual(await recountRollups(db.pool, shop.programId));
+      states.push({ order: `${order.map((s) => s.fixture).join(' > ')} (${mode})`, state: await moneyState(shop.programId, run) });
+    }
   }
   for (const other of states.slice(1)) expect({ order: other.order, state: other.state }).toEqual({ order: other.order, state: states[0]!.state });
   return states[0]!.state as Awaited<ReturnType<typeof moneyState>>;

@@ -134,3 +134,16 @@ export async function compactPageRollups(pool: Pool, limit = 100_000): Promise<n
   );
   return rows[0].folded;
 }
+
+/**
+ * The rest of the transaction keeps its rollups' facts aside (migration 0030) until
+ * `applyBatchedRollups`: a batch of events writes the rollups once, not once per statement.
+ */
+export async function beginBatchedRollups(client: PoolClient): Promise<void> {
+  await client.query('SELECT begin_batched_rollups()');
+}
+
+/** The facts kept aside, summed into the rollups; called before the batch commits. */
+export async function applyBatchedRollups(client: PoolClient): Promise<void> {
+  await client.query('SELECT apply_batched_rollups()');
+}

@@ -198,8 +198,17 @@ export async function storeEvents(pool: Pool, queue: InboxJobQueue, events: NewI
 
 export async function loadEventPayload(pool: Pool, id: number): Promise<{ event: InboxEvent; payload: any } | null> {
   const { rows } = await pool.query(prepared(`SELECT ${COLUMNS}, payload, raw_body FROM webhook_events WHERE id = $1`, [id]));
-  if (!rows[0]) return null;
-  const { payload, raw_body: rawBody, ...event } = rows[0];
+  return rows[0] ? withPayload(rows[0]) : null;
+}
+
+/** Several inbox rows in one round trip (a worker's batch), by id; ids not found are absent. */
+export async function loadEventPayloads(pool: Pool, ids: number[]): Promise<Map<number, { event: InboxEvent; payload: any }>> {
+  const { rows } = await pool.query(prepared(`SELECT ${COLUMNS}, payload, raw_body FROM webhook_events WHERE id = ANY($1::bigint[])`, [ids]));
+  return new Map(rows.map((row) => [Number(row.id), withPayload(row)]));
+}
+
+function withPayload(row: any): { event: InboxEvent; payload: any } {
+  const { payload, raw_body: rawBody, ...event } = row;
   return { event, payload: payload ?? (rawBody ? JSON.parse((rawBody as Buffer).toString('utf8')) : null) };
 }
 

@@ -15,7 +15,7 @@ import { createSecretBox } from '../platform/secret-box.js';
 import { startMailJobs } from './mail-jobs.js';
 import { startMoneyJobs } from './money-jobs.js';
 import { type Mailer, createMailer } from '../platform/mailer.js';
-import { type WorkerDeps, processStripeEvent, stripeEventJobSchema } from './stripe-event-job.js';
+import { type QueuedEvent, type WorkerDeps, processStripeEvent, processStripeEventBatch, stripeEventJobSchema } from './stripe-event-job.js';
 
 /** How often a worker looks for jobs whose worker died and for waiting events now bound (idempotent). */
 export const RESUME_SWEEP_MS = 5_000;
@@ -27,14 +27,28 @@ export interface RunningWorkers {
   stop(): Promise<void>;
 }
 
-/** One job of a batch: completed with the batch when it succeeds, failed alone (for pg-boss to retry) when it throws. */
-async function runJob(deps: WorkerDeps, job: PgBoss.Job<StripeEventJob>): Promise<void> {
+/** One job on its own: completed with the batch when it succeeds, failed alone (for pg-boss to retry) when it throws. */
+async function runJob(deps: WorkerDeps, job: QueuedEvent): Promise<void> {
   try {
-    const { inboxId } = stripeEventJobSchema.parse(job.data);
-    await processStripeEvent(deps, inboxId, job.id);
+    await processStripeEvent(deps, job.inboxId, job.jobId);
   } catch (error) {
-    await deps.queue.fail(STRIPE_EVENTS_QUEUE, job.id, { message: (error as Error).message });
+    await deps.queue.fail(STRIPE_EVENTS_QUEUE, job.jobId, { message: (error as Error).message });
   }
+}
+
+/**
+ * A fetched batch: attributed in one transaction when every event goes through; otherwise (and
+ * for the few the batch leaves alone) each job runs on its own, side by side.
+ */
+async function runJobs(deps: WorkerDeps, jobs: PgBoss.Job<StripeEventJob>[]): Promise<void> {
+  const queued: QueuedEvent[] = [];
+  for (const job of jobs) {
+    const parsed = stripeEventJobSchema.safeParse(job.data);
+    if (parsed.success) queued.push({ inboxId: parsed.data.inboxId, jobId: job.id });
+    else await deps.queue.fail(STRIPE_EVENTS_QUEUE, job.id, { message: parsed.error.message });
+  }
+  const alone = await processStripeEventBatch(deps, queued).catch(() => queued);
+  await Promise.all(alone.map((job) => runJob(deps, job)));
 }
 
 /** Many notifications in one tick wake the workers once. */
@@ -51,9 +65,9 @@ function coalesce(fn: () => void): () => void {
 }
 
 /**
- * Workers fetch `batchSize` jobs at a time and run them side by side (each job completes or
- * fails on its own); an event stored anywhere wakes them at once through LISTEN, polling being
- * only the fallback.
+ * Workers fetch `batchSize` jobs at a time and attribute them in one transaction (or, when
+ * one of them fails, each on its own, side by side: each job completes or fails alone); an
+ * event stored anywhere wakes them at once through LISTEN, polling being only the fallback.
  */
 export async function startWorkers(
   boss: PgBoss,
@@ -75,7 +89,7 @@ export async function startWorkers(
       if (jobs.length === 0) return;
       // Jobs were found: fetch the next ones right away instead of sleeping the polling interval.
       boss.notifyWorker(workerId);
-      await Promise.all(jobs.map((job) => runJob(deps, job)));
+      await runJobs(deps, jobs);
     });
     workerIds.push(workerId);
   }

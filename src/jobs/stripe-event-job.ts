@@ -18,9 +18,10 @@ import { WAIT_FOR_CUSTOMER_DAYS } from '../core/stripe/event-types.js';
 import type { ProcessorFact } from '../core/processor-port.js';
 import { ADAPTERS } from '../core/adapters.js';
 import { isRejectedValue } from '../db/errors.js';
+import { BatchSpoiled, BatchTransaction } from '../db/batch-transaction.js';
 import { HeldTransaction } from '../db/held-transaction.js';
 import type { Pool } from '../db/pool.js';
-import { type EventUpdate, finishEvent, loadEventPayload, recordFailedAttempt } from '../db/webhook-events.js';
+import { type EventUpdate, type InboxEvent, type WakeWaiting, finishEvent, loadEventPayload, loadEventPayloads, recordFailedAttempt } from '../db/webhook-events.js';
 import type { Logger } from '../platform/logger.js';
 
 export const stripeEventJobSchema = z.object({ inboxId: z.number().int().positive() });
@@ -95,6 +96,72 @@ export async function applyFact(store: Transactions, programId: number, fact: Pr
   }
 }
 
+type AttributableEvent = InboxEvent & { program_id: number };
+
+/** The event's fact applied through `store`: its outcome, and the waiting events its binding wakes. */
+async function attribute(store: Transactions, event: AttributableEvent, payload: unknown, now: Date): Promise<{ update: EventUpdate; wake: WakeWaiting | null }> {
+  const adapter = ADAPTERS[event.processor];
+  const fact = adapter.read(payload, { livemode: event.livemode });
+  const update = await applyFact(store, event.program_id, fact, now);
+  // An attributed checkout or payment binds its processor customer: events waiting for it go now.
+  const customer = update.attributionStep ? adapter.customerOf(payload) : null;
+  return { update, wake: customer ? { queue: STRIPE_EVENTS_JOB_QUEUE, programId: event.program_id, stripeCustomerId: customer } : null };
+}
+
+function logProcessed(log: Logger, event: InboxEvent, update: EventUpdate, woken: number[], ms: number): void {
+  if (woken.length) log.info({ woken: woken.length }, 'queued events that were waiting for this binding');
+  log.info({ processor: event.processor, type: event.type, status: update.status, step: update.attributionStep, saleId: update.saleId, ms }, 'processor event processed');
+}
+
+export interface QueuedEvent {
+  inboxId: number;
+  jobId: string;
+}
+
+/**
+ * A batch of events attributed in one transaction, in the order given, each with its outcome,
+ * and one commit. Returns the events left to process one by one (`processStripeEvent`): all
+ * of them when any event fails, retries or is refused (the batch is rolled back: each is then
+ * handled, retried or failed alone, exactly as it would have been), and otherwise the rare
+ * ones the batch leaves alone (not found, already final, purged, programless, or a second job
+ * for an event of the batch).
+ */
+export async function processStripeEventBatch(deps: WorkerDeps, queued: QueuedEvent[]): Promise<QueuedEvent[]> {
+  if (queued.length < 2) return queued;
+  const loaded = await loadEventPayloads(deps.pool, queued.map((item) => item.inboxId));
+  const alone: QueuedEvent[] = [];
+  const inBatch = new Set<number>();
+  const done: { item: QueuedEvent; event: InboxEvent; update: EventUpdate; woken: number[] }[] = [];
+  const started = Date.now();
+  const now = deps.now?.() ?? new Date();
+  const batch = new BatchTransaction(deps.pool);
+  try {
+    for (const item of queued) {
+      const row = loaded.get(item.inboxId);
+      if (!row || inBatch.has(item.inboxId) || FINAL.has(row.event.status) || row.payload === null || row.event.program_id === null) {
+        alone.push(item);
+        continue;
+      }
+      inBatch.add(item.inboxId);
+      const event = row.event as AttributableEvent;
+      const { update, wake } = await attribute(batch, event, row.payload, now);
+      // The core caught an error of its own (a sale outside the window, a duplicate) and
+      // expected its writes rolled back: only the whole batch can be.
+      if (batch.spoiled) throw new BatchSpoiled('an event rolled back its own work');
+      const woken = await batch.write((client) => finishEvent(client, item.inboxId, update, wake));
+      done.push({ item, event, update, woken });
+    }
+    await batch.commit();
+  } catch (error) {
+    await batch.rollback();
+    deps.logger.info({ jobs: queued.length, reason: (error as Error).message }, 'batch rolled back: its events are processed one by one');
+    return queued;
+  }
+  const ms = Date.now() - started;
+  for (const { item, event, update, woken } of done) logProcessed(deps.logger.child({ jobId: item.jobId, inboxId: item.inboxId }), event, update, woken, ms);
+  return alone;
+}
+
 /** Input that will fail the same way every time: recorded as failed at once, never retried. */
 function permanentFailure(error: unknown): string | null {
   if (error instanceof AffixError && error.status < 500) return error.message;
@@ -128,16 +195,10 @@ export async function processStripeEvent(deps: WorkerDeps, inboxId: number, jobI
   const started = Date.now();
   const held = new HeldTransaction(deps.pool);
   try {
-    const adapter = ADAPTERS[event.processor];
-    const fact = adapter.read(payload, { livemode: event.livemode });
-    const update = await applyFact(held, event.program_id, fact, deps.now?.() ?? new Date());
-    // An attributed checkout or payment binds its processor customer: events waiting for it go now.
-    const customer = update.attributionStep ? adapter.customerOf(payload) : null;
-    const wake = customer ? { queue: STRIPE_EVENTS_JOB_QUEUE, programId: event.program_id, stripeCustomerId: customer } : null;
+    const { update, wake } = await attribute(held, event as AttributableEvent, payload, deps.now?.() ?? new Date());
     // In the use case's own transaction: the sale and "processed" commit together.
     const woken = await held.finish((db) => finishEvent(db, inboxId, update, wake));
-    if (woken.length) log.info({ woken: woken.length }, 'queued events that were waiting for this binding');
-    log.info({ processor: event.processor, type: event.type, status: update.status, step: update.attributionStep, saleId: update.saleId, ms: Date.now() - started }, 'processor event processed');
+    logProcessed(log, event, update, woken, Date.now() - started);
     return update;
   } catch (error) {
     await held.abandon();

@@ -2,7 +2,7 @@
 import Stripe from 'stripe';
 import { NotYetResolvable } from '../../src/core/processor.js';
 import { wakeWaitingEvents } from '../../src/db/webhook-events.js';
-import { processStripeEvent } from '../../src/jobs/stripe-event-job.js';
+import { processStripeEvent, processStripeEventBatch } from '../../src/jobs/stripe-event-job.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { stripeEventEnqueuer } from '../../src/platform/queue.js';
 import type { Pool } from '../../src/db/pool.js';
@@ -103,6 +103,17 @@ export async function deliverSteps(api: TestApi, shop: SeededProgram, vars: Reco
     ids.push(reply.body.id);
   }
   return ids;
+}
+
+/**
+ * The rows as one worker batch (one transaction when every event goes through), then whatever
+ * the batch left or gave back, one at a time as the workers would. Says whether the batch committed.
+ */
+export async function processEventsAsBatch(api: TestApi, inboxIds: number[]): Promise<{ batched: boolean }> {
+  const left = await processStripeEventBatch(workerDeps(api), inboxIds.map((inboxId) => ({ inboxId, jobId: `batch-${inboxId}` })));
+  // Those it left, those that must wait, and those a binding in the batch queued again.
+  await processEventsInOrder(api, inboxIds);
+  return { batched: left.length === 0 };
 }
 
 /**
