@@ -154,6 +154,27 @@ describe('every order ends in the same rows', () => {
 });
 
 describe('single events', () => {
+  it('a refund delivered before its sale is retried as soon as the sale is recorded, not at its next back-off', async () => {
+    const { shop, vars } = await newRun({});
+    const [refundId, checkoutId] = await deliverAll(shop, vars, [
+      { fixture: 'charge.refunded.full', at: 10 },
+      { fixture: 'checkout.session.completed.payment' },
+    ]);
+    const jobOf = async (inboxId: number) =>
+      (await db.pool.query("SELECT id, state, start_after > now() AS later FROM pgboss.job WHERE name = 'stripe-events' AND data ->> 'inboxId' = $1", [String(inboxId)])).rows[0];
+    // As a worker runs it: the attempt fails waiting for the sale, and pg-boss schedules the retry.
+    const job = await jobOf(refundId!);
+    await expect(processStripeEvent(deps(), refundId!, job.id)).rejects.toThrow('the sale this refers to is not recorded yet');
+    await api.queue!.fail('stripe-events', job.id, { message: 'waiting' });
+    expect(await jobOf(refundId!)).toMatchObject({ state: 'retry', later: true });
+    // The sale: its statement moves the waiting refund's retry to now.
+    expect(await processStripeEvent(deps(), checkoutId!)).toMatchObject({ status: 'processed', attributionStep: 'click_id' });
+    expect(await jobOf(refundId!)).toMatchObject({ state: 'retry', later: false });
+    expect(await processStripeEvent(deps(), refundId!, job.id)).toMatchObject({ status: 'processed' });
+    const { rows } = await db.pool.query('SELECT awaiting_sale, retry_job FROM webhook_events WHERE id = $1', [refundId]);
+    expect(rows[0]).toEqual({ awaiting_sale: null, retry_job: null });
+  });
+
   it('D2: a refund that fails afterwards gives its deduction back (counted cumulatively or by id)', async () => {
     const { shop, run, vars } = await newRun({ commission_type: 'recurring_percent', commission_rate: 10 });
     const ids = await deliverAll(shop, vars, [

@@ -63,7 +63,14 @@ function assertAmount(name: string, value: number, allowZero = false): void {
 
 /** Thrown when an event must wait for something else to arrive first (its sale, its lead). */
 export class NotYetResolvable extends Error {
-  constructor(reason: string) {
+  /**
+   * @param awaitingSale the ids the event looks its sale up by, when the sale is what it waits
+   * for: recording that sale retries the event at once instead of at its next back-off.
+   */
+  constructor(
+    reason: string,
+    readonly awaitingSale: string[] = [],
+  ) {
     super(reason);
     this.name = 'NotYetResolvable';
   }
@@ -238,7 +245,7 @@ export type ProcessorRefundOutcome = { kind: 'applied'; saleId: number; results:
 
 async function findPaidSale(tx: TrackingTx, programId: number, ids: { paymentIds: string[]; transactionIds: string[] }): Promise<Sale> {
   const sale = await tx.findSaleByPayment(programId, ids);
-  if (!sale) throw new NotYetResolvable('the sale this refers to is not recorded yet');
+  if (!sale) throw new NotYetResolvable('the sale this refers to is not recorded yet', [...ids.paymentIds, ...ids.transactionIds]);
   return sale;
 }
 

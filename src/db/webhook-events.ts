@@ -1,4 +1,5 @@
 // The processors' webhook inbox (Stripe, Paddle, Lemon Squeezy). A stored event and its job are written in one transaction.
+import pg from 'pg';
 import { AffixError } from '../core/errors.js';
 import type { InboxStatus, Waiting } from '../core/stripe/event-types.js';
 import type { ProcessorName } from '../core/processor-port.js';
@@ -224,45 +225,72 @@ export interface EventUpdate {
 
 const FINISH = `UPDATE webhook_events SET status = $2, reason = $3, attribution_step = coalesce($4, attribution_step),
             sale_id = coalesce($5, sale_id), result = $6, waiting_for = $7, wait_until = now() + make_interval(days => $8),
-            updated_at = now()
+            awaiting_sale = NULL, retry_job = NULL, updated_at = now()
       WHERE id = $1`;
 
 const REQUEUE_WAITING = `status = 'queued', reason = NULL, attempts = 0, result = '{}', waiting_for = NULL, wait_until = NULL, updated_at = now()`;
 
-/** The event bound this Stripe customer in its program: events waiting for it go back on the queue. */
+/**
+ * What the event just made findable in its program: a Stripe customer it bound (events waiting
+ * for it go back on the queue) and a sale it recorded (events retrying until their sale exists,
+ * a refund or dispute delivered first, are retried now instead of at their next back-off).
+ */
 export interface WakeWaiting {
   queue: InboxJobQueue;
   programId: number;
-  stripeCustomerId: string;
+  stripeCustomerId: string | null;
+  saleId?: number | null;
 }
+
+/** The ids an event may look the sale up by (findSaleByPayment): its transaction, its payments. */
+const SALE_KEYS = `array_remove(ARRAY[s.processor_event_id, s.provider_payment_id], NULL)
+        || ARRAY(SELECT jsonb_array_elements_text(CASE WHEN jsonb_typeof(s.details -> 'payment_ids') = 'array' THEN s.details -> 'payment_ids' ELSE '[]' END))`;
 
 /**
  * Writes the event's outcome (a replayed event that finds its sale already recorded keeps the
- * step and sale it recorded). With `wake`, the same statement puts the program's events that
- * were waiting for that Stripe customer back on the queue, with their jobs and a wake-up (it
- * usually finds none, and then writes nothing more). Returns the ids queued again.
+ * step and sale it recorded). With `wake`, the same statement wakes what was waiting for what
+ * this event made findable (see WakeWaiting; it usually finds nothing, and then writes nothing
+ * more). Returns the ids queued again.
  */
 export async function finishEvent(pool: Pool | PoolClient, id: number, update: EventUpdate, wake: WakeWaiting | null = null): Promise<number[]> {
-  const params = [id, update.status, storable(update.reason), update.attributionStep ?? null, update.saleId ?? null,
+  const params: unknown[] = [id, update.status, storable(update.reason), update.attributionStep ?? null, update.saleId ?? null,
     storable(JSON.stringify(update.result ?? {})), update.waitingFor?.id ?? null, update.waitingFor?.days ?? null];
-  if (!wake) {
+  if (!wake || (!wake.stripeCustomerId && !wake.saleId)) {
     await pool.query(prepared(FINISH, params));
     return [];
   }
-  const { rows } = await pool.query(prepared(
-    `WITH finished AS (
-       ${FINISH}
-     ), woken AS (
+  const parameter = (value: unknown) => `$${params.push(value)}`;
+  const programId = parameter(wake.programId);
+  const ctes = [`finished AS (${FINISH})`];
+  let selected = 'SELECT NULL::bigint AS id WHERE false';
+  if (wake.stripeCustomerId) {
+    const customer = parameter(wake.stripeCustomerId);
+    const queue = parameter(wake.queue.name);
+    const channel = parameter(STRIPE_EVENTS_CHANNEL);
+    ctes.push(
+      `woken AS (
        UPDATE webhook_events w SET ${REQUEUE_WAITING}
-        WHERE w.waiting_for = $10 AND w.program_id = $9 AND w.status = 'ignored' AND w.wait_until > now() AND w.id <> $1
-          AND EXISTS (SELECT 1 FROM customers c WHERE c.program_id = $9 AND c.stripe_customer_id = $10)
-       RETURNING w.id
-     ), job AS (
-       ${insertJobs({ schema: wake.queue.schema, queue: '$11', data: "jsonb_build_object('inboxId', woken.id)", from: 'woken' })}
-     )
-     SELECT woken.id, ${notifyIfJobs('$12')} AS wake FROM woken`,
-    [...params, wake.programId, wake.stripeCustomerId, wake.queue.name, STRIPE_EVENTS_CHANNEL],
-  ));
+        WHERE w.waiting_for = ${customer} AND w.program_id = ${programId} AND w.status = 'ignored' AND w.wait_until > now() AND w.id <> $1
+          AND EXISTS (SELECT 1 FROM customers c WHERE c.program_id = ${programId} AND c.stripe_customer_id = ${customer})
+       RETURNING w.id)`,
+      `job AS (${insertJobs({ schema: wake.queue.schema, queue, data: "jsonb_build_object('inboxId', woken.id)", from: 'woken' })})`,
+    );
+    selected = `SELECT woken.id, ${notifyIfJobs(channel)} AS wake FROM woken`;
+  }
+  if (wake.saleId) {
+    const saleId = parameter(wake.saleId);
+    const queue = parameter(wake.queue.name);
+    ctes.push(
+      `sale_keys AS (SELECT ${SALE_KEYS} AS keys FROM sales s WHERE s.id = ${saleId} AND s.program_id = ${programId})`,
+      `retried AS (
+       UPDATE ${pg.escapeIdentifier(wake.queue.schema)}.job j SET start_after = now()
+         FROM webhook_events w, sale_keys k
+        WHERE w.program_id = ${programId} AND w.awaiting_sale IS NOT NULL AND w.awaiting_sale && k.keys AND w.status = 'retrying'
+          AND j.name = ${queue} AND j.id = w.retry_job AND j.state = 'retry' AND j.start_after > now()
+       RETURNING j.id)`,
+    );
+  }
+  const { rows } = await pool.query(prepared(`WITH ${ctes.join(',\n     ')}\n     ${selected}`, params));
   return rows.map((row) => Number(row.id));
 }
 
@@ -308,14 +336,22 @@ function storable(text: string | null | undefined): string | null {
 }
 
 /** One failed attempt: `waiting` failures end parked, others dead, when retries run out. */
-export async function recordFailedAttempt(pool: Pool, id: number, reason: string, kind: 'waiting' | 'error'): Promise<void> {
+export async function recordFailedAttempt(pool: Pool, id: number, reason: string, kind: 'waiting' | 'error', awaiting: AwaitingSale | null = null): Promise<void> {
   await pool.query(
     `UPDATE webhook_events SET status = 'retrying', reason = $2, attempts = attempts + 1,
-            result = jsonb_build_object('last_failure', $3::text), updated_at = now()
+            result = jsonb_build_object('last_failure', $3::text), awaiting_sale = $4, retry_job = $5::uuid, updated_at = now()
       WHERE id = $1`,
-    [id, storable(reason), kind],
+    [id, storable(reason), kind, awaiting?.saleIds.length ? awaiting.saleIds : null, awaiting && UUID.test(awaiting.jobId) ? awaiting.jobId : null],
   );
 }
+
+/** An event that waits for its sale: the ids it looks the sale up by, and the pg-boss job that retries it. */
+export interface AwaitingSale {
+  saleIds: string[];
+  jobId: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function markExhausted(pool: Pool, id: number): Promise<void> {
   await pool.query(

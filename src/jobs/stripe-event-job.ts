@@ -103,9 +103,11 @@ async function attribute(store: Transactions, event: AttributableEvent, payload:
   const adapter = ADAPTERS[event.processor];
   const fact = adapter.read(payload, { livemode: event.livemode });
   const update = await applyFact(store, event.program_id, fact, now);
-  // An attributed checkout or payment binds its processor customer: events waiting for it go now.
+  // An attributed checkout or payment binds its processor customer: events waiting for it go
+  // now; a sale it recorded retries the refunds and disputes that arrived before it.
   const customer = update.attributionStep ? adapter.customerOf(payload) : null;
-  return { update, wake: customer ? { queue: STRIPE_EVENTS_JOB_QUEUE, programId: event.program_id, stripeCustomerId: customer } : null };
+  const saleId = update.attributionStep ? (update.saleId ?? null) : null;
+  return { update, wake: customer || saleId ? { queue: STRIPE_EVENTS_JOB_QUEUE, programId: event.program_id, stripeCustomerId: customer, saleId } : null };
 }
 
 function logProcessed(log: Logger, event: InboxEvent, update: EventUpdate, woken: number[], ms: number): void {
@@ -210,7 +212,8 @@ export async function processStripeEvent(deps: WorkerDeps, inboxId: number, jobI
       return update;
     }
     const waiting = error instanceof NotYetResolvable;
-    await recordFailedAttempt(deps.pool, inboxId, (error as Error).message, waiting ? 'waiting' : 'error');
+    const awaiting = waiting && error.awaitingSale.length ? { saleIds: error.awaitingSale, jobId } : null;
+    await recordFailedAttempt(deps.pool, inboxId, (error as Error).message, waiting ? 'waiting' : 'error', awaiting);
     log[waiting ? 'info' : 'error']({ processor: event.processor, type: event.type, err: waiting ? undefined : error, reason: (error as Error).message }, 'processor event will be retried');
     throw error;
   }
