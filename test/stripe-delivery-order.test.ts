@@ -167,12 +167,13 @@ describe('single events', () => {
     await expect(processStripeEvent(deps(), refundId!, job.id)).rejects.toThrow('the sale this refers to is not recorded yet');
     await api.queue!.fail('stripe-events', job.id, { message: 'waiting' });
     expect(await jobOf(refundId!)).toMatchObject({ state: 'retry', later: true });
+    const waiters = async () => (await db.pool.query('SELECT sale_key, retry_job FROM sale_waiters WHERE inbox_id = $1', [refundId])).rows;
+    expect(await waiters()).toContainEqual({ sale_key: `pi_${vars.run}_payment`, retry_job: job.id });
     // The sale: its statement moves the waiting refund's retry to now.
     expect(await processStripeEvent(deps(), checkoutId!)).toMatchObject({ status: 'processed', attributionStep: 'click_id' });
     expect(await jobOf(refundId!)).toMatchObject({ state: 'retry', later: false });
     expect(await processStripeEvent(deps(), refundId!, job.id)).toMatchObject({ status: 'processed' });
-    const { rows } = await db.pool.query('SELECT awaiting_sale, retry_job FROM webhook_events WHERE id = $1', [refundId]);
-    expect(rows[0]).toEqual({ awaiting_sale: null, retry_job: null });
+    expect(await waiters()).toEqual([]);
   });
 
   it('D2: a refund that fails afterwards gives its deduction back (counted cumulatively or by id)', async () => {

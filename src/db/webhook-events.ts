@@ -225,7 +225,7 @@ export interface EventUpdate {
 
 const FINISH = `UPDATE webhook_events SET status = $2, reason = $3, attribution_step = coalesce($4, attribution_step),
             sale_id = coalesce($5, sale_id), result = $6, waiting_for = $7, wait_until = now() + make_interval(days => $8),
-            awaiting_sale = NULL, retry_job = NULL, updated_at = now()
+            updated_at = now()
       WHERE id = $1`;
 
 const REQUEUE_WAITING = `status = 'queued', reason = NULL, attempts = 0, result = '{}', waiting_for = NULL, wait_until = NULL, updated_at = now()`;
@@ -281,12 +281,17 @@ export async function finishEvent(pool: Pool | PoolClient, id: number, update: E
     const saleId = parameter(wake.saleId);
     const queue = parameter(wake.queue.name);
     ctes.push(
-      `sale_keys AS (SELECT ${SALE_KEYS} AS keys FROM sales s WHERE s.id = ${saleId} AND s.program_id = ${programId})`,
+      // Every waiter row of the events one of the sale's ids matches (the others name ids the sale lacks).
+      `waiters AS (
+       DELETE FROM sale_waiters sw
+        WHERE sw.program_id = ${programId} AND sw.inbox_id IN (
+              SELECT m.inbox_id FROM sale_waiters m
+               WHERE m.program_id = ${programId}
+                 AND m.sale_key = ANY (ARRAY(SELECT unnest(${SALE_KEYS}) FROM sales s WHERE s.id = ${saleId} AND s.program_id = ${programId})))
+       RETURNING sw.retry_job)`,
       `retried AS (
        UPDATE ${pg.escapeIdentifier(wake.queue.schema)}.job j SET start_after = now()
-         FROM webhook_events w, sale_keys k
-        WHERE w.program_id = ${programId} AND w.awaiting_sale IS NOT NULL AND w.awaiting_sale && k.keys AND w.status = 'retrying'
-          AND j.name = ${queue} AND j.id = w.retry_job AND j.state = 'retry' AND j.start_after > now()
+        WHERE j.name = ${queue} AND j.id IN (SELECT retry_job FROM waiters) AND j.state = 'retry' AND j.start_after > now()
        RETURNING j.id)`,
     );
   }
@@ -337,11 +342,20 @@ function storable(text: string | null | undefined): string | null {
 
 /** One failed attempt: `waiting` failures end parked, others dead, when retries run out. */
 export async function recordFailedAttempt(pool: Pool, id: number, reason: string, kind: 'waiting' | 'error', awaiting: AwaitingSale | null = null): Promise<void> {
+  const params = [id, storable(reason), kind];
+  const failed = `UPDATE webhook_events SET status = 'retrying', reason = $2, attempts = attempts + 1,
+            result = jsonb_build_object('last_failure', $3::text), updated_at = now()
+      WHERE id = $1 RETURNING program_id`;
+  if (!awaiting?.saleIds.length || !UUID.test(awaiting.jobId)) {
+    await pool.query(failed, params);
+    return;
+  }
   await pool.query(
-    `UPDATE webhook_events SET status = 'retrying', reason = $2, attempts = attempts + 1,
-            result = jsonb_build_object('last_failure', $3::text), awaiting_sale = $4, retry_job = $5::uuid, updated_at = now()
-      WHERE id = $1`,
-    [id, storable(reason), kind, awaiting?.saleIds.length ? awaiting.saleIds : null, awaiting && UUID.test(awaiting.jobId) ? awaiting.jobId : null],
+    `WITH failed AS (${failed})
+     INSERT INTO sale_waiters (program_id, sale_key, inbox_id, retry_job)
+     SELECT DISTINCT failed.program_id, k, $1::bigint, $5::uuid FROM failed, unnest($4::text[]) k WHERE failed.program_id IS NOT NULL
+     ON CONFLICT (program_id, sale_key, inbox_id) DO UPDATE SET retry_job = EXCLUDED.retry_job`,
+    [...params, awaiting.saleIds, awaiting.jobId],
   );
 }
 
@@ -355,7 +369,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function markExhausted(pool: Pool, id: number): Promise<void> {
   await pool.query(
-    `UPDATE webhook_events
+    `WITH waited AS (DELETE FROM sale_waiters WHERE inbox_id = $1)
+     UPDATE webhook_events
         SET status = CASE WHEN result ->> 'last_failure' = 'waiting' THEN 'parked' ELSE 'dead' END, updated_at = now()
       WHERE id = $1 AND status = 'retrying'`,
     [id],
