@@ -12,6 +12,7 @@ import {
   adminHeaders,
   createTestDatabase,
   startTestApi,
+  trackClick,
 } from './support/harness.js';
 import { recountRollups, rolledUp } from './support/rollups.js';
 import { CONNECT_SECRET, type Step, deliver, deliverSteps, fixture, processEventsAsBatch, processEventsInOrder, seedStripeCustomer, workerDeps } from './support/stripe.js';
@@ -150,6 +151,37 @@ describe('every order ends in the same rows', () => {
     expect(state.sales).toEqual([
       expect.objectContaining({ processor_event_id: 'in_RUN_first', commission: 200, status: 'refunded', refunded_total_cents: 500, deducted_cents: 50 }),
     ]);
+  });
+});
+
+describe('worker batches at once', () => {
+  it('two batches of sales and refunds in one program, committed side by side: every refund applied once, the ledger balances to the cent, the rollups equal the rows', async () => {
+    const { shop, vars: first } = await newRun({});
+    // Three more buyers of the same program, each with a click and a lead.
+    const buyers = [first];
+    for (let i = 1; i < 4; i++) {
+      const clickId = await trackClick(api, shop.affiliateUrl);
+      const run = `${first.run}_b${i}`;
+      const vars = { run, click_id: clickId, customer_key: `user_${run}`, program_id: shop.programId, email: `buyer_${run}@example.com` };
+      expect((await api.request('POST', '/api/v1/track/lead', { body: { click_id: clickId, customer_key: vars.customer_key, email: vars.email } })).status).toBe(200);
+      buyers.push(vars);
+    }
+    const steps: Step[] = [{ fixture: 'checkout.session.completed.payment' }, { fixture: 'charge.refunded.partial-legacy', at: 10 }];
+    const ids = await Promise.all(buyers.map((vars) => deliverAll(shop, vars, steps)));
+    const results = await Promise.all([
+      processEventsAsBatch(api, [...ids[0]!, ...ids[1]!]),
+      processEventsAsBatch(api, [...ids[2]!, ...ids[3]!]),
+    ]);
+    expect(results).toEqual([{ batched: true }, { batched: true }]);
+    const { rows } = await db.pool.query(
+      `SELECT count(*)::int AS sales, sum(c.amount_cents)::int AS commissions, sum(c.deducted_cents)::int AS deducted,
+              (SELECT count(*)::int FROM refunds r JOIN sales x ON x.id = r.sale_id WHERE x.program_id = $1) AS refunds,
+              (SELECT sum(pending_cents)::int FROM commission_ledger WHERE program_id = $1) AS ledger_pending
+         FROM sales s JOIN commissions c ON c.sale_id = s.id WHERE s.program_id = $1`,
+      [shop.programId],
+    );
+    expect(rows[0]).toEqual({ sales: 4, commissions: 4 * 980, deducted: 4 * 200, refunds: 4, ledger_pending: 4 * 980 - 4 * 200 });
+    expect(await rolledUp(db.pool, shop.programId)).toEqual(await recountRollups(db.pool, shop.programId));
   });
 });
 
