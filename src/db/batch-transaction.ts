@@ -19,14 +19,10 @@ export class BatchSpoiled extends Error {
 export class BatchTransaction implements Transactions {
   private open: OpenTransaction | null = null;
   private tracking: PgTrackingTx | null = null;
+  /** Set once anything run in the batch threw: nothing of it may be committed. */
   private spoiledBy: unknown = null;
 
   constructor(private readonly pool: Pool) {}
-
-  /** Set once anything run in the batch threw: nothing of it may be committed. */
-  get spoiled(): boolean {
-    return this.spoiledBy !== null;
-  }
 
   private async client(): Promise<PoolClient> {
     if (this.spoiledBy !== null) throw new BatchSpoiled(this.spoiledBy);

@@ -198,19 +198,15 @@ export async function storeEvents(pool: Pool, queue: InboxJobQueue, events: NewI
 }
 
 export async function loadEventPayload(pool: Pool, id: number): Promise<{ event: InboxEvent; payload: any } | null> {
-  const { rows } = await pool.query(prepared(`SELECT ${COLUMNS}, payload, raw_body FROM webhook_events WHERE id = $1`, [id]));
-  return rows[0] ? withPayload(rows[0]) : null;
+  return (await loadEventPayloads(pool, [id])).get(id) ?? null;
 }
 
 /** Several inbox rows in one round trip (a worker's batch), by id; ids not found are absent. */
 export async function loadEventPayloads(pool: Pool, ids: number[]): Promise<Map<number, { event: InboxEvent; payload: any }>> {
   const { rows } = await pool.query(prepared(`SELECT ${COLUMNS}, payload, raw_body FROM webhook_events WHERE id = ANY($1::bigint[])`, [ids]));
-  return new Map(rows.map((row) => [Number(row.id), withPayload(row)]));
-}
-
-function withPayload(row: any): { event: InboxEvent; payload: any } {
-  const { payload, raw_body: rawBody, ...event } = row;
-  return { event, payload: payload ?? (rawBody ? JSON.parse((rawBody as Buffer).toString('utf8')) : null) };
+  return new Map(
+    rows.map(({ payload, raw_body: rawBody, ...event }) => [Number(event.id), { event, payload: payload ?? (rawBody ? JSON.parse((rawBody as Buffer).toString('utf8')) : null) }]),
+  );
 }
 
 export interface EventUpdate {
@@ -261,11 +257,11 @@ export async function finishEvent(pool: Pool | PoolClient, id: number, update: E
   }
   const parameter = (value: unknown) => `$${params.push(value)}`;
   const programId = parameter(wake.programId);
+  const queue = parameter(wake.queue.name);
   const ctes = [`finished AS (${FINISH})`];
   let selected = 'SELECT NULL::bigint AS id WHERE false';
   if (wake.stripeCustomerId) {
     const customer = parameter(wake.stripeCustomerId);
-    const queue = parameter(wake.queue.name);
     const channel = parameter(STRIPE_EVENTS_CHANNEL);
     ctes.push(
       `woken AS (
@@ -279,7 +275,6 @@ export async function finishEvent(pool: Pool | PoolClient, id: number, update: E
   }
   if (wake.saleId) {
     const saleId = parameter(wake.saleId);
-    const queue = parameter(wake.queue.name);
     ctes.push(
       // Every waiter row of the events one of the sale's ids matches (the others name ids the sale lacks).
       `waiters AS (

@@ -18,7 +18,7 @@ import { WAIT_FOR_CUSTOMER_DAYS } from '../core/stripe/event-types.js';
 import type { ProcessorFact } from '../core/processor-port.js';
 import { ADAPTERS } from '../core/adapters.js';
 import { isRejectedValue } from '../db/errors.js';
-import { BatchSpoiled, BatchTransaction } from '../db/batch-transaction.js';
+import { BatchTransaction } from '../db/batch-transaction.js';
 import { HeldTransaction } from '../db/held-transaction.js';
 import type { Pool } from '../db/pool.js';
 import { type EventUpdate, type InboxEvent, type WakeWaiting, finishEvent, loadEventPayload, loadEventPayloads, recordFailedAttempt } from '../db/webhook-events.js';
@@ -147,9 +147,8 @@ export async function processStripeEventBatch(deps: WorkerDeps, queued: QueuedEv
       inBatch.add(item.inboxId);
       const event = row.event as AttributableEvent;
       const { update, wake } = await attribute(batch, event, row.payload, now);
-      // The core caught an error of its own (a sale outside the window, a duplicate) and
-      // expected its writes rolled back: only the whole batch can be.
-      if (batch.spoiled) throw new BatchSpoiled('an event rolled back its own work');
+      // When the core caught an error of its own (a sale outside the window, a duplicate), it
+      // expected its writes rolled back: the batch is spoiled, and this write throws.
       const woken = await batch.write((client) => finishEvent(client, item.inboxId, update, wake));
       done.push({ item, event, update, woken });
     }
