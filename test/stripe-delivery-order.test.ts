@@ -2,14 +2,16 @@
 // scenario here runs in every order of its events (delivered, then processed one at a time,
 // re-running what had to wait) and must end in the same rows, exact to the cent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPool } from '../src/db/pool.js';
 import { wakeWaitingEvents } from '../src/db/webhook-events.js';
-import { processStripeEvent } from '../src/jobs/stripe-event-job.js';
+import { processStripeEvent, processStripeEventBatch } from '../src/jobs/stripe-event-job.js';
 import { stripeEventEnqueuer } from '../src/platform/queue.js';
 import {
   type SeededProgram,
   type TestApi,
   type TestDatabase,
   adminHeaders,
+  count,
   createTestDatabase,
   startTestApi,
   trackClick,
@@ -182,6 +184,49 @@ describe('worker batches at once', () => {
     );
     expect(rows[0]).toEqual({ sales: 4, commissions: 4 * 980, deducted: 4 * 200, refunds: 4, ledger_pending: 4 * 980 - 4 * 200 });
     expect(await rolledUp(db.pool, shop.programId)).toEqual(await recountRollups(db.pool, shop.programId));
+  });
+
+  it('two payments naming one checkout in one batch: the second finds the first one\'s sale in the batch, and the batch commits', async () => {
+    const { shop, vars } = await newRun({});
+    const ids = await deliverAll(shop, vars, [
+      { fixture: 'checkout.session.completed.payment' },
+      // The same session under another event id (a second delivery Stripe made of it).
+      { fixture: 'checkout.session.completed.payment', change: (e) => (e.id = `${e.id}_again`) },
+    ]);
+    expect(await processEventsAsBatch(api, ids)).toEqual({ batched: true });
+    const { rows } = await db.pool.query('SELECT status, reason, sale_id FROM webhook_events WHERE id = ANY ($1::bigint[]) ORDER BY id', [ids]);
+    expect(rows).toEqual([
+      { status: 'processed', reason: null, sale_id: expect.any(Number) },
+      { status: 'processed', reason: 'sale already recorded', sale_id: rows[0].sale_id },
+    ]);
+    expect(await count(db.pool, 'SELECT count(*) FROM sales WHERE program_id = $1', [shop.programId])).toBe(1);
+  });
+});
+
+describe('a worker session after its batches', () => {
+  it('keeps nothing of them: the batch\'s temporary tables are emptied by each commit, never grown batch after batch', async () => {
+    // One connection: the session whose temporary tables are looked at is the one that ran the batches.
+    const session = createPool(db.url, { max: 1 });
+    try {
+      const { shop, vars } = await newRun({});
+      for (const round of [1, 2]) {
+        const clickId = await trackClick(api, shop.affiliateUrl);
+        const run = `${vars.run}_s${round}`;
+        const ids = await deliverAll(shop, { ...vars, run, click_id: clickId, customer_key: `user_${run}` }, [
+          { fixture: 'checkout.session.completed.payment' },
+          { fixture: 'charge.refunded.partial-legacy', at: 10 },
+        ]);
+        expect(await processStripeEventBatch({ ...deps(), pool: session }, ids.map((inboxId) => ({ inboxId, jobId: `s-${inboxId}` })))).toEqual([]);
+      }
+      const { rows } = await session.query(
+        `SELECT to_regclass('pg_temp.batch_rollup_rows') IS NOT NULL AS kept_rows, pg_relation_size('pg_temp.batch_rollup_rows') AS rows_bytes,
+                pg_relation_size('pg_temp.batch_rollup_facts') AS facts_bytes`,
+      );
+      expect(rows[0]).toEqual({ kept_rows: true, rows_bytes: 0, facts_bytes: 0 });
+      expect(await rolledUp(db.pool, shop.programId)).toEqual(await recountRollups(db.pool, shop.programId));
+    } finally {
+      await session.end();
+    }
   });
 });
 
