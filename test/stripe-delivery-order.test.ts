@@ -199,7 +199,7 @@ describe('worker batches at once', () => {
       { status: 'processed', reason: null, sale_id: expect.any(Number) },
       { status: 'processed', reason: 'sale already recorded', sale_id: rows[0].sale_id },
     ]);
-    expect(await count(db.pool, 'SELECT count(*) FROM sales WHERE program_id = $1', [shop.programId])).toBe(1);
+    expect(await count(db.pool, 'SELECT id FROM sales WHERE program_id = $1', [shop.programId])).toBe(1);
   });
 });
 
@@ -252,6 +252,30 @@ describe('single events', () => {
     expect(await processStripeEvent(deps(), refundId!, job.id)).toMatchObject({ status: 'processed' });
     expect(await waiters()).toEqual([]);
   });
+
+  for (const last of ['the link', 'the invoice'] as const) {
+    it(`a refund of a payment its invoice does not name is retried as soon as its sale is findable, ${last} coming last`, async () => {
+      const { shop, vars } = await newRun({ commission_type: 'recurring_percent', commission_rate: 10 });
+      const [refundId, invoiceId, linkId] = await deliverAll(shop, vars, [
+        { fixture: 'charge.refunded.invoice', at: 10 },
+        { fixture: 'invoice.payment_succeeded.first-unexpanded' },
+        { fixture: 'invoice_payment.paid', at: 1 },
+      ]);
+      const jobOf = async (inboxId: number) =>
+        (await db.pool.query("SELECT id, state, start_after > now() AS later FROM pgboss.job WHERE name = 'stripe-events' AND data ->> 'inboxId' = $1", [String(inboxId)])).rows[0];
+      const job = await jobOf(refundId!);
+      await expect(processStripeEvent(deps(), refundId!, job.id)).rejects.toThrow('the sale this refers to is not recorded yet');
+      await api.queue!.fail('stripe-events', job.id, { message: 'waiting' });
+      // The invoice names no payment: only its link makes the refund's payment lead to it.
+      const [first, second] = last === 'the link' ? [invoiceId!, linkId!] : [linkId!, invoiceId!];
+      expect(await processStripeEvent(deps(), first)).toMatchObject({ status: 'processed' });
+      expect(await jobOf(refundId!)).toMatchObject({ state: 'retry', later: true });
+      expect(await processStripeEvent(deps(), second)).toMatchObject({ status: 'processed' });
+      expect(await jobOf(refundId!)).toMatchObject({ state: 'retry', later: false });
+      expect(await processStripeEvent(deps(), refundId!, job.id)).toMatchObject({ status: 'processed' });
+      expect((await db.pool.query('SELECT * FROM sale_waiters WHERE inbox_id = $1', [refundId])).rows).toEqual([]);
+    });
+  }
 
   it('D2: a refund that fails afterwards gives its deduction back (counted cumulatively or by id)', async () => {
     const { shop, run, vars } = await newRun({ commission_type: 'recurring_percent', commission_rate: 10 });

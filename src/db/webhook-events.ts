@@ -236,11 +236,14 @@ export interface WakeWaiting {
   programId: number;
   stripeCustomerId: string | null;
   saleId?: number | null;
+  /** Payments just linked to an invoice: a refund naming one finds the invoice's sale now, when it is recorded. */
+  linked?: { invoiceId: string; paymentIds: string[] } | null;
 }
 
-/** The ids an event may look the sale up by (findSaleByPayment): its transaction, its payments. */
+/** The ids an event may look the sale up by (findSaleByPayment): its transaction, its payments, the payments linked to its invoice. */
 const SALE_KEYS = `array_remove(ARRAY[s.processor_event_id, s.provider_payment_id], NULL)
-        || ARRAY(SELECT jsonb_array_elements_text(CASE WHEN jsonb_typeof(s.details -> 'payment_ids') = 'array' THEN s.details -> 'payment_ids' ELSE '[]' END))`;
+        || ARRAY(SELECT jsonb_array_elements_text(CASE WHEN jsonb_typeof(s.details -> 'payment_ids') = 'array' THEN s.details -> 'payment_ids' ELSE '[]' END))
+        || ARRAY(SELECT l.payment_id FROM processor_payment_links l WHERE l.program_id = s.program_id AND l.invoice_id = s.processor_event_id)`;
 
 /**
  * Writes the event's outcome (a replayed event that finds its sale already recorded keeps the
@@ -251,7 +254,7 @@ const SALE_KEYS = `array_remove(ARRAY[s.processor_event_id, s.provider_payment_i
 export async function finishEvent(pool: Pool | PoolClient, id: number, update: EventUpdate, wake: WakeWaiting | null = null): Promise<number[]> {
   const params: unknown[] = [id, update.status, storable(update.reason), update.attributionStep ?? null, update.saleId ?? null,
     storable(JSON.stringify(update.result ?? {})), update.waitingFor?.id ?? null, update.waitingFor?.days ?? null];
-  if (!wake || (!wake.stripeCustomerId && !wake.saleId)) {
+  if (!wake || (!wake.stripeCustomerId && !wake.saleId && !wake.linked)) {
     await pool.query(prepared(FINISH, params));
     return [];
   }
@@ -273,16 +276,25 @@ export async function finishEvent(pool: Pool | PoolClient, id: number, update: E
     );
     selected = `SELECT woken.id, ${notifyIfJobs(channel)} AS wake FROM woken`;
   }
+  // The ids now findable: those of the sale recorded, and payments linked to an invoice already recorded as a sale.
+  const findable: string[] = [];
   if (wake.saleId) {
-    const saleId = parameter(wake.saleId);
+    findable.push(`ARRAY(SELECT unnest(${SALE_KEYS}) FROM sales s WHERE s.id = ${parameter(wake.saleId)} AND s.program_id = ${programId})`);
+  }
+  if (wake.linked) {
+    const paymentIds = parameter(wake.linked.paymentIds);
+    const invoiceId = parameter(wake.linked.invoiceId);
+    findable.push(`ARRAY(SELECT unnest(${paymentIds}::text[]) WHERE EXISTS (SELECT 1 FROM sales s
+       WHERE s.account_id = (SELECT account_id FROM programs WHERE id = ${programId}) AND s.processor_event_id = ${invoiceId} AND s.program_id = ${programId}))`);
+  }
+  if (findable.length) {
     ctes.push(
-      // Every waiter row of the events one of the sale's ids matches (the others name ids the sale lacks).
+      // Every waiter row of the events one of those ids matches (the others name ids not findable yet).
       `waiters AS (
        DELETE FROM sale_waiters sw
         WHERE sw.program_id = ${programId} AND sw.inbox_id IN (
               SELECT m.inbox_id FROM sale_waiters m
-               WHERE m.program_id = ${programId}
-                 AND m.sale_key = ANY (ARRAY(SELECT unnest(${SALE_KEYS}) FROM sales s WHERE s.id = ${saleId} AND s.program_id = ${programId})))
+               WHERE m.program_id = ${programId} AND m.sale_key = ANY (${findable.join(' || ')}))
        RETURNING sw.retry_job)`,
       `retried AS (
        UPDATE ${pg.escapeIdentifier(wake.queue.schema)}.job j SET start_after = now()

@@ -104,10 +104,12 @@ async function attribute(store: Transactions, event: AttributableEvent, payload:
   const fact = adapter.read(payload, { livemode: event.livemode });
   const update = await applyFact(store, event.program_id, fact, now);
   // An attributed checkout or payment binds its processor customer: events waiting for it go
-  // now; a sale it recorded retries the refunds and disputes that arrived before it.
+  // now; a sale it recorded, or a payment it linked to a recorded invoice, retries the refunds
+  // and disputes that arrived before it.
   const customer = update.attributionStep ? adapter.customerOf(payload) : null;
   const saleId = update.attributionStep ? (update.saleId ?? null) : null;
-  return { update, wake: customer || saleId ? { queue: STRIPE_EVENTS_JOB_QUEUE, programId: event.program_id, stripeCustomerId: customer, saleId } : null };
+  const linked = fact.kind === 'payment_link' ? { invoiceId: fact.transactionId, paymentIds: fact.paymentIds } : null;
+  return { update, wake: customer || saleId || linked ? { queue: STRIPE_EVENTS_JOB_QUEUE, programId: event.program_id, stripeCustomerId: customer, saleId, linked } : null };
 }
 
 function logProcessed(log: Logger, event: InboxEvent, update: EventUpdate, woken: number[], ms: number): void {
