@@ -2,8 +2,8 @@
 -- the rows they saw instead of computing their facts: the facts of all of them are computed
 -- once, set-wise, when the batch applies its rollups. Computing them statement by statement
 -- cost more than the statements' own writes (about 0.5 to 0.9 ms of the database's time per
--- sale with its commission and ledger entry, against 0.03 ms for the same facts computed for the
--- whole batch). Outside a batch nothing changes.
+-- sale with its commission and ledger entry, against about 0.15 ms when computed once for a
+-- batch of 8, and 0.03 ms for 400). Outside a batch nothing changes.
 --
 -- A row is kept as it was when its statement ran (jsonb, read back as the table's row type when
 -- applied, so a session's kept rows never disagree with a column a later migration adds). A
