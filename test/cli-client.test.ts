@@ -7,6 +7,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHAIN_LIMIT } from '../src/app/cli-programs.js';
+import { requestCount } from '../src/core/limits.js';
 import { type TestDatabase, createTestDatabase } from './support/harness.js';
 
 const ADMIN = 'cli-client-admin-token-123456';
@@ -221,6 +223,19 @@ describe('affix login / programs / init / status / test / logout', () => {
   it('the chain cap: the 11th chain in an hour exits 4 with the API message', async () => {
     const runs = await Promise.all(Array.from({ length: 9 }, () => affix(['test', 'chain', '--json'])));
     expect(runs.every((run) => run.code === 0)).toBe(true);
+    // The service counts in windows of the clock hour: should an hour have begun while the chains
+    // ran, its window holds fewer than 10. This hour's window and the next hold at least the cap,
+    // whenever the test runs (the count itself is cli-api.test.ts's, on a clock the test sets).
+    const { rows } = await db.pool.query(`SELECT DISTINCT split_part(bucket, ':', 2) AS program FROM rate_limit_counters WHERE bucket LIKE '${CHAIN_LIMIT.bucket}:%'`);
+    expect(rows).toHaveLength(1);
+    for (const at of [new Date(), new Date(Date.now() + CHAIN_LIMIT.windowSeconds * 1000)]) {
+      const count = requestCount(CHAIN_LIMIT, rows[0].program, at);
+      await db.pool.query(
+        `INSERT INTO rate_limit_counters (bucket, window_start, hits, expires_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (bucket, window_start) DO UPDATE SET hits = greatest(rate_limit_counters.hits, EXCLUDED.hits)`,
+        [count.counter, count.windowStart, CHAIN_LIMIT.limit, count.windowEnd],
+      );
+    }
     const capped = await affix(['test', 'chain']);
     expect(capped.code).toBe(4);
     expect(capped.stderr).toContain('Too many synthetic chains (max 10/program/hour). (rate_limited)');

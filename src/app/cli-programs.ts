@@ -11,7 +11,7 @@ import { ensureTestLink, findTokenOwner, listAccountPrograms, programStatusFacts
 import type { Pool } from '../db/pool.js';
 import { hitRateLimit } from '../db/rate-limit.js';
 
-const CHAIN_LIMIT = { bucket: 'cli_chain', limit: 10, windowSeconds: 3600 };
+export const CHAIN_LIMIT = { bucket: 'cli_chain', limit: 10, windowSeconds: 3600 };
 
 export interface CliDeps {
   pool: Pool;
