@@ -13,31 +13,19 @@
 //      (an API and a worker with AFFIX_DATABASE_POOLING=transaction), printed beside the direct ones.
 // Prints figures; asserts nothing.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { storeEventStatement } from '../src/db/webhook-events.js';
 import { STRIPE_EVENTS_JOB_QUEUE } from '../src/platform/queue.js';
-import { atRate, benchMain, fmt, httpClient, median, percentile, runConcurrent, startBench, startService, statementsDuring, stripeEventSource } from './lib/bench-kit.js';
+import { atRate, benchMain, databaseCpuMs, fmt, httpClient, median, percentile, processCpuMs, runConcurrent, startBench, startService, statementsDuring, stripeEventSource } from './lib/bench-kit.js';
 import { startPgBouncer } from './lib/pgbouncer.js';
 
 const run = promisify(execFile);
 
-/** CPU time used so far (user + system, ms) by one process and by every PostgreSQL process, from /proc. */
-async function cpuMs(workerPid: number): Promise<{ worker: number; database: number }> {
-  const ticks = 10; // ms per clock tick (USER_HZ 100)
-  const of = async (pid: string) => {
-    const fields = (await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')).split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) * ticks;
-  };
-  let database = 0;
-  for (const pid of (await readdir('/proc')).filter((name) => /^\d+$/.test(name))) {
-    const comm = (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim();
-    if (comm === 'postgres') database += await of(pid);
-  }
-  return { worker: await of(String(workerPid)), database };
-}
+/** CPU time used so far (ms) by one process and by every PostgreSQL process. */
+const cpuMs = async (workerPid: number) => ({ worker: await processCpuMs(workerPid), database: await databaseCpuMs() });
 const positional = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 const throughPooler = process.argv.includes('--pooler');
 /** Only the burst and the ack right after it (issue: after-burst p99 in every run), about a minute a run. */

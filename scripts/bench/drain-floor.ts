@@ -5,24 +5,12 @@
 // rollups kept and applied) copy rows the real worker wrote; nothing is looked up and no rule
 // runs, so it bounds from below what attributing a batch set-wise could cost, and is not a
 // worker. Usage: npx tsx scripts/bench/drain-floor.ts [events per side, default 2400]
-import { readFile, readdir } from 'node:fs/promises';
 import type pg from 'pg';
-import { benchMain, runConcurrent, startBench, startService, stripeEventSource } from '../lib/bench-kit.js';
+import { benchMain, databaseCpuMs, runConcurrent, startBench, startService, stripeEventSource } from '../lib/bench-kit.js';
 
 const EVENTS = Number(process.argv[2] ?? 2400);
 const BATCH = 8;
 const LANES = 4;
-
-/** CPU used so far (ms) by every PostgreSQL process, from /proc. */
-async function databaseCpuMs(): Promise<number> {
-  let total = 0;
-  for (const pid of (await readdir('/proc')).filter((name) => /^\d+$/.test(name))) {
-    if ((await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim() !== 'postgres') continue;
-    const fields = (await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')).split(') ')[1]?.split(' ') ?? [];
-    total += (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) * 10;
-  }
-  return total;
-}
 
 async function columns(sql: pg.Pool, table: string, leaving: string[]): Promise<string[]> {
   const { rows } = await sql.query(

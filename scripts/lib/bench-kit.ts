@@ -2,7 +2,7 @@
 // real process, a keep-alive HTTP client, concurrency helpers and percentiles. Benchmarks print
 // figures and ratios; they assert nothing.
 import { request as httpRequest, Agent } from 'node:http';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import pg from 'pg';
 import Stripe from 'stripe';
 import { loadFixture } from '../../src/platform/fixtures.js';
@@ -292,4 +292,20 @@ export function stripeEventSource(client: HttpClient, program: { programId: numb
   const deliver = (event: { payload: string; header: string }) =>
     client.request('POST', `/api/v1/webhooks/stripe/${program.programId}`, event.payload, { 'Stripe-Signature': event.header });
   return { signed, deliver };
+}
+
+/** CPU time used so far (user + system, ms) by one process, from /proc (0 once it is gone). */
+export async function processCpuMs(pid: number | string): Promise<number> {
+  const ticks = 10; // ms per clock tick (USER_HZ 100)
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')).split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) * ticks;
+}
+
+/** CPU time used so far (ms) by every PostgreSQL process of the machine. */
+export async function databaseCpuMs(): Promise<number> {
+  let total = 0;
+  for (const pid of (await readdir('/proc')).filter((name) => /^\d+$/.test(name))) {
+    if ((await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim() === 'postgres') total += await processCpuMs(pid);
+  }
+  return total;
 }
