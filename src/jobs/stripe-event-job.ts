@@ -99,7 +99,7 @@ export async function applyFact(store: Transactions, programId: number, fact: Pr
 type AttributableEvent = InboxEvent & { program_id: number };
 
 /** The event's fact applied through `store`: its outcome, and the waiting events its binding wakes. */
-async function attribute(store: Transactions, event: AttributableEvent, payload: unknown, now: Date): Promise<{ update: EventUpdate; wake: WakeWaiting | null }> {
+async function attribute(store: Transactions, event: AttributableEvent, payload: unknown, now: Date): Promise<{ update: EventUpdate; wake: WakeWaiting }> {
   const adapter = ADAPTERS[event.processor];
   const fact = adapter.read(payload, { livemode: event.livemode });
   const update = await applyFact(store, event.program_id, fact, now);
@@ -109,7 +109,8 @@ async function attribute(store: Transactions, event: AttributableEvent, payload:
   const customer = update.attributionStep ? adapter.customerOf(payload) : null;
   const saleId = update.attributionStep ? (update.saleId ?? null) : null;
   const linked = fact.kind === 'payment_link' ? { invoiceId: fact.transactionId, paymentIds: fact.paymentIds } : null;
-  return { update, wake: customer || saleId || linked ? { queue: STRIPE_EVENTS_JOB_QUEUE, programId: event.program_id, stripeCustomerId: customer, saleId, linked } : null };
+  // finishEvent writes the outcome alone when none of these is set.
+  return { update, wake: { queue: STRIPE_EVENTS_JOB_QUEUE, programId: event.program_id, stripeCustomerId: customer, saleId, linked } };
 }
 
 function logProcessed(log: Logger, event: InboxEvent, update: EventUpdate, woken: number[], ms: number): void {
