@@ -1,6 +1,8 @@
 // Stripe delivers related events within a second, in any order, and retries them. Each
 // scenario here runs in every order of its events (delivered, then processed one at a time,
 // re-running what had to wait) and must end in the same rows, exact to the cent.
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool } from '../src/db/pool.js';
 import { wakeWaitingEvents } from '../src/db/webhook-events.js';
@@ -200,6 +202,126 @@ describe('worker batches at once', () => {
       { status: 'processed', reason: 'sale already recorded', sale_id: rows[0].sale_id },
     ]);
     expect(await count(db.pool, 'SELECT id FROM sales WHERE program_id = $1', [shop.programId])).toBe(1);
+  });
+});
+
+/** A worker's handler whose log lines are kept (the batch says which events went at once). */
+function loggedDeps() {
+  const lines: Record<string, any>[] = [];
+  const logger = pino({ level: 'info' }, new Writable({ write: (chunk, _encoding, done) => (lines.push(JSON.parse(String(chunk))), done()) }));
+  return { deps: { ...deps(), logger }, lines };
+}
+
+/** Buyers of one program: a click each, the first `withLead` with a lead too. */
+async function buyers(shop: SeededProgram, run: string, total: number, withLead: number) {
+  const list: Record<string, string | number>[] = [];
+  for (let i = 0; i < total; i++) {
+    const clickId = await trackClick(api, shop.affiliateUrl);
+    const buyerRun = `${run}_b${i}`;
+    const vars = { run: buyerRun, click_id: clickId, customer_key: `user_${buyerRun}`, program_id: shop.programId, email: `buyer_${buyerRun}@example.com` };
+    if (i < withLead) expect((await api.request('POST', '/api/v1/track/lead', { body: { click_id: clickId, customer_key: vars.customer_key, email: vars.email } })).status).toBe(200);
+    list.push(vars);
+  }
+  return list;
+}
+
+/** The rows a program's events wrote, beyond money: tracking events and hourly counts by kind, and the rollups against a recount. */
+async function programRows(programId: number, run: string) {
+  const { rows: events } = await db.pool.query('SELECT kind, count(*)::int AS n FROM tracking_events WHERE program_id = $1 GROUP BY kind ORDER BY kind', [programId]);
+  const { rows: counted } = await db.pool.query('SELECT kind, sum(events)::int AS n FROM tracking_hourly_counts WHERE program_id = $1 GROUP BY kind ORDER BY kind', [programId]);
+  const { rows: outcomes } = await db.pool.query(
+    'SELECT type, status, reason, attribution_step FROM webhook_events WHERE program_id = $1 ORDER BY stripe_event_id',
+    [programId],
+  );
+  // Each payment names its own sale (the transaction its object is) and that sale's commission.
+  const { rows: misnamed } = await db.pool.query(
+    `SELECT w.id FROM webhook_events w JOIN sales s ON s.id = w.sale_id
+       LEFT JOIN commissions c ON c.id = (w.result ->> 'commission_id')::bigint
+      WHERE w.program_id = $1 AND w.result ->> 'commission_id' IS NOT NULL AND (NOT s.processor_event_id = ANY (w.object_ids) OR c.sale_id IS DISTINCT FROM s.id)`,
+    [programId],
+  );
+  expect(misnamed).toEqual([]);
+  expect(await rolledUp(db.pool, programId)).toEqual(await recountRollups(db.pool, programId));
+  return { money: await moneyState(programId, run), events, counted, outcomes };
+}
+
+describe('a batch\'s independent payments attributed at once', () => {
+  it('seven buyers\' payments go at once and a refund after them in the batch\'s order: the rows are those of one event at a time', async () => {
+    const states = [];
+    for (const mode of ['at once', 'one at a time'] as const) {
+      const { shop, run } = await newRun({});
+      const list = await buyers(shop, run, 7, 3);
+      const ids: number[] = [];
+      for (const vars of list) ids.push(...(await deliverAll(shop, vars, [{ fixture: 'checkout.session.completed.payment' }])));
+      ids.push(...(await deliverAll(shop, list[0]!, [{ fixture: 'charge.refunded.partial-legacy', at: 10 }])));
+      if (mode === 'at once') {
+        const { deps: logged, lines } = loggedDeps();
+        expect(await processStripeEventBatch(logged, ids.map((inboxId) => ({ inboxId, jobId: `once-${inboxId}` })))).toEqual([]);
+        const processed = lines.filter((line) => line.msg === 'processor event processed');
+        expect(processed.map((line) => line.together)).toEqual([7, 7, 7, 7, 7, 7, 7, undefined]);
+      } else {
+        await processInOrder(ids);
+      }
+      states.push(await programRows(shop.programId, run));
+    }
+    expect(states[0]!.money.sales).toHaveLength(7);
+    expect(states[0]!.money.sales.filter((sale: any) => sale.refunded_total_cents > 0)).toHaveLength(1);
+    expect(states[0]).toEqual(states[1]);
+  });
+
+  it('payments attributed at once wake what waited for them: a refund delivered before its sale is retried now, a renewal waiting for its customer is queued again', async () => {
+    const { shop, run } = await newRun({});
+    const list = await buyers(shop, run, 3, 0);
+    const [refundId] = await deliverAll(shop, list[1]!, [{ fixture: 'charge.refunded.full', at: 10 }]);
+    const [renewalId] = await deliverAll(shop, list[2]!, [{ fixture: 'invoice.paid.renewal', at: 30 * DAY }]);
+    const jobOf = async (inboxId: number) =>
+      (await db.pool.query("SELECT id, state, start_after > now() AS later FROM pgboss.job WHERE name = 'stripe-events' AND data ->> 'inboxId' = $1 ORDER BY created_on DESC LIMIT 1", [String(inboxId)])).rows[0];
+    const job = await jobOf(refundId!);
+    await expect(processStripeEvent(deps(), refundId!, job.id)).rejects.toThrow('the sale this refers to is not recorded yet');
+    await api.queue!.fail('stripe-events', job.id, { message: 'waiting' });
+    expect(await processStripeEvent(deps(), renewalId!)).toMatchObject({ status: 'ignored', waitingFor: { id: `cus_${list[2]!.run}` } });
+    expect(await jobOf(refundId!)).toMatchObject({ state: 'retry', later: true });
+
+    const ids: number[] = [];
+    for (const vars of list) ids.push(...(await deliverAll(shop, vars, [{ fixture: 'checkout.session.completed.payment' }])));
+    const { deps: logged, lines } = loggedDeps();
+    expect(await processStripeEventBatch(logged, ids.map((inboxId) => ({ inboxId, jobId: `wake-${inboxId}` })))).toEqual([]);
+    expect(lines.filter((line) => line.msg === 'processor event processed').map((line) => line.together)).toEqual([3, 3, 3]);
+    expect(lines.find((line) => line.msg.startsWith('queued events that were waiting'))?.woken).toBe(1);
+    expect(await jobOf(refundId!)).toMatchObject({ state: 'retry', later: false });
+    expect((await db.pool.query('SELECT status FROM webhook_events WHERE id = $1', [renewalId])).rows[0].status).toBe('queued');
+    expect(await count(db.pool, 'SELECT 1 FROM sale_waiters WHERE inbox_id = $1', [refundId])).toBe(0);
+  });
+
+  it('two payments that reach one customer by different ids are not left at once: the batch falls back to one at a time, with the same rows', async () => {
+    const states = [];
+    for (const mode of ['as a batch', 'one at a time'] as const) {
+      const { shop, run, vars } = await newRun({});
+      // The lead's click and key on one payment (with another email), and only the lead's email on the other.
+      const ids = await deliverAll(shop, vars, [
+        { fixture: 'checkout.session.completed.payment', change: (e) => (e.data.object.customer_details.email = `other_${run}@example.com`) },
+        {
+          fixture: 'checkout.session.completed.payment',
+          change: (e) => {
+            e.id = `${e.id}_by_email`;
+            e.data.object.id = `${e.data.object.id}_by_email`;
+            e.data.object.payment_intent = `${e.data.object.payment_intent}_by_email`;
+            e.data.object.customer = `${e.data.object.customer}_by_email`;
+            e.data.object.metadata = {};
+          },
+        },
+      ]);
+      if (mode === 'as a batch') {
+        const { deps: logged, lines } = loggedDeps();
+        const left = await processStripeEventBatch(logged, ids.map((inboxId) => ({ inboxId, jobId: `same-${inboxId}` })));
+        expect(left).toHaveLength(2);
+        expect(lines.find((line) => line.msg.startsWith('batch rolled back'))?.reason).toMatch(/^events attributed at once: two events reached customer \d+$/);
+      }
+      await processInOrder(ids);
+      states.push(await programRows(shop.programId, run));
+    }
+    expect(states[0]!.money.sales.map((sale: any) => sale.attribution_step)).toEqual(['click_id', 'email']);
+    expect(states[0]).toEqual(states[1]);
   });
 });
 

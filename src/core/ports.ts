@@ -72,9 +72,13 @@ export interface CustomerPatch {
   click?: { clickId: string; clickedAt: Date; linkId: number | null; partnerId: number | null };
 }
 
-/** What is written with a sale: the customer's change (its conversion), and the sale's tracking event. */
+/**
+ * What is written with a sale: the customer's conversion (a customer now, a provisional lead
+ * settled; converted at `convertedAt` unless null, which keeps the customer's own), and the
+ * sale's tracking event.
+ */
 export interface WrittenWithSale {
-  customer: { id: number; patch: CustomerPatch } | null;
+  customer: { id: number; convertedAt: Date | null } | null;
   event: Omit<NewTrackingEvent, 'saleId'>;
 }
 

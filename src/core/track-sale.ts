@@ -178,7 +178,7 @@ export async function recordSale(
       // Test sales prove the wiring but are not conversions: the window stays checked for real ones.
       customer: sale.test
         ? null
-        : { id: customer.id, patch: { status: 'customer', provisionalLead: false, ...(customer.convertedAt ? {} : { convertedAt: paymentAt }) } },
+        : { id: customer.id, convertedAt: customer.convertedAt ? null : paymentAt },
       event: {
         programId: program.id,
         kind: 'sale',

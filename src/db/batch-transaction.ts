@@ -6,6 +6,7 @@
 // before its commit.
 import type { Transactions, TrackingTx } from '../core/ports.js';
 import { applyBatchedRollups, beginBatchedRollups } from './page-rollups.js';
+import { CoalescedTracking } from './coalesced-tracking.js';
 import { type OpenTransaction, type Pool, type PoolClient, openTransaction } from './pool.js';
 import { PgTrackingTx } from './tracking-tx.js';
 
@@ -24,21 +25,27 @@ export class BatchTransaction implements Transactions {
 
   constructor(private readonly pool: Pool) {}
 
+  private opening: Promise<OpenTransaction> | null = null;
+
+  /** The batch's connection, its transaction begun by the first caller (the events at once call it side by side). */
   private async client(): Promise<PoolClient> {
     if (this.spoiledBy !== null) throw new BatchSpoiled(this.spoiledBy);
-    if (!this.open) {
-      const open = await openTransaction(this.pool);
-      try {
-        await beginBatchedRollups(open.client);
-      } catch (error) {
-        await open.rollback();
-        this.spoiledBy = error;
-        throw error;
-      }
-      this.open = open;
-      this.tracking = new PgTrackingTx(open.client);
+    this.opening ??= this.begin();
+    return (await this.opening).client;
+  }
+
+  private async begin(): Promise<OpenTransaction> {
+    const open = await openTransaction(this.pool);
+    try {
+      await beginBatchedRollups(open.client);
+    } catch (error) {
+      await open.rollback();
+      this.spoiledBy = error;
+      throw error;
     }
-    return this.open.client;
+    this.open = open;
+    this.tracking = new PgTrackingTx(open.client);
+    return open;
   }
 
   private async guarded<T>(run: () => Promise<T>): Promise<T> {
@@ -56,6 +63,21 @@ export class BatchTransaction implements Transactions {
     return this.guarded(() => fn(this.tracking!));
   }
 
+  /**
+   * Stores for `count` events attributed at once (their use cases running side by side, their
+   * calls sent together: src/db/coalesced-tracking.ts), in the batch's transaction.
+   */
+  atOnce(count: number): Transactions[] {
+    let coalesced: CoalescedTracking | null = null;
+    return Array.from({ length: count }, (_, event) => ({
+      transaction: async <T>(fn: (tx: TrackingTx) => Promise<T>): Promise<T> => {
+        await this.client();
+        coalesced ??= new CoalescedTracking(this.tracking!);
+        return this.guarded(() => fn(coalesced!.forEvent(event)));
+      },
+    }));
+  }
+
   /** Any other write of the batch (an event's outcome). */
   async write<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
     const client = await this.client();
@@ -70,6 +92,7 @@ export class BatchTransaction implements Transactions {
     }
     const open = this.open;
     this.open = null;
+    this.opening = null;
     if (!open) return;
     try {
       await applyBatchedRollups(open.client);
@@ -84,6 +107,7 @@ export class BatchTransaction implements Transactions {
   async rollback(): Promise<void> {
     const open = this.open;
     this.open = null;
+    this.opening = null;
     await open?.rollback();
   }
 }

@@ -23,6 +23,14 @@ export const countEventCte = (programId: string, kind: string, createdAt: string
        ON CONFLICT (program_id, hour, kind, shard) DO UPDATE SET events = tracking_hourly_counts.events + 1
      )`;
 
+/** A CTE that adds each row of `source` to the counter of (its program, the hour of its time, its kind): the columns named. */
+export const countEventsCte = (source: string, programId: string, kind: string, createdAt: string) => `counted AS (
+       INSERT INTO tracking_hourly_counts (program_id, hour, kind, shard, events)
+       SELECT r.${programId}, ${hourOf(`r.${createdAt}`)}, r.${kind}, (pg_backend_pid() % ${COUNTER_SHARDS})::smallint, count(*)
+         FROM ${source} r GROUP BY 1, 2, 3
+       ON CONFLICT (program_id, hour, kind, shard) DO UPDATE SET events = tracking_hourly_counts.events + EXCLUDED.events
+     )`;
+
 /**
  * Folds the shards of every hour before the current one into shard 0: readiness then sums one
  * row per past hour and kind (72 for a day, instead of up to 64 times that). A late write to a

@@ -7,9 +7,13 @@ import type { LedgerEntry } from '../core/commission-ledger.js';
  * currency): the entry's kind and deltas are parameters starting at `$first`.
  */
 export function appendEntries(source: string, first: number, options: { payoutId?: string } = {}): string {
-  const p = (i: number) => `$${first + i}`;
+  return appendEntriesOf(source, [0, 1, 2, 3, 4].map((i) => `$${first + i}`), options);
+}
+
+/** As appendEntries, the kind, pending, approved, paid and reason given as expressions over `s` (the source's row). */
+export function appendEntriesOf(source: string, [kind, pending, approved, paid, reason]: string[], options: { payoutId?: string } = {}): string {
   return `INSERT INTO commission_ledger (program_id, partner_id, commission_id, currency, kind, pending_cents, approved_cents, paid_cents, reason, payout_id)
-          SELECT s.program_id, s.partner_id, s.id, s.currency, ${p(0)}::text, ${p(1)}::bigint, ${p(2)}::bigint, ${p(3)}::bigint, ${p(4)}::text, ${options.payoutId ?? 'NULL::bigint'} FROM ${source} s`;
+          SELECT s.program_id, s.partner_id, s.id, s.currency, ${kind}::text, ${pending}::bigint, ${approved}::bigint, ${paid}::bigint, ${reason}::text, ${options.payoutId ?? 'NULL::bigint'} FROM ${source} s`;
 }
 
 export const entryParams = (entry: LedgerEntry): unknown[] => [entry.kind, entry.pendingCents, entry.approvedCents, entry.paidCents, entry.reason];

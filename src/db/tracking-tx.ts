@@ -4,7 +4,6 @@ import { type DeductionChange, createdEntry } from '../core/commission-ledger.js
 import { errors } from '../core/errors.js';
 import type { FraudFacts } from '../core/fraud.js';
 import type { OutboundEvent } from '../core/outbound-events.js';
-import { termsSnapshot } from '../core/partners.js';
 import type { OutgoingMail } from '../core/mail.js';
 import { queueManagerMail } from './mail.js';
 import type {
@@ -20,6 +19,7 @@ import type {
   WrittenWithSale,
 } from '../core/ports.js';
 import { countEventCte } from './hourly-counts.js';
+import { insertCommissions, insertCustomers, insertSales, lookUpEach, stripeCustomerFree } from './tracking-sets.js';
 import { appendEntries, entryParams } from './ledger.js';
 import { DEFAULT_OUTBOUND_QUEUE, type OutboundQueue, writeMessage } from './outbound.js';
 import type { PoolClient } from './pool.js';
@@ -50,22 +50,36 @@ export class PgTrackingTx implements TrackingTx {
   private readonly listening = new Map<number, Set<string>>();
 
   getProgram(programId: number) {
-    return this.one(
-      `SELECT ${PROGRAM_COLUMNS},
-              (SELECT coalesce(array_agg(DISTINCT t), '{}') FROM webhook_endpoints e, unnest(e.event_types) t
-                WHERE e.program_id = programs.id AND e.enabled) AS listening_event_types
-         FROM programs WHERE id = $1`,
-      [programId],
-      (row) => {
-        this.listening.set(programId, new Set(row.listening_event_types));
-        return toProgram(row);
-      },
-    );
+    return this.one(PROGRAM_LISTENING, [programId], (row) => this.programRead(row));
+  }
+
+  private programRead(row: any) {
+    this.listening.set(Number(row.id), new Set(row.listening_event_types));
+    return toProgram(row);
   }
 
   findClick(clickId: string) {
     return this.one(CLICK_BY_ID, [clickId], toClick);
   }
+
+  /*
+   * The same call for many argument lists in one statement, results in their order: a worker's
+   * batch sends its events' calls together (src/db/coalesced-tracking.ts). Only these calls.
+   */
+  readonly each = {
+    getProgram: async (calls: [number][]) => (await lookUpEach(this.client, PROGRAM_LISTENING, ['bigint'], calls)).map((row) => row && this.programRead(row)),
+    findClick: async (calls: [string][]) => (await lookUpEach(this.client, CLICK_BY_ID, ['text'], calls)).map((row) => row && toClick(row)),
+    findSaleIdByTransactionId: async (calls: [number, string][]) =>
+      (await lookUpEach(this.client, SALE_ID_BY_TRANSACTION, ['bigint', 'text'], calls)).map((row) => (row ? Number(row.id) : null)),
+    findClickCustomer: async (calls: [string, number, string | null][]) =>
+      (await lookUpEach(this.client, CLICK_CUSTOMER, ['text', 'bigint', 'text'], calls)).map((row) => toClickCustomer(row!)),
+    partnerTerms: async (calls: [number][]) => (await lookUpEach(this.client, PARTNER_TERMS, ['bigint'], calls)).map((row) => row && toPartnerTerms(row)),
+    fraudFacts: async (calls: [number, number, number][]) =>
+      (await lookUpEach(this.client, FRAUD_FACTS, ['bigint', 'bigint', 'integer'], calls)).map((row) => toFraudFacts(row ?? {})),
+    insertCustomer: (calls: [NewCustomer][]) => insertCustomers(this.client, calls.map(([customer]) => customer)),
+    insertSale: (calls: [NewSale, WrittenWithSale][]) => insertSales(this.client, calls.map(([sale, withSale]) => ({ sale, withSale }))),
+    insertCommission: (calls: [NewCommission][]) => insertCommissions(this.client, calls.map(([commission]) => commission)),
+  };
 
   async insertTrackingEvent(event: NewTrackingEvent): Promise<void> {
     await this.query(
@@ -97,28 +111,12 @@ export class PgTrackingTx implements TrackingTx {
   }
 
   async findClickCustomer(clickId: string, programId: number, customerKey: string | null) {
-    const { rows } = await this.query(
-      `WITH found AS (SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE click_id = $1 FOR UPDATE)
-       SELECT found.*, EXISTS (SELECT 1 FROM customers WHERE program_id = $2 AND customer_key = $3) AS key_taken
-         FROM (VALUES (1)) AS one (n) LEFT JOIN found ON true`,
-      [clickId, programId, customerKey],
-    );
-    return { existing: rows[0].id === null ? null : toCustomer(rows[0]), keyTaken: rows[0].key_taken };
+    const { rows } = await this.query(CLICK_CUSTOMER, [clickId, programId, customerKey]);
+    return toClickCustomer(rows[0]);
   }
 
   async insertCustomer(customer: NewCustomer) {
-    const { rows } = await this.query(
-      `INSERT INTO customers (program_id, customer_key, status, click_id, clicked_at, link_id, partner_id, email_hash,
-                              provisional_lead, lead_at, converted_at, lead_ip, stripe_customer_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, CASE WHEN ${stripeCustomerFree('$1', '$13::text')} THEN $13::text END)
-       RETURNING ${CUSTOMER_COLUMNS}`,
-      [
-        customer.programId, customer.customerKey, customer.status, customer.clickId, customer.clickedAt, customer.linkId,
-        customer.partnerId, customer.emailHash, customer.provisionalLead, customer.leadAt, customer.convertedAt, customer.leadIp ?? null,
-        customer.stripeCustomerId ?? null,
-      ],
-    );
-    return toCustomer(rows[0]);
+    return (await insertCustomers(this.client, [customer]))[0]!;
   }
 
   async updateCustomer(customerId: number, patch: CustomerPatch): Promise<void> {
@@ -168,51 +166,15 @@ export class PgTrackingTx implements TrackingTx {
 
   /** Within the program's brand (account): two brands never share a transaction id. */
   async findSaleIdByTransactionId(programId: number, transactionId: string): Promise<number | null> {
-    const { rows } = await this.query(
-      // A scalar account: the plan is one probe of the sales' (account_id, processor_event_id) key, prepared or not.
-      'SELECT id FROM sales WHERE account_id = (SELECT account_id FROM programs WHERE id = $1) AND processor_event_id = $2',
-      [programId, transactionId],
-    );
+    const { rows } = await this.query(SALE_ID_BY_TRANSACTION, [programId, transactionId]);
     return rows[0]?.id ?? null;
   }
 
   /** One statement: the sale, then only if it was written (its transaction id free), the customer's change, the event and its count. */
   async insertSale(sale: NewSale, withSale: WrittenWithSale): Promise<number> {
-    const { event, customer } = withSale;
-    const params: unknown[] = [
-      sale.programId, sale.customerId, sale.partnerId, sale.processorEventId, sale.amountCents, sale.currency,
-      sale.occurredAt, sale.provider, sale.providerPaymentId, sale.livemode, sale.test, sale.saleType, sale.isRecurring,
-      sale.subscriptionId, sale.subscriptionInterval, sale.eventName, sale.taxCents, sale.attributionStep, sale.source,
-      sale.details, sale.commissionReason,
-      event.programId, event.kind, event.customerId, event.clickId, event.test, event.details, event.createdAt,
-    ];
-    let conversion = '';
-    if (customer) {
-      params.push(customer.id);
-      const idParam = params.length;
-      const sets = customerSets(customer.patch, params);
-      if (sets.length) conversion = `, conversion AS (UPDATE customers SET ${sets.join(', ')} WHERE id = $${idParam} AND EXISTS (SELECT 1 FROM sale))`;
-    }
-    const { rows } = await this.query(
-      `WITH sale AS (
-         INSERT INTO sales (program_id, customer_id, partner_id, processor_event_id, amount_cents, currency, occurred_at,
-                            provider, provider_payment_id, livemode, test, sale_type, is_recurring, subscription_id,
-                            subscription_interval, event_name, tax_cents, attribution_step, source, details, commission_reason, account_id)
-         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, p.account_id
-           FROM programs p WHERE p.id = $1
-         ON CONFLICT (account_id, processor_event_id) DO NOTHING
-         RETURNING id
-       ), ${countEventCte('$22', '$23', '$28', 'sale')}, event AS (
-         INSERT INTO tracking_events (program_id, kind, customer_id, click_id, sale_id, test, details, created_at)
-         SELECT $22, $23, $24, $25, sale.id, $26, $27, $28 FROM sale
-       )${conversion}
-       SELECT id FROM sale`,
-      params,
-    );
-    if (rows[0]) return rows[0].id;
-    // Another request committed the same transaction_id first.
-    const existing = await this.findSaleIdByTransactionId(sale.programId, sale.processorEventId);
-    throw errors.duplicateSale(existing ?? 0);
+    const [written] = await insertSales(this.client, [{ sale, withSale }]);
+    if (written instanceof Error) throw written;
+    return written!;
   }
 
   /** Locks the customer first: two sales of one customer at once decide "first sale" one after the other. */
@@ -260,23 +222,7 @@ export class PgTrackingTx implements TrackingTx {
   }
 
   async insertCommission(commission: NewCommission): Promise<number> {
-    const { rows } = await this.query(
-      `WITH commission AS (
-         INSERT INTO commissions (sale_id, program_id, partner_id, amount_cents, currency, stage, hold_reasons, test, terms, hold_days,
-                                  rejected_by_sanction_id, stage_before_sanction)
-         VALUES ($1, $2, $3, $4, $5,
-                 CASE WHEN $15::bigint IS NOT NULL THEN 'rejected' WHEN cardinality($11::text[]) > 0 THEN 'held' ELSE 'pending' END,
-                 nullif($11::text[], '{}'), $12, $13, $14, $15,
-                 CASE WHEN $15::bigint IS NULL THEN NULL WHEN cardinality($11::text[]) > 0 THEN 'held' ELSE 'pending' END)
-         RETURNING id, program_id, partner_id, currency
-       ), entry AS (${appendEntries('commission', 6)}),
-       banned AS (${appendEntries('commission', 16)} WHERE $15::bigint IS NOT NULL)
-       SELECT id FROM commission`,
-      [commission.saleId, commission.programId, commission.partnerId, commission.amountCents, commission.currency, ...entryParams(commission.ledger),
-        commission.holdReasons, commission.test, termsSnapshot(commission.terms), commission.terms.holdDays, commission.rejectedBy?.sanctionId ?? null,
-        ...entryParams(commission.rejectedBy?.ledger ?? NO_ENTRY)],
-    );
-    return rows[0].id;
+    return (await insertCommissions(this.client, [commission]))[0]!;
   }
 
   async moveCommission(commissionId: number, toSaleId: number, change: DeductionChange | null): Promise<void> {
@@ -383,51 +329,13 @@ export class PgTrackingTx implements TrackingTx {
   }
 
   async partnerTerms(partnerId: number): Promise<PartnerTerms | null> {
-    const { rows } = await this.query(
-      `SELECT status, source, group_id, override_id, commission_type, commission_rate, recurring_duration_months, hold_days, ban_id
-         FROM partner_terms WHERE partner_id = $1`,
-      [partnerId],
-    );
-    const row = rows[0];
-    if (!row) return null;
-    return {
-      status: row.status,
-      source: row.source,
-      groupId: row.group_id === null ? null : Number(row.group_id),
-      overrideId: row.override_id === null ? null : Number(row.override_id),
-      commissionType: row.commission_type,
-      commissionRate: normalizeDecimal(row.commission_rate),
-      recurringDurationMonths: row.recurring_duration_months,
-      holdDays: row.hold_days,
-      banId: row.ban_id === null ? null : Number(row.ban_id),
-    };
+    const { rows } = await this.query(PARTNER_TERMS, [partnerId]);
+    return rows[0] ? toPartnerTerms(rows[0]) : null;
   }
 
   async fraudFacts(customerId: number, partnerId: number, ipWindowMinutes: number): Promise<FraudFacts> {
-    const { rows } = await this.query(
-      `SELECT p.email AS partner_email, c.email_hash, host(k.ip) AS click_ip, c.clicked_at, host(c.lead_ip) AS lead_ip, c.lead_at,
-              (SELECT count(*) FROM customers o
-                WHERE o.program_id = c.program_id AND o.lead_ip = c.lead_ip
-                  AND o.lead_at BETWEEN c.lead_at - make_interval(mins => $3) AND c.lead_at)::int AS leads_from_ip,
-              coalesce((SELECT o.partner_id <> $2 FROM customers o
-                         WHERE o.program_id = c.program_id AND o.email_hash = c.email_hash AND o.id <> c.id AND o.partner_id IS NOT NULL
-                           AND (o.created_at, o.id) < (c.created_at, c.id)
-                         ORDER BY o.created_at, o.id LIMIT 1), false) AS other_partner
-         FROM customers c LEFT JOIN partners p ON p.id = $2 LEFT JOIN clicks k ON k.click_id = c.click_id
-        WHERE c.id = $1`,
-      [customerId, partnerId, ipWindowMinutes],
-    );
-    const row = rows[0] ?? {};
-    return {
-      partnerEmail: row.partner_email ?? null,
-      customerEmailHash: row.email_hash ?? null,
-      clickIp: row.click_ip ?? null,
-      clickedAt: row.clicked_at ?? null,
-      leadIp: row.lead_ip ?? null,
-      leadAt: row.lead_at ?? null,
-      leadsFromIpInWindow: row.leads_from_ip ?? 0,
-      emailReferredByAnotherPartner: row.other_partner ?? false,
-    };
+    const { rows } = await this.query(FRAUD_FACTS, [customerId, partnerId, ipWindowMinutes]);
+    return toFraudFacts(rows[0] ?? {});
   }
 
   /** Nothing to write (no statement at all) when no endpoint of the program listens to this type. */
@@ -438,9 +346,56 @@ export class PgTrackingTx implements TrackingTx {
   }
 }
 
-/** No customer of the program holds this Stripe customer yet: the first one bound keeps it. */
-const stripeCustomerFree = (programId: string, stripeCustomerId: string) =>
-  `NOT EXISTS (SELECT 1 FROM customers WHERE program_id = ${programId} AND stripe_customer_id = ${stripeCustomerId})`;
+const PROGRAM_LISTENING = `SELECT ${PROGRAM_COLUMNS},
+       (SELECT coalesce(array_agg(DISTINCT t), '{}') FROM webhook_endpoints e, unnest(e.event_types) t
+         WHERE e.program_id = programs.id AND e.enabled) AS listening_event_types
+  FROM programs WHERE id = $1`;
+
+// A scalar account: the plan is one probe of the sales' (account_id, processor_event_id) key, prepared or not.
+const SALE_ID_BY_TRANSACTION = 'SELECT id FROM sales WHERE account_id = (SELECT account_id FROM programs WHERE id = $1) AND processor_event_id = $2';
+
+const CLICK_CUSTOMER = `WITH found AS (SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE click_id = $1 FOR UPDATE)
+SELECT found.*, EXISTS (SELECT 1 FROM customers WHERE program_id = $2 AND customer_key = $3) AS key_taken
+  FROM (VALUES (1)) AS one (n) LEFT JOIN found ON true`;
+
+const toClickCustomer = (row: any) => ({ existing: row.id === null ? null : toCustomer(row), keyTaken: row.key_taken as boolean });
+
+const PARTNER_TERMS = `SELECT status, source, group_id, override_id, commission_type, commission_rate, recurring_duration_months, hold_days, ban_id
+  FROM partner_terms WHERE partner_id = $1`;
+
+const toPartnerTerms = (row: any): PartnerTerms => ({
+  status: row.status,
+  source: row.source,
+  groupId: row.group_id === null ? null : Number(row.group_id),
+  overrideId: row.override_id === null ? null : Number(row.override_id),
+  commissionType: row.commission_type,
+  commissionRate: normalizeDecimal(row.commission_rate),
+  recurringDurationMonths: row.recurring_duration_months,
+  holdDays: row.hold_days,
+  banId: row.ban_id === null ? null : Number(row.ban_id),
+});
+
+const FRAUD_FACTS = `SELECT p.email AS partner_email, c.email_hash, host(k.ip) AS click_ip, c.clicked_at, host(c.lead_ip) AS lead_ip, c.lead_at,
+       (SELECT count(*) FROM customers o
+         WHERE o.program_id = c.program_id AND o.lead_ip = c.lead_ip
+           AND o.lead_at BETWEEN c.lead_at - make_interval(mins => $3) AND c.lead_at)::int AS leads_from_ip,
+       coalesce((SELECT o.partner_id <> $2 FROM customers o
+                  WHERE o.program_id = c.program_id AND o.email_hash = c.email_hash AND o.id <> c.id AND o.partner_id IS NOT NULL
+                    AND (o.created_at, o.id) < (c.created_at, c.id)
+                  ORDER BY o.created_at, o.id LIMIT 1), false) AS other_partner
+  FROM customers c LEFT JOIN partners p ON p.id = $2 LEFT JOIN clicks k ON k.click_id = c.click_id
+ WHERE c.id = $1`;
+
+const toFraudFacts = (row: any): FraudFacts => ({
+  partnerEmail: row.partner_email ?? null,
+  customerEmailHash: row.email_hash ?? null,
+  clickIp: row.click_ip ?? null,
+  clickedAt: row.clicked_at ?? null,
+  leadIp: row.lead_ip ?? null,
+  leadAt: row.lead_at ?? null,
+  leadsFromIpInWindow: row.leads_from_ip ?? 0,
+  emailReferredByAnotherPartner: row.other_partner ?? false,
+});
 
 /** `column = $n` for each field of the patch, its values appended to `params`. */
 function customerSets(patch: CustomerPatch, params: unknown[]): string[] {

@@ -252,57 +252,92 @@ const SALE_KEYS = `array_remove(ARRAY[s.processor_event_id, s.provider_payment_i
  * more). Returns the ids queued again.
  */
 export async function finishEvent(pool: Pool | PoolClient, id: number, update: EventUpdate, wake: WakeWaiting | null = null): Promise<number[]> {
-  const params: unknown[] = [id, update.status, storable(update.reason), update.attributionStep ?? null, update.saleId ?? null,
-    storable(JSON.stringify(update.result ?? {})), update.waitingFor?.id ?? null, update.waitingFor?.days ?? null];
   if (!wake || (!wake.stripeCustomerId && !wake.saleId && !wake.linked)) {
-    await pool.query(prepared(FINISH, params));
+    await pool.query(
+      prepared(FINISH, [id, update.status, storable(update.reason), update.attributionStep ?? null, update.saleId ?? null,
+        storable(JSON.stringify(update.result ?? {})), update.waitingFor?.id ?? null, update.waitingFor?.days ?? null]),
+    );
     return [];
   }
-  const parameter = (value: unknown) => `$${params.push(value)}`;
-  const programId = parameter(wake.programId);
-  const queue = parameter(wake.queue.name);
-  const ctes = [`finished AS (${FINISH})`];
-  let selected = 'SELECT NULL::bigint AS id WHERE false';
-  if (wake.stripeCustomerId) {
-    const customer = parameter(wake.stripeCustomerId);
-    const channel = parameter(STRIPE_EVENTS_CHANNEL);
-    ctes.push(
-      `woken AS (
-       UPDATE webhook_events w SET ${REQUEUE_WAITING}
-        WHERE w.waiting_for = ${customer} AND w.program_id = ${programId} AND w.status = 'ignored' AND w.wait_until > now() AND w.id <> $1
-          AND EXISTS (SELECT 1 FROM customers c WHERE c.program_id = ${programId} AND c.stripe_customer_id = ${customer})
-       RETURNING w.id)`,
-      `job AS (${insertJobs({ schema: wake.queue.schema, queue, data: "jsonb_build_object('inboxId', woken.id)", from: 'woken' })})`,
-    );
-    selected = `SELECT woken.id, ${notifyIfJobs(channel)} AS wake FROM woken`;
-  }
-  // The ids now findable: those of the sale recorded, and payments linked to an invoice already recorded as a sale.
-  const findable: string[] = [];
-  if (wake.saleId) {
-    findable.push(`ARRAY(SELECT unnest(${SALE_KEYS}) FROM sales s WHERE s.id = ${parameter(wake.saleId)} AND s.program_id = ${programId})`);
-  }
-  if (wake.linked) {
-    const paymentIds = parameter(wake.linked.paymentIds);
-    const invoiceId = parameter(wake.linked.invoiceId);
-    findable.push(`ARRAY(SELECT unnest(${paymentIds}::text[]) WHERE EXISTS (SELECT 1 FROM sales s
-       WHERE s.account_id = (SELECT account_id FROM programs WHERE id = ${programId}) AND s.processor_event_id = ${invoiceId} AND s.program_id = ${programId}))`);
-  }
-  if (findable.length) {
-    ctes.push(
-      // Every waiter row of the events one of those ids matches (the others name ids not findable yet).
-      `waiters AS (
-       DELETE FROM sale_waiters sw
-        WHERE sw.program_id = ${programId} AND sw.inbox_id IN (
-              SELECT m.inbox_id FROM sale_waiters m
-               WHERE m.program_id = ${programId} AND m.sale_key = ANY (${findable.join(' || ')}))
-       RETURNING sw.retry_job)`,
-      `retried AS (
-       UPDATE ${pg.escapeIdentifier(wake.queue.schema)}.job j SET start_after = now()
-        WHERE j.name = ${queue} AND j.id IN (SELECT retry_job FROM waiters) AND j.state = 'retry' AND j.start_after > now()
-       RETURNING j.id)`,
-    );
-  }
-  const { rows } = await pool.query(prepared(`WITH ${ctes.join(',\n     ')}\n     ${selected}`, params));
+  return finishEvents(pool, [{ id, update, wake }]);
+}
+
+export interface FinishedEvent {
+  id: number;
+  update: EventUpdate;
+  wake: WakeWaiting;
+}
+
+/** One finished event's outcome and wake, a row of finishEvents' input. */
+const FINISHED_INPUT: readonly [string, string, (event: FinishedEvent) => unknown][] = [
+  ['id', 'bigint', (e) => e.id],
+  ['status', 'text', (e) => e.update.status],
+  ['reason', 'text', (e) => storable(e.update.reason)],
+  ['step', 'text', (e) => e.update.attributionStep ?? null],
+  ['sale_id', 'bigint', (e) => e.update.saleId ?? null],
+  ['result', 'jsonb', (e) => storable(JSON.stringify(e.update.result ?? {}))],
+  ['waiting_for', 'text', (e) => e.update.waitingFor?.id ?? null],
+  ['wait_days', 'integer', (e) => e.update.waitingFor?.days ?? null],
+  ['program_id', 'bigint', (e) => e.wake.programId],
+  ['customer', 'text', (e) => e.wake.stripeCustomerId],
+  ['recorded_sale_id', 'bigint', (e) => e.wake.saleId ?? null],
+  ['linked_invoice', 'text', (e) => e.wake.linked?.invoiceId ?? null],
+  ['linked_payments', 'jsonb', (e) => JSON.stringify(e.wake.linked?.paymentIds ?? [])],
+];
+
+/**
+ * Events' outcomes (as finishEvent) in one statement, with what each made findable woken: the
+ * events waiting for a Stripe customer one bound go back on the queue, and the refunds and
+ * disputes waiting for a sale one recorded (or for an invoice's sale its link makes findable) are
+ * retried now. All of one queue. Returns the ids queued again.
+ */
+export async function finishEvents(pool: Pool | PoolClient, events: readonly FinishedEvent[]): Promise<number[]> {
+  if (events.length === 0) return [];
+  const queue = events[0]!.wake.queue;
+  const params: unknown[] = FINISHED_INPUT.map(([, , pick]) => events.map(pick));
+  const arrays = FINISHED_INPUT.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ');
+  const names = FINISHED_INPUT.map(([name]) => name).join(', ');
+  const queueName = `$${params.push(queue.name)}`;
+  const channel = `$${params.push(STRIPE_EVENTS_CHANNEL)}`;
+  const { rows } = await pool.query(
+    prepared(
+      `WITH input AS (SELECT * FROM unnest(${arrays}) AS t (${names})),
+       finished AS (
+         UPDATE webhook_events w SET status = i.status, reason = i.reason, attribution_step = coalesce(i.step, w.attribution_step),
+                sale_id = coalesce(i.sale_id, w.sale_id), result = i.result, waiting_for = i.waiting_for,
+                wait_until = now() + make_interval(days => i.wait_days), updated_at = now()
+           FROM input i WHERE w.id = i.id
+       ), woken AS (
+         UPDATE webhook_events w SET ${REQUEUE_WAITING}
+           FROM input i
+          WHERE i.customer IS NOT NULL AND w.waiting_for = i.customer AND w.program_id = i.program_id AND w.status = 'ignored'
+            AND w.wait_until > now() AND w.id NOT IN (SELECT id FROM input)
+            AND EXISTS (SELECT 1 FROM customers c WHERE c.program_id = i.program_id AND c.stripe_customer_id = i.customer)
+         RETURNING w.id
+       ), job AS (${insertJobs({ schema: queue.schema, queue: queueName, data: "jsonb_build_object('inboxId', woken.id)", from: 'woken' })}),
+       -- The ids now findable: those of each sale recorded, and payments linked to an invoice already recorded as a sale.
+       findable AS (
+         SELECT i.program_id, k.key FROM input i JOIN sales s ON s.id = i.recorded_sale_id AND s.program_id = i.program_id,
+                LATERAL unnest(${SALE_KEYS}) AS k (key)
+         UNION ALL
+         SELECT i.program_id, p.key FROM input i, LATERAL jsonb_array_elements_text(i.linked_payments) AS p (key)
+          WHERE i.linked_invoice IS NOT NULL
+            AND EXISTS (SELECT 1 FROM sales s WHERE s.account_id = (SELECT account_id FROM programs WHERE id = i.program_id)
+                                               AND s.processor_event_id = i.linked_invoice AND s.program_id = i.program_id)
+       ), waiters AS (
+         -- Every waiter row of the events one of those ids matches (the others name ids not findable yet).
+         DELETE FROM sale_waiters sw
+          WHERE (sw.program_id, sw.inbox_id) IN (SELECT m.program_id, m.inbox_id FROM sale_waiters m JOIN findable f ON m.program_id = f.program_id AND m.sale_key = f.key)
+         RETURNING sw.retry_job
+       ), retried AS (
+         UPDATE ${pg.escapeIdentifier(queue.schema)}.job j SET start_after = now()
+          WHERE j.name = ${queueName} AND j.id IN (SELECT retry_job FROM waiters) AND j.state = 'retry' AND j.start_after > now()
+         RETURNING j.id
+       )
+       SELECT woken.id, ${notifyIfJobs(channel)} AS wake FROM woken`,
+      params,
+    ),
+  );
   return rows.map((row) => Number(row.id));
 }
 

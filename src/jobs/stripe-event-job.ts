@@ -16,12 +16,13 @@ import {
 import type { Transactions } from '../core/ports.js';
 import { WAIT_FOR_CUSTOMER_DAYS } from '../core/stripe/event-types.js';
 import type { ProcessorFact } from '../core/processor-port.js';
+import { atOnceCount } from '../core/fact-keys.js';
 import { ADAPTERS } from '../core/adapters.js';
 import { isRejectedValue } from '../db/errors.js';
 import { BatchTransaction } from '../db/batch-transaction.js';
 import { HeldTransaction } from '../db/held-transaction.js';
 import type { Pool } from '../db/pool.js';
-import { type EventUpdate, type InboxEvent, type WakeWaiting, finishEvent, loadEventPayload, loadEventPayloads, recordFailedAttempt } from '../db/webhook-events.js';
+import { type EventUpdate, type InboxEvent, type WakeWaiting, finishEvent, finishEvents, loadEventPayload, loadEventPayloads, recordFailedAttempt } from '../db/webhook-events.js';
 import type { Logger } from '../platform/logger.js';
 
 export const stripeEventJobSchema = z.object({ inboxId: z.number().int().positive() });
@@ -98,24 +99,36 @@ export async function applyFact(store: Transactions, programId: number, fact: Pr
 
 type AttributableEvent = InboxEvent & { program_id: number };
 
+/** The event read as a fact by its processor's adapter. */
+const readFact = (event: AttributableEvent, payload: unknown): ProcessorFact => ADAPTERS[event.processor].read(payload, { livemode: event.livemode });
+
 /** The event's fact applied through `store`: its outcome, and the waiting events its binding wakes. */
-async function attribute(store: Transactions, event: AttributableEvent, payload: unknown, now: Date): Promise<{ update: EventUpdate; wake: WakeWaiting }> {
-  const adapter = ADAPTERS[event.processor];
-  const fact = adapter.read(payload, { livemode: event.livemode });
+async function attribute(store: Transactions, event: AttributableEvent, payload: unknown, fact: ProcessorFact, now: Date): Promise<{ update: EventUpdate; wake: WakeWaiting }> {
   const update = await applyFact(store, event.program_id, fact, now);
   // An attributed checkout or payment binds its processor customer: events waiting for it go
   // now; a sale it recorded, or a payment it linked to a recorded invoice, retries the refunds
   // and disputes that arrived before it.
-  const customer = update.attributionStep ? adapter.customerOf(payload) : null;
+  const customer = update.attributionStep ? ADAPTERS[event.processor].customerOf(payload) : null;
   const saleId = update.attributionStep ? (update.saleId ?? null) : null;
   const linked = fact.kind === 'payment_link' ? { invoiceId: fact.transactionId, paymentIds: fact.paymentIds } : null;
   // finishEvent writes the outcome alone when none of these is set.
   return { update, wake: { queue: STRIPE_EVENTS_JOB_QUEUE, programId: event.program_id, stripeCustomerId: customer, saleId, linked } };
 }
 
-function logProcessed(log: Logger, event: InboxEvent, update: EventUpdate, woken: number[], ms: number): void {
+/** `together`: how many events of its batch were attributed at once with it (none: alone or in the batch's order). */
+function logProcessed(log: Logger, event: InboxEvent, update: EventUpdate, woken: number[], ms: number, together?: number): void {
   if (woken.length) log.info({ woken: woken.length }, 'queued events that were waiting for this binding');
-  log.info({ processor: event.processor, type: event.type, status: update.status, step: update.attributionStep, saleId: update.saleId, ms }, 'processor event processed');
+  log.info({ processor: event.processor, type: event.type, status: update.status, step: update.attributionStep, saleId: update.saleId, ms, together }, 'processor event processed');
+}
+
+/** Events attributed side by side in the batch, their calls sent together; throws what the first that failed threw, once all have settled. */
+async function attributeAtOnce(batch: BatchTransaction, group: { event: AttributableEvent; payload: unknown }[], facts: ProcessorFact[], now: Date) {
+  const stores = batch.atOnce(group.length);
+  const settled = await Promise.allSettled(group.map(({ event, payload }, i) => attribute(stores[i]!, event, payload, facts[i]!, now)));
+  return settled.map((result) => {
+    if (result.status === 'rejected') throw result.reason;
+    return result.value;
+  });
 }
 
 export interface QueuedEvent {
@@ -124,8 +137,9 @@ export interface QueuedEvent {
 }
 
 /**
- * A batch of events attributed in one transaction, in the order given, each with its outcome,
- * and one commit. Returns the events left to process one by one (`processStripeEvent`): all
+ * A batch of events attributed in one transaction, each with its outcome, and one commit: its
+ * leading payments that name nothing in common at once (src/core/fact-keys.ts), the others
+ * after them in the order given. Returns the events left to process one by one (`processStripeEvent`): all
  * of them when any event fails, retries or is refused (the batch is rolled back: each is then
  * handled, retried or failed alone, exactly as it would have been), and otherwise the rare
  * ones the batch leaves alone (not found, already final, purged, programless, or a second job
@@ -136,20 +150,37 @@ export async function processStripeEventBatch(deps: WorkerDeps, queued: QueuedEv
   const loaded = await loadEventPayloads(deps.pool, queued.map((item) => item.inboxId));
   const alone: QueuedEvent[] = [];
   const inBatch = new Set<number>();
-  const done: { item: QueuedEvent; event: InboxEvent; update: EventUpdate; woken: number[] }[] = [];
+  const work: { item: QueuedEvent; event: AttributableEvent; payload: unknown }[] = [];
+  for (const item of queued) {
+    const row = loaded.get(item.inboxId);
+    if (!row || inBatch.has(item.inboxId) || FINAL.has(row.event.status) || row.payload === null || row.event.program_id === null) {
+      alone.push(item);
+      continue;
+    }
+    inBatch.add(item.inboxId);
+    work.push({ item, event: row.event as AttributableEvent, payload: row.payload });
+  }
+  const done: { item: QueuedEvent; event: InboxEvent; update: EventUpdate; woken: number[]; together?: number }[] = [];
+  let wokenTogether: number[] = [];
   const started = Date.now();
   const now = deps.now?.() ?? new Date();
   const batch = new BatchTransaction(deps.pool);
   try {
-    for (const item of queued) {
-      const row = loaded.get(item.inboxId);
-      if (!row || inBatch.has(item.inboxId) || FINAL.has(row.event.status) || row.payload === null || row.event.program_id === null) {
-        alone.push(item);
-        continue;
-      }
-      inBatch.add(item.inboxId);
-      const event = row.event as AttributableEvent;
-      const { update, wake } = await attribute(batch, event, row.payload, now);
+    const facts = work.map(({ event, payload }) => readFact(event, payload));
+    // The leading payments that name nothing in common go at once (their statements sent
+    // together); the rest follow one after another, in the batch's order.
+    const together = atOnceCount(facts);
+    const first = together > 1 ? together : 0;
+    if (first) {
+      const group = work.slice(0, together);
+      const attributed = await attributeAtOnce(batch, group, facts, now);
+      // Their outcomes in one statement too (and what any of them made findable, woken).
+      wokenTogether = await batch.write((client) => finishEvents(client, group.map(({ item }, i) => ({ id: item.inboxId, ...attributed[i]! }))));
+      group.forEach(({ item, event }, i) => done.push({ item, event, update: attributed[i]!.update, woken: [], together }));
+    }
+    for (let i = first; i < work.length; i++) {
+      const { item, event, payload } = work[i]!;
+      const { update, wake } = await attribute(batch, event, payload, facts[i]!, now);
       // When the core caught an error of its own (a sale outside the window, a duplicate), it
       // expected its writes rolled back: the batch is spoiled, and this write throws.
       const woken = await batch.write((client) => finishEvent(client, item.inboxId, update, wake));
@@ -162,7 +193,8 @@ export async function processStripeEventBatch(deps: WorkerDeps, queued: QueuedEv
     return queued;
   }
   const ms = Date.now() - started;
-  for (const { item, event, update, woken } of done) logProcessed(deps.logger.child({ jobId: item.jobId, inboxId: item.inboxId }), event, update, woken, ms);
+  if (wokenTogether.length) deps.logger.info({ woken: wokenTogether.length }, 'queued events that were waiting for what the events attributed at once bound');
+  for (const { item, event, update, woken, together } of done) logProcessed(deps.logger.child({ jobId: item.jobId, inboxId: item.inboxId }), event, update, woken, ms, together);
   return alone;
 }
 
@@ -199,7 +231,8 @@ export async function processStripeEvent(deps: WorkerDeps, inboxId: number, jobI
   const started = Date.now();
   const held = new HeldTransaction(deps.pool);
   try {
-    const { update, wake } = await attribute(held, event as AttributableEvent, payload, deps.now?.() ?? new Date());
+    const attributable = event as AttributableEvent;
+    const { update, wake } = await attribute(held, attributable, payload, readFact(attributable, payload), deps.now?.() ?? new Date());
     // In the use case's own transaction: the sale and "processed" commit together.
     const woken = await held.finish((db) => finishEvent(db, inboxId, update, wake));
     logProcessed(log, event, update, woken, Date.now() - started);

@@ -36,7 +36,7 @@ const schema = z.object({
   AFFIX_DATABASE_WAIT_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
   AFFIX_DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(20),
   AFFIX_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(4),
-  AFFIX_WORKER_BATCH_SIZE: z.coerce.number().int().min(1).max(100).default(8),
+  AFFIX_WORKER_BATCH_SIZE: z.coerce.number().int().min(1).max(100).default(32),
   AFFIX_WORKER_RETRY_LIMIT: z.coerce.number().int().min(0).max(50).default(8),
   AFFIX_WORKER_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(3600).default(2),
   AFFIX_WORKER_POLL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
