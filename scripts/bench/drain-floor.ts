@@ -1,5 +1,5 @@
 // The drain's floor, beside `npm run bench:webhooks`: what PostgreSQL spends per event when the
-// rows a drained checkout writes are written set-wise, 8 events a transaction on 4 connections,
+// rows a drained checkout writes are written set-wise, a worker's batch a transaction on 4 connections,
 // against the real worker on as many events. The rows (customer, sale, tracking event and its
 // hourly count, commission and ledger entry, the inbox outcome, the job's completion, the
 // rollups kept and applied) copy rows the real worker wrote; nothing is looked up and no rule
@@ -9,7 +9,8 @@ import type pg from 'pg';
 import { benchMain, databaseCpuMs, runConcurrent, startBench, startService, stripeEventSource } from '../lib/bench-kit.js';
 
 const EVENTS = Number(process.argv[2] ?? 2400);
-const BATCH = 8;
+/** As many a transaction as the worker's batch (AFFIX_WORKER_BATCH_SIZE, default 32). */
+const BATCH = Number(process.env.AFFIX_WORKER_BATCH_SIZE ?? 32);
 const LANES = 4;
 
 async function columns(sql: pg.Pool, table: string, leaving: string[]): Promise<string[]> {
