@@ -293,6 +293,35 @@ describe('a batch\'s independent payments attributed at once', () => {
     expect(await count(db.pool, 'SELECT 1 FROM sale_waiters WHERE inbox_id = $1', [refundId])).toBe(0);
   });
 
+  it('two batches, each with payments at once and their refunds after, committed side by side: every refund once, the ledger balances to the cent', async () => {
+    const { shop, run } = await newRun({});
+    const list = await buyers(shop, run, 4, 4);
+    const refund: Step[] = [{ fixture: 'charge.refunded.partial-legacy', at: 10 }];
+    const checkout: Step[] = [{ fixture: 'checkout.session.completed.payment' }];
+    // Each batch: two buyers' checkouts (at once), then their refunds (in order).
+    const batches = await Promise.all(
+      [list.slice(0, 2), list.slice(2)].map(async (pair) => [
+        ...(await deliverAll(shop, pair[0]!, checkout)), ...(await deliverAll(shop, pair[1]!, checkout)),
+        ...(await deliverAll(shop, pair[0]!, refund)), ...(await deliverAll(shop, pair[1]!, refund)),
+      ]),
+    );
+    const logged = batches.map(() => loggedDeps());
+    const left = await Promise.all(batches.map((ids, b) => processStripeEventBatch(logged[b]!.deps, ids.map((inboxId) => ({ inboxId, jobId: `pair-${inboxId}` })))));
+    expect(left).toEqual([[], []]);
+    for (const { lines } of logged) {
+      expect(lines.filter((line) => line.msg === 'processor event processed').map((line) => line.together)).toEqual([2, 2, undefined, undefined]);
+    }
+    const { rows } = await db.pool.query(
+      `SELECT count(*)::int AS sales, sum(c.amount_cents)::int AS commissions, sum(c.deducted_cents)::int AS deducted,
+              (SELECT count(*)::int FROM refunds r JOIN sales x ON x.id = r.sale_id WHERE x.program_id = $1) AS refunds,
+              (SELECT sum(pending_cents)::int FROM commission_ledger WHERE program_id = $1) AS ledger_pending
+         FROM sales s JOIN commissions c ON c.sale_id = s.id WHERE s.program_id = $1`,
+      [shop.programId],
+    );
+    expect(rows[0]).toEqual({ sales: 4, commissions: 4 * 980, deducted: 4 * 200, refunds: 4, ledger_pending: 4 * 980 - 4 * 200 });
+    expect(await rolledUp(db.pool, shop.programId)).toEqual(await recountRollups(db.pool, shop.programId));
+  });
+
   it('two payments that reach one customer by different ids are not left at once: the batch falls back to one at a time, with the same rows', async () => {
     const states = [];
     for (const mode of ['as a batch', 'one at a time'] as const) {
