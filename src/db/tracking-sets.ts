@@ -9,20 +9,16 @@ import { countEventsCte } from './hourly-counts.js';
 import { appendEntriesOf } from './ledger.js';
 import type { PoolClient } from './pool.js';
 import { prepared } from './prepared.js';
+import { type Column, columnValues, unnestRows } from './row-sets.js';
 import { CUSTOMER_COLUMNS, toCustomer } from './rows.js';
 
 type Row = Record<string, any>;
-type Column<T> = readonly [name: string, type: string, pick: (item: T) => unknown];
 
-/** `unnest` of one array parameter per column, numbered with `ord`, and each row's new id drawn from `sequence` when given. */
-function input<T>(columns: readonly Column<T>[], sequence?: string): string {
-  const arrays = columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ');
-  const names = columns.map(([name]) => name).join(', ');
-  const id = sequence ? `nextval('${sequence}'::regclass) AS id, ` : '';
-  return `input AS (SELECT ${id}t.* FROM unnest(${arrays}) WITH ORDINALITY AS t (${names}, ord))`;
-}
+/** The rows as the CTE `input`, each with a new id drawn from `sequence` (written with that id, so rows and results pair up). */
+const input = <T>(columns: readonly Column<T>[], sequence: string) => `input AS (SELECT nextval('${sequence}'::regclass) AS id, t.* FROM ${unnestRows(columns)})`;
 
-const values = <T>(columns: readonly Column<T>[], items: readonly T[]) => columns.map(([, , pick]) => items.map(pick));
+// A scalar account: the plan is one probe of the sales' (account_id, processor_event_id) key, prepared or not.
+export const SALE_ID_BY_TRANSACTION = 'SELECT id FROM sales WHERE account_id = (SELECT account_id FROM programs WHERE id = $1) AND processor_event_id = $2';
 
 /**
  * A look-up written for one set of parameters ($1, $2, ...), run for many: each set's rows (at
@@ -30,13 +26,12 @@ const values = <T>(columns: readonly Column<T>[], items: readonly T[]) => column
  */
 export async function lookUpEach(client: PoolClient, single: string, types: readonly string[], params: readonly unknown[][]): Promise<(Row | null)[]> {
   const body = single.replace(/\$(\d+)/g, (_, n) => `t.p${n}`);
-  const arrays = types.map((type, i) => `$${i + 1}::${type}[]`).join(', ');
-  const names = types.map((_, i) => `p${i + 1}`).join(', ');
+  const columns = types.map((type, i): Column<readonly unknown[]> => [`p${i + 1}`, type, (set) => set[i]]);
   const { rows } = await client.query(
     prepared(
-      `SELECT t.ord, r.* FROM unnest(${arrays}) WITH ORDINALITY AS t (${names}, ord)
+      `SELECT t.ord, r.* FROM ${unnestRows(columns)}
          LEFT JOIN LATERAL (SELECT true AS found_, s.* FROM (${body}) s LIMIT 1) r ON true`,
-      types.map((_, i) => params.map((set) => set[i])),
+      columnValues(columns, params),
     ),
   );
   const found: (Row | null)[] = params.map(() => null);
@@ -79,7 +74,7 @@ export async function insertCustomers(client: PoolClient, customers: readonly Ne
          RETURNING ${CUSTOMER_COLUMNS}
        )
        SELECT written.* FROM written JOIN input i USING (id) ORDER BY i.ord`,
-      values(CUSTOMER_INPUT, customers),
+      columnValues(CUSTOMER_INPUT, customers),
     ),
   );
   return rows.map(toCustomer);
@@ -150,16 +145,14 @@ export async function insertSales(client: PoolClient, sales: readonly SaleWithWr
            FROM written w WHERE c.id = w.converted_customer_id
        )
        SELECT i.ord, i.program_id, i.processor_event_id, sale.id FROM input i LEFT JOIN sale USING (id) ORDER BY i.ord`,
-      values(SALE_INPUT, sales),
+      columnValues(SALE_INPUT, sales),
     ),
   );
   return Promise.all(
     rows.map(async (row) => {
       if (row.id !== null) return Number(row.id);
       // Another transaction committed the same transaction id first.
-      const { rows: held } = await client.query(
-        prepared('SELECT id FROM sales WHERE account_id = (SELECT account_id FROM programs WHERE id = $1) AND processor_event_id = $2', [row.program_id, row.processor_event_id]),
-      );
+      const { rows: held } = await client.query(prepared(SALE_ID_BY_TRANSACTION, [row.program_id, row.processor_event_id]));
       return errors.duplicateSale(held[0]?.id ?? 0);
     }),
   );
@@ -207,7 +200,7 @@ export async function insertCommissions(client: PoolClient, commissions: readonl
        entry AS (${appendEntriesOf('made', ['s.entry_kind', 's.entry_pending', 's.entry_approved', 's.entry_paid', 's.entry_reason'])}),
        banned AS (${appendEntriesOf('made', ['s.ban_kind', 's.ban_pending', 's.ban_approved', 's.ban_paid', 's.ban_reason'])} WHERE s.sanction_id IS NOT NULL)
        SELECT i.id FROM input i ORDER BY i.ord`,
-      values(COMMISSION_INPUT, commissions),
+      columnValues(COMMISSION_INPUT, commissions),
     ),
   );
   return rows.map((row) => Number(row.id));

@@ -19,7 +19,7 @@ import type {
   WrittenWithSale,
 } from '../core/ports.js';
 import { countEventCte } from './hourly-counts.js';
-import { insertCommissions, insertCustomers, insertSales, lookUpEach, stripeCustomerFree } from './tracking-sets.js';
+import { SALE_ID_BY_TRANSACTION, insertCommissions, insertCustomers, insertSales, lookUpEach, stripeCustomerFree } from './tracking-sets.js';
 import { appendEntries, entryParams } from './ledger.js';
 import { DEFAULT_OUTBOUND_QUEUE, type OutboundQueue, writeMessage } from './outbound.js';
 import type { PoolClient } from './pool.js';
@@ -351,8 +351,6 @@ const PROGRAM_LISTENING = `SELECT ${PROGRAM_COLUMNS},
          WHERE e.program_id = programs.id AND e.enabled) AS listening_event_types
   FROM programs WHERE id = $1`;
 
-// A scalar account: the plan is one probe of the sales' (account_id, processor_event_id) key, prepared or not.
-const SALE_ID_BY_TRANSACTION = 'SELECT id FROM sales WHERE account_id = (SELECT account_id FROM programs WHERE id = $1) AND processor_event_id = $2';
 
 const CLICK_CUSTOMER = `WITH found AS (SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE click_id = $1 FOR UPDATE)
 SELECT found.*, EXISTS (SELECT 1 FROM customers WHERE program_id = $2 AND customer_key = $3) AS key_taken

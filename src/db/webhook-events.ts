@@ -7,6 +7,7 @@ import { isRejectedValue } from './errors.js';
 import { insertJobs, notifyIfJobs } from './job-rows.js';
 import { type Pool, type PoolClient, withTransaction } from './pool.js';
 import { prepared } from './prepared.js';
+import { type Column, columnValues, unnestRows } from './row-sets.js';
 
 /**
  * Puts an inbox row's job on the queue inside the caller's transaction (the queue's tables live
@@ -219,10 +220,14 @@ export interface EventUpdate {
   waitingFor?: Waiting | null;
 }
 
-const FINISH = `UPDATE webhook_events SET status = $2, reason = $3, attribution_step = coalesce($4, attribution_step),
-            sale_id = coalesce($5, sale_id), result = $6, waiting_for = $7, wait_until = now() + make_interval(days => $8),
-            updated_at = now()
-      WHERE id = $1`;
+/** An outcome's columns, set from the SQL given for each value (a replayed event keeps the step and sale it recorded). */
+const finishSet = (v: { status: string; reason: string; step: string; saleId: string; result: string; waitingFor: string; waitDays: string }) =>
+  `status = ${v.status}, reason = ${v.reason}, attribution_step = coalesce(${v.step}, attribution_step),
+   sale_id = coalesce(${v.saleId}, sale_id), result = ${v.result}, waiting_for = ${v.waitingFor},
+   wait_until = now() + make_interval(days => ${v.waitDays}), updated_at = now()`;
+
+const FINISH = `UPDATE webhook_events SET ${finishSet({ status: '$2', reason: '$3', step: '$4', saleId: '$5', result: '$6', waitingFor: '$7', waitDays: '$8' })}
+  WHERE id = $1`;
 
 const REQUEUE_WAITING = `status = 'queued', reason = NULL, attempts = 0, result = '{}', waiting_for = NULL, wait_until = NULL, updated_at = now()`;
 
@@ -269,12 +274,12 @@ export interface FinishedEvent {
 }
 
 /** One finished event's outcome and wake, a row of finishEvents' input. */
-const FINISHED_INPUT: readonly [string, string, (event: FinishedEvent) => unknown][] = [
+const FINISHED_INPUT: readonly Column<FinishedEvent>[] = [
   ['id', 'bigint', (e) => e.id],
   ['status', 'text', (e) => e.update.status],
   ['reason', 'text', (e) => storable(e.update.reason)],
   ['step', 'text', (e) => e.update.attributionStep ?? null],
-  ['sale_id', 'bigint', (e) => e.update.saleId ?? null],
+  ['outcome_sale_id', 'bigint', (e) => e.update.saleId ?? null],
   ['result', 'jsonb', (e) => storable(JSON.stringify(e.update.result ?? {}))],
   ['waiting_for', 'text', (e) => e.update.waitingFor?.id ?? null],
   ['wait_days', 'integer', (e) => e.update.waitingFor?.days ?? null],
@@ -294,18 +299,15 @@ const FINISHED_INPUT: readonly [string, string, (event: FinishedEvent) => unknow
 export async function finishEvents(pool: Pool | PoolClient, events: readonly FinishedEvent[]): Promise<number[]> {
   if (events.length === 0) return [];
   const queue = events[0]!.wake.queue;
-  const params: unknown[] = FINISHED_INPUT.map(([, , pick]) => events.map(pick));
-  const arrays = FINISHED_INPUT.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ');
-  const names = FINISHED_INPUT.map(([name]) => name).join(', ');
+  const params: unknown[] = columnValues(FINISHED_INPUT, events);
   const queueName = `$${params.push(queue.name)}`;
   const channel = `$${params.push(STRIPE_EVENTS_CHANNEL)}`;
   const { rows } = await pool.query(
     prepared(
-      `WITH input AS (SELECT * FROM unnest(${arrays}) AS t (${names})),
+      `WITH input AS (SELECT t.* FROM ${unnestRows(FINISHED_INPUT)}),
        finished AS (
-         UPDATE webhook_events w SET status = i.status, reason = i.reason, attribution_step = coalesce(i.step, w.attribution_step),
-                sale_id = coalesce(i.sale_id, w.sale_id), result = i.result, waiting_for = i.waiting_for,
-                wait_until = now() + make_interval(days => i.wait_days), updated_at = now()
+         UPDATE webhook_events w
+            SET ${finishSet({ status: 'i.status', reason: 'i.reason', step: 'i.step', saleId: 'i.outcome_sale_id', result: 'i.result', waitingFor: 'i.waiting_for', waitDays: 'i.wait_days' })}
            FROM input i WHERE w.id = i.id
        ), woken AS (
          UPDATE webhook_events w SET ${REQUEUE_WAITING}
