@@ -18,7 +18,7 @@ beforeAll(async () => {
   mine = await seedProgram(api);
   theirs = await seedProgram(api);
   deps = { pool: db.pool, secretBox: createSecretBox('management-test-secret'), now: () => new Date() };
-  brand = { kind: 'account', accountId: mine.accountId };
+  brand = { kind: 'account', accountId: mine.accountId, role: 'owner' };
 });
 afterAll(() => closeTestApi({ db, api }));
 

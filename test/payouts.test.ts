@@ -97,7 +97,7 @@ describe('commission lifecycle', () => {
     const { commissionId } = await sale(shop, 1_000);
     const other = await seedProgram(api);
     await expect(
-      payouts.approveCommission(deps(), { kind: 'account', accountId: other.accountId }, shop.programId, commissionId, { reason: 'x' }),
+      payouts.approveCommission(deps(), { kind: 'account', accountId: other.accountId, role: 'owner' }, shop.programId, commissionId, { reason: 'x' }),
     ).rejects.toMatchObject({ status: 404, message: 'Program not found' });
     await expect(payouts.approveCommission(deps(), OPERATOR, other.programId, commissionId, { reason: 'x' })).rejects.toMatchObject({
       status: 404,

@@ -1,10 +1,13 @@
-// Team roles (docs/team.md): every dashboard route, read from the router itself (not a hand
-// list), is in the one permission map; and with each of the four roles, every route answers the
-// guard's 403 exactly when the map says the role may not — reads included. A viewer never sees
-// a partner's email or payout details; a removed member's session ends.
+// Team roles (docs/team.md): who may do what is written down three times — the table in
+// docs/team.md, the table below, the map in src/core/permissions.ts — and the three must be equal,
+// so none changes alone. Every dashboard route, read from the router itself (not a hand list), is
+// in the map; with each of the four roles, every route answers the guard's 403 exactly when the
+// written table says the role may not — reads included. A viewer never sees a partner's email or
+// payout details; a removed member's session ends.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDashboardSession } from '../src/app/access.js';
-import { DASHBOARD_ROUTES, ROLES, type Role, allows } from '../src/core/permissions.js';
+import { DASHBOARD_ROUTES, PERMISSIONS, type Permission, ROLES, type Role, allows } from '../src/core/permissions.js';
 import { PgStore } from '../src/db/store.js';
 import { dashboardRoutes } from '../src/http/dashboard/routes.js';
 import { loadConfig } from '../src/platform/config.js';
@@ -12,6 +15,48 @@ import { createLogger } from '../src/platform/logger.js';
 import { createMailer } from '../src/platform/mailer.js';
 import { type SeededProgram, type TestApi, type TestDatabase, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 import { apiSale } from './support/money.js';
+
+/** Who may do what, from docs/team.md ("What each role may do"): the expectation, written down. */
+const MAY: Record<string, readonly Role[]> = {
+  read: ['owner', 'admin', 'finance', 'viewer'],
+  read_people: ['owner', 'admin', 'finance'],
+  programs: ['owner', 'admin'],
+  partners: ['owner', 'admin'],
+  links: ['owner', 'admin'],
+  keys: ['owner', 'admin'],
+  webhooks: ['owner', 'admin'],
+  stripe: ['owner', 'admin'],
+  commissions: ['owner', 'finance'],
+  payouts: ['owner', 'finance'],
+  team: ['owner'],
+};
+
+/** Whether the written table lets a role through a route's permission (`signed_in`: any member). */
+const mayByTable = (role: Role, permission: Permission): boolean => {
+  if (permission === 'public' || permission === 'signed_in') return true;
+  const roles = MAY[permission];
+  if (!roles) throw new Error(`${permission} is in the map but not in the written table`);
+  return roles.includes(role);
+};
+
+/** The table of docs/team.md: permission -> the roles with "yes", columns named by its header. */
+function docsTable(): Record<string, Role[]> {
+  const lines = readFileSync(new URL('../docs/team.md', import.meta.url), 'utf8').split('\n');
+  const start = lines.findIndex((line) => line.startsWith('| Permission |'));
+  if (start < 0) throw new Error('docs/team.md has no "| Permission |" table');
+  const cells = (line: string) => line.split('|').slice(1, -1).map((cell) => cell.trim());
+  const roles = cells(lines[start]!).slice(2);
+  expect(roles).toEqual([...ROLES]);
+  const table: Record<string, Role[]> = {};
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith('|')) break;
+    const [name, , ...answers] = cells(line);
+    const permission = name!.replace(/`/g, '');
+    expect(answers.every((a) => a === 'yes' || a === 'no'), line).toBe(true);
+    table[permission] = roles.filter((_, i) => answers[i] === 'yes') as Role[];
+  }
+  return table;
+}
 
 let db: TestDatabase;
 let api: TestApi;
@@ -59,6 +104,49 @@ const fill = (path: string) =>
     .replace(':keyId', String(shop.keyId))
     .replace(/:\w+/g, '999999');
 
+describe('who may do what: docs, this test and the map agree', () => {
+  it('the table in docs/team.md equals the table written here', () => {
+    expect(docsTable()).toEqual(MAY);
+  });
+
+  it('the map in src/core/permissions.ts equals the table written here, role by role', () => {
+    expect(Object.keys(PERMISSIONS).sort()).toEqual(Object.keys(MAY).sort());
+    const differences: string[] = [];
+    for (const permission of Object.keys(PERMISSIONS) as (keyof typeof PERMISSIONS)[]) {
+      for (const role of ROLES) if (allows(role, permission) !== MAY[permission]!.includes(role)) differences.push(`${role} ${permission}: the map says ${allows(role, permission) ? 'yes' : 'no'}`);
+    }
+    expect(differences).toEqual([]);
+  });
+
+  it('the actions that matter most go to the roles docs/team.md names', () => {
+    const D = '/dashboard/programs/:id';
+    const ACTIONS: [string, string, Role[]][] = [
+      ['approve a commission', `POST ${D}/commissions/:commissionId/approve`, ['owner', 'finance']],
+      ['reject a commission', `POST ${D}/commissions/:commissionId/reject`, ['owner', 'finance']],
+      ['approve or reject commissions in bulk', `POST ${D}/commissions/bulk`, ['owner', 'finance']],
+      ['run payouts', `POST ${D}/payouts/run`, ['owner', 'finance']],
+      ['mark a payout paid', `POST ${D}/payouts/:payoutId/paid`, ['owner', 'finance']],
+      ['export a payout batch', `GET ${D}/payouts/batches/:batchId/export.csv`, ['owner', 'finance']],
+      ['download the partners as CSV', `GET ${D}/partners.csv`, ['owner', 'admin', 'finance']],
+      ['read the audit log', `GET ${D}/audit`, ['owner', 'admin', 'finance']],
+      ['ban or approve partners in bulk', `POST ${D}/partners/bulk`, ['owner', 'admin']],
+      ['see the API keys', `GET ${D}/keys`, ['owner', 'admin']],
+      ['change the program', `POST ${D}/settings`, ['owner', 'admin']],
+      ['invite a team member', 'POST /dashboard/team/invite', ['owner']],
+      ['change a member\'s role', 'POST /dashboard/team/:memberId/role', ['owner']],
+      ['read the partners page', `GET ${D}/partners`, ['owner', 'admin', 'finance', 'viewer']],
+      ['read the payouts page', `GET ${D}/payouts`, ['owner', 'admin', 'finance', 'viewer']],
+    ];
+    const wrong: string[] = [];
+    for (const [action, route, roles] of ACTIONS) {
+      const permission = DASHBOARD_ROUTES[route];
+      if (!permission) wrong.push(`${action}: ${route} is not in the map`);
+      else for (const role of ROLES) if (allows(role, permission) !== roles.includes(role)) wrong.push(`${role} may${allows(role, permission) ? '' : ' not'} ${action} (${permission})`);
+    }
+    expect(wrong).toEqual([]);
+  });
+});
+
 describe('the permission map', () => {
   it('names every registered dashboard route, and every route it names is registered', () => {
     const routes = registeredRoutes().map((r) => `${r.method} ${r.path}`);
@@ -67,7 +155,7 @@ describe('the permission map', () => {
     expect(Object.keys(DASHBOARD_ROUTES).filter((r) => !routes.includes(r))).toEqual([]);
   });
 
-  it('each route × each role: the guard refuses (403) exactly where the map says no', async () => {
+  it('each route × each role: the guard refuses (403) exactly where the written table says no', async () => {
     const routes = registeredRoutes().filter((r) => DASHBOARD_ROUTES[`${r.method} ${r.path}`] !== 'public');
     const mismatches: string[] = [];
     let checked = 0;
@@ -82,7 +170,7 @@ describe('the permission map', () => {
         });
         const text = await reply.text();
         const refusedByGuard = reply.status === 403 && text.includes(`Your role (${role}) does not allow this`);
-        if (refusedByGuard === allows(role, permission)) mismatches.push(`${role} ${route.method} ${route.path} (${permission}): ${reply.status}`);
+        if (refusedByGuard === mayByTable(role, permission)) mismatches.push(`${role} ${route.method} ${route.path} (${permission}): the guard ${refusedByGuard ? 'refused' : 'let it through'} (${reply.status})`);
         checked += 1;
       }
     }

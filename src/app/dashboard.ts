@@ -106,11 +106,12 @@ const SECTION_DATA = {
     const [facts, stripe] = await Promise.all([deps.store.readinessFacts(id, deps.now()), stripeLiveCheck(deps.pool, id)]);
     return { readiness: computeReadiness(id, facts), stripe };
   },
-  partners: async (deps: PageDeps, id: number, _filter: ActivityFilter, _page: number, query: PageQuery) => {
+  partners: async (deps: PageDeps, id: number, _filter: ActivityFilter, _page: number, query: PageQuery, scope: Scope) => {
     // A query the list refuses (an old cursor, a bad sort) shows the first page with the message.
-    const list = await partners.listPartners(deps, OPERATOR, id, query).catch((error: unknown) => {
+    // The caller's scope, not the operator's: its role decides what the search may match.
+    const list = await partners.listPartners(deps, scope, id, query).catch((error: unknown) => {
       if (!(error instanceof AffixError) || error.status !== 400) throw error;
-      return partners.listPartners(deps, OPERATOR, id, {}).then((first) => ({ ...first, refused: error.message }));
+      return partners.listPartners(deps, scope, id, {}).then((first) => ({ ...first, refused: error.message }));
     });
     return { list, groups: await partnersDb.listGroups(deps.pool, id), query };
   },
@@ -167,14 +168,14 @@ const SECTION_DATA = {
     return { log, auditFilter: filter };
   },
   settings: async () => ({}),
-} satisfies Record<ProgramSection, (deps: PageDeps, id: number, filter: ActivityFilter, page: number, query: PageQuery) => Promise<object>>;
+} satisfies Record<ProgramSection, (deps: PageDeps, id: number, filter: ActivityFilter, page: number, query: PageQuery, scope: Scope) => Promise<object>>;
 
 export type SectionData = { [S in ProgramSection]: { section: S } & Awaited<ReturnType<(typeof SECTION_DATA)[S]>> }[ProgramSection];
 
 /** One page of a program, after checking the caller may see the program. */
 export async function programPageData(deps: PageDeps, scope: Scope, programId: number, section: ProgramSection, filter: ActivityFilter, page = 1, query: PageQuery = {}) {
   const program = await programInScope(deps, scope, programId);
-  const data = await SECTION_DATA[section](deps, program.id, filter, page, query);
+  const data = await SECTION_DATA[section](deps, program.id, filter, page, query, scope);
   return { program, data: { section, ...data } as SectionData };
 }
 

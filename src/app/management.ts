@@ -9,6 +9,7 @@ import * as admin from '../db/admin.js';
 import { programOwnedBy } from '../db/dashboard.js';
 import { type Pool, type PoolClient, withTransaction } from '../db/pool.js';
 import { type Actor, type AuditEntry, OPERATOR_ACTOR, changedFields } from '../core/audit.js';
+import type { Role } from '../core/permissions.js';
 import { appendAudit } from '../db/audit.js';
 import { setAccountPassword } from '../db/cli.js';
 import { type EnqueueInTransaction, type EventFilter, type InboxEvent, getEvent, listEvents, requeueEvent } from '../db/webhook-events.js';
@@ -16,11 +17,16 @@ import { hashPassword } from '../platform/passwords.js';
 import type { SecretBox } from '../platform/secret-box.js';
 
 /**
- * The operator (admin token) reaches every program; a brand only its own account's. `actor` is
- * who acts (the audit log records it); without one, the operator or the account itself.
+ * The operator (admin token) reaches every program; a brand only its own account's, with the
+ * signed-in member's role. `actor` is who acts (the audit log records it); without one, the
+ * operator or the account itself.
  */
-export type Scope = ({ kind: 'operator' } | { kind: 'account'; accountId: number }) & { actor?: Actor };
+export type Scope = ({ kind: 'operator' } | { kind: 'account'; accountId: number; role: Role }) & { actor?: Actor };
+export type AccountScope = Scope & { kind: 'account' };
 export const OPERATOR: Scope = { kind: 'operator' };
+
+/** Whose permissions the caller has: the operator's, or its member's role (src/core/permissions.ts). */
+export const roleOf = (scope: Scope): Role | 'operator' => (scope.kind === 'operator' ? 'operator' : scope.role);
 
 /** The operator acting from a request's address (the admin API). */
 export const operatorFrom = (ip: string | null | undefined): Scope => ({ kind: 'operator', actor: { ...OPERATOR_ACTOR, ip: ip ?? null } });

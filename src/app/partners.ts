@@ -29,7 +29,8 @@ import { type PoolClient, withTransaction } from '../db/pool.js';
 import { FORM_BOOLEAN, HOLD_DAYS, PAYOUT_MINIMUMS, cancelPayoutIn, lockProgramPayouts } from './payouts.js';
 import { type MailLinks, decisionMail, queueInvitations } from './mail.js';
 import { queueMails } from '../db/mail.js';
-import { type ManagementDeps, type Scope, audit, parseInput, programInScope } from './management.js';
+import { type ManagementDeps, type Scope, audit, parseInput, programInScope, roleOf } from './management.js';
+import { searchMatchesPeople } from '../core/permissions.js';
 import { changedFields } from '../core/audit.js';
 
 /** How many partners one transaction of a bulk action changes. */
@@ -213,6 +214,11 @@ export const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).optional(),
 });
 
+/** A list's, export's or bulk action's filter, searched as the caller's role may (searchMatchesPeople). */
+function partnerFilter(scope: Scope, f: { q?: string; status?: PartnerStatus; group_id?: number; tag?: string } | undefined): partners.PartnerFilter {
+  return { q: f?.q || null, matchesPeople: searchMatchesPeople(roleOf(scope)), status: f?.status ?? null, groupId: f?.group_id ?? null, tag: f?.tag || null };
+}
+
 const cursorOf = (value: unknown, id: number) => Buffer.from(JSON.stringify([value instanceof Date ? value.toISOString() : value, id])).toString('base64url');
 
 function readCursor(cursor: string | undefined): [string | number, number] | null {
@@ -232,7 +238,7 @@ export async function listPartners(deps: ManagementDeps, scope: Scope, programId
   const q = parseInput(listQuery, query);
   const sort = q.sort ?? 'created';
   const limit = q.limit ?? 50;
-  const filter = { q: q.q || null, status: q.status ?? null, groupId: q.group_id ?? null, tag: q.tag || null };
+  const filter = partnerFilter(scope, q);
   const rows = await partners.listPartners(deps.pool, programId, filter, {
     sort,
     direction: q.direction ?? (sort === 'name' ? 'asc' : 'desc'),
@@ -245,7 +251,7 @@ export async function listPartners(deps: ManagementDeps, scope: Scope, programId
   return {
     partners: page.map(({ sort_value: _s, ...row }: any) => row as partners.PartnerListRow),
     next_cursor: rows.length > limit && last ? cursorOf(last.sort_value, last.id) : null,
-    filter: { ...filter, sort, currency: q.currency ?? 'USD' },
+    filter: { q: filter.q, status: filter.status, groupId: filter.groupId, tag: filter.tag, sort, currency: q.currency ?? 'USD' },
   };
 }
 
@@ -253,7 +259,7 @@ export async function listPartners(deps: ManagementDeps, scope: Scope, programId
 export async function exportPartnersCsv(deps: ManagementDeps, scope: Scope, programId: number, query: unknown): Promise<string> {
   await programInScope(deps, scope, programId);
   const q = parseInput(listQuery, query);
-  const filter = { q: q.q || null, status: q.status ?? null, groupId: q.group_id ?? null, tag: q.tag || null };
+  const filter = partnerFilter(scope, q);
   const lines = [['partner_id', 'name', 'email', 'status', 'group', 'tags', 'referral_codes', 'created_at'].join(',')];
   for (let after = 0; ; ) {
     const rows = await partners.partnersForExport(deps.pool, programId, filter, after, 1000);
@@ -382,7 +388,7 @@ export async function partnerBulk(deps: PartnerDeps, scope: Scope, programId: nu
     for (let i = 0; i < ids.length; i += PARTNER_CHUNK) await partnerChunk(deps, scope, programId, action, ids.slice(i, i + PARTNER_CHUNK), report);
     return report;
   }
-  const filter = { q: body.filter?.q || null, status: body.filter?.status ?? null, groupId: body.filter?.group_id ?? null, tag: body.filter?.tag || null };
+  const filter = partnerFilter(scope, body.filter);
   // Moving to a group keeps the partners in the selection: walk by id rather than re-reading the first page.
   for (let after = 0; ; ) {
     const ids = await partners.partnerIdsMatching(deps.pool, programId, filter, ACTION_APPLIES_TO[body.action], after, PARTNER_CHUNK);

@@ -2,9 +2,8 @@
 // accounts): the account is bound only once its owner authorized the platform on Stripe, so no
 // brand can claim an account it does not own. Operators may still bind one by hand through the
 // admin API (admin token).
-import type { Actor } from '../core/audit.js';
 import { withTransaction } from '../db/pool.js';
-import { type Scope, audit } from './management.js';
+import { type AccountScope, audit } from './management.js';
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { AffixError, errors } from '../core/errors.js';
@@ -50,9 +49,9 @@ export async function startStripeConnect(deps: ConnectDeps, programId: number, a
 export async function finishStripeConnect(
   deps: ConnectDeps,
   callback: { state: string; code: string; error?: string; errorDescription?: string },
-  accountId: number,
-  actor?: Actor,
+  scope: AccountScope,
 ): Promise<{ programId: number; stripeAccountId: string }> {
+  const { accountId } = scope;
   const settings = required(deps.settings);
   const programId = await takeConnectState(deps.pool, callback.state, accountId);
   if (programId === null) throw errors.badRequest('This Stripe connection link expired or was already used. Start again from the program page.');
@@ -64,7 +63,6 @@ export async function finishStripeConnect(
     throw new AffixError(502, `Stripe refused the authorization code: ${(error as Error).message}`, { cause: error });
   }
   if (!stripeAccountId) throw new AffixError(502, 'Stripe answered without a connected account id');
-  const scope: Scope = actor ? { kind: 'account', accountId, actor } : { kind: 'account', accountId };
   const bound = await withTransaction(deps.pool, async (client) => {
     const outcome = await bindConnectedAccount(client, programId, stripeAccountId);
     if (outcome === 'bound') {

@@ -13,7 +13,7 @@ type Filter = { q?: string; status?: string; group?: number; tag?: string };
 
 const filterFlags = (command: Command) =>
   command
-    .option('--q <text>', 'name or email (an address matches exactly)')
+    .option('--q <text>', 'name, email or payout reference (an address matches exactly)')
     .option('--status <status>', 'applied, approved, rejected, invited, archived or banned')
     .option('--group <id>', 'group id', positiveInt)
     .option('--tag <tag>');

@@ -41,6 +41,12 @@ export function allows(role: Role | 'operator', permission: Permission): boolean
   return (PERMISSIONS[permission] as readonly Role[]).includes(role);
 }
 
+/**
+ * Whether a search of partners may match their emails and payout references: only for a role that
+ * may read them. Any other role's search matches names alone, so it cannot learn whose an address is.
+ */
+export const searchMatchesPeople = (role: Role | 'operator'): boolean => allows(role, 'read_people');
+
 const P = (method: string, path: string) => `${method} ${path}`;
 const D = '/dashboard/programs/:id';
 

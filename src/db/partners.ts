@@ -138,6 +138,8 @@ export type PartnerSort = (typeof PARTNER_SORTS)[number];
 
 export interface PartnerFilter {
   q?: string | null;
+  /** The search may match emails and payout references (src/core/permissions.ts searchMatchesPeople); otherwise names only. */
+  matchesPeople: boolean;
   status?: PartnerStatus | null;
   groupId?: number | null;
   tag?: string | null;
@@ -167,9 +169,12 @@ function filterSql(filter: PartnerFilter, params: unknown[]): string {
     where.push(sql(`$${params.length}`));
   };
   if (filter.q) {
-    // An address searches by email exactly (case-insensitive); anything else by name or email prefix.
-    if (filter.q.includes('@')) add((n) => `lower(pa.email) = lower(${n})`, filter.q);
-    else add((n) => `(pa.name ILIKE ${n} OR pa.email ILIKE ${n})`, `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    const within = `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    // Without the people permission a search reads names alone: no email or payout reference can match.
+    if (!filter.matchesPeople) add((n) => `pa.name ILIKE ${n}`, within);
+    // An address finds the partner with that email or payout reference (case-insensitive); anything else any part of them or the name.
+    else if (filter.q.includes('@')) add((n) => `(lower(pa.email) = lower(${n}) OR lower(pa.payout_reference) = lower(${n}))`, filter.q);
+    else add((n) => `(pa.name ILIKE ${n} OR pa.email ILIKE ${n} OR pa.payout_reference ILIKE ${n})`, within);
   }
   if (filter.status) add((n) => `pa.status = ${n}`, filter.status);
   if (filter.groupId) add((n) => `pa.group_id = ${n}`, filter.groupId);

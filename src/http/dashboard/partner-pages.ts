@@ -68,7 +68,7 @@ export function partnersSection(view: PartnerPagesView, data: Of<'partners'>): H
   const refused = 'refused' in list ? (list as { refused: string }).refused : null;
   return html`<section id="partners"><h2>Partners</h2>
 <form method="get" action="${base}/partners" class="filter" role="search">
-<div><label for="q">Search name or email</label><input id="q" name="q" value="${q('q')}" type="search"></div>
+<div><label for="q">${view.people ? 'Search name, email or payout reference' : 'Search name'}</label><input id="q" name="q" value="${q('q')}" type="search"></div>
 <div><label for="status">Status</label><select id="status" name="status"><option value="">Any</option>${PARTNER_STATUSES.map((s) => html`<option value="${s}" ${s === q('status') ? raw('selected') : ''}>${PARTNER_STATUS_WORDS[s]}</option>`)}</select></div>
 <div><label for="group_id">Group</label><select id="group_id" name="group_id"><option value="">Any</option>${groups.map((g) => html`<option value="${g.id}" ${String(g.id) === q('group_id') ? raw('selected') : ''}>${g.name}</option>`)}</select></div>
 <div><label for="tag">Tag</label><input id="tag" name="tag" value="${q('tag')}"></div>

@@ -24,8 +24,8 @@ import {
 } from '../../app/dashboard.js';
 import { stripeEventEnqueuer } from '../../platform/queue.js';
 import {
+  type AccountScope,
   type ManagementDeps,
-  type Scope,
   createLink,
   createProgram,
   issueKey,
@@ -257,9 +257,10 @@ export function dashboardRoutes(deps: AppDeps): Router {
 
   const app = (): ManagementDeps => ({ pool, secretBox: deps.secretBox ?? null, now: () => clock(deps) });
   /** The signed-in account, acting from this request's address (the audit log records both). */
-  const scope = (res: Response): Scope => ({
+  const scope = (res: Response): AccountScope => ({
     kind: 'account',
     accountId: res.locals.account.id,
+    role: res.locals.account.role,
     actor: { type: 'member', id: String(res.locals.account.memberId ?? `account:${res.locals.account.id}`), label: res.locals.account.email, ip: res.req.ip ?? null },
   });
   const ownProgram = async (req: Request, res: Response): Promise<number> => (await programInScope(app(), scope(res), Number(req.params.id))).id;
@@ -423,8 +424,7 @@ export function dashboardRoutes(deps: AppDeps): Router {
     const connected = await finishStripeConnect(
       connectDeps(),
       { state: query('state'), code: query('code'), error: query('error') || undefined, errorDescription: query('error_description') || undefined },
-      res.locals.account.id,
-      scope(res).actor,
+      scope(res),
     );
     back(res, connected.programId, 'connected', 'stripe');
   });

@@ -11,7 +11,7 @@ import { failsWith, state } from '../context.js';
 import { type HttpDeps, clock } from '../deps.js';
 import { sendJson } from '../respond.js';
 import { cliFailure } from './cli-auth.js';
-import { CLI_ROUTES, allows, permissionOf } from '../../core/permissions.js';
+import { CLI_ROUTES, type Role, allows, permissionOf } from '../../core/permissions.js';
 
 type TokenFlavour = 'init' | 'programs';
 const tokenMessages = {
@@ -32,6 +32,7 @@ function loginTokenAuth(deps: HttpDeps, flavour: TokenFlavour) {
     const permission = permissionOf(CLI_ROUTES, req.method, req.route?.path ?? req.path);
     if (!permission || !allows(verdict.role, permission)) throw errors.forbidden(`Your role (${verdict.role}) does not allow this`);
     res.locals.accountId = verdict.accountId;
+    res.locals.role = verdict.role;
     res.locals.cliActor = { type: 'cli_token', id: verdict.memberId === null ? `account:${verdict.accountId}` : String(verdict.memberId), label: verdict.email, ip: req.ip ?? null };
     next();
   };
@@ -56,7 +57,7 @@ export function cliProgramRoutes(deps: HttpDeps): Router {
     }
     // The same use cases as the dashboard and the admin API: one rule for a new program.
     const management = { pool, secretBox: deps.secretBox ?? null, now: () => clock(deps) };
-    const scope = { kind: 'account' as const, accountId, actor: res.locals.cliActor };
+    const scope = { kind: 'account' as const, accountId, role: res.locals.role as Role, actor: res.locals.cliActor };
     const program = await createProgram(management, accountId, body, scope);
     const { apiKey } = await issueKey(management, scope, program.id);
     state(res).log.info({ programId: program.id, accountId }, 'program created from the CLI');
