@@ -72,7 +72,7 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
   });
 
   // The bulk bar of the Partners and Applications pages: the selected ids, or everything the page's search matches.
-  router.post(`${base}/partners/bulk`, ...form, async (req, res) => {
+  router.post(`${base}/partners/bulk`, ...kit.listForm('partner_ids'), async (req, res) => {
     const id = await ownProgram(req, res);
     const body = req.body as Record<string, unknown>;
     const section: ProgramSection = body.back === 'applications' ? 'applications' : 'partners';
@@ -242,7 +242,7 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
   });
 
   // ---- commissions in bulk (the Payouts page) ---------------------------------------------------
-  router.post(`${base}/commissions/bulk`, ...form, async (req, res) => {
+  router.post(`${base}/commissions/bulk`, ...kit.listForm('commission_ids'), async (req, res) => {
     const id = await ownProgram(req, res);
     const body = req.body as Record<string, unknown>;
     const ids = ([] as unknown[]).concat(body.commission_ids ?? []).map(Number);

@@ -106,6 +106,8 @@ export function dashboardRoutes(deps: AppDeps): Router {
   const csrf = csrfGuard({ secret: config.secretKey, sessionCookie: SESSION_COOKIE, secure: secureCookies });
   const ssoForm = formBody('20kb');
   const form = [...formBody('50kb'), csrf.check];
+  /** A form whose `lists` are ticked boxes of one name (the ids of a bulk bar, the mails kept). */
+  const listForm = (...lists: string[]) => [...formBody('50kb', lists), csrf.check];
   const oidc = config.oidc;
   const verifyIdToken = oidc ? createIdTokenVerifier({ publicUrl: config.publicUrl, secretKey: config.secretKey, oidc }) : null;
 
@@ -232,7 +234,7 @@ export function dashboardRoutes(deps: AppDeps): Router {
     const mails = await mailPreferences(pool, res.locals.account.email, 'manager');
     send(res, 200, 'Sign-ins', signInsPage(res.locals.account.email, mails, cliTokens, sessions), flash);
   });
-  router.post('/dashboard/account/mail', ...form, async (req, res) => {
+  router.post('/dashboard/account/mail', ...listForm('on'), async (req, res) => {
     await saveMailPreferences(pool, res.locals.account.email, 'manager', ([] as unknown[]).concat((req.body as Record<string, unknown>).on ?? []).map(String));
     res.redirect(303, '/dashboard/account?done=mail');
   });
@@ -438,6 +440,7 @@ export function dashboardRoutes(deps: AppDeps): Router {
 
   const kit = {
     form,
+    listForm,
     app,
     hooks: () => ({ ...app(), outbound: config.outbound }),
     stripeSecretKey: config.stripeSecretKey,
