@@ -57,6 +57,7 @@ import { mailPreferences, saveMailPreferences } from '../../app/mail.js';
 import { allows } from '../../core/permissions.js';
 import { AffixError } from '../../core/errors.js';
 import { csrfGuard, pageHeaders, sameOriginPosts } from './security.js';
+import { closeUnreadLargeUploads } from './uploads.js';
 import { SESSION_COOKIE, holdNewKey, requireAccount, startSession, takeNewKey } from './session.js';
 import { limitSignIn } from '../sign-in-limit.js';
 import { securedRouter } from '../guard.js';
@@ -102,7 +103,7 @@ export function dashboardRoutes(deps: AppDeps): Router {
   const { pool, config } = deps;
   const secureCookies = config.publicUrl.startsWith('https://');
   // Cookies first: every page, the single sign-on callback included, may carry a CSRF token.
-  router.use('/dashboard', cookieParser());
+  router.use('/dashboard', cookieParser(), closeUnreadLargeUploads);
   const csrf = csrfGuard({ secret: config.secretKey, sessionCookie: SESSION_COOKIE, secure: secureCookies });
   const ssoForm = formBody('20kb');
   const form = [...formBody('50kb'), csrf.check];
@@ -451,7 +452,7 @@ export function dashboardRoutes(deps: AppDeps): Router {
     back,
   };
   registerMoneyRoutes(router, kit);
-  registerPartnerRoutes(router, { ...kit, send, csrfCheck: csrf.check, publicUrl: config.publicUrl });
+  registerPartnerRoutes(router, { ...kit, send, csrfBeforeBody: csrf.checkBeforeBody, publicUrl: config.publicUrl });
 
   // A dashboard address that does not exist: a page that says so (a browser asked), not JSON.
   router.use('/dashboard', () => {
