@@ -22,12 +22,12 @@ afterAll(async () => {
 function browser(ip?: string) {
   const jar = new Map<string, string>();
   let lastPage = '';
-  async function go(method: string, path: string, form?: Record<string, string>) {
+  async function go(method: string, path: string, form?: Record<string, string> | [string, string][]) {
     const headers: Record<string, string> = { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '), ...(ip ? { 'x-forwarded-for': ip } : {}) };
     let body: string | undefined;
     if (form) {
       const csrf = /name="_csrf" value="([^"]+)"/.exec(lastPage)?.[1] ?? '';
-      body = new URLSearchParams({ _csrf: csrf, ...form }).toString();
+      body = new URLSearchParams([['_csrf', csrf], ...(Array.isArray(form) ? form : Object.entries(form))]).toString();
       headers['content-type'] = 'application/x-www-form-urlencoded';
       headers.origin = api.url;
     }
@@ -156,6 +156,20 @@ describe('partner portal', () => {
     const bobs = await b.go('POST', `/portal/programs/${bobPartner}/payout-details`, { payout_method: 'paypal', [`payout_reference_${bobPartner}`]: 'evil@example.com' });
     expect(bobs.status).toBe(404);
     expect((await db.pool.query('SELECT payout_reference FROM partners WHERE id = $1', [bobPartner])).rows[0].payout_reference).toBeNull();
+  });
+
+  it('the mail settings take every ticked box (one field, several values); any other field sent twice is refused', async () => {
+    const { b } = await signIn('ana@partner.example');
+    await b.go('GET', '/portal');
+    // Two values of the list field: the kind the portal shows, and an essential kind it ignores.
+    const saved = await b.go('POST', '/portal/mail', [['on', 'commission_digest'], ['on', 'payout_sent']]);
+    expect(saved.status).toBe(200);
+    expect(saved.text).toContain('Mail settings saved.');
+    const { mailPreferences } = await import('../src/app/mail.js');
+    expect((await mailPreferences(db.pool, 'ana@partner.example', 'partner')).map((p) => [p.kind, p.on])).toEqual([['commission_digest', true]]);
+    const repeated = await b.go('POST', '/portal/mail', [['on', 'commission_digest'], ['extra', '1'], ['extra', '2']]);
+    expect(repeated.status).toBe(400);
+    expect(repeated.text).toContain('The field extra was sent more than once');
   });
 
   it('extra links only where the program allows, and only for oneself', async () => {

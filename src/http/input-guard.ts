@@ -40,15 +40,28 @@ export function refuseUnstorableBody(req: Request, _res: Response, next: NextFun
   next();
 }
 
-/** After a urlencoded form parser: every field at most once (a repeated field arrives as an array). */
-export function refuseRepeatedFields(req: Request, _res: Response, next: NextFunction): void {
-  const body = (req.body ?? {}) as Record<string, unknown>;
-  const repeated = Object.keys(body).find((name) => Array.isArray(body[name]));
-  if (repeated !== undefined) throw errors.badRequest(`The field ${repeated.slice(0, 40)} was sent more than once`);
-  next();
+/**
+ * After a urlencoded form parser: every field at most once, except the form's lists (the ticked
+ * boxes of one name, as many as the page shows), which always arrive as arrays.
+ */
+export function refuseRepeatedFields(lists: readonly string[] = []): RequestHandler {
+  const listed = new Set(lists);
+  return (req, _res, next) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const repeated = Object.keys(body).find((name) => Array.isArray(body[name]) && !listed.has(name));
+    if (repeated !== undefined) throw errors.badRequest(`The field ${repeated.slice(0, 40)} was sent more than once`);
+    for (const name of listed) if (typeof body[name] === 'string') body[name] = [body[name]];
+    next();
+  };
 }
 
-/** A urlencoded form: each field once, at most 100 fields, only storable text. */
-export function formBody(limit: string): RequestHandler[] {
-  return [express.urlencoded({ extended: false, limit, parameterLimit: 100 }), refuseRepeatedFields, refuseUnstorableBody];
+/** Fields a form with lists may send: a page shows at most 500 rows to tick, plus the form's own fields. */
+const LIST_FORM_FIELDS = 600;
+
+/**
+ * A urlencoded form: each field once (but the names in `lists`, which may repeat), at most 100
+ * fields (600 with lists), only storable text.
+ */
+export function formBody(limit: string, lists: readonly string[] = []): RequestHandler[] {
+  return [express.urlencoded({ extended: false, limit, parameterLimit: lists.length ? LIST_FORM_FIELDS : 100 }), refuseRepeatedFields(lists), refuseUnstorableBody];
 }

@@ -13,6 +13,8 @@ import type { PageExtra } from './program-page.js';
 
 export interface MoneyRouteKit {
   form: RequestHandler[];
+  /** `form` whose named fields are lists (ticked boxes of one name). */
+  listForm: (...lists: string[]) => RequestHandler[];
   app: () => ManagementDeps;
   hooks: () => webhooks.WebhookDeps;
   stripeSecretKey: string | undefined;

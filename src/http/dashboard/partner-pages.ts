@@ -232,13 +232,13 @@ ${report ? html`<section id="import-report" aria-live="polite"><h2>${report.dry_
 ${report.written ? html`<p class="ok">Written: ${report.written.partners} partners, ${report.written.links} links.</p>` : ''}
 <p class="muted">Columns read: ${Object.entries(report.columns).map(([f, c]) => `${f} ← "${c}"`).join(', ')}</p>
 ${shown.length ? html`<h3>Rows with problems</h3><ul class="problems">${shown.map((p) => html`<li>Line ${p.line}: ${p.problems.join('; ')}</li>`)}</ul>${report.problems.length > shown.length ? html`<p>… and ${report.problems.length - shown.length} more (fix these first).</p>` : ''}` : ''}
-${report.dry_run && csv !== null && report.create + report.add_link > 0 ? html`<form method="post" action="${base}/partners/import"><textarea name="csv" hidden aria-hidden="true">${csv}</textarea>
+${report.dry_run && csv !== null && report.create + report.add_link > 0 ? html`<form method="post" action="${base}/partners/import" enctype="multipart/form-data"><textarea name="csv" hidden aria-hidden="true">${csv}</textarea>
 <div><button type="submit">Import the ${report.create + report.add_link} good rows</button></div></form>` : ''}</section>` : ''}
 <section id="import"><h2>Import partners from a CSV</h2>
 <p>Columns are found by their names: Affix's own export, and the affiliate exports of Rewardful (first_name, last_name, email, token, paypal_email, campaign), FirstPromoter (Email, First Name, Last Name, Ref ID) and Tolt (first_name, last_name, email, referral code). Their referral codes are kept. A partner already here (same email) is left as it is.</p>
 <form method="post" action="${base}/partners/import" enctype="multipart/form-data" novalidate>
-<label for="file">CSV file</label><input id="file" name="file" type="file" accept=".csv,text/csv" ${fe.csv ? raw('aria-invalid="true" aria-describedby="csv-error"') : ''}>
-${fe.csv ? html`<p class="error" id="csv-error">${fe.csv}</p>` : ''}
+<label for="file">CSV file (at most 20 MB)</label><input id="file" name="file" type="file" accept=".csv,text/csv" ${fe.file ? raw('aria-invalid="true" aria-describedby="file-error"') : ''}>
+${fe.file ? html`<p class="error" id="file-error">${fe.file}</p>` : ''}
 <input type="hidden" name="dry_run" value="true">
 <div><button type="submit">Check the file (dry run)</button></div></form></section>`;
 }

@@ -2,7 +2,6 @@
 // posts to a use case of src/app, then redirects back (or shows the page again with the
 // refusal beside its field). A single partner's action is the bulk action of one.
 import type { Request, Response, Router } from 'express';
-import multer from 'multer';
 import { updateApplicationSettings } from '../../app/applications.js';
 import { auditCsv } from '../../app/audit.js';
 import type { ProgramSection } from '../../app/dashboard.js';
@@ -12,16 +11,17 @@ import { commissionBulk } from '../../app/payouts.js';
 import { AffixError } from '../../core/errors.js';
 import { PARTNER_ACTIONS, PARTNER_ACTION_WORDS, type PartnerAction } from '../../core/partners.js';
 import { allows } from '../../core/permissions.js';
-import { formBody } from '../input-guard.js';
 import { fieldErrors, typedMinimums } from './forms.js';
 import type { Html } from './html.js';
 import type { MoneyRouteKit } from './money-routes.js';
 import { importPageBody, partnerPageBody } from './partner-pages.js';
 import { sectionUrl, withProgramNav } from './program-page.js';
+import { UPLOAD_FIELD, uploadBody } from './uploads.js';
 
 export interface PartnerRouteKit extends MoneyRouteKit {
   send: (res: Response, status: number, title: string, body: Html, flash?: string | null) => void;
-  csrfCheck: MoneyRouteKit['form'][number];
+  /** The CSRF check of an upload, before its body is read (the token is in the form's action URL). */
+  csrfBeforeBody: MoneyRouteKit['form'][number];
   publicUrl: string;
 }
 
@@ -35,7 +35,6 @@ export const PARTNER_DONE: Record<string, string> = {
 };
 
 const text = (req: Request, name: string) => String((req.body as Record<string, unknown>)[name] ?? '').trim();
-const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: 20 * 1024 * 1024, files: 1, fields: 10 } });
 
 /** "Banned 3 partners; 1 left as it was." from the report (the numbers travel in the redirect, the words are ours). */
 function bulkFlash(query: Record<string, unknown>): string | null {
@@ -72,7 +71,7 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
   });
 
   // The bulk bar of the Partners and Applications pages: the selected ids, or everything the page's search matches.
-  router.post(`${base}/partners/bulk`, ...form, async (req, res) => {
+  router.post(`${base}/partners/bulk`, ...kit.listForm('partner_ids'), async (req, res) => {
     const id = await ownProgram(req, res);
     const body = req.body as Record<string, unknown>;
     const section: ProgramSection = body.back === 'applications' ? 'applications' : 'partners';
@@ -118,8 +117,15 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
     send(res, status, 'Import partners', withProgramNav(id, 'partners', body, fe));
   };
   router.get(`${base}/partners/import`, (req, res) => importPage(req, res, 200, null, null));
-  // The file comes as multipart (the dry run) or, confirmed, as the checked text itself.
-  router.post(`${base}/partners/import`, upload.single('file'), ...formBody('25mb'), kit.csrfCheck, async (req, res) => {
+  // The file comes as multipart (the dry run) or, confirmed, as the checked text itself (multipart
+  // too). The session (before every route), the program and the token are checked before the body
+  // is read; each limit of the upload is answered beside the file field.
+  const programFirst = async (req: Request, res: Response, next: () => void) => {
+    await ownProgram(req, res);
+    next();
+  };
+  const uploadRefused = (req: Request, res: Response, error: AffixError) => importPage(req, res, error.status, null, null, { [UPLOAD_FIELD]: error.message });
+  router.post(`${base}/partners/import`, programFirst, kit.csrfBeforeBody, ...uploadBody(uploadRefused), async (req, res) => {
     const id = await ownProgram(req, res);
     const csv = req.file ? req.file.buffer.toString('utf8') : text(req, 'csv') ? String((req.body as Record<string, unknown>).csv) : '';
     const dryRun = Boolean(req.file) || (req.body as Record<string, unknown>).dry_run === 'true';
@@ -127,7 +133,7 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
       const report = await importPartners(app(), scope(res), id, { csv, dry_run: dryRun });
       return importPage(req, res, 200, report, dryRun ? csv : null);
     } catch (error) {
-      return importPage(req, res, 400, null, null, fieldErrors(error, { csv: 'csv', form: 'csv', body: 'csv' }));
+      return importPage(req, res, 400, null, null, fieldErrors(error, { csv: UPLOAD_FIELD, form: UPLOAD_FIELD, body: UPLOAD_FIELD }));
     }
   });
 
@@ -242,7 +248,7 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
   });
 
   // ---- commissions in bulk (the Payouts page) ---------------------------------------------------
-  router.post(`${base}/commissions/bulk`, ...form, async (req, res) => {
+  router.post(`${base}/commissions/bulk`, ...kit.listForm('commission_ids'), async (req, res) => {
     const id = await ownProgram(req, res);
     const body = req.body as Record<string, unknown>;
     const ids = ([] as unknown[]).concat(body.commission_ids ?? []).map(Number);

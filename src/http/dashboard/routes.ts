@@ -57,6 +57,7 @@ import { mailPreferences, saveMailPreferences } from '../../app/mail.js';
 import { allows } from '../../core/permissions.js';
 import { AffixError } from '../../core/errors.js';
 import { csrfGuard, pageHeaders, sameOriginPosts } from './security.js';
+import { closeUnreadLargeUploads } from './uploads.js';
 import { SESSION_COOKIE, holdNewKey, requireAccount, startSession, takeNewKey } from './session.js';
 import { limitSignIn } from '../sign-in-limit.js';
 import { securedRouter } from '../guard.js';
@@ -102,10 +103,12 @@ export function dashboardRoutes(deps: AppDeps): Router {
   const { pool, config } = deps;
   const secureCookies = config.publicUrl.startsWith('https://');
   // Cookies first: every page, the single sign-on callback included, may carry a CSRF token.
-  router.use('/dashboard', cookieParser());
+  router.use('/dashboard', cookieParser(), closeUnreadLargeUploads);
   const csrf = csrfGuard({ secret: config.secretKey, sessionCookie: SESSION_COOKIE, secure: secureCookies });
   const ssoForm = formBody('20kb');
   const form = [...formBody('50kb'), csrf.check];
+  /** A form whose `lists` are ticked boxes of one name (the ids of a bulk bar, the mails kept). */
+  const listForm = (...lists: string[]) => [...formBody('50kb', lists), csrf.check];
   const oidc = config.oidc;
   const verifyIdToken = oidc ? createIdTokenVerifier({ publicUrl: config.publicUrl, secretKey: config.secretKey, oidc }) : null;
 
@@ -232,7 +235,7 @@ export function dashboardRoutes(deps: AppDeps): Router {
     const mails = await mailPreferences(pool, res.locals.account.email, 'manager');
     send(res, 200, 'Sign-ins', signInsPage(res.locals.account.email, mails, cliTokens, sessions), flash);
   });
-  router.post('/dashboard/account/mail', ...form, async (req, res) => {
+  router.post('/dashboard/account/mail', ...listForm('on'), async (req, res) => {
     await saveMailPreferences(pool, res.locals.account.email, 'manager', ([] as unknown[]).concat((req.body as Record<string, unknown>).on ?? []).map(String));
     res.redirect(303, '/dashboard/account?done=mail');
   });
@@ -438,6 +441,7 @@ export function dashboardRoutes(deps: AppDeps): Router {
 
   const kit = {
     form,
+    listForm,
     app,
     hooks: () => ({ ...app(), outbound: config.outbound }),
     stripeSecretKey: config.stripeSecretKey,
@@ -448,7 +452,7 @@ export function dashboardRoutes(deps: AppDeps): Router {
     back,
   };
   registerMoneyRoutes(router, kit);
-  registerPartnerRoutes(router, { ...kit, send, csrfCheck: csrf.check, publicUrl: config.publicUrl });
+  registerPartnerRoutes(router, { ...kit, send, csrfBeforeBody: csrf.checkBeforeBody, publicUrl: config.publicUrl });
 
   // A dashboard address that does not exist: a page that says so (a browser asked), not JSON.
   router.use('/dashboard', () => {

@@ -35,7 +35,12 @@ export function pageHeaders(): RequestHandler {
 export interface CsrfGuard {
   /** Checks the posted token (after the form body is parsed). */
   check: RequestHandler;
-  /** Puts a hidden token field into every POST form of a page. */
+  /**
+   * Checks the token of an upload before its body is read: from the query string (the form's
+   * action URL, which works without JavaScript) or an `X-CSRF-Token` header, never the body.
+   */
+  checkBeforeBody: RequestHandler;
+  /** Puts a hidden token field into every POST form of a page; an upload form's action URL carries it instead. */
   protect(req: Request, res: Response, html: string): string;
 }
 
@@ -46,20 +51,34 @@ export interface CsrfGuard {
  */
 export function csrfGuard(options: { secret: string | undefined; sessionCookie: string; secure: boolean; cookieName?: string }): CsrfGuard {
   const secret = options.secret ?? randomBytes(32).toString('base64url');
-  const { doubleCsrfProtection, generateCsrfToken } = doubleCsrf({
+  // One token, one cookie: two readers of where the request carries it.
+  const shared = {
     getSecret: () => secret,
-    getSessionIdentifier: (req) => (typeof req.cookies?.[options.sessionCookie] === 'string' ? req.cookies[options.sessionCookie] : 'anonymous'),
+    getSessionIdentifier: (req: Request) => (typeof req.cookies?.[options.sessionCookie] === 'string' ? req.cookies[options.sessionCookie] : 'anonymous'),
     cookieName: `${options.secure ? '__Host-' : ''}${options.cookieName ?? 'affix_csrf'}`,
     cookieOptions: { sameSite: 'lax', path: '/', secure: options.secure, httpOnly: true },
-    getCsrfTokenFromRequest: (req) => (typeof req.body?.[CSRF_FIELD] === 'string' ? req.body[CSRF_FIELD] : undefined),
     errorConfig: { statusCode: 403, message: 'This form expired or did not come from this site. Reload the page and try again.' },
+  } as const;
+  const inBody = doubleCsrf({ ...shared, getCsrfTokenFromRequest: (req) => (typeof req.body?.[CSRF_FIELD] === 'string' ? req.body[CSRF_FIELD] : undefined) });
+  const beforeBody = doubleCsrf({
+    ...shared,
+    getCsrfTokenFromRequest: (req) => {
+      const inQuery = req.query?.[CSRF_FIELD];
+      const inHeader = req.headers['x-csrf-token'];
+      return typeof inQuery === 'string' ? inQuery : typeof inHeader === 'string' ? inHeader : undefined;
+    },
   });
   return {
-    check: doubleCsrfProtection,
+    check: inBody.doubleCsrfProtection,
+    checkBeforeBody: beforeBody.doubleCsrfProtection,
     protect(req, res, html) {
       if (!html.includes('method="post"')) return html;
-      const token = generateCsrfToken(req, res);
-      return html.replace(/<form\b[^>]*method="post"[^>]*>/g, (tag) => `${tag}<input type="hidden" name="${CSRF_FIELD}" value="${token}">`);
+      const token = inBody.generateCsrfToken(req, res);
+      return html.replace(/<form\b[^>]*method="post"[^>]*>/g, (tag) =>
+        tag.includes('enctype="multipart/form-data"')
+          ? tag.replace(/action="([^"]*)"/, (_all, action: string) => `action="${action}${action.includes('?') ? '&amp;' : '?'}${CSRF_FIELD}=${token}"`)
+          : `${tag}<input type="hidden" name="${CSRF_FIELD}" value="${token}">`,
+      );
     },
   };
 }

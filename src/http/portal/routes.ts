@@ -144,7 +144,7 @@ export function portalRoutes(deps: AppDeps): Router {
     const csv = await portalPayoutStatement(app(), res.locals.partnerEmail, Number(req.params.partnerId), Number(req.params.payoutId));
     res.type('text/csv').attachment(`affix-payout-${Number(req.params.payoutId)}-statement.csv`).send(csv);
   });
-  router.post('/portal/mail', ...form, async (req, res) => {
+  router.post('/portal/mail', ...formBody('20kb', ['on']), csrf.check, async (req, res) => {
     await saveMailPreferences(pool, res.locals.partnerEmail, 'partner', ([] as unknown[]).concat((req.body as Record<string, unknown>).on ?? []).map(String));
     res.redirect(303, '/portal?done=mail');
   });
