@@ -179,6 +179,23 @@ describe('the daily digest and unsubscribing', () => {
   });
 });
 
+describe('the unsubscribe link, exactly as mailed', () => {
+  it('a token with characters appended is refused and changes nothing; the exact token unsubscribes', async () => {
+    const email = `${uid('exact')}@creators.test`;
+    const token = unsubscribeToken(SECRET, email, 'commission_digest', new Date(api.clock.now.getTime() + 86_400_000));
+    const post = (t: string) => fetch(`${api.url}/mail/unsubscribe?token=${encodeURIComponent(t)}`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+    const preferences = async () => (await db.pool.query('SELECT kind, wants FROM mail_preferences WHERE email = $1', [email])).rows;
+    for (const altered of [`${token}.x`, `${token}.`, `${token}x`]) {
+      const refused = await post(altered);
+      expect(refused.status, altered).toBe(400);
+      expect(await refused.text()).toContain('This unsubscribe link is not valid');
+    }
+    expect(await preferences()).toEqual([]);
+    expect((await post(token)).status).toBe(200);
+    expect(await preferences()).toEqual([{ kind: 'commission_digest', wants: false }]);
+  });
+});
+
 describe('partner sign-in that does not leak', () => {
   it('an invited and an unknown address answer in the same time (median of 20)', async () => {
     const shop = await seedProgram(api);
