@@ -317,3 +317,24 @@ describe('preferences per person and kind', () => {
     expect(to(finance).filter((m) => m.subject.startsWith('Summary Shop on '))).toEqual([]);
   });
 });
+
+describe('mail to an address anyone can type, capped per address', () => {
+  it('applications with one address to 7 programs from 7 client addresses: all recorded, the applicant mailed 5 times (the cap an hour)', async () => {
+    const HOUR = 3_600_000;
+    api.clock.now = new Date(Math.ceil(api.clock.now.getTime() / HOUR) * HOUR + 60_000);
+    const email = `${uid('typed')}@creators.test`;
+    const answers = new Set<string>();
+    for (let i = 0; i < 7; i++) {
+      const shop = await seedProgram(api, { name: `Cap Shop ${i}` });
+      const slug = uid(`cap${i}`).replaceAll('_', '-').toLowerCase();
+      await must('PATCH', `/programs/${shop.programId}/application-settings`, { applications_open: true, slug });
+      const reply = await form(`/apply/${slug}`, { name: 'Typed', email, accept_terms: 'on' }, `203.0.115.${i + 1}`);
+      answers.add(`${reply.status} ${String(reply.body).includes('your application was received')}`);
+    }
+    expect([...answers]).toEqual(['200 true']);
+    await outboxSent(db.pool);
+    expect((await db.pool.query("SELECT count(*)::int AS n FROM partners WHERE email = $1 AND status = 'applied'", [email])).rows[0].n).toBe(7);
+    expect(subjects(email)).toHaveLength(5);
+    expect(subjects(email).every((s) => s.endsWith(': we received your application'))).toBe(true);
+  });
+});

@@ -15,6 +15,7 @@ import { type PartnerDeps, partnerBulk } from './partners.js';
 import { FORM_BOOLEAN } from './payouts.js';
 import { applicationReceivedMail, newApplicationMail, queueForManagers } from './mail.js';
 import { queueMails } from '../db/mail.js';
+import { mayMailAddress } from './access.js';
 
 /** What the public page shows: the program's terms and rewards, the group's when it is a group's page. */
 export async function applicationPage(deps: ManagementDeps, programRef: string, groupSlug?: string) {
@@ -85,7 +86,10 @@ export async function apply(deps: PartnerDeps, programRef: string, groupSlug: st
     ]);
     // The applicant and the brand hear of it with the change (a new or allowed application only).
     const links = deps.mailLinks ?? { publicUrl: '{{affix}}' };
-    await queueMails(client, [applicationReceivedMail(links, { programId: program.programId, programName: program.name, email: body.email, applicationId })]);
+    // Anyone can type an address here: its mail counts against the address's cap (docs/mail.md).
+    if (await mayMailAddress(client, body.email, now)) {
+      await queueMails(client, [applicationReceivedMail(links, { programId: program.programId, programName: program.name, email: body.email, applicationId })]);
+    }
     await queueForManagers(client, program.programId, newApplicationMail(links, { programId: program.programId, programName: program.name, applicationId, name: body.name, signals }));
     await writeMessage(client, DEFAULT_OUTBOUND_QUEUE, {
       programId: program.programId, type: 'partner.applied', test: false,
