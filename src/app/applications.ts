@@ -2,6 +2,7 @@
 // application with its stored terms acceptance, the reviewer's view with risk signals, and the
 // brand's application settings. The public answer never says whether an address is known.
 import { z } from 'zod';
+import { NO_CONTROL_CHARACTERS, hasControlCharacter } from '../core/names.js';
 import { errors } from '../core/errors.js';
 import { type ApplicationField, type RiskSignal, blocksAutoApproval, isFreeMailDomain, parseFieldLines, readAnswers } from '../core/partners.js';
 import { describeCommission } from '../core/programs.js';
@@ -31,7 +32,12 @@ export async function applicationPage(deps: ManagementDeps, programRef: string, 
 }
 
 const applyInput = z.object({
-  name: z.string({ error: 'Give your name.' }).trim().min(1, 'Give your name.').max(255, 'At most 255 characters.'),
+  name: z
+    .string({ error: 'Give your name.' })
+    .trim()
+    .min(1, 'Give your name.')
+    .max(255, 'At most 255 characters.')
+    .refine((text) => !hasControlCharacter(text), `Your name ${NO_CONTROL_CHARACTERS}.`),
   email: z.email('Give an email address we can reach you at.').max(320),
   // A checkbox: absent when not ticked.
   accept_terms: z.unknown().transform((v) => v === true || v === 'on' || v === 'true').refine((v) => v, 'Accept the program terms to apply.'),
