@@ -35,6 +35,17 @@ describe('the audit log', () => {
     await expect(db.pool.query('DELETE FROM audit_log WHERE id = $1', [row.id])).rejects.toThrow('audit_log is append-only');
   });
 
+  it('refuses TRUNCATE, of the log itself or cascading from the programs it refers to; every entry stays', async () => {
+    const shop = await seedProgram(api);
+    const count = async () => (await db.pool.query('SELECT count(*)::int AS n FROM audit_log')).rows[0].n as number;
+    const before = await count();
+    expect(before).toBeGreaterThan(0);
+    await expect(db.pool.query('TRUNCATE audit_log')).rejects.toThrow('audit_log is append-only');
+    await expect(db.pool.query('TRUNCATE programs CASCADE')).rejects.toThrow('audit_log is append-only');
+    expect(await count()).toBe(before);
+    expect((await db.pool.query('SELECT count(*)::int AS n FROM programs WHERE id = $1', [shop.programId])).rows[0].n).toBe(1);
+  });
+
   it('records each change with its actor, object and changed fields; a refused change records nothing; secrets only as "set"', async () => {
     const shop = await seedProgram(api, { commission_rate: 10 });
     const before = (await entries(shop.programId)).length;

@@ -179,6 +179,23 @@ describe('the daily digest and unsubscribing', () => {
   });
 });
 
+describe('the unsubscribe link, exactly as mailed', () => {
+  it('a token with characters appended is refused and changes nothing; the exact token unsubscribes', async () => {
+    const email = `${uid('exact')}@creators.test`;
+    const token = unsubscribeToken(SECRET, email, 'commission_digest', new Date(api.clock.now.getTime() + 86_400_000));
+    const post = (t: string) => fetch(`${api.url}/mail/unsubscribe?token=${encodeURIComponent(t)}`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+    const preferences = async () => (await db.pool.query('SELECT kind, wants FROM mail_preferences WHERE email = $1', [email])).rows;
+    for (const altered of [`${token}.x`, `${token}.`, `${token}x`]) {
+      const refused = await post(altered);
+      expect(refused.status, altered).toBe(400);
+      expect(await refused.text()).toContain('This unsubscribe link is not valid');
+    }
+    expect(await preferences()).toEqual([]);
+    expect((await post(token)).status).toBe(200);
+    expect(await preferences()).toEqual([{ kind: 'commission_digest', wants: false }]);
+  });
+});
+
 describe('partner sign-in that does not leak', () => {
   it('an invited and an unknown address answer in the same time (median of 20)', async () => {
     const shop = await seedProgram(api);
@@ -298,5 +315,26 @@ describe('preferences per person and kind', () => {
     expect(summaries[0]!.text).toContain('- 1 sales');
     expect(summaries[0]!.headers['list-unsubscribe-post']).toBe('List-Unsubscribe=One-Click');
     expect(to(finance).filter((m) => m.subject.startsWith('Summary Shop on '))).toEqual([]);
+  });
+});
+
+describe('mail to an address anyone can type, capped per address', () => {
+  it('applications with one address to 7 programs from 7 client addresses: all recorded, the applicant mailed 5 times (the cap an hour)', async () => {
+    const HOUR = 3_600_000;
+    api.clock.now = new Date(Math.ceil(api.clock.now.getTime() / HOUR) * HOUR + 60_000);
+    const email = `${uid('typed')}@creators.test`;
+    const answers = new Set<string>();
+    for (let i = 0; i < 7; i++) {
+      const shop = await seedProgram(api, { name: `Cap Shop ${i}` });
+      const slug = uid(`cap${i}`).replaceAll('_', '-').toLowerCase();
+      await must('PATCH', `/programs/${shop.programId}/application-settings`, { applications_open: true, slug });
+      const reply = await form(`/apply/${slug}`, { name: 'Typed', email, accept_terms: 'on' }, `203.0.115.${i + 1}`);
+      answers.add(`${reply.status} ${String(reply.body).includes('your application was received')}`);
+    }
+    expect([...answers]).toEqual(['200 true']);
+    await outboxSent(db.pool);
+    expect((await db.pool.query("SELECT count(*)::int AS n FROM partners WHERE email = $1 AND status = 'applied'", [email])).rows[0].n).toBe(7);
+    expect(subjects(email)).toHaveLength(5);
+    expect(subjects(email).every((s) => s.endsWith(': we received your application'))).toBe(true);
   });
 });

@@ -200,6 +200,10 @@ describe('partner portal', () => {
   });
 
   it('a link older than 15 minutes does not sign in; requests are rate-limited by IP and address together', async () => {
+    // A fresh hour of the address's mail cap (5 an hour), whatever the time the tests run at.
+    api.clock.now = new Date(Math.ceil(api.clock.now.getTime() / HOUR) * HOUR + 60_000);
+    await outboxSent(db.pool);
+    const earlier = await signInMailsTo('ana@partner.example');
     const b = browser('203.0.113.60');
     await b.go('GET', '/portal/login');
     const before = smtp.mails.length;
@@ -220,9 +224,66 @@ describe('partner portal', () => {
       statuses.push((await spammer.go('POST', '/portal/login', { email: 'ana@partner.example' })).status);
     }
     expect(statuses).toEqual([...Array(5).fill(200), 429, 429]);
-    // … and Ana herself is not locked out: from her address she gets a link, and it signs her in.
-    const { signedIn } = await signIn('ana@partner.example', '203.0.113.62');
+    // … and the address's cap holds too: Ana's own request now answers the same and mails nothing
+    // more, yet she is not locked out: the links already in her inbox still sign her in …
+    await outboxSent(db.pool);
+    const mailed = await signInMailsTo('ana@partner.example');
+    expect(mailed - earlier).toBe(5);
+    const own = browser('203.0.113.62');
+    await own.go('GET', '/portal/login');
+    expect((await own.go('POST', '/portal/login', { email: 'ana@partner.example' })).text).toContain('a sign-in link is on its way');
+    await outboxSent(db.pool);
+    expect(await signInMailsTo('ana@partner.example')).toBe(mailed);
+    const inbox = smtp.lastLink('ana@partner.example')!;
+    await own.go('GET', inbox.replace(/^https?:\/\/[^/]+/, ''));
+    const withMailed = await own.go('POST', '/portal/auth', { token: new URL(inbox).searchParams.get('token')! });
+    expect(withMailed.status).toBe(200);
+    expect(withMailed.text).toContain('Alpha Shop');
+    // … and the next hour, her own request mails her a new link.
+    api.clock.now = new Date(api.clock.now.getTime() + HOUR);
+    const { signedIn } = await signIn('ana@partner.example', '203.0.113.63');
     expect(signedIn.status).toBe(200);
     expect(signedIn.text).toContain('Alpha Shop');
   });
+
+  it('15 sign-in requests for one address from 15 client addresses mail it 5 times (at most 10 in any hour); every answer is the same; the mailed links work', async () => {
+    const email = 'flood@partner.example';
+    const partner = (await admin('POST', `/programs/${ana.programA}/partners`, { name: 'Flood', email })).body.data.id;
+    expect((await admin('POST', `/programs/${ana.programA}/partners/${partner}/invite`)).status).toBe(200);
+    api.clock.now = new Date(Math.ceil(api.clock.now.getTime() / HOUR) * HOUR + 60_000);
+    const flood = async (first: number) => {
+      const answers = new Set<string>();
+      for (let i = 0; i < 15; i++) {
+        const b = browser(`203.0.114.${first + i}`);
+        await b.go('GET', '/portal/login');
+        const reply = await b.go('POST', '/portal/login', { email });
+        answers.add(`${reply.status} ${/<section>.*<\/section>/s.exec(reply.text)?.[0]}`);
+      }
+      return [...answers];
+    };
+    const sameAnswer = ['200 <section><p role="status">If this address belongs to an invited partner, a sign-in link is on its way. Check your mail.</p><p><a href="/portal/login">Back</a></p></section>'];
+    expect(await flood(1)).toEqual(sameAnswer);
+    await outboxSent(db.pool);
+    expect(await signInMailsTo(email)).toBe(5);
+    expect(smtp.mails.filter((m) => m.to === email && m.subject === 'Your Affix partner sign-in link')).toHaveLength(5);
+    // The first mail's link still signs in (the partner is never locked out by others' requests).
+    const first = smtp.mails.find((m) => m.to === email && m.subject === 'Your Affix partner sign-in link')!;
+    const link = /https?:\/\/\S+\/portal\/auth\?token=[\w-]+/.exec(first.text)![0];
+    const b = browser('203.0.114.99');
+    await b.go('GET', link.replace(/^https?:\/\/[^/]+/, ''));
+    expect((await b.go('POST', '/portal/auth', { token: new URL(link).searchParams.get('token')! })).status).toBe(200);
+    // 58 minutes on, the same hour: still nothing. The next hour: 5 more, never more.
+    api.clock.now = new Date(api.clock.now.getTime() + 58 * 60_000);
+    expect(await flood(20)).toEqual(sameAnswer);
+    await outboxSent(db.pool);
+    expect(await signInMailsTo(email)).toBe(5);
+    api.clock.now = new Date(api.clock.now.getTime() + 2 * 60_000);
+    expect(await flood(40)).toEqual(sameAnswer);
+    await outboxSent(db.pool);
+    expect(await signInMailsTo(email)).toBe(10);
+  });
 });
+
+const HOUR = 3_600_000;
+const signInMailsTo = async (email: string): Promise<number> =>
+  (await db.pool.query("SELECT count(*)::int AS n FROM mail_outbox WHERE to_email = $1 AND kind = 'partner_sign_in'", [email])).rows[0].n;

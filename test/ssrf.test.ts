@@ -6,8 +6,12 @@ import type { AddressInfo } from 'node:net';
 import { lookup } from 'node:dns/promises';
 import { hostname, networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATOR } from '../src/app/management.js';
+import { createEndpoint } from '../src/app/webhook-endpoints.js';
+import { AffixError } from '../src/core/errors.js';
 import { addressProblem } from '../src/platform/destinations.js';
-import { sendWebhook } from '../src/platform/webhook-sender.js';
+import { createSecretBox } from '../src/platform/secret-box.js';
+import { type HostResolver, sendWebhook } from '../src/platform/webhook-sender.js';
 import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 
 let db: TestDatabase;
@@ -98,12 +102,14 @@ describe('webhook destinations (SSRF)', () => {
     try {
       const port = (server.address() as AddressInfo).port;
       const message = { id: 'msg_ssrf', timestamp: new Date(), body: '{}', secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'] };
-      // This host's name passes the registration check (a name, not an address) and resolves to one of
-      // this host's addresses: as a DNS answer changed after registration would. The connect-time lookup refuses it.
+      // This host's name resolves to one of this host's addresses (the hosts file): registration refuses
+      // it, and a name whose DNS answer changed after registration reaches the connect-time lookup, which refuses it too.
       const name = hostname();
       const { address } = await lookup(name);
       expect(addressProblem(address)).not.toBeNull();
-      expect((await register(`http://${name}:${port}/`)).status).toBe(201);
+      const registered = await register(`http://${name}:${port}/`);
+      expect(registered.status).toBe(400);
+      expect(registered.body.error.message).toBe('url: The URL must not point at a private or loopback address.');
       const attempt = await sendWebhook(`http://${name}:${port}/`, message, { allowPrivate: false, timeoutMs: 2000, clock: () => 0 });
       expect(attempt).toEqual({ status: null, excerpt: `${name} resolves only to private addresses`, durationMs: 0 });
       // Allowed by the operator, the same target answers: the refusal above was the check, not the network.
@@ -112,5 +118,45 @@ describe('webhook destinations (SSRF)', () => {
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
+  });
+});
+
+describe('names resolved at registration (the host\'s own resolver, hosts file included)', () => {
+  // As a usual /etc/hosts and DNS would answer; a name absent here does not resolve.
+  const HOSTS: Record<string, string[]> = {
+    'localhost.localdomain': ['127.0.0.1'],
+    'ip6-localhost': ['::1'],
+    'ip6-loopback': ['::1'],
+    'db.internal.example': ['10.0.0.7'],
+    'metadata.cloud.example': ['169.254.169.254'],
+    'split.example.com': ['93.184.216.34', '192.168.1.20'],
+    'hooks.example.com': ['93.184.216.34', '2606:4700::1111'],
+  };
+  const resolveHost: HostResolver = async (name) => HOSTS[name] ?? [];
+  const registerResolved = async (url: string) => {
+    const deps = {
+      pool: db.pool, secretBox: createSecretBox('ssrf-test-secret-key-0123456789'), now: () => new Date(), resolveHost,
+      outbound: { allowPrivateAddresses: false, timeoutMs: 2000, concurrency: 1, retryScheduleSeconds: [60] },
+    };
+    try {
+      await createEndpoint(deps, OPERATOR, shop.programId, { url, event_types: ['sale.created'] });
+      return 'accepted';
+    } catch (error) {
+      if (error instanceof AffixError) return `${error.status} ${error.message} (field ${Object.keys(error.init.fields ?? {}).join()})`;
+      throw error;
+    }
+  };
+  const REFUSED = '400 url: The URL must not point at a private or loopback address. (field url)';
+
+  it.each(['localhost.localdomain', 'ip6-localhost', 'IP6-LOOPBACK.', 'db.internal.example', 'metadata.cloud.example', 'split.example.com'])(
+    '%s, resolving to a private or loopback address, is refused',
+    async (name) => {
+      expect(await registerResolved(`https://${name}/hook`)).toBe(REFUSED);
+    },
+  );
+
+  it('a name resolving only to public addresses is accepted; one that does not resolve is accepted as before (delivery checks it at connect)', async () => {
+    expect(await registerResolved('https://hooks.example.com/hook')).toBe('accepted');
+    expect(await registerResolved('https://not-yet-in-dns.example.com/hook')).toBe('accepted');
   });
 });

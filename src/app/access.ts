@@ -6,7 +6,7 @@ import { hashEmail } from '../core/secrets.js';
 import { createDashboardSession, dashboardSessionAccount } from '../db/dashboard.js';
 import { databaseAnswers } from '../db/health.js';
 import { originListedByAnyProgram } from '../db/origins.js';
-import type { Pool } from '../db/pool.js';
+import type { Pool, PoolClient } from '../db/pool.js';
 import { countRequestAlone, hitRateLimit } from '../db/rate-limit.js';
 
 /** One request counted in PostgreSQL (shared by every instance). */
@@ -39,6 +39,17 @@ export async function countPartnerLinkRequest(pool: Pool, ip: string, email: str
     [RATE_LIMITS.partnerLinkPerIpAndAddress, `ip-email:${ip}:${hashEmail(email).toString('base64url')}`],
   ];
   return retryAfterOfFirstOver(pool, checks, at);
+}
+
+/**
+ * The per-address cap on mail a stranger can trigger by posting an address (RATE_LIMITS.mailPerAddress):
+ * counts one such mail to `email` (by its digest, whatever the client address) and answers whether
+ * it may be sent. Call it for every request that would mail the address, and answer the same
+ * either way: over the cap, only the mail is left out. In a transaction, pass its client.
+ */
+export async function mayMailAddress(db: Pool | PoolClient, email: string, at: Date): Promise<boolean> {
+  const hit = await hitRateLimit(db, RATE_LIMITS.mailPerAddress, `email:${hashEmail(email).toString('base64url')}`, at);
+  return !overLimit(RATE_LIMITS.mailPerAddress, hit);
 }
 
 /** Browsers are let in only from origins some program lists (the link's own program checks again). */

@@ -2,6 +2,7 @@
 // application with its stored terms acceptance, the reviewer's view with risk signals, and the
 // brand's application settings. The public answer never says whether an address is known.
 import { z } from 'zod';
+import { NO_CONTROL_CHARACTERS, hasControlCharacter } from '../core/names.js';
 import { errors } from '../core/errors.js';
 import { type ApplicationField, type RiskSignal, blocksAutoApproval, isFreeMailDomain, parseFieldLines, readAnswers } from '../core/partners.js';
 import { describeCommission } from '../core/programs.js';
@@ -15,6 +16,7 @@ import { type PartnerDeps, partnerBulk } from './partners.js';
 import { FORM_BOOLEAN } from './payouts.js';
 import { applicationReceivedMail, newApplicationMail, queueForManagers } from './mail.js';
 import { queueMails } from '../db/mail.js';
+import { mayMailAddress } from './access.js';
 
 /** What the public page shows: the program's terms and rewards, the group's when it is a group's page. */
 export async function applicationPage(deps: ManagementDeps, programRef: string, groupSlug?: string) {
@@ -30,7 +32,12 @@ export async function applicationPage(deps: ManagementDeps, programRef: string, 
 }
 
 const applyInput = z.object({
-  name: z.string({ error: 'Give your name.' }).trim().min(1, 'Give your name.').max(255, 'At most 255 characters.'),
+  name: z
+    .string({ error: 'Give your name.' })
+    .trim()
+    .min(1, 'Give your name.')
+    .max(255, 'At most 255 characters.')
+    .refine((text) => !hasControlCharacter(text), `Your name ${NO_CONTROL_CHARACTERS}.`),
   email: z.email('Give an email address we can reach you at.').max(320),
   // A checkbox: absent when not ticked.
   accept_terms: z.unknown().transform((v) => v === true || v === 'on' || v === 'true').refine((v) => v, 'Accept the program terms to apply.'),
@@ -85,7 +92,10 @@ export async function apply(deps: PartnerDeps, programRef: string, groupSlug: st
     ]);
     // The applicant and the brand hear of it with the change (a new or allowed application only).
     const links = deps.mailLinks ?? { publicUrl: '{{affix}}' };
-    await queueMails(client, [applicationReceivedMail(links, { programId: program.programId, programName: program.name, email: body.email, applicationId })]);
+    // Anyone can type an address here: its mail counts against the address's cap (docs/mail.md).
+    if (await mayMailAddress(client, body.email, now)) {
+      await queueMails(client, [applicationReceivedMail(links, { programId: program.programId, programName: program.name, email: body.email, applicationId })]);
+    }
     await queueForManagers(client, program.programId, newApplicationMail(links, { programId: program.programId, programName: program.name, applicationId, name: body.name, signals }));
     await writeMessage(client, DEFAULT_OUTBOUND_QUEUE, {
       programId: program.programId, type: 'partner.applied', test: false,

@@ -11,6 +11,7 @@ import * as portal from '../db/partner-portal.js';
 import type { Pool } from '../db/pool.js';
 import { requestPartnerLink } from '../db/mail.js';
 import { withTransaction } from '../db/pool.js';
+import { mayMailAddress } from './access.js';
 import { queueInvitations, signInMail } from './mail.js';
 import { type ManagementDeps, type Scope, createLink, parseInput, programInScope } from './management.js';
 import { setPayoutDetails } from './payouts.js';
@@ -44,12 +45,15 @@ export async function invitePartner(deps: PortalDeps, scope: Scope, programId: n
  */
 export async function requestSignInLink(deps: PortalDeps, input: unknown): Promise<void> {
   const { email } = parseInput(emailInput, input);
+  // Every request counts against the address's mail cap, invited or not (the same work either
+  // way); over it, no new link nor mail: the links already mailed still sign the partner in.
+  const mayMail = await mayMailAddress(deps.pool, email, deps.now());
   // One statement whatever the address (the link and its mail only for an invited one); the
   // mail is the worker's to send, so the answer takes the same time either way.
   const token = randomBytes(32).toString('base64url');
   const tokenHash = sha256(token);
   const mail = signInMail(deps, email, token, 'You asked to sign in to your partner portal.', SIGN_IN_LINK_TTL_MS / 60_000, null, `sign_in:${tokenHash.toString('hex')}`);
-  await requestPartnerLink(deps.pool, { tokenHash, email, expiresAt: new Date(deps.now().getTime() + SIGN_IN_LINK_TTL_MS) }, mail);
+  await requestPartnerLink(deps.pool, { tokenHash, email, expiresAt: new Date(deps.now().getTime() + SIGN_IN_LINK_TTL_MS), mayMail }, mail);
 }
 
 /** Uses a link once; returns a new session token (its digest is stored), or null. */

@@ -4,6 +4,7 @@
 // dashboard and the CLI; every change is one transaction per chunk with its outbound events.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { NO_CONTROL_CHARACTERS, hasControlCharacter } from '../core/names.js';
 import { csvField } from '../core/csv.js';
 import { AffixError, errors } from '../core/errors.js';
 import type { OutboundEvent } from '../core/outbound-events.js';
@@ -53,7 +54,12 @@ const tagsField = z
 const optionalEmail = z
   .union([z.literal('').transform(() => null), z.email('Partner email must be an email address.').max(320)])
   .nullish();
-const name = z.string({ error: 'Partner name is required.' }).trim().min(1, 'Partner name is required.').max(255, 'Partner name is at most 255 characters.');
+const name = z
+  .string({ error: 'Partner name is required.' })
+  .trim()
+  .min(1, 'Partner name is required.')
+  .max(255, 'Partner name is at most 255 characters.')
+  .refine((text) => !hasControlCharacter(text), `Partner name ${NO_CONTROL_CHARACTERS}.`);
 const groupRef = z.union([z.coerce.number().int().positive(), z.literal('').transform(() => null), z.null()]).optional();
 
 export const newPartnerInput = z.object({
@@ -93,7 +99,12 @@ export const bulkInput = z
   .refine((v) => v.action !== 'move_group' || v.group_id !== undefined, { message: 'Choose the group to move to.', path: ['group_id'] });
 
 export const groupInput = z.object({
-  name: z.string({ error: 'Give the group a name.' }).trim().min(1, 'Give the group a name.').max(100, 'At most 100 characters.'),
+  name: z
+    .string({ error: 'Give the group a name.' })
+    .trim()
+    .min(1, 'Give the group a name.')
+    .max(100, 'At most 100 characters.')
+    .refine((text) => !hasControlCharacter(text), `A group name ${NO_CONTROL_CHARACTERS}.`),
   slug: z
     .string({ error: 'Give the group an address name.' })
     .trim()

@@ -8,7 +8,7 @@ import { DEFAULT_OUTBOUND_QUEUE, queueDeliveries } from '../db/outbound.js';
 import { type PoolClient, withTransaction } from '../db/pool.js';
 import * as endpoints from '../db/webhook-endpoints.js';
 import type { SecretBox } from '../platform/secret-box.js';
-import { endpointUrlProblem, sendWebhook } from '../platform/webhook-sender.js';
+import { type HostResolver, endpointNameProblem, endpointUrlProblem, sendWebhook } from '../platform/webhook-sender.js';
 import { managerMail, queueForManagers } from './mail.js';
 import { SYSTEM, changedFields } from '../core/audit.js';
 import { type ManagementDeps, type Scope, audit, parseInput, programInScope } from './management.js';
@@ -34,6 +34,8 @@ export interface WebhookDeps extends ManagementDeps {
   outbound: OutboundSettings;
   /** Without it (tests, a replay by hand), an attempt never waits for its endpoint's share. */
   endpointShare?: EndpointShare;
+  /** Resolves an endpoint's host name at registration; the host's own resolver unless a test sets one. */
+  resolveHost?: HostResolver;
 }
 
 /** A delivery whose endpoint has its full share under way waits this long, as a new job, instead of holding a worker. */
@@ -68,6 +70,9 @@ export const endpointInput = (allowPrivate: boolean) =>
 export async function createEndpoint(deps: WebhookDeps, scope: Scope, programId: number, input: unknown) {
   await programInScope(deps, scope, programId);
   const parsed = parseInput(endpointInput(deps.outbound.allowPrivateAddresses), input);
+  // A name is judged by what it resolves to now too (the connect-time check stays: answers change).
+  const nameProblem = await endpointNameProblem(parsed.url, deps.outbound.allowPrivateAddresses, deps.resolveHost);
+  if (nameProblem) throw errors.invalid(`url: The URL ${nameProblem}.`, { url: `The URL ${nameProblem}.` });
   const secret = newSecret();
   return withTransaction(deps.pool, async (client) => {
     const endpoint = await endpoints.insertEndpoint(client, programId, parsed.url, parsed.event_types as OutboundEventType[], box(deps).seal(secret));

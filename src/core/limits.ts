@@ -52,6 +52,12 @@ export const RATE_LIMITS = {
   signInPerAccount: { bucket: 'sign_in_account', limit: 10, windowSeconds: 900 },
   /** Partner sign-in links, per client IP and address together: someone else's requests never lock a partner out. */
   partnerLinkPerIpAndAddress: { bucket: 'partner_link_ip_address', limit: 5, windowSeconds: 900 },
+  /**
+   * Mail a stranger can trigger by posting an address (portal sign-in links, application
+   * received), per recipient address whatever the client address: 5 per clock hour, so never more
+   * than 10 in any 60 minutes (two windows side by side). Over it the answer is the same; no mail.
+   */
+  mailPerAddress: { bucket: 'mail_address', limit: 5, windowSeconds: 3600 },
   /** Partner applications on the public pages, per client IP (ours). */
   apply: { bucket: 'apply', limit: 5, windowSeconds: 60 },
 } as const satisfies Record<string, RateLimitRule>;

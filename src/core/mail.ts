@@ -48,8 +48,12 @@ export function unsubscribeToken(secret: string, email: string, kind: MailKind, 
 
 export type UnsubscribeVerdict = { ok: true; email: string; kind: MailKind } | { ok: false; reason: 'invalid' | 'expired' };
 
+/** Exactly what unsubscribeToken writes: base64url payload, one dot, the 43-character base64url MAC. */
+const TOKEN_SHAPE = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/;
+
 export function readUnsubscribeToken(secret: string, token: string, now: Date): UnsubscribeVerdict {
-  const [payload = '', mac = ''] = token.split('.');
+  // The exact token only: anything added to it (`<token>.x`, spaces) makes it another, invalid, token.
+  const [, payload = '', mac = ''] = TOKEN_SHAPE.exec(token) ?? [];
   const expected = Buffer.from(sign(secret, payload));
   const given = Buffer.from(mac);
   if (!payload || given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'invalid' };

@@ -1,6 +1,7 @@
 // Partner program rules (docs/partners.md): enrollment statuses and what each bulk action may
 // change, the terms a commission is made under, the risk signals of an application, and the
 // brand's application fields. Pure: the app layer reads and writes.
+import { NO_CONTROL_CHARACTERS, hasControlCharacter } from './names.js';
 import type { CommissionType } from './types.js';
 
 export const PARTNER_STATUSES = ['applied', 'approved', 'rejected', 'invited', 'archived', 'banned'] as const;
@@ -277,6 +278,7 @@ export function readImportRow(cells: readonly string[], mapping: Partial<Record<
   const name = cell('name') || [cell('first_name'), cell('last_name')].filter(Boolean).join(' ');
   if (!name) problems.push('no name');
   else if (name.length > 255) problems.push('name longer than 255 characters');
+  else if (hasControlCharacter(name)) problems.push(`name ${NO_CONTROL_CHARACTERS}`);
   const email = cell('email') || null;
   if (email && !EMAIL.test(email)) problems.push(`"${email.slice(0, 80)}" is not an email address`);
   const code = cell('code') || null;

@@ -1,5 +1,6 @@
 // Program settings rules, shared by the admin API and `affix init` (CLI).
 import { AffixError, errors } from './errors.js';
+import { NO_CONTROL_CHARACTERS, hasControlCharacter } from './names.js';
 import { normalizeOrigin } from './origins.js';
 import { COMMISSION_TYPES, type CommissionType, LEAD_AUTH_VALUES, type LeadAuth } from './types.js';
 
@@ -71,6 +72,7 @@ function textField(value: unknown, field: string): string {
   if (typeof value !== 'string' || value.trim() === '' || value.length > 255) {
     throw fieldError(field, `${field} must be a non-empty string of at most 255 characters`);
   }
+  if (hasControlCharacter(value.trim())) throw fieldError(field, `${field} ${NO_CONTROL_CHARACTERS}`);
   return value.trim();
 }
 

@@ -41,13 +41,13 @@ export async function queueMails(client: Queryable, mails: OutgoingMail[], schem
 
 /**
  * A partner asks for a sign-in link: in one statement whatever the address, the link and its
- * mail are written only when the address is an invited partner's. The answer's time does not
- * depend on it (no mail is sent before the answer).
+ * mail are written only when the address is an invited partner's and `mayMail` (its cap not
+ * spent). The answer's time does not depend on it (no mail is sent before the answer).
  */
-export async function requestPartnerLink(pool: Pool, link: { tokenHash: Buffer; email: string; expiresAt: Date }, mail: OutgoingMail, schema = 'pgboss'): Promise<void> {
+export async function requestPartnerLink(pool: Pool, link: { tokenHash: Buffer; email: string; expiresAt: Date; mayMail: boolean }, mail: OutgoingMail, schema = 'pgboss'): Promise<void> {
   await pool.query(
     `WITH invited AS (
-       SELECT 1 FROM partners WHERE lower(email) = lower($10) AND invited_at IS NOT NULL AND status IN ('approved', 'invited', 'archived') LIMIT 1
+       SELECT 1 FROM partners WHERE lower(email) = lower($10) AND invited_at IS NOT NULL AND status IN ('approved', 'invited', 'archived') AND $13::boolean LIMIT 1
      ), link AS (
        INSERT INTO partner_sign_in_links (token_hash, email, expires_at) SELECT $11, lower($10), $12 FROM invited RETURNING 1
      ), made AS (
@@ -57,7 +57,7 @@ export async function requestPartnerLink(pool: Pool, link: { tokenHash: Buffer; 
      ), job AS (
        ${insertJobs({ schema, queue: '$9', data: "jsonb_build_object('mailId', made.id)", from: 'made' })}
      ) SELECT count(*) FROM job`,
-    [...columns([mail]), MAIL_QUEUE, link.email, link.tokenHash, link.expiresAt],
+    [...columns([mail]), MAIL_QUEUE, link.email, link.tokenHash, link.expiresAt, link.mayMail],
   );
 }
 

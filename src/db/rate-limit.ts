@@ -1,7 +1,7 @@
 // Fixed-window counters in PostgreSQL, so every API process shares one budget. The window comes
 // from the caller's clock (injectable: tests set the time instead of waiting for it).
 import { type RateLimitHit, type RateLimitRule, type RequestCount, requestCount } from '../core/limits.js';
-import type { Pool } from './pool.js';
+import type { Pool, PoolClient } from './pool.js';
 import { prepared } from './prepared.js';
 
 /**
@@ -16,8 +16,11 @@ export const countRequestCte = (counter: string, windowStart: string, windowEnd:
 
 export const toRateLimitHit = (row: { hits: number; reset_at: Date }): RateLimitHit => ({ hits: row.hits, resetAt: row.reset_at });
 
-/** Counts one request on its own (its own commit: the counter row is locked only for that). */
-export async function countRequestAlone(pool: Pool, count: RequestCount): Promise<RateLimitHit> {
+/**
+ * Counts one request on its own (its own commit: the counter row is locked only for that), or in
+ * the caller's transaction when given its client (counted with its commit, undone by its rollback).
+ */
+export async function countRequestAlone(pool: Pool | PoolClient, count: RequestCount): Promise<RateLimitHit> {
   const { rows } = await pool.query(prepared(
     `WITH ${countRequestCte('$1', '$2', '$3')} SELECT hits, reset_at FROM hit`,
     [count.counter, count.windowStart, count.windowEnd],
@@ -25,7 +28,7 @@ export async function countRequestAlone(pool: Pool, count: RequestCount): Promis
   return toRateLimitHit(rows[0]);
 }
 
-export const hitRateLimit = (pool: Pool, rule: RateLimitRule, subject: string, now: Date): Promise<RateLimitHit> =>
+export const hitRateLimit = (pool: Pool | PoolClient, rule: RateLimitRule, subject: string, now: Date): Promise<RateLimitHit> =>
   countRequestAlone(pool, requestCount(rule, subject, now));
 
 /** Drops windows that have ended (each by its own length); any instance may run it. */

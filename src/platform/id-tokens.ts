@@ -1,5 +1,6 @@
 // id_tokens of the CLI login callback, with jose: from a configured OpenID Connect issuer (its
 // JWKS), or issued by Affix's own local sign-in (HS256 with a key derived from AFFIX_SECRET_KEY).
+import { withoutControlCharacters } from '../core/names.js';
 import { createHash } from 'node:crypto';
 import { SignJWT, createRemoteJWKSet, jwtVerify } from 'jose';
 
@@ -52,7 +53,8 @@ export function createIdTokenVerifier(config: IdTokenConfig): (idToken: string, 
       const { payload } = await jwtVerify(idToken, jwks, { issuer, audience: clientId });
       if (nonce !== undefined && payload.nonce !== nonce) throw new Error('id_token nonce does not match the login session');
       if (typeof payload.email !== 'string') throw new Error('id_token has no email claim');
-      return { email: payload.email, name: typeof payload.name === 'string' ? payload.name : null };
+      // The issuer's name becomes the account's (a mail's sender name): control characters become spaces.
+      return { email: payload.email, name: typeof payload.name === 'string' ? withoutControlCharacters(payload.name) || null : null };
     };
   }
   return async (idToken) => {

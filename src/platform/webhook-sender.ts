@@ -32,6 +32,40 @@ export function endpointUrlProblem(url: string, allowPrivate: boolean): string |
   return null;
 }
 
+/** Every address a host name resolves to (empty when it does not resolve). */
+export type HostResolver = (hostname: string) => Promise<string[]>;
+
+/** How long registration waits for the resolver before judging the name as one that does not resolve. */
+const REGISTRATION_LOOKUP_MS = 3_000;
+
+/**
+ * The host's own resolver, as the connect-time lookup uses it (getaddrinfo: the hosts file, then
+ * DNS), every address. A name that does not resolve, or not in time, answers no address.
+ */
+export const hostResolver: HostResolver = (hostname) =>
+  new Promise((resolve) => {
+    const late = setTimeout(() => resolve([]), REGISTRATION_LOOKUP_MS);
+    late.unref();
+    dnsLookup(hostname, { all: true }, (error, addresses) => {
+      clearTimeout(late);
+      resolve(error ? [] : addresses.map((a) => a.address));
+    });
+  });
+
+/**
+ * At registration: why the URL's host name cannot be an endpoint by what it resolves to now
+ * (any private, loopback or own address: localhost.localdomain, ip6-localhost and other names of
+ * the hosts file), or null. A name that does not resolve is left to the connect-time check.
+ */
+export async function endpointNameProblem(url: string, allowPrivate: boolean, resolve: HostResolver = hostResolver): Promise<string | null> {
+  if (allowPrivate) return null;
+  const host = bareHost(new URL(url).hostname);
+  if (isIP(host) !== 0) return null; // a literal address is judged by endpointUrlProblem
+  const addresses = await resolve(host);
+  const own = ownAddresses();
+  return addresses.some((address) => addressProblem(address, own) !== null) ? 'must not point at a private or loopback address' : null;
+}
+
 export const checkedLookup =
   (allowPrivate: boolean): LookupFunction =>
   (hostname, options, callback) => {

@@ -3,6 +3,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import { z } from 'zod';
+import { NO_CONTROL_CHARACTERS, hasControlCharacter } from '../../core/names.js';
 import { errors } from '../../core/errors.js';
 import { sha256 } from '../../core/secrets.js';
 import { INBOX_STATUSES, type InboxStatus } from '../../core/stripe/event-types.js';
@@ -60,7 +61,11 @@ function adminAuth(adminToken: string | undefined) {
 
 export const accountSchema = z.object({
   email: z.string().email(),
-  name: z.string().max(255).nullish(),
+  name: z
+    .string()
+    .max(255)
+    .refine((text) => !hasControlCharacter(text), `An account name ${NO_CONTROL_CHARACTERS}.`)
+    .nullish(),
   password: z.string().min(8, 'password must be at least 8 characters').max(200).optional(),
 });
 export const accountUpdateSchema = z.object({
