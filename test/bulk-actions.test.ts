@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 import { BULK_ACTIONS_QUEUE } from '../src/platform/queue.js';
-import { type BulkJobDeps, runBulkActionJob } from '../src/jobs/bulk-action-jobs.js';
+import { type BulkJobDeps, failBulkActionJob, runBulkActionJob } from '../src/jobs/bulk-action-jobs.js';
 import { createLogger } from '../src/platform/logger.js';
 
 let db: TestDatabase;
@@ -240,5 +240,28 @@ describe('a large bulk action runs as a job', () => {
     for (const [program, id] of [[a.programId, a1.id], [a.programId, a2.id], [b.programId, b1.id]]) {
       expect((await must('GET', `/programs/${program}/bulk-actions/${id}`)).state).toBe('done');
     }
+  }, 60_000);
+
+  it('a chunk out of retries ends its bulk action as failed, says why, keeps what finished chunks did, and lets the account\'s next one start', async () => {
+    const shop = await seedProgram(api);
+    await manyPartners(shop.programId, 1_200, { tag: 'doomed' });
+    await manyPartners(shop.programId, 1_001, { tag: 'next' });
+    const doomed = await must('POST', `/programs/${shop.programId}/partners/bulk`, { action: 'archive', filter: { tag: 'doomed' } });
+    const next = await must('POST', `/programs/${shop.programId}/partners/bulk`, { action: 'archive', filter: { tag: 'next' } });
+    expect(await nextChunk()).toBe('chunk');
+    const [job] = await waitingJobs();
+    expect(job).toEqual({ bulkActionId: doomed.id, chunk: 1 });
+    // What the dead-letter queue's worker does with the job pg-boss gave up on.
+    await failBulkActionJob(jobDeps, job);
+    const failed = await must('GET', `/programs/${shop.programId}/bulk-actions/${doomed.id}`);
+    expect(failed).toMatchObject({ state: 'failed', requested: 500, changed: 500, error: 'A chunk failed after every retry; the partners of the chunks done stay changed.' });
+    expect(failed.finished_at).not.toBeNull();
+    // The chunk's own job (still queued here) finds its bulk action ended and does nothing.
+    const waiting = await waitingJobs();
+    expect(waiting).toEqual([{ bulkActionId: doomed.id, chunk: 1 }, { bulkActionId: next.id, chunk: 0 }]);
+    expect(await nextChunk()).toBe('stale');
+    while ((await nextChunk()) !== null);
+    expect(await must('GET', `/programs/${shop.programId}/bulk-actions/${next.id}`)).toMatchObject({ state: 'done', changed: 1_001 });
+    expect(await countWhere("partners WHERE program_id = $1 AND status = 'archived' AND 'doomed' = ANY (tags)", [shop.programId])).toBe(500);
   }, 60_000);
 });
