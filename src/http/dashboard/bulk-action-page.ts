@@ -29,14 +29,15 @@ export const isUnderWay = (b: BulkActionView) => b.state === 'queued' || b.state
 
 const number = (n: number) => n.toLocaleString('en-US');
 
-export function bulkActionBody(b: BulkActionView, view: { partnersUrl: string; pageUrl: string; reloading: boolean }): Html {
+/** `people`: the role may see who did what (a viewer, who reads no audit log, may not). */
+export function bulkActionBody(b: BulkActionView, view: { partnersUrl: string; pageUrl: string; reloading: boolean; people: boolean }): Html {
   const skipped = Object.entries(b.skipped);
   const left = b.requested - b.changed;
   const underWay = isUnderWay(b);
   // Once done, what was handled is the whole selection (a filter's "about" was only the estimate).
   const of = !underWay ? '' : b.selection === 'ids' ? ` of ${number(b.expected)}` : ` of about ${number(b.expected)}`;
   return html`<section id="bulk-action" aria-labelledby="bulk-action-state"><h2 id="bulk-action-state">${STATE_WORDS[b.state]}</h2>
-<p>${b.selection === 'ids' ? 'On the partners selected' : 'On every partner the search matched'}, asked by ${b.askedBy}.${underWay ? ` Partners are changed ${number(PARTNER_CHUNK)} at a time; each finished part stays done.` : ''}</p>
+<p>${b.selection === 'ids' ? 'On the partners selected' : 'On every partner the search matched'}${view.people ? `, asked by ${b.askedBy}` : ''}.${underWay ? ` Partners are changed ${number(PARTNER_CHUNK)} at a time; each finished part stays done.` : ''}</p>
 <label for="bulk-progress">Partners handled: ${number(b.requested)}${of}</label>
 <progress id="bulk-progress" style="width:100%;max-width:28rem" max="${underWay ? Math.max(b.expected, b.requested, 1) : Math.max(b.requested, 1)}" value="${b.requested}">${number(b.requested)}${of}</progress>
 <dl class="numbers"><div><dt>Changed</dt><dd>${number(b.changed)}</dd></div><div><dt>Left as they were</dt><dd>${number(left)}</dd></div>

@@ -107,7 +107,7 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
     const reloading = isUnderWay(report) && req.query.refresh !== 'off';
     if (reloading) res.setHeader('Refresh', String(REPORT_REFRESH_SECONDS));
     const pageUrl = `${sectionUrl(id, 'partners')}/bulk/${report.id}`;
-    send(res, 200, bulkActionTitle(report), withProgramNav(id, 'partners', bulkActionBody(report, { partnersUrl: sectionUrl(id, 'partners'), pageUrl, reloading })));
+    send(res, 200, bulkActionTitle(report), withProgramNav(id, 'partners', bulkActionBody(report, { partnersUrl: sectionUrl(id, 'partners'), pageUrl, reloading, people: allows(res.locals.account.role, 'read_people') })));
   });
 
   router.get(`${base}/partners.csv`, async (req, res) => {
