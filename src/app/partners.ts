@@ -36,6 +36,8 @@ import { changedFields } from '../core/audit.js';
 
 /** How many partners one transaction of a bulk action changes. */
 export const PARTNER_CHUNK = 500;
+/** The most ids one bulk request may name (the admin API's bulk route takes a body large enough). */
+export const MAX_BULK_IDS = 100_000;
 
 /** The chunk's events, one statement (src/db/outbound.ts). */
 const emitAll = (client: PoolClient, programId: number, events: OutboundEvent[]) => writeMessages(client, DEFAULT_OUTBOUND_QUEUE, programId, events);
@@ -81,7 +83,10 @@ export const editPartnerInput = z.object({
 export const bulkInput = z
   .object({
     action: z.enum(PARTNER_ACTIONS, { error: `action must be one of: ${PARTNER_ACTIONS.join(', ')}.` }),
-    partner_ids: z.array(z.coerce.number().int().positive(), { error: 'partner_ids must be a list of partner ids.' }).max(100_000).optional(),
+    partner_ids: z
+      .array(z.coerce.number().int().positive(), { error: 'partner_ids must be a list of partner ids.' })
+      .max(MAX_BULK_IDS, `At most ${MAX_BULK_IDS.toLocaleString('en-US')} partner ids in one bulk action; for more, use a filter.`)
+      .optional(),
     filter: z
       .object({
         q: z.string().trim().max(320).optional(),
@@ -382,34 +387,63 @@ const partnerEvent = (programId: number, type: OutboundEvent['type'], data: Reco
   data: { program_id: programId, ...data },
 });
 
+/** A bulk request, checked: the program, the action with its parameters, and the selection. */
+export interface BulkRequest {
+  program: Awaited<ReturnType<typeof programInScope>>;
+  action: PartnerAction;
+  parameters: { reason: string | null; groupId: number | null; reapply: ReapplyRule };
+  selection: { partnerIds: number[] } | { filter: partners.PartnerFilter };
+}
+
+export async function checkBulkRequest(deps: ManagementDeps, scope: Scope, programId: number, input: unknown): Promise<BulkRequest> {
+  const body = parseInput(bulkInput, input);
+  const program = await programInScope(deps, scope, programId);
+  const groupId = body.action === 'move_group' || body.action === 'approve' ? await groupInProgram(deps, programId, body.group_id) : null;
+  return {
+    program,
+    action: body.action,
+    parameters: { reason: body.reason || null, groupId, reapply: body.reapply ?? 'after_30_days' },
+    selection: body.partner_ids
+      ? { partnerIds: [...new Set(body.partner_ids)] }
+      : { filter: partnerFilter(scope, body.filter) },
+  };
+}
+
 /**
  * Approve or reject applicants, move to a group, archive, restore, ban, lift a ban: on the
  * partners named or on every partner a filter matches. One transaction per chunk; a partner
  * the action does not apply to (already in that state, changed meanwhile) is skipped and
  * counted, so sending a batch twice changes nothing more. The report says what changed.
+ * Within the request: src/app/bulk-actions.ts sends large selections to the job instead.
  */
 export async function partnerBulk(deps: PartnerDeps, scope: Scope, programId: number, input: unknown): Promise<BulkReport & { links_created: number }> {
-  const body = parseInput(bulkInput, input);
-  const program = await programInScope(deps, scope, programId);
-  const groupId = body.action === 'move_group' || body.action === 'approve' ? await groupInProgram(deps, programId, body.group_id) : null;
-  const report = { ...emptyReport(body.action), links_created: 0 };
-  const action: ChunkAction = { action: body.action, reason: body.reason || null, groupId, reapply: body.reapply ?? 'after_30_days', programName: program.name, mailLinks: deps.mailLinks ?? null };
-  if (body.partner_ids) {
-    const ids = [...new Set(body.partner_ids)];
-    for (let i = 0; i < ids.length; i += PARTNER_CHUNK) await partnerChunk(deps, scope, programId, action, ids.slice(i, i + PARTNER_CHUNK), report);
+  return runBulkInline(deps, scope, await checkBulkRequest(deps, scope, programId, input));
+}
+
+export async function runBulkInline(deps: PartnerDeps, scope: Scope, request: BulkRequest): Promise<BulkReport & { links_created: number }> {
+  const programId = request.program.id;
+  const report = { ...emptyReport(request.action), links_created: 0 };
+  const action = chunkAction(request.program.name, request.action, request.parameters, deps.mailLinks ?? null);
+  const chunk = async (ids: number[]) => {
+    const { outcomes, linksCreated } = await withTransaction(deps.pool, (client) => partnerChunkIn(client, scope, programId, action, ids, deps.now()));
+    for (const outcome of outcomes) addToReport(report, outcome);
+    report.links_created += linksCreated;
+  };
+  if ('partnerIds' in request.selection) {
+    const ids = request.selection.partnerIds;
+    for (let i = 0; i < ids.length; i += PARTNER_CHUNK) await chunk(ids.slice(i, i + PARTNER_CHUNK));
     return report;
   }
-  const filter = partnerFilter(scope, body.filter);
   // Moving to a group keeps the partners in the selection: walk by id rather than re-reading the first page.
   for (let after = 0; ; ) {
-    const ids = await partners.partnerIdsMatching(deps.pool, programId, filter, ACTION_APPLIES_TO[body.action], after, PARTNER_CHUNK);
+    const ids = await partners.partnerIdsMatching(deps.pool, programId, request.selection.filter, ACTION_APPLIES_TO[request.action], after, PARTNER_CHUNK);
     if (ids.length === 0) return report;
-    await partnerChunk(deps, scope, programId, action, ids, report);
+    await chunk(ids);
     after = ids[ids.length - 1]!;
   }
 }
 
-interface ChunkAction {
+export interface ChunkAction {
   action: PartnerAction;
   reason: string | null;
   groupId: number | null;
@@ -418,37 +452,44 @@ interface ChunkAction {
   mailLinks: MailLinks | null;
 }
 
-async function partnerChunk(deps: PartnerDeps, scope: Scope, programId: number, a: ChunkAction, ids: number[], report: BulkReport & { links_created: number }) {
-  const now = deps.now();
-  const { outcomes, linksCreated } = await withTransaction(deps.pool, async (client) => {
-    // A ban cancels payouts and rejects commissions: the program's payout lock comes first (the one lock order).
-    if (a.action === 'ban') await lockProgramPayouts(client, programId);
-    const locked = new Map((await partners.lockPartners(client, programId, ids)).map((p) => [p.id, p]));
-    const applies = ACTION_APPLIES_TO[a.action];
-    const chosen = ids.map((id) => locked.get(id)).filter((p): p is partners.LockedPartner => !!p && applies.includes(p.status) && !(a.action === 'move_group' && p.groupId === a.groupId));
-    const outcomes = ids.map((id) => {
-      const p = locked.get(id);
-      if (!p) return { id, skipped: 'not_found' };
-      if (!chosen.includes(p)) return { id, skipped: a.action === 'move_group' ? 'already_in_group' : `status_${p.status}` };
-      return { id };
-    });
-    const changed = await applyPartnerAction(client, programId, a, chosen, now);
-    // One entry per partner changed, in the chunk's transaction.
-    await audit(
-      client,
-      scope,
-      chosen.map((p) => ({
-        programId,
-        action: `partner.${a.action}`,
-        objectType: 'partner',
-        objectId: p.id,
-        changes: changedFields({ reason: null }, { reason: a.reason, ...(a.action === 'move_group' || (a.action === 'approve' && a.groupId !== null) ? { group_id: a.groupId } : {}) }),
-      })),
-    );
-    return { outcomes, ...changed };
+export const chunkAction = (programName: string, action: PartnerAction, p: BulkRequest['parameters'], mailLinks: MailLinks | null): ChunkAction => ({
+  action,
+  reason: p.reason,
+  groupId: p.groupId,
+  reapply: p.reapply,
+  programName,
+  mailLinks,
+});
+
+export type ChunkOutcome = { id: number; skipped?: string };
+
+/** One chunk of a bulk action in the caller's transaction: what each partner came to, and the links made. */
+export async function partnerChunkIn(client: PoolClient, scope: Scope, programId: number, a: ChunkAction, ids: number[], now: Date): Promise<{ outcomes: ChunkOutcome[]; linksCreated: number }> {
+  // A ban cancels payouts and rejects commissions: the program's payout lock comes first (the one lock order).
+  if (a.action === 'ban') await lockProgramPayouts(client, programId);
+  const locked = new Map((await partners.lockPartners(client, programId, ids)).map((p) => [p.id, p]));
+  const applies = ACTION_APPLIES_TO[a.action];
+  const chosen = ids.map((id) => locked.get(id)).filter((p): p is partners.LockedPartner => !!p && applies.includes(p.status) && !(a.action === 'move_group' && p.groupId === a.groupId));
+  const outcomes = ids.map((id): ChunkOutcome => {
+    const p = locked.get(id);
+    if (!p) return { id, skipped: 'not_found' };
+    if (!chosen.includes(p)) return { id, skipped: a.action === 'move_group' ? 'already_in_group' : `status_${p.status}` };
+    return { id };
   });
-  for (const outcome of outcomes) addToReport(report, outcome);
-  report.links_created += linksCreated;
+  const changed = await applyPartnerAction(client, programId, a, chosen, now);
+  // One entry per partner changed, in the chunk's transaction.
+  await audit(
+    client,
+    scope,
+    chosen.map((p) => ({
+      programId,
+      action: `partner.${a.action}`,
+      objectType: 'partner',
+      objectId: p.id,
+      changes: changedFields({ reason: null }, { reason: a.reason, ...(a.action === 'move_group' || (a.action === 'approve' && a.groupId !== null) ? { group_id: a.groupId } : {}) }),
+    })),
+  );
+  return { outcomes, ...changed };
 }
 
 /** The partners the change concerns hear of it (approved, rejected, banned): one mail per partner with an email, per change. */

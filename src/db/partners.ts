@@ -264,6 +264,15 @@ export async function partnerIdsMatching(db: Queryable, programId: number, filte
   return rows.map((r) => Number(r.id));
 }
 
+/** How many of the program's partners a filter matches that an action may change (a bulk action's size). */
+export async function countPartnersMatching(db: Queryable, programId: number, filter: PartnerFilter, statuses: readonly PartnerStatus[]): Promise<number> {
+  const params: unknown[] = [programId];
+  const where = filterSql(filter, params);
+  params.push(statuses);
+  const { rows } = await db.query(`SELECT count(*)::int AS n FROM partners pa WHERE ${where} AND pa.status = ANY ($${params.length}::text[])`, params);
+  return rows[0].n;
+}
+
 /** Every partner of the program a filter matches, for the CSV (keyset chunks by id). */
 export async function partnersForExport(db: Queryable, programId: number, filter: PartnerFilter, afterId: number, limit: number) {
   const params: unknown[] = [programId];

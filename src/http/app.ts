@@ -12,6 +12,7 @@ import { refuseUnstorableBody } from './input-guard.js';
 import { logFailure, sendError, toAffixError } from './respond.js';
 import { countIfNotCounted, rateLimits } from './rate-limit.js';
 import { adminRoutes } from './routes/admin.js';
+import { OWN_BODY_PATH } from './routes/admin-partners.js';
 import { cliAuthRoutes } from './routes/cli-auth.js';
 import { cliProgramRoutes } from './routes/cli-programs.js';
 import { mcpRoutes } from './routes/mcp.js';
@@ -78,7 +79,9 @@ export function createApp(given: HttpDeps): express.Express {
     next();
   });
   app.use(rateLimits(deps.pool, () => clock(deps)));
-  app.use(express.json({ limit: deps.config.bodyLimit, strict: false }), refuseUnstorableBody);
+  const json = express.json({ limit: deps.config.bodyLimit, strict: false });
+  // The partners' bulk route parses its own, larger body behind the admin token (admin-partners.ts).
+  app.use((req: Request, res: Response, next: NextFunction) => (OWN_BODY_PATH.test(req.path) ? next() : json(req, res, next)), refuseUnstorableBody);
   app.use((req: Request, _res: Response, next: NextFunction) => {
     if (req.body === undefined) req.body = {};
     if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {

@@ -79,7 +79,10 @@ const ops: Operation[] = [
   { method: 'get', path: `${P}/partners`, tag: 'Admin: partners', summary: 'Search, filter and sort partners', auth: 'adminToken', query: partnersQuery },
   { method: 'post', path: `${P}/partners`, tag: 'Admin: partners', summary: 'Add a partner (one per email)', auth: 'adminToken', body: newPartnerInput },
   { method: 'get', path: `${P}/partners.csv`, tag: 'Admin: partners', summary: 'Partners as CSV', auth: 'adminToken', query: partnersQuery, csv: true },
-  { method: 'post', path: `${P}/partners/bulk`, tag: 'Admin: partners', summary: 'Approve, reject, move, archive, ban or lift a ban in bulk', auth: 'adminToken', body: bulkInput },
+  {
+    method: 'post', path: `${P}/partners/bulk`, tag: 'Admin: partners', summary: 'Approve, reject, move, archive, ban or lift a ban in bulk (over 1,000 partners: 202, a bulk action to poll)', auth: 'adminToken', body: bulkInput,
+  },
+  { method: 'get', path: `${P}/bulk-actions/{bulkId}`, tag: 'Admin: partners', summary: "A large bulk action's state and counts so far", auth: 'adminToken' },
   { method: 'post', path: `${P}/partners/import`, tag: 'Admin: partners', summary: 'Import partners from CSV (dry run first)', auth: 'adminToken', body: importInput },
   { method: 'get', path: `${P}/partners/{partnerId}`, tag: 'Admin: partners', summary: 'A partner: terms, numbers, links, history', auth: 'adminToken' },
   { method: 'patch', path: `${P}/partners/{partnerId}`, tag: 'Admin: partners', summary: "Edit a partner's profile, notes, tags, group", auth: 'adminToken', body: editPartnerInput },

@@ -13,6 +13,7 @@ import { STRIPE_EVENTS_CHANNEL, markExhausted, wakeWaitingEvents } from '../db/w
 import { JOB_EXPIRY_SECONDS, STRIPE_EVENTS_DEAD_QUEUE, STRIPE_EVENTS_JOB_QUEUE, STRIPE_EVENTS_QUEUE, type StripeEventJob, stripeEventEnqueuer } from '../platform/queue.js';
 import { createSecretBox } from '../platform/secret-box.js';
 import { startMailJobs } from './mail-jobs.js';
+import { startBulkActionJobs } from './bulk-action-jobs.js';
 import { startMoneyJobs } from './money-jobs.js';
 import { type Mailer, createMailer } from '../platform/mailer.js';
 import { type QueuedEvent, type WorkerDeps, processStripeEvent, processStripeEventBatch, stripeEventJobSchema } from './stripe-event-job.js';
@@ -117,6 +118,13 @@ export async function startWorkers(
     secretKey: config.secretKey,
     publicUrl: config.publicUrl,
     now: () => deps.now?.() ?? new Date(),
+  });
+  await startBulkActionJobs(boss, {
+    pool: deps.pool,
+    logger: deps.logger,
+    secretBox: null,
+    now: () => deps.now?.() ?? new Date(),
+    mailLinks: { publicUrl: config.publicUrl },
   });
   const deliveriesListening = listenOn(OUTBOUND_CHANNEL, coalesce(wakeDeliveries), 'new webhook deliveries');
   // Every hour (any instance; idempotent): monthly click partitions made ahead, and past hours'

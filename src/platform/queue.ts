@@ -4,6 +4,7 @@ import PgBoss from 'pg-boss';
 import { DATABASE_TIMEOUTS, type PoolClient, type Pooling, connectionSettings, createPool } from '../db/pool.js';
 import { OUTBOUND_QUEUE } from '../db/outbound.js';
 import { MAIL_QUEUE as MAIL_QUEUE_NAME } from '../db/mail.js';
+import { BULK_ACTIONS_DEAD_QUEUE, BULK_ACTIONS_QUEUE } from '../db/bulk-actions.js';
 import type { Logger } from './logger.js';
 
 export const STRIPE_EVENTS_QUEUE = 'stripe-events';
@@ -12,6 +13,7 @@ export { OUTBOUND_QUEUE };
 /** The scheduled approval of commissions whose hold is over (docs/payouts.md). */
 export const APPROVALS_QUEUE = 'commission-approvals';
 export { MAIL_QUEUE } from '../db/mail.js';
+export { BULK_ACTIONS_DEAD_QUEUE, BULK_ACTIONS_QUEUE } from '../db/bulk-actions.js';
 export const DIGEST_QUEUE = 'commission-digests';
 /** Every day at 07:00 UTC: yesterday's commissions, one mail per partner and program. */
 export const DIGEST_CRON = '0 7 * * *';
@@ -125,6 +127,11 @@ async function setUpQueues(boss: PgBoss, policy: QueuePolicy, role: { supervise:
   // A mail that failed is retried for about an hour (30 s, then doubling); its row says why.
   await boss.createQueue(MAIL_QUEUE_NAME, { name: MAIL_QUEUE_NAME, retryLimit: 7, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 }).catch(ignoreExists);
   await boss.createQueue(DIGEST_QUEUE, { name: DIGEST_QUEUE, retryLimit: 2, retryDelay: 300, expireInSeconds: 600, policy: 'singleton' }).catch(ignoreExists);
+  // A bulk action's chunk (src/jobs/bulk-action-jobs.ts): retried whole when its worker died; out of retries, the action is marked failed.
+  await boss.createQueue(BULK_ACTIONS_DEAD_QUEUE, { name: BULK_ACTIONS_DEAD_QUEUE, retryLimit: 0 }).catch(ignoreExists);
+  await boss
+    .createQueue(BULK_ACTIONS_QUEUE, { name: BULK_ACTIONS_QUEUE, retryLimit: 5, retryDelay: 10, retryBackoff: true, expireInSeconds: 120, deadLetter: BULK_ACTIONS_DEAD_QUEUE })
+    .catch(ignoreExists);
   if (role.supervise) {
     await boss.schedule(APPROVALS_QUEUE, APPROVALS_CRON, {}, { tz: 'UTC' });
     await boss.schedule(DIGEST_QUEUE, DIGEST_CRON, {}, { tz: 'UTC' });

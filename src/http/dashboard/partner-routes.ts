@@ -5,6 +5,7 @@ import type { Request, Response, Router } from 'express';
 import { updateApplicationSettings } from '../../app/applications.js';
 import { auditCsv } from '../../app/audit.js';
 import type { ProgramSection } from '../../app/dashboard.js';
+import { requestPartnerBulk, showBulkAction } from '../../app/bulk-actions.js';
 import { importPartners } from '../../app/partner-import.js';
 import * as partners from '../../app/partners.js';
 import { commissionBulk } from '../../app/payouts.js';
@@ -12,6 +13,7 @@ import { AffixError } from '../../core/errors.js';
 import { PARTNER_ACTIONS, PARTNER_ACTION_WORDS, type PartnerAction } from '../../core/partners.js';
 import { allows } from '../../core/permissions.js';
 import { fieldErrors, typedMinimums } from './forms.js';
+import { REPORT_REFRESH_SECONDS, bulkActionBody, bulkActionTitle, isUnderWay } from './bulk-action-page.js';
 import type { Html } from './html.js';
 import type { MoneyRouteKit } from './money-routes.js';
 import { importPageBody, partnerPageBody } from './partner-pages.js';
@@ -83,18 +85,28 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
     );
     try {
       if (!all && ids.length === 0) throw new AffixError(400, 'Select partners first (or apply to every partner the search matches).', { fields: { bulk: 'Select partners first (or apply to every partner the search matches).' } });
-      const report = await partners.partnerBulk(withMail(), scope(res), id, {
+      const answer = await requestPartnerBulk(withMail(), scope(res), id, {
         action: body[`${prefix}action`] ?? body.action,
         ...(all ? { filter } : { partner_ids: ids }),
         reason: text(req, `${prefix}reason`) || undefined,
         group_id: text(req, 'group_id') || null,
         reapply: text(req, 'reapply') || undefined,
       });
-      toReport(res, id, section, report);
+      // Small: done, the flash says so. Large: the job runs it; its report page fills in.
+      if ('done' in answer) toReport(res, id, section, answer.done);
+      else res.redirect(303, `${sectionUrl(id, 'partners')}/bulk/${answer.queued.id}`);
     } catch (error) {
       const fields = fieldErrors(error, { reason: `${prefix}reason`, group_id: `${prefix}group_id`, partner_ids: 'bulk', action: `${prefix}action`, form: 'bulk' });
       return programPage(req, res, section, { status: (error as AffixError).status, fieldErrors: fields });
     }
+  });
+  router.get(`${base}/partners/bulk/:bulkId`, async (req, res) => {
+    const id = await ownProgram(req, res);
+    const report = await showBulkAction(app(), scope(res), id, Number(req.params.bulkId));
+    const reloading = isUnderWay(report) && req.query.refresh !== 'off';
+    if (reloading) res.setHeader('Refresh', String(REPORT_REFRESH_SECONDS));
+    const pageUrl = `${sectionUrl(id, 'partners')}/bulk/${report.id}`;
+    send(res, 200, bulkActionTitle(report), withProgramNav(id, 'partners', bulkActionBody(report, { partnersUrl: sectionUrl(id, 'partners'), pageUrl, reloading, people: allows(res.locals.account.role, 'read_people') })));
   });
 
   router.get(`${base}/partners.csv`, async (req, res) => {

@@ -11,8 +11,17 @@ import { commissionBulk } from '../../app/payouts.js';
 import { PARTNER_ACTIONS, type PartnerAction } from '../../core/partners.js';
 import type { AppDeps } from '../deps.js';
 import { wire } from '../wire.js';
+import { refuseUnstorableBody } from '../input-guard.js';
+import { requestPartnerBulk, showBulkAction } from '../../app/bulk-actions.js';
 
 type IdParam = (req: Request, name?: string) => number;
+
+/**
+ * The bulk route takes up to MAX_BULK_IDS ids (100,000 of 15 digits, quoted, are under 2 MB): it
+ * parses its own body, after the admin token is checked; the app's JSON parser passes it by.
+ */
+export const BULK_BODY_LIMIT = '4mb';
+export const OWN_BODY_PATH = /^\/api\/v1\/admin\/programs\/[^/]+\/partners\/bulk\/?$/i;
 const operator = (req: Request) => operatorFrom(req.ip);
 
 /** The verbs of POST /partners/:partnerId/<verb>: each is the bulk action of that name on one partner. */
@@ -31,8 +40,16 @@ export function adminPartnerRoutes(router: Router, deps: AppDeps, app: () => Man
   router.get(`${base}/partners.csv`, async (req, res) => {
     res.type('text/csv').attachment(`partners-${idParam(req)}.csv`).send(await partners.exportPartnersCsv(app(), operator(req), idParam(req), req.query));
   });
-  router.post(`${base}/partners/bulk`, async (req, res) => {
-    res.json({ data: wire(await partners.partnerBulk(withMail(), operator(req), idParam(req), req.body)) });
+  // Small selections answer with the report; large ones 202 with the bulk action to poll (docs/partners.md).
+  router.post(`${base}/partners/bulk`, express.json({ limit: BULK_BODY_LIMIT, strict: false }), refuseUnstorableBody, async (req, res) => {
+    const programId = idParam(req);
+    const answer = await requestPartnerBulk(withMail(), operator(req), programId, req.body);
+    if ('done' in answer) return void res.json({ data: wire(answer.done) });
+    const statusUrl = `/api/v1/admin/programs/${programId}/bulk-actions/${answer.queued.id}`;
+    res.status(202).location(statusUrl).json({ data: wire({ ...answer.queued, statusUrl }) });
+  });
+  router.get(`${base}/bulk-actions/:bulkId`, async (req, res) => {
+    res.json({ data: wire(await showBulkAction(app(), operator(req), idParam(req), idParam(req, 'bulkId'))) });
   });
   // The file as the body (text/csv, up to 20 MB, ?dry_run=true), or JSON {csv, dry_run} within the JSON body limit.
   router.post(`${base}/partners/import`, express.text({ type: ['text/csv', 'text/plain'], limit: '20mb' }), async (req, res) => {

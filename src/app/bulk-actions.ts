@@ -1,0 +1,130 @@
+// Bulk actions on partners of any size (docs/partners.md). Up to INLINE_LIMIT partners run within
+// the request, as the rest of partners.ts does them; more become a bulk action that the
+// partner-bulk-actions job runs a chunk per transaction, recording its progress in that same
+// transaction (a chunk done is never redone; an interrupted one is redone whole). An account's
+// bulk actions run one at a time and each chunk is a job of its own, so brands take turns.
+import { errors } from '../core/errors.js';
+import { ACTION_APPLIES_TO, type BulkReport, type ReapplyRule, addToReport, emptyReport } from '../core/partners.js';
+import * as bulkActions from '../db/bulk-actions.js';
+import * as partners from '../db/partners.js';
+import { withTransaction } from '../db/pool.js';
+import { type ManagementDeps, type Scope, actorOf, programInScope, roleOf } from './management.js';
+import { PARTNER_CHUNK, type PartnerDeps, checkBulkRequest, chunkAction, partnerChunkIn, runBulkInline } from './partners.js';
+
+/** Selections up to this many partners run within the request (the page's flash stays immediate). */
+export const INLINE_LIMIT = 1_000;
+
+export interface BulkActionView {
+  id: number;
+  programId: number;
+  action: string;
+  state: bulkActions.BulkActionState;
+  selection: 'ids' | 'filter';
+  /** The ids given, or the partners the filter matched when asked. */
+  expected: number;
+  requested: number;
+  changed: number;
+  skipped: Record<string, number>;
+  linksCreated: number;
+  chunksDone: number;
+  askedBy: string;
+  error: string | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
+const view = (row: bulkActions.BulkActionRow): BulkActionView => ({
+  id: row.id,
+  programId: row.programId,
+  action: row.action,
+  state: row.state,
+  selection: row.selection === 'ids' ? 'ids' : 'filter',
+  expected: row.expected,
+  requested: row.requested,
+  changed: row.changed,
+  skipped: row.skipped,
+  linksCreated: row.linksCreated,
+  chunksDone: row.chunksDone,
+  askedBy: row.actor.label ?? row.actor.type,
+  error: row.error,
+  createdAt: row.createdAt,
+  startedAt: row.startedAt,
+  finishedAt: row.finishedAt,
+});
+
+export type BulkAnswer = { done: BulkReport & { links_created: number } } | { queued: BulkActionView };
+
+/** A bulk request: done at once when small, otherwise stored for the job (the answer names it). */
+export async function requestPartnerBulk(deps: PartnerDeps, scope: Scope, programId: number, input: unknown): Promise<BulkAnswer> {
+  const request = await checkBulkRequest(deps, scope, programId, input);
+  const expected =
+    'partnerIds' in request.selection
+      ? request.selection.partnerIds.length
+      : await partners.countPartnersMatching(deps.pool, programId, request.selection.filter, ACTION_APPLIES_TO[request.action]);
+  if (expected <= INLINE_LIMIT) return { done: await runBulkInline(deps, scope, request) };
+  const id = await withTransaction(deps.pool, (client) =>
+    bulkActions.insertBulkAction(client, {
+      accountId: request.program.account_id,
+      programId: request.program.id,
+      scopeRole: roleOf(scope),
+      actor: actorOf(scope),
+      action: request.action,
+      parameters: request.parameters,
+      // Sorted: the job walks them by id, as it walks a filter's.
+      selection: 'partnerIds' in request.selection ? { partnerIds: [...request.selection.partnerIds].sort((a, b) => a - b) } : request.selection,
+      expected,
+    }),
+  );
+  return { queued: (await showBulkAction(deps, scope, programId, id))! };
+}
+
+export async function showBulkAction(deps: ManagementDeps, scope: Scope, programId: number, id: number): Promise<BulkActionView> {
+  await programInScope(deps, scope, programId);
+  const row = Number.isSafeInteger(id) ? await bulkActions.getBulkAction(deps.pool, programId, id) : null;
+  if (!row) throw errors.notFound('Bulk action not found');
+  return view(row);
+}
+
+const scopeOf = (row: bulkActions.BulkActionRow): Scope =>
+  row.scopeRole === 'operator' ? { kind: 'operator', actor: row.actor } : { kind: 'account', accountId: row.accountId, role: row.scopeRole, actor: row.actor };
+
+/**
+ * The job: the bulk action's next chunk, in one transaction with its progress and the next
+ * chunk's job. 'stale': this chunk was done already (a job retried after its commit), or the
+ * bulk action ended.
+ */
+export async function runBulkActionChunk(deps: PartnerDeps, job: bulkActions.BulkActionJob): Promise<'chunk' | 'done' | 'stale'> {
+  const first = await bulkActions.getBulkActionById(deps.pool, job.bulkActionId);
+  if (!first) return 'stale';
+  const program = await programInScope(deps, scopeOf(first), first.programId);
+  return withTransaction(deps.pool, async (client) => {
+    const row = await bulkActions.lockBulkAction(client, job.bulkActionId);
+    if (!row || row.state === 'done' || row.state === 'failed' || row.chunksDone !== job.chunk) return 'stale';
+    const ids =
+      row.selection === 'ids'
+        ? await bulkActions.nextIdsGiven(client, row.id, row.idsDone, PARTNER_CHUNK)
+        : await partners.partnerIdsMatching(client, row.programId, row.selection, ACTION_APPLIES_TO[row.action], row.doneUntil, PARTNER_CHUNK);
+    const now = deps.now();
+    if (ids.length > 0) {
+      const parameters = { ...row.parameters, reapply: row.parameters.reapply as ReapplyRule };
+      const action = chunkAction(program.name, row.action, parameters, deps.mailLinks ?? null);
+      const { outcomes, linksCreated } = await partnerChunkIn(client, scopeOf(row), row.programId, action, ids, now);
+      const report = emptyReport(row.action);
+      for (const outcome of outcomes) addToReport(report, outcome);
+      const last = ids.length < PARTNER_CHUNK;
+      await bulkActions.recordChunk(client, row, { ...report, linksCreated, idsDone: row.idsDone + ids.length, doneUntil: ids[ids.length - 1]!, next: !last }, now);
+      if (!last) return 'chunk';
+    }
+    await bulkActions.finishAndPassTurn(client, row, { state: 'done' }, now);
+    return 'done';
+  });
+}
+
+/** Out of retries: the bulk action says it failed (what its finished chunks changed stays), and the account's next one starts. */
+export async function failBulkAction(deps: ManagementDeps, id: number, message: string): Promise<void> {
+  await withTransaction(deps.pool, async (client) => {
+    const row = await bulkActions.lockBulkAction(client, id);
+    if (row) await bulkActions.finishAndPassTurn(client, row, { state: 'failed', error: message }, deps.now());
+  });
+}
