@@ -10,6 +10,7 @@ import * as partners from '../../app/partners.js';
 import { commissionBulk } from '../../app/payouts.js';
 import { PARTNER_ACTIONS, type PartnerAction } from '../../core/partners.js';
 import type { AppDeps } from '../deps.js';
+import { sendCsv } from '../csv-stream.js';
 import { wire } from '../wire.js';
 
 type IdParam = (req: Request, name?: string) => number;
@@ -29,7 +30,7 @@ export function adminPartnerRoutes(router: Router, deps: AppDeps, app: () => Man
     res.status(201).json({ data: wire(await partners.addPartner(app(), operator(req), idParam(req), req.body)) });
   });
   router.get(`${base}/partners.csv`, async (req, res) => {
-    res.type('text/csv').attachment(`partners-${idParam(req)}.csv`).send(await partners.exportPartnersCsv(app(), operator(req), idParam(req), req.query));
+    await sendCsv(res, `partners-${idParam(req)}.csv`, partners.exportPartnersCsv(app(), operator(req), idParam(req), req.query));
   });
   router.post(`${base}/partners/bulk`, async (req, res) => {
     res.json({ data: wire(await partners.partnerBulk(withMail(), operator(req), idParam(req), req.body)) });
@@ -71,7 +72,7 @@ export function adminPartnerRoutes(router: Router, deps: AppDeps, app: () => Man
     res.json({ data: wire(await applications.listApplications(app(), operator(req), idParam(req), req.query)) });
   });
   router.get(`${base}/applications.csv`, async (req, res) => {
-    res.type('text/csv').attachment(`applications-${idParam(req)}.csv`).send(await partners.exportApplicationsCsv(app(), operator(req), idParam(req)));
+    await sendCsv(res, `applications-${idParam(req)}.csv`, partners.exportApplicationsCsv(app(), operator(req), idParam(req)));
   });
   router.get(`${base}/application-settings`, async (req, res) => {
     res.json({ data: wire(await applications.applicationSettings(app(), operator(req), idParam(req))) });
