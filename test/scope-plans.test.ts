@@ -168,7 +168,7 @@ describe('exports stream', () => {
     }
   }, 120_000);
 
-  it("the same brand's activity and audit log download whole: a line per event, a line per entry", async () => {
+  it("the same brand's activity, audit log and payout batch download whole: a line per event, per entry, per payout", async () => {
     const owner = { cookie: await dashboardCookie(big.accountId) };
     const activity = await download(`/dashboard/programs/${big.programId}/activity.csv`, owner);
     expect(activity.status).toBe(200);
@@ -179,5 +179,10 @@ describe('exports stream', () => {
     expect(audit.status).toBe(200);
     expect(audit.length).toBeNull();
     expect(audit.lines.length).toBe(1 + BIG + 1);
-  }, 120_000);
+    const batch = await download(`/api/v1/admin/programs/${big.programId}/payout-batches/${big.batchId}/export?format=generic`, adminHeaders);
+    expect(batch.status).toBe(200);
+    expect(batch.length).toBeNull();
+    expect(batch.lines.length).toBe(1 + BIG + 1);
+    expect(batch.lines[BIG]!.split(',').slice(0, 3)).toEqual([String(big.payoutId), String(big.batchId), String(big.partnerId)]); // newest first: the first partner's payout last
+  }, 180_000);
 });
