@@ -5,7 +5,7 @@
 // brand of 100,000 partners downloads its partners.csv whole.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApi, type TestDatabase, adminHeaders, createTestDatabase, startTestApi } from './support/harness.js';
+import { type TestApi, type TestDatabase, adminHeaders, bearer, createTestDatabase, startTestApi } from './support/harness.js';
 import { largeTables, recordStatements, scansOfLargeTables } from './support/query-plans.js';
 import { type SeededBrand, seedBrand } from './support/scope-seed.js';
 import { type Pool, createPool } from '../src/db/pool.js';
@@ -95,6 +95,13 @@ describe('reads scoped by account, program or partner', () => {
       `/api/v1/admin/audit-log.csv?program_id=${small.programId}`,
     ];
     for (const path of adminPaths) expect((await get(path, adminHeaders)).status, path).toBe(200);
+
+    // The CLI: the account's programs (a signed-in CLI token), a program's status (its API key).
+    const cliToken = randomBytes(24).toString('base64url');
+    await db.pool.query("INSERT INTO cli_tokens (token_hash, account_id, expires_at) VALUES ($1, $2, now() + interval '1 hour')", [sha256(cliToken), small.accountId]);
+    expect((await get('/api/v1/cli/programs', bearer(cliToken))).status).toBe(200);
+    const key = await api.request('POST', `${p}/keys`, { headers: adminHeaders });
+    expect((await get(`/api/v1/cli/status?program_id=${small.programId}`, bearer(key.body.data.api_key))).status).toBe(200);
 
     const brand = { cookie: await dashboardCookie(small.accountId) };
     const d = `/dashboard/programs/${small.programId}`;
