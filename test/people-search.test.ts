@@ -116,7 +116,8 @@ describe('every place a search reaches partner rows decides by the caller\'s rol
       for (const [what, term] of Object.entries(PEOPLE_TERMS)) {
         const list = await listPartners(deps(), scopeOf(role), shop.programId, { q: term });
         if (list.partners.some((p) => p.id === partnerId)) seen.push(`${role} list: ${what}`);
-        const csv = await exportPartnersCsv(deps(), scopeOf(role), shop.programId, { q: term });
+        let csv = '';
+        for await (const chunk of exportPartnersCsv(deps(), scopeOf(role), shop.programId, { q: term })) csv += chunk;
         if (csv.split('\r\n').some((line) => line.startsWith(`${partnerId},`))) seen.push(`${role} csv: ${what}`);
         const bulk = await partnerBulk(deps(), scopeOf(role), shop.programId, { action: 'move_group', group_id: groupId, filter: { q: term } });
         if (bulk.requested > 0) seen.push(`${role} bulk: ${what}`);

@@ -42,16 +42,16 @@ export async function auditLog(deps: ManagementDeps, scope: Scope, input: unknow
 
 const COLUMNS = ['id', 'created_at', 'program_id', 'actor_type', 'actor_id', 'actor_label', 'ip', 'action', 'object_type', 'object_id', 'changes'] as const;
 
-/** The entries a filter matches as CSV (formula-safe), newest first, up to 100,000. */
-export async function auditCsv(deps: ManagementDeps, scope: Scope, input: unknown): Promise<string> {
+/** The entries a filter matches as CSV (formula-safe), newest first, up to 100,000: a chunk per page of 1,000 as it is read. */
+export async function* auditCsv(deps: ManagementDeps, scope: Scope, input: unknown): AsyncGenerator<string> {
   const filter = await filterFor(deps, scope, input);
-  const lines: string[] = [COLUMNS.join(',')];
+  yield `${COLUMNS.join(',')}\r\n`;
   let before: number | null = filter.beforeId;
-  while (lines.length <= 100_000) {
-    const rows = await listAudit(deps.pool, { ...filter, beforeId: before, limit: 1000 });
-    for (const row of rows) lines.push(COLUMNS.map((c) => csvField(c === 'changes' ? JSON.stringify(row.changes) : row[c])).join(','));
-    if (rows.length < 1000) break;
+  for (let written = 0; written < 100_000; ) {
+    const rows = await listAudit(deps.pool, { ...filter, beforeId: before, limit: Math.min(1000, 100_000 - written) });
+    yield rows.map((row) => `${COLUMNS.map((c) => csvField(c === 'changes' ? JSON.stringify(row.changes) : row[c])).join(',')}\r\n`).join('');
+    written += rows.length;
+    if (rows.length < 1000) return;
     before = rows[rows.length - 1]!.id;
   }
-  return `${lines.join('\r\n')}\r\n`;
 }

@@ -12,7 +12,7 @@ import { computeReadiness } from '../core/readiness.js';
 import type { Store } from '../core/ports.js';
 import * as admin from '../db/admin.js';
 import { consumeSession, createLoginSession, findAccountForLogin, findOrCreateAccount, withLoginSession } from '../db/cli.js';
-import { type ActivityFilter, activity, endDashboardSession, inboxForProgram, partnersWithLinks, stripeLiveCheck } from '../db/dashboard.js';
+import { type ActivityFilter, activity, activityPages, endDashboardSession, inboxForProgram, partnersWithLinks, stripeLiveCheck } from '../db/dashboard.js';
 import { dailyCounts, funnelCounts, moneyTotals } from '../db/page-rollups.js';
 import { processorStatus } from './processors.js';
 import { PROCESSORS } from '../core/processor-names.js';
@@ -184,10 +184,11 @@ const CSV_COLUMNS = [
   'attribution_step', 'commission_cents', 'commission_state', 'commission_reason', 'refunds',
 ] as const;
 
-/** The activity table as CSV (the same rows and filter as the page). */
-export async function activityCsv(deps: ManagementDeps, scope: Scope, programId: number, filter: ActivityFilter): Promise<string> {
+/** The activity table as CSV (the same rows and filter as the page), a chunk per page of 1,000 as it is read. */
+export async function* activityCsv(deps: ManagementDeps, scope: Scope, programId: number, filter: ActivityFilter): AsyncGenerator<string> {
   const program = await programInScope(deps, scope, programId);
-  const rows = await activity(deps.pool, program.id, filter, { limit: CSV_MAX_ROWS, offset: 0 });
-  const lines = rows.map((row: Record<string, unknown>) => CSV_COLUMNS.map((column) => csvField(row[column])).join(','));
-  return `${[CSV_COLUMNS.join(','), ...lines].join('\r\n')}\r\n`;
+  yield `${CSV_COLUMNS.join(',')}\r\n`;
+  for await (const rows of activityPages(deps.pool, program.id, filter, CSV_MAX_ROWS)) {
+    yield rows.map((row: Record<string, unknown>) => `${CSV_COLUMNS.map((column) => csvField(row[column])).join(',')}\r\n`).join('');
+  }
 }

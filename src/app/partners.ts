@@ -271,17 +271,18 @@ export async function listPartners(deps: ManagementDeps, scope: Scope, programId
   };
 }
 
-/** The partners a filter matches as CSV (formula-safe, every row, read in chunks). */
-export async function exportPartnersCsv(deps: ManagementDeps, scope: Scope, programId: number, query: unknown): Promise<string> {
+/**
+ * The partners a filter matches as CSV (formula-safe, every row): the header, then a chunk per
+ * page of 1,000 as it is read. The caller's scope and the filter are checked before the first
+ * chunk, so a refusal is an ordinary error response.
+ */
+export async function* exportPartnersCsv(deps: ManagementDeps, scope: Scope, programId: number, query: unknown): AsyncGenerator<string> {
   await programInScope(deps, scope, programId);
   const q = parseInput(listQuery, query);
   const filter = partnerFilter(scope, q);
-  const lines = [['partner_id', 'name', 'email', 'status', 'group', 'tags', 'referral_codes', 'created_at'].join(',')];
-  for (let after = 0; ; ) {
-    const rows = await partners.partnersForExport(deps.pool, programId, filter, after, 1000);
-    for (const r of rows) lines.push([r.id, r.name, r.email, r.status, r.group_slug, r.tags.join(';'), r.codes, r.created_at].map(csvField).join(','));
-    if (rows.length < 1000) return `${lines.join('\r\n')}\r\n`;
-    after = Number(rows[rows.length - 1]!.id);
+  yield `${['partner_id', 'name', 'email', 'status', 'group', 'tags', 'referral_codes', 'created_at'].join(',')}\r\n`;
+  for await (const rows of partners.partnerExportPages(deps.pool, programId, filter)) {
+    yield rows.map((r) => `${[r.id, r.name, r.email, r.status, r.group_slug, r.tags.join(';'), r.codes, r.created_at].map(csvField).join(',')}\r\n`).join('');
   }
 }
 
@@ -595,20 +596,16 @@ function refusalWords(action: PartnerAction, refusal: string): string {
   return `A partner who is ${status} cannot be given this action (${action.replace('_', ' ')})`;
 }
 
-/** CSV of the program's applications with their answers and stored terms acceptance. */
-export async function exportApplicationsCsv(deps: ManagementDeps, scope: Scope, programId: number): Promise<string> {
+/** CSV of the program's applications with their answers and stored terms acceptance, a chunk per page of 1,000 as it is read. */
+export async function* exportApplicationsCsv(deps: ManagementDeps, scope: Scope, programId: number): AsyncGenerator<string> {
   await programInScope(deps, scope, programId);
-  const lines = [['application_id', 'partner_id', 'name', 'email', 'status', 'group', 'answers', 'terms_version', 'terms_accepted_at', 'terms_ip', 'reason', 'created_at'].join(',')];
+  yield `${['application_id', 'partner_id', 'name', 'email', 'status', 'group', 'answers', 'terms_version', 'terms_accepted_at', 'terms_ip', 'reason', 'created_at'].join(',')}\r\n`;
   for (let after = 0; ; ) {
     const rows = await applications.listApplications(deps.pool, programId, { afterId: after, limit: 1000 });
-    for (const r of rows) {
-      lines.push(
-        [r.id, r.partner_id, r.name, r.email, r.status, r.group_name, JSON.stringify(r.answers), r.terms_version, r.terms_accepted_at, r.terms_ip, r.reason, r.created_at]
-          .map(csvField)
-          .join(','),
-      );
-    }
-    if (rows.length < 1000) return `${lines.join('\r\n')}\r\n`;
+    yield rows
+      .map((r) => `${[r.id, r.partner_id, r.name, r.email, r.status, r.group_name, JSON.stringify(r.answers), r.terms_version, r.terms_accepted_at, r.terms_ip, r.reason, r.created_at].map(csvField).join(',')}\r\n`)
+      .join('');
+    if (rows.length < 1000) return;
     after = rows[rows.length - 1]!.id;
   }
 }

@@ -25,7 +25,7 @@ import { type BulkReport, COMMISSION_ACTIONS, type CommissionAction, addToReport
 import { MAX_AMOUNT_CENTS } from '../core/money.js';
 import { SUPPORTED_CURRENCIES } from '../core/types.js';
 import type { OutboundEvent } from '../core/outbound-events.js';
-import { type ExportFormat, payoutCsv } from '../core/payout-export.js';
+import { type ExportFormat, payoutCsvHeader, payoutCsvLines } from '../core/payout-export.js';
 import { appendLines } from '../db/ledger.js';
 import { DEFAULT_OUTBOUND_QUEUE, writeMessage, writeMessages } from '../db/outbound.js';
 import * as payouts from '../db/payouts.js';
@@ -411,15 +411,31 @@ export async function cancelPayoutIn(client: PoolClient, programId: number, payo
 /** Takes the program's payout lock in the caller's transaction (before any commission or partner row). */
 export const lockProgramPayouts = (client: PoolClient, programId: number) => payouts.lockProgramPayouts(client, programId);
 
-export async function exportPayouts(deps: ManagementDeps, scope: Scope, programId: number, batchId: number, format: string): Promise<string> {
+/**
+ * A batch's payouts as CSV in one of the formats, a chunk per page of 1,000 as it is read. The
+ * scope, the format and the batch are checked before the first chunk.
+ */
+export async function* payoutExportCsv(deps: ManagementDeps, scope: Scope, programId: number, batchId: number, format: string): AsyncGenerator<string> {
   const program = await programInScope(deps, scope, programId);
   const known: ExportFormat[] = ['generic', 'paypal', 'wise'];
   if (!known.includes(format as ExportFormat)) throw errors.invalid(`format must be one of ${known.join(', ')}`, { format: 'Choose generic, paypal or wise.' });
-  const rows = Number.isSafeInteger(batchId) ? await payouts.listPayouts(deps.pool, programId, { batchId, limit: 100_000 }) : [];
-  if (rows.length === 0) throw errors.notFound('Payout batch not found');
+  const pages = Number.isSafeInteger(batchId) ? payouts.batchPayoutPages(deps.pool, programId, batchId) : null;
+  const first = pages ? await pages.next() : null;
+  if (!pages || !first || first.done) throw errors.notFound('Payout batch not found');
   // PayPal and Wise files hold only the partners paid by that method (a bank reference has no place in PayPal's Email column).
   const method = format === 'generic' ? null : format;
-  return payoutCsv(format as ExportFormat, rows.filter((r) => r.status !== 'canceled' && (method === null || r.payoutMethod === method)), { programName: program.name });
+  const lines = (rows: payouts.PayoutRow[]) =>
+    payoutCsvLines(format as ExportFormat, rows.filter((r) => r.status !== 'canceled' && (method === null || r.payoutMethod === method)), { programName: program.name });
+  yield payoutCsvHeader(format as ExportFormat);
+  yield lines(first.value);
+  for await (const rows of pages) yield lines(rows);
+}
+
+/** The same CSV whole (a batch is read page by page all the same). */
+export async function exportPayouts(deps: ManagementDeps, scope: Scope, programId: number, batchId: number, format: string): Promise<string> {
+  let csv = '';
+  for await (const chunk of payoutExportCsv(deps, scope, programId, batchId, format)) csv += chunk;
+  return csv;
 }
 
 export async function balances(deps: ManagementDeps, scope: Scope, programId: number) {

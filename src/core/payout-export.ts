@@ -25,27 +25,32 @@ const csv = (rows: Array<Array<string | number | null>>): string => rows.map((ro
 /** The partner's payout address: their payout reference, else their contact email. */
 const payTo = (row: ExportRow): string => row.payoutReference ?? row.partnerEmail ?? '';
 
-export function payoutCsv(format: ExportFormat, rows: ExportRow[], context: { programName: string }): string {
-  const note = (row: ExportRow) => `${context.programName} commissions, payout ${row.id}`;
+const HEADERS: Record<ExportFormat, string[]> = {
+  paypal: ['Email/Phone', 'Amount', 'Currency code', 'Reference ID', 'Note to recipient', 'Recipient wallet'],
+  wise: ['name', 'recipientEmail', 'paymentReference', 'receiverType', 'amountCurrency', 'amount', 'sourceCurrency', 'targetCurrency'],
+  generic: ['payout_id', 'batch_id', 'partner_id', 'partner_name', 'payout_method', 'pay_to', 'currency', 'amount', 'amount_cents', 'status', 'reference'],
+};
+
+function cells(format: ExportFormat, row: ExportRow, context: { programName: string }): Array<string | number | null> {
   if (format === 'paypal') {
-    return csv([
-      ['Email/Phone', 'Amount', 'Currency code', 'Reference ID', 'Note to recipient', 'Recipient wallet'],
-      ...rows.map((row) => [payTo(row), majorUnits(row.amountCents, row.currency), row.currency, `payout-${row.id}`, note(row), 'PayPal']),
-    ]);
+    return [payTo(row), majorUnits(row.amountCents, row.currency), row.currency, `payout-${row.id}`, `${context.programName} commissions, payout ${row.id}`, 'PayPal'];
   }
-  if (format === 'wise') {
-    return csv([
-      ['name', 'recipientEmail', 'paymentReference', 'receiverType', 'amountCurrency', 'amount', 'sourceCurrency', 'targetCurrency'],
-      ...rows.map((row) => [row.partnerName, payTo(row), `payout-${row.id}`, 'PERSON', 'target', majorUnits(row.amountCents, row.currency), row.currency, row.currency]),
-    ]);
-  }
-  return csv([
-    ['payout_id', 'batch_id', 'partner_id', 'partner_name', 'payout_method', 'pay_to', 'currency', 'amount', 'amount_cents', 'status', 'reference'],
-    ...rows.map((row) => [
-      row.id, row.batchId, row.partnerId, row.partnerName, row.payoutMethod, payTo(row), row.currency, majorUnits(row.amountCents, row.currency),
-      row.amountCents, row.status, row.reference,
-    ]),
-  ]);
+  if (format === 'wise') return [row.partnerName, payTo(row), `payout-${row.id}`, 'PERSON', 'target', majorUnits(row.amountCents, row.currency), row.currency, row.currency];
+  return [
+    row.id, row.batchId, row.partnerId, row.partnerName, row.payoutMethod, payTo(row), row.currency, majorUnits(row.amountCents, row.currency),
+    row.amountCents, row.status, row.reference,
+  ];
+}
+
+/** The format's header line. */
+export const payoutCsvHeader = (format: ExportFormat): string => csv([HEADERS[format]]);
+
+/** The lines of these rows (none: an empty string), to follow the header: an export streams them a page at a time. */
+export const payoutCsvLines = (format: ExportFormat, rows: ExportRow[], context: { programName: string }): string =>
+  rows.length === 0 ? '' : csv(rows.map((row) => cells(format, row, context)));
+
+export function payoutCsv(format: ExportFormat, rows: ExportRow[], context: { programName: string }): string {
+  return payoutCsvHeader(format) + payoutCsvLines(format, rows, context);
 }
 
 /** A payout as its partner reads it. */

@@ -57,11 +57,14 @@ export interface ActivityFilter {
   mode: 'all' | 'live' | 'test';
 }
 
-/** Newest first, `limit` rows from `offset` (the page shows 50, the CSV export all). */
-export async function activity(pool: Pool, programId: number, filter: ActivityFilter, page: { limit: number; offset: number }) {
+/**
+ * Newest first, `limit` rows from `offset` (the page shows 50), or after the event `beforeEventId`
+ * (keyset: the CSV export reads a page at a time, exact to the microsecond).
+ */
+export async function activity(pool: Pool, programId: number, filter: ActivityFilter, page: { limit: number; offset?: number; beforeEventId?: number | null }) {
   const test = filter.mode === 'all' ? null : filter.mode === 'test';
   const { rows } = await pool.query(
-    `SELECT e.kind, e.created_at, e.test, e.click_id, cu.customer_key,
+    `SELECT e.id AS event_id, e.kind, e.created_at, e.test, e.click_id, cu.customer_key,
             coalesce(s.partner_id, cu.partner_id, (SELECT k.partner_id FROM clicks k WHERE k.click_id = e.click_id LIMIT 1)) AS partner_id,
             s.processor_event_id AS transaction_id, s.amount_cents, s.currency, s.attribution_step, s.commission_reason,
             c.earned_cents AS commission_cents, c.state AS commission_state,
@@ -74,10 +77,23 @@ export async function activity(pool: Pool, programId: number, filter: ActivityFi
       WHERE e.program_id = $1 AND e.created_at >= $2 AND e.created_at < $3
         AND ($4::bigint IS NULL OR coalesce(s.partner_id, cu.partner_id, (SELECT k.partner_id FROM clicks k WHERE k.click_id = e.click_id LIMIT 1)) = $4)
         AND ($5::boolean IS NULL OR e.test = $5)
+        AND ($8::bigint IS NULL OR (e.created_at, e.id) < (SELECT b.created_at, b.id FROM tracking_events b WHERE b.id = $8 AND b.program_id = $1))
       ORDER BY e.created_at DESC, e.id DESC LIMIT $6 OFFSET $7`,
-    [programId, filter.from, filter.to, filter.partnerId, test, page.limit, page.offset],
+    [programId, filter.from, filter.to, filter.partnerId, test, page.limit, page.offset ?? 0, page.beforeEventId ?? null],
   );
   return rows;
+}
+
+/** Every row of the filter (newest first, at most `max`), a page of 1,000 at a time, by keyset. */
+export async function* activityPages(pool: Pool, programId: number, filter: ActivityFilter, max: number) {
+  let before: number | null = null;
+  for (let read = 0; read < max; ) {
+    const rows = await activity(pool, programId, filter, { limit: Math.min(1000, max - read), beforeEventId: before });
+    if (rows.length > 0) yield rows;
+    read += rows.length;
+    if (rows.length < 1000) return;
+    before = Number(rows[rows.length - 1].event_id);
+  }
 }
 
 /** The program's events that need a look (failed, parked, dead, retrying), from every processor or one. */

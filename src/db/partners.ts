@@ -288,6 +288,16 @@ export async function partnersForExport(db: Queryable, programId: number, filter
   return rows as { id: number; name: string; email: string | null; status: string; group_slug: string | null; tags: string[]; created_at: Date; codes: string | null }[];
 }
 
+/** The same rows a page at a time (keyset by id): an export streams them as they are read, never the whole list at once. */
+export async function* partnerExportPages(db: Queryable, programId: number, filter: PartnerFilter, pageSize = 1000) {
+  for (let after = 0; ; ) {
+    const rows = await partnersForExport(db, programId, filter, after, pageSize);
+    if (rows.length > 0) yield rows;
+    if (rows.length < pageSize) return;
+    after = Number(rows[rows.length - 1]!.id);
+  }
+}
+
 // ---- changes of many -------------------------------------------------------------------------
 
 export interface LockedPartner {

@@ -255,12 +255,22 @@ export async function getPayout(db: Queryable, programId: number, payoutId: numb
   return rows[0] ? toPayout(rows[0]) : null;
 }
 
-export async function listPayouts(db: Queryable, programId: number, options: { batchId?: number; limit?: number } = {}): Promise<PayoutRow[]> {
+export async function listPayouts(db: Queryable, programId: number, options: { batchId?: number; limit?: number; beforeId?: number } = {}): Promise<PayoutRow[]> {
   const { rows } = await db.query(
-    `${PAYOUT_SELECT} WHERE po.program_id = $1 AND ($2::bigint IS NULL OR po.batch_id = $2) ORDER BY po.id DESC LIMIT $3`,
-    [programId, options.batchId ?? null, options.limit ?? 200],
+    `${PAYOUT_SELECT} WHERE po.program_id = $1 AND ($2::bigint IS NULL OR po.batch_id = $2) AND ($4::bigint IS NULL OR po.id < $4) ORDER BY po.id DESC LIMIT $3`,
+    [programId, options.batchId ?? null, options.limit ?? 200, options.beforeId ?? null],
   );
   return rows.map(toPayout);
+}
+
+/** A batch's payouts, newest first, a page at a time (keyset by id): an export streams them. */
+export async function* batchPayoutPages(db: Queryable, programId: number, batchId: number, pageSize = 1000) {
+  for (let before: number | undefined; ; ) {
+    const rows = await listPayouts(db, programId, { batchId, limit: pageSize, beforeId: before });
+    if (rows.length > 0) yield rows;
+    if (rows.length < pageSize) return;
+    before = rows[rows.length - 1]!.id;
+  }
 }
 
 /** What a payout claimed: its commissions (locked) and its clawbacks. */

@@ -10,6 +10,7 @@ import type { ProgramSection } from '../../app/dashboard.js';
 import { OUTBOUND_EVENT_TYPES } from '../../core/outbound-events.js';
 import { fieldErrors, typedMinimums } from './forms.js';
 import type { PageExtra } from './program-page.js';
+import { sendCsv } from '../csv-stream.js';
 
 export interface MoneyRouteKit {
   form: RequestHandler[];
@@ -115,8 +116,7 @@ export function registerMoneyRoutes(router: Router, kit: MoneyRouteKit): void {
   });
   router.get(`${base}/payouts/batches/:batchId/export.csv`, async (req, res) => {
     const format = String(req.query.format ?? 'generic');
-    const csv = await payouts.exportPayouts(app(), scope(res), Number(req.params.id), Number(req.params.batchId), format);
-    res.type('text/csv').attachment(`affix-payouts-${req.params.batchId}-${format}.csv`).send(csv);
+    await sendCsv(res, `affix-payouts-${req.params.batchId}-${format}.csv`, payouts.payoutExportCsv(app(), scope(res), Number(req.params.id), Number(req.params.batchId), format));
   });
 
   router.post(`${base}/partners/:partnerId/invite`, ...form, async (req, res) => {

@@ -4,6 +4,7 @@
 import type { Request, Response, Router } from 'express';
 import { updateApplicationSettings } from '../../app/applications.js';
 import { auditCsv } from '../../app/audit.js';
+import { sendCsv } from '../csv-stream.js';
 import type { ProgramSection } from '../../app/dashboard.js';
 import { requestPartnerBulk, showBulkAction } from '../../app/bulk-actions.js';
 import { importPartners } from '../../app/partner-import.js';
@@ -110,16 +111,13 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
   });
 
   router.get(`${base}/partners.csv`, async (req, res) => {
-    const csv = await partners.exportPartnersCsv(app(), scope(res), Number(req.params.id), req.query);
-    res.type('text/csv').attachment(`affix-partners-${req.params.id}.csv`).send(csv);
+    await sendCsv(res, `affix-partners-${req.params.id}.csv`, partners.exportPartnersCsv(app(), scope(res), Number(req.params.id), req.query));
   });
   router.get(`${base}/audit.csv`, async (req, res) => {
-    const csv = await auditCsv(app(), scope(res), { ...req.query, program_id: req.params.id, with_account: 'true' });
-    res.type('text/csv').attachment(`affix-audit-${req.params.id}.csv`).send(csv);
+    await sendCsv(res, `affix-audit-${req.params.id}.csv`, auditCsv(app(), scope(res), { ...req.query, program_id: req.params.id, with_account: 'true' }));
   });
   router.get(`${base}/applications.csv`, async (req, res) => {
-    const csv = await partners.exportApplicationsCsv(app(), scope(res), Number(req.params.id));
-    res.type('text/csv').attachment(`affix-applications-${req.params.id}.csv`).send(csv);
+    await sendCsv(res, `affix-applications-${req.params.id}.csv`, partners.exportApplicationsCsv(app(), scope(res), Number(req.params.id)));
   });
 
   // ---- import: a file, a dry run that shows every row's problem, then the real run ----------

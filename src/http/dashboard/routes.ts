@@ -59,6 +59,7 @@ import { AffixError } from '../../core/errors.js';
 import { csrfGuard, pageHeaders, sameOriginPosts } from './security.js';
 import { closeUnreadLargeUploads } from './uploads.js';
 import { SESSION_COOKIE, holdNewKey, requireAccount, startSession, takeNewKey } from './session.js';
+import { sendCsv } from '../csv-stream.js';
 import { limitSignIn } from '../sign-in-limit.js';
 import { securedRouter } from '../guard.js';
 import { DASHBOARD_ROUTES } from '../../core/permissions.js';
@@ -288,8 +289,7 @@ export function dashboardRoutes(deps: AppDeps): Router {
   }
 
   router.get('/dashboard/programs/:id/activity.csv', async (req, res) => {
-    const csv = await activityCsv(app(), scope(res), Number(req.params.id), activityFilter(req.query as Record<string, string | undefined>, clock(deps)));
-    res.type('text/csv').attachment(`affix-activity-${req.params.id}.csv`).send(csv);
+    await sendCsv(res, `affix-activity-${req.params.id}.csv`, activityCsv(app(), scope(res), Number(req.params.id), activityFilter(req.query as Record<string, string | undefined>, clock(deps))));
   });
 
   /** Post, redirect, get: back to the page the form was on, with what was done. */

@@ -9,6 +9,7 @@ import * as promo from '../../app/promo-codes.js';
 import { errors } from '../../core/errors.js';
 import * as webhooks from '../../app/webhook-endpoints.js';
 import type { AppDeps } from '../deps.js';
+import { sendCsv } from '../csv-stream.js';
 import { wire } from '../wire.js';
 
 type IdParam = (req: Request, name?: string) => number;
@@ -63,8 +64,7 @@ export function adminMoneyRoutes(router: Router, deps: AppDeps, app: () => Manag
   });
   router.get(`${base}/payout-batches/:batchId/export`, async (req, res) => {
     const format = String(req.query.format ?? 'generic');
-    const csv = await payouts.exportPayouts(app(), operator(req), idParam(req), idParam(req, 'batchId'), format);
-    res.type('text/csv').attachment(`payouts-${req.params.batchId}-${format}.csv`).send(csv);
+    await sendCsv(res, `payouts-${req.params.batchId}-${format}.csv`, payouts.payoutExportCsv(app(), operator(req), idParam(req), idParam(req, 'batchId'), format));
   });
 
   router.post(`${base}/partners/:partnerId/invite`, async (req, res) => {

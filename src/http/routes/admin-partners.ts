@@ -10,6 +10,7 @@ import * as partners from '../../app/partners.js';
 import { commissionBulk } from '../../app/payouts.js';
 import { PARTNER_ACTIONS, type PartnerAction } from '../../core/partners.js';
 import type { AppDeps } from '../deps.js';
+import { sendCsv } from '../csv-stream.js';
 import { wire } from '../wire.js';
 import { refuseUnstorableBody } from '../input-guard.js';
 import { requestPartnerBulk, showBulkAction } from '../../app/bulk-actions.js';
@@ -38,7 +39,7 @@ export function adminPartnerRoutes(router: Router, deps: AppDeps, app: () => Man
     res.status(201).json({ data: wire(await partners.addPartner(app(), operator(req), idParam(req), req.body)) });
   });
   router.get(`${base}/partners.csv`, async (req, res) => {
-    res.type('text/csv').attachment(`partners-${idParam(req)}.csv`).send(await partners.exportPartnersCsv(app(), operator(req), idParam(req), req.query));
+    await sendCsv(res, `partners-${idParam(req)}.csv`, partners.exportPartnersCsv(app(), operator(req), idParam(req), req.query));
   });
   // Small selections answer with the report; large ones 202 with the bulk action to poll (docs/partners.md).
   router.post(`${base}/partners/bulk`, express.json({ limit: BULK_BODY_LIMIT, strict: false }), refuseUnstorableBody, async (req, res) => {
@@ -88,7 +89,7 @@ export function adminPartnerRoutes(router: Router, deps: AppDeps, app: () => Man
     res.json({ data: wire(await applications.listApplications(app(), operator(req), idParam(req), req.query)) });
   });
   router.get(`${base}/applications.csv`, async (req, res) => {
-    res.type('text/csv').attachment(`applications-${idParam(req)}.csv`).send(await partners.exportApplicationsCsv(app(), operator(req), idParam(req)));
+    await sendCsv(res, `applications-${idParam(req)}.csv`, partners.exportApplicationsCsv(app(), operator(req), idParam(req)));
   });
   router.get(`${base}/application-settings`, async (req, res) => {
     res.json({ data: wire(await applications.applicationSettings(app(), operator(req), idParam(req))) });

@@ -14,6 +14,7 @@ import { adminPartnerRoutes } from './admin-partners.js';
 import { securedRouter } from '../guard.js';
 import { ADMIN_ROUTES } from '../../core/permissions.js';
 import { auditCsv, auditLog } from '../../app/audit.js';
+import { sendCsv } from '../csv-stream.js';
 import {
   type ManagementDeps,
   OPERATOR,
@@ -183,7 +184,7 @@ export function adminRoutes(deps: AppDeps): Router {
     res.json({ data: await auditLog(app(), OPERATOR, req.query) });
   });
   router.get('/api/v1/admin/audit-log.csv', async (req, res) => {
-    res.type('text/csv').attachment('affix-audit.csv').send(await auditCsv(app(), OPERATOR, req.query));
+    await sendCsv(res, 'affix-audit.csv', auditCsv(app(), OPERATOR, req.query));
   });
 
   adminMoneyRoutes(router, deps, app, idParam);

@@ -1,0 +1,195 @@
+// Every read scoped by account, program or partner is served by an index on its scope: beside a
+// brand with 100,000 partners (and a row per partner in every shared table), the lists, exports
+// and portal pages of a small brand never scan a table all brands share. The statements are the
+// ones the routes really send (recorded on the app's pool) with their values, explained; and a
+// brand of 100,000 partners downloads its partners.csv whole.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestApi, type TestDatabase, adminHeaders, bearer, createTestDatabase, startTestApi } from './support/harness.js';
+import { largeTables, recordStatements, scansOfLargeTables } from './support/query-plans.js';
+import { type SeededBrand, seedBrand } from './support/scope-seed.js';
+import { type Pool, createPool } from '../src/db/pool.js';
+import { sha256 } from '../src/core/secrets.js';
+import { PROGRAM_SECTIONS } from '../src/app/dashboard.js';
+import { partnerStats, programOverview, readOnly, recentEvents, saleExplanation } from '../src/db/program-insights.js';
+
+// SCOPE_PLANS_ROWS: fewer rows while working on this file; the test as it runs in CI uses 100,000.
+const BIG = Number(process.env.SCOPE_PLANS_ROWS ?? 100_000);
+
+let db: TestDatabase;
+let appPool: Pool;
+let api: TestApi;
+let recorder: ReturnType<typeof recordStatements>;
+let big: SeededBrand;
+let small: SeededBrand;
+
+/** A signed-in cookie for a brand's dashboard or a partner's portal (the session row as sign-in writes it). */
+async function dashboardCookie(accountId: number) {
+  const token = randomBytes(24).toString('base64url');
+  await db.pool.query("INSERT INTO dashboard_sessions (token_hash, account_id, expires_at) VALUES ($1, $2, now() + interval '1 hour')", [sha256(token), accountId]);
+  return `affix_dashboard=${token}`;
+}
+async function portalCookie(email: string) {
+  const token = randomBytes(24).toString('base64url');
+  await db.pool.query("INSERT INTO partner_sessions (token_hash, email, expires_at) VALUES ($1, $2, now() + interval '1 hour')", [sha256(token), email]);
+  return `affix_portal=${token}`;
+}
+
+async function get(path: string, headers: Record<string, string>) {
+  const reply = await recorder.during(`GET ${path}`, async () => {
+    const response = await fetch(`${api.url}${path}`, { headers, redirect: 'manual' });
+    return { status: response.status, text: await response.text(), headers: response.headers };
+  });
+  return reply;
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  // The other brand first: its 100,000 rows sit in every shared table; then the small brand's 20.
+  const seeding = createPool(db.url, { max: 2, statementTimeoutMs: 120_000 });
+  big = await seedBrand(seeding, `big${randomBytes(3).toString('hex')}`, BIG);
+  small = await seedBrand(seeding, `small${randomBytes(3).toString('hex')}`, 20);
+  await seeding.query('ANALYZE');
+  await seeding.end();
+  appPool = createPool(db.url, { max: 5, applicationName: 'affix-test' });
+  recorder = recordStatements(appPool);
+  api = await startTestApi(appPool, { AFFIX_SECRET_KEY: 'scope-plans-test-secret-key-0123' });
+}, 300_000);
+
+afterAll(async () => {
+  await api?.close();
+  await appPool?.end();
+  await db?.drop();
+});
+
+describe('reads scoped by account, program or partner', () => {
+  it("the small brand's lists, exports and portal pages never scan a table the 100,000-partner brand shares", async () => {
+    const p = `/api/v1/admin/programs/${small.programId}`;
+    const adminPaths = [
+      p,
+      `${p}/keys`,
+      `${p}/partners`,
+      `${p}/partners?q=partner`,
+      `${p}/partners?q=${encodeURIComponent(small.partnerEmail)}`,
+      `${p}/partners?status=approved&sort=name`,
+      `${p}/partners?tag=seeded&sort=revenue`,
+      `${p}/partners?sort=clicks&direction=asc`,
+      `${p}/partners.csv`,
+      `${p}/partners/${small.partnerId}`,
+      `${p}/groups`,
+      `${p}/applications`,
+      `${p}/applications.csv`,
+      `${p}/application-settings`,
+      `${p}/balances`,
+      `${p}/commissions`,
+      `${p}/commissions?state=paid`,
+      `${p}/payout-settings`,
+      `${p}/payouts`,
+      `${p}/payout-batches/${small.batchId}/export?format=generic`,
+      `${p}/promo-codes`,
+      `${p}/webhook-endpoints`,
+      `${p}/webhook-endpoints/${small.endpointId}/deliveries`,
+      `/api/v1/admin/webhook-events?program_id=${small.programId}`,
+      `/api/v1/admin/audit-log?program_id=${small.programId}`,
+      `/api/v1/admin/audit-log?account_id=${small.accountId}`,
+      `/api/v1/admin/audit-log.csv?program_id=${small.programId}`,
+    ];
+    for (const path of adminPaths) expect((await get(path, adminHeaders)).status, path).toBe(200);
+
+    // The CLI: the account's programs (a signed-in CLI token), a program's status (its API key).
+    const cliToken = randomBytes(24).toString('base64url');
+    await db.pool.query("INSERT INTO cli_tokens (token_hash, account_id, expires_at) VALUES ($1, $2, now() + interval '1 hour')", [sha256(cliToken), small.accountId]);
+    expect((await get('/api/v1/cli/programs', bearer(cliToken))).status).toBe(200);
+    const key = await api.request('POST', `${p}/keys`, { headers: adminHeaders });
+    expect((await get(`/api/v1/cli/status?program_id=${small.programId}`, bearer(key.body.data.api_key))).status).toBe(200);
+
+    const brand = { cookie: await dashboardCookie(small.accountId) };
+    const d = `/dashboard/programs/${small.programId}`;
+    const dashboardPaths = [
+      '/dashboard',
+      '/dashboard/team',
+      '/dashboard/account',
+      ...PROGRAM_SECTIONS.map((section) => (section === 'overview' ? d : `${d}/${section}`)),
+      `${d}/activity?partner_id=${small.partnerId}`,
+      `${d}/partners?q=partner&status=approved`,
+      `${d}/partners/${small.partnerId}`,
+      `${d}/activity.csv`,
+      `${d}/partners.csv`,
+      `${d}/audit.csv`,
+      `${d}/applications.csv`,
+      `${d}/payouts/batches/${small.batchId}/export.csv?format=generic`,
+    ];
+    for (const path of dashboardPaths) expect((await get(path, brand)).status, path).toBe(200);
+
+    const partner = { cookie: await portalCookie(small.partnerEmail) };
+    const portalPaths = [
+      '/portal',
+      `/portal/programs/${small.partnerId}`,
+      `/portal/programs/${small.partnerId}/links/${small.linkId}/qr.svg`,
+      `/portal/programs/${small.partnerId}/payouts/${small.payoutId}/statement.csv`,
+    ];
+    for (const path of portalPaths) expect((await get(path, partner)).status, path).toBe(200);
+
+    // The assistant's (MCP) reads.
+    const since = new Date(Date.now() - 30 * 86_400_000);
+    await recorder.during('mcp get_program', () => readOnly(appPool, (c) => programOverview(c, small.programId)));
+    await recorder.during('mcp recent_events', () => readOnly(appPool, (c) => recentEvents(c, small.programId, 'sale', 20)));
+    await recorder.during('mcp partner_stats', () => readOnly(appPool, (c) => partnerStats(c, small.programId, since)));
+    await recorder.during('mcp explain_sale', () => readOnly(appPool, (c) => saleExplanation(c, small.programId, small.transactionId)));
+
+    const large = await largeTables(db.pool, BIG / 2);
+    // The shared tables the seed filled (a guard against a seed that quietly stopped filling one).
+    for (const table of ['partners', 'partner_profiles', 'referral_links', 'customers', 'clicks_default', 'sales', 'tracking_events', 'commissions', 'commission_ledger', 'payouts',
+      'partner_applications', 'promo_codes', 'partner_sanctions', 'audit_log', 'account_members', 'api_keys', 'webhook_endpoints', 'webhook_messages', 'webhook_deliveries',
+      'webhook_attempts', 'webhook_events', 'page_rollups']) expect(large, table).toContain(table);
+    const { explained, offending } = await scansOfLargeTables(db.pool, recorder.sent, large);
+    expect(explained).toBeGreaterThan(60);
+    expect(offending, `reads that scan a table every brand shares:\n${offending.join('\n')}`).toEqual([]);
+  }, 120_000);
+});
+
+describe('exports stream', () => {
+  /** The download whole: status, whether it was sent as it was made (no length known up front), its lines. */
+  async function download(path: string, headers: Record<string, string>) {
+    const response = await fetch(`${api.url}${path}`, { headers, redirect: 'manual' });
+    const text = await response.text();
+    return { status: response.status, length: response.headers.get('content-length'), type: response.headers.get('content-type'), lines: text.split('\r\n') };
+  }
+
+  it('a brand of 100,000 partners downloads its partners.csv whole (200, every partner with their code), from the admin API and the dashboard', async () => {
+    const owner = { cookie: await dashboardCookie(big.accountId) };
+    for (const [path, headers] of [
+      [`/api/v1/admin/programs/${big.programId}/partners.csv`, adminHeaders],
+      [`/dashboard/programs/${big.programId}/partners.csv`, owner],
+    ] as const) {
+      const csv = await download(path, headers);
+      expect(csv.status, path).toBe(200);
+      expect(csv.type).toMatch(/^text\/csv/);
+      expect(csv.length, 'streamed: no Content-Length').toBeNull();
+      expect(csv.lines.length).toBe(1 + BIG + 1); // the header, a line per partner, and the last line's end
+      expect(csv.lines[0]).toBe('partner_id,name,email,status,group,tags,referral_codes,created_at');
+      const first = csv.lines[1]!.split(',');
+      expect(first.slice(0, 7)).toEqual([String(big.partnerId), 'Partner 1', big.partnerEmail, 'approved', '', 'seeded', `${big.partnerEmail.split('-')[0]}-${big.partnerId}`]);
+      expect(csv.lines[BIG]!.split(',')[0]).toBe(String(big.partnerId + BIG - 1));
+      expect(csv.lines[BIG + 1]).toBe('');
+    }
+  }, 120_000);
+
+  it("the same brand's activity, audit log and payout batch download whole: a line per event, per entry, per payout", async () => {
+    const owner = { cookie: await dashboardCookie(big.accountId) };
+    const activity = await download(`/dashboard/programs/${big.programId}/activity.csv`, owner);
+    expect(activity.status).toBe(200);
+    expect(activity.length).toBeNull();
+    expect(activity.lines.length).toBe(1 + BIG + 1);
+    expect(new Set(activity.lines.slice(1, -1).map((line) => line.split(',')[1]))).toEqual(new Set(['sale']));
+    const audit = await download(`/api/v1/admin/audit-log.csv?program_id=${big.programId}`, adminHeaders);
+    expect(audit.status).toBe(200);
+    expect(audit.length).toBeNull();
+    expect(audit.lines.length).toBe(1 + BIG + 1);
+    const batch = await download(`/api/v1/admin/programs/${big.programId}/payout-batches/${big.batchId}/export?format=generic`, adminHeaders);
+    expect(batch.status).toBe(200);
+    expect(batch.length).toBeNull();
+    expect(batch.lines.length).toBe(1 + BIG + 1);
+    expect(batch.lines[BIG]!.split(',').slice(0, 3)).toEqual([String(big.payoutId), String(big.batchId), String(big.partnerId)]); // newest first: the first partner's payout last
+  }, 180_000);
+});
