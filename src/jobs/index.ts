@@ -13,6 +13,7 @@ import { STRIPE_EVENTS_CHANNEL, markExhausted, wakeWaitingEvents } from '../db/w
 import { JOB_EXPIRY_SECONDS, STRIPE_EVENTS_DEAD_QUEUE, STRIPE_EVENTS_JOB_QUEUE, STRIPE_EVENTS_QUEUE, type StripeEventJob, stripeEventEnqueuer } from '../platform/queue.js';
 import { createSecretBox } from '../platform/secret-box.js';
 import { startMailJobs } from './mail-jobs.js';
+import { startMailSender } from './mail-sender.js';
 import { startMoneyJobs } from './money-jobs.js';
 import { type Mailer, createMailer } from '../platform/mailer.js';
 import { type QueuedEvent, type WorkerDeps, processStripeEvent, processStripeEventBatch, stripeEventJobSchema } from './stripe-event-job.js';
@@ -110,13 +111,14 @@ export async function startWorkers(
     now: () => deps.now?.() ?? new Date(),
     outbound: config.outbound,
   });
-  await startMailJobs(boss, {
-    pool: deps.pool,
-    logger: deps.logger,
+  const mailDeps = { pool: deps.pool, logger: deps.logger, publicUrl: config.publicUrl, now: () => deps.now?.() ?? new Date() };
+  await startMailJobs(boss, mailDeps);
+  const mailSender = startMailSender({
+    ...mailDeps,
     mailer: workerDeps.mailer ?? createMailer(config.mail, deps.logger),
     secretKey: config.secretKey,
-    publicUrl: config.publicUrl,
-    now: () => deps.now?.() ?? new Date(),
+    listenPool,
+    pollMs: config.worker.pollSeconds * 1000,
   });
   const deliveriesListening = listenOn(OUTBOUND_CHANNEL, coalesce(wakeDeliveries), 'new webhook deliveries');
   // Every hour (any instance; idempotent): monthly click partitions made ahead, and past hours'
@@ -148,6 +150,7 @@ export async function startWorkers(
       clearInterval(upkeepTimer);
       await listening.stop();
       await deliveriesListening.stop();
+      await mailSender.stop();
     },
   };
 }
