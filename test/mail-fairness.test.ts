@@ -2,9 +2,16 @@
 // own sign-in link never waits behind another brand's bulk notices, and brands' notices go out
 // in turn. Order and counts are asserted, never the machine's speed: the test SMTP server holds
 // the mails being sent while a test writes more, then releases them and looks at what came next.
-import { afterEach, describe, expect, it } from 'vitest';
+import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import PgBoss from 'pg-boss';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { sendNextMail } from '../src/app/mail.js';
 import type { OutgoingMail } from '../src/core/mail.js';
 import { NEXT_MAIL_SQL, queueMails } from '../src/db/mail.js';
+import { MIGRATIONS_DIR, migrate } from '../src/db/migrate.js';
 import { type Pool, createPool, withTransaction } from '../src/db/pool.js';
 import { type TestApi, type TestDatabase, adminHeaders, createTestDatabase, seedProgram, startTestApi } from './support/harness.js';
 import { uid } from './support/money.js';
@@ -146,4 +153,102 @@ describe('mail: urgent first, then brands in turn', () => {
     // big, small, big, small, big, small: two senders may swap neighbours, never more.
     expect(order.lastIndexOf('small') + 1).toBeLessThanOrEqual(6 + SENDERS - 1);
   }, 120_000);
+});
+
+/** An account and a program, written directly (no API needed). */
+async function brand(pool: Pool, name: string): Promise<number> {
+  const account = await pool.query('INSERT INTO accounts (email) VALUES ($1) RETURNING id', [`${uid(name)}@brands.test`]);
+  const program = await pool.query("INSERT INTO programs (account_id, name, domain, commission_type, commission_rate) VALUES ($1, $2, 'brand.test', 'percent', 10) RETURNING id", [account.rows[0].id, name]);
+  return Number(program.rows[0].id);
+}
+
+describe('a mail server that fails', () => {
+  it('a failed mail waits 30 s, then twice as long each time; after 8 attempts it is given up, never sent; other mail goes on meanwhile', async () => {
+    const db = await createTestDatabase();
+    try {
+      const programId = await brand(db.pool, 'Retry Brand');
+      let clock = new Date('2026-03-02T10:00:00Z');
+      let refuse = true;
+      const sent: string[] = [];
+      const deps = {
+        pool: db.pool,
+        mailer: { send: async (m: { subject: string }) => (refuse ? Promise.reject(new Error('421 try again later')) : void sent.push(m.subject)) },
+        secretKey: undefined,
+        publicUrl: 'https://affix.test',
+        now: () => clock,
+      };
+      await queueMails(db.pool, notices(programId, 'refused', 1));
+      const waits: number[] = [];
+      let retryAt = clock;
+      for (let attempt = 1; attempt <= 7; attempt++) {
+        clock = retryAt;
+        const report = await sendNextMail(deps);
+        expect(report).toMatchObject({ outcome: 'failed', attempts: attempt });
+        retryAt = report!.retryAt!;
+        waits.push((retryAt.getTime() - clock.getTime()) / 1000);
+        clock = new Date(retryAt.getTime() - 1);
+        expect(await sendNextMail(deps)).toBeNull(); // not before its time
+      }
+      expect(waits).toEqual([30, 60, 120, 240, 480, 960, 1920]);
+      // Meanwhile other mail is not held up by it.
+      await queueMails(db.pool, notices(programId, 'other', 1));
+      refuse = false;
+      expect(await sendNextMail(deps)).toMatchObject({ outcome: 'sent' });
+      refuse = true;
+      clock = retryAt;
+      expect(await sendNextMail(deps)).toMatchObject({ outcome: 'given_up', attempts: 8 });
+      refuse = false;
+      clock = new Date(clock.getTime() + 86_400_000);
+      expect(await sendNextMail(deps)).toBeNull();
+      expect(sent).toEqual(['other notice 0']);
+      const row = await db.pool.query("SELECT skipped, attempts, last_error, body FROM mail_outbox WHERE subject = 'refused notice 0'");
+      expect(row.rows).toEqual([{ skipped: 'failed', attempts: 8, last_error: '421 try again later', body: null }]);
+    } finally {
+      await db.drop();
+    }
+  });
+});
+
+describe('0037: mail waiting for its job when the outbox became the queue', () => {
+  it('is sent by the new senders, urgent first; its jobs are gone; mail whose job gave up stays given up', async () => {
+    const adminUrl = inject('pgAdminUrl');
+    const name = `affix_m37_${Date.now()}`;
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    const before = await mkdtemp(join(tmpdir(), 'affix-migrations-'));
+    const pool = createPool(url.toString(), { max: 3 });
+    try {
+      const all = (await readdir(MIGRATIONS_DIR)).filter((file) => file.endsWith('.sql')).sort();
+      for (const file of all.filter((file) => file < '0037')) await copyFile(join(MIGRATIONS_DIR, file), join(before, file));
+      await migrate(pool, before);
+      // The world before: pg-boss with a queue `mail` and a job per waiting row.
+      const boss = new PgBoss({ connectionString: url.toString(), supervise: false, schedule: false });
+      await boss.start();
+      await boss.createQueue('mail', { name: 'mail', retryLimit: 7, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 });
+      const programId = await brand(pool, 'Old Brand');
+      const row = async (kind: string, subject: string, program: number | null, extra = '') =>
+        Number((await pool.query(`INSERT INTO mail_outbox (program_id, kind, to_email, subject, body, dedupe_key${extra ? ', attempts, last_error' : ''}) VALUES ($1, $2, 'p@creators.test', $3, 'x', $3${extra}) RETURNING id`, [program, kind, subject])).rows[0].id);
+      const waiting = [await row('partner_banned', 'notice 1', programId), await row('partner_sign_in', 'sign-in', null), await row('partner_banned', 'notice 2', programId)];
+      await row('partner_banned', 'gave up', programId, ", 8, 'refused'");
+      for (const mailId of waiting) await boss.send('mail', { mailId });
+      await boss.stop({ graceful: false, wait: true, close: true });
+
+      expect(await migrate(pool)).toEqual(all.filter((file) => file >= '0037'));
+      expect((await pool.query("SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'mail' AND state IN ('created', 'retry')")).rows[0].n).toBe(0);
+      expect((await pool.query("SELECT skipped FROM mail_outbox WHERE subject = 'gave up'")).rows).toEqual([{ skipped: 'failed' }]);
+
+      const sent: string[] = [];
+      const deps = { pool, mailer: { send: async (m: { subject: string }) => void sent.push(m.subject) }, secretKey: undefined, publicUrl: 'https://affix.test', now: () => new Date() };
+      while (await sendNextMail(deps));
+      expect(sent).toEqual(['sign-in', 'notice 1', 'notice 2']);
+    } finally {
+      await pool.end();
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+      await rm(before, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
