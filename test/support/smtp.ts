@@ -52,10 +52,11 @@ export async function startSmtpReceiver() {
   return {
     url: `smtp://127.0.0.1:${port}`,
     mails,
-    /** The sign-in link of the last mail to `email`. */
+    /** The newest sign-in link mailed to `email` (an invitation goes before the notices written with it). */
     lastLink(email: string): string | null {
-      const mail = [...mails].reverse().find((m) => m.to.toLowerCase() === email.toLowerCase());
-      return mail ? (/https?:\/\/\S+\/portal\/auth\?token=[\w-]+/.exec(mail.text)?.[0] ?? null) : null;
+      const link = (m: ReceivedMail) => /https?:\/\/\S+\/portal\/auth\?token=[\w-]+/.exec(m.text)?.[0] ?? null;
+      const mail = [...mails].reverse().find((m) => m.to.toLowerCase() === email.toLowerCase() && link(m));
+      return mail ? link(mail) : null;
     },
     /** Holds every mail being received until `release()`. */
     hold(): void {
