@@ -222,7 +222,7 @@ describe('partner sign-in that does not leak', () => {
 });
 
 describe('a mail server that refuses', () => {
-  it('changes no answer: the invitation and the sign-in request answer 200; the mail's row keeps the error and it is retried', async () => {
+  it('changes no answer: the invitation and the sign-in request answer 200; the mail row keeps the error and is retried', async () => {
     const refusing = await openTestApi({ AFFIX_SECRET_KEY: SECRET, AFFIX_SMTP_URL: 'smtp://127.0.0.1:1', AFFIX_WORKER_POLL_SECONDS: '0.5' }, { queueUrl: 'own', workers: true });
     try {
       const shop = await seedProgram(refusing.api);
