@@ -10,6 +10,12 @@ import { maskEmail } from '../platform/mailer.js';
 
 /** Mails handed to the SMTP server at once. */
 export const MAIL_SENDERS = 2;
+/**
+ * An idle sender starts this long after a mail is written: after the answer of the request that
+ * wrote it, so that the send (in this process when it also serves the API) never slows that
+ * answer — a sign-in request for an invited address answers as fast as for any other.
+ */
+export const WAKE_DELAY_MS = 50;
 
 export interface MailSender {
   /** Stops taking mail; resolves when the mails being sent are done. */
@@ -62,12 +68,20 @@ export function startMailSender(deps: SendingDeps & { logger: Logger; listenPool
     }
   };
   const senders = Array.from({ length: MAIL_SENDERS }, sender);
+  let wakeTimer: NodeJS.Timeout | null = null;
+  const wakeSoon = () => {
+    wakeTimer ??= setTimeout(() => {
+      wakeTimer = null;
+      wake();
+    }, WAKE_DELAY_MS);
+  };
   const listening = deps.listenPool
-    ? listen(deps.listenPool, MAIL_CHANNEL, wake, (error) => deps.logger.warn({ err: error }, 'listening for new mail failed; polling until it is back'))
+    ? listen(deps.listenPool, MAIL_CHANNEL, wakeSoon, (error) => deps.logger.warn({ err: error }, 'listening for new mail failed; polling until it is back'))
     : null;
   return {
     async stop() {
       running = false;
+      if (wakeTimer) clearTimeout(wakeTimer);
       wake();
       await listening?.stop();
       await Promise.all(senders);
