@@ -1,6 +1,6 @@
 // The mail senders: each takes the next mail due from the outbox (urgent kinds first, then
 // accounts in turn: docs/mail.md) and sends it, one after another. A mail written anywhere wakes
-// them at once (LISTEN); polling covers a lost listener and the retries that come due.
+// idle senders (LISTEN, WAKE_DELAY_MS later); polling covers a lost listener and retries come due.
 import { type SendReport, type SendingDeps, sendNextMail } from '../app/mail.js';
 import { MAIL_CHANNEL } from '../db/mail.js';
 import { listen } from '../db/notifications.js';
