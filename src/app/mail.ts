@@ -2,10 +2,10 @@
 // outbox in the transaction of the change it tells of, and sent by the mail worker. The texts
 // are here; the worker adds the unsubscribe link to the mails that may carry one.
 import { errors } from '../core/errors.js';
-import { MAIL_KINDS, type MailKind, type OutgoingMail, UNSUBSCRIBE_TTL_MS, isOptIn, mail, readUnsubscribeToken, unsubscribeParts, unsubscribeToken } from '../core/mail.js';
+import { MAIL_KINDS, type MailKind, type OutgoingMail, UNSUBSCRIBE_TTL_MS, isOptIn, mail, mailRetryDelayMs, readUnsubscribeToken, unsubscribeParts, unsubscribeToken } from '../core/mail.js';
 import { formatMoney } from '../core/money.js';
 import type { Currency } from '../core/types.js';
-import { commissionsOfDay, lockUnsent, markSent, markSkipped, noteFailure, preferencesOf, programDays, queueManagerMail, queueMails, setPreference, unsubscribe } from '../db/mail.js';
+import { type StoredMail, commissionsOfDay, lockNextDue, lockUnsent, markSent, markSkipped, noteFailure, preferencesOf, programDays, queueManagerMail, queueMails, setPreference, unsubscribe } from '../db/mail.js';
 import { type Pool, type PoolClient, withTransaction } from '../db/pool.js';
 import type { Mailer } from '../platform/mailer.js';
 import { randomBytes } from 'node:crypto';
@@ -38,13 +38,13 @@ export const INVITATION_TTL_MS = 7 * 86_400_000;
  * Portal invitations in the caller's transaction: a sign-in link (its digest stored) and its
  * mail for each partner. The mail goes out once the change commits, never for one that rolled back.
  */
-export async function queueInvitations(client: Db, links: MailLinks, invitations: { email: string; programName: string; partnerId: number; approved: boolean }[], now: Date): Promise<void> {
+export async function queueInvitations(client: Db, links: MailLinks, invitations: { email: string; programId: number; programName: string; partnerId: number; approved: boolean }[], now: Date): Promise<void> {
   const mails = [];
   for (const invitation of invitations) {
     const token = randomBytes(32).toString('base64url');
     await insertSignInLink(client, sha256(token), invitation.email, new Date(now.getTime() + INVITATION_TTL_MS));
     const intro = invitation.approved ? `${invitation.programName} approved you as a partner.` : `${invitation.programName} invited you to its partner program.`;
-    mails.push({ ...signInMail(links, invitation.email, token, intro, INVITATION_TTL_MS / 60_000, invitation.programName, `invitation:${sha256(token).toString('hex')}`), kind: 'partner_invitation' as const });
+    mails.push({ ...signInMail(links, invitation.email, token, intro, INVITATION_TTL_MS / 60_000, invitation.programName, `invitation:${sha256(token).toString('hex')}`), programId: invitation.programId, kind: 'partner_invitation' as const });
   }
   await queueMails(client, mails);
 }
@@ -124,37 +124,61 @@ export interface SendingDeps {
   now: () => Date;
 }
 
-export type SendOutcome = 'sent' | 'already_sent' | 'unsubscribed';
+export type SendOutcome = 'sent' | 'unsubscribed' | 'failed' | 'given_up';
+
+/** What one attempt at one mail did (for the sender's log line: never the address or the text). */
+export interface SendReport {
+  mailId: number;
+  kind: string;
+  outcome: SendOutcome;
+  /** Attempts so far, this one included. */
+  attempts: number;
+  error?: string;
+  retryAt?: Date;
+}
+
+/** Sends the next mail due (urgent kinds first, then accounts in turn: docs/mail.md); null when none is due. */
+export const sendNextMail = (deps: SendingDeps): Promise<SendReport | null> => sendLocked(deps, (client) => lockNextDue(client, deps.now()));
+
+/** Sends this mail unless it was sent already (or another sender has it). */
+export async function sendOutboxMail(deps: SendingDeps, mailId: number): Promise<SendOutcome | 'already_sent'> {
+  return (await sendLocked(deps, (client) => lockUnsent(client, mailId)))?.outcome ?? 'already_sent';
+}
 
 /**
  * Sends one outbox mail, once: the row is locked while it is sent and marked sent in the same
- * transaction. A failure rolls back (the job retries; the row keeps the error). An address that
- * unsubscribed from the kind gets nothing (the row says so).
+ * transaction. A mail server's refusal is written to the row in that transaction (retried later,
+ * or given up after MAIL_ATTEMPTS); it never ends the sender. An address that unsubscribed from
+ * the kind gets nothing (the row says so).
  */
-export async function sendOutboxMail(deps: SendingDeps, mailId: number): Promise<SendOutcome> {
-  try {
-    return await withTransaction(deps.pool, async (client) => {
-      const stored = await lockUnsent(client, mailId);
-      if (!stored) return 'already_sent';
-      if (stored.unsubscribed) {
-        await markSkipped(client, stored.id, 'unsubscribed');
-        return 'unsubscribed';
-      }
-      const kind = stored.kind as MailKind;
-      const parts =
-        stored.canUnsubscribe && deps.secretKey
-          ? unsubscribeParts(`${deps.publicUrl}/mail/unsubscribe?token=${unsubscribeToken(deps.secretKey, stored.to, kind, new Date(deps.now().getTime() + UNSUBSCRIBE_TTL_MS))}`, kind)
-          : null;
-      // Texts written where the service's address is not known say {{affix}}: its public URL.
-      const text = `${stored.body.replaceAll('{{affix}}', deps.publicUrl)}${parts?.footer ?? ''}`;
+async function sendLocked(deps: SendingDeps, lock: (client: PoolClient) => Promise<StoredMail | null>): Promise<SendReport | null> {
+  return withTransaction(deps.pool, async (client) => {
+    const stored = await lock(client);
+    if (!stored) return null;
+    const report = { mailId: stored.id, kind: stored.kind, attempts: stored.attempts + 1 };
+    if (stored.unsubscribed) {
+      await markSkipped(client, stored.id, 'unsubscribed');
+      return { ...report, outcome: 'unsubscribed' as const, attempts: stored.attempts };
+    }
+    const kind = stored.kind as MailKind;
+    const parts =
+      stored.canUnsubscribe && deps.secretKey
+        ? unsubscribeParts(`${deps.publicUrl}/mail/unsubscribe?token=${unsubscribeToken(deps.secretKey, stored.to, kind, new Date(deps.now().getTime() + UNSUBSCRIBE_TTL_MS))}`, kind)
+        : null;
+    // Texts written where the service's address is not known say {{affix}}: its public URL.
+    const text = `${stored.body.replaceAll('{{affix}}', deps.publicUrl)}${parts?.footer ?? ''}`;
+    try {
       await deps.mailer.send({ to: stored.to, subject: stored.subject, text, fromName: stored.senderName, headers: parts?.headers });
-      await markSent(client, stored.id, deps.now());
-      return 'sent';
-    });
-  } catch (error) {
-    await noteFailure(deps.pool, mailId, (error as Error).message).catch(() => undefined);
-    throw error;
-  }
+    } catch (error) {
+      const message = (error as Error).message;
+      const delay = mailRetryDelayMs(report.attempts);
+      const retryAt = delay === null ? null : new Date(deps.now().getTime() + delay);
+      await noteFailure(client, stored.id, message, retryAt);
+      return retryAt ? { ...report, outcome: 'failed' as const, error: message, retryAt } : { ...report, outcome: 'given_up' as const, error: message };
+    }
+    await markSent(client, stored.id, deps.now());
+    return { ...report, outcome: 'sent' as const };
+  });
 }
 
 /** Yesterday's (UTC) commissions: one digest per partner and program; a second run the same day writes nothing new. */

@@ -34,7 +34,7 @@ export async function invitePartner(deps: PortalDeps, scope: Scope, programId: n
     const invited = await portal.markInvited(client, programId, partnerId, deps.now());
     if (!invited) throw errors.notFound('Partner not found');
     if (!invited.email) throw errors.invalid('This partner has no email address to invite', { email: 'Add the partner’s email first.' });
-    await queueInvitations(client, deps, [{ email: invited.email, programName: invited.programName, partnerId, approved: false }], deps.now());
+    await queueInvitations(client, deps, [{ email: invited.email, programId, programName: invited.programName, partnerId, approved: false }], deps.now());
     return { partnerId, invited: true };
   });
 }

@@ -574,7 +574,7 @@ async function approvePartners(client: PoolClient, programId: number, a: ChunkAc
   if (a.mailLinks) {
     // The welcome and the portal invitation (a sign-in link that lasts days), with the change.
     await mailDecision(client, programId, a, chosen, 'approved', (p) => `approval:${pending.get(p.id) ?? now.toISOString()}`);
-    await queueInvitations(client, a.mailLinks, invited.map((p) => ({ email: p.email!, programName: a.programName, partnerId: p.id, approved: true })), now);
+    await queueInvitations(client, a.mailLinks, invited.map((p) => ({ email: p.email!, programId, programName: a.programName, partnerId: p.id, approved: true })), now);
   }
   return { linksCreated: withoutLink.length };
 }

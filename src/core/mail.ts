@@ -15,6 +15,7 @@ export const MAIL_KINDS = {
   partner_banned: { to: 'partner', essential: true, words: 'Removed from a program' },
   // To the brand's team
   member_invitation: { to: 'manager', essential: true, words: 'Invitations to a team' },
+  password_reset: { to: 'manager', essential: true, words: 'Password reset links' },
   // To the brand's managers
   new_application: { to: 'manager', essential: false, words: 'New partner applications' },
   commission_held: { to: 'manager', essential: false, words: 'Commissions held for fraud review' },
@@ -26,6 +27,22 @@ export const MAIL_KINDS = {
 export const isOptIn = (kind: MailKind): boolean => 'optIn' in MAIL_KINDS[kind];
 export type MailKind = keyof typeof MAIL_KINDS;
 export const isMailKind = (value: string): value is MailKind => Object.hasOwn(MAIL_KINDS, value);
+
+/**
+ * Mail a person waits for (a link they asked for, or need to get in): sent before every notice,
+ * whatever the backlog of notices (DESIGN.md "Fairness between brands").
+ */
+const URGENT_KINDS: ReadonlySet<string> = new Set<MailKind>(['partner_sign_in', 'partner_invitation', 'member_invitation', 'password_reset']);
+export const isUrgent = (kind: string): boolean => URGENT_KINDS.has(kind);
+
+/** Attempts at a mail before it is given up (the row then says `failed`). */
+export const MAIL_ATTEMPTS = 8;
+
+/**
+ * After a failed attempt (the `attempts`-th), the wait before the next: 30 s, doubling (about an
+ * hour in all); null when the mail is given up.
+ */
+export const mailRetryDelayMs = (attempts: number): number | null => (attempts >= MAIL_ATTEMPTS ? null : 30_000 * 2 ** (Math.max(attempts, 1) - 1));
 
 /** Which of the team hear each managers' kind (the account's own address always does). */
 export const MANAGER_ROLES: Partial<Record<MailKind, readonly ('owner' | 'admin' | 'finance' | 'viewer')[]>> = {

@@ -14,6 +14,7 @@ import { JOB_EXPIRY_SECONDS, STRIPE_EVENTS_DEAD_QUEUE, STRIPE_EVENTS_JOB_QUEUE, 
 import { createSecretBox } from '../platform/secret-box.js';
 import { startMailJobs } from './mail-jobs.js';
 import { startBulkActionJobs } from './bulk-action-jobs.js';
+import { startMailSender } from './mail-sender.js';
 import { startMoneyJobs } from './money-jobs.js';
 import { type Mailer, createMailer } from '../platform/mailer.js';
 import { type QueuedEvent, type WorkerDeps, processStripeEvent, processStripeEventBatch, stripeEventJobSchema } from './stripe-event-job.js';
@@ -111,13 +112,14 @@ export async function startWorkers(
     now: () => deps.now?.() ?? new Date(),
     outbound: config.outbound,
   });
-  await startMailJobs(boss, {
-    pool: deps.pool,
-    logger: deps.logger,
+  const mailDeps = { pool: deps.pool, logger: deps.logger, publicUrl: config.publicUrl, now: () => deps.now?.() ?? new Date() };
+  await startMailJobs(boss, mailDeps);
+  const mailSender = startMailSender({
+    ...mailDeps,
     mailer: workerDeps.mailer ?? createMailer(config.mail, deps.logger),
     secretKey: config.secretKey,
-    publicUrl: config.publicUrl,
-    now: () => deps.now?.() ?? new Date(),
+    listenPool,
+    pollMs: config.worker.pollSeconds * 1000,
   });
   await startBulkActionJobs(boss, {
     pool: deps.pool,
@@ -156,6 +158,7 @@ export async function startWorkers(
       clearInterval(upkeepTimer);
       await listening.stop();
       await deliveriesListening.stop();
+      await mailSender.stop();
     },
   };
 }

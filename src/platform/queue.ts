@@ -3,7 +3,6 @@ import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { DATABASE_TIMEOUTS, type PoolClient, type Pooling, connectionSettings, createPool } from '../db/pool.js';
 import { OUTBOUND_QUEUE } from '../db/outbound.js';
-import { MAIL_QUEUE as MAIL_QUEUE_NAME } from '../db/mail.js';
 import { BULK_ACTIONS_DEAD_QUEUE, BULK_ACTIONS_QUEUE } from '../db/bulk-actions.js';
 import type { Logger } from './logger.js';
 
@@ -12,7 +11,6 @@ export const STRIPE_EVENTS_DEAD_QUEUE = 'stripe-events-dead';
 export { OUTBOUND_QUEUE };
 /** The scheduled approval of commissions whose hold is over (docs/payouts.md). */
 export const APPROVALS_QUEUE = 'commission-approvals';
-export { MAIL_QUEUE } from '../db/mail.js';
 export { BULK_ACTIONS_DEAD_QUEUE, BULK_ACTIONS_QUEUE } from '../db/bulk-actions.js';
 export const DIGEST_QUEUE = 'commission-digests';
 /** Every day at 07:00 UTC: yesterday's commissions, one mail per partner and program. */
@@ -124,8 +122,7 @@ async function setUpQueues(boss: PgBoss, policy: QueuePolicy, role: { supervise:
   // whose worker died (expired), and the attempt checks the delivery's state first.
   await boss.createQueue(OUTBOUND_QUEUE, { name: OUTBOUND_QUEUE, retryLimit: 3, retryDelay: 5, expireInSeconds: 60 }).catch(ignoreExists);
   await boss.createQueue(APPROVALS_QUEUE, { name: APPROVALS_QUEUE, retryLimit: 2, retryDelay: 60, expireInSeconds: 600, policy: 'singleton' }).catch(ignoreExists);
-  // A mail that failed is retried for about an hour (30 s, then doubling); its row says why.
-  await boss.createQueue(MAIL_QUEUE_NAME, { name: MAIL_QUEUE_NAME, retryLimit: 7, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 }).catch(ignoreExists);
+  // Mail has no queue of its own: the outbox is its queue (src/jobs/mail-sender.ts).
   await boss.createQueue(DIGEST_QUEUE, { name: DIGEST_QUEUE, retryLimit: 2, retryDelay: 300, expireInSeconds: 600, policy: 'singleton' }).catch(ignoreExists);
   // A bulk action's chunk (src/jobs/bulk-action-jobs.ts): retried whole when its worker died; out of retries, the action is marked failed.
   await boss.createQueue(BULK_ACTIONS_DEAD_QUEUE, { name: BULK_ACTIONS_DEAD_QUEUE, retryLimit: 0 }).catch(ignoreExists);

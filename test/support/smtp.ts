@@ -26,13 +26,19 @@ export async function outboxSent(pool: { query: (sql: string) => Promise<{ rows:
 
 export async function startSmtpReceiver() {
   const mails: ReceivedMail[] = [];
+  // While held, mails being sent wait at the end of DATA (the senders stay busy with them): a
+  // test can write mail while the senders are stuck, then release, and see what goes next.
+  let held: { promise: Promise<void>; release: () => void } | null = null;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
+    // No reverse DNS of 127.0.0.1 per connection (a resolver that does not answer made each mail wait).
+    disableReverseLookup: true,
     logger: false,
     onData(stream, _session, callback) {
       simpleParser(stream)
-        .then((mail) => {
+        .then(async (mail) => {
+          if (held) await held.promise;
           const to = Array.isArray(mail.to) ? mail.to[0] : mail.to;
           const headers = Object.fromEntries([...mail.headerLines].map((h) => [h.key, h.line.slice(h.line.indexOf(':') + 1).trim()]));
           mails.push({ to: to?.value[0]?.address ?? '', subject: mail.subject ?? '', text: mail.text ?? '', fromName: mail.from?.value[0]?.name ?? '', headers });
@@ -46,10 +52,21 @@ export async function startSmtpReceiver() {
   return {
     url: `smtp://127.0.0.1:${port}`,
     mails,
-    /** The sign-in link of the last mail to `email`. */
+    /** The newest sign-in link mailed to `email` (an invitation goes before the notices written with it). */
     lastLink(email: string): string | null {
-      const mail = [...mails].reverse().find((m) => m.to.toLowerCase() === email.toLowerCase());
-      return mail ? (/https?:\/\/\S+\/portal\/auth\?token=[\w-]+/.exec(mail.text)?.[0] ?? null) : null;
+      const link = (m: ReceivedMail) => /https?:\/\/\S+\/portal\/auth\?token=[\w-]+/.exec(m.text)?.[0] ?? null;
+      const mail = [...mails].reverse().find((m) => m.to.toLowerCase() === email.toLowerCase() && link(m));
+      return mail ? link(mail) : null;
+    },
+    /** Holds every mail being received until `release()`. */
+    hold(): void {
+      let release = () => undefined as void;
+      const promise = new Promise<void>((resolve) => (release = resolve));
+      held = { promise, release };
+    },
+    release(): void {
+      held?.release();
+      held = null;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
