@@ -15,6 +15,7 @@ export const MAIL_KINDS = {
   partner_banned: { to: 'partner', essential: true, words: 'Removed from a program' },
   // To the brand's team
   member_invitation: { to: 'manager', essential: true, words: 'Invitations to a team' },
+  password_reset: { to: 'manager', essential: true, words: 'Password reset links' },
   // To the brand's managers
   new_application: { to: 'manager', essential: false, words: 'New partner applications' },
   commission_held: { to: 'manager', essential: false, words: 'Commissions held for fraud review' },
