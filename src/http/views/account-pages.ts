@@ -66,16 +66,20 @@ export function teamPage(
   errs: Record<string, string>,
 ): Html {
   const owner = viewerRole === 'owner';
+  // The account's own sign-in first, as a card like the members' (it has no member row).
+  const accountCard = html`<li class="card"><h3>${ownerSignIn}</h3><p class="muted">the account's own sign-in · ${ROLE_WORDS.owner}</p>
+<p>Signed in: ${signedInWords(signIns.get(0))}.</p>
+${mayEndSignInsOf(viewerRole, 'owner') ? endSignInsForm('account', ownerSignIn) : ''}</li>`;
   return html`<section id="team"><h2>Members</h2>
-<p class="muted">The account's own sign-in (${ownerSignIn}) is always an owner. Signed in: ${signedInWords(signIns.get(0))}.</p>
-${mayEndSignInsOf(viewerRole, 'owner') ? html`<div>${endSignInsForm('account', ownerSignIn)}</div>` : ''}
-${team.length === 0 ? emptyState(owner ? 'No one else yet: invite someone below.' : 'No one else yet.') : html`<ul class="cards">${team.map(
+<p class="muted">The account's own sign-in is always an owner: it cannot be removed or demoted.</p>
+<ul class="cards">${accountCard}${team.map(
     (m) => html`<li class="card"><h3>${m.email}</h3><p class="muted">${m.accepted_at ? 'joined' : 'invited, not joined yet'} · ${ROLE_WORDS[m.role]}</p>
 <p>Signed in: ${signedInWords(signIns.get(m.id))}.</p>
 ${owner ? html`<form method="post" action="/dashboard/team/${m.id}/role" class="inline"><label for="role_${m.id}">Role of ${m.email}</label><select id="role_${m.id}" name="role">${ROLES.map((r) => html`<option value="${r}" ${r === m.role ? raw('selected') : ''}>${r}</option>`)}</select> <button type="submit">Save role</button></form>` : ''}
 ${mayEndSignInsOf(viewerRole, m.role) ? endSignInsForm(m.id, m.email) : ''}
 ${owner ? html`<form method="post" action="/dashboard/team/${m.id}/remove" class="inline"><button type="submit">Remove ${m.email}</button></form>` : ''}</li>`,
-  )}</ul>`}</section>
+  )}</ul>
+${team.length === 0 ? emptyState(owner ? 'No one else yet: invite someone below.' : 'No one else yet.') : ''}</section>
 ${owner ? html`<section id="invite"><h2>Invite someone</h2><form method="post" action="/dashboard/team/invite" novalidate>
 ${field('email', 'Their email', '', errs, 'type="email" autocomplete="off"')}
 ${select('role', 'Role', 'viewer', [...ROLES], errs, ROLE_WORDS)}
