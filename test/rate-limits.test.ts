@@ -226,11 +226,13 @@ describe('sign-in limits: only wrong passwords count (docs/team.md "Sign-in limi
     expect(wrong).toEqual([...Array(10).fill(401), 429]);
   });
 
-  it('wrong passwords from elsewhere never lock a person out: 20 guesses from 11 IPs, then the right password from the person’s IP signs in', async () => {
+  it('wrong passwords from elsewhere never lock a person out: 20 guesses from 11 IPs and 50 refused ones, then the right password from a new IP signs in', async () => {
     const email = await person();
     const attacker: number[] = [];
     for (let i = 0; i < 11; i++) attacker.push(await cliPage(first, '198.18.2.1', email, `guess ${i}`));
     expect(attacker).toEqual([...Array(10).fill(401), 429]);
+    // Refused attempts check no password and never add up to the address-wide limit (50 an hour).
+    for (let i = 0; i < 50; i++) expect(await cliPage(second, '198.18.2.1', email, `more ${i}`)).toBe(429);
     for (let i = 0; i < 10; i++) expect(await cliPage(second, `198.18.3.${i + 1}`, email, `guess ${i}`)).toBe(401);
     expect((await dashboard(first, '198.18.4.1', email, 'the right password 1')).status).toBe(303);
   });

@@ -27,8 +27,13 @@ export async function startSignInAttempt(pool: Pool, ip: string, email: string, 
   const place = email.trim() ? signInPlace(email, ip) : null;
   const known = accountOverLimit(accountHit) && place !== null && (await signedInFromSince(pool, place, new Date(at.getTime() - KNOWN_PLACE_MS)));
   const gate = signInGate({ ip: ipHit!, place: placeHit, account: accountHit }, known, at);
-  if (gate.kind === 'refuse') return { kind: 'refused', retryAfterSeconds: gate.retryAfterSeconds };
-  return { kind: 'open', counts: [counts.ip, counts.place, counts.account].filter((c): c is RequestCount => c !== null), place };
+  const counted = [counts.ip, counts.place, counts.account].filter((c): c is RequestCount => c !== null);
+  // A refused attempt checked no password: taken back, so that refusals at one IP never add up to the address-wide limit.
+  if (gate.kind === 'refuse') {
+    await Promise.all(counted.map((count) => uncountRequest(pool, count)));
+    return { kind: 'refused', retryAfterSeconds: gate.retryAfterSeconds };
+  }
+  return { kind: 'open', counts: counted, place };
 }
 
 /** The password was right: the attempt is not counted after all; a sign-in makes the place known. */
