@@ -81,6 +81,7 @@ export async function resetPassword(deps: PasswordDeps, token: string, input: un
     const address = TOKEN.test(token) ? await passwords.usePasswordReset(client, sha256(token), now) : null;
     if (!address) throw errors.badRequest('This link expired or was already used. Ask for a new one.');
     for (const person of await passwords.peopleOfAddress(client, address)) {
+      const had = (await passwords.passwordHashOf(client, person)) !== null;
       await passwords.setPasswordOf(client, person, hash);
       const ended = await endSignInsOf(client, person, now);
       await audit(client, { kind: 'account', accountId: person.accountId, actor: asPerson(person, person.email, ip) }, [{
@@ -88,7 +89,7 @@ export async function resetPassword(deps: PasswordDeps, token: string, input: un
         action: 'password.reset',
         objectType: 'member',
         objectId: personId(person),
-        changes: { password: { from: 'set', to: 'changed' }, sessions: { from: ended.sessions, to: 0 }, cli_tokens: { from: ended.cliTokens, to: 0 } },
+        changes: { password: had ? { from: 'set', to: 'changed' } : { from: null, to: 'set' }, sessions: { from: ended.sessions, to: 0 }, cli_tokens: { from: ended.cliTokens, to: 0 } },
       }]);
     }
     return address;
