@@ -141,4 +141,51 @@ describe('the audit log', () => {
     });
     expect(JSON.parse(stdout).entries.map((e: any) => [e.actor_type, e.actor_label])).toEqual([['member', email]]);
   }, 60_000);
+
+  it('ending a member’s sign-ins and changing a password are in the account’s log: the program’s audit page and the admin API show who and from where', async () => {
+    const { openDashboardSession } = await import('../src/app/access.js');
+    const shop = await seedProgram(api);
+    await must('PATCH', `/accounts/${shop.accountId}`, { password: 'audit owner password 2' });
+    const email = (await db.pool.query('SELECT email FROM accounts WHERE id = $1', [shop.accountId])).rows[0].email;
+    const viewer = Number((await db.pool.query("INSERT INTO account_members (account_id, email, role, accepted_at) VALUES ($1, $2, 'viewer', now()) RETURNING id", [shop.accountId, `${uid('viewer')}@team.test`])).rows[0].id);
+    await openDashboardSession(db.pool, shop.accountId, new Date(), viewer);
+    const ip = '198.51.100.8';
+    const cookies = new Map<string, string>();
+    const remember = (reply: Response) => reply.headers.getSetCookie().forEach((c) => cookies.set(c.split('=')[0]!, c.split(';')[0]!));
+    const cookie = () => [...cookies.values()].join('; ');
+    let page = '';
+    const get = async (path: string) => {
+      const reply = await fetch(`${api.url}${path}`, { headers: { cookie: cookie(), 'x-forwarded-for': ip }, redirect: 'manual' });
+      remember(reply);
+      page = await reply.text();
+      return page;
+    };
+    const post = async (path: string, fields: Record<string, string>) => {
+      const reply = await fetch(`${api.url}${path}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie: cookie(), 'content-type': 'application/x-www-form-urlencoded', origin: api.url, 'x-forwarded-for': ip },
+        body: new URLSearchParams({ _csrf: /name="_csrf" value="([^"]+)"/.exec(page)![1]!, ...fields }).toString(),
+      });
+      remember(reply);
+      return reply.status;
+    };
+    await get('/dashboard/login');
+    expect(await post('/dashboard/login', { email, password: 'audit owner password 2' })).toBe(303);
+    await get('/dashboard/team');
+    expect(await post(`/dashboard/team/${viewer}/sign-ins/end`, {})).toBe(303);
+    await get('/dashboard/account');
+    expect(await post('/dashboard/account/password', { current_password: 'audit owner password 2', password: 'audit owner password 3' })).toBe(303);
+
+    const text = await get(`/dashboard/programs/${shop.programId}/audit`);
+    expect(text).toContain('member.sign_ins_ended');
+    expect(text).toContain('password.changed');
+    expect(text).toContain(`${email} (Team member) · from ${ip}`);
+    const read = await must('GET', `/audit-log?account_id=${shop.accountId}&actor_type=member`);
+    expect(read.entries.map((e: any) => [e.action, e.object_id, e.ip])).toEqual([
+      ['password.changed', `account:${shop.accountId}`, ip],
+      ['member.sign_ins_ended', String(viewer), ip],
+    ]);
+    expect(read.entries[1].changes).toEqual({ sessions: { from: 1, to: 0 }, cli_tokens: { from: 0, to: 0 } });
+  }, 60_000);
 });

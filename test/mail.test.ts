@@ -238,6 +238,37 @@ describe('partner sign-in that does not leak', () => {
   }, 60_000);
 });
 
+describe('password reset mail', () => {
+  it('essential (no unsubscribe, sent even with every notice turned off), through the outbox; an unknown address gets the same page and no mail', async () => {
+    const { saveMailPreferences } = await import('../src/app/mail.js');
+    const owner = `${uid('reset')}@brand.test`;
+    await must('POST', '/accounts', { email: owner, password: 'owner password 123' });
+    await saveMailPreferences(db.pool, owner, 'manager', []);
+    const ask = async (email: string) => {
+      const page = await fetch(`${api.url}/dashboard/password/forgot`, { headers: { 'X-Forwarded-For': '203.0.113.140' } });
+      const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1]!;
+      const reply = await fetch(`${api.url}/dashboard/password/forgot`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: api.url, 'X-Forwarded-For': '203.0.113.140' },
+        body: new URLSearchParams({ _csrf: csrf, email }).toString(),
+      });
+      return { status: reply.status, text: (await reply.text()).replace(/name="_csrf" value="[^"]+"/g, '') };
+    };
+    const stranger = `${uid('stranger')}@brand.test`;
+    const [known, unknown] = [await ask(owner), await ask(stranger)];
+    expect(unknown).toEqual(known);
+    await outboxSent(db.pool);
+    expect((await db.pool.query('SELECT kind, can_unsubscribe, skipped FROM mail_outbox WHERE to_email = $1', [owner])).rows).toEqual([{ kind: 'password_reset', can_unsubscribe: false, skipped: null }]);
+    const [sent] = to(owner);
+    expect(sent!.subject).toBe('Reset your Affix password');
+    expect(sent!.text).toMatch(/\/dashboard\/password\/reset\?token=[\w-]+/);
+    expect(sent!.text).toContain('The link works once, within 30 minutes.');
+    expect(sent!.headers['list-unsubscribe']).toBeUndefined();
+    expect(to(stranger)).toEqual([]);
+  });
+});
+
 describe('a mail server that refuses', () => {
   it('changes no answer: the invitation and the sign-in request answer 200; the mail row keeps the error and is retried', async () => {
     const refusing = await openTestApi({ AFFIX_SECRET_KEY: SECRET, AFFIX_SMTP_URL: 'smtp://127.0.0.1:1', AFFIX_WORKER_POLL_SECONDS: '0.5' }, { queueUrl: 'own', workers: true });

@@ -21,8 +21,9 @@ let shop: SeededProgram;
 beforeAll(async () => {
   db = await createTestDatabase();
   // Two API instances on one database: the budget is shared through PostgreSQL.
-  first = await startTestApi(db.pool);
-  second = await startTestApi(db.pool);
+  // One secret key: the CLI sign-in page signs its id tokens with it, and both take each other's forms.
+  first = await startTestApi(db.pool, { AFFIX_SECRET_KEY: 'rate-limits-secret-key-0123456789' });
+  second = await startTestApi(db.pool, { AFFIX_SECRET_KEY: 'rate-limits-secret-key-0123456789' });
   shop = await seedProgram(first);
 });
 afterAll(async () => {
@@ -175,6 +176,102 @@ describe('readiness: 30 per minute per API key', () => {
       expectLimitHeaders(reply, 30, 29 - i);
     }
     expect429(await first.request('GET', '/api/v1/programs/me/readiness', { headers: bearer(program.apiKey) }), 30);
+  });
+});
+
+describe('sign-in limits: only wrong passwords count (docs/team.md "Sign-in limits")', () => {
+  /** Each test in an hour of its own (the address-wide window is an hour), 5 seconds into it. */
+  const atFreshHour = () => {
+    testNow = new Date(Math.floor(testNow.getTime() / 3_600_000) * 3_600_000 + 2 * 3_600_000 + 5_000);
+    first.clock.now = second.clock.now = testNow;
+  };
+  const later = (ms: number) => {
+    first.clock.now = second.clock.now = new Date(testNow.getTime() + ms);
+  };
+  let n = 0;
+  const person = async () => {
+    const email = `limited-${++n}-${Date.now()}@example.com`;
+    await first.request('POST', '/api/v1/admin/accounts', { body: { email, password: 'the right password 1' }, headers: bearer('test-admin-token-0123456789') });
+    return email;
+  };
+  /** The CLI's sign-in page: 401 wrong, 429 refused; a right password passes the limits and then meets the made-up state (404). */
+  const cliPage = async (api: TestApi, ip: string, email: string, password: string) =>
+    (await api.request('POST', '/cli/login', { raw: new URLSearchParams({ state: 'made-up-state', email, password }).toString(), headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': ip } })).status;
+  /** The dashboard's sign-in form (its CSRF token from the page): 303 signed in, 401 wrong, 429 refused. */
+  const dashboard = async (api: TestApi, ip: string, email: string, password: string) => {
+    const page = await fetch(`${api.url}/dashboard/login`, { headers: { 'X-Forwarded-For': ip } });
+    const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1]!;
+    const reply = await fetch(`${api.url}/dashboard/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'X-Forwarded-For': ip, Cookie: cookie, 'Content-Type': 'application/x-www-form-urlencoded', Origin: api.url },
+      body: new URLSearchParams({ _csrf: csrf, email, password }).toString(),
+    });
+    const text = await reply.text();
+    return { status: reply.status, retryAfter: Number(reply.headers.get('retry-after')), text };
+  };
+  beforeEach(atFreshHour);
+
+  it('right passwords never count: 30 sign-ins from one IP in one minute on the dashboard and the CLI page all pass; then 10 wrong ones stop that IP', async () => {
+    const email = await person();
+    const statuses: number[] = [];
+    for (let i = 0; i < 15; i++) {
+      statuses.push((await dashboard(i % 2 ? first : second, '198.18.1.1', email, 'the right password 1')).status);
+      statuses.push(await cliPage(i % 2 ? second : first, '198.18.1.1', email, 'the right password 1'));
+    }
+    expect(statuses).toEqual(Array(15).fill([303, 404]).flat());
+    const wrong: number[] = [];
+    for (let i = 0; i < 11; i++) wrong.push(await cliPage(first, '198.18.1.1', `someone-${i}@example.com`, 'guess'));
+    expect(wrong).toEqual([...Array(10).fill(401), 429]);
+  });
+
+  it('wrong passwords from elsewhere never lock a person out: 20 guesses from 11 IPs and 50 refused ones, then the right password from a new IP signs in', async () => {
+    const email = await person();
+    const attacker: number[] = [];
+    for (let i = 0; i < 11; i++) attacker.push(await cliPage(first, '198.18.2.1', email, `guess ${i}`));
+    expect(attacker).toEqual([...Array(10).fill(401), 429]);
+    // Refused attempts check no password and never add up to the address-wide limit (50 an hour).
+    for (let i = 0; i < 50; i++) expect(await cliPage(second, '198.18.2.1', email, `more ${i}`)).toBe(429);
+    for (let i = 0; i < 10; i++) expect(await cliPage(second, `198.18.3.${i + 1}`, email, `guess ${i}`)).toBe(401);
+    expect((await dashboard(first, '198.18.4.1', email, 'the right password 1')).status).toBe(303);
+  });
+
+  it('per address and IP: after 10 wrong in 15 minutes even the right password waits there (the CLI page and the dashboard share it), not elsewhere', async () => {
+    const email = await person();
+    // Five a minute, so the per-IP limit (10 a minute) is never what refuses.
+    for (let i = 0; i < 5; i++) expect(await cliPage(first, '198.18.5.1', email, `guess ${i}`)).toBe(401);
+    later(60_000);
+    for (let i = 0; i < 5; i++) expect((await dashboard(second, '198.18.5.1', email, `guess ${i}`)).status).toBe(401);
+    later(120_000);
+    const refused = await dashboard(first, '198.18.5.1', email, 'the right password 1');
+    expect(refused.status).toBe(429);
+    expect(refused.text).toContain('Too many sign-in attempts. Try again in');
+    expect(refused.retryAfter).toBe(900 - 125); // the 15-minute window ends, not the minute
+    expect(await cliPage(second, '198.18.5.1', email, 'the right password 1')).toBe(429);
+    expect(await cliPage(first, '198.18.5.1', 'someone-else@example.com', 'guess')).toBe(401); // the IP itself is not stopped
+    expect((await dashboard(second, '198.18.5.2', email, 'the right password 1')).status).toBe(303);
+    later(15 * 60_000);
+    expect((await dashboard(first, '198.18.5.1', email, 'the right password 1')).status).toBe(303);
+  });
+
+  it('per address, slower: past 50 wrong an hour from anywhere, the right password passes only from where the person signed in within 30 days', async () => {
+    const email = await person();
+    expect((await dashboard(first, '198.18.6.1', email, 'the right password 1')).status).toBe(303); // a known place from now on
+    for (let i = 0; i < 50; i++) expect(await cliPage(i % 2 ? first : second, `198.18.${10 + Math.floor(i / 200)}.${(i % 200) + 1}`, email, `guess ${i}`)).toBe(401);
+    const stranger = await dashboard(second, '198.18.6.2', email, 'the right password 1');
+    expect(stranger.status).toBe(429);
+    expect(stranger.retryAfter).toBe(3600 - 5);
+    expect((await dashboard(first, '198.18.6.1', email, 'the right password 1')).status).toBe(303);
+    expect(await cliPage(second, '198.18.6.1', email, 'the right password 1')).toBe(404);
+    expect((await dashboard(second, '198.18.6.1', email, 'a wrong one')).status).toBe(401);
+    later(3600_000); // the next hour: everyone again
+    expect((await dashboard(first, '198.18.6.2', email, 'the right password 1')).status).toBe(303);
+    // 31 days later the place is no longer known.
+    later(31 * 86_400_000);
+    testNow = first.clock.now;
+    for (let i = 0; i < 50; i++) expect(await cliPage(first, `198.18.20.${i + 1}`, email, `guess ${i}`)).toBe(401);
+    expect((await dashboard(second, '198.18.6.1', email, 'the right password 1')).status).toBe(429);
   });
 });
 

@@ -29,6 +29,7 @@ const MAY: Record<string, readonly Role[]> = {
   commissions: ['owner', 'finance'],
   payouts: ['owner', 'finance'],
   team: ['owner'],
+  team_sign_ins: ['owner', 'admin'],
 };
 
 /** Whether the written table lets a role through a route's permission (`signed_in`: any member). */

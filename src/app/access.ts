@@ -1,5 +1,5 @@
 // The checks every door makes before its own work: request counters (spec §8 limits and the
-// sign-in attempt limit), browser origins, dashboard sessions, database readiness.
+// sign-in attempt limits), browser origins, dashboard sessions, database readiness.
 import { randomBytes } from 'node:crypto';
 import { RATE_LIMITS, type RateLimitHit, type RateLimitRule, type RequestCount, overLimit, retryAfterSeconds } from '../core/limits.js';
 import { hashEmail } from '../core/secrets.js';
@@ -7,20 +7,50 @@ import { createDashboardSession, dashboardSessionAccount } from '../db/dashboard
 import { databaseAnswers } from '../db/health.js';
 import { originListedByAnyProgram } from '../db/origins.js';
 import type { Pool, PoolClient } from '../db/pool.js';
-import { countRequestAlone, hitRateLimit } from '../db/rate-limit.js';
+import { countRequestAlone, hitRateLimit, uncountRequest } from '../db/rate-limit.js';
+import { KNOWN_PLACE_MS, accountOverLimit, signInCounts, signInGate, signInPlace } from '../core/sign-in-limits.js';
+import { pruneSignInPlaces, rememberSignInPlace, signedInFromSince } from '../db/sign-in-places.js';
 
 /** One request counted in PostgreSQL (shared by every instance). */
 export const countRequest = (pool: Pool, count: RequestCount): Promise<RateLimitHit> => countRequestAlone(pool, count);
 
+export type SignInAttempt = { kind: 'refused'; retryAfterSeconds: number } | { kind: 'open'; counts: RequestCount[]; place: Buffer | null };
+
 /**
- * One password attempt, counted per client IP and per account (the email's digest) whatever
- * the IP. Returns the seconds to wait when either limit is passed, else null.
+ * A password attempt begins: counted as a failure up front (parallel guesses cannot slip past),
+ * then refused or let through to the password check by the rules of src/core/sign-in-limits.ts.
  */
-export async function countSignInAttempt(pool: Pool, ip: string, email: string, at: Date): Promise<number | null> {
-  const checks: [RateLimitRule, string][] = [[RATE_LIMITS.signInPerIp, `ip:${ip}`]];
-  if (email) checks.push([RATE_LIMITS.signInPerAccount, `email:${hashEmail(email).toString('base64url')}`]);
-  return retryAfterOfFirstOver(pool, checks, at);
+export async function startSignInAttempt(pool: Pool, ip: string, email: string, at: Date): Promise<SignInAttempt> {
+  const counts = signInCounts(ip, email, at);
+  const hit = (count: RequestCount | null) => (count ? countRequestAlone(pool, count).then((h) => ({ rule: count.rule, hit: h })) : Promise.resolve(null));
+  const [ipHit, placeHit, accountHit] = await Promise.all([hit(counts.ip), hit(counts.place), hit(counts.account)]);
+  const place = email.trim() ? signInPlace(email, ip) : null;
+  const known = accountOverLimit(accountHit) && place !== null && (await signedInFromSince(pool, place, new Date(at.getTime() - KNOWN_PLACE_MS)));
+  const gate = signInGate({ ip: ipHit!, place: placeHit, account: accountHit }, known, at);
+  const counted = [counts.ip, counts.place, counts.account].filter((c): c is RequestCount => c !== null);
+  // A refused attempt checked no password: taken back, so that refusals at one IP never add up to the address-wide limit.
+  if (gate.kind === 'refuse') {
+    await Promise.all(counted.map((count) => uncountRequest(pool, count)));
+    return { kind: 'refused', retryAfterSeconds: gate.retryAfterSeconds };
+  }
+  return { kind: 'open', counts: counted, place };
 }
+
+/** The password was right: the attempt is not counted after all; a sign-in makes the place known. */
+export async function passwordWasRight(pool: Pool, attempt: SignInAttempt & { kind: 'open' }, signedIn: boolean, at: Date): Promise<void> {
+  await Promise.all(attempt.counts.map((count) => uncountRequest(pool, count)));
+  if (signedIn && attempt.place) await rememberSignInPlace(pool, attempt.place, at);
+}
+
+/** Proof of the mailbox (a password reset) makes the place known, as a sign-in does. */
+export const rememberPlace = (pool: Pool, email: string, ip: string, at: Date) => rememberSignInPlace(pool, signInPlace(email, ip), at);
+
+/** Housekeeping: places not signed in from for longer than they stay known. */
+export const forgetOldSignInPlaces = (pool: Pool, now: Date) => pruneSignInPlaces(pool, new Date(now.getTime() - KNOWN_PLACE_MS));
+
+/** A password reset request: per client IP (refused visibly: it says nothing of the address). */
+export const countPasswordResetRequest = (pool: Pool, ip: string, _email: string, at: Date): Promise<number | null> =>
+  retryAfterOfFirstOver(pool, [[RATE_LIMITS.passwordResetPerIp, `ip:${ip}`]], at);
 
 /** Counts each (rule, subject) and answers the seconds to wait for the first one over its limit, or null. */
 async function retryAfterOfFirstOver(pool: Pool, checks: [RateLimitRule, string][], at: Date): Promise<number | null> {

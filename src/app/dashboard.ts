@@ -18,7 +18,6 @@ import { processorStatus } from './processors.js';
 import { PROCESSORS } from '../core/processor-names.js';
 import type { Pool } from '../db/pool.js';
 import { membersForLogin } from '../db/members.js';
-import { endSessionById, listSignIns, revokeCliToken } from '../db/sign-ins.js';
 import { verifyPassword } from '../platform/passwords.js';
 import { AffixError } from '../core/errors.js';
 import * as applicationsDb from '../db/applications.js';
@@ -64,16 +63,6 @@ export async function finishSingleSignOn(pool: Pool, state: string, claims: { em
 
 export const endBrowserSession = (pool: Pool, token: string) => endDashboardSession(pool, token);
 export const accountPrograms = (pool: Pool, accountId: number) => admin.listPrograms(pool, accountId);
-export const accountSignIns = (pool: Pool, accountId: number, currentSession: string | null) => listSignIns(pool, accountId, currentSession);
-
-export async function revokeAccountCliToken(pool: Pool, accountId: number, tokenId: number): Promise<void> {
-  if (!(await revokeCliToken(pool, accountId, tokenId))) throw errors.notFound('Token not found');
-}
-
-export async function endAccountSession(pool: Pool, accountId: number, sessionId: number): Promise<void> {
-  if (!(await endSessionById(pool, accountId, sessionId))) throw errors.notFound('Session not found');
-}
-
 export const ACTIVITY_PAGE_SIZE = 50;
 const CSV_MAX_ROWS = 100_000;
 

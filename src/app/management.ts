@@ -31,11 +31,14 @@ export const roleOf = (scope: Scope): Role | 'operator' => (scope.kind === 'oper
 /** The operator acting from a request's address (the admin API). */
 export const operatorFrom = (ip: string | null | undefined): Scope => ({ kind: 'operator', actor: { ...OPERATOR_ACTOR, ip: ip ?? null } });
 
-export const actorOf = (scope: Scope): Actor =>
+/** What an audit entry needs of the caller: whose account, and who (a role is not needed to record). */
+export type AuditScope = { kind: 'operator'; actor?: Actor } | { kind: 'account'; accountId: number; actor?: Actor };
+
+export const actorOf = (scope: AuditScope): Actor =>
   scope.actor ?? (scope.kind === 'operator' ? OPERATOR_ACTOR : { type: 'member', id: String(scope.accountId), label: null, ip: null });
 
 /** Appends the change's audit entries in its transaction (src/db/audit.ts). */
-export const audit = (client: PoolClient | Pool, scope: Scope, entries: AuditEntry[]) =>
+export const audit = (client: PoolClient | Pool, scope: AuditScope, entries: AuditEntry[]) =>
   appendAudit(client, actorOf(scope), entries, scope.kind === 'account' ? scope.accountId : null);
 
 export interface ManagementDeps {

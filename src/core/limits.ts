@@ -46,10 +46,14 @@ export const RATE_LIMITS = {
   cli: { bucket: 'cli', limit: 60, windowSeconds: 60 },
   /** The assistant (MCP) endpoint, per API key (ours; the spec is silent). */
   assistant: { bucket: 'assistant', limit: 120, windowSeconds: 60 },
-  /** Password attempts on every sign-in form (CLI page, dashboard), ours: per client IP ... */
+  /** Wrong passwords on every sign-in form (CLI page, dashboard), ours: per client IP ... */
   signInPerIp: { bucket: 'sign_in_ip', limit: 10, windowSeconds: 60 },
-  /** ... and per account (by email digest), so that many IPs cannot guess one password. */
-  signInPerAccount: { bucket: 'sign_in_account', limit: 10, windowSeconds: 900 },
+  /** ... per address and client IP together (someone else's guesses never lock a person out) ... */
+  signInPerAccountAndIp: { bucket: 'sign_in_account_ip', limit: 10, windowSeconds: 900 },
+  /** ... and per address whatever the IP, slower: many IPs cannot guess one password (src/core/sign-in-limits.ts). */
+  signInPerAccount: { bucket: 'sign_in_account', limit: 50, windowSeconds: 3600 },
+  /** Password reset requests, per client IP (the answer is the same for every address). */
+  passwordResetPerIp: { bucket: 'password_reset_ip', limit: 5, windowSeconds: 900 },
   /** Partner sign-in links, per client IP and address together: someone else's requests never lock a partner out. */
   partnerLinkPerIpAndAddress: { bucket: 'partner_link_ip_address', limit: 5, windowSeconds: 900 },
   /**

@@ -30,6 +30,8 @@ export const PERMISSIONS = {
   commissions: MONEY,
   payouts: MONEY,
   team: ['owner'],
+  /** The team page's sign-ins: who is signed in, and ending them (see mayEndSignInsOf). */
+  team_sign_ins: MANAGE,
 } as const satisfies Record<string, readonly Role[]>;
 export type Permission = keyof typeof PERMISSIONS | 'public' | 'signed_in' | 'operator';
 
@@ -46,6 +48,9 @@ export function allows(role: Role | 'operator', permission: Permission): boolean
  * may read them. Any other role's search matches names alone, so it cannot learn whose an address is.
  */
 export const searchMatchesPeople = (role: Role | 'operator'): boolean => allows(role, 'read_people');
+
+/** Whose sessions and CLI tokens a role may end from the team page: an owner anyone's, an admin those below owner. */
+export const mayEndSignInsOf = (role: Role, of: Role): boolean => role === 'owner' || (role === 'admin' && of !== 'owner');
 
 const P = (method: string, path: string) => `${method} ${path}`;
 const D = '/dashboard/programs/:id';
@@ -64,7 +69,13 @@ export const DASHBOARD_ROUTES: Record<string, Permission> = {
   [P('POST', '/dashboard/account/tokens/:tokenId/revoke')]: 'signed_in',
   [P('POST', '/dashboard/account/sessions/:sessionId/revoke')]: 'signed_in',
   [P('POST', '/dashboard/account/mail')]: 'signed_in',
-  [P('GET', '/dashboard/team')]: 'team',
+  [P('POST', '/dashboard/account/password')]: 'signed_in',
+  [P('GET', '/dashboard/password/forgot')]: 'public',
+  [P('POST', '/dashboard/password/forgot')]: 'public',
+  [P('GET', '/dashboard/password/reset')]: 'public',
+  [P('POST', '/dashboard/password/reset')]: 'public',
+  [P('GET', '/dashboard/team')]: 'team_sign_ins',
+  [P('POST', '/dashboard/team/:memberId/sign-ins/end')]: 'team_sign_ins',
   [P('POST', '/dashboard/team/invite')]: 'team',
   [P('POST', '/dashboard/team/:memberId/role')]: 'team',
   [P('POST', '/dashboard/team/:memberId/remove')]: 'team',

@@ -31,6 +31,11 @@ export async function countRequestAlone(pool: Pool | PoolClient, count: RequestC
 export const hitRateLimit = (pool: Pool | PoolClient, rule: RateLimitRule, subject: string, now: Date): Promise<RateLimitHit> =>
   countRequestAlone(pool, requestCount(rule, subject, now));
 
+/** Takes one count back from the window it was counted in (a right password never counts). */
+export async function uncountRequest(pool: Pool, count: RequestCount): Promise<void> {
+  await pool.query('UPDATE rate_limit_counters SET hits = hits - 1 WHERE bucket = $1 AND window_start = $2 AND hits > 0', [count.counter, count.windowStart]);
+}
+
 /** Drops windows that have ended (each by its own length); any instance may run it. */
 export async function pruneRateLimitCounters(pool: Pool, now: Date): Promise<number> {
   const { rowCount } = await pool.query('DELETE FROM rate_limit_counters WHERE expires_at < $1', [now]);

@@ -5,6 +5,7 @@ import type PgBoss from 'pg-boss';
 import { type Config, withListeningPort } from '../platform/config.js';
 import type { Pool } from '../db/pool.js';
 import { pruneRateLimitCounters } from '../db/rate-limit.js';
+import { forgetOldSignInPlaces } from '../app/access.js';
 import { PgStore } from '../db/store.js';
 import { purgeExpiredPayloads } from '../db/webhook-events.js';
 import { createApp } from '../http/app.js';
@@ -35,9 +36,10 @@ export async function startApi(configured: Readonly<Config>, pool: Pool, logger:
   server.on('request', (_req, res) => {
     if (draining && !res.headersSent) res.setHeader('Connection', 'close');
   });
-  // Housekeeping any instance may do: ended rate-limit windows, payloads past their retention.
+  // Housekeeping any instance may do: ended rate-limit windows, sign-in places no longer recent, payloads past their retention.
   const prune = setInterval(() => {
     pruneRateLimitCounters(pool, new Date()).catch((error) => logger.warn({ err: error }, 'pruning rate-limit counters failed'));
+    forgetOldSignInPlaces(pool, new Date()).catch((error) => logger.warn({ err: error }, 'pruning sign-in places failed'));
     purgeExpiredPayloads(pool, config.webhookRetentionDays)
       .then((purged) => purged && logger.info({ purged }, 'purged Stripe payloads past their retention'))
       .catch((error) => logger.warn({ err: error }, 'purging Stripe payloads failed'));

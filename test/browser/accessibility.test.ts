@@ -58,7 +58,7 @@ describe.skipIf(!hasChromium)('accessibility', () => {
 
     const findings: Finding[] = [];
     // Signed out: the sign-in pages and the public application page.
-    for (const [name, path] of [['dashboard-sign-in', '/dashboard/login'], ['portal-sign-in', '/portal/login'], ['apply', '/apply/axe-shop'], ['not-found', '/dashboard/nowhere']] as const) {
+    for (const [name, path] of [['dashboard-sign-in', '/dashboard/login'], ['forgot-password', '/dashboard/password/forgot'], ['portal-sign-in', '/portal/login'], ['apply', '/apply/axe-shop'], ['not-found', '/dashboard/nowhere']] as const) {
       await page.goto(`${api.url}${path}`);
       findings.push(...(await audit(name)));
     }

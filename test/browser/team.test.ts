@@ -105,7 +105,45 @@ describe.skipIf(!hasChromium)('a team with roles', () => {
     expect(await card('member.invited')).toContain('owner@team-shop.example (Team member)');
     await shot('program-audit');
     await page.goto(`${api.url}/dashboard/team`);
-    expect((await page.locator('#team li.card').first().innerText()).replace(/\s+/g, ' ')).toContain('fiona@team-shop.example joined');
+    expect((await page.locator('#team li.card').filter({ hasText: 'fiona@team-shop.example' }).innerText()).replace(/\s+/g, ' ')).toContain('fiona@team-shop.example joined');
     await shot('team');
+  }, 60_000);
+
+  it('an admin ends a viewer’s sessions from the team page; the viewer resets a forgotten password by mail and signs in with it', async () => {
+    page.setDefaultTimeout(5000);
+    const account = await admin('POST', '/accounts', { email: 'owner@ends-shop.example', password: 'owner password 123' });
+    const { hashPassword } = await import('../../src/platform/passwords.js');
+    for (const [email, role] of [['adam@ends-shop.example', 'admin'], ['vic@ends-shop.example', 'viewer']]) {
+      await api.pool.query('INSERT INTO account_members (account_id, email, role, password_hash, accepted_at) VALUES ($1, $2, $3, $4, now())', [account.id, email, role, await hashPassword(`${role} password 123`)]);
+    }
+    await signIn('vic@ends-shop.example', 'viewer password 123');
+    await page.goto(`${api.url}/dashboard/account`);
+    await shot('account');
+    const vicsCookies = await page.context().cookies();
+
+    // Adam (admin) sees the team and ends Vic's sessions; no button for the owner's.
+    await signIn('adam@ends-shop.example', 'admin password 123');
+    await page.getByRole('link', { name: 'Team', exact: true }).click();
+    expect(await page.getByRole('button', { name: 'End the sessions of owner@ends-shop.example' }).count()).toBe(0);
+    await shot('team-admin');
+    await submit('End the sessions of vic@ends-shop.example');
+    await expect.poll(() => textOf(page.getByRole('status'))).toBe('Their sessions ended and their CLI tokens stopped.');
+    await page.context().clearCookies();
+    await page.context().addCookies(vicsCookies);
+    await page.goto(`${api.url}/dashboard`);
+    expect(page.url()).toBe(`${api.url}/dashboard/login`);
+
+    // Vic forgot the password: a link by mail, a new password, signed in with it.
+    await page.getByRole('link', { name: 'Forgot password?' }).click();
+    await page.getByLabel('Your email').fill('vic@ends-shop.example');
+    await submit('Send me a link');
+    expect(await textOf(page.getByRole('status'))).toContain('a link to choose a new password is on its way');
+    await outboxSent(api.pool);
+    const mail = smtp.mails.find((m) => m.to === 'vic@ends-shop.example' && m.subject === 'Reset your Affix password')!;
+    await page.goto(/https?:\/\/\S+\/dashboard\/password\/reset\?token=[\w-]+/.exec(mail.text)![0].replace(/^https?:\/\/[^/]+/, api.url));
+    await page.getByLabel('New password (12 characters or more)').fill('a new viewer password');
+    await submit('Save the new password');
+    expect(await textOf(page.getByRole('status'))).toBe('Your password was changed: sign in with it.');
+    await signIn('vic@ends-shop.example', 'a new viewer password');
   }, 60_000);
 });

@@ -47,7 +47,7 @@ nav.tabs a[aria-current=page]{font-weight:700;text-decoration:none;color:var(--i
 form.filter{display:flex;flex-wrap:wrap;gap:0 1rem;align-items:flex-end}form.filter input,form.filter select{min-width:10rem}
 td.reason{min-width:14rem;max-width:32rem;white-space:normal}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;max-width:32rem;font-size:.8rem}
-label.check{display:flex;gap:.5rem;align-items:center;font-weight:400}label.check input{min-width:0;width:auto}fieldset{border:0;padding:0;margin:.6rem 0 0}
+label.check{display:flex;gap:.5rem;align-items:center;font-weight:400}label.check input{min-width:0;width:auto;flex-shrink:0}fieldset{border:0;padding:0;margin:.6rem 0 0}
 /* The page never scrolls sideways: long words wrap; on narrow screens each table row is a card. */
 body{overflow-wrap:anywhere}th,td{overflow-wrap:anywhere}
 input,select{max-width:100%;box-sizing:border-box}header{flex-wrap:wrap}nav.tabs{display:flex;flex-wrap:wrap;gap:.25rem 1rem}

@@ -11,15 +11,12 @@ import { createIdTokenVerifier, issuerSignInUrl } from '../../platform/id-tokens
 import {
   activityCsv,
   accountPrograms,
-  accountSignIns,
   checkPassword,
-  endAccountSession,
   endBrowserSession,
   finishSingleSignOn,
   PROGRAM_SECTIONS,
   type ProgramSection,
   programPageData,
-  revokeAccountCliToken,
   startSingleSignOn,
 } from '../../app/dashboard.js';
 import { stripeEventEnqueuer } from '../../platform/queue.js';
@@ -47,20 +44,21 @@ import { fieldErrors, programInput } from './forms.js';
 import { MONEY_DONE, registerMoneyRoutes } from './money-routes.js';
 import { PARTNER_DONE, bulkDone, registerPartnerRoutes } from './partner-routes.js';
 import { type Html, page } from './html.js';
-import { invitationGonePage, joinPage as joinView, loginPage, programsPage, regenerateKeyPage, signInsPage, teamPage as teamView } from '../views/account-pages.js';
+import { invitationGonePage, joinPage as joinView, loginPage, programsPage, regenerateKeyPage, teamPage as teamView } from '../views/account-pages.js';
 import { errorPage } from '../views/components.js';
 import { sendTestEvent, sendTestStripeEvent } from '../../app/setup.js';
 import { isConnectedProcessor, setProcessorSettings } from '../../app/processors.js';
 import { inboxWriter, secretCache } from '../../app/stripe-intake.js';
 import { changeRole, invitationFor, inviteMember, joinTeam, listTeam, removeFromTeam } from '../../app/team.js';
-import { mailPreferences, saveMailPreferences } from '../../app/mail.js';
+import { teamSignIns } from '../../app/sign-ins.js';
+import { registerAccountRoutes, registerPasswordResetRoutes } from './account-routes.js';
 import { allows } from '../../core/permissions.js';
 import { AffixError } from '../../core/errors.js';
 import { csrfGuard, pageHeaders, sameOriginPosts } from './security.js';
 import { closeUnreadLargeUploads } from './uploads.js';
 import { SESSION_COOKIE, holdNewKey, requireAccount, startSession, takeNewKey } from './session.js';
 import { sendCsv } from '../csv-stream.js';
-import { limitSignIn } from '../sign-in-limit.js';
+import { limitedPasswordCheck } from '../sign-in-limit.js';
 import { securedRouter } from '../guard.js';
 import { DASHBOARD_ROUTES } from '../../core/permissions.js';
 
@@ -136,12 +134,12 @@ export function dashboardRoutes(deps: AppDeps): Router {
   router.use('/dashboard', pageHeaders(), sameOriginPosts(config.publicUrl));
 
   const send = (res: Response, status: number, title: string, body: Html, flash?: string | null) =>
-    res.status(status).type('html').send(csrf.protect(res.req, res, page(title, body, { email: res.locals.account?.email, flash, team: res.locals.account?.role === 'owner' })));
+    res.status(status).type('html').send(csrf.protect(res.req, res, page(title, body, { email: res.locals.account?.email, flash, team: res.locals.account ? allows(res.locals.account.role, 'team_sign_ins') : false })));
 
   // ---- sign-in -------------------------------------------------------------------------------
   const loginForm = (error: string | null, email = '') => loginPage(error, email, Boolean(oidc));
 
-  router.get('/dashboard/login', (_req, res) => send(res, 200, 'Sign in', loginForm(null)));
+  router.get('/dashboard/login', (req, res) => send(res, 200, 'Sign in', loginForm(null), req.query.done === 'reset' ? 'Your password was changed: sign in with it.' : null));
 
   // ---- joining a team: an invited person chooses a password (the link lasts 7 days) -----------
   const teamDeps = () => ({ pool, now: () => clock(deps), publicUrl: config.publicUrl });
@@ -171,10 +169,10 @@ export function dashboardRoutes(deps: AppDeps): Router {
     await startSingleSignOn(pool, stateValue, new Date(clock(deps).getTime() + LOGIN_SESSION_TTL_MS));
     res.redirect(302, await issuerSignInUrl(oidc, `${config.publicUrl}/dashboard/sso/callback`, stateValue));
   });
-  const limit = limitSignIn(pool, (req, res, message) => send(res, 429, 'Sign in', loginForm(message, String(req.body?.email ?? ''))), () => clock(deps));
-  router.post('/dashboard/login', ...form, limit, async (req, res) => {
+  router.post('/dashboard/login', ...form, async (req, res) => {
     const { email = '', password = '' } = req.body as Record<string, string>;
-    const verdict = await checkPassword(pool, email, password);
+    const verdict = await limitedPasswordCheck(pool, res, String(email), clock(deps), () => checkPassword(pool, String(email), String(password)));
+    if (verdict.kind === 'limited') return send(res, 429, 'Sign in', loginForm(verdict.message, String(email)));
     if (verdict.kind === 'wrong') return send(res, 401, 'Sign in', loginForm('Wrong email or password.', email));
     if (verdict.kind === 'suspended') return send(res, 403, 'Sign in', loginForm('Your account has been suspended.', email));
     // A new session id at every sign-in; a session the browser already held ends here.
@@ -190,6 +188,9 @@ export function dashboardRoutes(deps: AppDeps): Router {
     res.redirect(303, '/dashboard/login');
   });
 
+  const accountKit = () => ({ pool, form, listForm, send, scope: (res: Response) => scope(res), now: () => clock(deps), publicUrl: config.publicUrl });
+  registerPasswordResetRoutes(router, accountKit());
+
   router.use('/dashboard', requireAccount(pool));
 
   // ---- programs ------------------------------------------------------------------------------
@@ -200,12 +201,12 @@ export function dashboardRoutes(deps: AppDeps): Router {
 
   router.get('/dashboard', (_req, res) => home(res, 200, {}, {}));
 
-  // ---- the team: members with roles (owners only) ---------------------------------------------
+  // ---- the team: members with roles (owners), who is signed in (owners and admins) ------------
   const teamPage = async (req: Request, res: Response, status = 200, errs: Record<string, string> = {}, flash: string | null = null) => {
-    const team = await listTeam(teamDeps(), scope(res));
-    send(res, status, 'Team', teamView(team, res.locals.account.memberId === null ? res.locals.account.email : 'the account owner', errs), flash);
+    const [team, signIns] = await Promise.all([listTeam(teamDeps(), scope(res)), teamSignIns(pool, res.locals.account.id)]);
+    send(res, status, 'Team', teamView(team, res.locals.account.memberId === null ? res.locals.account.email : 'the account owner', signIns, res.locals.account.role, errs), flash);
   };
-  const TEAM_DONE: Record<string, string> = { invited: 'Invitation sent: the link works for 7 days.', role: 'Role saved.', removed: 'Removed: their sessions ended and their CLI tokens stopped.' };
+  const TEAM_DONE: Record<string, string> = { invited: 'Invitation sent: the link works for 7 days.', role: 'Role saved.', removed: 'Removed: their sessions ended and their CLI tokens stopped.', ended: 'Their sessions ended and their CLI tokens stopped.' };
   router.get('/dashboard/team', (req, res) => teamPage(req, res, 200, {}, TEAM_DONE[String(req.query.done)] ?? null));
   router.post('/dashboard/team/invite', ...form, async (req, res) => {
     try {
@@ -228,26 +229,8 @@ export function dashboardRoutes(deps: AppDeps): Router {
     res.redirect(303, '/dashboard/team?done=removed');
   });
 
-  // ---- sign-ins: the account's CLI tokens and dashboard sessions, each revocable -------------------
-  router.get('/dashboard/account', async (req, res) => {
-    const current = typeof req.cookies?.[SESSION_COOKIE] === 'string' ? req.cookies[SESSION_COOKIE] : null;
-    const { cliTokens, sessions } = await accountSignIns(pool, res.locals.account.id, current);
-    const flash = req.query.done === 'revoked' ? 'Revoked.' : req.query.done === 'mail' ? 'Mail settings saved.' : null;
-    const mails = await mailPreferences(pool, res.locals.account.email, 'manager');
-    send(res, 200, 'Sign-ins', signInsPage(res.locals.account.email, mails, cliTokens, sessions), flash);
-  });
-  router.post('/dashboard/account/mail', ...listForm('on'), async (req, res) => {
-    await saveMailPreferences(pool, res.locals.account.email, 'manager', ([] as unknown[]).concat((req.body as Record<string, unknown>).on ?? []).map(String));
-    res.redirect(303, '/dashboard/account?done=mail');
-  });
-  router.post('/dashboard/account/tokens/:tokenId/revoke', ...form, async (req, res) => {
-    await revokeAccountCliToken(pool, res.locals.account.id, Number(req.params.tokenId));
-    res.redirect(303, '/dashboard/account?done=revoked');
-  });
-  router.post('/dashboard/account/sessions/:sessionId/revoke', ...form, async (req, res) => {
-    await endAccountSession(pool, res.locals.account.id, Number(req.params.sessionId));
-    res.redirect(303, '/dashboard/account?done=revoked');
-  });
+  // ---- the person's own sign-ins, mail and password; ending a member's sessions ---------------
+  registerAccountRoutes(router, accountKit());
   router.post('/dashboard/programs', ...form, async (req, res) => {
     const body = req.body as Record<string, unknown>;
     let settings;

@@ -6,7 +6,7 @@ import { completeCliLogin, pollCliLogin, revokeCliLogin, startCliLogin } from '.
 import { checkPassword } from '../../app/dashboard.js';
 import { type IdTokenConfig, createIdTokenVerifier, issueLocalIdToken, issuerSignInUrl } from '../../platform/id-tokens.js';
 import { formBody } from '../input-guard.js';
-import { limitSignIn } from '../sign-in-limit.js';
+import { limitedPasswordCheck } from '../sign-in-limit.js';
 import { pageHeaders } from '../dashboard/security.js';
 import { readBearer } from '../auth.js';
 import { failsWith } from '../context.js';
@@ -88,17 +88,11 @@ export function cliAuthRoutes(deps: HttpDeps): Router {
     }
     res.type('html').send(signedInPage());
   });
-  const limit = limitSignIn(
-    deps.pool,
-    (req, res, message) => {
-      res.status(429).type('html').send(loginPage(String(req.body?.state ?? ''), message));
-    },
-    () => clock(deps),
-  );
-  router.post('/cli/login', ...formBody('10kb'), limit, async (req: Request, res: Response) => {
+  router.post('/cli/login', ...formBody('10kb'), async (req: Request, res: Response) => {
     const { state: stateValue = '', email = '', password = '' } = req.body as Record<string, string>;
     const fail = (status: number, message: string) => res.status(status).type('html').send(loginPage(stateValue, message));
-    const verdict = await checkPassword(deps.pool, String(email), String(password));
+    const verdict = await limitedPasswordCheck(deps.pool, res, String(email), clock(deps), () => checkPassword(deps.pool, String(email), String(password)));
+    if (verdict.kind === 'limited') return fail(429, verdict.message);
     if (verdict.kind === 'wrong') return fail(401, 'Wrong email or password.');
     if (verdict.kind === 'suspended') return fail(403, errors.accountBlocked().message);
     try {
@@ -136,6 +130,7 @@ function loginPage(stateValue: string, error: string | null): string {
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required autofocus>
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
-</form>`,
+</form>
+<p><a href="/dashboard/password/forgot">Forgot password?</a></p>`,
   );
 }

@@ -2,7 +2,7 @@
 // the person's sign-ins and mail, the key regeneration question. Routes read, call the use case
 // and render one of these.
 import { describeCommission } from '../../core/programs.js';
-import { ROLES, ROLE_WORDS, type Role } from '../../core/permissions.js';
+import { ROLES, ROLE_WORDS, type Role, mayEndSignInsOf } from '../../core/permissions.js';
 import type { CommissionType } from '../../core/types.js';
 import { type Html, field, html, raw, select } from '../dashboard/html.js';
 import { programForm, sectionUrl } from '../dashboard/program-page.js';
@@ -15,6 +15,7 @@ ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 <label for="email">Email</label><input id="email" name="email" type="email" value="${email}" autocomplete="username" required autofocus>
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <div><button type="submit">Sign in</button></div></form>
+<p><a href="/dashboard/password/forgot">Forgot password?</a></p>
 ${singleSignOn ? html`<p><a href="/dashboard/login/sso">Sign in with single sign-on</a></p>` : ''}
 <p class="muted">Same accounts as <code>affix login</code>.</p></section>`;
 }
@@ -45,30 +46,64 @@ ${programs.length === 0 ? emptyState('No programs yet: create the first one belo
 <section><h2>Create a program</h2>${programForm(values, errs, '/dashboard/programs', 'Create program')}</section>`;
 }
 
-export function teamPage(team: { id: number; email: string; role: Role; accepted_at: Date | null }[], ownerSignIn: string, errs: Record<string, string>): Html {
+type SignInCount = { sessions: number; cliTokens: number };
+const signedInWords = (count: SignInCount | undefined) => {
+  const { sessions = 0, cliTokens = 0 } = count ?? {};
+  return `${sessions} ${sessions === 1 ? 'session' : 'sessions'}, ${cliTokens} CLI ${cliTokens === 1 ? 'token' : 'tokens'}`;
+};
+const endSignInsForm = (target: string | number, whose: string) =>
+  html`<form method="post" action="/dashboard/team/${target}/sign-ins/end" class="inline"><button type="submit">End the sessions of ${whose}</button></form>`;
+
+/**
+ * The team: an owner sees every form; an admin sees who is signed in and ends the sessions of
+ * members below owner (mayEndSignInsOf). Key 0 of `signIns` is the account's own sign-in.
+ */
+export function teamPage(
+  team: { id: number; email: string; role: Role; accepted_at: Date | null }[],
+  ownerSignIn: string,
+  signIns: Map<number, SignInCount>,
+  viewerRole: Role,
+  errs: Record<string, string>,
+): Html {
+  const owner = viewerRole === 'owner';
+  // The account's own sign-in first, as a card like the members' (it has no member row).
+  const accountCard = html`<li class="card"><h3>${ownerSignIn}</h3><p class="muted">the account's own sign-in · ${ROLE_WORDS.owner}</p>
+<p>Signed in: ${signedInWords(signIns.get(0))}.</p>
+${mayEndSignInsOf(viewerRole, 'owner') ? endSignInsForm('account', ownerSignIn) : ''}</li>`;
   return html`<section id="team"><h2>Members</h2>
-<p class="muted">The account's own sign-in (${ownerSignIn}) is always an owner.</p>
-${team.length === 0 ? emptyState('No one else yet: invite someone below.') : html`<ul class="cards">${team.map(
+<p class="muted">The account's own sign-in is always an owner: it cannot be removed or demoted.</p>
+<ul class="cards">${accountCard}${team.map(
     (m) => html`<li class="card"><h3>${m.email}</h3><p class="muted">${m.accepted_at ? 'joined' : 'invited, not joined yet'} · ${ROLE_WORDS[m.role]}</p>
-<form method="post" action="/dashboard/team/${m.id}/role" class="inline"><label for="role_${m.id}">Role of ${m.email}</label><select id="role_${m.id}" name="role">${ROLES.map((r) => html`<option value="${r}" ${r === m.role ? raw('selected') : ''}>${r}</option>`)}</select> <button type="submit">Save role</button></form>
-<form method="post" action="/dashboard/team/${m.id}/remove" class="inline"><button type="submit">Remove ${m.email}</button></form></li>`,
-  )}</ul>`}</section>
-<section id="invite"><h2>Invite someone</h2><form method="post" action="/dashboard/team/invite" novalidate>
+<p>Signed in: ${signedInWords(signIns.get(m.id))}.</p>
+${owner ? html`<form method="post" action="/dashboard/team/${m.id}/role" class="inline"><label for="role_${m.id}">Role of ${m.email}</label><select id="role_${m.id}" name="role">${ROLES.map((r) => html`<option value="${r}" ${r === m.role ? raw('selected') : ''}>${r}</option>`)}</select> <button type="submit">Save role</button></form>` : ''}
+${mayEndSignInsOf(viewerRole, m.role) ? endSignInsForm(m.id, m.email) : ''}
+${owner ? html`<form method="post" action="/dashboard/team/${m.id}/remove" class="inline"><button type="submit">Remove ${m.email}</button></form>` : ''}</li>`,
+  )}</ul>
+${team.length === 0 ? emptyState(owner ? 'No one else yet: invite someone below.' : 'No one else yet.') : ''}</section>
+${owner ? html`<section id="invite"><h2>Invite someone</h2><form method="post" action="/dashboard/team/invite" novalidate>
 ${field('email', 'Their email', '', errs, 'type="email" autocomplete="off"')}
 ${select('role', 'Role', 'viewer', [...ROLES], errs, ROLE_WORDS)}
-<div><button type="submit">Send the invitation</button></div></form></section>`;
+<div><button type="submit">Send the invitation</button></div></form></section>` : ''}`;
 }
 
+/** The person's own page: their mail, their password, their CLI tokens and dashboard sessions (never anyone else's). */
 export function signInsPage(
   email: string,
   mails: { kind: string; words: string; on: boolean }[],
   cliTokens: { id: number; created_at: Date; expires_at: Date }[],
   sessions: { id: number; created_at: Date; expires_at: Date; current: boolean }[],
+  passwordErrors: Record<string, string> = {},
 ): Html {
-  return html`${mailSettings('/dashboard/account/mail', `Notices to ${email}`, mails, 'Sign-in links, invitations and a webhook endpoint turned off always reach you.')}
-<section><h2>CLI login tokens</h2>
+  return html`${mailSettings('/dashboard/account/mail', `Notices to ${email}`, mails, 'Sign-in links, invitations, password reset links and a webhook endpoint turned off always reach you.')}
+<section id="password"><h2>Password</h2><form method="post" action="/dashboard/account/password" novalidate>
+${passwordErrors.form ? html`<p class="error" role="alert">${passwordErrors.form}</p>` : ''}
+${field('current_password', 'Current password', '', passwordErrors, 'type="password" autocomplete="current-password" required')}
+${field('password', 'New password (12 characters or more)', '', passwordErrors, 'type="password" autocomplete="new-password" required minlength="12"')}
+<p class="muted">Your other sessions and your CLI tokens end; this browser stays signed in.</p>
+<div><button type="submit">Change password</button></div></form></section>
+<section><h2>Your CLI login tokens</h2>
 ${cliTokens.length === 0 ? emptyState('No CLI is signed in.') : dataTable(['Issued', 'Expires', ''], cliTokens.map((t) => [minuteUtc(t.created_at), minuteUtc(t.expires_at), html`<form method="post" action="/dashboard/account/tokens/${t.id}/revoke" class="inline"><button type="submit">Revoke token ${t.id}</button></form>`]))}</section>
-<section><h2>Dashboard sessions</h2>${dataTable(['Started', 'Expires', ''], sessions.map((s) => [`${minuteUtc(s.created_at)}${s.current ? ' (this browser)' : ''}`, minuteUtc(s.expires_at),
+<section><h2>Your dashboard sessions</h2>${dataTable(['Started', 'Expires', ''], sessions.map((s) => [`${minuteUtc(s.created_at)}${s.current ? ' (this browser)' : ''}`, minuteUtc(s.expires_at),
   s.current ? '' : html`<form method="post" action="/dashboard/account/sessions/${s.id}/revoke" class="inline"><button type="submit">End session ${s.id}</button></form>`]))}</section>`;
 }
 
