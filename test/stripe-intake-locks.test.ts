@@ -6,7 +6,9 @@
 // is let go.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Pool, type PoolClient, createPool } from '../src/db/pool.js';
+import { type NewInboxEvent, storeEvents } from '../src/db/webhook-events.js';
 import { processStripeEventBatch } from '../src/jobs/stripe-event-job.js';
+import { STRIPE_EVENTS_JOB_QUEUE } from '../src/platform/queue.js';
 import { type TestApi, type TestDatabase, count, createTestDatabase, startTestApi, trackClick } from './support/harness.js';
 import { CONNECT_SECRET, deliver, fixture, seedStripeCustomer, workerDeps } from './support/stripe.js';
 
@@ -55,11 +57,17 @@ function pauseCommits(pool: Pool) {
   return { reached, release, committed: () => committed };
 }
 
+/** The inbox row the intake would store for a verified event of the program. */
+const inboxEvent = (programId: number, event: { id: string }): NewInboxEvent => ({
+  stripeEventId: event.id, endpoint: 'program', programId, account: null, type: 'checkout.session.completed', livemode: true,
+  apiVersion: null, rawBody: Buffer.from(JSON.stringify(event)), status: 'queued', reason: null, objectIds: [], waitingFor: null,
+});
+
 it('a redelivery of an event whose worker batch is mid-transaction, and a new event, are answered 2xx before the batch commits', async () => {
   const { shop, run } = await seedStripeCustomer(api);
   const endpoint = `/api/v1/webhooks/stripe/${shop.programId}`;
   // Four buyers, each with a click: three payments go into the batch, the fourth arrives while it is open.
-  const events = [];
+  const events: Record<string, any>[] = [];
   for (let i = 0; i < 4; i++) {
     const buyer = `${run}_b${i}`;
     const clickId = await trackClick(api, shop.affiliateUrl);
@@ -86,22 +94,32 @@ it('a redelivery of an event whose worker batch is mid-transaction, and a new ev
     locked.release();
   }
 
-  const started = Date.now();
-  const [redelivery, fresh] = await Promise.all([deliver(api, endpoint, batched[0]), deliver(api, endpoint, events[3])]);
-  const answeredWhileOpen = !latch.committed();
-  const ms = Date.now() - started;
-  latch.release();
+  // While it is open: the redelivery of one of its events and a new event through the HTTP intake,
+  // then (concurrent deliveries share one statement, InboxWriter) a redelivery and a new event in one statement.
+  const whileOpen = async () => {
+    const started = Date.now();
+    const [redelivery, fresh] = await Promise.all([deliver(api, endpoint, batched[0]), deliver(api, endpoint, events[3])]);
+    const ms = Date.now() - started;
+    const answeredOpen = !latch.committed();
+    const together = await storeEvents(db.pool, STRIPE_EVENTS_JOB_QUEUE, [inboxEvent(shop.programId, batched[1] as { id: string }), inboxEvent(shop.programId, { id: `evt_${run}_new` })])
+      .catch((error: Error) => error.message);
+    return { redelivery, fresh, ms, answeredOpen, together, storedOpen: !latch.committed() };
+  };
+  const open = await whileOpen().finally(latch.release);
   expect(await batch).toEqual([]);
 
-  console.log(`intake while a worker batch held its transaction: redelivery ${redelivery.status}, new event ${fresh.status}, both answered in ${ms} ms`);
-  expect(answeredWhileOpen).toBe(true);
+  const { redelivery, fresh } = open;
+  console.log(`intake while a worker batch held its transaction: redelivery ${redelivery.status}, new event ${fresh.status}, both answered in ${open.ms} ms`);
+  expect(open.answeredOpen).toBe(true);
   expect(redelivery.status).toBe(200);
   expect(redelivery.body).toEqual({ received: true, id: ids[0], duplicate: true, status: 'queued' });
   expect(fresh.status).toBe(200);
   expect(fresh.body).toMatchObject({ received: true, duplicate: false, status: 'queued' });
+  expect(open.storedOpen).toBe(true);
+  expect(open.together).toEqual([{ id: ids[1], duplicate: true, status: 'queued' }, { id: expect.any(Number), duplicate: false, status: 'queued' }]);
   // The batch then committed its outcomes; the redelivery added neither a row nor a job, the new event has its own.
   expect((await db.pool.query('SELECT status FROM webhook_events WHERE id = ANY ($1::bigint[])', [ids])).rows.map((row) => row.status)).toEqual(['processed', 'processed', 'processed']);
-  expect(await count(db.pool, 'SELECT 1 FROM webhook_events WHERE stripe_event_id = $1', [batched[0].id])).toBe(1);
+  expect(await count(db.pool, 'SELECT 1 FROM webhook_events WHERE stripe_event_id = $1', [batched[0]!.id])).toBe(1);
   expect(await count(db.pool, "SELECT 1 FROM pgboss.job WHERE name = 'stripe-events' AND data ->> 'inboxId' = $1", [String(ids[0])])).toBe(1);
-  expect(await count(db.pool, "SELECT 1 FROM pgboss.job WHERE name = 'stripe-events' AND data ->> 'inboxId' = $1", [String(fresh.body.id)])).toBe(1);
+  expect(await count(db.pool, "SELECT 1 FROM pgboss.job WHERE name = 'stripe-events' AND data ->> 'inboxId' = $1", [String(fresh!.body.id)])).toBe(1);
 });
