@@ -8,6 +8,9 @@
 //      the ingest figure; the first and second half of the backlog (fetch cost vs backlog size).
 //   3. latency: 200/s for the API alone (before the drain), right after the burst and then after a CHECKPOINT (ack
 //      p99); events at a steady 50/s with the worker running: ack -> sale p50/p99 (database timestamps).
+//   4. redeliveries during a drain: new events, each delivered twice in shuffled order, while the
+//      worker's batches (32 a transaction) write their outcomes: ack p50/p99/max, and any refused.
+//   --redeliveries: only 4., after the warm-up, a worker running.
 //   --ack-only: the burst's rounds (no pgbench) and the ack p99 at 200/s right after them, then stop.
 //   --pooler: then the ingest rounds and the drain again through PgBouncer in transaction mode
 //      (an API and a worker with AFFIX_DATABASE_POOLING=transaction), printed beside the direct ones.
@@ -30,6 +33,8 @@ const positional = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 const throughPooler = process.argv.includes('--pooler');
 /** Only the burst and the ack right after it (issue: after-burst p99 in every run), about a minute a run. */
 const ackOnly = process.argv.includes('--ack-only');
+/** Only the redeliveries during a drain (4. below), a worker started after the warm-up: about a minute a run. */
+const redeliveriesOnly = process.argv.includes('--redeliveries');
 const perRound = Number(positional[0] ?? 2000);
 const concurrency = Number(positional[1] ?? 32);
 const ROUNDS = 3;
@@ -75,6 +80,12 @@ await benchMain(async (cleanup) => {
   // The API's first requests pay for JIT, prepared statements and its pool's connections: not counted.
   const warmUp = await signedEvents(1000);
   await runConcurrent(warmUp.length, concurrency, (i) => deliver(warmUp[i]!));
+  if (redeliveriesOnly) {
+    const worker = await startService('worker', database.url);
+    cleanup(() => worker.stop());
+    await redeliveriesDuringDrain();
+    return;
+  }
 
   const ceilings: number[] = [];
   const ingests: number[] = [];
@@ -101,6 +112,23 @@ await benchMain(async (cleanup) => {
   console.log(`RATIO ingest / ceiling = ${fmt(ingest / ceiling, 2)} (target >= 0.6)`);
   console.log(`statements per webhook: ${fmt(ingestStatements.perUnit, 2)}; the most expensive:`);
   for (const line of ingestStatements.top) console.log(`  ${line}`);
+
+  // ---- 5. shuffled redeliveries while the worker's batches commit ---------------------------
+  async function redeliveriesDuringDrain() {
+    // Stripe retries, and delivers the same event twice at once: a redelivery of an event whose
+    // batch is mid-transaction must be acknowledged without waiting for it.
+    const fresh = await signedEvents(1500);
+    const twice = [...fresh, ...fresh];
+    for (let i = twice.length - 1; i > 0; i--) {
+      const j = Math.floor(Math.random() * (i + 1));
+      [twice[i], twice[j]] = [twice[j]!, twice[i]!];
+    }
+    const redelivered = await runConcurrent(twice.length, concurrency, (i) => deliver(twice[i]!));
+    const refusedAgain = redelivered.filter((r) => r.status !== 200);
+    const duplicateAcks = redelivered.filter((r) => r.status === 200 && r.body.duplicate).map((r) => r.ms);
+    const allAcks = redelivered.map((r) => r.ms);
+    console.log(`redeliveries during a drain (${fresh.length} events, each twice, shuffled, ${concurrency} concurrent, the worker running): ack p50 ${fmt(percentile(allAcks, 50), 1)} ms, p99 ${fmt(percentile(allAcks, 99), 1)} ms, max ${fmt(Math.max(...allAcks), 1)} ms; the ${duplicateAcks.length} duplicates p99 ${fmt(percentile(duplicateAcks, 99), 1)} ms; refused ${refusedAgain.length}${refusedAgain[0] ? ` (${refusedAgain[0].status})` : ''}`);
+  }
 
   // ---- 2. acks at a steady 200/s, the API alone (the backlog waits) ------------------------
   async function steady(perSecond: number, seconds: number, waitForSales: boolean) {
@@ -189,9 +217,11 @@ await benchMain(async (cleanup) => {
   // ---- 4. ack -> sale at a steady 50/s, worker running ------------------------------------
   const at50 = await steady(50, 10, true);
   console.log(`ack -> sale at 50 events/s (${at50.toSale.length}/${at50.events} sales): p50 ${fmt(percentile(at50.toSale, 50))} ms, p99 ${fmt(percentile(at50.toSale, 99))} ms (target p99 < 500 ms); ack p99 ${fmt(percentile(at50.acks, 99), 1)} ms with the worker running`);
+
+  await redeliveriesDuringDrain();
   if (!throughPooler) return;
 
-  // ---- 5. the same ingest and drain through PgBouncer in transaction mode -------------------
+  // ---- 6. the same ingest and drain through PgBouncer in transaction mode -------------------
   await worker.stop();
   const bouncer = await startPgBouncer(database.url, { poolSize: 20 });
   cleanup(() => bouncer.stop());
