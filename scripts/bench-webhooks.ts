@@ -8,6 +8,9 @@
 //      the ingest figure; the first and second half of the backlog (fetch cost vs backlog size).
 //   3. latency: 200/s for the API alone (before the drain), right after the burst and then after a CHECKPOINT (ack
 //      p99); events at a steady 50/s with the worker running: ack -> sale p50/p99 (database timestamps).
+//   4. redeliveries during a drain: new events once, then each again in shuffled order while the
+//      worker's batches (32 a transaction) write their outcomes: the redeliveries' ack p50/p99/max, any refused.
+//   --redeliveries: only 4., after the warm-up (drained first).
 //   --ack-only: the burst's rounds (no pgbench) and the ack p99 at 200/s right after them, then stop.
 //   --pooler: then the ingest rounds and the drain again through PgBouncer in transaction mode
 //      (an API and a worker with AFFIX_DATABASE_POOLING=transaction), printed beside the direct ones.
@@ -30,6 +33,8 @@ const positional = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 const throughPooler = process.argv.includes('--pooler');
 /** Only the burst and the ack right after it (issue: after-burst p99 in every run), about a minute a run. */
 const ackOnly = process.argv.includes('--ack-only');
+/** Only the redeliveries during a drain (4. below), a worker started after the warm-up: about a minute a run. */
+const redeliveriesOnly = process.argv.includes('--redeliveries');
 const perRound = Number(positional[0] ?? 2000);
 const concurrency = Number(positional[1] ?? 32);
 const ROUNDS = 3;
@@ -75,6 +80,17 @@ await benchMain(async (cleanup) => {
   // The API's first requests pay for JIT, prepared statements and its pool's connections: not counted.
   const warmUp = await signedEvents(1000);
   await runConcurrent(warmUp.length, concurrency, (i) => deliver(warmUp[i]!));
+  if (redeliveriesOnly) {
+    const { rows } = await sql.query("SELECT count(*) FROM webhook_events WHERE status = 'queued'");
+    // The warm-up's events are the backlog the redeliveries meet first: drained before, they leave only the run's own.
+    if (Number(rows[0].count) > 0) {
+      const worker = await startService('worker', database.url);
+      while (Number((await sql.query("SELECT count(*) FROM webhook_events WHERE status = 'queued'")).rows[0].count) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      await worker.stop();
+    }
+    await redeliveriesDuringDrain();
+    return;
+  }
 
   const ceilings: number[] = [];
   const ingests: number[] = [];
@@ -101,6 +117,36 @@ await benchMain(async (cleanup) => {
   console.log(`RATIO ingest / ceiling = ${fmt(ingest / ceiling, 2)} (target >= 0.6)`);
   console.log(`statements per webhook: ${fmt(ingestStatements.perUnit, 2)}; the most expensive:`);
   for (const line of ingestStatements.top) console.log(`  ${line}`);
+
+  // ---- 5. shuffled redeliveries while the worker's batches commit ---------------------------
+  async function redeliveriesDuringDrain() {
+    // Stripe retries, and delivers the same event twice at once: a redelivery of an event whose
+    // batch is mid-transaction must be acknowledged without waiting for it. The events once, no
+    // worker running; then a worker starts on them, and each is delivered again in shuffled order
+    // while it drains them.
+    const fresh = await signedEvents(2000);
+    const first = await runConcurrent(fresh.length, concurrency, (i) => deliver(fresh[i]!));
+    const shuffled = [...fresh];
+    for (let i = shuffled.length - 1; i > 0; i--) {
+      const j = Math.floor(Math.random() * (i + 1));
+      [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
+    }
+    const queued = async () => Number((await sql.query("SELECT count(*) FROM webhook_events WHERE status = 'queued'")).rows[0].count);
+    const backlog = await queued();
+    const drainer = await startService('worker', database.url);
+    try {
+      while ((await queued()) === backlog) await new Promise((resolve) => setTimeout(resolve, 20));
+      const again = await runConcurrent(shuffled.length, concurrency, (i) => deliver(shuffled[i]!));
+      const left = await queued();
+      const refused = [...first, ...again].filter((r) => r.status !== 200);
+      const acks = again.map((r) => r.ms);
+      console.log(`redeliveries during a drain: ${fresh.length} events, then each again in shuffled order while a worker drained the backlog (${backlog} -> ${left} queued meanwhile; batches of 32), ${concurrency} concurrent:`);
+      console.log(`  redelivery ack p50 ${fmt(percentile(acks, 50), 1)} ms, p99 ${fmt(percentile(acks, 99), 1)} ms, max ${fmt(Math.max(...acks), 1)} ms (target p99 < 50 ms); refused ${refused.length}${refused[0] ? ` (${refused[0].status} ${JSON.stringify(refused[0].body).slice(0, 120)})` : ''}`);
+      while ((await queued()) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      await drainer.stop();
+    }
+  }
 
   // ---- 2. acks at a steady 200/s, the API alone (the backlog waits) ------------------------
   async function steady(perSecond: number, seconds: number, waitForSales: boolean) {
@@ -182,6 +228,8 @@ await benchMain(async (cleanup) => {
   console.log(`statements per event drained: ${fmt(drainStatements.perUnit, 1)}; the most expensive:`);
   for (const line of drainStatements.top) console.log(`  ${line}`);
 
+  await redeliveriesDuringDrain();
+
   // The worker for the rest.
   const worker = await startService('worker', database.url);
   cleanup(() => worker.stop());
@@ -189,9 +237,10 @@ await benchMain(async (cleanup) => {
   // ---- 4. ack -> sale at a steady 50/s, worker running ------------------------------------
   const at50 = await steady(50, 10, true);
   console.log(`ack -> sale at 50 events/s (${at50.toSale.length}/${at50.events} sales): p50 ${fmt(percentile(at50.toSale, 50))} ms, p99 ${fmt(percentile(at50.toSale, 99))} ms (target p99 < 500 ms); ack p99 ${fmt(percentile(at50.acks, 99), 1)} ms with the worker running`);
+
   if (!throughPooler) return;
 
-  // ---- 5. the same ingest and drain through PgBouncer in transaction mode -------------------
+  // ---- 6. the same ingest and drain through PgBouncer in transaction mode -------------------
   await worker.stop();
   const bouncer = await startPgBouncer(database.url, { poolSize: 20 });
   cleanup(() => bouncer.stop());

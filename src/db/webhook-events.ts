@@ -104,12 +104,22 @@ export async function wakeWorkers(pool: Pool): Promise<void> {
 /**
  * The intake's one statement: $1–$14 the inbox row, $15 the queue.
  * Exported for `npm run bench:webhooks`, whose pgbench ceiling runs this very text.
+ *
+ * The event's key goes first, into webhook_event_keys (migration 0039), which only the intake
+ * writes: a redelivery conflicts there, never on the inbox row itself, which a worker's batch
+ * may have updated and not yet committed (an INSERT meeting such a row waits for its
+ * transaction). A conflict waits at most for another delivery of the same event to commit.
  */
-export const storeEventStatement = (jobSchema: string) => `WITH event AS (
+export const storeEventStatement = (jobSchema: string) => `WITH key AS (
+       INSERT INTO webhook_event_keys (stripe_event_id) VALUES ($1)
+       ON CONFLICT (stripe_event_id) DO NOTHING
+       RETURNING stripe_event_id
+     ), event AS (
        INSERT INTO webhook_events (stripe_event_id, endpoint, program_id, account, type, livemode, api_version, payload, raw_body, status, reason,
                                    object_ids, waiting_for, wait_until)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, now() + make_interval(days => $14))
-       ON CONFLICT (stripe_event_id) DO NOTHING
+       SELECT key.stripe_event_id, $2::text, $3::bigint, $4::text, $5::text, $6::boolean, $7::text, $8::jsonb, $9::bytea, $10::text, $11::text,
+              $12::text[], $13::text, now() + make_interval(days => $14::int)
+         FROM key
        RETURNING id, status
      ), job AS (
        ${insertJobs({ schema: jobSchema, queue: '$15', data: "jsonb_build_object('inboxId', event.id)", from: 'event', where: "event.status = 'queued'" })}
@@ -132,7 +142,8 @@ async function insertEvent(pool: Pool, queue: InboxJobQueue, event: NewInboxEven
       event.waitingFor?.days ?? null, queue.name],
   ));
   if (rows[0]) return { id: rows[0].id, duplicate: false, status: rows[0].status };
-  // A redelivery (or the same event arriving twice at once: the conflict waited for the first).
+  // A redelivery (or the same event arriving twice at once: the conflict waited for the first to
+  // commit). A plain read: it never waits, even on a worker's batch updating the row.
   const existing = await pool.query('SELECT id, status FROM webhook_events WHERE stripe_event_id = $1', [event.stripeEventId]);
   return { id: existing.rows[0].id, duplicate: true, status: existing.rows[0].status };
 }
@@ -140,7 +151,9 @@ async function insertEvent(pool: Pool, queue: InboxJobQueue, event: NewInboxEven
 /**
  * Many events in one statement, one commit: $1–$7 and $9–$13 one array entry per event, $8 the
  * payloads as one JSON array (the verified bodies, spliced: no re-serialization), $14 the queue.
- * Same rows and jobs as the one-event statement.
+ * Same rows and jobs as the one-event statement, the keys first in the same way (an event twice
+ * in the batch: its first). Keys are inserted in their own order, so two statements that share
+ * events wait for each other one way only (never a deadlock); inbox ids follow arrival.
  */
 const STORE_EVENTS = (jobSchema: string) => `WITH input AS (
        SELECT i.*, p.payload
@@ -149,14 +162,20 @@ const STORE_EVENTS = (jobSchema: string) => `WITH input AS (
               AS i (stripe_event_id, endpoint, program_id, account, type, livemode, api_version, status, reason, object_ids, waiting_for,
                     wait_days, n)
          JOIN jsonb_array_elements($8::jsonb) WITH ORDINALITY AS p (payload, n) ON p.n = i.n
+     ), first AS (
+       SELECT DISTINCT ON (stripe_event_id) * FROM input ORDER BY stripe_event_id, n
+     ), key AS (
+       INSERT INTO webhook_event_keys (stripe_event_id)
+       SELECT stripe_event_id FROM first ORDER BY stripe_event_id
+       ON CONFLICT (stripe_event_id) DO NOTHING
+       RETURNING stripe_event_id
      ), event AS (
        INSERT INTO webhook_events (stripe_event_id, endpoint, program_id, account, type, livemode, api_version, payload, status, reason,
                                    object_ids, waiting_for, wait_until)
        SELECT stripe_event_id, endpoint, program_id, account, type, livemode, api_version, payload, status, reason,
               ARRAY(SELECT jsonb_array_elements_text(object_ids::jsonb)), waiting_for,
               now() + make_interval(days => wait_days)
-         FROM input ORDER BY n
-       ON CONFLICT (stripe_event_id) DO NOTHING
+         FROM first JOIN key USING (stripe_event_id) ORDER BY n
        RETURNING id, status, stripe_event_id
      ), job AS (
        ${insertJobs({ schema: jobSchema, queue: '$14', data: "jsonb_build_object('inboxId', event.id)", from: 'event', where: "event.status = 'queued'" })}
