@@ -54,6 +54,32 @@ const waitingJobs = async () =>
 
 const countWhere = async (sql: string, params: unknown[]) => (await db.pool.query(`SELECT count(*)::int AS n FROM ${sql}`, params)).rows[0].n as number;
 
+/** A browser's cookie jar signed in to the dashboard: get a page, post a form of a page (its CSRF token). */
+async function signedIn(email: string, password: string) {
+  const cookies = new Map<string, string>();
+  const cookie = () => [...cookies.values()].join('; ');
+  const keep = (reply: Response) => reply.headers.getSetCookie().forEach((c) => cookies.set(c.split('=')[0]!, c.split(';')[0]!));
+  const get = async (path: string) => {
+    const reply = await fetch(`${api.url}${path}`, { headers: { cookie: cookie() }, redirect: 'manual' });
+    keep(reply);
+    return reply;
+  };
+  const post = async (path: string, fields: Record<string, string>, page: string) => {
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
+    const reply = await fetch(`${api.url}${path}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: cookie(), 'content-type': 'application/x-www-form-urlencoded', origin: api.url },
+      body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
+    });
+    keep(reply);
+    return reply;
+  };
+  const login = await post('/dashboard/login', { email, password }, await (await get('/dashboard/login')).text());
+  if (login.status !== 303) throw new Error(`sign-in: ${login.status}`);
+  return { get, post };
+}
+
 describe('the documented limits', () => {
   it('100,000 ids through the admin API (a body over 100 kB) are accepted at once (202) and the job moves every one of them', async () => {
     const shop = await seedProgram(api);
@@ -112,26 +138,7 @@ describe('a large bulk action runs as a job', () => {
     const email = (await db.pool.query('SELECT email FROM accounts WHERE id = $1', [shop.accountId])).rows[0].email;
     await manyPartners(shop.programId, 1_600, { tag: 'spam', emails: true });
 
-    const cookies = new Map<string, string>();
-    const cookie = () => [...cookies.values()].join('; ');
-    const keep = (reply: Response) => reply.headers.getSetCookie().forEach((c) => cookies.set(c.split('=')[0]!, c.split(';')[0]!));
-    const get = async (path: string) => {
-      const reply = await fetch(`${api.url}${path}`, { headers: { cookie: cookie() }, redirect: 'manual' });
-      keep(reply);
-      return reply;
-    };
-    const post = async (path: string, fields: Record<string, string>, page: string) => {
-      const csrf = /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
-      const reply = await fetch(`${api.url}${path}`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { cookie: cookie(), 'content-type': 'application/x-www-form-urlencoded', origin: api.url },
-        body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
-      });
-      keep(reply);
-      return reply;
-    };
-    await post('/dashboard/login', { email, password: 'bulk owner password 1' }, await (await get('/dashboard/login')).text());
+    const { get, post } = await signedIn(email, 'bulk owner password 1');
     const partnersPage = await (await get(`/dashboard/programs/${shop.programId}/partners?tag=spam`)).text();
     const asked = await post(
       `/dashboard/programs/${shop.programId}/partners/bulk`,
@@ -264,4 +271,27 @@ describe('a large bulk action runs as a job', () => {
     expect(await must('GET', `/programs/${shop.programId}/bulk-actions/${next.id}`)).toMatchObject({ state: 'done', changed: 1_001 });
     expect(await countWhere("partners WHERE program_id = $1 AND status = 'archived' AND 'doomed' = ANY (tags)", [shop.programId])).toBe(500);
   }, 60_000);
+});
+
+describe('in the name of the asker', () => {
+  it('a chunk after the asker lost the right (here: the account suspended) stops the action, says why, and keeps what was done', async () => {
+    const shop = await seedProgram(api);
+    await must('PATCH', `/accounts/${shop.accountId}`, { password: 'bulk owner password 2' });
+    const email = (await db.pool.query('SELECT email FROM accounts WHERE id = $1', [shop.accountId])).rows[0].email;
+    await manyPartners(shop.programId, 1_200, { tag: 'gone' });
+    const { get, post } = await signedIn(email, 'bulk owner password 2');
+    const page = await (await get(`/dashboard/programs/${shop.programId}/partners?tag=gone`)).text();
+    const asked = await post(`/dashboard/programs/${shop.programId}/partners/bulk`, { all_matching: 'on', filter_tag: 'gone', action: 'archive', reason: '', group_id: '', reapply: 'after_30_days' }, page);
+    expect(asked.status).toBe(303);
+    const archived = () => countWhere("partners WHERE program_id = $1 AND status = 'archived'", [shop.programId]);
+    expect(await nextChunk()).toBe('chunk');
+    expect(await archived()).toBe(500);
+    await must('PATCH', `/accounts/${shop.accountId}`, { suspended: true });
+    expect(await nextChunk()).toBe('done');
+    expect(await archived()).toBe(500);
+    const { rows } = await db.pool.query('SELECT state, error FROM bulk_actions WHERE program_id = $1', [shop.programId]);
+    expect(rows).toEqual([{ state: 'failed', error: expect.stringContaining('may no longer change partners') }]);
+    expect(await nextChunk()).toBeNull();
+    await must('PATCH', `/accounts/${shop.accountId}`, { suspended: false });
+  }, 120_000);
 });

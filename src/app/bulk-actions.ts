@@ -7,7 +7,9 @@ import { errors } from '../core/errors.js';
 import { ACTION_APPLIES_TO, type BulkReport, type ReapplyRule, addToReport, emptyReport } from '../core/partners.js';
 import * as bulkActions from '../db/bulk-actions.js';
 import * as partners from '../db/partners.js';
-import { withTransaction } from '../db/pool.js';
+import { type PoolClient, withTransaction } from '../db/pool.js';
+import { currentRoleOf } from '../db/members.js';
+import { allows } from '../core/permissions.js';
 import { type ManagementDeps, type Scope, actorOf, programInScope, roleOf } from './management.js';
 import { PARTNER_CHUNK, type PartnerDeps, checkBulkRequest, chunkAction, partnerChunkIn, runBulkInline } from './partners.js';
 
@@ -89,6 +91,18 @@ export async function showBulkAction(deps: ManagementDeps, scope: Scope, program
 const scopeOf = (row: bulkActions.BulkActionRow): Scope =>
   row.scopeRole === 'operator' ? { kind: 'operator', actor: row.actor } : { kind: 'account', accountId: row.accountId, role: row.scopeRole, actor: row.actor };
 
+export const ASKER_GONE = 'Stopped: the person who asked may no longer change partners (removed, a role without it, or the account suspended). What earlier chunks changed stays.';
+
+/** Whether the asker (a member, a CLI token, or the account's own sign-in) still holds a role that may change partners; the operator always does. */
+async function askerMayStill(client: PoolClient, row: bulkActions.BulkActionRow): Promise<boolean> {
+  if (row.scopeRole === 'operator') return true;
+  const id = row.actor.id ?? '';
+  const memberId = id.startsWith('account:') ? null : Number(id);
+  if (memberId !== null && !Number.isSafeInteger(memberId)) return false;
+  const role = await currentRoleOf(client, row.accountId, memberId);
+  return role !== null && allows(role, 'partners');
+}
+
 /**
  * The job: the bulk action's next chunk, in one transaction with its progress and the next
  * chunk's job. 'stale': this chunk was done already (a job retried after its commit), or the
@@ -101,6 +115,12 @@ export async function runBulkActionChunk(deps: PartnerDeps, job: bulkActions.Bul
   return withTransaction(deps.pool, async (client) => {
     const row = await bulkActions.lockBulkAction(client, job.bulkActionId);
     if (!row || row.state === 'done' || row.state === 'failed' || row.chunksDone !== job.chunk) return 'stale';
+    // Each chunk runs in the asker's name: one who has since been removed, lost the right, or whose
+    // account was suspended stops the action here (what earlier chunks did stays, the report says why).
+    if (!(await askerMayStill(client, row))) {
+      await bulkActions.finishAndPassTurn(client, row, { state: 'failed', error: ASKER_GONE }, deps.now());
+      return 'done';
+    }
     const ids =
       row.selection === 'ids'
         ? await bulkActions.nextIdsGiven(client, row.id, row.idsDone, PARTNER_CHUNK)

@@ -281,7 +281,7 @@ export async function createAccount(deps: ManagementDeps, input: { email: string
   return account;
 }
 
-/** Suspends or restores an account, or sets its password (which signs out its other tokens). */
+/** Suspends or restores an account, or sets its password (which ends its own sign-in's sessions and CLI tokens; members keep theirs). */
 export async function updateAccount(deps: ManagementDeps, accountId: number, input: { suspended?: boolean; password?: string }) {
   if (input.password && !(await setAccountPassword(deps.pool, accountId, await hashPassword(input.password)))) {
     throw errors.notFound('Account not found');

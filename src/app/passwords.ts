@@ -30,6 +30,8 @@ const emailInput = z.object({ email: z.email('Give the email address you sign in
 const newPasswordInput = z.object({ password: z.string().min(12, 'A password of at least 12 characters.').max(200) });
 
 const asPerson = (person: Person, email: string, ip: string | null): Actor => ({ type: 'member', id: personId(person), label: email, ip });
+/** Whoever typed the address on the form: not (yet) known to be the person. */
+const resetForm = (ip: string | null): Actor => ({ type: 'system', id: null, label: 'password reset form', ip });
 
 /**
  * Someone asks for a reset link. The same answer (nothing) for every address; a link and its mail
@@ -57,7 +59,7 @@ export async function requestPasswordReset(deps: PasswordDeps, input: unknown, i
       }),
     ]);
     for (const person of people) {
-      await audit(client, { kind: 'account', accountId: person.accountId, actor: asPerson(person, person.email, ip) }, [
+      await audit(client, { kind: 'account', accountId: person.accountId, actor: resetForm(ip) }, [
         { programId: null, action: 'password.reset_requested', objectType: 'member', objectId: personId(person) },
       ]);
     }
@@ -78,6 +80,7 @@ export async function resetPassword(deps: PasswordDeps, token: string, input: un
   const email = await withTransaction(deps.pool, async (client) => {
     const address = TOKEN.test(token) ? await passwords.usePasswordReset(client, sha256(token), now) : null;
     if (!address) throw errors.badRequest('This link expired or was already used. Ask for a new one.');
+    await passwords.closePasswordResets(client, address, now);
     for (const person of await passwords.peopleOfAddress(client, address)) {
       const had = (await passwords.passwordHashOf(client, person)) !== null;
       await passwords.setPasswordOf(client, person, hash);
@@ -107,6 +110,8 @@ export async function changePassword(deps: PasswordDeps, person: Person, actor: 
   const hash = await hashPassword(password);
   return withTransaction(deps.pool, async (client) => {
     await passwords.setPasswordOf(client, person, hash);
+    const address = await passwords.addressOf(client, person);
+    if (address) await passwords.closePasswordResets(client, address, deps.now());
     const ended = await endSignInsOf(client, person, deps.now(), currentSessionToken);
     await audit(client, { kind: 'account', accountId: person.accountId, actor }, [{
       programId: null,

@@ -51,7 +51,7 @@ export const RATE_LIMITS = {
   /** ... per address and client IP together (someone else's guesses never lock a person out) ... */
   signInPerAccountAndIp: { bucket: 'sign_in_account_ip', limit: 10, windowSeconds: 900 },
   /** ... and per address whatever the IP, slower: many IPs cannot guess one password (src/core/sign-in-limits.ts). */
-  signInPerAccount: { bucket: 'sign_in_account', limit: 50, windowSeconds: 3600 },
+  signInPerAccount: { bucket: 'sign_in_address_hour', limit: 50, windowSeconds: 3600 },
   /** Password reset requests, per client IP (the answer is the same for every address). */
   passwordResetPerIp: { bucket: 'password_reset_ip', limit: 5, windowSeconds: 900 },
   /** Partner sign-in links, per client IP and address together: someone else's requests never lock a partner out. */

@@ -83,12 +83,12 @@ export async function findOrCreateAccount(db: Queryable, email: string, name: st
   return rows[0] as { id: number; email: string; suspended: boolean };
 }
 
-/** A new password signs the account out everywhere: its CLI tokens and dashboard sessions end. */
+/** A new password for the account's own sign-in (member_id null): its CLI tokens and dashboard sessions end, in the same statement; members keep theirs. */
 export async function setAccountPassword(db: Queryable, accountId: number, passwordHash: string): Promise<boolean> {
   const { rows } = await db.query(
     `WITH changed AS (UPDATE accounts SET password_hash = $2 WHERE id = $1 RETURNING id),
-          tokens AS (UPDATE cli_tokens SET revoked_at = now() WHERE account_id IN (SELECT id FROM changed) AND revoked_at IS NULL),
-          sessions AS (DELETE FROM dashboard_sessions WHERE account_id IN (SELECT id FROM changed))
+          tokens AS (UPDATE cli_tokens SET revoked_at = now() WHERE account_id IN (SELECT id FROM changed) AND member_id IS NULL AND revoked_at IS NULL),
+          sessions AS (DELETE FROM dashboard_sessions WHERE account_id IN (SELECT id FROM changed) AND member_id IS NULL)
      SELECT count(*)::int AS n FROM changed`,
     [accountId, passwordHash],
   );

@@ -2,6 +2,7 @@
 // what a session or a password sign-in resolves to. Scoped by account throughout.
 import type { Role } from '../core/permissions.js';
 import type { Pool, PoolClient } from './pool.js';
+import { endSignInsOf } from './sign-ins.js';
 
 type Queryable = Pool | PoolClient;
 
@@ -80,6 +81,20 @@ export async function setRole(client: PoolClient, accountId: number, memberId: n
 /** Removed: their sessions end and their CLI tokens stop at once. */
 export async function removeMember(client: PoolClient, accountId: number, memberId: number, at: Date): Promise<void> {
   await client.query('UPDATE account_members SET removed_at = $3 WHERE account_id = $1 AND id = $2 AND removed_at IS NULL', [accountId, memberId, at]);
-  await client.query('DELETE FROM dashboard_sessions WHERE member_id = $1', [memberId]);
-  await client.query('UPDATE cli_tokens SET revoked_at = $2 WHERE member_id = $1 AND revoked_at IS NULL', [memberId, at]);
+  await endSignInsOf(client, { accountId, memberId }, at);
+}
+
+/**
+ * The role a person holds now (null: removed, never joined, or the account suspended); memberId
+ * null is the account's own sign-in, an owner. Long work done in someone's name checks it again.
+ */
+export async function currentRoleOf(db: Pool | PoolClient, accountId: number, memberId: number | null): Promise<Role | null> {
+  const { rows } = memberId === null
+    ? await db.query(`SELECT 'owner' AS role FROM accounts WHERE id = $1 AND NOT suspended`, [accountId])
+    : await db.query(
+        `SELECT m.role FROM account_members m JOIN accounts a ON a.id = m.account_id
+          WHERE m.account_id = $1 AND m.id = $2 AND m.removed_at IS NULL AND m.accepted_at IS NOT NULL AND NOT a.suspended`,
+        [accountId, memberId],
+      );
+  return (rows[0]?.role as Role | undefined) ?? null;
 }

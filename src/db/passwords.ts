@@ -44,3 +44,16 @@ export async function usePasswordReset(db: Queryable, tokenHash: Buffer, now: Da
   const { rows } = await db.query('UPDATE password_resets SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING email', [tokenHash, now]);
   return (rows[0]?.email as string | undefined) ?? null;
 }
+
+/** Every reset link of an address still open is closed: once a password is set, older links are spent too. */
+export async function closePasswordResets(db: Queryable, email: string, now: Date): Promise<void> {
+  await db.query('UPDATE password_resets SET used_at = $2 WHERE email = lower($1) AND used_at IS NULL', [email.trim(), now]);
+}
+
+/** The address a person signs in with. */
+export async function addressOf(db: Queryable, person: Person): Promise<string | null> {
+  const { rows } = person.memberId === null
+    ? await db.query('SELECT email FROM accounts WHERE id = $1', [person.accountId])
+    : await db.query('SELECT email FROM account_members WHERE account_id = $1 AND id = $2', [person.accountId, person.memberId]);
+  return (rows[0]?.email as string | undefined) ?? null;
+}

@@ -120,6 +120,9 @@ export const storeEventStatement = (jobSchema: string) => `WITH key AS (
        SELECT key.stripe_event_id, $2::text, $3::bigint, $4::text, $5::text, $6::boolean, $7::text, $8::jsonb, $9::bytea, $10::text, $11::text,
               $12::text[], $13::text, now() + make_interval(days => $14::int)
          FROM key
+       -- An inbox row without a key (stored by a version before migration 0039 while it ran beside
+       -- this one) is a redelivery too: answered as one, never an error. The normal path never conflicts here.
+       ON CONFLICT (stripe_event_id) DO NOTHING
        RETURNING id, status
      ), job AS (
        ${insertJobs({ schema: jobSchema, queue: '$15', data: "jsonb_build_object('inboxId', event.id)", from: 'event', where: "event.status = 'queued'" })}
@@ -176,6 +179,7 @@ const STORE_EVENTS = (jobSchema: string) => `WITH input AS (
               ARRAY(SELECT jsonb_array_elements_text(object_ids::jsonb)), waiting_for,
               now() + make_interval(days => wait_days)
          FROM first JOIN key USING (stripe_event_id) ORDER BY n
+       ON CONFLICT (stripe_event_id) DO NOTHING
        RETURNING id, status, stripe_event_id
      ), job AS (
        ${insertJobs({ schema: jobSchema, queue: '$14', data: "jsonb_build_object('inboxId', event.id)", from: 'event', where: "event.status = 'queued'" })}
