@@ -331,6 +331,32 @@ describe('password reset by mail', () => {
     }
   });
 
+  it('using one link closes the address’s other open links', async () => {
+    const team = await makeTeam('team password 1234');
+    const asker = visitor();
+    await asker.get('/dashboard/password/forgot');
+    await asker.post('/dashboard/password/forgot', { email: team.emails.account });
+    await outboxSent(db.pool);
+    const older = resetLink(team.emails.account)!;
+    await asker.get('/dashboard/password/forgot');
+    await asker.post('/dashboard/password/forgot', { email: team.emails.account });
+    await outboxSent(db.pool);
+    const newer = resetLink(team.emails.account)!;
+    expect(newer).not.toBe(older);
+    const browser = visitor();
+    await browser.get(newer);
+    expect((await browser.post('/dashboard/password/reset', { token: newer.split('token=')[1]!, password: 'owner newer password 42' })).location).toBe('/dashboard/login?done=reset');
+    // The older link's page says it is spent, and posting it anyway changes nothing.
+    expect((await visitor().get(older)).status).toBe(400);
+    const again = visitor();
+    await again.get('/dashboard/password/forgot');
+    const reply = await again.post('/dashboard/password/reset', { token: older.split('token=')[1]!, password: 'someone else password 42' });
+    expect(reply.status).toBe(400);
+    const b = visitor();
+    await b.get('/dashboard/login');
+    expect((await b.post('/dashboard/login', { email: team.emails.account, password: 'owner newer password 42' })).location).toBe('/dashboard');
+  });
+
   it('the account’s own sign-in (no member row) resets too', async () => {
     const team = await makeTeam('team password 1234');
     const asker = visitor();

@@ -123,3 +123,19 @@ it('a redelivery of an event whose worker batch is mid-transaction, and a new ev
   expect(await count(db.pool, "SELECT 1 FROM pgboss.job WHERE name = 'stripe-events' AND data ->> 'inboxId' = $1", [String(ids[0])])).toBe(1);
   expect(await count(db.pool, "SELECT 1 FROM pgboss.job WHERE name = 'stripe-events' AND data ->> 'inboxId' = $1", [String(fresh!.body.id)])).toBe(1);
 });
+
+it('an inbox row without its key (stored by a version before migration 0039 running beside this one) is answered as a redelivery, alone and in one statement with others', async () => {
+  const { shop, run } = await seedStripeCustomer(api);
+  const endpoint = `/api/v1/webhooks/stripe/${shop.programId}`;
+  const event = await fixture('checkout.session.completed.payment', { run: `${run}_old`, customer_key: `user_${run}_old`, program_id: shop.programId, email: `buyer_${run}_old@example.com` });
+  const first = await deliver(api, endpoint, event);
+  expect(first.status).toBe(200);
+  await db.pool.query('DELETE FROM webhook_event_keys WHERE stripe_event_id = $1', [event.id]);
+  const again = await deliver(api, endpoint, event);
+  expect(again.status).toBe(200);
+  expect(again.body).toMatchObject({ received: true, id: first.body.id, duplicate: true });
+  await db.pool.query('DELETE FROM webhook_event_keys WHERE stripe_event_id = $1', [event.id]);
+  const together = await storeEvents(db.pool, STRIPE_EVENTS_JOB_QUEUE, [inboxEvent(shop.programId, event as { id: string }), inboxEvent(shop.programId, { id: `evt_${run}_beside` })]);
+  expect(together).toEqual([{ id: first.body.id, duplicate: true, status: expect.any(String) }, { id: expect.any(Number), duplicate: false, status: 'queued' }]);
+  expect(await count(db.pool, 'SELECT 1 FROM webhook_events WHERE stripe_event_id = $1', [event.id])).toBe(1);
+});
