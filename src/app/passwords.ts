@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { errors } from '../core/errors.js';
 import { mail } from '../core/mail.js';
 import { sha256 } from '../core/secrets.js';
-import { queueMails } from '../db/mail.js';
+import { requestPasswordResetLink } from '../db/mail.js';
 import * as passwords from '../db/passwords.js';
 import { type Pool, withTransaction } from '../db/pool.js';
 import { type Person, endSignInsOf } from '../db/sign-ins.js';
@@ -34,8 +34,9 @@ const asPerson = (person: Person, email: string, ip: string | null): Actor => ({
 const resetForm = (ip: string | null): Actor => ({ type: 'system', id: null, label: 'password reset form', ip });
 
 /**
- * Someone asks for a reset link. The same answer (nothing) for every address; a link and its mail
- * are written only for an address that signs in somewhere, and at most a few an hour per address.
+ * Someone asks for a reset link. The same answer (nothing) and the same one statement for every
+ * address; a link, its mail and its audit entries are written only for an address that signs in
+ * somewhere, and at most a few an hour per address.
  */
 export async function requestPasswordReset(deps: PasswordDeps, input: unknown, ip: string | null): Promise<void> {
   const { email } = parseInput(emailInput, input);
@@ -44,26 +45,15 @@ export async function requestPasswordReset(deps: PasswordDeps, input: unknown, i
   if (!(await mayMailAddress(deps.pool, email, now))) return;
   const token = randomBytes(32).toString('base64url');
   const tokenHash = sha256(token);
-  await withTransaction(deps.pool, async (client) => {
-    const people = await passwords.peopleOfAddress(client, email);
-    if (people.length === 0) return;
-    await passwords.insertPasswordReset(client, tokenHash, email, new Date(now.getTime() + PASSWORD_RESET_TTL_MS));
-    await queueMails(client, [
-      mail('password_reset', {
-        programId: null,
-        to: people[0]!.email,
-        senderName: 'Affix',
-        subject: 'Reset your Affix password',
-        body: `Someone (we hope you) asked to reset the password of ${people[0]!.email} on Affix.\n\nChoose a new password: ${deps.publicUrl}/dashboard/password/reset?token=${token}\n\nThe link works once, within 30 minutes. Using it signs you out everywhere (every browser and every CLI). If you did not ask, ignore this mail: your password stays as it is.\n`,
-        dedupeKey: `password_reset:${tokenHash.toString('hex')}`,
-      }),
-    ]);
-    for (const person of people) {
-      await audit(client, { kind: 'account', accountId: person.accountId, actor: resetForm(ip) }, [
-        { programId: null, action: 'password.reset_requested', objectType: 'member', objectId: personId(person) },
-      ]);
-    }
-  });
+  const address = email.trim().toLowerCase();
+  await requestPasswordResetLink(deps.pool, { tokenHash, email: address, expiresAt: new Date(now.getTime() + PASSWORD_RESET_TTL_MS) }, resetForm(ip), mail('password_reset', {
+    programId: null,
+    to: address,
+    senderName: 'Affix',
+    subject: 'Reset your Affix password',
+    body: `Someone (we hope you) asked to reset the password of ${address} on Affix.\n\nChoose a new password: ${deps.publicUrl}/dashboard/password/reset?token=${token}\n\nThe link works once, within 30 minutes. Using it signs you out everywhere (every browser and every CLI). If you did not ask, ignore this mail: your password stays as it is.\n`,
+    dedupeKey: `password_reset:${tokenHash.toString('hex')}`,
+  }));
 }
 
 /** Whether a reset link can still be used (the page asks for the new password only then). */

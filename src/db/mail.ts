@@ -77,6 +77,34 @@ export async function requestPartnerLink(pool: Pool, link: { tokenHash: Buffer; 
   );
 }
 
+/**
+ * Someone asks for a password reset link: like the partner's sign-in link, one statement whatever
+ * the address, so the answer's time does not say whether it signs in anywhere. The link, its mail
+ * and an audit entry per sign-in of the address (its account, each joined membership) are written
+ * only when there is one.
+ */
+export async function requestPasswordResetLink(
+  pool: Pool,
+  link: { tokenHash: Buffer; email: string; expiresAt: Date },
+  asker: { type: string; id: string | null; label: string | null; ip: string | null },
+  mail: OutgoingMail,
+): Promise<void> {
+  await pool.query(
+    `WITH people AS (
+       SELECT id AS account_id, 'account:' || id AS person FROM accounts WHERE email = lower($10)
+       UNION ALL
+       SELECT account_id, id::text FROM account_members WHERE lower(email) = lower($10) AND removed_at IS NULL AND accepted_at IS NOT NULL
+     ), link AS (
+       INSERT INTO password_resets (token_hash, email, expires_at) SELECT $11, lower($10), $12 WHERE EXISTS (SELECT 1 FROM people) RETURNING 1
+     ), audited AS (
+       INSERT INTO audit_log (account_id, program_id, actor_type, actor_id, actor_label, action, object_type, object_id, changes, ip)
+       SELECT p.account_id, NULL, $13, $14, $15, 'password.reset_requested', 'member', p.person, '{}'::jsonb, $16::inet FROM people p, link
+     ), ${outboxInsert(`${MAILS} CROSS JOIN link`)}
+     SELECT (SELECT count(*) FROM made) AS n, (SELECT count(*) FROM woken) AS woken`,
+    [...columns([mail]), link.email.trim(), link.tokenHash, link.expiresAt, asker.type, asker.id, asker.label, asker.ip],
+  );
+}
+
 export interface StoredMail {
   id: number;
   programId: number | null;

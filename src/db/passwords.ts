@@ -29,10 +29,6 @@ export async function setPasswordOf(db: Queryable, person: Person, passwordHash:
   else await db.query('UPDATE account_members SET password_hash = $3 WHERE account_id = $1 AND id = $2 AND removed_at IS NULL', [person.accountId, person.memberId, passwordHash]);
 }
 
-export async function insertPasswordReset(db: Queryable, tokenHash: Buffer, email: string, expiresAt: Date): Promise<void> {
-  await db.query('INSERT INTO password_resets (token_hash, email, expires_at) VALUES ($1, lower($2), $3)', [tokenHash, email.trim(), expiresAt]);
-}
-
 /** The address a reset link is for, if it can still be used. */
 export async function openPasswordReset(db: Queryable, tokenHash: Buffer, now: Date): Promise<string | null> {
   const { rows } = await db.query('SELECT email FROM password_resets WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2', [tokenHash, now]);
