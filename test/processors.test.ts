@@ -246,10 +246,14 @@ describe('paddle only', () => {
     await processEventsInOrder(api, [id!]);
     expect((await db.pool.query('SELECT status, reason FROM webhook_events WHERE id = $1', [id])).rows[0]).toEqual({ status: 'ignored', reason: 'adjustment refund is pending_approval: only an approved one moves money' });
     const first = JSON.stringify(await fixture(paddle, '01-transaction.completed', vars));
-    const old = paddleSignature(first, PADDLE_SECRET, Math.floor(Date.now() / 1000) - 25 * 3600);
-    expect((await api.request('POST', `/api/v1/webhooks/paddle/${shop.programId}`, { raw: first, headers: { 'Paddle-Signature': old } })).status).toBe(400);
-    // An hour in a queue is fine (Paddle's SDK would refuse it after 5 s).
-    const ts = Math.floor(Date.now() / 1000) - 3600;
+    // An hour old is a replay, not a delivery: Paddle signs each attempt when it sends it (5 minutes by default).
+    const old = paddleSignature(first, PADDLE_SECRET, Math.floor(Date.now() / 1000) - 3600);
+    const refused = await api.request('POST', `/api/v1/webhooks/paddle/${shop.programId}`, { raw: first, headers: { 'Paddle-Signature': old } });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('older than 300 seconds');
+    expect((await db.pool.query('SELECT count(*)::int AS n FROM sales WHERE program_id = $1', [shop.programId])).rows[0].n).toBe(0);
+    // Four minutes in a queue or behind a proxy is fine (Paddle's SDK would refuse it after 5 s).
+    const ts = Math.floor(Date.now() / 1000) - 240;
     const rotated = `ts=${ts};h1=${hmac('the-old-secret', `${ts}:${first}`)};h1=${hmac(PADDLE_SECRET, `${ts}:${first}`)}`;
     expect((await api.request('POST', `/api/v1/webhooks/paddle/${shop.programId}`, { raw: first, headers: { 'Paddle-Signature': rotated } })).status).toBe(200);
   });

@@ -11,12 +11,12 @@ import type { IntakeDeps, Received, SignedDelivery } from './stripe-intake.js';
 
 interface Door {
   adapter: ProcessorAdapter;
-  verify: (rawBody: Buffer, signature: unknown, secret: string, now: Date) => void;
+  verify: (rawBody: Buffer, signature: unknown, secret: string, now: Date, deps: IntakeDeps) => void;
   name: string;
 }
 
 const DOORS: Record<ConnectedProcessor, Door> = {
-  paddle: { adapter: ADAPTERS.paddle, verify: verifyPaddleSignature, name: 'Paddle' },
+  paddle: { adapter: ADAPTERS.paddle, verify: (raw, signature, secret, now, deps) => verifyPaddleSignature(raw, signature, secret, now, deps.paddleToleranceSeconds), name: 'Paddle' },
   lemonsqueezy: { adapter: ADAPTERS.lemonsqueezy, verify: (raw, signature, secret) => verifyLemonSqueezySignature(raw, signature, secret), name: 'Lemon Squeezy' },
 };
 
@@ -29,7 +29,7 @@ export async function receiveProcessorEvent(deps: IntakeDeps, processor: Connect
   if (!deps.secretBox) throw errors.badRequest(`Set AFFIX_SECRET_KEY to open the ${door.name} signing secret`);
   if (!Buffer.isBuffer(delivery.rawBody)) throw errors.badRequest('Webhook body must be the raw request body');
   try {
-    door.verify(delivery.rawBody, delivery.signature, deps.secretBox.open(endpoint.secretSealed), now);
+    door.verify(delivery.rawBody, delivery.signature, deps.secretBox.open(endpoint.secretSealed), now, deps);
   } catch (error) {
     // The set-up page shows the last failure; a failure to note it changes nothing.
     await noteProcessorSignatureFailure(deps.pool, programId, processor, (error as Error).message).catch(() => undefined);

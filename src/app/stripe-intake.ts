@@ -40,6 +40,8 @@ export interface IntakeDeps {
   /** The platform's Connect endpoint secret, when Connect is configured. */
   connectSecret: string | null;
   retentionDays: number;
+  /** How old a Paddle signature may be (default PADDLE_TOLERANCE_SECONDS). */
+  paddleToleranceSeconds?: number;
 }
 
 /** What came over the wire, untouched: Stripe signs these exact bytes. */

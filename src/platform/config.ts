@@ -30,6 +30,8 @@ const schema = z.object({
   STRIPE_CONNECT_CLIENT_ID: z.string().regex(/^ca_\w+$/, 'STRIPE_CONNECT_CLIENT_ID must be a Connect client id (ca_...)').optional(),
   STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_\w+$/, 'STRIPE_SECRET_KEY must be a secret or restricted key (sk_..., rk_...)').optional(),
   AFFIX_WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  // How old a Paddle signature may be (docs/paddle.md): 5 minutes, up to a day for a slow path in between.
+  AFFIX_PADDLE_SIGNATURE_TOLERANCE_SECONDS: z.coerce.number().int().min(5).max(86_400).default(300),
   // A link and its program are believed for this long (a second at most: a link turned off answers 410 within it everywhere).
   AFFIX_LINK_CACHE_MS: z.coerce.number().int().min(0).max(1000).default(500),
   // A process started before its database waits this long for it (backoff, logged), then gives up.
@@ -92,6 +94,8 @@ export interface Config {
   oidc: { issuer: string; clientId: string; jwksUrl?: string } | undefined;
   /** Days a final Stripe event keeps its payload (customer emails, names) before it is purged. */
   webhookRetentionDays: number;
+  /** How old a Paddle signature may be, in seconds (AFFIX_PADDLE_SIGNATURE_TOLERANCE_SECONDS). */
+  paddleSignatureToleranceSeconds: number;
   worker: { concurrency: number; batchSize: number; retryLimit: number; retryDelaySeconds: number; pollSeconds: number };
   /** Webhooks to the brand: may they reach private and loopback addresses (never in production), and the wait before each retry. */
   outbound: {
@@ -171,6 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
         ? Object.freeze({ issuer: e.AFFIX_OIDC_ISSUER, clientId: e.AFFIX_OIDC_CLIENT_ID, jwksUrl: e.AFFIX_OIDC_JWKS_URL })
         : undefined,
     webhookRetentionDays: e.AFFIX_WEBHOOK_RETENTION_DAYS,
+    paddleSignatureToleranceSeconds: e.AFFIX_PADDLE_SIGNATURE_TOLERANCE_SECONDS,
     worker: Object.freeze({
       concurrency: e.AFFIX_WORKER_CONCURRENCY,
       batchSize: e.AFFIX_WORKER_BATCH_SIZE,

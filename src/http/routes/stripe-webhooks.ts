@@ -37,6 +37,7 @@ export function stripeWebhookRoutes(deps: HttpDeps): Router {
     secretBox: deps.secretBox ?? null,
     connectSecret: deps.config.stripeConnectWebhookSecret ?? null,
     retentionDays: deps.config.webhookRetentionDays,
+    paddleToleranceSeconds: deps.config.paddleSignatureToleranceSeconds,
   });
   const delivery = (req: Request) => ({ rawBody: req.body, signature: req.headers['stripe-signature'] });
 
