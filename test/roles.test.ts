@@ -180,6 +180,47 @@ describe('the permission map', () => {
   });
 });
 
+describe('the API keys pages are owner and admin only', () => {
+  it('docs/team.md says so for finance and viewer, and the role words the team page shows agree', async () => {
+    const { ROLE_WORDS } = await import('../src/core/permissions.js');
+    const summary = readFileSync(new URL('../docs/team.md', import.meta.url), 'utf8').split('\n');
+    for (const role of ['finance', 'viewer'] as const) {
+      const row = summary.find((line) => line.startsWith(`| ${role} |`));
+      expect(row, role).toContain('not the API keys page (owner and admin only)');
+      expect(ROLE_WORDS[role], role).toContain('API keys');
+    }
+  });
+
+  it('finance and viewer get 403 on every keys route (GET and POST) and nothing changes; owner and admin get through', async () => {
+    const base = `/dashboard/programs/${shop.programId}/keys`;
+    const routes: [string, string][] = [
+      ['GET', base],
+      ['GET', `${base}/${shop.keyId}/regenerate`],
+      ['POST', base],
+      ['POST', `${base}/${shop.keyId}/regenerate`],
+      ['POST', `${base}/${shop.keyId}/rotate`],
+    ];
+    const keysNow = async () => (await db.pool.query('SELECT id, revoked_at, rotate_by FROM api_keys WHERE program_id = $1 ORDER BY id', [shop.programId])).rows;
+    const before = await keysNow();
+    for (const role of ['finance', 'viewer'] as const) {
+      for (const [method, path] of routes) {
+        const reply = await fetch(`${api.url}${path}`, {
+          method, redirect: 'manual',
+          headers: { cookie: cookies.get(role)!, 'content-type': 'application/x-www-form-urlencoded', origin: api.url },
+          body: method === 'GET' ? undefined : `rotate_by_${shop.keyId}=2999-01-01`,
+        });
+        expect(reply.status, `${role} ${method} ${path}`).toBe(403);
+        expect(await reply.text(), `${role} ${method} ${path}`).toContain(`Your role (${role}) does not allow this`);
+      }
+    }
+    expect(await keysNow()).toEqual(before);
+    for (const role of ['owner', 'admin'] as const) {
+      const page = await fetch(`${api.url}${base}`, { headers: { cookie: cookies.get(role)! } });
+      expect(page.status, role).toBe(200);
+    }
+  });
+});
+
 describe('the admin API', () => {
   it("every admin route is in the map (the operator's), and none answers a member's session", async () => {
     const { adminRoutes } = await import('../src/http/routes/admin.js');

@@ -8,8 +8,8 @@ export type Role = (typeof ROLES)[number];
 export const ROLE_WORDS: Record<Role, string> = {
   owner: 'Owner: everything, the team and the account',
   admin: 'Admin: programs, partners, links, keys, webhooks',
-  finance: 'Finance: commissions, approvals, payouts, exports',
-  viewer: 'Viewer: reads only, never partner emails or payout details',
+  finance: 'Finance: commissions, approvals, payouts, exports; not API keys',
+  viewer: 'Viewer: reads only, never partner emails, payout details or API keys',
 };
 
 const ALL: readonly Role[] = ROLES;
@@ -24,6 +24,7 @@ export const PERMISSIONS = {
   programs: MANAGE,
   partners: MANAGE,
   links: MANAGE,
+  /** The API keys page and its forms: keys are for those who may manage them, so even their prefixes stay with owner and admin. */
   keys: MANAGE,
   webhooks: MANAGE,
   stripe: MANAGE,

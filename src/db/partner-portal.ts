@@ -192,7 +192,11 @@ export async function payoutHistory(pool: Pool, partnerId: number): Promise<Payo
   }));
 }
 
-/** One payout of the partner's with the commissions it paid: the statement. Null when it is not theirs. */
+/**
+ * One payout of the partner's with the commissions it paid: the statement. Null when it is not theirs.
+ * Each line is the amount fixed when the payout was made (payout_cents): a later refund is a clawback
+ * on a later payout, never a change to what this one paid.
+ */
 export async function payoutStatement(pool: Pool, partnerId: number, payoutId: number) {
   const payout = await pool.query(
     `SELECT p.id, p.currency, p.amount_cents, p.status, p.reference, p.paid_at, p.created_at, pr.name AS program_name, pa.name AS partner_name
@@ -202,7 +206,7 @@ export async function payoutStatement(pool: Pool, partnerId: number, payoutId: n
   );
   if (!payout.rows[0]) return null;
   const lines = await pool.query(
-    `SELECT c.id, s.processor_event_id AS transaction_id, s.occurred_at, s.amount_cents AS sale_cents, c.amount_cents - c.deducted_cents AS earned_cents
+    `SELECT c.id, s.processor_event_id AS transaction_id, s.occurred_at, s.amount_cents AS sale_cents, c.payout_cents AS earned_cents
        FROM commissions c JOIN sales s ON s.id = c.sale_id WHERE c.payout_id = $1 AND c.partner_id = $2 ORDER BY c.id`,
     [payoutId, partnerId],
   );

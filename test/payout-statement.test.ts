@@ -1,0 +1,46 @@
+// A payout's statement shows what was paid: each line is the amount fixed when the payout was made,
+// so a refund that lands after the payout never changes the statement (docs/partners.md).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ManagementDeps } from '../src/app/management.js';
+import { OPERATOR } from '../src/app/management.js';
+import { portalPayoutStatement } from '../src/app/partner-portal.js';
+import * as payouts from '../src/app/payouts.js';
+import { type TestApi, type TestDatabase, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { apiRefund, apiSale } from './support/money.js';
+
+let db: TestDatabase;
+let api: TestApi;
+const clock = new Date(Date.now() + 60_000);
+const deps = (): ManagementDeps => ({ pool: db.pool, secretBox: null, now: () => clock });
+
+beforeAll(async () => {
+  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'payout-statement-test-key-0123' }, { queueUrl: 'own' }));
+});
+afterAll(() => closeTestApi({ db, api }));
+
+describe('payout statement', () => {
+  it('lists each commission at the amount paid, and the lines sum to the payout after a later refund', async () => {
+    const shop = await seedProgram(api, { commission_rate: 10 });
+    const email = `statement-${shop.partnerId}@example.com`;
+    await db.pool.query(`UPDATE partners SET email = $1, invited_at = now(), status = 'approved' WHERE id = $2`, [email, shop.partnerId]);
+    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: { USD: 1_000 } });
+    const first = await apiSale(api, shop, 50_000); // 5000
+    const second = await apiSale(api, shop, 30_000); // 3000
+    await payouts.approveDueCommissions(deps());
+    const run = await payouts.runPayouts(deps(), OPERATOR, shop.programId);
+    expect(run.payouts.map((p) => p.amountCents)).toEqual([8000]);
+    const payoutId = run.payouts[0]!.id;
+    await payouts.markPayoutPaid(deps(), OPERATOR, shop.programId, payoutId, { reference: 'BANK-1' });
+
+    // Half of the first sale refunded after it was paid: 2500 clawed back later, not from this payout.
+    await apiRefund(api, shop, first.transactionId, 25_000);
+
+    const csv = await portalPayoutStatement(deps(), email, shop.partnerId, payoutId);
+    const rows = csv.trim().split('\r\n').map((line) => line.split(','));
+    const line = (commissionId: number | null) => rows.find((r) => r[0] === String(commissionId));
+    expect(line(first.commissionId)?.[4]).toBe('50.00');
+    expect(line(second.commissionId)?.[4]).toBe('30.00');
+    expect(rows.find((r) => r[0] === 'clawbacks_settled')).toBeUndefined();
+    expect(rows.find((r) => r[0] === 'total')?.[4]).toBe('80.00');
+  });
+});
