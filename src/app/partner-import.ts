@@ -1,7 +1,8 @@
 // Importing partners from a CSV (docs/partners.md): columns found by their names (Affix's own
 // export, Rewardful's, FirstPromoter's, Tolt's), every row checked, a dry run that writes nothing
 // and names each bad row's problem, and a real run that writes the rest in chunks. A person
-// already in the program is left as is, so importing the same file again changes nothing.
+// already in the program (same email; without email or code, same name) is left as is, so
+// importing the same file again changes nothing.
 import { parse } from 'csv-parse/sync';
 import { z } from 'zod';
 import { errors } from '../core/errors.js';
@@ -49,6 +50,13 @@ function readCsv(text: string): string[][] {
   }
 }
 
+/**
+ * A row's identity in the program: its email; without one, its referral code (a new partner each);
+ * with neither, its name among the program's partners without an email (case ignored), so the
+ * same file again finds the partner it made.
+ */
+const identifiedByName = (row: ImportRow): boolean => !row.email && !row.code;
+
 /** Checks every row against the file itself and the program; the dry run stops here. */
 async function checkRows(deps: ManagementDeps, programId: number, records: string[][]) {
   const [header = [], ...body] = records;
@@ -63,6 +71,7 @@ async function checkRows(deps: ManagementDeps, programId: number, records: strin
   const read: ImportRow[] = [];
   const seenEmail = new Map<string, number>();
   const seenCode = new Map<string, number>();
+  const seenName = new Map<string, number>();
   body.forEach((cells, index) => {
     const line = index + 2; // the header is line 1
     const result = readImportRow(cells, mapping, line);
@@ -72,9 +81,12 @@ async function checkRows(deps: ManagementDeps, programId: number, records: strin
     if (email && seenEmail.has(email)) rowProblems.push(`same email as line ${seenEmail.get(email)}`);
     const codeKey = result.row.code?.toLowerCase();
     if (codeKey && seenCode.has(codeKey)) rowProblems.push(`same referral code as line ${seenCode.get(codeKey)}`);
+    const nameKey = identifiedByName(result.row) ? result.row.name.toLowerCase() : undefined;
+    if (nameKey && seenName.has(nameKey)) rowProblems.push(`same name as line ${seenName.get(nameKey)} (a row without email or code is known by its name)`);
     if (rowProblems.length) return problems.push({ line, problems: rowProblems });
     if (email) seenEmail.set(email, line);
     if (codeKey) seenCode.set(codeKey, line);
+    if (nameKey) seenName.set(nameKey, line);
     read.push(result.row);
   });
   const lookups = await imports.importLookups(
@@ -82,13 +94,18 @@ async function checkRows(deps: ManagementDeps, programId: number, records: strin
     programId,
     read.flatMap((r) => (r.email ? [r.email] : [])),
     read.flatMap((r) => (r.code ? [r.code] : [])),
+    read.flatMap((r) => (identifiedByName(r) ? [r.name] : [])),
   );
   const checked: CheckedRow[] = [];
   for (const row of read) {
     const rowProblems: string[] = [];
     const groupId = row.group ? (lookups.groupBySlug.get(row.group.toLowerCase()) ?? null) : null;
     if (row.group && groupId === null) rowProblems.push(`no group "${row.group.slice(0, 60)}" in this program`);
-    const existingPartnerId = row.email ? (lookups.partnerByEmail.get(row.email.toLowerCase()) ?? null) : null;
+    const existingPartnerId = row.email
+      ? (lookups.partnerByEmail.get(row.email.toLowerCase()) ?? null)
+      : identifiedByName(row)
+        ? (lookups.unmailedByName.get(row.name.toLowerCase()) ?? null)
+        : null;
     const holder = row.code ? lookups.codeHolder.get(row.code.toLowerCase()) : undefined;
     // A code is global (a referral URL resolves without a program): one held elsewhere is refused, as a link made by hand would be.
     if (holder && !(holder.programId === programId && holder.partnerId !== null && holder.partnerId === existingPartnerId)) {

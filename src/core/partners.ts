@@ -2,6 +2,7 @@
 // change, the terms a commission is made under, the risk signals of an application, and the
 // brand's application fields. Pure: the app layer reads and writes.
 import { NO_CONTROL_CHARACTERS, hasControlCharacter } from './names.js';
+import { unstorableText } from './storable-text.js';
 import type { CommissionType } from './types.js';
 
 export const PARTNER_STATUSES = ['applied', 'approved', 'rejected', 'invited', 'archived', 'banned'] as const;
@@ -243,7 +244,8 @@ export function mapColumns(header: readonly string[]): Partial<Record<ImportFiel
   const normalized = header.map(normalizeColumn);
   const mapping: Partial<Record<ImportField, number>> = {};
   for (const [field, names] of Object.entries(IMPORT_COLUMNS) as [ImportField, readonly string[]][]) {
-    const index = normalized.findIndex((column) => names.includes(column));
+    const keys = names.map(normalizeColumn);
+    const index = normalized.findIndex((column) => keys.includes(column));
     if (index >= 0) mapping[field] = index;
   }
   return mapping;
@@ -254,8 +256,7 @@ export const normalizeColumn = (column: string): string =>
     .replace(/^\uFEFF/, '')
     .trim()
     .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_|_$/g, '');
+    .replace(/[^a-z0-9]+/g, ''); // case and punctuation ignored: E-mail, e_mail and EMAIL are one column
 
 export interface ImportRow {
   line: number;
@@ -268,6 +269,18 @@ export interface ImportRow {
   tags: string[];
 }
 
+const IMPORT_FIELD_LABEL: Record<ImportField, string> = {
+  name: 'name',
+  first_name: 'first name',
+  last_name: 'last name',
+  email: 'email',
+  code: 'referral code',
+  paypal_email: 'payout email',
+  wise_email: 'payout email',
+  group: 'group',
+  tags: 'tags',
+};
+
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const CODE = /^[A-Za-z0-9_-]{3,64}$/;
 
@@ -275,10 +288,16 @@ const CODE = /^[A-Za-z0-9_-]{3,64}$/;
 export function readImportRow(cells: readonly string[], mapping: Partial<Record<ImportField, number>>, line: number): { row: ImportRow } | { problems: string[] } {
   const cell = (field: ImportField) => (mapping[field] === undefined ? '' : (cells[mapping[field]!] ?? '').trim());
   const problems: string[] = [];
+  // A cell PostgreSQL cannot store (a NUL) is this row's problem, found by the dry run as by the import.
+  for (const field of Object.keys(mapping) as ImportField[]) {
+    const unstorable = field === 'name' || field === 'first_name' || field === 'last_name' ? null : unstorableText(cell(field));
+    if (unstorable) problems.push(`${IMPORT_FIELD_LABEL[field]} ${unstorable}`);
+  }
   const name = cell('name') || [cell('first_name'), cell('last_name')].filter(Boolean).join(' ');
   if (!name) problems.push('no name');
   else if (name.length > 255) problems.push('name longer than 255 characters');
   else if (hasControlCharacter(name)) problems.push(`name ${NO_CONTROL_CHARACTERS}`);
+  else if (unstorableText(name)) problems.push(`name ${unstorableText(name)}`);
   const email = cell('email') || null;
   if (email && !EMAIL.test(email)) problems.push(`"${email.slice(0, 80)}" is not an email address`);
   const code = cell('code') || null;

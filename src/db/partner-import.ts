@@ -5,17 +5,28 @@ import type { Pool, PoolClient } from './pool.js';
 
 type Queryable = Pool | PoolClient;
 
-/** For these emails and codes: the program's partners by email, each code's holder (any program), the program's groups by slug. */
-export async function importLookups(db: Queryable, programId: number, emails: string[], codes: string[]) {
-  const [partners, links, groups] = await Promise.all([
+/**
+ * For these emails, codes and names: the program's partners by email, each code's holder (any
+ * program), the program's groups by slug, and its partners without an email by name (lowercase;
+ * the lowest id when a name is there twice).
+ */
+export async function importLookups(db: Queryable, programId: number, emails: string[], codes: string[], names: string[] = []) {
+  const [partners, links, groups, unmailed] = await Promise.all([
     db.query('SELECT id, lower(email) AS email FROM partners WHERE program_id = $1 AND lower(email) = ANY ($2::text[])', [programId, emails.map((e) => e.toLowerCase())]),
     db.query('SELECT DISTINCT ON (lower(short_link)) lower(short_link) AS code_key, program_id, partner_id FROM referral_links WHERE lower(short_link) = ANY ($1::text[]) ORDER BY lower(short_link), case_twin', [codes.map((c) => c.toLowerCase())]),
     db.query('SELECT id, slug FROM partner_groups WHERE program_id = $1', [programId]),
+    names.length
+      ? db.query('SELECT DISTINCT ON (lower(name)) id, lower(name) AS name_key FROM partners WHERE program_id = $1 AND email IS NULL AND lower(name) = ANY ($2::text[]) ORDER BY lower(name), id', [
+          programId,
+          names.map((n) => n.toLowerCase()),
+        ])
+      : { rows: [] as { id: string; name_key: string }[] },
   ]);
   return {
     partnerByEmail: new Map(partners.rows.map((r) => [r.email as string, Number(r.id)])),
     codeHolder: new Map(links.rows.map((r) => [r.code_key as string, { programId: r.program_id === null ? null : Number(r.program_id), partnerId: r.partner_id === null ? null : Number(r.partner_id) }])),
     groupBySlug: new Map(groups.rows.map((r) => [r.slug as string, Number(r.id)])),
+    unmailedByName: new Map(unmailed.rows.map((r) => [r.name_key as string, Number(r.id)])),
   };
 }
 

@@ -2,18 +2,9 @@
 // NUL characters and unpaired UTF-16 surrogates in text, and absurdly deep nesting.
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { errors } from '../core/errors.js';
+import { unstorableText } from '../core/storable-text.js';
 
 export const MAX_JSON_DEPTH = 32;
-
-// A surrogate half without its partner: a high one not followed by a low one, or a lone low one.
-const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** Why a text cannot be stored as PostgreSQL text, or null when it can. */
-export function unstorableText(text: string): string | null {
-  if (text.includes('\u0000')) return 'contains a NUL character';
-  if (UNPAIRED_SURROGATE.test(text)) return 'contains an unpaired surrogate (invalid Unicode)';
-  return null;
-}
 
 /** The first problem in a parsed body, named by its path ("items.2.name contains ..."). */
 export function findUnstorable(value: unknown, path: string[] = []): string | null {
