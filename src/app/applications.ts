@@ -12,7 +12,7 @@ import * as partners from '../db/partners.js';
 import { type PoolClient, isUniqueViolation, withTransaction } from '../db/pool.js';
 import { type ManagementDeps, type Scope, audit, parseInput, programInScope } from './management.js';
 import { SYSTEM, changedFields } from '../core/audit.js';
-import { type PartnerDeps, partnerBulk } from './partners.js';
+import { type PartnerDeps, checkBulkRequest, runBulkInline } from './partners.js';
 import { FORM_BOOLEAN } from './payouts.js';
 import { applicationReceivedMail, newApplicationMail, queueForManagers } from './mail.js';
 import { queueMails } from '../db/mail.js';
@@ -106,7 +106,8 @@ export async function apply(deps: PartnerDeps, programRef: string, groupSlug: st
   if (applied?.autoApprove) {
     // The system approves, as a manager would (the same bulk path): links, invitation, events.
     const system: Scope = { kind: 'operator', actor: SYSTEM(`auto-approve of group ${group!.name}`) };
-    await partnerBulk(deps, system, program.programId, { action: 'approve', partner_ids: [applied.partnerId], group_id: group!.id, reason: 'approved automatically' });
+    const request = await checkBulkRequest(deps, system, program.programId, { action: 'approve', partner_ids: [applied.partnerId], group_id: group!.id, reason: 'approved automatically' });
+    await runBulkInline(deps, system, request, true);
   }
   return { message: APPLICATION_RECEIVED };
 }

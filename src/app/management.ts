@@ -8,7 +8,7 @@ import { checkUpdateAgainst, parseNewProgram, parseProgramUpdate, referralUrl } 
 import * as admin from '../db/admin.js';
 import { programOwnedBy } from '../db/dashboard.js';
 import { type Pool, type PoolClient, withTransaction } from '../db/pool.js';
-import { type Actor, type AuditEntry, OPERATOR_ACTOR, changedFields } from '../core/audit.js';
+import { type Actor, type AuditEntry, OPERATOR_ACTOR, changedFields, recordedEntries } from '../core/audit.js';
 import type { Role } from '../core/permissions.js';
 import { appendAudit } from '../db/audit.js';
 import { setAccountPassword } from '../db/cli.js';
@@ -37,9 +37,9 @@ export type AuditScope = { kind: 'operator'; actor?: Actor } | { kind: 'account'
 export const actorOf = (scope: AuditScope): Actor =>
   scope.actor ?? (scope.kind === 'operator' ? OPERATOR_ACTOR : { type: 'member', id: String(scope.accountId), label: null, ip: null });
 
-/** Appends the change's audit entries in its transaction (src/db/audit.ts). */
+/** Appends the change's audit entries in its transaction (src/db/audit.ts); a save that changed nothing records none. */
 export const audit = (client: PoolClient | Pool, scope: AuditScope, entries: AuditEntry[]) =>
-  appendAudit(client, actorOf(scope), entries, scope.kind === 'account' ? scope.accountId : null);
+  appendAudit(client, actorOf(scope), recordedEntries(entries), scope.kind === 'account' ? scope.accountId : null);
 
 export interface ManagementDeps {
   pool: Pool;

@@ -421,10 +421,11 @@ export async function partnerBulk(deps: PartnerDeps, scope: Scope, programId: nu
   return runBulkInline(deps, scope, await checkBulkRequest(deps, scope, programId, input));
 }
 
-export async function runBulkInline(deps: PartnerDeps, scope: Scope, request: BulkRequest): Promise<BulkReport & { links_created: number }> {
+/** `auto`: the system decides (a group's auto-approve), not a person; the applications say so. */
+export async function runBulkInline(deps: PartnerDeps, scope: Scope, request: BulkRequest, auto = false): Promise<BulkReport & { links_created: number }> {
   const programId = request.program.id;
   const report = { ...emptyReport(request.action), links_created: 0 };
-  const action = chunkAction(request.program.name, request.action, request.parameters, deps.mailLinks ?? null);
+  const action = chunkAction(request.program.name, request.action, request.parameters, deps.mailLinks ?? null, auto);
   const chunk = async (ids: number[]) => {
     const { outcomes, linksCreated } = await withTransaction(deps.pool, (client) => partnerChunkIn(client, scope, programId, action, ids, deps.now()));
     for (const outcome of outcomes) addToReport(report, outcome);
@@ -451,15 +452,18 @@ export interface ChunkAction {
   reapply: ReapplyRule;
   programName: string;
   mailLinks: MailLinks | null;
+  /** Decided by the system (auto-approve) rather than a person. */
+  auto: boolean;
 }
 
-export const chunkAction = (programName: string, action: PartnerAction, p: BulkRequest['parameters'], mailLinks: MailLinks | null): ChunkAction => ({
+export const chunkAction = (programName: string, action: PartnerAction, p: BulkRequest['parameters'], mailLinks: MailLinks | null, auto = false): ChunkAction => ({
   action,
   reason: p.reason,
   groupId: p.groupId,
   reapply: p.reapply,
   programName,
   mailLinks,
+  auto,
 });
 
 export type ChunkOutcome = { id: number; skipped?: string };
@@ -487,11 +491,14 @@ export async function partnerChunkIn(client: PoolClient, scope: Scope, programId
       action: `partner.${a.action}`,
       objectType: 'partner',
       objectId: p.id,
-      changes: changedFields({ reason: null }, { reason: a.reason, ...(a.action === 'move_group' || (a.action === 'approve' && a.groupId !== null) ? { group_id: a.groupId } : {}) }),
+      // The action is the change: its entry stays without a reason or group (no `changes` then).
+      changes: nonEmpty(changedFields({ reason: null }, { reason: a.reason, ...(a.action === 'move_group' || (a.action === 'approve' && a.groupId !== null) ? { group_id: a.groupId } : {}) })),
     })),
   );
   return { outcomes, ...changed };
 }
+
+const nonEmpty = <T extends object>(changes: T): T | undefined => (Object.keys(changes).length ? changes : undefined);
 
 /** The partners the change concerns hear of it (approved, rejected, banned): one mail per partner with an email, per change. */
 async function mailDecision(client: PoolClient, programId: number, a: ChunkAction, chosen: partners.LockedPartner[], decision: 'approved' | 'rejected' | 'banned', changeKey: (p: partners.LockedPartner) => string) {
@@ -513,7 +520,7 @@ async function applyPartnerAction(client: PoolClient, programId: number, a: Chun
     case 'reject': {
       await partners.setStatus(client, ids, 'rejected', now);
       const pending = await applications.pendingApplicationsOf(client, ids);
-      await applications.decideApplications(client, [...pending.values()], { status: 'rejected', reason: a.reason, reapply: a.reapply, reapplyAfter: reapplyAfter(a.reapply, now), at: now, auto: false });
+      await applications.decideApplications(client, [...pending.values()], { status: 'rejected', reason: a.reason, reapply: a.reapply, reapplyAfter: reapplyAfter(a.reapply, now), at: now, auto: a.auto });
       await mailDecision(client, programId, a, chosen, 'rejected', (p) => `application:${pending.get(p.id) ?? now.toISOString()}`);
       await emitAll(client, programId, chosen.map((p) => partnerEvent(programId, 'partner.rejected', { partner_id: p.id, reason: a.reason, reapply: a.reapply })));
       return none;
@@ -565,12 +572,12 @@ async function approvePartners(client: PoolClient, programId: number, a: ChunkAc
   await partners.setStatus(client, ids, 'approved', now);
   if (a.groupId !== null) await partners.setGroup(client, ids, a.groupId);
   const pending = await applications.pendingApplicationsOf(client, ids);
-  await applications.decideApplications(client, [...pending.values()], { status: 'approved', reason: a.reason, reapply: null, reapplyAfter: null, at: now, auto: false });
+  await applications.decideApplications(client, [...pending.values()], { status: 'approved', reason: a.reason, reapply: null, reapplyAfter: null, at: now, auto: a.auto });
   const withoutLink = await partners.partnersWithoutLink(client, ids);
   await partners.insertLinks(client, programId, withoutLink.map((partnerId) => ({ partnerId, code: randomBytes(5).toString('hex') })));
   const invited = chosen.filter((p) => p.email);
   await partners.markInvited(client, invited.map((p) => p.id), now);
-  await emitAll(client, programId, chosen.map((p) => partnerEvent(programId, 'partner.approved', { partner_id: p.id, group_id: a.groupId ?? p.groupId })));
+  await emitAll(client, programId, chosen.map((p) => partnerEvent(programId, 'partner.approved', { partner_id: p.id, group_id: a.groupId ?? p.groupId, auto_decided: a.auto })));
   if (a.mailLinks) {
     // The welcome and the portal invitation (a sign-in link that lasts days), with the change.
     await mailDecision(client, programId, a, chosen, 'approved', (p) => `approval:${pending.get(p.id) ?? now.toISOString()}`);
@@ -599,11 +606,11 @@ function refusalWords(action: PartnerAction, refusal: string): string {
 /** CSV of the program's applications with their answers and stored terms acceptance, a chunk per page of 1,000 as it is read. */
 export async function* exportApplicationsCsv(deps: ManagementDeps, scope: Scope, programId: number): AsyncGenerator<string> {
   await programInScope(deps, scope, programId);
-  yield `${['application_id', 'partner_id', 'name', 'email', 'status', 'group', 'answers', 'terms_version', 'terms_accepted_at', 'terms_ip', 'reason', 'created_at'].join(',')}\r\n`;
+  yield `${['application_id', 'partner_id', 'name', 'email', 'status', 'group', 'answers', 'terms_version', 'terms_accepted_at', 'terms_ip', 'reason', 'auto_decided', 'created_at'].join(',')}\r\n`;
   for (let after = 0; ; ) {
     const rows = await applications.listApplications(deps.pool, programId, { afterId: after, limit: 1000 });
     yield rows
-      .map((r) => `${[r.id, r.partner_id, r.name, r.email, r.status, r.group_name, JSON.stringify(r.answers), r.terms_version, r.terms_accepted_at, r.terms_ip, r.reason, r.created_at].map(csvField).join(',')}\r\n`)
+      .map((r) => `${[r.id, r.partner_id, r.name, r.email, r.status, r.group_name, JSON.stringify(r.answers), r.terms_version, r.terms_accepted_at, r.terms_ip, r.reason, r.auto_decided, r.created_at].map(csvField).join(',')}\r\n`)
       .join('');
     if (rows.length < 1000) return;
     after = rows[rows.length - 1]!.id;

@@ -42,3 +42,10 @@ export function changedFields(before: Record<string, unknown> | null, after: Rec
   }
   return changes;
 }
+
+/**
+ * Only changes are recorded: an entry whose changed fields were worked out and came to none (a
+ * save that changed nothing) records nothing. An entry without `changes` is an act in itself.
+ */
+export const recordedEntries = (entries: AuditEntry[]): AuditEntry[] =>
+  entries.filter((entry) => entry.changes === undefined || Object.keys(entry.changes).length > 0);

@@ -116,7 +116,7 @@ ${data.list.applications.length === 0 ? html`<p>No ${data.status === 'all' ? '' 
 <p class="muted">${personal(view, a.email)} · applied ${day(a.created_at)}${a.group_name ? ` to ${a.group_name}` : ''} · accepted terms v${a.terms_version}${a.terms_ip && view.people ? ` from ${a.terms_ip}` : ''}</p>
 ${a.risk_signals.length ? html`<ul class="signals">${a.risk_signals.map((s: RiskSignal) => html`<li>${RISK_SIGNAL_WORDS[s]}</li>`)}</ul>` : html`<p class="ok">No risk signal.</p>`}
 ${Object.keys(a.answers).length ? html`<dl class="answers">${Object.entries(a.answers).map(([k, v]) => html`<div><dt>${settings.fields.find((f) => f.key === k)?.label ?? k}</dt><dd>${v}</dd></div>`)}</dl>` : ''}
-${a.status === 'rejected' ? html`<p>Rejected${a.reason ? `: ${a.reason}` : ''} (${REAPPLY_WORDS[a.reapply ?? 'never'].toLowerCase()}).</p>` : ''}</li>`,
+${a.status === 'rejected' ? html`<p>Rejected${a.reason ? `: ${a.reason}` : ''} (${REAPPLY_WORDS[a.reapply ?? 'never'].toLowerCase()}).</p>` : ''}${a.status === 'approved' && a.auto_decided ? html`<p class="muted">Approved automatically (the group's auto-approve).</p>` : ''}</li>`,
   )}</ul>
 ${bulkControls('app_', ['approve', 'reject'], groups, fe)}</form>`}
 ${data.list.next_cursor ? html`<nav class="pager" aria-label="Application pages"><a href="${base}/applications?status=${data.status}&after=${data.list.next_cursor}">Next applications</a></nav>` : ''}</section>
