@@ -337,7 +337,7 @@ describe('property: hostile signed bodies', () => {
     data: fc.oneof(fields(['id', 'customer_id', 'custom_data', 'currency_code', 'origin', 'subscription_id', 'billed_at', 'details', 'action', 'status', 'transaction_id', 'totals']), hostileValue),
   });
   const lemonBody = fc.record({
-    meta: fc.record({ event_name: fc.oneof(fc.constantFrom('order_created', 'subscription_payment_success', 'order_refunded', 'subscription_payment_refunded'), hostileText), custom_data: hostileValue, test_mode: hostileValue }),
+    meta: fc.record({ event_name: fc.oneof(fc.constantFrom('order_created', 'subscription_created', 'subscription_payment_success', 'order_refunded', 'subscription_payment_refunded'), hostileText), custom_data: hostileValue, test_mode: hostileValue }),
     data: fc.oneof(fc.record({ type: hostileText, id: hostileValue, attributes: fields(['customer_id', 'user_email', 'currency', 'status', 'total', 'tax', 'refunded_amount', 'created_at', 'updated_at', 'billing_reason', 'subscription_id']) }), hostileValue),
   });
 

@@ -26,7 +26,7 @@ describe.skipIf(!hasChromium)('the Paddle and Lemon Squeezy pages', () => {
 
     for (const [processor, name, secret, events] of [
       ['paddle', 'Paddle', 'pdl_ntfset_browser_secret', ['transaction.completed', 'adjustment.created', 'adjustment.updated']],
-      ['lemonsqueezy', 'Lemon Squeezy', 'lemon-browser-secret', ['order_created', 'subscription_payment_success', 'order_refunded', 'subscription_payment_refunded']],
+      ['lemonsqueezy', 'Lemon Squeezy', 'lemon-browser-secret', ['order_created', 'subscription_created', 'subscription_payment_success', 'order_refunded', 'subscription_payment_refunded']],
     ] as const) {
       const url = `${api.url}/dashboard/programs/${program.id}/${processor}`;
       await page.goto(url);

@@ -191,7 +191,7 @@ ${unreferred}`;
     case 'lemonsqueezy':
       return `## 3. Sale tracking (Lemon Squeezy)
 
-${webhook('Lemon Squeezy', '\`order_created\`, \`subscription_payment_success\`, \`order_refunded\`, \`subscription_payment_refunded\`')}
+${webhook('Lemon Squeezy', '\`order_created\`, \`subscription_created\`, \`subscription_payment_success\`, \`order_refunded\`, \`subscription_payment_refunded\`')}
 ### Lemon Squeezy checkout custom data
 
 \`\`\`js

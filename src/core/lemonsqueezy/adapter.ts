@@ -7,11 +7,14 @@ import { metadataText, readReferralMetadata } from '../referral-metadata.js';
 
 type Obj = Record<string, any>;
 
-export const LEMON_SQUEEZY_HANDLED_TYPES = ['order_created', 'subscription_payment_success', 'order_refunded', 'subscription_payment_refunded'] as const;
+export const LEMON_SQUEEZY_HANDLED_TYPES = ['order_created', 'subscription_created', 'subscription_payment_success', 'order_refunded', 'subscription_payment_refunded'] as const;
 
 /** The sale's transaction id: orders and subscription invoices are numbered apart. */
 const orderTransaction = (id: string) => `ls_order_${id}`;
 const invoiceTransaction = (id: string) => `ls_invoice_${id}`;
+/** The payment id a subscription's initial invoice is known by: subscription_created links it to the order's sale. */
+const initialInvoiceOf = (subscriptionId: string) => `ls_subscription_${subscriptionId}:initial`;
+const text = (value: unknown): string | null => (value === undefined || value === null ? null : metadataText(String(value)));
 const cents = (value: unknown): number => (typeof value === 'number' ? value : Number.NaN);
 const date = (value: unknown): Date => {
   const parsed = typeof value === 'string' ? new Date(value) : null;
@@ -69,9 +72,9 @@ function payment(read: Read, transactionId: string, livemode: boolean, recurring
 }
 
 /** `refunded_amount` is what was refunded in all, so far: each event counts only what is new. */
-const refund = (transactionId: string, a: Obj): ProcessorFact => ({
+const refund = (transactionId: string, a: Obj, alsoKnownAs: string[] = []): ProcessorFact => ({
   kind: 'refund',
-  refund: { processor: 'lemonsqueezy', paymentIds: [transactionId], transactionIds: [transactionId], chargeId: transactionId, refunds: null, cumulativeRefundedCents: cents(a.refunded_amount) },
+  refund: { processor: 'lemonsqueezy', paymentIds: [transactionId, ...alsoKnownAs], transactionIds: [transactionId], chargeId: transactionId, refunds: null, cumulativeRefundedCents: cents(a.refunded_amount) },
 });
 
 export const lemonSqueezyAdapter: ProcessorAdapter = {
@@ -99,14 +102,25 @@ export const lemonSqueezyAdapter: ProcessorAdapter = {
     switch (read.name) {
       case 'order_created':
         return payment(read, orderTransaction(read.id), livemode, false);
+      case 'subscription_created': {
+        // The initial invoice is paid by the subscription's order: its refund finds the order's sale through this link.
+        const orderId = text(read.attributes.order_id);
+        if (!orderId) return { kind: 'ignored', reason: 'the subscription names no order' };
+        return { kind: 'payment_link', transactionId: orderTransaction(orderId), paymentIds: [initialInvoiceOf(read.id)] };
+      }
       case 'subscription_payment_success':
         // A subscription's first payment comes both as its order and as an initial invoice: one sale, the order.
         if (read.attributes.billing_reason === 'initial') return { kind: 'ignored', reason: 'the first payment of a subscription is its order (order_created)' };
         return payment(read, invoiceTransaction(read.id), livemode, true);
       case 'order_refunded':
         return refund(orderTransaction(read.id), read.attributes);
-      case 'subscription_payment_refunded':
-        return refund(invoiceTransaction(read.id), read.attributes);
+      case 'subscription_payment_refunded': {
+        // The initial invoice's money is the order's (one sale): refunded_amount counts against that sale, so this
+        // and order_refunded for the same money count once, whichever comes first.
+        const subscriptionId = text(read.attributes.subscription_id);
+        const initial = read.attributes.billing_reason === 'initial' && subscriptionId ? [initialInvoiceOf(subscriptionId)] : [];
+        return refund(invoiceTransaction(read.id), read.attributes, initial);
+      }
       default:
         return { kind: 'ignored', reason: `event type ${read.name} is not handled` };
     }
