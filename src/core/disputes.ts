@@ -24,3 +24,10 @@ export function disputeEffect(event: DisputeEvent, status: string): DisputeEffec
   if (status === 'charge_refunded') return { effect: 'restore', why: 'dispute closed by a refund: the refund counts the money once' };
   return { effect: 'none', why: `dispute closed with status ${status}: nothing to change` };
 }
+
+/**
+ * Processors whose chargebacks and reversals are separate adjustments with their own ids and
+ * amounts (Paddle): what stands charged back is everything taken less everything given back,
+ * never below nothing. Any delivery order of the same adjustments gives the same figure.
+ */
+export const standingChargebackCents = (takenCents: number, givenBackCents: number): number => Math.max(0, takenCents - givenBackCents);

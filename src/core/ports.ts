@@ -212,6 +212,8 @@ export interface TrackingTx {
    * excluded, refunds that failed after being counted cumulatively taken back out.
    */
   processorRefundedCents(saleId: number, source: string): Promise<number>;
+  /** A sale's chargeback adjustments from one processor: cents taken and cents given back. */
+  chargebackAdjustmentCents(saleId: number, source: string): Promise<{ takenCents: number; givenBackCents: number }>;
   findActiveRefund(saleId: number, refundKey: string): Promise<CountedRefund | null>;
   /** Any row under this key, reverted or not. */
   refundKeyUsed(saleId: number, refundKey: string): Promise<boolean>;

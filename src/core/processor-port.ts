@@ -2,7 +2,7 @@
 // adapter: it reads its own events (envelope and meaning) and nothing else; attribution, the
 // first-paid-sale rule, refunds, disputes, the ledger, fraud holds and outbound events are the
 // core's (src/core/processor.ts), the same for all.
-import type { ProcessorDispute, ProcessorPayment, ProcessorRefund } from './processor.js';
+import type { ProcessorChargebackAdjustment, ProcessorDispute, ProcessorPayment, ProcessorRefund } from './processor.js';
 
 import type { ProcessorName } from './processor-names.js';
 
@@ -22,6 +22,8 @@ export type ProcessorFact =
   | { kind: 'refund_failed'; refund: { refundId: string; amountCents: number; paymentIds: string[]; status: string } }
   /** A chargeback: deducted while open or lost, restored when won. */
   | { kind: 'dispute'; dispute: ForProgram<ProcessorDispute>; effect: 'deduct' | 'restore'; why: string }
+  /** One chargeback adjustment with its own id and amount (Paddle): taken, or given back. */
+  | { kind: 'chargeback_adjustment'; adjustment: ForProgram<ProcessorChargebackAdjustment>; why: string }
   /** Which payment settled which transaction (a refund may name either). */
   | { kind: 'payment_link'; transactionId: string; paymentIds: string[] }
   | { kind: 'ignored'; reason: string };

@@ -5,7 +5,8 @@ import { customerForPromoCode } from './promo-codes.js';
 import { toSupportedCurrency } from './currency.js';
 import { attributedClick, customerForClick } from './customers.js';
 import { AffixError, errors } from './errors.js';
-import { amountProblem, reverseRefund } from './money.js';
+import { standingChargebackCents } from './disputes.js';
+import { amountProblem, applyRefund, reverseRefund } from './money.js';
 import type { Transactions, TrackingTx } from './ports.js';
 import { PROCESSOR_NAMES, type ProcessorName } from './processor-names.js';
 import { hashEmail } from './secrets.js';
@@ -309,6 +310,68 @@ export async function applyProcessorDispute(store: Transactions, dispute: Proces
     if (!(await tx.refundKeyUsed(sale.id, key))) await refundSale(tx, sale, chargeback(dispute));
     const restored = await revertCountedRefund(tx, sale, key);
     return { kind: restored ? 'restored' : 'nothing_to_restore', saleId: sale.id, results: [] };
+  });
+}
+
+export interface ProcessorChargebackAdjustment {
+  programId: number;
+  processor: ProcessorName;
+  /** The adjustment's own id: each one counts once, by its own amount. */
+  adjustmentId: string;
+  paymentIds: string[];
+  amountCents: number;
+  /** A chargeback takes money; its reversal gives some (or all) of it back. */
+  direction: 'taken' | 'given_back';
+}
+
+export type ProcessorChargebackOutcome = { kind: 'counted' | 'already_counted' | 'no_commission'; saleId: number };
+
+/**
+ * One chargeback adjustment (Paddle's chargeback / chargeback_reverse): stored under its own id with
+ * its own amount; the commission follows what stands charged back (src/core/disputes.ts), so two
+ * partial chargebacks both count, a reversal gives back only its amount, a second chargeback after
+ * a reversal counts again, and any delivery order ends at the same figures.
+ */
+export async function applyChargebackAdjustment(store: Transactions, adjustment: ProcessorChargebackAdjustment): Promise<ProcessorChargebackOutcome> {
+  assertAmount('chargeback amount', adjustment.amountCents, true);
+  return store.transaction(async (tx) => {
+    const sale = await findPaidSale(tx, adjustment.programId, { paymentIds: adjustment.paymentIds, transactionIds: [] });
+    const commission = await tx.lockCommissionForSale(sale.id);
+    if (!commission) return { kind: 'no_commission', saleId: sale.id };
+    const key = refundKey(`${adjustment.direction === 'taken' ? 'chargeback' : 'chargeback_reverse'}:${adjustment.adjustmentId}`, undefined);
+    if (await tx.refundKeyUsed(sale.id, key)) return { kind: 'already_counted', saleId: sale.id };
+    const before = await tx.chargebackAdjustmentCents(sale.id, adjustment.processor);
+    const taken = before.takenCents + (adjustment.direction === 'taken' ? adjustment.amountCents : 0);
+    const givenBack = before.givenBackCents + (adjustment.direction === 'given_back' ? adjustment.amountCents : 0);
+    const change = standingChargebackCents(taken, givenBack) - standingChargebackCents(before.takenCents, before.givenBackCents);
+    const state = { saleAmountCents: sale.amountCents, commissionAmountCents: commission.amountCents, refundedTotalCents: commission.refundedTotalCents, deductedCents: commission.deductedCents, status: commission.status };
+    let next: { status: typeof commission.status; refundedTotalCents: number; deductedCents: number } | null = null;
+    if (change > 0) {
+      const applied = applyRefund(state, change);
+      if (applied.kind === 'applied') next = applied;
+    } else if (change < 0) {
+      next = reverseRefund(state, -change);
+    }
+    const inserted = await tx.insertRefund({
+      saleId: sale.id,
+      commissionId: commission.id,
+      refundKey: key,
+      amountCents: adjustment.amountCents,
+      deductionCents: next ? Math.abs(next.deductedCents - commission.deductedCents) : 0,
+      reason: adjustment.direction === 'taken' ? 'chargeback' : 'chargeback_reversed',
+      refundReason: `${PROCESSOR_NAMES[adjustment.processor]} ${adjustment.direction === 'taken' ? 'chargeback' : 'chargeback reversed'}`,
+      source: adjustment.processor,
+    });
+    if (!inserted) return { kind: 'already_counted', saleId: sale.id };
+    if (next) {
+      await tx.updateCommissionAfterRefund(commission.id, {
+        status: next.status,
+        refundedTotalCents: next.refundedTotalCents,
+        deductedCents: next.deductedCents,
+        ledger: deductionChange(commission, commission.deductedCents, next.deductedCents),
+      });
+    }
+    return { kind: 'counted', saleId: sale.id };
   });
 }
 

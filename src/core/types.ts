@@ -12,7 +12,7 @@ export const SUPPORTED_CURRENCIES: readonly Currency[] = ['USD', 'EUR', 'VND'];
 
 export type CustomerStatus = 'click' | 'lead' | 'customer';
 export type CommissionStatus = 'pending' | 'refunded' | 'reversed';
-export type RefundReason = 'refund' | 'chargeback' | 'refund_failed';
+export type RefundReason = 'refund' | 'chargeback' | 'refund_failed' | 'chargeback_reversed';
 
 /** Which rule bound a sale to its customer (spec §6 order, plus the API's two inputs). */
 /** The spec's four steps, then ours: a promotion code the brand mapped to a partner. */

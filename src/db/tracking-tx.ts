@@ -268,6 +268,16 @@ export class PgTrackingTx implements TrackingTx {
     return rows[0].total;
   }
 
+  async chargebackAdjustmentCents(saleId: number, source: string): Promise<{ takenCents: number; givenBackCents: number }> {
+    const { rows } = await this.query(
+      `SELECT coalesce(sum(amount_cents) FILTER (WHERE reason = 'chargeback' AND reverted_at IS NULL), 0)::bigint AS taken,
+              coalesce(sum(amount_cents) FILTER (WHERE reason = 'chargeback_reversed'), 0)::bigint AS given_back
+         FROM refunds WHERE sale_id = $1 AND source = $2`,
+      [saleId, source],
+    );
+    return { takenCents: Number(rows[0].taken), givenBackCents: Number(rows[0].given_back) };
+  }
+
   findActiveRefund(saleId: number, refundKey: string) {
     return this.one(
       `SELECT id, commission_id, amount_cents, deduction_cents FROM refunds

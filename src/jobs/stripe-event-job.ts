@@ -8,6 +8,7 @@ import {
   type ProcessorOutcome,
   bindProcessorCheckout,
   linkProcessorInvoicePayment,
+  applyChargebackAdjustment,
   applyProcessorDispute,
   recordProcessorPayment,
   recordProcessorRefund,
@@ -88,6 +89,11 @@ export async function applyFact(store: Transactions, programId: number, fact: Pr
         saleId: result.saleId,
         reason: result.kind === 'reverted' ? 'refund failed: its deduction was given back' : 'refund failed: the sale has no commission',
       };
+    }
+    case 'chargeback_adjustment': {
+      const result = await applyChargebackAdjustment(store, { programId, ...fact.adjustment });
+      const reason = result.kind === 'counted' ? fact.why : result.kind === 'already_counted' ? 'adjustment already counted' : 'the sale has no commission';
+      return { status: 'processed', saleId: result.saleId, reason };
     }
     case 'dispute': {
       const result = await applyProcessorDispute(store, { programId, ...fact.dispute }, fact.effect);

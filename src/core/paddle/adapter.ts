@@ -75,11 +75,12 @@ function adjustment(event: Obj): ProcessorFact {
     case 'refund':
     case 'credit':
       return { kind: 'refund', refund: { processor: 'paddle', ...ids, chargeId: transactionId, refunds: [{ id, amountCents: cents }], cumulativeRefundedCents: null } };
-    // A chargeback and its reversal share the transaction: the reversal gives back what the chargeback took.
+    // Each chargeback and each reversal is its own adjustment with its own amount: counted by its id,
+    // never by the transaction they share (two partial chargebacks, or one after a reversal, both count).
     case 'chargeback':
-      return { kind: 'dispute', dispute: { processor: 'paddle', disputeId: transactionId, paymentIds: [transactionId], amountCents: cents }, effect: 'deduct', why: 'chargeback: commission reduced by the amount charged back' };
+      return { kind: 'chargeback_adjustment', adjustment: { processor: 'paddle', adjustmentId: id, paymentIds: [transactionId], amountCents: cents, direction: 'taken' }, why: 'chargeback: commission reduced by the amount charged back' };
     case 'chargeback_reverse':
-      return { kind: 'dispute', dispute: { processor: 'paddle', disputeId: transactionId, paymentIds: [transactionId], amountCents: cents }, effect: 'restore', why: 'chargeback reversed: commission restored' };
+      return { kind: 'chargeback_adjustment', adjustment: { processor: 'paddle', adjustmentId: id, paymentIds: [transactionId], amountCents: cents, direction: 'given_back' }, why: 'chargeback reversed: commission restored by the amount reversed' };
     default:
       return { kind: 'ignored', reason: `adjustment ${action}: no money moved for the partner` };
   }
