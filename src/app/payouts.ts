@@ -48,6 +48,13 @@ const commissionData = (c: payouts.CommissionRow) => ({
   currency: c.currency,
 });
 
+/**
+ * A commission as the API answers it: its one state (the commission_states view) and amounts.
+ * The stored `stage` and refund `status` stay out: a moved commission keeps both `pending`
+ * and an integration reading either would wait for money that never comes.
+ */
+export const commissionAnswer = ({ stage: _stage, status: _status, ...answer }: payouts.CommissionRow) => answer;
+
 const approveEvent = (c: payouts.CommissionRow): OutboundEvent => ({
   programId: c.programId,
   type: 'commission.approved',
@@ -127,7 +134,7 @@ export async function unapproveCommission(deps: ManagementDeps, scope: Scope, pr
     if (refusal) throw errors.conflict(REFUSALS[refusal]!, refusal);
     await payouts.changeStage(client, 'pending', [{ commission, entry: unapprovedEntry(commission, reason) }], { at: deps.now(), autoApprove: false });
     await audit(client, scope, [{ programId, action: 'commission.unapprove', objectType: 'commission', objectId: commission.id, changes: { stage: { from: 'approved', to: 'pending' }, reason: { from: null, to: reason } } }]);
-    return { ...commission, stage: 'pending' as const, autoApprove: false };
+    return commissionAnswer((await payouts.getCommission(client, programId, commission.id))!);
   });
 }
 
@@ -149,7 +156,7 @@ async function commissionActionOfOne(deps: ManagementDeps, scope: Scope, program
   const [refusal] = Object.keys(report.skipped);
   if (refusal === 'not_found') throw errors.notFound('Commission not found');
   if (refusal) throw errors.conflict(REFUSALS[refusal] ?? refusal, refusal);
-  return (await payouts.getCommission(deps.pool, programId, commissionId))!;
+  return commissionAnswer((await payouts.getCommission(deps.pool, programId, commissionId))!);
 }
 
 /** How many commissions one transaction of a bulk action changes. */
@@ -449,7 +456,7 @@ export async function commissions(deps: ManagementDeps, scope: Scope, programId:
   const state = COMMISSION_STATES.find((s) => s === query.stage);
   const page = Math.max(1, Number.parseInt(String(query.page ?? '1'), 10) || 1);
   const rows = await payouts.listCommissions(deps.pool, programId, { state, limit: 50, offset: (page - 1) * 50 });
-  return { stage: state ?? null, page, rows };
+  return { stage: state ?? null, page, rows: rows.map(commissionAnswer) };
 }
 
 export async function listPayouts(deps: ManagementDeps, scope: Scope, programId: number) {

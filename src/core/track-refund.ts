@@ -87,7 +87,7 @@ export async function refundSale(tx: TrackingTx, sale: Sale, request: RefundRequ
     programId: sale.programId,
     type: 'refund.applied',
     test: sale.test,
-    data: { ...ids, refund_cents: outcome.refundCents, deduction_cents: outcome.deductionCents, currency: commission.currency, reason: request.reason, commission_status: outcome.status },
+    data: { ...ids, refund_cents: outcome.refundCents, deduction_cents: outcome.deductionCents, currency: commission.currency, reason: request.reason, refund_status: outcome.status },
   });
   if (outcome.status === 'reversed') {
     await tx.emit({ programId: sale.programId, type: 'commission.reversed', test: sale.test, data: { ...ids, amount_cents: commission.amountCents, currency: commission.currency } });
