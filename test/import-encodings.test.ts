@@ -2,6 +2,7 @@
 // mark is dropped, UTF-16 is decoded, bytes that are not UTF-8 are refused in words naming the fix;
 // the JSON form takes a file as large as its schema allows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDashboardSession } from '../src/app/access.js';
 import { decodeCsvBytes } from '../src/core/csv-encoding.js';
 import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 import { uid } from './support/money.js';
@@ -69,5 +70,28 @@ describe('import encodings', () => {
     const reply = await api.request('POST', `/api/v1/admin/programs/${shop.programId}/partners/import`, { body: { csv, dry_run: true }, headers: adminHeaders });
     expect(reply.status, JSON.stringify(reply.body).slice(0, 300)).toBe(200);
     expect(reply.body.data).toMatchObject({ rows: 3000, create: 3000, problems: [] });
+  });
+
+  it('the dashboard upload decodes UTF-16 and refuses a Latin-1 file beside its field, with the fix', async () => {
+    const shop = await seedProgram(api);
+    const importPath = `/dashboard/programs/${shop.programId}/partners/import`;
+    const { token } = await openDashboardSession(db.pool, shop.accountId, new Date());
+    const session = `affix_dashboard=${token}`;
+    const page = await fetch(`${api.url}${importPath}`, { headers: { cookie: session } });
+    const html = await page.text();
+    const action = /<form method="post" action="([^"]+)" enctype="multipart\/form-data"/.exec(html)![1]!.replaceAll('&amp;', '&');
+    const cookie = [session, ...page.headers.getSetCookie().map((c) => c.split(';')[0]!)].join('; ');
+    const send = async (bytes: Uint8Array) => {
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(bytes)], { type: 'text/csv' }), 'partners.csv');
+      const reply = await fetch(new URL(action, api.url), { method: 'POST', headers: { cookie }, body: form });
+      return { status: reply.status, html: await reply.text() };
+    };
+    const utf16 = await send(utf16le(`name,email\r\nJosé Müller,jose-${uid('e')}@x.test\r\n`));
+    expect(utf16.status).toBe(200);
+    expect(utf16.html).toContain('José Müller');
+    const latin1 = await send(Buffer.from(`name,email\nJosé Müller,jose-${uid('e')}@x.test\n`, 'latin1'));
+    expect(latin1.status).toBe(400);
+    expect(latin1.html).toContain('The file is not UTF-8 (it looks like Latin-1/Windows-1252): save it as UTF-8');
   });
 });
