@@ -20,6 +20,7 @@ import type { MoneyRouteKit } from './money-routes.js';
 import { importPageBody, partnerPageBody } from './partner-pages.js';
 import { sectionUrl, withProgramNav } from './program-page.js';
 import { UPLOAD_FIELD, uploadBody } from './uploads.js';
+import { decodeCsvBytes } from '../../core/csv-encoding.js';
 
 export interface PartnerRouteKit extends MoneyRouteKit {
   send: (res: Response, status: number, title: string, body: Html, flash?: string | null) => void;
@@ -137,9 +138,10 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
   const uploadRefused = (req: Request, res: Response, error: AffixError) => importPage(req, res, error.status, null, null, { [UPLOAD_FIELD]: error.message });
   router.post(`${base}/partners/import`, programFirst, kit.csrfBeforeBody, ...uploadBody(uploadRefused), async (req, res) => {
     const id = await ownProgram(req, res);
-    const csv = req.file ? req.file.buffer.toString('utf8') : text(req, 'csv') ? String((req.body as Record<string, unknown>).csv) : '';
     const dryRun = Boolean(req.file) || (req.body as Record<string, unknown>).dry_run === 'true';
     try {
+      // The file's bytes are decoded by their byte order mark, else as UTF-8 (refused, in words, if they are not).
+      const csv = req.file ? decodeCsvBytes(req.file.buffer) : text(req, 'csv') ? String((req.body as Record<string, unknown>).csv) : '';
       const report = await importPartners(app(), scope(res), id, { csv, dry_run: dryRun });
       return importPage(req, res, 200, report, dryRun ? csv : null);
     } catch (error) {

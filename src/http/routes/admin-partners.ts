@@ -13,6 +13,7 @@ import type { AppDeps } from '../deps.js';
 import { sendCsv } from '../csv-stream.js';
 import { wire } from '../wire.js';
 import { refuseUnstorableBody } from '../input-guard.js';
+import { decodeCsvBytes } from '../../core/csv-encoding.js';
 import { requestPartnerBulk, showBulkAction } from '../../app/bulk-actions.js';
 
 type IdParam = (req: Request, name?: string) => number;
@@ -22,7 +23,14 @@ type IdParam = (req: Request, name?: string) => number;
  * parses its own body, after the admin token is checked; the app's JSON parser passes it by.
  */
 export const BULK_BODY_LIMIT = '4mb';
-export const OWN_BODY_PATH = /^\/api\/v1\/admin\/programs\/[^/]+\/partners\/bulk\/?$/i;
+/**
+ * The import's JSON form {csv, dry_run} carries a file of up to 20,000,000 characters (its schema):
+ * JSON escaping (each quote and line break two characters) and UTF-8 letters of two or three
+ * bytes make the body larger than the file, so it too parses its own body.
+ */
+export const IMPORT_JSON_BODY_LIMIT = '50mb';
+export const IMPORT_FILE_BODY_LIMIT = '20mb';
+export const OWN_BODY_PATH = /^\/api\/v1\/admin\/programs\/[^/]+\/partners\/(bulk|import)\/?$/i;
 const operator = (req: Request) => operatorFrom(req.ip);
 
 /** The verbs of POST /partners/:partnerId/<verb>: each is the bulk action of that name on one partner. */
@@ -52,11 +60,18 @@ export function adminPartnerRoutes(router: Router, deps: AppDeps, app: () => Man
   router.get(`${base}/bulk-actions/:bulkId`, async (req, res) => {
     res.json({ data: wire(await showBulkAction(app(), operator(req), idParam(req), idParam(req, 'bulkId'))) });
   });
-  // The file as the body (text/csv, up to 20 MB, ?dry_run=true), or JSON {csv, dry_run} within the JSON body limit.
-  router.post(`${base}/partners/import`, express.text({ type: ['text/csv', 'text/plain'], limit: '20mb' }), async (req, res) => {
-    const body = typeof req.body === 'string' ? { csv: req.body, dry_run: req.query.dry_run } : req.body;
-    res.json({ data: await importPartners(app(), operator(req), idParam(req), body) });
-  });
+  // The file as the body (text/csv, up to 20 MB, ?dry_run=true; its bytes decoded by their byte
+  // order mark, else as UTF-8), or JSON {csv, dry_run} up to 50 MB (docs/api.md).
+  router.post(
+    `${base}/partners/import`,
+    express.raw({ type: ['text/csv', 'text/plain'], limit: IMPORT_FILE_BODY_LIMIT }),
+    express.json({ limit: IMPORT_JSON_BODY_LIMIT, strict: false }),
+    refuseUnstorableBody,
+    async (req, res) => {
+      const body = Buffer.isBuffer(req.body) ? { csv: decodeCsvBytes(req.body), dry_run: req.query.dry_run } : (req.body ?? {});
+      res.json({ data: await importPartners(app(), operator(req), idParam(req), body) });
+    },
+  );
   router.get(`${base}/partners/:partnerId`, async (req, res) => {
     res.json({ data: wire(await partners.partnerPage(app(), operator(req), idParam(req), idParam(req, 'partnerId'))) });
   });
