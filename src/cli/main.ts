@@ -4,11 +4,9 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { loadConfig } from '../platform/config.js';
-import { walkthrough } from '../app/demo.js';
 import { createLogger } from '../platform/logger.js';
-import { migrateDatabase, openDatabase } from '../start/database.js';
 import { describeFailure, startOwningSignals, stopOnUnexpectedRejections } from '../start/lifecycle.js';
-import { type Roles, startService } from '../start/service.js';
+import type { Roles } from '../start/service.js';
 import { registerAdminCommands } from './admin-commands.js';
 import { registerStripeCommands } from './stripe-commands.js';
 import { registerClientCommands } from './client/commands.js';
@@ -20,7 +18,10 @@ program.name('affix').description('Affix: affiliate and partner attribution serv
 // subcommand exists, so every subcommand inherits it.
 program.exitOverride();
 
+// The service, the database and the demo are loaded only by the commands that run them, so a
+// client command (admin, events, replay, partners…) starts without the whole server's modules.
 async function runService(roles: Roles): Promise<void> {
+  const [{ startService }, { walkthrough }] = await Promise.all([import('../start/service.js'), import('../app/demo.js')]);
   const initial = loadConfig();
   const logger = createLogger(initial.logLevel);
   const service = await startOwningSignals(() => startService(initial, logger, roles));
@@ -63,6 +64,7 @@ program
   .command('migrate')
   .description('Apply pending migrations and exit')
   .action(async () => {
+    const { migrateDatabase, openDatabase } = await import('../start/database.js');
     const config = loadConfig();
     const logger = createLogger(config.logLevel);
     const database = await openDatabase(config, logger);

@@ -2,7 +2,6 @@
 import { readFile } from 'node:fs/promises';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { createHmac } from 'node:crypto';
-import Stripe from 'stripe';
 import { fillFixture, fixtureFiles, fixtureName } from '../platform/fixtures.js';
 import { positiveInt } from './arguments.js';
 import { adminCall, baseUrl, defaultApiUrl, printJson, type ServiceOptions } from './http-client.js';
@@ -47,8 +46,13 @@ const PROCESSORS = ['stripe', 'paddle', 'lemonsqueezy'];
 const FINAL = new Set(['processed', 'ignored', 'failed', 'parked', 'dead']);
 
 /** How each processor signs a body (its test helpers' way; the service verifies it as the processor's own). */
-const SIGNERS: Record<string, { header: string; secretEnv: string; sign: (payload: string, secret: string) => string }> = {
-  stripe: { header: 'Stripe-Signature', secretEnv: 'AFFIX_WEBHOOK_SECRET', sign: (payload, secret) => Stripe.webhooks.generateTestHeaderString({ payload, secret }) },
+const SIGNERS: Record<string, { header: string; secretEnv: string; sign: (payload: string, secret: string) => string | Promise<string> }> = {
+  stripe: {
+    header: 'Stripe-Signature',
+    secretEnv: 'AFFIX_WEBHOOK_SECRET',
+    // The SDK is loaded only when a Stripe fixture is signed: every other command starts without it.
+    sign: async (payload, secret) => (await import('stripe')).default.webhooks.generateTestHeaderString({ payload, secret }),
+  },
   paddle: {
     header: 'Paddle-Signature',
     secretEnv: 'AFFIX_PADDLE_WEBHOOK_SECRET',
@@ -135,7 +139,7 @@ export function registerStripeCommands(program: Command): void {
       const stored: { name: string; id: number }[] = [];
       for (const [index, file] of files.entries()) {
         const payload = fillFixture(await readFile(file, 'utf8'), vars);
-        const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', [signer.header]: signer.sign(payload, secret) }, body: payload });
+        const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', [signer.header]: await signer.sign(payload, secret) }, body: payload });
         const body = (await response.json().catch(() => ({}))) as { id?: number; status?: string; duplicate?: boolean; error?: { message?: string } };
         if (!response.ok) failures += 1;
         else if (body.id) stored.push({ name: fixtureName(file), id: body.id });
