@@ -139,11 +139,16 @@ async function setUpQueues(boss: PgBoss, policy: QueuePolicy, role: { supervise:
     await boss.schedule(APPROVALS_QUEUE, APPROVALS_CRON, {}, { tz: 'UTC' });
     await boss.schedule(DIGEST_QUEUE, DIGEST_CRON, {}, { tz: 'UTC' });
   }
-  // The index in pg-boss's fetch order (see `options` above).
-  await boss
-    .getDb()
-    .executeSql(`CREATE INDEX IF NOT EXISTS affix_job_fetch_order ON ${STRIPE_EVENTS_JOB_QUEUE.schema}.job (name, priority DESC, created_on, id) WHERE state < 'active'`, [])
-    .catch(ignoreExists);
+  // The index in pg-boss's fetch order (see `options` above). Created only when missing: even
+  // with IF NOT EXISTS, CREATE INDEX first waits for a SHARE lock on the job table behind every
+  // open intake transaction, and every webhook stored meanwhile waits behind it.
+  const db = boss.getDb();
+  const { rows } = await db.executeSql('SELECT to_regclass($1) AS index', [`${STRIPE_EVENTS_JOB_QUEUE.schema}.affix_job_fetch_order`]);
+  if (!rows[0].index) {
+    await db
+      .executeSql(`CREATE INDEX IF NOT EXISTS affix_job_fetch_order ON ${STRIPE_EVENTS_JOB_QUEUE.schema}.job (name, priority DESC, created_on, id) WHERE state < 'active'`, [])
+      .catch(ignoreExists);
+  }
 }
 
 function ignoreExists(error: unknown): void {
