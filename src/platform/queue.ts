@@ -31,7 +31,7 @@ export const JOB_EXPIRY_SECONDS = 20;
 export const SUPERVISION_INTERVAL_SECONDS = 10;
 
 /** The planner settings of the queue's connections (see `startQueue`). */
-export const QUEUE_SESSION_OPTIONS = '-c enable_sort=off -c jit=off';
+const QUEUE_SESSION_OPTIONS = '-c enable_sort=off -c jit=off';
 
 export interface QueuePolicy {
   retryLimit: number;
