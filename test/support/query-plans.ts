@@ -37,12 +37,42 @@ export function recordStatements(pool: Pool) {
   };
 }
 
-interface PlanNode {
+export interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
   'Index Name'?: string;
   'Index Cond'?: string;
+  'Total Cost'?: number;
   Plans?: PlanNode[];
+}
+
+/** Every node of the plan, depth first. */
+export function planNodes(plan: PlanNode): PlanNode[] {
+  return [plan, ...(plan.Plans ?? []).flatMap(planNodes)];
+}
+
+/**
+ * Every sort that reads a scan of `large` (below it, with no Limit between): a sort that grows
+ * with the table. A sort of what a Limit already cut (a page, a batch of jobs) is bounded.
+ */
+export function sortsOfLargeTables(plan: PlanNode, large: Set<string>): string[] {
+  const scansBelow = (node: PlanNode): string[] =>
+    (node.Plans ?? []).flatMap((child) => {
+      if (child['Node Type'] === 'Limit') return [];
+      const relation = child['Relation Name'];
+      return [...(relation && large.has(relation) ? [relation] : []), ...scansBelow(child)];
+    });
+  return planNodes(plan)
+    .filter((node) => /Sort$/.test(node['Node Type']))
+    .flatMap((sort) => scansBelow(sort).map((relation) => `${sort['Node Type']} of ${relation}`));
+}
+
+/**
+ * Whether the planner asked for JIT compilation: what it does when `jit` is on and the plan's
+ * cost is past jit_above_cost (a build without LLVM then skips it; one with LLVM compiles).
+ */
+export function planAsksForJit(plan: PlanNode, settings: { jit: string; jitAboveCost: number }): boolean {
+  return settings.jit === 'on' && settings.jitAboveCost >= 0 && (plan['Total Cost'] ?? 0) > settings.jitAboveCost;
 }
 
 /**
