@@ -4,7 +4,7 @@ import { customerForPromoCode } from './promo-codes.js';
 import { toSupportedCurrency } from './currency.js';
 import { attributedClick, customerForClick } from './customers.js';
 import { AffixError, errors } from './errors.js';
-import { standingChargebackCents } from './disputes.js';
+import { countedChargebackCents } from './disputes.js';
 import { amountProblem, applyRefund, reverseRefund } from './money.js';
 import type { Transactions, TrackingTx } from './ports.js';
 import { PROCESSOR_NAMES, type ProcessorName } from './processor-names.js';
@@ -257,6 +257,10 @@ export async function recordProcessorRefund(store: Transactions, refund: Process
   for (const piece of refund.refunds ?? []) assertAmount('refund amount', piece.amountCents, true);
   return store.transaction(async (tx) => {
     const sale = await findPaidSale(tx, refund.programId, refund);
+    // The commission is locked before what is already counted is read: two events of the same
+    // money (Lemon Squeezy's order_refunded and its initial invoice's refund) taken at once would
+    // otherwise both find nothing counted and count it twice.
+    await tx.lockCommissionForSale(sale.id);
     const results: TrackRefundResult[] = [];
     // Refunds that failed later no longer count toward the charge's cumulative amount.
     let counted = await tx.processorRefundedCents(sale.id, refund.processor);
@@ -342,7 +346,8 @@ export async function applyChargebackAdjustment(store: Transactions, adjustment:
     const before = await tx.chargebackAdjustmentCents(sale.id, adjustment.processor);
     const taken = before.takenCents + (adjustment.direction === 'taken' ? adjustment.amountCents : 0);
     const givenBack = before.givenBackCents + (adjustment.direction === 'given_back' ? adjustment.amountCents : 0);
-    const change = standingChargebackCents(taken, givenBack) - standingChargebackCents(before.takenCents, before.givenBackCents);
+    const counted = (t: number, g: number) => countedChargebackCents(t, g, sale.amountCents, before.otherRefundedCents);
+    const change = counted(taken, givenBack) - counted(before.takenCents, before.givenBackCents);
     const state = refundStateOf(sale, commission);
     let next: { status: typeof commission.status; refundedTotalCents: number; deductedCents: number } | null = null;
     if (change > 0) {
