@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approveDueCommissions } from '../src/app/payouts.js';
 import { ADMIN_TOKEN, type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 import { apiSale, uid } from './support/money.js';
+import { signedInVisitor } from './support/dashboard-visitor.js';
 
 let db: TestDatabase;
 let api: TestApi;
@@ -100,35 +101,16 @@ describe('the audit log', () => {
     const email = (await db.pool.query('SELECT email FROM accounts WHERE id = $1', [shop.accountId])).rows[0].email;
     // Sign in to the dashboard and change a setting from 198.51.100.7.
     const ip = '198.51.100.7';
-    const cookies = new Map<string, string>();
-    const jar = { push: (...pairs: string[]) => pairs.forEach((p) => cookies.set(p.split('=')[0]!, p)), join: (sep: string) => [...cookies.values()].join(sep) };
-    const get = async (path: string) => {
-      const reply = await fetch(`${api.url}${path}`, { headers: { cookie: jar.join('; '), 'x-forwarded-for': ip }, redirect: 'manual' });
-      jar.push(...reply.headers.getSetCookie().map((c) => c.split(';')[0]!));
-      return reply;
-    };
-    const post = async (path: string, fields: Record<string, string>, page: string) => {
-      const csrf = /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
-      const reply = await fetch(`${api.url}${path}`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { cookie: jar.join('; '), 'content-type': 'application/x-www-form-urlencoded', origin: api.url, 'x-forwarded-for': ip },
-        body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
-      });
-      jar.push(...reply.headers.getSetCookie().map((c) => c.split(';')[0]!));
-      return reply;
-    };
-    const login = await get('/dashboard/login');
-    await post('/dashboard/login', { email, password: 'audit owner password 1' }, await login.text());
-    const partnersPage = await get(`/dashboard/programs/${shop.programId}/partners`);
-    expect((await post(`/dashboard/programs/${shop.programId}/partners`, { partner_name: 'Added in the dashboard' }, await partnersPage.text())).status).toBe(303);
+    const { get, post } = await signedInVisitor(api.url, email, 'audit owner password 1', { ip });
+    await get(`/dashboard/programs/${shop.programId}/partners`);
+    expect((await post(`/dashboard/programs/${shop.programId}/partners`, { partner_name: 'Added in the dashboard' })).status).toBe(303);
 
     const page = await get(`/dashboard/programs/${shop.programId}/audit?action=partner.created`);
     expect(page.headers.get('cache-control')).toBe('no-store');
-    const text = await page.text();
+    const text = page.text;
     expect(text).toContain('partner.created');
     expect(text).toContain(`${email} (Team member) · from ${ip}`);
-    const csv = await (await get(`/dashboard/programs/${shop.programId}/audit.csv?action=partner.created`)).text();
+    const csv = (await get(`/dashboard/programs/${shop.programId}/audit.csv?action=partner.created`)).text;
     const lines = csv.trim().split('\r\n');
     expect(lines[0]).toBe('id,created_at,program_id,actor_type,actor_id,actor_label,ip,action,object_type,object_id,changes');
     expect(lines.filter((l) => l.includes(`member,account:${shop.accountId},${email},${ip},partner.created`))).toHaveLength(1);

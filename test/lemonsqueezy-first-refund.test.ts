@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFixture } from '../src/platform/fixtures.js';
 import { type TestApi, type TestDatabase, adminHeaders, createTestDatabase, seedProgram, startTestApi, trackClick } from './support/harness.js';
-import { processEventsInOrder } from './support/stripe.js';
+import { atTheSameInstant } from './support/money.js';
+import { processEventsInOrder, workerDeps } from './support/stripe.js';
+import { processStripeEvent } from '../src/jobs/stripe-event-job.js';
 
 const SECRET = 'lemon-signing-secret-0123456789';
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'lemonsqueezy');
@@ -86,5 +88,29 @@ describe("lemon squeezy: refund of a subscription's first payment", () => {
     // Redelivered (same payloads, then everything again in reverse order): nothing more is counted.
     await processEventsInOrder(api, await deliver(programId, [...order].reverse().map((name) => events[name])));
     expect(await saleOf(programId)).toEqual(expected);
+  });
+});
+
+describe('lemon squeezy: both refunds of the same money at the same instant', () => {
+  // Two workers (two connections) take order_refunded and the initial invoice's refund at once:
+  // each reads what is already refunded before the other has written it.
+  it.each([
+    ['the whole payment', 2900, { state: 'reversed', earned: 0, deducted: 580, refunded: 2900 }],
+    ['part of it', 1000, { state: 'pending', earned: 380, deducted: 200, refunded: 1000 }],
+  ] as const)('%s: counted once', async (_, cents, expected) => {
+    const { programId, run, events } = await shop();
+    await processEventsInOrder(api, await deliver(programId, [events.order, events.subscription, events.initial]));
+    for (const refund of [events.orderRefund, events.invoiceRefund] as any[]) {
+      refund.data.attributes.refunded_amount = cents;
+      refund.data.attributes.refunded = cents === refund.data.attributes.total;
+    }
+    const [orderRefund, invoiceRefund] = await deliver(programId, [events.orderRefund, events.invoiceRefund]);
+    const commissionId = Number((await db.pool.query('SELECT c.id FROM commissions c JOIN sales s ON s.id = c.sale_id WHERE s.program_id = $1', [programId])).rows[0].id);
+    const outcomes = await atTheSameInstant(db.url, commissionId, [() => processStripeEvent(workerDeps(api), orderRefund!), () => processStripeEvent(workerDeps(api), invoiceRefund!)]);
+    expect(outcomes.map((o) => (o.status === 'rejected' ? String(o.reason) : o.status))).toEqual(['fulfilled', 'fulfilled']);
+    expect(await saleOf(programId)).toEqual([{ txn: `ls_order_${run}1`, ...expected }]);
+    // Whatever either worker left to retry changes nothing more.
+    await processEventsInOrder(api, [orderRefund!, invoiceRefund!]);
+    expect(await saleOf(programId)).toEqual([{ txn: `ls_order_${run}1`, ...expected }]);
   });
 });

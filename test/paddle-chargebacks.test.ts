@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFixture } from '../src/platform/fixtures.js';
 import { type TestApi, type TestDatabase, adminHeaders, createTestDatabase, seedProgram, startTestApi, trackClick } from './support/harness.js';
-import { processEventsInOrder } from './support/stripe.js';
+import { atTheSameInstant } from './support/money.js';
+import { processEventsInOrder, workerDeps } from './support/stripe.js';
+import { processStripeEvent } from '../src/jobs/stripe-event-job.js';
 
 const SECRET = 'pdl_ntfset_chargebacks_secret_0123456789';
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'paddle');
@@ -35,7 +37,8 @@ async function paidSale() {
   const run = `cb${++runs}${Date.now()}`;
   const vars = { run, click_id: clickId, customer_key: `user_${run}`, program_id: shop.programId, email: `buyer_${run}@example.com` };
   expect((await api.request('POST', '/api/v1/track/lead', { body: { click_id: clickId, customer_key: vars.customer_key, email: vars.email } })).status).toBe(200);
-  const deliver = async (events: unknown[]) => {
+  /** Stores the events (the intake's part) and returns their inbox ids, for a worker to take. */
+  const store = async (events: unknown[]) => {
     const ids: number[] = [];
     for (const event of events) {
       const body = JSON.stringify(event);
@@ -43,8 +46,9 @@ async function paidSale() {
       expect(reply.status, JSON.stringify(reply.body)).toBe(200);
       ids.push(reply.body.id);
     }
-    await processEventsInOrder(api, ids);
+    return ids;
   };
+  const deliver = async (events: unknown[]) => processEventsInOrder(api, await store(events));
   await deliver([await loadFixture(join(FIXTURES, '01-transaction.completed.json'), vars)]);
   /** A chargeback or its reversal on the first transaction, with its own id and amount. */
   const adjustment = async (name: string, action: 'chargeback' | 'chargeback_reverse', cents: number, eventType = 'adjustment.created') => {
@@ -56,7 +60,7 @@ async function paidSale() {
     event.data.totals = { ...event.data.totals, subtotal: String(cents), total: String(cents) };
     return event;
   };
-  return { shop, deliver, adjustment };
+  return { shop, store, deliver, adjustment };
 }
 
 async function ledgerOf(programId: number) {
@@ -115,5 +119,52 @@ describe('paddle chargebacks count by adjustment', () => {
     const { shop, deliver, adjustment } = await paidSale();
     await deliver([await adjustment('rev1', 'chargeback_reverse', 400), await adjustment('cb2', 'chargeback', 700), await adjustment('cb1', 'chargeback', 1000)]);
     expect(await ledgerOf(shop.programId)).toMatchObject({ amount: 580, refunded: 1300, deducted: 260, earned: 320 });
+  });
+
+  it('after a partial refund, a chargeback larger than what is left counts only what is left; its reverse gives back exactly that part', async () => {
+    const { shop, deliver, adjustment } = await paidSale();
+    const refund = await adjustment('r1', 'chargeback', 2000);
+    refund.data.action = 'refund';
+    await deliver([refund]);
+    // 580 x 2000 / 2900 = 400
+    const refunded = { amount: 580, refunded: 2000, deducted: 400, earned: 180, state: 'pending' };
+    expect(await ledgerOf(shop.programId)).toMatchObject(refunded);
+    // The whole sale charged back: only the 900 not refunded is left to take.
+    await deliver([await adjustment('cb1', 'chargeback', 2900)]);
+    const all = { amount: 580, refunded: 2900, deducted: 580, earned: 0, state: 'reversed' };
+    expect(await ledgerOf(shop.programId)).toMatchObject(all);
+    // 1000 given back: 1900 still stands charged back, more than the 900 it took; nothing comes back.
+    await deliver([await adjustment('rev1', 'chargeback_reverse', 1000)]);
+    expect(await ledgerOf(shop.programId)).toMatchObject(all);
+    // The rest given back: exactly the 900 it took (the refund stands).
+    await deliver([await adjustment('rev2', 'chargeback_reverse', 1900)]);
+    expect(await ledgerOf(shop.programId)).toMatchObject(refunded);
+  });
+
+  it('a chargeback and its whole reverse after a partial refund: back to the refund alone', async () => {
+    const { shop, deliver, adjustment } = await paidSale();
+    const refund = await adjustment('r1', 'chargeback', 2000);
+    refund.data.action = 'refund';
+    await deliver([refund, await adjustment('cb1', 'chargeback', 2900)]);
+    expect(await ledgerOf(shop.programId)).toMatchObject({ refunded: 2900, deducted: 580, earned: 0 });
+    await deliver([await adjustment('rev1', 'chargeback_reverse', 2900)]);
+    expect(await ledgerOf(shop.programId)).toMatchObject({ amount: 580, refunded: 2000, deducted: 400, earned: 180, state: 'pending' });
+  });
+
+  it('two chargebacks of one transaction taken by two workers at the same instant: both count, once each', async () => {
+    const { shop, store, deliver, adjustment } = await paidSale();
+    const ids = await store([await adjustment('cb1', 'chargeback', 1000), await adjustment('cb2', 'chargeback', 500)]);
+    const commissionId = Number((await db.pool.query('SELECT c.id FROM commissions c JOIN sales s ON s.id = c.sale_id WHERE s.program_id = $1', [shop.programId])).rows[0].id);
+    const outcomes = await atTheSameInstant(db.url, commissionId, ids.map((id) => () => processStripeEvent(workerDeps(api), id)));
+    expect(outcomes.map((o) => (o.status === 'rejected' ? String(o.reason) : o.status))).toEqual(['fulfilled', 'fulfilled']);
+    // 580 x 1500 / 2900 = 300
+    const both = { amount: 580, refunded: 1500, deducted: 300, earned: 280 };
+    expect(await ledgerOf(shop.programId)).toMatchObject(both);
+    // Whatever either left to retry, and a redelivery, change nothing more.
+    await processEventsInOrder(api, ids);
+    await deliver([await adjustment('cb1', 'chargeback', 1000), await adjustment('cb2', 'chargeback', 500)]);
+    expect(await ledgerOf(shop.programId)).toMatchObject(both);
+    const { rows } = await db.pool.query(`SELECT r.amount_cents::int AS amount FROM refunds r JOIN sales s ON s.id = r.sale_id WHERE s.program_id = $1 ORDER BY r.amount_cents`, [shop.programId]);
+    expect(rows).toEqual([{ amount: 500 }, { amount: 1000 }]);
   });
 });

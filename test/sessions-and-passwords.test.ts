@@ -10,6 +10,7 @@ import { sha256 } from '../src/core/secrets.js';
 import { insertLoginToken } from '../src/db/cli.js';
 import { hashPassword } from '../src/platform/passwords.js';
 import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi } from './support/harness.js';
+import { dashboardVisitor } from './support/dashboard-visitor.js';
 import { outboxSent, startSmtpReceiver } from './support/smtp.js';
 
 let db: TestDatabase;
@@ -31,41 +32,8 @@ afterAll(async () => {
 let ipCounter = 0;
 const nextIp = () => `203.0.113.${(++ipCounter % 250) + 1}`;
 
-/** A tiny browser: cookies kept, the CSRF field read from the last page with a form. */
-function visitor(sessionToken: string | null = null, ip = nextIp()) {
-  const jar = new Map<string, string>();
-  if (sessionToken) jar.set('affix_dashboard', sessionToken);
-  let csrf = '';
-  const remember = (response: Response) => {
-    for (const cookie of response.headers.getSetCookie()) {
-      const [pair] = cookie.split(';');
-      const [name, ...value] = pair!.split('=');
-      if (value.join('=') === '') jar.delete(name!);
-      else jar.set(name!, value.join('='));
-    }
-  };
-  const headers = (extra: Record<string, string> = {}) => ({ Cookie: [...jar].map(([n, v]) => `${n}=${v}`).join('; '), 'X-Forwarded-For': ip, ...extra });
-  return {
-    jar,
-    async get(path: string) {
-      const response = await fetch(`${api.url}${path}`, { headers: headers(), redirect: 'manual' });
-      remember(response);
-      const text = await response.text();
-      csrf = /name="_csrf" value="([^"]+)"/.exec(text)?.[1] ?? csrf;
-      return { status: response.status, text, location: response.headers.get('location') };
-    },
-    async post(path: string, fields: Record<string, string> = {}) {
-      const response = await fetch(`${api.url}${path}`, {
-        method: 'POST',
-        headers: headers({ 'Content-Type': 'application/x-www-form-urlencoded', Origin: api.url }),
-        body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
-        redirect: 'manual',
-      });
-      remember(response);
-      return { status: response.status, text: await response.text(), location: response.headers.get('location') };
-    },
-  };
-}
+/** A tiny browser (test/support/dashboard-visitor.ts), each from its own address unless told. */
+const visitor = (sessionToken: string | null = null, ip = nextIp()) => dashboardVisitor(api.url, { sessionToken, ip });
 
 const admin = async (method: string, path: string, body?: unknown) => {
   const reply = await api.request(method, `/api/v1/admin${path}`, { body, headers: adminHeaders });

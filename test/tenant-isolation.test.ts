@@ -14,6 +14,7 @@ import {
   trackClick,
 } from './support/harness.js';
 import { WEBHOOK_SECRET, deliver, fixture, waitForEvent } from './support/stripe.js';
+import { dashboardVisitor } from './support/dashboard-visitor.js';
 import { purgeExpiredPayloads } from '../src/db/webhook-events.js';
 
 let db: TestDatabase;
@@ -192,44 +193,8 @@ describe('finding 7: customer data is not kept forever nor logged', () => {
   });
 });
 
-/** A tiny browser: cookies kept, the CSRF field read from the last page. */
-function browserSession(ip: string) {
-  const jar = new Map<string, string>();
-  let csrf = '';
-  const remember = (response: Response) => {
-    for (const cookie of response.headers.getSetCookie()) {
-      const [pair] = cookie.split(';');
-      const [name, ...value] = pair!.split('=');
-      jar.set(name!, value.join('='));
-    }
-  };
-  const headers = (extra: Record<string, string> = {}) => ({
-    Cookie: [...jar].map(([name, value]) => `${name}=${value}`).join('; '),
-    'X-Forwarded-For': ip,
-    ...extra,
-  });
-  return {
-    jar,
-    async get(path: string) {
-      const response = await fetch(`${api.url}${path}`, { headers: headers(), redirect: 'manual' });
-      remember(response);
-      const text = await response.text();
-      csrf = /name="_csrf" value="([^"]+)"/.exec(text)?.[1] ?? csrf;
-      return { status: response.status, text, headers: response.headers };
-    },
-    async post(path: string, fields: Record<string, string>, options: { withToken?: boolean; extra?: Record<string, string> } = {}) {
-      const body = new URLSearchParams({ ...(options.withToken === false ? {} : { _csrf: csrf }), ...fields }).toString();
-      const response = await fetch(`${api.url}${path}`, {
-        method: 'POST',
-        headers: headers({ 'Content-Type': 'application/x-www-form-urlencoded', ...options.extra }),
-        body,
-        redirect: 'manual',
-      });
-      remember(response);
-      return { status: response.status, text: await response.text(), headers: response.headers };
-    },
-  };
-}
+/** A tiny browser (test/support/dashboard-visitor.ts) from one address, its forms without an Origin. */
+const browserSession = (ip: string) => dashboardVisitor(api.url, { ip, origin: false });
 
 describe('finding 4: sign-in resists abuse; dashboard forms resist cross-site posts', () => {
   const owner = `dash-owner-${Date.now()}@example.com`;
@@ -279,7 +244,7 @@ describe('finding 4: sign-in resists abuse; dashboard forms resist cross-site po
     const noToken = await browser.post('/dashboard/programs', program, { withToken: false });
     expect(noToken.status).toBe(403);
     expect(noToken.text).toContain('This form expired or did not come from this site.');
-    const crossSite = await browser.post('/dashboard/programs', program, { extra: { 'Sec-Fetch-Site': 'cross-site' } });
+    const crossSite = await browser.post('/dashboard/programs', program, { headers: { 'Sec-Fetch-Site': 'cross-site' } });
     expect(crossSite.status).toBe(403);
     const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM programs WHERE name = 'Csrf shop'");
     expect(rows[0].n).toBe(0);

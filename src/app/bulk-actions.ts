@@ -16,43 +16,16 @@ import { PARTNER_CHUNK, type PartnerDeps, checkBulkRequest, chunkAction, partner
 /** Selections up to this many partners run within the request (the page's flash stays immediate). */
 export const INLINE_LIMIT = 1_000;
 
-export interface BulkActionView {
-  id: number;
-  programId: number;
-  action: string;
-  state: bulkActions.BulkActionState;
+/** A bulk action as its asker reads it: the stored row without the scope, the parameters and the cursor. */
+export type BulkActionView = Omit<bulkActions.BulkActionRow, 'accountId' | 'scopeRole' | 'actor' | 'parameters' | 'selection' | 'idsDone' | 'doneUntil'> & {
   selection: 'ids' | 'filter';
-  /** The ids given, or the partners the filter matched when asked. */
-  expected: number;
-  requested: number;
-  changed: number;
-  skipped: Record<string, number>;
-  linksCreated: number;
-  chunksDone: number;
   askedBy: string;
-  error: string | null;
-  createdAt: Date;
-  startedAt: Date | null;
-  finishedAt: Date | null;
-}
+};
 
-const view = (row: bulkActions.BulkActionRow): BulkActionView => ({
-  id: row.id,
-  programId: row.programId,
-  action: row.action,
-  state: row.state,
-  selection: row.selection === 'ids' ? 'ids' : 'filter',
-  expected: row.expected,
-  requested: row.requested,
-  changed: row.changed,
-  skipped: row.skipped,
-  linksCreated: row.linksCreated,
-  chunksDone: row.chunksDone,
-  askedBy: row.actor.label ?? row.actor.type,
-  error: row.error,
-  createdAt: row.createdAt,
-  startedAt: row.startedAt,
-  finishedAt: row.finishedAt,
+const view = ({ accountId: _a, scopeRole: _s, actor, parameters: _p, selection, idsDone: _i, doneUntil: _d, ...row }: bulkActions.BulkActionRow): BulkActionView => ({
+  ...row,
+  selection: selection === 'ids' ? 'ids' : 'filter',
+  askedBy: actor.label ?? actor.type,
 });
 
 export type BulkAnswer = { done: BulkReport & { links_created: number } } | { queued: BulkActionView };

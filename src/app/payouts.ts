@@ -59,7 +59,8 @@ const approveEvent = (c: payouts.CommissionRow): OutboundEvent => ({
   programId: c.programId,
   type: 'commission.approved',
   test: c.test,
-  data: { ...commissionData(c), stage: 'approved' },
+  // The writer adds the commission's state (db/outbound.ts).
+  data: commissionData(c),
 });
 
 /** The scheduled approval acts as the system (the audit log says so). */
@@ -232,7 +233,7 @@ async function commissionChunk(deps: ManagementDeps, scope: Scope, programId: nu
       changes.map(({ commission }) =>
         action === 'approve'
           ? approveEvent(commission)
-          : { type: rule.event, test: commission.test, data: { ...commissionData(commission), stage: rule.to, reason, hold_reasons: commission.holdReasons } },
+          : { type: rule.event, test: commission.test, data: { ...commissionData(commission), reason, hold_reasons: commission.holdReasons } },
       ),
     );
     return result;
@@ -450,13 +451,14 @@ export async function balances(deps: ManagementDeps, scope: Scope, programId: nu
   return payouts.partnerBalances(deps.pool, programId);
 }
 
-export async function commissions(deps: ManagementDeps, scope: Scope, programId: number, query: { stage?: unknown; page?: unknown }) {
+export async function commissions(deps: ManagementDeps, scope: Scope, programId: number, query: { state?: unknown; stage?: unknown; page?: unknown }) {
   await programInScope(deps, scope, programId);
-  // `stage` names a state of the commission_states view (the one read every surface shares).
-  const state = COMMISSION_STATES.find((s) => s === query.stage);
+  // A state of the commission_states view (the one read every surface shares); `stage` is its
+  // older name, still read.
+  const state = COMMISSION_STATES.find((s) => s === (query.state ?? query.stage));
   const page = Math.max(1, Number.parseInt(String(query.page ?? '1'), 10) || 1);
   const rows = await payouts.listCommissions(deps.pool, programId, { state, limit: 50, offset: (page - 1) * 50 });
-  return { stage: state ?? null, page, rows: rows.map(commissionAnswer) };
+  return { state: state ?? null, page, rows: rows.map(commissionAnswer) };
 }
 
 export async function listPayouts(deps: ManagementDeps, scope: Scope, programId: number) {

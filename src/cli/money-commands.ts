@@ -15,10 +15,12 @@ export function registerMoneyCommands(admin: Command): void {
     return call(this, 'GET', `/programs/${f.program}/balances`);
   });
   programFlag(payouts.command('commissions').description('commissions, newest first'))
-    .option('--stage <state>', 'pending, held, approved, in_payout, paid, rejected, reversed, moved or test')
+    .option('--state <state>', 'pending, held, approved, in_payout, paid, rejected, reversed, moved or test')
+    .option('--stage <state>', 'the same as --state (its older name)')
     .option('--page <n>', 'page of 50', positiveInt)
-    .action(function (this: Command, f: P & { stage?: string; page?: number }) {
-      const query = new URLSearchParams({ ...(f.stage ? { stage: f.stage } : {}), ...(f.page ? { page: String(f.page) } : {}) });
+    .action(function (this: Command, f: P & { state?: string; stage?: string; page?: number }) {
+      const state = f.state ?? f.stage;
+      const query = new URLSearchParams({ ...(state ? { state } : {}), ...(f.page ? { page: String(f.page) } : {}) });
       return call(this, 'GET', `/programs/${f.program}/commissions?${query}`);
     });
   const verbs = {

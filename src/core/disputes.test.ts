@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { disputeEffect } from './disputes.js';
+import { countedChargebackCents, disputeEffect } from './disputes.js';
 
 describe('disputeEffect: only money the processor takes back changes a commission', () => {
   it('an inquiry changes nothing, opened or closed', () => {
@@ -18,5 +18,19 @@ describe('disputeEffect: only money the processor takes back changes a commissio
   });
   it('a dispute closed by a refund leaves the money to the refund (never deducted twice)', () => {
     expect(disputeEffect('closed', 'charge_refunded').effect).toBe('restore');
+  });
+});
+
+describe('countedChargebackCents: chargebacks count what stands, within what other refunds left', () => {
+  it.each([
+    [2900, 0, 0, 2900],
+    [2900, 0, 2000, 900],
+    [2900, 1000, 2000, 900],
+    [2900, 2900, 2000, 0],
+    [1000, 400, 0, 600],
+    [400, 1000, 0, 0],
+    [500, 0, 3000, 0],
+  ])('taken %i, given back %i, other refunds %i of 2900: %i', (taken, givenBack, other, counted) => {
+    expect(countedChargebackCents(taken, givenBack, 2900, other)).toBe(counted);
   });
 });

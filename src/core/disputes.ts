@@ -31,3 +31,12 @@ export function disputeEffect(event: DisputeEvent, status: string): DisputeEffec
  * never below nothing. Any delivery order of the same adjustments gives the same figure.
  */
 export const standingChargebackCents = (takenCents: number, givenBackCents: number): number => Math.max(0, takenCents - givenBackCents);
+
+/**
+ * What chargebacks count against the sale: what stands charged back, but never more than the
+ * refunds of other kinds left unrefunded (`otherRefundedCents` of `saleCents`). A reverse then
+ * gives back only the part that stood: after a refund of 2000 of 2900, a chargeback of 2900
+ * counts 900, and its reverse gives back those 900, not the refund.
+ */
+export const countedChargebackCents = (takenCents: number, givenBackCents: number, saleCents: number, otherRefundedCents: number): number =>
+  Math.min(standingChargebackCents(takenCents, givenBackCents), Math.max(0, saleCents - otherRefundedCents));

@@ -1,16 +1,15 @@
 // Payments reported by a payment processor (its webhooks, through the workers; src/core/processor-port.ts).
 // The attribution order of spec §6, then the same recordSale / refundSale as the API.
-import { deductionChange } from './commission-ledger.js';
 import { customerForPromoCode } from './promo-codes.js';
 import { toSupportedCurrency } from './currency.js';
 import { attributedClick, customerForClick } from './customers.js';
 import { AffixError, errors } from './errors.js';
-import { standingChargebackCents } from './disputes.js';
+import { countedChargebackCents } from './disputes.js';
 import { amountProblem, applyRefund, reverseRefund } from './money.js';
 import type { Transactions, TrackingTx } from './ports.js';
 import { PROCESSOR_NAMES, type ProcessorName } from './processor-names.js';
 import { hashEmail } from './secrets.js';
-import { type TrackRefundResult, refundKey, refundSale } from './track-refund.js';
+import { type TrackRefundResult, refundKey, refundSale, refundStateOf, setCommissionAfterRefund } from './track-refund.js';
 import { type ResolvedCustomer, RolledBack, recordSale } from './track-sale.js';
 import type { Program, Sale } from './types.js';
 
@@ -258,6 +257,10 @@ export async function recordProcessorRefund(store: Transactions, refund: Process
   for (const piece of refund.refunds ?? []) assertAmount('refund amount', piece.amountCents, true);
   return store.transaction(async (tx) => {
     const sale = await findPaidSale(tx, refund.programId, refund);
+    // The commission is locked before what is already counted is read: two events of the same
+    // money (Lemon Squeezy's order_refunded and its initial invoice's refund) taken at once would
+    // otherwise both find nothing counted and count it twice.
+    await tx.lockCommissionForSale(sale.id);
     const results: TrackRefundResult[] = [];
     // Refunds that failed later no longer count toward the charge's cumulative amount.
     let counted = await tx.processorRefundedCents(sale.id, refund.processor);
@@ -343,8 +346,9 @@ export async function applyChargebackAdjustment(store: Transactions, adjustment:
     const before = await tx.chargebackAdjustmentCents(sale.id, adjustment.processor);
     const taken = before.takenCents + (adjustment.direction === 'taken' ? adjustment.amountCents : 0);
     const givenBack = before.givenBackCents + (adjustment.direction === 'given_back' ? adjustment.amountCents : 0);
-    const change = standingChargebackCents(taken, givenBack) - standingChargebackCents(before.takenCents, before.givenBackCents);
-    const state = { saleAmountCents: sale.amountCents, commissionAmountCents: commission.amountCents, refundedTotalCents: commission.refundedTotalCents, deductedCents: commission.deductedCents, status: commission.status };
+    const counted = (t: number, g: number) => countedChargebackCents(t, g, sale.amountCents, before.otherRefundedCents);
+    const change = counted(taken, givenBack) - counted(before.takenCents, before.givenBackCents);
+    const state = refundStateOf(sale, commission);
     let next: { status: typeof commission.status; refundedTotalCents: number; deductedCents: number } | null = null;
     if (change > 0) {
       const applied = applyRefund(state, change);
@@ -363,14 +367,7 @@ export async function applyChargebackAdjustment(store: Transactions, adjustment:
       source: adjustment.processor,
     });
     if (!inserted) return { kind: 'already_counted', saleId: sale.id };
-    if (next) {
-      await tx.updateCommissionAfterRefund(commission.id, {
-        status: next.status,
-        refundedTotalCents: next.refundedTotalCents,
-        deductedCents: next.deductedCents,
-        ledger: deductionChange(commission, commission.deductedCents, next.deductedCents),
-      });
-    }
+    if (next) await setCommissionAfterRefund(tx, commission, next);
     return { kind: 'counted', saleId: sale.id };
   });
 }
@@ -382,12 +379,7 @@ async function revertCountedRefund(tx: TrackingTx, sale: Sale, key: string): Pro
   if (!commission || !counted) return false;
   const refundedTotalCents = commission.refundedTotalCents - counted.amountCents;
   const deductedCents = commission.deductedCents - counted.deductionCents;
-  await tx.updateCommissionAfterRefund(commission.id, {
-    status: refundedTotalCents > 0 ? 'refunded' : 'pending',
-    refundedTotalCents,
-    deductedCents,
-    ledger: deductionChange(commission, commission.deductedCents, deductedCents),
-  });
+  await setCommissionAfterRefund(tx, commission, { status: refundedTotalCents > 0 ? 'refunded' : 'pending', refundedTotalCents, deductedCents });
   await tx.markRefundReverted(counted.id);
   return true;
 }
@@ -414,10 +406,7 @@ export async function revertProcessorRefund(
     if (!commission) return { kind: 'not_counted', saleId: sale.id };
     const cumulative = await tx.processorRefundedCents(sale.id, 'stripe');
     if (cumulative < failure.amountCents) throw new NotYetResolvable('the refund that failed is not counted yet');
-    const reverted = reverseRefund(
-      { saleAmountCents: sale.amountCents, commissionAmountCents: commission.amountCents, refundedTotalCents: commission.refundedTotalCents, deductedCents: commission.deductedCents, status: commission.status },
-      failure.amountCents,
-    );
+    const reverted = reverseRefund(refundStateOf(sale, commission), failure.amountCents);
     await tx.insertRefund({
       saleId: sale.id,
       commissionId: commission.id,
@@ -428,12 +417,7 @@ export async function revertProcessorRefund(
       refundReason: 'Stripe refund failed',
       source: 'stripe',
     });
-    await tx.updateCommissionAfterRefund(commission.id, {
-      status: reverted.status,
-      refundedTotalCents: reverted.refundedTotalCents,
-      deductedCents: reverted.deductedCents,
-      ledger: deductionChange(commission, commission.deductedCents, reverted.deductedCents),
-    });
+    await setCommissionAfterRefund(tx, commission, reverted);
     return { kind: 'reverted', saleId: sale.id };
   });
 }

@@ -1,9 +1,9 @@
 // POST /track/refund: reverse or reduce a sale's commission (spec §3 commission rows, §4.4).
 import { deductionChange } from './commission-ledger.js';
 import { MESSAGES, errors } from './errors.js';
-import { applyRefund } from './money.js';
+import { type RefundState, applyRefund } from './money.js';
 import type { Store, TrackingTx } from './ports.js';
-import type { RefundReason, Sale } from './types.js';
+import type { Commission, RefundReason, Sale } from './types.js';
 
 export interface RefundRequest {
   /** undefined or 0: refund everything not yet refunded. */
@@ -40,6 +40,25 @@ export function refundKey(refundId: string | null, amountCents: number | undefin
   return amountCents ? `amount:${amountCents}` : 'full';
 }
 
+/** Where a sale's commission stands before a refund (or its reversal) is counted. */
+export const refundStateOf = (sale: Sale, commission: Commission): RefundState => ({
+  saleAmountCents: sale.amountCents,
+  commissionAmountCents: commission.amountCents,
+  refundedTotalCents: commission.refundedTotalCents,
+  deductedCents: commission.deductedCents,
+  status: commission.status,
+});
+
+/** The commission after a refund, a chargeback or their reversal: its totals, and the ledger's part of the change. */
+export async function setCommissionAfterRefund(tx: TrackingTx, commission: Commission, next: Pick<RefundState, 'status' | 'refundedTotalCents' | 'deductedCents'>): Promise<void> {
+  await tx.updateCommissionAfterRefund(commission.id, {
+    status: next.status,
+    refundedTotalCents: next.refundedTotalCents,
+    deductedCents: next.deductedCents,
+    ledger: deductionChange(commission, commission.deductedCents, next.deductedCents),
+  });
+}
+
 /** Applies one refund to a sale inside the caller's transaction (the Stripe workers use it too). */
 export async function refundSale(tx: TrackingTx, sale: Sale, request: RefundRequest): Promise<TrackRefundResult> {
   const commission = await tx.lockCommissionForSale(sale.id);
@@ -54,16 +73,7 @@ export async function refundSale(tx: TrackingTx, sale: Sale, request: RefundRequ
     refundedTotalCents: commission.refundedTotalCents,
     commissionRemainingCents: remaining(),
   });
-  const outcome = applyRefund(
-    {
-      saleAmountCents: sale.amountCents,
-      commissionAmountCents: commission.amountCents,
-      refundedTotalCents: commission.refundedTotalCents,
-      deductedCents: commission.deductedCents,
-      status: commission.status,
-    },
-    request.refundAmountCents,
-  );
+  const outcome = applyRefund(refundStateOf(sale, commission), request.refundAmountCents);
   if (outcome.kind === 'skipped') return skipped();
   const counted = await tx.insertRefund({
     saleId: sale.id,
@@ -76,12 +86,7 @@ export async function refundSale(tx: TrackingTx, sale: Sale, request: RefundRequ
     source: request.source,
   });
   if (!counted) return skipped();
-  await tx.updateCommissionAfterRefund(commission.id, {
-    status: outcome.status,
-    refundedTotalCents: outcome.refundedTotalCents,
-    deductedCents: outcome.deductedCents,
-    ledger: deductionChange(commission, commission.deductedCents, outcome.deductedCents),
-  });
+  await setCommissionAfterRefund(tx, commission, outcome);
   const ids = { program_id: sale.programId, sale_id: sale.id, transaction_id: sale.processorEventId, commission_id: commission.id, partner_id: commission.partnerId };
   await tx.emit({
     programId: sale.programId,

@@ -239,7 +239,8 @@ export async function recordSale(
     test: sale.test || sale.livemode === false,
     data: {
       program_id: program.id, commission_id: commissionId, sale_id: saleId, transaction_id: transactionId, partner_id: partnerId, amount_cents: commissionCents,
-      currency: sale.currency, stage: banId !== null ? 'rejected' : holdReasons.length ? 'held' : 'pending', hold_reasons: holdReasons,
+      // Its state is added where the event is written, from the one rule (commission_states).
+      currency: sale.currency, hold_reasons: holdReasons,
       terms: termsSnapshot(terms),
     },
   });

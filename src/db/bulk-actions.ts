@@ -30,21 +30,13 @@ export interface NewBulkAction {
   action: PartnerAction;
   parameters: BulkActionParameters;
   selection: { partnerIds: number[] } | { filter: PartnerFilter };
+  /** The ids given, or the partners the filter matched when asked. */
   expected: number;
 }
 
-export interface BulkActionRow {
-  id: number;
-  accountId: number;
-  programId: number;
-  scopeRole: 'operator' | Role;
-  actor: Actor;
-  action: PartnerAction;
-  parameters: BulkActionParameters;
-  /** 'ids' or the filter; the ids themselves are read a chunk at a time (nextIdsGiven). */
-  selection: 'ids' | PartnerFilter;
+/** How far a bulk action got: what its job writes as it goes. */
+export interface BulkActionProgress {
   state: BulkActionState;
-  expected: number;
   requested: number;
   changed: number;
   skipped: Record<string, number>;
@@ -57,6 +49,13 @@ export interface BulkActionRow {
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
+}
+
+/** A stored bulk action: what was asked (as NewBulkAction) and how far it got. */
+export interface BulkActionRow extends Omit<NewBulkAction, 'selection'>, BulkActionProgress {
+  id: number;
+  /** 'ids' or the filter; the ids themselves are read a chunk at a time (nextIdsGiven). */
+  selection: 'ids' | PartnerFilter;
 }
 
 /** The job's data: the bulk action and which of its chunks this job runs (a stale job finds it done). */

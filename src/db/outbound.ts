@@ -14,6 +14,16 @@ export interface OutboundQueue {
 export const DEFAULT_OUTBOUND_QUEUE: OutboundQueue = { schema: 'pgboss', name: OUTBOUND_QUEUE };
 
 /**
+ * A commission's event carries the commission's one `state` as the commission_states view reads
+ * it once the change is made (same transaction), never a stored stage or status: listeners see
+ * what every page and answer shows (a commission moved to an earlier sale says `moved`).
+ */
+const withState = (type: string, data: string, programId: string) =>
+  `CASE WHEN ${type} LIKE 'commission.%' THEN ${data} || jsonb_build_object('state',
+     (SELECT cs.state FROM commission_states cs WHERE cs.id = (${data} ->> 'commission_id')::bigint AND cs.program_id = ${programId}))
+   ELSE ${data} END`;
+
+/**
  * One round trip when no endpoint listens (nothing is written). Otherwise the deliveries'
  * jobs follow in the same transaction (pg-boss's tables are only touched when there is work).
  */
@@ -23,7 +33,7 @@ export async function writeMessage(client: PoolClient, queue: OutboundQueue, eve
        SELECT id FROM webhook_endpoints WHERE program_id = $1 AND enabled AND $2 = ANY (event_types)
      ), message AS (
        INSERT INTO webhook_messages (id, program_id, type, test, data)
-       SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), $1, $2, $3, $4
+       SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), $1, $2, $3, ${withState('$2::text', '$4::jsonb', '$1')}
         WHERE EXISTS (SELECT 1 FROM listening)
        RETURNING id
      ), delivery AS (
@@ -57,7 +67,7 @@ export async function writeMessages(client: PoolClient, queue: OutboundQueue, pr
         WHERE EXISTS (SELECT 1 FROM listening l WHERE e.type = ANY (l.event_types)) ORDER BY e.ord
      ), message AS (
        INSERT INTO webhook_messages (id, program_id, type, test, data)
-       SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), $1, type, test, data FROM event
+       SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), $1, type, test, ${withState('type', 'data', '$1')} FROM event
        RETURNING id, type
      ), delivery AS (
        INSERT INTO webhook_deliveries (message_id, endpoint_id, next_attempt_at)
