@@ -91,6 +91,8 @@ export interface ImportReport {
   ignored_columns: string[];
   /** Each distinct value of the group column, its rows and where they go (unmapped: refused, as without a mapping). */
   groups: SourceGroup[];
+  /** The first good rows as they will be read, with what happens to each. */
+  sample: { line: number; name: string; email: string | null; code: string | null; group: string | null; outcome: RowOutcome }[];
   written?: { partners: number; links: number; groups: number };
 }
 
@@ -223,6 +225,14 @@ export async function importPartners(deps: ManagementDeps, scope: Scope, program
     file_columns: header,
     ignored_columns: ignored,
     groups: sources,
+    sample: checked.slice(0, 5).map((c) => ({
+      line: c.row.line,
+      name: c.row.name,
+      email: c.row.email,
+      code: c.row.code,
+      group: c.newGroup ?? (c.groupId === null ? null : (sources.find((x) => x.group_id === c.groupId)?.group_name ?? null)),
+      outcome: c.outcome,
+    })),
   };
   if (report.dry_run) return report;
   const toWrite = checked.filter((c) => c.outcome !== 'unchanged');
@@ -264,6 +274,15 @@ export async function importPartners(deps: ManagementDeps, scope: Scope, program
     return written;
   });
   return report;
+}
+
+/** The file's header (its first record), for a form that names its columns. */
+export function importFileColumns(csv: string): string[] {
+  try {
+    return (parse(csv, { bom: true, relax_column_count: true, skip_empty_lines: true, to_line: 1 }) as string[][])[0] ?? [];
+  } catch {
+    return []; // the import itself names the problem
+  }
 }
 
 // ---- the dashboard's uploaded file, kept until it is imported ------------------------------------
