@@ -238,6 +238,8 @@ export interface ImportFlow {
   choices: Record<number, string>;
   newNames: Record<number, string>;
   groups: { id: number; name: string }[];
+  /** By column index: the field it is read as (an ignored or unknown column is not read). */
+  readAs: Record<number, string>;
 }
 
 const MAPS_TO_WORDS = (s: SourceGroup): string =>
@@ -264,11 +266,11 @@ ${flow.sources.map((s, i) => {
 ${flow.groups.length ? html`<optgroup label="Existing groups">${flow.groups.map((g) => html`<option value="group:${g.id}" ${choice === `group:${g.id}` ? raw('selected') : ''}>${g.name}</option>`)}</optgroup>` : ''}
 <option value="new" ${choice === 'new' ? raw('selected') : ''}>New group named …</option>
 <option value="none" ${choice === 'none' ? raw('selected') : ''}>No group</option></select>${error(`map_${i}`)}
-<label for="new-name-${i}">Name of the new group (for “New group named …”)</label><input id="new-name-${i}" name="new_name_${i}" maxlength="100" value="${flow.newNames[i] ?? s.source}" ${invalid(`new_name_${i}`)}>${error(`new_name_${i}`)}</div>`;
+<label for="new-name-${i}">Name of the new group for “${s.source}”, if one is made</label><input id="new-name-${i}" name="new_name_${i}" maxlength="100" value="${flow.newNames[i] ?? s.source}" ${invalid(`new_name_${i}`)}>${error(`new_name_${i}`)}</div>`;
       })}</fieldset>`
     : ''}
 <fieldset><legend>Columns to ignore</legend><p>An ignored column is not read (its payout emails, its codes, its campaigns are left out).</p>
-${flow.fileColumns.map((c, i) => html`<div class="check"><input type="checkbox" id="ignore-${i}" name="ignore_${i}" ${flow.ignored.has(i) ? raw('checked') : ''}><label for="ignore-${i}">${c || `(column ${i + 1}, no header)`}</label></div>`)}</fieldset>
+${flow.fileColumns.map((c, i) => html`<label class="check"><input type="checkbox" name="ignore_${i}" value="on" ${flow.ignored.has(i) ? raw('checked') : ''}> ${c || `(column ${i + 1}, no header)`}${flow.readAs[i] ? html` <span class="muted">(read as ${flow.readAs[i]})</span>` : flow.ignored.has(i) ? '' : html` <span class="muted">(not read)</span>`}</label>`)}</fieldset>
 <div><button type="submit">Check the file with this mapping (dry run)</button></div></form></section>`;
 }
 

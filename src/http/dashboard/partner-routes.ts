@@ -167,6 +167,7 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
       choices,
       newNames,
       groups,
+      readAs: Object.fromEntries(Object.entries(plain.columns).map(([f, header]) => [fileColumns.indexOf(header), f.replaceAll('_', ' ')])),
     };
     return { flow, plain, group_mapping, ignore_columns };
   };
