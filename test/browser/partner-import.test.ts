@@ -130,8 +130,16 @@ describe.skipIf(!hasChromium)('the partner import', () => {
     expect(await textOf(page.locator('#import-mapping h2'))).toBe('Map the file to this program');
     await screenshotsAt(page, 'partner-import-mapping');
     await page.getByLabel('“Default Campaign” (3 rows)').selectOption({ label: 'New group named …' });
-    await page.locator('#new-name-0').fill('Rewardful');
+    await page.locator('#new_name_0').fill('Rewardful');
     await page.getByLabel('“Creators Q4 2023” (2 rows)').selectOption({ label: 'Creators' });
+    // A new group whose address name another group holds is refused beside its name, the choices kept.
+    await page.getByLabel('“Legacy 2021” (1 row)').selectOption({ label: 'New group named …' });
+    await page.locator('#new_name_2').fill('creators!');
+    await submitWithKeyboard(page, 'Check the file with this mapping (dry run)');
+    expect(await textOf(page.locator('#new_name_2-error'))).toBe('"Legacy 2021": the group "Creators" already has the address name "creators": map to it, or name the new group otherwise.');
+    expect(await page.locator('.error-summary a').first().getAttribute('href')).toBe('#new_name_2');
+    expect(await page.locator('#map_0').inputValue()).toBe('new');
+    await screenshotsAt(page, 'partner-import-mapping-refused');
     await page.getByLabel('“Legacy 2021” (1 row)').selectOption({ label: 'No group' });
     await page.getByRole('checkbox', { name: /paypal_email/ }).check();
     await submitWithKeyboard(page, 'Check the file with this mapping (dry run)');

@@ -252,8 +252,9 @@ const flowFields = (flow: ImportFlow): Html =>
 /** The mapping step: where each value of the file's group/campaign column goes, and the columns left out. */
 function mappingStep(view: PartnerPagesView, flow: ImportFlow): Html {
   const fe = view.fieldErrors;
-  const invalid = (name: string) => (fe[name] ? raw(`aria-invalid="true" aria-describedby="${name.replaceAll('_', '-')}-error"`) : '');
-  const error = (name: string) => (fe[name] ? html`<p class="error" id="${name.replaceAll('_', '-')}-error">${fe[name]}</p>` : '');
+  // Each field's id is its name: the error summary at the top links to it.
+  const invalid = (name: string) => (fe[name] ? raw(`aria-invalid="true" aria-describedby="${name}-error"`) : '');
+  const error = (name: string) => (fe[name] ? html`<p class="error" id="${name}-error">${fe[name]}</p>` : '');
   return html`<section id="import-mapping"><h2>Map the file to this program</h2>
 <form method="post" action="${flow.action}" novalidate><input type="hidden" name="step" value="check">
 ${flow.groupColumn && flow.sources.length
@@ -261,12 +262,12 @@ ${flow.groupColumn && flow.sources.length
 <p>Choose where the partners of each value go. A value left unmapped is refused on every row, as without a mapping.</p>
 ${flow.sources.map((s, i) => {
         const choice = flow.choices[i] ?? '';
-        return html`<div class="mapping-row"><label for="map-${i}">“${s.source}” (${s.rows} row${s.rows === 1 ? '' : 's'})</label>
-<select id="map-${i}" name="map_${i}" ${invalid(`map_${i}`)}><option value="" ${choice === '' ? raw('selected') : ''}>Not mapped (rows refused)</option>
+        return html`<div class="mapping-row"><label for="map_${i}">“${s.source}” (${s.rows} row${s.rows === 1 ? '' : 's'})</label>
+<select id="map_${i}" name="map_${i}" ${invalid(`map_${i}`)}><option value="" ${choice === '' ? raw('selected') : ''}>Not mapped (rows refused)</option>
 ${flow.groups.length ? html`<optgroup label="Existing groups">${flow.groups.map((g) => html`<option value="group:${g.id}" ${choice === `group:${g.id}` ? raw('selected') : ''}>${g.name}</option>`)}</optgroup>` : ''}
 <option value="new" ${choice === 'new' ? raw('selected') : ''}>New group named …</option>
 <option value="none" ${choice === 'none' ? raw('selected') : ''}>No group</option></select>${error(`map_${i}`)}
-<label for="new-name-${i}">Name of the new group for “${s.source}”, if one is made</label><input id="new-name-${i}" name="new_name_${i}" maxlength="100" value="${flow.newNames[i] ?? s.source}" ${invalid(`new_name_${i}`)}>${error(`new_name_${i}`)}</div>`;
+<label for="new_name_${i}">Name of the new group for “${s.source}”, if one is made</label><input id="new_name_${i}" name="new_name_${i}" maxlength="100" value="${flow.newNames[i] ?? s.source}" ${invalid(`new_name_${i}`)}>${error(`new_name_${i}`)}</div>`;
       })}</fieldset>`
     : ''}
 <fieldset><legend>Columns to ignore</legend><p>An ignored column is not read (its payout emails, its codes, its campaigns are left out).</p>
