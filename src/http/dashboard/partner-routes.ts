@@ -185,16 +185,14 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
 
   router.post(`${base}/partners/import`, programFirst, kit.csrfBeforeBody, ...uploadBody(uploadRefused), async (req, res) => {
     const id = await ownProgram(req, res);
-    let flow: ImportFlow | null = null;
     try {
       if (!req.file) throw new AffixError(400, 'Choose a CSV file.', { fields: { csv: 'Choose a CSV file.' } });
       // The file's bytes are decoded by their byte order mark, else as UTF-8 (refused, in words, if they are not), and kept.
       const { fileId, csv } = await keepImportFile(app(), scope(res), id, req.file.buffer);
-      const shaped = await importFlow(res, id, fileId, csv, {});
-      flow = shaped.flow;
+      const { flow, plain } = await importFlow(res, id, fileId, csv, {});
       // Values no group has: the mapping step first; else straight to the dry run.
-      if (shaped.plain.groups.some((g) => g.maps_to === 'unmapped')) return importPage(req, res, 200, null, flow, {}, 'map');
-      return importPage(req, res, 200, shaped.plain, flow);
+      if (plain.groups.some((g) => g.maps_to === 'unmapped')) return importPage(req, res, 200, null, flow, {}, 'map');
+      return importPage(req, res, 200, plain, flow);
     } catch (error) {
       return importPage(req, res, 400, null, null, fieldErrors(error, { csv: UPLOAD_FIELD, form: UPLOAD_FIELD, body: UPLOAD_FIELD }));
     }
