@@ -216,6 +216,7 @@ describe("the dashboard with B's session", () => {
       `/dashboard/programs/${a.programId}/applications/settings`,
       `/dashboard/programs/${a.programId}/commissions/bulk`,
       `/dashboard/programs/${a.programId}/partners/import`,
+      `/dashboard/programs/${a.programId}/partners/import/00000000-0000-4000-8000-000000000000`,
       `/dashboard/programs/${a.programId}/events/${aSale.inboxId}/replay`,
       `/dashboard/programs/${b.programId}/events/${aSale.inboxId}/replay`,
     ]) {

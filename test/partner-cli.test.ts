@@ -64,4 +64,33 @@ describe('affix admin for partners', () => {
       fields: [{ key: 'website', label: 'Your website', type: 'url', required: true }],
     });
   }, 90_000);
+
+  it('import reads the file as bytes, decoded as the dashboard and the API decode them: UTF-16 and a mark read, Latin-1 refused in words', async () => {
+    const shop = await seedProgram(api);
+    const p = String(shop.programId);
+    const email = `${uid('jose')}@x.test`;
+    const utf16 = join(dir, 'excel-unicode.csv');
+    await writeFile(utf16, Buffer.from([0xff, 0xfe, ...Buffer.from(`name,email\r\nJosé Müller,${email}\r\n`, 'utf16le')]));
+    expect(await json('partner', 'import', utf16, '--program', p, '--dry-run')).toMatchObject({ dry_run: true, create: 1, problems: [], columns: { name: 'name', email: 'email' } });
+    expect(await json('partner', 'import', utf16, '--program', p)).toMatchObject({ written: { partners: 1 } });
+    expect((await db.pool.query('SELECT name FROM partners WHERE program_id = $1 AND email = $2', [shop.programId, email])).rows).toEqual([{ name: 'José Müller' }]);
+
+    const latin1 = join(dir, 'latin1.csv');
+    await writeFile(latin1, Buffer.from(`name,email\nJosé Müller,${uid('jose')}@x.test\n`, 'latin1'));
+    const refused = await affix('partner', 'import', latin1, '--program', p, '--dry-run').then(
+      () => null,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(refused?.code).toBe(5);
+    expect(refused?.stderr).toContain('The file is not UTF-8 (it looks like Latin-1/Windows-1252): save it as UTF-8');
+  }, 90_000);
+
+  it('import takes the group mapping and the columns to ignore: --map-group and --ignore-column', async () => {
+    const shop = await seedProgram(api);
+    const file = join(dir, 'campaigns.csv');
+    await writeFile(file, `email,first_name,last_name,paypal_email,campaign\n${uid('m')}@x.test,Mia,Map,mia.pay@x.test,Default Campaign\n`);
+    const dry = await json('partner', 'import', file, '--program', String(shop.programId), '--dry-run', '--map-group', 'Default Campaign=new:Creators', '--ignore-column', 'paypal_email');
+    expect(dry).toMatchObject({ dry_run: true, create: 1, problems: [], ignored_columns: ['paypal_email'] });
+    expect(dry.groups).toEqual([{ source: 'Default Campaign', rows: 1, maps_to: 'new', group_id: null, group_name: 'Creators' }]);
+  }, 90_000);
 });

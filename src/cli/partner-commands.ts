@@ -2,7 +2,11 @@
 // partners (docs/partners.md). Actions take one partner id, several, or --matching a filter.
 import { readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
+import { decodeCsvBytes } from '../core/csv-encoding.js';
+import { AffixError } from '../core/errors.js';
+import type { GroupTarget } from '../core/partners.js';
 import { minimumFlag, positiveInt, positiveNumber } from './arguments.js';
+import { CliError, exitCodeForStatus } from './client/exit-codes.js';
 import { adminCall, adminText, printJson } from './http-client.js';
 
 const call = async (command: Command, method: string, path: string, body?: unknown, contentType?: string) =>
@@ -22,6 +26,17 @@ const filterQuery = (f: Filter) =>
 const filterBody = (f: Filter) => ({ q: f.q, status: f.status, group_id: f.group, tag: f.tag });
 
 const groupIdOrNone = (value: string): number | null => (value === 'none' ? null : positiveInt(value));
+
+/** `--map-group "Default Campaign=new:Creators"`: the value (up to its last =) and where its rows go. */
+function collectGroupMap(pair: string, into: Record<string, GroupTarget>): Record<string, GroupTarget> {
+  const at = pair.lastIndexOf('=');
+  const [value, target] = [pair.slice(0, at).trim(), pair.slice(at + 1).trim()];
+  if (at <= 0 || !value) throw new InvalidArgumentError('give value=group:<name|id>, value=new:<name> or value=none');
+  if (target === 'none') return { ...into, [value]: null };
+  if (target.startsWith('group:') && target.length > 6) return { ...into, [value]: { group: target.slice(6) } };
+  if (target.startsWith('new:') && target.length > 4) return { ...into, [value]: { new_group: target.slice(4) } };
+  throw new InvalidArgumentError(`"${target}": the target is group:<name|id>, new:<name> or none`);
+}
 
 
 export function registerPartnerCommands(admin: Command): void {
@@ -98,8 +113,24 @@ export function registerPartnerCommands(admin: Command): void {
     });
   programFlag(partner.command('import <file>').description('partners from a CSV (Affix, Rewardful, FirstPromoter or Tolt columns); --dry-run first'))
     .option('--dry-run', 'check every row and write nothing')
-    .action(function (this: Command, file: string, f: P & { dryRun?: boolean }) {
-      return call(this, 'POST', `/programs/${f.program}/partners/import${f.dryRun ? '?dry_run=true' : ''}`, readFileSync(file, 'utf8'), 'text/csv');
+    .option('--map-group <value=target...>', 'a value of the group/campaign column -> group:<name|id>, new:<name> or none', collectGroupMap, {})
+    .option('--ignore-column <name...>', 'leave this column of the file out')
+    .action(function (this: Command, file: string, f: P & { dryRun?: boolean; mapGroup: Record<string, GroupTarget>; ignoreColumn?: string[] }) {
+      // The file's bytes, decoded as the dashboard and the API decode an upload (a byte order mark; not UTF-8 refused in words).
+      let csv: string;
+      try {
+        csv = decodeCsvBytes(readFileSync(file));
+      } catch (error) {
+        // Refused as the API refuses it (400): the file, in words with the fix.
+        if (error instanceof AffixError) throw new CliError(`${file}: ${error.message}`, exitCodeForStatus(error.status));
+        throw error;
+      }
+      return call(this, 'POST', `/programs/${f.program}/partners/import`, {
+        csv,
+        dry_run: !!f.dryRun,
+        ...(Object.keys(f.mapGroup).length ? { group_mapping: f.mapGroup } : {}),
+        ...(f.ignoreColumn?.length ? { ignore_columns: f.ignoreColumn } : {}),
+      });
     });
   filterFlags(programFlag(partner.command('export').description('the partners a filter matches, as CSV on stdout'))).action(async function (this: Command, f: P & Filter) {
     process.stdout.write(await adminText(this, `/programs/${f.program}/partners.csv?${filterQuery(f)}`));

@@ -240,8 +240,8 @@ export type ImportField = keyof typeof IMPORT_COLUMNS;
  * paypal_email, wise_email, campaign; FirstPromoter: email, first_name, last_name, ref_id;
  * Tolt: first_name, last_name, email, referral code): all are in the lists above.
  */
-export function mapColumns(header: readonly string[]): Partial<Record<ImportField, number>> {
-  const normalized = header.map(normalizeColumn);
+export function mapColumns(header: readonly string[], ignored: ReadonlySet<number> = new Set()): Partial<Record<ImportField, number>> {
+  const normalized = header.map((column, index) => (ignored.has(index) ? '' : normalizeColumn(column)));
   const mapping: Partial<Record<ImportField, number>> = {};
   for (const [field, names] of Object.entries(IMPORT_COLUMNS) as [ImportField, readonly string[]][]) {
     const keys = names.map(normalizeColumn);
@@ -314,4 +314,101 @@ export function readImportRow(cells: readonly string[], mapping: Partial<Record<
   return {
     row: { line, name, email, code, payoutMethod: paypal ? 'paypal' : wise ? 'wise' : null, payoutReference, group: cell('group') || null, tags },
   };
+}
+
+// ---- import: where each source group goes -------------------------------------------------------
+
+/**
+ * What a source group/campaign value is mapped to: an existing group (by id, name or slug), a
+ * group the import makes (by name), or no group (null).
+ */
+export type GroupTarget = { group: string } | { new_group: string } | null;
+
+export interface ProgramGroup {
+  id: number;
+  name: string;
+  slug: string;
+}
+
+export type GroupMapsTo = 'existing' | 'new' | 'none' | 'unmapped';
+
+/** One distinct value of the file's group column: how many rows carry it and where they go. */
+export interface SourceGroup {
+  source: string;
+  rows: number;
+  maps_to: GroupMapsTo;
+  /** The existing group (maps_to existing), else null. */
+  group_id: number | null;
+  /** The existing group's name, or the name of the group the import makes (maps_to new). */
+  group_name: string | null;
+}
+
+/** A new group's address name from its name: letters and digits, the rest as -, at most 63. */
+export function groupSlugOf(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 63)
+    .replace(/-+$/, '');
+  return slug || 'imported-group';
+}
+
+const findGroup = (groups: readonly ProgramGroup[], ref: string): ProgramGroup | undefined => {
+  const key = ref.trim().toLowerCase();
+  return (
+    (/^[0-9]+$/.test(key) ? groups.find((g) => g.id === Number(key)) : undefined) ??
+    groups.find((g) => g.name.toLowerCase() === key) ??
+    groups.find((g) => g.slug === key)
+  );
+};
+
+/**
+ * Where each source value goes under the mapping. A value the mapping does not name keeps the
+ * rule without one (a group of that slug, else its rows are refused). A new group whose name a
+ * group already has is that group (so the same file and mapping again make no second group); one
+ * whose address name another group holds is refused, as is an existing group that is not there.
+ */
+export function resolveGroupMapping(
+  counts: ReadonlyMap<string, number>,
+  mapping: Readonly<Record<string, GroupTarget>>,
+  groups: readonly ProgramGroup[],
+): { sources: SourceGroup[]; problems: Record<string, string> } {
+  const problems: Record<string, string> = {};
+  const sources: SourceGroup[] = [];
+  for (const [source, rows] of counts) {
+    const where = `group_mapping.${source}`;
+    const mapped = Object.hasOwn(mapping, source);
+    const target = mapped ? mapping[source] : undefined;
+    if (!mapped) {
+      const group = groups.find((g) => g.slug === source.toLowerCase());
+      sources.push(group ? { source, rows, maps_to: 'existing', group_id: group.id, group_name: group.name } : { source, rows, maps_to: 'unmapped', group_id: null, group_name: null });
+    } else if (target === null || target === undefined) {
+      sources.push({ source, rows, maps_to: 'none', group_id: null, group_name: null });
+    } else if ('group' in target) {
+      const group = findGroup(groups, target.group);
+      if (!group) problems[where] = `"${source.slice(0, 60)}": no group "${target.group.slice(0, 60)}" in this program.`;
+      else sources.push({ source, rows, maps_to: 'existing', group_id: group.id, group_name: group.name });
+    } else {
+      const name = target.new_group.trim();
+      const same = groups.find((g) => g.name.toLowerCase() === name.toLowerCase());
+      const holder = groups.find((g) => g.slug === groupSlugOf(name));
+      if (same) sources.push({ source, rows, maps_to: 'existing', group_id: same.id, group_name: same.name });
+      else if (holder) problems[where] = `"${source.slice(0, 60)}": the group "${holder.name.slice(0, 60)}" already has the address name "${holder.slug}": map to it, or name the new group otherwise.`;
+      else sources.push({ source, rows, maps_to: 'new', group_id: null, group_name: name });
+    }
+  }
+  // Two names that differ only in punctuation would make one address name twice.
+  const newSlugs = new Map<string, string>();
+  for (const s of sources.filter((x) => x.maps_to === 'new')) {
+    const slug = groupSlugOf(s.group_name!);
+    const other = newSlugs.get(slug);
+    if (other !== undefined && other.toLowerCase() !== s.group_name!.toLowerCase()) {
+      problems[`group_mapping.${s.source}`] = `"${s.source.slice(0, 60)}": the new groups "${other.slice(0, 60)}" and "${s.group_name!.slice(0, 60)}" would have one address name "${slug}": give them one name or two distinct ones.`;
+    }
+    newSlugs.set(slug, other ?? s.group_name!);
+  }
+  return { sources, problems };
 }

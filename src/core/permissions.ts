@@ -109,6 +109,7 @@ export const DASHBOARD_ROUTES: Record<string, Permission> = {
   [P('GET', `${D}/partners/bulk/:bulkId`)]: 'read',
   [P('GET', `${D}/partners/import`)]: 'partners',
   [P('POST', `${D}/partners/import`)]: 'partners',
+  [P('POST', `${D}/partners/import/:fileId`)]: 'partners',
   [P('GET', `${D}/partners/:partnerId`)]: 'read',
   [P('POST', `${D}/partners/:partnerId`)]: 'partners',
   [P('POST', `${D}/partners/:partnerId/action`)]: 'partners',

@@ -14,7 +14,7 @@ export async function importLookups(db: Queryable, programId: number, emails: st
   const [partners, links, groups, unmailed] = await Promise.all([
     db.query('SELECT id, lower(email) AS email FROM partners WHERE program_id = $1 AND lower(email) = ANY ($2::text[])', [programId, emails.map((e) => e.toLowerCase())]),
     db.query('SELECT DISTINCT ON (lower(short_link)) lower(short_link) AS code_key, program_id, partner_id FROM referral_links WHERE lower(short_link) = ANY ($1::text[]) ORDER BY lower(short_link), case_twin', [codes.map((c) => c.toLowerCase())]),
-    db.query('SELECT id, slug FROM partner_groups WHERE program_id = $1', [programId]),
+    db.query('SELECT id, name, slug FROM partner_groups WHERE program_id = $1 ORDER BY id', [programId]),
     names.length
       ? db.query('SELECT DISTINCT ON (lower(name)) id, lower(name) AS name_key FROM partners WHERE program_id = $1 AND email IS NULL AND lower(name) = ANY ($2::text[]) ORDER BY lower(name), id', [
           programId,
@@ -25,7 +25,7 @@ export async function importLookups(db: Queryable, programId: number, emails: st
   return {
     partnerByEmail: new Map(partners.rows.map((r) => [r.email as string, Number(r.id)])),
     codeHolder: new Map(links.rows.map((r) => [r.code_key as string, { programId: r.program_id === null ? null : Number(r.program_id), partnerId: r.partner_id === null ? null : Number(r.partner_id) }])),
-    groupBySlug: new Map(groups.rows.map((r) => [r.slug as string, Number(r.id)])),
+    groups: groups.rows.map((r) => ({ id: Number(r.id), name: r.name as string, slug: r.slug as string })),
     unmailedByName: new Map(unmailed.rows.map((r) => [r.name_key as string, Number(r.id)])),
   };
 }
@@ -37,6 +37,8 @@ export interface ImportWrite {
   tags: string[];
   payoutMethod: string | null;
   payoutReference: string | null;
+  /** A row with neither email nor code: its name's key (lower case), unique among the program's imported partners. */
+  nameKey?: string | null;
 }
 
 /**
@@ -67,6 +69,15 @@ export async function insertImported(client: PoolClient, programId: number, rows
     );
   }
   // Rows without an email cannot be matched by it: each is its own statement, so its id is its own.
+  // A row known by its name waits for an import of the same name running at once (the lock), then
+  // finds the partner it made; the unique key is the backstop.
+  const nameKeys = [...new Set(rows.filter((r) => !r.email && r.nameKey).map((r) => r.nameKey!))].sort();
+  if (nameKeys.length) {
+    await client.query(
+      `SELECT pg_advisory_xact_lock(k) FROM (SELECT hashtextextended('partner-import:' || $1::text || ':' || key, 0) AS k FROM unnest($2::text[]) AS key ORDER BY 1) AS keys`,
+      [programId, nameKeys],
+    );
+  }
   const ids: (number | null)[] = [];
   for (const row of rows) {
     if (row.email) {
@@ -74,12 +85,67 @@ export async function insertImported(client: PoolClient, programId: number, rows
       continue;
     }
     const { rows: one } = await client.query(
-      `INSERT INTO partners (program_id, name, email, status, group_id, tags) VALUES ($1, $2, NULL, 'approved', $3, $4) RETURNING id`,
-      [programId, row.name, row.groupId, row.tags],
+      `INSERT INTO partners (program_id, name, email, status, group_id, tags, import_name_key)
+       SELECT $1, $2, NULL, 'approved', $3, $4, $5::text
+        WHERE $5::text IS NULL OR NOT EXISTS (SELECT 1 FROM partners WHERE program_id = $1 AND import_name_key = $5::text)
+       ON CONFLICT (program_id, import_name_key) WHERE import_name_key IS NOT NULL DO NOTHING
+       RETURNING id`,
+      [programId, row.name, row.groupId, row.tags, row.nameKey ?? null],
     );
-    ids.push(Number(one[0].id));
+    ids.push(one.length ? Number(one[0].id) : null);
   }
   return ids;
+}
+
+/**
+ * The groups an import makes, with the program's own terms; a group of that address name made
+ * meanwhile is taken when it has the same name. Returns each name's (lower case) group id, or
+ * the names whose address name another group holds.
+ */
+export async function insertImportedGroups(
+  client: PoolClient,
+  programId: number,
+  groups: { name: string; slug: string }[],
+): Promise<{ made: { id: number; name: string }[]; ids: Map<string, number>; taken: string[] }> {
+  const made: { id: number; name: string }[] = [];
+  const ids = new Map<string, number>();
+  const taken: string[] = [];
+  for (const group of groups) {
+    const { rows } = await client.query(
+      `INSERT INTO partner_groups (program_id, name, slug, commission_type, commission_rate, recurring_duration_months, hold_days)
+       SELECT id, $2, $3, commission_type, commission_rate, recurring_duration_months, hold_days FROM programs WHERE id = $1
+       ON CONFLICT (program_id, slug) DO NOTHING RETURNING id`,
+      [programId, group.name, group.slug],
+    );
+    if (rows.length) {
+      made.push({ id: Number(rows[0].id), name: group.name });
+      ids.set(group.name.toLowerCase(), Number(rows[0].id));
+      continue;
+    }
+    const { rows: there } = await client.query('SELECT id, name FROM partner_groups WHERE program_id = $1 AND slug = $2', [programId, group.slug]);
+    if (there.length && (there[0].name as string).toLowerCase() === group.name.toLowerCase()) ids.set(group.name.toLowerCase(), Number(there[0].id));
+    else taken.push(group.name);
+  }
+  return { made, ids, taken };
+}
+
+/** An uploaded file kept for its import (the dashboard's confirm names it); expired ones of the program go. */
+export async function keepImportFile(db: Queryable, programId: number, bytes: Uint8Array, sha256: string, now: Date, expiresAt: Date): Promise<string> {
+  await db.query('DELETE FROM partner_import_files WHERE program_id = $1 AND expires_at <= $2', [programId, now]);
+  const { rows } = await db.query('INSERT INTO partner_import_files (program_id, bytes, sha256, created_at, expires_at) VALUES ($1, $2, $3, $4, $5) RETURNING id', [
+    programId,
+    Buffer.from(bytes),
+    sha256,
+    now,
+    expiresAt,
+  ]);
+  return rows[0].id as string;
+}
+
+/** A kept file of the program that has not expired, or null. */
+export async function keptImportFile(db: Queryable, programId: number, fileId: string, now: Date): Promise<{ bytes: Buffer; sha256: string } | null> {
+  const { rows } = await db.query('SELECT bytes, sha256 FROM partner_import_files WHERE program_id = $1 AND id = $2 AND expires_at > $3', [programId, fileId, now]);
+  return rows.length ? { bytes: rows[0].bytes as Buffer, sha256: rows[0].sha256 as string } : null;
 }
 
 /** Referral links with the codes brands already use; a code taken meanwhile is left out (returned). */

@@ -1,6 +1,9 @@
 // axe-core (WCAG 2.1 A and AA) on every dashboard, portal, sign-in and application page, at
 // 390 and 1280 px, with data on them: no serious or critical violation. With AFFIX_SCREENSHOTS=1
 // each page is also saved at both widths (docs/screenshots/page-<name>-<width>.png).
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -88,6 +91,16 @@ describe.skipIf(!hasChromium)('accessibility', () => {
     await page.getByLabel('Domain').fill('https://shop.example.com/x');
     await submitWithKeyboard(page, 'Save settings');
     findings.push(...(await audit('program-settings-refused')));
+    // The import's mapping step (a Rewardful export whose campaigns are no group) and its dry run.
+    const exportFile = join(mkdtempSync(join(tmpdir(), 'affix-axe-')), 'rewardful.csv');
+    writeFileSync(exportFile, 'id,email,first_name,last_name,paypal_email,campaign,token,created_at\n1,lee@axe.test,Lee,Axe,lee.pay@axe.test,Default Campaign,lee-axe,2024-01-02T10:00:00Z\n');
+    await page.goto(`${base}/partners/import`);
+    await page.getByLabel(/^CSV file/).setInputFiles(exportFile);
+    await submitWithKeyboard(page, 'Check the file (dry run)');
+    findings.push(...(await audit('partner-import-mapping')));
+    await page.getByLabel('“Default Campaign” (1 row)').selectOption({ label: 'No group' });
+    await submitWithKeyboard(page, 'Check the file with this mapping (dry run)');
+    findings.push(...(await audit('partner-import-dry-run')));
 
     // The partner's portal.
     await admin('POST', `/programs/${program.id}/partners/${ana.id}/invite`);

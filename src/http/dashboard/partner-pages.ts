@@ -3,6 +3,7 @@
 // sideways scrolling); every action is a native form, so the keyboard reaches all of it.
 import type { SectionData } from '../../app/dashboard.js';
 import type { ImportReport } from '../../app/partner-import.js';
+import type { SourceGroup } from '../../core/partners.js';
 import type { partnerPage } from '../../app/partners.js';
 import { COMMISSION_STATE_WORDS, type CommissionState } from '../../core/commission-ledger.js';
 import { formatMoney, majorUnits } from '../../core/money.js';
@@ -222,20 +223,78 @@ ${data.sanctions.map((s: any) => html`<li>${day(s.created_at)}: ${s.kind === 'ba
 <li>${day(p.created_at)}: joined the program</li></ul></section>`;
 }
 
-export function importPageBody(view: PartnerPagesView, report: ImportReport | null, csv: string | null): Html {
+/** The import's state after an upload: the kept file, its columns, and the brand's choices so far. */
+export interface ImportFlow {
+  /** The kept file's address (its confirm and its mapping post here). */
+  action: string;
+  fileColumns: string[];
+  /** Column indexes left out. */
+  ignored: Set<number>;
+  /** The header of the group/campaign column read, if any. */
+  groupColumn: string | null;
+  /** Each distinct value of that column (the file's order) with its rows and where it goes without the brand's choice. */
+  sources: SourceGroup[];
+  /** By the source's index: '' (unmapped), 'none', 'new' or 'group:<id>'. */
+  choices: Record<number, string>;
+  newNames: Record<number, string>;
+  groups: { id: number; name: string }[];
+  /** By column index: the field it is read as (an ignored or unknown column is not read). */
+  readAs: Record<number, string>;
+}
+
+const MAPS_TO_WORDS = (s: SourceGroup): string =>
+  s.maps_to === 'existing' ? `the group “${s.group_name}”` : s.maps_to === 'new' ? `a new group “${s.group_name}” (made by the import)` : s.maps_to === 'none' ? 'no group' : 'not mapped: its rows are refused';
+
+/** The choices as hidden fields (the next step carries them). */
+const flowFields = (flow: ImportFlow): Html =>
+  html`${[...flow.ignored].map((i) => html`<input type="hidden" name="ignore_${i}" value="on">`)}${flow.sources.map((_, i) => html`<input type="hidden" name="map_${i}" value="${flow.choices[i] ?? ''}"><input type="hidden" name="new_name_${i}" value="${flow.newNames[i] ?? ''}">`)}`;
+
+/** The mapping step: where each value of the file's group/campaign column goes, and the columns left out. */
+function mappingStep(view: PartnerPagesView, flow: ImportFlow): Html {
+  const fe = view.fieldErrors;
+  // Each field's id is its name: the error summary at the top links to it.
+  const invalid = (name: string) => (fe[name] ? raw(`aria-invalid="true" aria-describedby="${name}-error"`) : '');
+  const error = (name: string) => (fe[name] ? html`<p class="error" id="${name}-error">${fe[name]}</p>` : '');
+  return html`<section id="import-mapping"><h2>Map the file to this program</h2>
+<form method="post" action="${flow.action}" novalidate><input type="hidden" name="step" value="check">
+${flow.groupColumn && flow.sources.length
+    ? html`<fieldset><legend>Groups for the values of the column “${flow.groupColumn}”</legend>
+<p>Choose where the partners of each value go. A value left unmapped is refused on every row, as without a mapping.</p>
+${flow.sources.map((s, i) => {
+        const choice = flow.choices[i] ?? '';
+        return html`<div class="mapping-row"><label for="map_${i}">“${s.source}” (${s.rows} row${s.rows === 1 ? '' : 's'})</label>
+<select id="map_${i}" name="map_${i}" ${invalid(`map_${i}`)}><option value="" ${choice === '' ? raw('selected') : ''}>Not mapped (rows refused)</option>
+${flow.groups.length ? html`<optgroup label="Existing groups">${flow.groups.map((g) => html`<option value="group:${g.id}" ${choice === `group:${g.id}` ? raw('selected') : ''}>${g.name}</option>`)}</optgroup>` : ''}
+<option value="new" ${choice === 'new' ? raw('selected') : ''}>New group named …</option>
+<option value="none" ${choice === 'none' ? raw('selected') : ''}>No group</option></select>${error(`map_${i}`)}
+<label for="new_name_${i}">Name of the new group for “${s.source}”, if one is made</label><input id="new_name_${i}" name="new_name_${i}" maxlength="100" value="${flow.newNames[i] ?? s.source}" ${invalid(`new_name_${i}`)}>${error(`new_name_${i}`)}</div>`;
+      })}</fieldset>`
+    : ''}
+<fieldset><legend>Columns to ignore</legend><p>An ignored column is not read (its payout emails, its codes, its campaigns are left out).</p>
+${flow.fileColumns.map((c, i) => html`<label class="check"><input type="checkbox" name="ignore_${i}" value="on" ${flow.ignored.has(i) ? raw('checked') : ''}> ${c || `(column ${i + 1}, no header)`}${flow.readAs[i] ? html` <span class="muted">(read as ${flow.readAs[i]})</span>` : flow.ignored.has(i) ? '' : html` <span class="muted">(not read)</span>`}</label>`)}</fieldset>
+<div><button type="submit">Check the file with this mapping (dry run)</button></div></form></section>`;
+}
+
+const OUTCOME_WORDS: Record<ImportReport['sample'][number]['outcome'], string> = { create: 'new partner', add_link: 'new link', unchanged: 'already here' };
+
+export function importPageBody(view: PartnerPagesView, report: ImportReport | null, flow: ImportFlow | null = null, step: 'map' | 'report' = 'report'): Html {
   const { base } = view;
   const fe = view.fieldErrors;
   const shown = report?.problems.slice(0, 500) ?? [];
+  if (flow && step === 'map') return html`<p><a href="${base}/partners">← All partners</a></p>${mappingStep(view, flow)}`;
   return html`<p><a href="${base}/partners">← All partners</a></p>
 ${report ? html`<section id="import-report" aria-live="polite"><h2>${report.dry_run ? 'Dry run: nothing was written' : 'Imported'}</h2>
 <p>${report.rows} rows: ${report.create} new partner${report.create === 1 ? '' : 's'}, ${report.add_link} new link${report.add_link === 1 ? '' : 's'} for partners already here, ${report.unchanged} already here unchanged, ${report.problems.length} with problems (left out).</p>
-${report.written ? html`<p class="ok">Written: ${report.written.partners} partners, ${report.written.links} links.</p>` : ''}
-<p class="muted">Columns read: ${Object.entries(report.columns).map(([f, c]) => `${f} ← "${c}"`).join(', ')}</p>
+${report.written ? html`<p class="ok">Written: ${report.written.partners} partners, ${report.written.links} links${report.written.groups ? `, ${report.written.groups} new group${report.written.groups === 1 ? '' : 's'}` : ''}.</p>` : ''}
+<p class="muted">Columns read: ${Object.entries(report.columns).map(([f, c]) => `${f} ← "${c}"`).join(', ')}${report.ignored_columns.length ? `; ignored: ${report.ignored_columns.map((c) => `"${c}"`).join(', ')}` : ''}</p>
+${report.groups.length ? html`<h3>Groups</h3><table><thead><tr><th scope="col">In the file</th><th scope="col">Rows</th><th scope="col">Goes to</th></tr></thead><tbody>${report.groups.map((g) => html`<tr><td>${g.source}</td><td>${g.rows}</td><td>${MAPS_TO_WORDS(g)}</td></tr>`)}</tbody></table>` : ''}
+${report.dry_run && report.sample.length && view.people ? html`<h3>First rows</h3><table><thead><tr><th scope="col">Line</th><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Code</th><th scope="col">Group</th><th scope="col">Outcome</th></tr></thead><tbody>${report.sample.map((r) => html`<tr><td>${r.line}</td><td>${r.name}</td><td>${r.email ?? ''}</td><td>${r.code ?? ''}</td><td>${r.group ?? ''}</td><td>${OUTCOME_WORDS[r.outcome]}</td></tr>`)}</tbody></table>` : ''}
 ${shown.length ? html`<h3>Rows with problems</h3><ul class="problems">${shown.map((p) => html`<li>Line ${p.line}: ${p.problems.join('; ')}</li>`)}</ul>${report.problems.length > shown.length ? html`<p>… and ${report.problems.length - shown.length} more (fix these first).</p>` : ''}` : ''}
-${report.dry_run && csv !== null && report.create + report.add_link > 0 ? html`<form method="post" action="${base}/partners/import" enctype="multipart/form-data"><textarea name="csv" hidden aria-hidden="true">${csv}</textarea>
-<div><button type="submit">Import the ${report.create + report.add_link} good rows</button></div></form>` : ''}</section>` : ''}
+${report.dry_run && flow && report.create + report.add_link > 0 ? html`<form method="post" action="${flow.action}"><input type="hidden" name="step" value="confirm">${flowFields(flow)}
+<div><button type="submit">Import the ${report.create + report.add_link} good rows</button></div></form>` : ''}
+${report.dry_run && flow ? html`<form method="post" action="${flow.action}"><input type="hidden" name="step" value="map">${flowFields(flow)}<div><button type="submit" class="secondary">Change the mapping</button></div></form>` : ''}</section>` : ''}
 <section id="import"><h2>Import partners from a CSV</h2>
-<p>Columns are found by their names: Affix's own export, and the affiliate exports of Rewardful (first_name, last_name, email, token, paypal_email, campaign), FirstPromoter (Email, First Name, Last Name, Ref ID) and Tolt (first_name, last_name, email, referral code). Their referral codes are kept. A partner already here (same email) is left as it is.</p>
+<p>Columns are found by their names: Affix's own export, and the affiliate exports of Rewardful (first_name, last_name, email, token, paypal_email, campaign), FirstPromoter (Email, First Name, Last Name, Ref ID) and Tolt (first_name, last_name, email, referral code). Their referral codes are kept. A partner already here (same email) is left as it is. When the file's campaigns or groups are not groups of this program, you map each to a group, a new group or none before the dry run.</p>
 <form method="post" action="${base}/partners/import" enctype="multipart/form-data" novalidate>
 <label for="file">CSV file (at most 20 MB)</label><input id="file" name="file" type="file" accept=".csv,text/csv" ${fe.file ? raw('aria-invalid="true" aria-describedby="file-error"') : ''}>
 ${fe.file ? html`<p class="error" id="file-error">${fe.file}</p>` : ''}

@@ -7,7 +7,7 @@ import { auditCsv } from '../../app/audit.js';
 import { sendCsv } from '../csv-stream.js';
 import type { ProgramSection } from '../../app/dashboard.js';
 import { requestPartnerBulk, showBulkAction } from '../../app/bulk-actions.js';
-import { importPartners } from '../../app/partner-import.js';
+import { type ImportReport, importFileColumns, importPartners, keepImportFile, keptImportFile } from '../../app/partner-import.js';
 import * as partners from '../../app/partners.js';
 import { commissionBulk } from '../../app/payouts.js';
 import { AffixError } from '../../core/errors.js';
@@ -17,10 +17,9 @@ import { fieldErrors, typedMinimums } from './forms.js';
 import { REPORT_REFRESH_SECONDS, bulkActionBody, bulkActionTitle, isUnderWay } from './bulk-action-page.js';
 import type { Html } from './html.js';
 import type { MoneyRouteKit } from './money-routes.js';
-import { importPageBody, partnerPageBody } from './partner-pages.js';
+import { type ImportFlow, importPageBody, partnerPageBody } from './partner-pages.js';
 import { sectionUrl, withProgramNav } from './program-page.js';
 import { UPLOAD_FIELD, uploadBody } from './uploads.js';
-import { decodeCsvBytes } from '../../core/csv-encoding.js';
 
 export interface PartnerRouteKit extends MoneyRouteKit {
   send: (res: Response, status: number, title: string, body: Html, flash?: string | null) => void;
@@ -121,30 +120,97 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
     await sendCsv(res, `affix-applications-${req.params.id}.csv`, partners.exportApplicationsCsv(app(), scope(res), Number(req.params.id)));
   });
 
-  // ---- import: a file, a dry run that shows every row's problem, then the real run ----------
-  const importPage = async (req: Request, res: Response, status: number, report: Awaited<ReturnType<typeof importPartners>> | null, csv: string | null, fe: Record<string, string> = {}) => {
+  // ---- import: a file, (a mapping), a dry run that shows every row's problem, then the real run ----
+  // The uploaded file is kept (its bytes, for an hour) and every later step names it: the confirm
+  // imports exactly what the dry run checked, never a copy carried back by the form.
+  const importPage = async (req: Request, res: Response, status: number, report: ImportReport | null, flow: ImportFlow | null, fe: Record<string, string> = {}, step: 'map' | 'report' = 'report') => {
     const id = await ownProgram(req, res);
-    const body = importPageBody({ base: sectionUrl(id, 'overview'), publicUrl: kit.publicUrl, fieldErrors: fe, people: true }, report, csv);
-    send(res, status, 'Import partners', withProgramNav(id, 'partners', body, fe));
+    const body = importPageBody({ base: sectionUrl(id, 'overview'), publicUrl: kit.publicUrl, fieldErrors: fe, people: allows(res.locals.account.role, 'read_people') }, report, flow, step);
+    send(res, status, step === 'map' ? 'Import partners: map the file' : 'Import partners', withProgramNav(id, 'partners', body, fe));
   };
   router.get(`${base}/partners/import`, (req, res) => importPage(req, res, 200, null, null));
-  // The file comes as multipart (the dry run) or, confirmed, as the checked text itself (multipart
-  // too). The session (before every route), the program and the token are checked before the body
-  // is read; each limit of the upload is answered beside the file field.
   const programFirst = async (req: Request, res: Response, next: () => void) => {
     await ownProgram(req, res);
     next();
   };
   const uploadRefused = (req: Request, res: Response, error: AffixError) => importPage(req, res, error.status, null, null, { [UPLOAD_FIELD]: error.message });
+
+  /** The brand's choices (the mapping form's fields) for this file, and the dry run or the import under them. */
+  const importFlow = async (res: Response, id: number, fileId: string, csv: string, fields: Record<string, unknown>) => {
+    const field = (name: string) => String(fields[name] ?? '').trim();
+    // The header is read on its own only when columns are ignored (a file is parsed once otherwise).
+    const ignoring = Object.keys(fields).some((name) => /^ignore_[0-9]+$/.test(name) && field(name));
+    const header = ignoring ? importFileColumns(csv) : [];
+    const ignored = new Set(header.flatMap((_, i) => (field(`ignore_${i}`) ? [i] : [])));
+    const ignore_columns = [...ignored].map((i) => header[i]!);
+    // Where each value goes without a choice (the file's values, in its order): the form's fields are by index into these.
+    const plain = await importPartners(app(), scope(res), id, { csv, dry_run: true, ignore_columns });
+    const fileColumns = plain.file_columns;
+    const choices: Record<number, string> = {};
+    const newNames: Record<number, string> = {};
+    const group_mapping: Record<string, unknown> = {};
+    plain.groups.forEach((s, i) => {
+      const chosen = fields[`map_${i}`] === undefined ? (s.group_id === null ? '' : `group:${s.group_id}`) : field(`map_${i}`);
+      choices[i] = chosen;
+      newNames[i] = fields[`new_name_${i}`] === undefined ? s.source : field(`new_name_${i}`);
+      if (chosen === 'none') group_mapping[s.source] = null;
+      else if (chosen === 'new') group_mapping[s.source] = { new_group: newNames[i] };
+      else if (chosen.startsWith('group:')) group_mapping[s.source] = { group: chosen.slice(6) };
+    });
+    const groups = (await partners.listGroups(app(), scope(res), id)).map((g) => ({ id: g.id, name: g.name }));
+    const flow: ImportFlow = {
+      action: `${sectionUrl(id, 'partners')}/import/${fileId}`,
+      fileColumns,
+      ignored,
+      groupColumn: plain.columns.group ?? null,
+      sources: plain.groups,
+      choices,
+      newNames,
+      groups,
+      readAs: Object.fromEntries(Object.entries(plain.columns).map(([f, header]) => [fileColumns.indexOf(header), f.replaceAll('_', ' ')])),
+    };
+    return { flow, plain, group_mapping, ignore_columns };
+  };
+  /** A mapping problem, beside the select or the name it is about. */
+  const mappingErrors = (error: unknown, flow: ImportFlow): Record<string, string> => {
+    const fields = fieldErrors(error, { csv: 'map_0', form: 'map_0', body: 'map_0' });
+    const out: Record<string, string> = {};
+    for (const [key, message] of Object.entries(fields)) {
+      const index = flow.sources.findIndex((s) => key === `group_mapping.${s.source}` || key.startsWith(`group_mapping.${s.source}.`));
+      if (index < 0) out[key.startsWith('group_mapping') ? 'map_0' : key] = message;
+      else out[flow.choices[index] === 'new' ? `new_name_${index}` : `map_${index}`] = message;
+    }
+    return out;
+  };
+
   router.post(`${base}/partners/import`, programFirst, kit.csrfBeforeBody, ...uploadBody(uploadRefused), async (req, res) => {
     const id = await ownProgram(req, res);
-    const dryRun = Boolean(req.file) || (req.body as Record<string, unknown>).dry_run === 'true';
     try {
-      // The file's bytes are decoded by their byte order mark, else as UTF-8 (refused, in words, if they are not).
-      const csv = req.file ? decodeCsvBytes(req.file.buffer) : text(req, 'csv') ? String((req.body as Record<string, unknown>).csv) : '';
-      const report = await importPartners(app(), scope(res), id, { csv, dry_run: dryRun });
-      return importPage(req, res, 200, report, dryRun ? csv : null);
+      if (!req.file) throw new AffixError(400, 'Choose a CSV file.', { fields: { csv: 'Choose a CSV file.' } });
+      // The file's bytes are decoded by their byte order mark, else as UTF-8 (refused, in words, if they are not), and kept.
+      const { fileId, csv } = await keepImportFile(app(), scope(res), id, req.file.buffer);
+      const { flow, plain } = await importFlow(res, id, fileId, csv, {});
+      // Values no group has: the mapping step first; else straight to the dry run.
+      if (plain.groups.some((g) => g.maps_to === 'unmapped')) return importPage(req, res, 200, null, flow, {}, 'map');
+      return importPage(req, res, 200, plain, flow);
     } catch (error) {
+      return importPage(req, res, 400, null, null, fieldErrors(error, { csv: UPLOAD_FIELD, form: UPLOAD_FIELD, body: UPLOAD_FIELD }));
+    }
+  });
+  router.post(`${base}/partners/import/:fileId`, ...form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    const step = text(req, 'step');
+    let flow: ImportFlow | null = null;
+    try {
+      const fileId = String(req.params.fileId);
+      const csv = await keptImportFile(app(), scope(res), id, fileId);
+      const shaped = await importFlow(res, id, fileId, csv, req.body as Record<string, unknown>);
+      flow = shaped.flow;
+      if (step === 'map') return importPage(req, res, 200, null, flow, {}, 'map');
+      const report = await importPartners(app(), scope(res), id, { csv, dry_run: step !== 'confirm', group_mapping: shaped.group_mapping, ignore_columns: shaped.ignore_columns });
+      return importPage(req, res, 200, report, report.dry_run ? flow : null);
+    } catch (error) {
+      if (flow) return importPage(req, res, 400, null, flow, mappingErrors(error, flow), 'map');
       return importPage(req, res, 400, null, null, fieldErrors(error, { csv: UPLOAD_FIELD, form: UPLOAD_FIELD, body: UPLOAD_FIELD }));
     }
   });

@@ -10,11 +10,10 @@ export const UPLOAD_FIELD = 'file';
 export const UPLOAD_MAX_MB = 20;
 export const UPLOAD_MAX_FIELDS = 10;
 const MAX_BYTES = UPLOAD_MAX_MB * 1024 * 1024;
-// The checked file comes back as the text of the confirming form, where a browser sends each line
-// break as CRLF: up to twice the file's bytes.
-const MAX_TEXT_BYTES = 2 * MAX_BYTES;
+// The form's other fields are short (dry_run): the checked file is kept server-side, never sent back as text.
+const MAX_TEXT_BYTES = 64 * 1024;
 /** Larger than any body an accepted form sends (the framing and the other fields included). */
-const MAX_BODY_BYTES = MAX_TEXT_BYTES + 1024 * 1024;
+const MAX_BODY_BYTES = MAX_BYTES + 1024 * 1024;
 
 const read = multer({
   storage: multer.memoryStorage(),
@@ -29,8 +28,9 @@ export function uploadRefusal(error: unknown): AffixError | null {
     const field = String(error.field ?? '').slice(0, 40);
     switch (error.code) {
       case 'LIMIT_FILE_SIZE':
-      case 'LIMIT_FIELD_VALUE':
         return tooLarge();
+      case 'LIMIT_FIELD_VALUE':
+        return new AffixError(413, `The field "${field}" is larger than 64 KB: this form takes one CSV file, in its field "${UPLOAD_FIELD}", and short fields.`);
       case 'LIMIT_FILE_COUNT':
         return new AffixError(400, 'Send one file at a time: this form takes one CSV file.');
       case 'LIMIT_UNEXPECTED_FILE':

@@ -61,14 +61,16 @@ export function adminPartnerRoutes(router: Router, deps: AppDeps, app: () => Man
     res.json({ data: wire(await showBulkAction(app(), operator(req), idParam(req), idParam(req, 'bulkId'))) });
   });
   // The file as the body (text/csv, up to 20 MB, ?dry_run=true; its bytes decoded by their byte
-  // order mark, else as UTF-8), or JSON {csv, dry_run} up to 50 MB (docs/api.md).
+  // order mark, else as UTF-8), or JSON {csv, dry_run, group_mapping, ignore_columns} up to 50 MB (docs/api.md).
   router.post(
     `${base}/partners/import`,
     express.raw({ type: ['text/csv', 'text/plain'], limit: IMPORT_FILE_BODY_LIMIT }),
     express.json({ limit: IMPORT_JSON_BODY_LIMIT, strict: false }),
     refuseUnstorableBody,
     async (req, res) => {
-      const body = Buffer.isBuffer(req.body) ? { csv: decodeCsvBytes(req.body), dry_run: req.query.dry_run } : (req.body ?? {});
+      // With the file as the body, the mapping comes in the query: group_mapping as JSON, ignore_columns comma-separated.
+      const q = req.query;
+      const body = Buffer.isBuffer(req.body) ? { csv: decodeCsvBytes(req.body), dry_run: q.dry_run, group_mapping: q.group_mapping, ignore_columns: q.ignore_columns } : (req.body ?? {});
       res.json({ data: await importPartners(app(), operator(req), idParam(req), body) });
     },
   );
