@@ -169,6 +169,15 @@ describe('Stripe payments in JPY and in ISK (a currency Stripe counts in hundred
     expect(await salesOf(shop.programId)).toEqual([{ currency: 'ISK', sale: 5000, commission: 1000, refunded: 5000 }]);
   });
 
+  it('ISK 550 (not a whole króna in Stripe\'s hundredths) fails for good, nothing guessed', async () => {
+    const { shop, vars } = await stripeShop(true);
+    const [id] = await deliverSteps(api, shop, vars, [{ fixture: 'checkout.session.completed.payment', change: inCurrency('isk', 550) }]);
+    await processEventsInOrder(api, [id!]);
+    const { rows } = await db.pool.query('SELECT status, reason FROM webhook_events WHERE id = $1', [id]);
+    expect(rows[0]).toEqual({ status: 'failed', reason: 'Stripe amount 550 ISK is not a whole number of ISK (Stripe sends ISK as hundredths ending in 00)' });
+    expect(await salesOf(shop.programId)).toEqual([]);
+  });
+
   it('GBP without the setting: the event fails for good with the contract words', async () => {
     const { shop, vars } = await stripeShop(false);
     const [id] = await deliverSteps(api, shop, vars, [{ fixture: 'checkout.session.completed.payment', change: inCurrency('gbp', 4999) }]);
