@@ -360,3 +360,36 @@ describe('property: hostile signed bodies', () => {
     );
   }, 120_000);
 });
+
+describe('currencies beyond the contract (docs/currencies.md)', () => {
+  // Both send amounts in the currency's smallest unit: 5000 yen is 5000, stored as sent.
+  const inYen = (processor: Processor) => (event: any) => {
+    if (processor.name === 'paddle') {
+      event.data.currency_code = 'JPY';
+      Object.assign(event.data.details.totals, { subtotal: '5000', total: '5000', grand_total: '5000', earnings: '4700', fee: '300', currency_code: 'JPY' });
+    } else {
+      Object.assign(event.data.attributes, { currency: 'JPY', subtotal: 5000, total: 5000 });
+    }
+    return event;
+  };
+  for (const processor of PROCESSORS) {
+    it(`${processor.name}: a JPY sale fails for good under the contract, and is 5000 yen once the program takes every currency`, async () => {
+      const { shop, vars } = await shopFor(processor);
+      const [refused] = await deliverAll(processor, shop.programId, [inYen(processor)(await fixture(processor, processor.first, vars))]);
+      await processEventsInOrder(api, [refused!]);
+      expect((await db.pool.query('SELECT status, reason FROM webhook_events WHERE id = $1', [refused])).rows[0]).toEqual({ status: 'failed', reason: 'currency JPY is not supported' });
+
+      const turned = await api.request('PATCH', `/api/v1/admin/programs/${shop.programId}`, { body: { accept_all_currencies: true }, headers: adminHeaders });
+      expect(turned.status).toBe(200);
+      // A new transaction (another run's ids) for the same customer (the first run's custom data).
+      const again = inYen(processor)(await fixture(processor, processor.first, { ...vars, run: `${vars.run}b` }));
+      processor.setCustom(again, processor.custom(await fixture(processor, processor.first, vars))!);
+      await processEventsInOrder(api, await deliverAll(processor, shop.programId, [again]));
+      const { rows } = await db.pool.query(
+        'SELECT s.currency, s.amount_cents::int AS sale, c.amount_cents::int AS commission FROM sales s JOIN commissions c ON c.sale_id = s.id WHERE s.program_id = $1',
+        [shop.programId],
+      );
+      expect(rows).toEqual([{ currency: 'JPY', sale: 5000, commission: 1000 }]);
+    });
+  }
+});

@@ -41,6 +41,7 @@ export async function ensureDemo(pool: Pool, config: Readonly<Config>): Promise<
     leadAuth: 'browser_allowed',
     allowedOrigins: [new URL(config.publicUrl).origin],
     recurringDurationMonths: null,
+    acceptAllCurrencies: false,
   });
   const partner = await admin.insertPartner(pool, program.id, 'Demo Partner', null);
   await admin.insertLink(pool, program.id, partner.id, DEMO_LINK);

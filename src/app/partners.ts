@@ -27,7 +27,7 @@ import * as applications from '../db/applications.js';
 import { DEFAULT_OUTBOUND_QUEUE, writeMessages } from '../db/outbound.js';
 import * as partners from '../db/partners.js';
 import { type PoolClient, withTransaction } from '../db/pool.js';
-import { FORM_BOOLEAN, HOLD_DAYS, PAYOUT_MINIMUMS, cancelPayoutIn, lockProgramPayouts } from './payouts.js';
+import { CURRENCY_CODE, FORM_BOOLEAN, HOLD_DAYS, PAYOUT_MINIMUMS, cancelPayoutIn, lockProgramPayouts } from './payouts.js';
 import { type MailLinks, decisionMail, queueInvitations } from './mail.js';
 import { queueMails } from '../db/mail.js';
 import { type ManagementDeps, type Scope, audit, parseInput, programInScope, roleOf } from './management.js';
@@ -225,7 +225,7 @@ export const listQuery = z.object({
   tag: z.string().trim().max(40).optional(),
   sort: z.enum(partners.PARTNER_SORTS, { error: `sort must be one of: ${partners.PARTNER_SORTS.join(', ')}.` }).optional().or(z.literal('').transform(() => undefined)),
   direction: z.enum(['asc', 'desc']).optional().or(z.literal('').transform(() => undefined)),
-  currency: z.enum(['USD', 'EUR', 'VND']).optional().or(z.literal('').transform(() => undefined)),
+  currency: z.literal('').transform(() => undefined).or(CURRENCY_CODE).optional(),
   after: z.string().max(300).optional(),
   limit: z.coerce.number().int().min(1).max(500).optional(),
 });

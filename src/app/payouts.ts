@@ -23,7 +23,8 @@ import Stripe from 'stripe';
 import { AffixError, errors } from '../core/errors.js';
 import { type BulkReport, COMMISSION_ACTIONS, type CommissionAction, addToReport, emptyReport } from '../core/partners.js';
 import { MAX_AMOUNT_CENTS } from '../core/money.js';
-import { SUPPORTED_CURRENCIES } from '../core/types.js';
+import type { Currency } from '../core/types.js';
+import { toCurrency } from '../core/currency.js';
 import type { OutboundEvent } from '../core/outbound-events.js';
 import { type ExportFormat, payoutCsvHeader, payoutCsvLines } from '../core/payout-export.js';
 import { appendLines } from '../db/ledger.js';
@@ -478,11 +479,27 @@ export const HOLD_DAYS = z.coerce
   .min(0, 'Hold period is 0 to 365 days.')
   .max(365, 'Hold period is 0 to 365 days.');
 
-/** One minimum per currency (5000 is $50 but 50 VND): {"USD": 5000, "VND": 1000000}. */
-export const PAYOUT_MINIMUMS = z.strictObject(
-  { USD: minimumCents.nullish(), EUR: minimumCents.nullish(), VND: minimumCents.nullish() },
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? 'Minimums are set for USD, EUR or VND.' : 'Give the minimums per currency, like {"USD": 5000}.') },
-);
+/**
+ * One minimum per currency, in its own minor unit (5000 is $50, 5000 yen, 5.000 KWD):
+ * {"USD": 5000, "JPY": 5000}. Keys are ISO 4217 codes (any case); null removes a minimum.
+ */
+export const PAYOUT_MINIMUMS = z
+  .record(z.string(), minimumCents.nullish(), { error: 'Give the minimums per currency, like {"USD": 5000}.' })
+  .superRefine((value, ctx) => {
+    for (const key of Object.keys(value)) {
+      if (!toCurrency(key)) ctx.addIssue({ code: 'custom', path: [key], message: `${key} is not an ISO 4217 currency code (like USD, GBP or JPY).` });
+    }
+  })
+  .transform((value) => Object.fromEntries(Object.entries(value).map(([key, cents]) => [toCurrency(key)!, cents])) as Partial<Record<Currency, number | null>>);
+
+/** A currency named in a request (a payout currency, a list's money column): any ISO 4217 code, in any case. */
+export const CURRENCY_CODE = z
+  .string({ error: 'Give a currency code like USD, EUR or GBP.' })
+  .transform((value, ctx) => {
+    const code = toCurrency(value);
+    if (!code) ctx.addIssue({ code: 'custom', message: 'Give a currency code like USD, EUR or GBP.' });
+    return code ?? ('USD' as Currency);
+  });
 
 /** A checkbox or a JSON boolean. */
 export const FORM_BOOLEAN = z.union([z.boolean(), z.enum(['true', 'false', 'on', '']).transform((v) => v === 'true' || v === 'on')]);
@@ -490,7 +507,7 @@ export const FORM_BOOLEAN = z.union([z.boolean(), z.enum(['true', 'false', 'on',
 export const settingsInput = z.object({
   // Each setting is kept as it is when absent.
   hold_days: HOLD_DAYS.optional(),
-  // One minimum per currency (5000 is $50 but 50 VND): {"USD": 5000, "VND": 1000000}; a currency left out keeps its minimum, null removes it.
+  // One minimum per currency (5000 is $50 but 5000 yen): {"USD": 5000, "JPY": 5000}; a currency left out keeps its minimum, null removes it.
   payout_minimums_cents: PAYOUT_MINIMUMS.optional(),
   payout_minimum_cents: z
     .unknown()
@@ -514,8 +531,7 @@ export async function updatePayoutSettings(deps: ManagementDeps, scope: Scope, p
   const parsed = parseInput(settingsInput, input);
   const current = (await payouts.payoutSettings(deps.pool, programId))!;
   const minimums: PayoutMinimums = { ...current.payoutMinimumsCents };
-  for (const currency of SUPPORTED_CURRENCIES) {
-    const value = parsed.payout_minimums_cents?.[currency];
+  for (const [currency, value] of Object.entries(parsed.payout_minimums_cents ?? {}) as [Currency, number | null | undefined][]) {
     if (value === null) delete minimums[currency];
     else if (value !== undefined) minimums[currency] = value;
   }
@@ -541,7 +557,7 @@ export const detailsInput = z
   .object({
     payout_method: z.enum(['paypal', 'wise', 'bank_transfer', 'stripe'], { error: 'Choose PayPal, Wise, bank transfer or Stripe.' }).nullish(),
     payout_reference: z.string().trim().max(200, 'At most 200 characters.').nullish(),
-    payout_currency: z.enum(['USD', 'EUR', 'VND'], { error: 'Choose USD, EUR or VND.' }).nullish(),
+    payout_currency: CURRENCY_CODE.nullish(),
   })
   .superRefine((value, ctx) => {
     const reference = value.payout_reference ?? '';

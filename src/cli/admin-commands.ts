@@ -18,6 +18,8 @@ type ProgramFlags = {
   leadAuth?: string;
   origin?: string[];
   durationMonths?: number;
+  acceptAllCurrencies?: boolean;
+  contractCurrenciesOnly?: boolean;
 };
 
 const programBody = (flags: ProgramFlags) => ({
@@ -29,6 +31,7 @@ const programBody = (flags: ProgramFlags) => ({
   lead_auth: flags.leadAuth,
   allowed_origins: flags.origin,
   duration_months: flags.durationMonths,
+  accept_all_currencies: flags.acceptAllCurrencies ? true : flags.contractCurrenciesOnly ? false : undefined,
 });
 
 function programOptions(command: Command): Command {
@@ -40,7 +43,9 @@ function programOptions(command: Command): Command {
     .option('--window-days <days>', 'attribution window in days (default 60)', positiveInt)
     .option('--lead-auth <mode>', 'browser_allowed or server_required')
     .option('--origin <origin...>', 'allowed browser origins, e.g. https://www.example.com')
-    .option('--duration-months <months>', 'recurring commissions stop after this many months', positiveInt);
+    .option('--duration-months <months>', 'recurring commissions stop after this many months', positiveInt)
+    .option('--accept-all-currencies', 'take sales in every ISO 4217 currency (GBP, JPY, KWD...), each in its own minor unit')
+    .option('--contract-currencies-only', 'take USD, EUR and VND only; others are refused with 422 (the default)');
 }
 
 export function registerAdminCommands(program: Command): void {

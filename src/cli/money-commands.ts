@@ -38,7 +38,7 @@ export function registerMoneyCommands(admin: Command): void {
   }
   programFlag(payouts.command('settings').description('show or change the hold period and the minimum payout per currency'))
     .option('--hold-days <days>', 'days a commission stays pending (default 30)', (v) => Number(v))
-    .option('--minimum <CUR=cents...>', 'smallest payout in one currency, in its smallest unit (repeat per currency: --minimum USD=5000 --minimum VND=1000000)', minimumFlag, {})
+    .option('--minimum <CUR=cents...>', 'smallest payout in one currency, in its smallest unit (repeat per currency: --minimum USD=5000 --minimum JPY=5000 --minimum KWD=5000)', minimumFlag, {})
     .action(async function (this: Command, f: P & { holdDays?: number; minimum: Record<string, number> }) {
       if (f.holdDays === undefined && Object.keys(f.minimum).length === 0) return call(this, 'GET', `/programs/${f.program}/payout-settings`);
       return call(this, 'PATCH', `/programs/${f.program}/payout-settings`, { hold_days: f.holdDays, payout_minimums_cents: f.minimum });
@@ -46,7 +46,7 @@ export function registerMoneyCommands(admin: Command): void {
   programFlag(payouts.command('details <partnerId>').description('how a partner is paid'))
     .requiredOption('--method <method>', 'paypal, wise, bank_transfer or stripe')
     .requiredOption('--to <reference>', 'PayPal or Wise email, IBAN, or Stripe account id')
-    .option('--currency <currency>', 'USD, EUR or VND')
+    .option('--currency <currency>', 'an ISO 4217 code: USD, EUR, GBP, JPY...')
     .action(function (this: Command, id: string, f: P & { method: string; to: string; currency?: string }) {
       return call(this, 'PATCH', `/programs/${f.program}/partners/${positiveInt(id)}/payout-details`, { payout_method: f.method, payout_reference: f.to, payout_currency: f.currency });
     });

@@ -51,7 +51,7 @@ export function registerPartnerCommands(admin: Command): void {
     });
   filterFlags(programFlag(partner.command('list').description('partners with their numbers, sorted, one page at a time')))
     .option('--sort <by>', 'created, name, clicks, leads, sales, revenue or commission')
-    .option('--currency <cur>', 'money columns in USD, EUR or VND')
+    .option('--currency <cur>', 'money columns in this currency (an ISO 4217 code, default USD)')
     .option('--after <cursor>', 'next_cursor of the previous page')
     .option('--limit <n>', 'rows per page (up to 500)', positiveInt)
     .action(function (this: Command, f: P & Filter & { sort?: string; currency?: string; after?: string; limit?: number }) {

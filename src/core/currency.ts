@@ -1,11 +1,41 @@
-// Supported currencies (spec §8). Codes are accepted in any case; no conversion happens.
+// Which currencies a sale may be in, and how many digits each counts in. One rule for the
+// tracking API and every processor: the contract's three (USD, EUR, VND) always; any ISO 4217
+// currency when the program accepts all (DESIGN "Currencies"). No conversion ever happens.
 import { errors } from './errors.js';
+import { ISO_4217_MINOR_UNITS } from './iso-4217.js';
 import { SUPPORTED_CURRENCIES, type Currency } from './types.js';
 
-/** Missing means USD; anything else must be one of USD, EUR, VND (422 otherwise, nothing created). */
-export function toSupportedCurrency(value: unknown): Currency {
-  if (value === undefined || value === null || value === '') return 'USD';
-  const code = typeof value === 'string' ? value.trim().toUpperCase() : '';
-  if (!SUPPORTED_CURRENCIES.includes(code as Currency)) throw errors.unsupportedCurrency(String(value));
-  return code as Currency;
+/** The program's choice the rule reads. */
+export interface CurrencyPolicy {
+  acceptAllCurrencies: boolean;
 }
+
+/** A code in the ISO table as a Currency ("gbp", " GBP " -> "GBP"); null for anything else. */
+export function toCurrency(value: unknown): Currency | null {
+  if (typeof value !== 'string') return null;
+  const code = value.trim().toUpperCase();
+  return /^[A-Z]{3}$/.test(code) && Object.hasOwn(ISO_4217_MINOR_UNITS, code) ? (code as Currency) : null;
+}
+
+/** A code known to be in the table (constants, values read back from our own database). */
+export function currency(code: string): Currency {
+  const checked = toCurrency(code);
+  if (!checked || checked !== code) throw new Error(`${code} is not an ISO 4217 code in upper case`);
+  return checked;
+}
+
+export const isContractCurrency = (code: Currency): boolean => SUPPORTED_CURRENCIES.includes(code);
+
+/**
+ * The currency of a sale: missing means USD; the contract's three always; any other ISO 4217
+ * code only when the program accepts all currencies. Anything else is the spec's 422
+ * (`currency XXX is not supported`, XXX as sent), and nothing is created.
+ */
+export function acceptedCurrency(value: unknown, policy: CurrencyPolicy): Currency {
+  if (value === undefined || value === null || value === '') return 'USD';
+  const code = toCurrency(value);
+  if (!code || (!policy.acceptAllCurrencies && !isContractCurrency(code))) throw errors.unsupportedCurrency(String(value));
+  return code;
+}
+
+export { minorUnitDigits } from './iso-4217.js';

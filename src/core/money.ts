@@ -1,4 +1,5 @@
 // Commission and refund arithmetic in integer cents (BigInt inside, so no float ever touches money).
+import { minorUnitDigits } from './iso-4217.js';
 import type { CommissionStatus, CommissionType, Currency } from './types.js';
 
 const RATE_SCALE = 10_000n;
@@ -17,9 +18,6 @@ export function amountProblem(value: unknown, options: { allowZero?: boolean } =
   if (value > MAX_AMOUNT_CENTS) return `is larger than the maximum of ${MAX_AMOUNT_CENTS}`;
   return null;
 } // commission_rate is stored with 4 decimals
-
-/** Digits after the decimal point of each supported currency (VND has none). */
-export const MINOR_UNIT_DIGITS: Record<Currency, number> = { USD: 2, EUR: 2, VND: 0 };
 
 /** "12.5" -> 125000n (rate x 10^4). Throws on anything that is not a plain positive decimal. */
 export function parseRate(rate: string): bigint {
@@ -45,7 +43,8 @@ export interface CommissionInput {
 /**
  * percent / recurring_percent: amount x rate / 100, rounded half up to a whole cent.
  * fixed / recurring_fixed: the rate is an amount in the sale currency's major unit
- * (10 = 10.00 USD = 1000 cents; 10 = 10 VND), never more than the sale itself.
+ * in its own minor unit (10 = 10.00 USD = 1000 cents; 10 = 10 JPY; 10 = 10.000 KWD = 10000),
+ * never more than the sale itself.
  */
 export function computeCommissionCents({ type, rate, amountCents, currency }: CommissionInput): number {
   const scaledRate = parseRate(rate);
@@ -53,7 +52,7 @@ export function computeCommissionCents({ type, rate, amountCents, currency }: Co
   if (type === 'percent' || type === 'recurring_percent') {
     return Number(divideRoundHalfUp(amount * scaledRate, 100n * RATE_SCALE));
   }
-  const minor = 10n ** BigInt(MINOR_UNIT_DIGITS[currency]);
+  const minor = 10n ** BigInt(minorUnitDigits(currency));
   const fixed = divideRoundHalfUp(scaledRate * minor, RATE_SCALE);
   return Number(fixed < amount ? fixed : amount);
 }
@@ -132,9 +131,9 @@ export function reverseRefund(state: RefundState, failedCents: number): RefundRe
   return { refundedTotalCents, deductedCents, restoredCents: state.deductedCents - deductedCents, status };
 }
 
-/** Cents in the currency's major unit, as a plain decimal: "1234.50", "-0.05", "250000" (VND). */
+/** Minor units in the currency's major unit, as a plain decimal: "1234.50", "-0.05", "250000" (VND), "12.345" (KWD). */
 export function majorUnits(cents: string | number, currency: Currency): string {
-  const digits = MINOR_UNIT_DIGITS[currency];
+  const digits = minorUnitDigits(currency);
   const value = BigInt(cents);
   const sign = value < 0n ? '-' : '';
   const abs = value < 0n ? -value : value;
@@ -153,7 +152,7 @@ const MONEY_FORMATS = new Map<Currency, Intl.NumberFormat>();
 export function formatMoney(cents: string | number, currency: Currency): string {
   let format = MONEY_FORMATS.get(currency);
   if (!format) {
-    const digits = MINOR_UNIT_DIGITS[currency];
+    const digits = minorUnitDigits(currency);
     format = new Intl.NumberFormat('en-US', { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits });
     MONEY_FORMATS.set(currency, format);
   }
@@ -164,10 +163,10 @@ export function formatMoney(cents: string | number, currency: Currency): string 
 /**
  * An amount typed in the currency's major unit ("50", "50.5", "1,000.00") as its smallest unit
  * (5000, 5050, 100000); null when it is not such an amount (more decimals than the currency has,
- * a sign, letters). VND has no decimals.
+ * a sign, letters). VND and JPY have no decimals, KWD three.
  */
 export function parseMajorUnits(text: string, currency: Currency): number | null {
-  const digits = MINOR_UNIT_DIGITS[currency];
+  const digits = minorUnitDigits(currency);
   const plain = text.trim().replaceAll(',', '');
   const match = (digits === 0 ? /^(\d+)$/ : new RegExp(`^(\\d+)(?:\\.(\\d{1,${digits}}))?$`)).exec(plain);
   if (!match) return null;

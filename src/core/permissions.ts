@@ -84,6 +84,7 @@ export const DASHBOARD_ROUTES: Record<string, Permission> = {
   [P('GET', D)]: 'read',
   [P('GET', `${D}/setup`)]: 'read',
   [P('POST', `${D}/setup/test`)]: 'programs',
+  [P('POST', `${D}/setup/currencies`)]: 'programs',
   [P('GET', `${D}/partners`)]: 'read',
   [P('GET', `${D}/applications`)]: 'read',
   [P('GET', `${D}/groups`)]: 'read',

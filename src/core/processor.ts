@@ -1,7 +1,7 @@
 // Payments reported by a payment processor (its webhooks, through the workers; src/core/processor-port.ts).
 // The attribution order of spec §6, then the same recordSale / refundSale as the API.
 import { customerForPromoCode } from './promo-codes.js';
-import { toSupportedCurrency } from './currency.js';
+import { acceptedCurrency } from './currency.js';
 import { attributedClick, customerForClick } from './customers.js';
 import { AffixError, errors } from './errors.js';
 import { countedChargebackCents } from './disputes.js';
@@ -152,10 +152,11 @@ const mismatch = (program: Program, payment: Pick<ProcessorPayment, 'metadata'>)
  */
 export async function recordProcessorPayment(store: Transactions, payment: ProcessorPayment, now: Date): Promise<ProcessorOutcome> {
   assertAmount('amount', payment.amountCents);
-  const currency = toSupportedCurrency(payment.currency);
   try {
     return await store.transaction(async (tx) => {
       const program = await loadProgram(tx, payment.programId);
+      // The program's choice decides (the same rule as the tracking API); a refusal is final.
+      const currency = acceptedCurrency(payment.currency, program);
       const wrongProgram = mismatch(program, payment);
       if (wrongProgram) return wrongProgram;
       const duplicateId = await tx.findSaleIdByTransactionId(payment.programId, payment.transactionId);

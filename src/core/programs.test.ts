@@ -24,8 +24,10 @@ describe('parseNewProgram', () => {
       leadAuth: 'browser_allowed',
       allowedOrigins: ['https://shop.example.com', 'https://www.shop.example.com'],
       recurringDurationMonths: null,
+      acceptAllCurrencies: false,
     });
     expect(parseNewProgram({ ...valid, allowed_origins: [] }).allowedOrigins).toEqual([]);
+    expect(parseNewProgram({ ...valid, accept_all_currencies: true }).acceptAllCurrencies).toBe(true);
   });
   it('takes cookie_duration as the attribution window (CLI init)', () => {
     expect(parseNewProgram({ ...valid, cookie_duration: 30 }).attributionWindowDays).toBe(30);
@@ -66,6 +68,11 @@ describe('every bad field at once', () => {
     expect(seen?.message).toBe('commission_rate must have at most 2 decimal places');
     expect(Object.keys(seen?.fields ?? {}).sort()).toEqual(['allowed_origins', 'attribution_window_days', 'commission_rate', 'domain']);
     expect(Object.keys(fieldsOf(() => parseProgramUpdate({ name: '', lead_auth: 'maybe' }))?.fields ?? {}).sort()).toEqual(['lead_auth', 'name']);
+  });
+  it('accept_all_currencies is a boolean, changed only when given', () => {
+    expect(parseProgramUpdate({ accept_all_currencies: true })).toEqual({ acceptAllCurrencies: true });
+    expect(parseProgramUpdate({ name: 'Shop' })).not.toHaveProperty('acceptAllCurrencies');
+    expect(messageOf(() => parseProgramUpdate({ accept_all_currencies: 'yes' }))).toBe('400 accept_all_currencies must be true or false');
   });
   it('a rate has at most 2 decimals (12.34 % or 12.34 of the currency)', () => {
     expect(parseNewProgram({ ...valid, commission_rate: 12.34 }).commissionRate).toBe('12.34');

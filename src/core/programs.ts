@@ -13,12 +13,22 @@ export interface ProgramSettings {
   leadAuth: LeadAuth;
   allowedOrigins: string[];
   recurringDurationMonths: number | null;
+  /** Off: USD, EUR and VND only (the contract); on: every ISO 4217 currency (src/core/currency.ts). */
+  acceptAllCurrencies: boolean;
 }
 
 const MAX_WINDOW_DAYS = 3650;
 /** A 400 that names its field, so a form can show it beside that field. */
 const fieldError = (field: string, message: string) => errors.invalid(message, { [field]: message });
 const isBlank = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+
+/** A JSON boolean, or a form's checkbox value ("true", "on"; "false" or "" for off). */
+function booleanField(value: unknown, field: string): boolean {
+  if (typeof value === 'boolean') return value;
+  if (value === 'true' || value === 'on') return true;
+  if (value === 'false' || value === '') return false;
+  throw fieldError(field, `${field} must be true or false`);
+}
 
 function commissionRate(value: unknown): string {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
@@ -164,6 +174,7 @@ export function parseNewProgram(raw: RawProgramInput): ProgramSettings {
     // Absent: the brand's own site, so its clicks work from the first page view. [] means none.
     allowedOrigins: () => (isBlank(raw.allowed_origins) ? defaultOrigins(textField(raw.domain, 'domain')) : allowedOrigins(raw.allowed_origins)),
     recurringDurationMonths: () => (isBlank(raw.duration_months) ? null : positiveInteger(raw.duration_months, 'duration_months', 600)),
+    acceptAllCurrencies: () => (raw.accept_all_currencies === undefined || raw.accept_all_currencies === null ? false : booleanField(raw.accept_all_currencies, 'accept_all_currencies')),
   });
 }
 
@@ -267,6 +278,7 @@ export function parseProgramUpdate(raw: RawProgramInput): Partial<ProgramSetting
     leadAuth: present(raw.lead_auth, () => leadAuth(raw.lead_auth)),
     allowedOrigins: present(raw.allowed_origins, () => allowedOrigins(raw.allowed_origins)),
     recurringDurationMonths: present(raw.duration_months, () => (raw.duration_months === null ? null : positiveInteger(raw.duration_months, 'duration_months', 600))),
+    acceptAllCurrencies: present(raw.accept_all_currencies, () => booleanField(raw.accept_all_currencies, 'accept_all_currencies')),
   });
   return Object.fromEntries(Object.entries(checked).filter(([, value]) => value !== undefined)) as Partial<ProgramSettings>;
 }

@@ -7,7 +7,12 @@ export const COMMISSION_TYPES: readonly CommissionType[] = ['percent', 'fixed', 
 export type LeadAuth = 'browser_allowed' | 'server_required';
 export const LEAD_AUTH_VALUES: readonly LeadAuth[] = ['browser_allowed', 'server_required'];
 
-export type Currency = 'USD' | 'EUR' | 'VND';
+/**
+ * An ISO 4217 code in Affix's table (src/core/iso-4217.ts), upper case ("USD", "JPY", "KWD").
+ * Text from outside becomes one only through src/core/currency.ts (toCurrency, acceptedCurrency).
+ */
+export type Currency = Uppercase<string>;
+/** The contract's currencies (spec §8): every program takes these; others only when it opts in. */
 export const SUPPORTED_CURRENCIES: readonly Currency[] = ['USD', 'EUR', 'VND'];
 
 export type CustomerStatus = 'click' | 'lead' | 'customer';
@@ -36,6 +41,8 @@ export interface Program {
   holdDays: number;
   /** When a commission is held for review (src/core/fraud.ts). */
   fraud: FraudThresholds;
+  /** Off (the default): USD, EUR and VND only, as the contract says; on: every ISO 4217 currency. */
+  acceptAllCurrencies: boolean;
   createdAt: Date;
 }
 

@@ -59,6 +59,8 @@ export interface ProgramView {
   attribution_window_days: number;
   lead_auth: string;
   allowed_origins: string[];
+  /** false: USD, EUR and VND only (the contract); true: every ISO 4217 currency. */
+  accept_all_currencies: boolean;
   created_at: Date;
 }
 
@@ -73,6 +75,7 @@ const toProgramView = (row: any): ProgramView => ({
   attribution_window_days: row.attribution_window_days,
   lead_auth: row.lead_auth,
   allowed_origins: row.allowed_origins,
+  accept_all_currencies: row.accept_all_currencies,
   created_at: row.created_at,
 });
 
@@ -84,10 +87,10 @@ export async function accountExists(db: Queryable, accountId: number): Promise<b
 export async function insertProgram(db: Queryable, accountId: number, s: ProgramSettings): Promise<ProgramView> {
   const { rows } = await db.query(
     `INSERT INTO programs (account_id, name, domain, commission_type, commission_rate, attribution_window_days, lead_auth,
-                           allowed_origins, recurring_duration_months)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${PROGRAM_COLUMNS}`,
+                           allowed_origins, recurring_duration_months, accept_all_currencies)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${PROGRAM_COLUMNS}`,
     [accountId, s.name, s.domain, s.commissionType, s.commissionRate, s.attributionWindowDays, s.leadAuth, s.allowedOrigins,
-      s.recurringDurationMonths],
+      s.recurringDurationMonths, s.acceptAllCurrencies],
   );
   return toProgramView(rows[0]);
 }
@@ -101,6 +104,7 @@ const PROGRAM_UPDATE_COLUMNS: Record<keyof ProgramSettings, string> = {
   leadAuth: 'lead_auth',
   allowedOrigins: 'allowed_origins',
   recurringDurationMonths: 'recurring_duration_months',
+  acceptAllCurrencies: 'accept_all_currencies',
 };
 
 export async function updateProgram(db: Queryable, programId: number, update: Partial<ProgramSettings>): Promise<ProgramView | null> {

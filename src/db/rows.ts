@@ -6,7 +6,7 @@ type Row = Record<string, any>;
 
 export const PROGRAM_COLUMNS = `id, account_id, name, domain, commission_type, commission_rate, recurring_duration_months,
   attribution_window_days, lead_auth, allowed_origins, livemode_only_commissions, created_at,
-  fraud_min_signup_seconds, fraud_max_leads_per_ip, fraud_ip_window_minutes, hold_days`;
+  fraud_min_signup_seconds, fraud_max_leads_per_ip, fraud_ip_window_minutes, hold_days, accept_all_currencies`;
 
 export const toProgram = (row: Row): Program => ({
   id: row.id,
@@ -26,6 +26,7 @@ export const toProgram = (row: Row): Program => ({
     maxLeadsPerIp: row.fraud_max_leads_per_ip,
     ipWindowMinutes: row.fraud_ip_window_minutes,
   },
+  acceptAllCurrencies: row.accept_all_currencies,
   createdAt: row.created_at,
 });
 

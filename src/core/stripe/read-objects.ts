@@ -1,7 +1,9 @@
 // Reads Stripe objects (both invoice shapes, checkout sessions, charges, disputes) into the
-// core's plain inputs. No rules here: only where each fact sits in each API version.
+// core's plain inputs. No rules here: only where each fact sits in each API version, and
+// amounts in ISO minor units (./amounts.ts).
 import type { ProcessorPayment, ProcessorRefund } from '../processor.js';
 import { readReferralMetadata as readMetadata } from '../referral-metadata.js';
+import { fromStripeAmount } from './amounts.js';
 
 type Obj = Record<string, any>;
 
@@ -49,7 +51,7 @@ export function readCheckoutSession(session: Obj): CheckoutFacts {
     paymentStatus: session.payment_status,
     payment: {
       transactionId: session.id,
-      amountCents: Number(session.amount_total ?? 0),
+      amountCents: fromStripeAmount(Number(session.amount_total ?? 0), session.currency),
       currency: String(session.currency ?? ''),
       metadata: readMetadata(session.metadata, text(session.client_reference_id)),
       email: text(session.customer_details?.email) ?? text(session.customer_email),
@@ -87,7 +89,7 @@ export function readInvoice(invoice: Obj): InvoiceFacts {
     paidAt: Number.isSafeInteger(paidAt) && paidAt > 0 ? new Date(paidAt * 1000) : null,
     payment: {
       transactionId: invoice.id,
-      amountCents: Number(invoice.amount_paid ?? 0),
+      amountCents: fromStripeAmount(Number(invoice.amount_paid ?? 0), invoice.currency),
       currency: String(invoice.currency ?? ''),
       metadata: readMetadata(details?.metadata),
       email: text(invoice.customer_email),
@@ -117,9 +119,9 @@ export function readRefundedCharge(charge: Obj): Omit<ProcessorRefund, 'programI
       ? (list.data as Obj[])
           .filter((refund) => refund.status !== 'failed' && refund.status !== 'canceled')
           .sort((a, b) => Number(a.created ?? 0) - Number(b.created ?? 0))
-          .map((refund) => ({ id: String(refund.id), amountCents: Number(refund.amount) }))
+          .map((refund) => ({ id: String(refund.id), amountCents: fromStripeAmount(Number(refund.amount), refund.currency ?? charge.currency) }))
       : null,
-    cumulativeRefundedCents: Number(charge.amount_refunded ?? 0),
+    cumulativeRefundedCents: fromStripeAmount(Number(charge.amount_refunded ?? 0), charge.currency),
   };
 }
 
@@ -137,7 +139,7 @@ export function readInvoicePayment(invoicePayment: Obj): { invoiceId: string | n
 export function readRefund(refund: Obj): { refundId: string; amountCents: number; status: string; paymentIds: string[] } {
   return {
     refundId: String(refund.id),
-    amountCents: Number(refund.amount ?? 0),
+    amountCents: fromStripeAmount(Number(refund.amount ?? 0), refund.currency),
     status: String(refund.status ?? ''),
     paymentIds: compact([idOf(refund.payment_intent), idOf(refund.charge)]),
   };
@@ -161,6 +163,6 @@ export function readDispute(dispute: Obj): { disputeId: string; paymentIds: stri
     disputeId: dispute.id,
     paymentIds: compact([idOf(dispute.payment_intent), idOf(dispute.charge)]),
     status: String(dispute.status ?? ''),
-    amountCents: dispute.amount === undefined || dispute.amount === null ? null : Number(dispute.amount),
+    amountCents: dispute.amount === undefined || dispute.amount === null ? null : fromStripeAmount(Number(dispute.amount), dispute.currency),
   };
 }

@@ -1,26 +1,58 @@
 // Form values -> the core's program input, and core messages -> the field they are about.
 import { AffixError, errors } from '../../core/errors.js';
-import { parseMajorUnits } from '../../core/money.js';
+import { minorUnitDigits, toCurrency } from '../../core/currency.js';
+import { majorUnits, parseMajorUnits } from '../../core/money.js';
 import { type Currency, SUPPORTED_CURRENCIES } from '../../core/types.js';
+import { type Html, field, html } from './html.js';
 
-/**
- * Minimum payouts as people type them, in each currency's own units ("50.00" is $50), from the
- * fields `<name>USD`, `<name>EUR`, …: cents per currency (null when left empty); a typo is
- * refused beside its field.
- */
-export function typedMinimums(read: (field: string) => string, name: string): Record<Currency, number | null> {
-  return Object.fromEntries(
-    SUPPORTED_CURRENCIES.map((currency) => {
-      const typed = read(`${name}${currency}`).trim();
-      const cents = typed === '' ? null : parseMajorUnits(typed, currency);
-      if (cents === null && typed !== '') {
-        throw errors.invalid(`Minimum payout in ${currency} is not an amount`, { [`${name}${currency}`]: `Give an amount in ${currency}, like ${currency === 'VND' ? '500000' : '50.00'}.` });
-      }
-      return [currency, cents];
-    }),
-  ) as Record<Currency, number | null>;
+/** "50.00" for dollars, "5000" for yen, "50.000" for dinars, "500000" for dong: an amount as typed. */
+export function exampleAmount(currency: Currency): string {
+  if (currency === 'VND') return '500000';
+  const digits = minorUnitDigits(currency);
+  return digits === 0 ? '5000' : `50.${'0'.repeat(digits)}`;
 }
 
+/**
+ * Minimum payouts as people type them, in each currency's own units ("50.00" is $50, "5000" is
+ * 5000 yen): every field `<name>XXX` the form sent (one per currency it shows), plus the pair
+ * `<name>other_currency` / `<name>other` for a currency not shown yet. Minor units per
+ * currency, null for an emptied field (no minimum); a typo is refused beside its field.
+ */
+export function typedMinimums(form: Record<string, unknown>, name: string): Partial<Record<Currency, number | null>> {
+  const read = (field: string) => String(form[field] ?? '').trim();
+  const minimums: Partial<Record<Currency, number | null>> = {};
+  const take = (currency: Currency, typed: string, field: string) => {
+    const cents = typed === '' ? null : parseMajorUnits(typed, currency);
+    if (cents === null && typed !== '') {
+      throw errors.invalid(`Minimum payout in ${currency} is not an amount`, { [field]: `Give an amount in ${currency}, like ${exampleAmount(currency)}.` });
+    }
+    minimums[currency] = cents;
+  };
+  for (const field of Object.keys(form)) {
+    const code = field.startsWith(name) ? field.slice(name.length) : '';
+    if (/^[A-Z]{3}$/.test(code) && toCurrency(code)) take(code as Currency, read(field), field);
+  }
+  const otherCode = read(`${name}other_currency`);
+  const otherAmount = read(`${name}other`);
+  if (otherCode !== '' || otherAmount !== '') {
+    const currency = toCurrency(otherCode);
+    if (!currency) throw errors.invalid('The other currency is not a currency code', { [`${name}other_currency`]: 'Give a currency code like GBP, JPY or KWD.' });
+    if (otherAmount === '') throw errors.invalid(`Minimum payout in ${currency} is empty`, { [`${name}other`]: `Give an amount in ${currency}, like ${exampleAmount(currency)}.` });
+    take(currency, otherAmount, `${name}other`);
+  }
+  return minimums;
+}
+
+/**
+ * The minimum fields of a form: one per contract currency and per currency that has a minimum,
+ * then a pair for another currency (code and amount), so any ISO 4217 currency can get one.
+ */
+export function minimumFields(name: string, minimums: Partial<Record<Currency, number>>, fe: Record<string, string>): Html {
+  const shown = [...new Set([...SUPPORTED_CURRENCIES, ...(Object.keys(minimums) as Currency[]).filter((c) => toCurrency(c)).sort()])];
+  return html`${shown.map((currency) => field(`${name}${currency}`, `Minimum payout in ${currency} (like ${exampleAmount(currency)}; empty for none)`, minimums[currency] === undefined ? '' : majorUnits(minimums[currency]!, currency), fe, 'inputmode="decimal"'))}
+${field(`${name}other_currency`, 'Minimum payout in another currency: its code (like GBP, JPY or KWD)', '', fe, 'autocomplete="off" maxlength="3"')}
+${field(`${name}other`, '…and the amount in it (like 50.00, or 5000 for yen)', '', fe, 'inputmode="decimal"')}`;
+}
 
 const numberOrText = (value: unknown) => {
   const text = String(value ?? '').trim();

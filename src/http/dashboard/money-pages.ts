@@ -3,7 +3,8 @@ import type { SectionData } from '../../app/dashboard.js';
 import { OUTBOUND_EVENT_TYPES, outboundBody } from '../../core/outbound-events.js';
 import { COMMISSION_STATES, COMMISSION_STATE_WORDS, type PayoutMinimums } from '../../core/commission-ledger.js';
 import { formatMoney, majorUnits } from '../../core/money.js';
-import { SUPPORTED_CURRENCIES } from '../../core/types.js';
+import type { Currency } from '../../core/types.js';
+import { minimumFields } from './forms.js';
 import { type Html, field, html, raw } from './html.js';
 import { dataTable } from './table.js';
 import { minute as when } from '../views/components.js';
@@ -31,9 +32,9 @@ const SIGNAL_WORDS: Record<string, string> = {
   referred_by_another_partner: 'the customer was referred by another partner first',
 };
 
-/** "USD 50.00, VND 500000" or "none". */
+/** "$50.00, ₫500,000, KWD 5.000" or "none set": each currency on its own, in the order of its code. */
 const minimumsInWords = (minimums: PayoutMinimums): string =>
-  SUPPORTED_CURRENCIES.filter((c) => minimums[c] !== undefined).map((c) => formatMoney(minimums[c]!, c)).join(', ') || 'none set';
+  (Object.keys(minimums) as Currency[]).sort().filter((c) => minimums[c] !== undefined).map((c) => formatMoney(minimums[c]!, c)).join(', ') || 'none set';
 
 export function payoutsSection(view: MoneyView, data: Of<'payouts'>): Html {
   const { base } = view;
@@ -86,7 +87,7 @@ ${field('bulk_reason', 'Reason (one for the batch, kept in the ledger)', '', fe)
 <div><button type="submit">Apply to the selected commissions</button></div></fieldset></form>` : ''}`}</section>
 <section id="payout-settings"><h2>Payout and fraud settings</h2><form method="post" action="${base}/payouts/settings" novalidate>
 ${field('hold_days', 'Hold period in days (a commission is approved after it; longer than your refund window)', String(settings.holdDays), fe, 'inputmode="numeric"')}
-${SUPPORTED_CURRENCIES.map((currency) => field(`payout_minimum_${currency}`, `Minimum payout in ${currency} (like ${currency === 'VND' ? '500000' : '50.00'}; empty for none)`, settings.payoutMinimumsCents[currency] === undefined ? '' : majorUnits(settings.payoutMinimumsCents[currency]!, currency), fe, 'inputmode="decimal"'))}
+${minimumFields('payout_minimum_', settings.payoutMinimumsCents, fe)}
 ${field('fraud_min_signup_seconds', 'Hold when the signup comes this many seconds or less after the click, from its IP', String(settings.fraud.minSignupSeconds), fe, 'inputmode="numeric"')}
 ${field('fraud_max_leads_per_ip', 'Hold when one IP signs up more than this many times…', String(settings.fraud.maxLeadsPerIp), fe, 'inputmode="numeric"')}
 ${field('fraud_ip_window_minutes', '…within this many minutes', String(settings.fraud.ipWindowMinutes), fe, 'inputmode="numeric"')}

@@ -109,7 +109,7 @@ export function registerMoneyRoutes(router: Router, kit: MoneyRouteKit): void {
     body.partners_can_create_links = text(req, 'partners_can_create_links') === 'on' ? 'true' : 'false';
     const save = async () => {
       // Minimums are typed in each currency's own units ("50.00" is $50): converted here, refused beside their field.
-      body.payout_minimums_cents = typedMinimums((name) => text(req, name), 'payout_minimum_');
+      body.payout_minimums_cents = typedMinimums(req.body as Record<string, unknown>, 'payout_minimum_');
       return payouts.updatePayoutSettings(app(), scope(res), id, body);
     };
     if (await attempt(req, res, 'payouts', 'hold_days', save)) back(res, id, 'payout_settings', 'payouts');

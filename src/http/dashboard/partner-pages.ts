@@ -25,6 +25,7 @@ import { COMMISSION_TYPE_WORDS, describeCommission } from '../../core/programs.j
 import { COMMISSION_TYPES, type Currency, SUPPORTED_CURRENCIES } from '../../core/types.js';
 import type { GroupView } from '../../db/partners.js';
 import { type Html, field, html, raw, select } from './html.js';
+import { minimumFields } from './forms.js';
 import { isoDay as day } from '../views/components.js';
 
 type Of<S extends SectionData['section']> = Extract<SectionData, { section: S }>;
@@ -74,7 +75,7 @@ export function partnersSection(view: PartnerPagesView, data: Of<'partners'>): H
 <div><label for="group_id">Group</label><select id="group_id" name="group_id"><option value="">Any</option>${groups.map((g) => html`<option value="${g.id}" ${String(g.id) === q('group_id') ? raw('selected') : ''}>${g.name}</option>`)}</select></div>
 <div><label for="tag">Tag</label><input id="tag" name="tag" value="${q('tag')}"></div>
 <div><label for="sort">Sort by</label><select id="sort" name="sort">${Object.entries(SORT_WORDS).map(([v, w]) => html`<option value="${v}" ${v === list.filter.sort ? raw('selected') : ''}>${w}</option>`)}</select></div>
-<div><label for="currency">Money in</label><select id="currency" name="currency">${SUPPORTED_CURRENCIES.map((c) => html`<option value="${c}" ${c === currency ? raw('selected') : ''}>${c}</option>`)}</select></div>
+<div><label for="currency">Money in (a currency code)</label><input id="currency" name="currency" value="${currency ?? 'USD'}" list="currency-codes" maxlength="3" autocomplete="off" size="4"><datalist id="currency-codes">${SUPPORTED_CURRENCIES.map((c) => html`<option value="${c}"></option>`)}</datalist></div>
 <div><button type="submit">Show</button></div></form>
 ${refused ? html`<p class="error" role="alert">${refused}</p>` : ''}
 <p><a href="${base}/partners.csv?${filterParams.toString()}">Download these partners as CSV</a> · <a href="${base}/partners/import">Import partners from a CSV</a></p>
@@ -140,7 +141,6 @@ ${fe.field_lines ? html`<p class="error" id="field_lines-error">${fe.field_lines
 }
 
 function groupForm(action: string, prefix: string, g: Partial<GroupView>, fe: Record<string, string>, submit: string): Html {
-  const minimum = (c: Currency) => (g.payout_minimums_cents?.[c] === undefined ? '' : majorUnits(g.payout_minimums_cents[c]!, c));
   const check = (name: string, on: boolean | undefined, label: string) =>
     html`<label class="check"><input type="checkbox" name="${name}" value="on" ${on ? raw('checked') : ''}> ${label}</label>`;
   return html`<form method="post" action="${action}" novalidate>
@@ -150,7 +150,7 @@ ${select(`${prefix}commission_type`, 'Reward', g.commission_type ?? 'percent', [
 ${field(`${prefix}commission_rate`, 'Rate (percent, or amount for fixed rewards)', g.commission_rate === undefined ? '' : String(g.commission_rate), fe, 'inputmode="decimal"')}
 ${field(`${prefix}duration_months`, 'Recurring for (months; empty = forever)', g.duration_months ? String(g.duration_months) : '', fe, 'inputmode="numeric"')}
 ${field(`${prefix}hold_days`, 'Hold period (days before a commission is approved)', g.hold_days === undefined ? '30' : String(g.hold_days), fe, 'inputmode="numeric"')}
-${SUPPORTED_CURRENCIES.map((c) => field(`${prefix}minimum_${c}`, `Minimum payout in ${c} (like ${c === 'VND' ? '500000' : '50.00'}; empty for none)`, minimum(c), fe, 'inputmode="decimal"'))}
+${minimumFields(`${prefix}minimum_`, (g.payout_minimums_cents ?? {}) as Partial<Record<Currency, number>>, fe)}
 ${check('partners_can_create_links', g.partners_can_create_links, 'Partners may create their own links')}
 ${check('applications_open', g.applications_open, 'Its application page takes applications')}
 ${check('auto_approve', g.auto_approve, 'Approve applicants at once unless a risk signal is seen')}

@@ -281,7 +281,7 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
     commission_rate: text(req, `${prefix}commission_rate`),
     duration_months: text(req, `${prefix}duration_months`) || null,
     hold_days: text(req, `${prefix}hold_days`),
-    payout_minimums_cents: typedMinimums((name) => text(req, name), `${prefix}minimum_`),
+    payout_minimums_cents: typedMinimums(req.body as Record<string, unknown>, `${prefix}minimum_`),
     partners_can_create_links: text(req, 'partners_can_create_links') === 'on',
     applications_open: text(req, 'applications_open') === 'on',
     auto_approve: text(req, 'auto_approve') === 'on',

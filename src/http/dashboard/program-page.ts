@@ -222,7 +222,7 @@ function sectionBody(view: ProgramPageView): Html {
   const data = view.data;
   switch (data.section) {
     case 'overview': return overview(view, data);
-    case 'setup': return setupSection({ programId: view.program.id, publicUrl: view.publicUrl, data, outcome: view.extra.testOutcome ?? null, fieldErrors: view.extra.fieldErrors ?? {} });
+    case 'setup': return setupSection({ programId: view.program.id, publicUrl: view.publicUrl, data, outcome: view.extra.testOutcome ?? null, fieldErrors: view.extra.fieldErrors ?? {}, acceptAllCurrencies: view.program.accept_all_currencies });
     case 'partners': return partnersSection(partnerView(view), data);
     case 'applications': return applicationsSection(partnerView(view), data);
     case 'groups': return groupsSection(partnerView(view), data);

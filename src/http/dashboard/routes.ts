@@ -64,6 +64,7 @@ import { DASHBOARD_ROUTES } from '../../core/permissions.js';
 
 const DONE: Record<string, string> = {
   settings: 'Settings saved.',
+  currencies: 'Currency setting saved.',
   partner: 'Partner added.',
   link: 'Referral link created.',
   toggled: 'Referral link updated.',
@@ -380,6 +381,19 @@ export function dashboardRoutes(deps: AppDeps): Router {
       return programPage(req, res, 'stripe', { status: 400, fieldErrors: fieldErrors(error) });
     }
     back(res, id, 'stripe', 'stripe');
+  });
+
+  // ---- set-up: the currencies a program takes (a program setting, DESIGN "Currencies") ---------
+  router.post('/dashboard/programs/:id/setup/currencies', ...form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    const choice = String((req.body as Record<string, unknown>).currencies ?? '');
+    try {
+      if (choice !== 'all' && choice !== 'contract') throw errors.invalid('Choose which currencies to take', { currencies: 'Choose which currencies to take.' });
+      await updateProgram(app(), scope(res), id, { accept_all_currencies: choice === 'all' });
+    } catch (error) {
+      return programPage(req, res, 'setup', { status: 400, fieldErrors: fieldErrors(error) });
+    }
+    res.redirect(303, `${sectionUrl(id, 'setup')}?done=currencies#currencies`);
   });
 
   // ---- set-up: test events through the real pipeline, and what they recorded -------------------

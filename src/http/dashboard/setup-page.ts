@@ -5,7 +5,7 @@ import type { SectionData } from '../../app/dashboard.js';
 import type { TestEventOutcome } from '../../app/setup.js';
 import { GATE_ORDER, type GateName, type Readiness } from '../../core/readiness.js';
 import { STRIPE_EVENTS_TO_SELECT } from '../../core/stripe/event-types.js';
-import { type Html, html } from './html.js';
+import { type Html, html, raw } from './html.js';
 
 type SetupData = Extract<SectionData, { section: 'setup' }>;
 
@@ -48,9 +48,11 @@ export interface SetupView {
   data: SetupData;
   outcome: TestEventOutcome | null;
   fieldErrors: Record<string, string>;
+  /** The program's currency setting (src/core/currency.ts). */
+  acceptAllCurrencies: boolean;
 }
 
-export function setupSection({ programId, publicUrl, data, outcome, fieldErrors }: SetupView): Html {
+export function setupSection({ programId, publicUrl, data, outcome, fieldErrors, acceptAllCurrencies }: SetupView): Html {
   const base = `/dashboard/programs/${programId}`;
   const snippet = `<script src="${publicUrl}/js/affix-tracker.js" data-affix-program-id="${programId}" async></script>`;
   const server = `import { Affix } from '@affix/sdk/server';
@@ -84,5 +86,12 @@ ${fieldErrors.test_webhook ? html`<p class="error" id="test_webhook" role="alert
 <button type="submit" name="kind" value="click">Send a test click</button>
 <button type="submit" name="kind" value="lead">Send a test lead</button>
 <button type="submit" name="kind" value="sale">Send a test sale</button>
-<button type="submit" name="kind" value="webhook">Send a test Stripe webhook</button></form></section>`;
+<button type="submit" name="kind" value="webhook">Send a test Stripe webhook</button></form></section>
+<section id="currencies"><h2>5. Currencies</h2>
+<p>Sales in US dollars, euros and Vietnamese dong are always taken. Other currencies (pounds, yen, dinars…) are refused unless you take every currency: a sale in GBP is then recorded in GBP, commissions, minimums, payouts and exports stay in each currency, never added together and never converted.</p>
+<form method="post" action="${base}/setup/currencies"><fieldset><legend>Take sales in</legend>
+<label class="check"><input type="radio" name="currencies" value="contract" ${acceptAllCurrencies ? '' : raw('checked')}> USD, EUR and VND only (others are refused with “currency XXX is not supported”)</label>
+<label class="check"><input type="radio" name="currencies" value="all" ${acceptAllCurrencies ? raw('checked') : ''}> Every ISO 4217 currency, each in its own minor unit (yen without decimals, dinars with three)</label>
+${fieldErrors.currencies ? html`<p class="error" id="currencies-error" role="alert">${fieldErrors.currencies}</p>` : ''}
+</fieldset><div><button type="submit">Save the currency setting</button></div></form></section>`;
 }

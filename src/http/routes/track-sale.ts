@@ -71,8 +71,9 @@ export function trackSaleRoute(deps: HttpDeps): Router {
     programKeyAuth(deps.store, 'sale', deps.config.docsUrl),
     async (req, res) => {
       const now = clock(deps);
-      const body = parseSaleBody(req.body, now);
-      const result = await trackSale(deps.store, toInput(body, state(res).apiKey!.programId, now));
+      const key = state(res).apiKey!;
+      const body = parseSaleBody(req.body, now, key);
+      const result = await trackSale(deps.store, toInput(body, key.programId, now));
       state(res).logFields = result.attributed
         ? { saleId: result.saleId, commissionId: result.commissionId, attributionStep: result.attributionStep }
         : { notAttributed: result.reason, clickAgeDays: result.clickAgeDays };

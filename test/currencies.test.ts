@@ -1,0 +1,188 @@
+// Every currency a processor sells in (DESIGN "Currencies", docs/currencies.md): the contract's
+// USD, EUR and VND by default (others 422), every ISO 4217 currency when the program opts in,
+// each in its own minor unit from sale to refund, payout, export, statement and KPI cards.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ManagementDeps, OPERATOR } from '../src/app/management.js';
+import * as payouts from '../src/app/payouts.js';
+import { payoutStatementCsv } from '../src/core/payout-export.js';
+import { payoutStatement } from '../src/db/partner-portal.js';
+import { moneyTotals } from '../src/db/page-rollups.js';
+import { kpiCards } from '../src/http/dashboard/kpi-cards.js';
+import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, bearer, createTestDatabase, seedProgram, startTestApi, trackClick } from './support/harness.js';
+import { apiRefund, apiSale, uid } from './support/money.js';
+import { deliverSteps, processEventsInOrder, seedStripeCustomer } from './support/stripe.js';
+
+let db: TestDatabase;
+let api: TestApi;
+let clock = new Date();
+const deps = (): ManagementDeps => ({ pool: db.pool, secretBox: null, now: () => clock });
+const DAY = 86_400_000;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  api = await startTestApi(db.pool, { AFFIX_SECRET_KEY: 'currencies-test-key-0123456789' }, { queueUrl: db.url });
+});
+afterAll(async () => {
+  await api.close();
+  await db.drop();
+});
+
+const acceptAll = async (programId: number, on: boolean) => {
+  const reply = await api.request('PATCH', `/api/v1/admin/programs/${programId}`, { body: { accept_all_currencies: on }, headers: adminHeaders });
+  expect(reply.status).toBe(200);
+  expect(reply.body.data.accept_all_currencies).toBe(on);
+};
+
+const rawSale = async (program: SeededProgram, amountCents: number, currency: string) =>
+  api.request('POST', '/api/v1/track/sale', {
+    body: { transaction_id: uid('txn'), amount_cents: amountCents, currency, click_id: await trackClick(api, program.affiliateUrl), customer_key: uid('c') },
+    headers: bearer(program.apiKey),
+  });
+
+describe('the tracking API', () => {
+  it('keeps the contract by default: GBP is refused with 422 unsupported_currency, nothing created', async () => {
+    const shop = await seedProgram(api);
+    const reply = await rawSale(shop, 4999, 'GBP');
+    expect(reply.status).toBe(422);
+    expect(reply.body.error).toMatchObject({ message: 'currency GBP is not supported', code: 'unsupported_currency' });
+    expect((await db.pool.query('SELECT count(*)::int AS n FROM sales WHERE program_id = $1', [shop.programId])).rows[0].n).toBe(0);
+  });
+
+  it('with every currency accepted, a code outside ISO 4217 is still refused in the same words', async () => {
+    const shop = await seedProgram(api);
+    await acceptAll(shop.programId, true);
+    const reply = await rawSale(shop, 100, 'XYZ');
+    expect(reply.status).toBe(422);
+    expect(reply.body.error).toMatchObject({ message: 'currency XYZ is not supported', code: 'unsupported_currency' });
+    // Back off: the contract again.
+    await acceptAll(shop.programId, false);
+    expect((await rawSale(shop, 100, 'JPY')).body.error).toMatchObject({ message: 'currency JPY is not supported' });
+  });
+});
+
+describe('GBP, JPY and KWD end to end: sale, refund, payout, export, statement, KPI', () => {
+  it('each amount in its own minor unit, never summed across currencies', async () => {
+    clock = new Date();
+    // A fixed reward of 10: £10.00, ¥10, 10.000 KWD.
+    const shop = await seedProgram(api, { commission_type: 'fixed', commission_rate: 10 });
+    await acceptAll(shop.programId, true);
+    // Minimums per currency, in its own unit: £5.00, ¥5, 9.000 KWD (over what will be owed in KWD).
+    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: { GBP: 500, jpy: 5, KWD: 9000 } });
+    const gbp = await apiSale(api, shop, 4999, { currency: 'GBP' });
+    const jpy = await apiSale(api, shop, 5000, { currency: 'jpy' });
+    const kwd = await apiSale(api, shop, 12345, { currency: 'KWD' });
+    expect([gbp, jpy, kwd].map((s) => s.reply.body.commission_amount_cents)).toEqual([1000, 10, 10000]);
+
+    // A refund each: the deduction is the refunded share of the commission, in the same unit.
+    await apiRefund(api, shop, gbp.transactionId, 999); // 1000 x 999/4999 = 199.84 -> 200
+    await apiRefund(api, shop, jpy.transactionId, 1000); // 10 x 1000/5000 = 2
+    await apiRefund(api, shop, kwd.transactionId, 2345); // 10000 x 2345/12345 = 1899.55 -> 1900
+    const { rows: sold } = await db.pool.query(
+      `SELECT s.currency, s.amount_cents::int AS sale, c.amount_cents::int AS commission, c.deducted_cents::int AS deducted
+         FROM sales s JOIN commissions c ON c.sale_id = s.id WHERE s.program_id = $1 ORDER BY s.currency`,
+      [shop.programId],
+    );
+    expect(sold).toEqual([
+      { currency: 'GBP', sale: 4999, commission: 1000, deducted: 200 },
+      { currency: 'JPY', sale: 5000, commission: 10, deducted: 2 },
+      { currency: 'KWD', sale: 12345, commission: 10000, deducted: 1900 },
+    ]);
+
+    expect((await payouts.payoutSettings(deps(), OPERATOR, shop.programId)).payoutMinimumsCents).toEqual({ GBP: 500, JPY: 5, KWD: 9000 });
+    await expect(payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { payout_minimums_cents: { ABC: 1 } })).rejects.toMatchObject({ status: 400 });
+    await payouts.setPayoutDetails(deps(), OPERATOR, shop.programId, shop.partnerId, { payout_method: 'paypal', payout_reference: 'ana@paypal.example', payout_currency: 'gbp' });
+    clock = new Date(Date.now() + 60_000);
+    await payouts.approveDueCommissions(deps());
+    const run = await payouts.runPayouts(deps(), OPERATOR, shop.programId);
+    expect(run.payouts.map((p) => [p.currency, p.amountCents]).sort()).toEqual([['GBP', 800], ['JPY', 8]]);
+
+    const paypal = await payouts.exportPayouts(deps(), OPERATOR, shop.programId, run.batchId, 'paypal');
+    expect(paypal.trim().split('\r\n').slice(1).map((line) => line.split(',').slice(1, 3).join(',')).sort()).toEqual(['8,JPY', '8.00,GBP']);
+
+    // KWD under its minimum waits; lowered, it is paid next run as 8.100 dinars.
+    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { payout_minimums_cents: { KWD: 5000 } });
+    const next = await payouts.runPayouts(deps(), OPERATOR, shop.programId);
+    expect(next.payouts.map((p) => [p.currency, p.amountCents])).toEqual([['KWD', 8100]]);
+    const generic = await payouts.exportPayouts(deps(), OPERATOR, shop.programId, next.batchId, 'generic');
+    expect(generic).toContain(',KWD,8.100,');
+
+    // The statements: sale and commission amounts in each currency's digits.
+    const statements: Record<string, string> = {};
+    for (const payout of [...run.payouts, ...next.payouts]) statements[payout.currency] = payoutStatementCsv((await payoutStatement(db.pool, shop.partnerId, payout.id))!);
+    expect(statements.GBP).toMatch(/,49\.99,8\.00\r\n/);
+    expect(statements.JPY).toMatch(/,5000,8\r\n/);
+    expect(statements.KWD).toMatch(/,12\.345,8\.100\r\n/);
+    expect(statements.KWD).toContain('amount,8.100\r\n');
+
+    for (const payout of [...run.payouts, ...next.payouts]) await payouts.markPayoutPaid(deps(), OPERATOR, shop.programId, payout.id, { reference: `paid-${payout.id}` });
+
+    // KPI figures (revenue as sold, commission paid): one line per currency, never added up.
+    const range = { from: new Date(Date.now() - DAY), to: new Date(Date.now() + DAY), partnerId: null };
+    const kpis = await moneyTotals(db.pool, shop.programId, range);
+    expect(kpis.map((k: { currency: string; revenue_cents: string; commission_paid_cents: string }) => [k.currency, k.revenue_cents, k.commission_paid_cents]).sort()).toEqual([
+      ['GBP', '4999', '800'],
+      ['JPY', '5000', '8'],
+      ['KWD', '12345', '8100'],
+    ]);
+    const cards = kpiCards({ kpis, funnel: { clicks: 0, leads: 0, buyers: 0 }, before: { kpis: [], funnel: { clicks: 0, leads: 0, buyers: 0 } } } as never, 30).value;
+    const card = (id: string) => [...new RegExp(`id="kpi-${id}">(.*?)</li>`).exec(cards)![1]!.matchAll(/<span class="kpi-value">(.*?)<\/span>/g)].map((value) => value[1]);
+    expect(card('revenue')).toEqual(['£49.99', '¥5,000', 'KWD\u00a012.345']);
+    expect(card('commission_paid')).toEqual(['£8.00', '¥8', 'KWD\u00a08.100']);
+  });
+});
+
+describe('Stripe payments in JPY and in ISK (a currency Stripe counts in hundredths)', () => {
+  const stripeShop = async (acceptAllCurrencies: boolean) => {
+    const seeded = await seedStripeCustomer(api, { commission_type: 'percent', commission_rate: 20 });
+    if (acceptAllCurrencies) await acceptAll(seeded.shop.programId, true);
+    return seeded;
+  };
+  const inCurrency = (currency: string, amount: number) => (event: any) => {
+    const object = event.data.object;
+    object.currency = currency;
+    if ('amount_total' in object) object.amount_total = amount;
+    if ('amount_refunded' in object) {
+      object.amount = amount;
+      object.amount_captured = amount;
+      object.amount_refunded = amount;
+    }
+  };
+  const salesOf = async (programId: number) =>
+    (await db.pool.query(
+      `SELECT s.currency, s.amount_cents::int AS sale, c.amount_cents::int AS commission, c.refunded_total_cents::int AS refunded
+         FROM sales s JOIN commissions c ON c.sale_id = s.id WHERE s.program_id = $1`,
+      [programId],
+    )).rows;
+
+  it('JPY: 5000 yen as sent, commission 1000 yen', async () => {
+    const { shop, vars } = await stripeShop(true);
+    await processEventsInOrder(api, await deliverSteps(api, shop, vars, [{ fixture: 'checkout.session.completed.payment', change: inCurrency('jpy', 5000) }]));
+    expect(await salesOf(shop.programId)).toEqual([{ currency: 'JPY', sale: 5000, commission: 1000, refunded: 0 }]);
+  });
+
+  it('ISK: Stripe sends 5000 krónur as 500000; Affix stores 5000 (ISO has no decimals), refunds likewise', async () => {
+    const { shop, vars } = await stripeShop(true);
+    await processEventsInOrder(api, await deliverSteps(api, shop, vars, [
+      { fixture: 'checkout.session.completed.payment', change: inCurrency('isk', 500_000) },
+      { fixture: 'charge.refunded.full', at: 10, change: inCurrency('isk', 500_000) },
+    ]));
+    expect(await salesOf(shop.programId)).toEqual([{ currency: 'ISK', sale: 5000, commission: 1000, refunded: 5000 }]);
+  });
+
+  it('ISK 550 (not a whole króna in Stripe\'s hundredths) fails for good, nothing guessed', async () => {
+    const { shop, vars } = await stripeShop(true);
+    const [id] = await deliverSteps(api, shop, vars, [{ fixture: 'checkout.session.completed.payment', change: inCurrency('isk', 550) }]);
+    await processEventsInOrder(api, [id!]);
+    const { rows } = await db.pool.query('SELECT status, reason FROM webhook_events WHERE id = $1', [id]);
+    expect(rows[0]).toEqual({ status: 'failed', reason: 'Stripe amount 550 ISK is not a whole number of ISK (Stripe sends ISK as hundredths ending in 00)' });
+    expect(await salesOf(shop.programId)).toEqual([]);
+  });
+
+  it('GBP without the setting: the event fails for good with the contract words', async () => {
+    const { shop, vars } = await stripeShop(false);
+    const [id] = await deliverSteps(api, shop, vars, [{ fixture: 'checkout.session.completed.payment', change: inCurrency('gbp', 4999) }]);
+    await processEventsInOrder(api, [id!]);
+    const { rows } = await db.pool.query('SELECT status, reason FROM webhook_events WHERE id = $1', [id]);
+    expect(rows[0]).toEqual({ status: 'failed', reason: 'currency gbp is not supported' });
+  });
+});
