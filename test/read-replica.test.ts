@@ -1,10 +1,10 @@
 // Reads from a replica (DATABASE_READ_URL): Debian's PostgreSQL 15, a primary and its synchronous
 // standby (the failover test's set-up), the service started on both. With the standby's replay
 // paused, a sale recorded on the primary (the tracking API writes on) is not yet on the overview
-// nor in the activity export, and the overview says how far behind its figures may be; a form's
-// redirect shows the caller's own change all the same (it reads the primary); once replay
-// resumes, the overview and the export show the sale and the note is gone. Readiness names the
-// replica beside the primary.
+// nor in the activity export nor in the partner's portal, and the overview says how far behind
+// its figures may be; the page a form redirects to shows the caller's own change all the same
+// (it reads the primary); once replay resumes, the overview, the export and the portal show the
+// sale and the note is gone. Readiness names the replica beside the primary.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,6 +93,16 @@ describe('dashboards, exports and the portal read from the replica', () => {
     await primary.query("INSERT INTO dashboard_sessions (token_hash, account_id, expires_at) VALUES ($1, $2, now() + interval '1 hour')", [sha256(token), shop.accountId]);
     const visitor = dashboardVisitor(service.api!.url, { sessionToken: token });
     const overview = `/dashboard/programs/${shop.programId}`;
+    // The partner signs in to the portal (the session on the primary, as sign-in writes it).
+    const partnerEmail = `partner-${randomBytes(3).toString('hex')}@partners.test`;
+    await primary.query('UPDATE partners SET email = $1, invited_at = now() WHERE id = $2', [partnerEmail, shop.partnerId]);
+    const portalToken = randomBytes(24).toString('base64url');
+    await primary.query("INSERT INTO partner_sessions (token_hash, email, expires_at) VALUES ($1, $2, now() + interval '1 hour')", [sha256(portalToken), partnerEmail]);
+    const portalPage = async () => {
+      const response = await fetch(`${service.api!.url}/portal/programs/${shop.partnerId}`, { headers: { cookie: `affix_portal=${portalToken}` }, redirect: 'manual' });
+      expect(response.status).toBe(200);
+      return response.text();
+    };
     await caughtUp();
     const before = await visitor.get(overview);
     expect(before.status).toBe(200);
@@ -108,19 +118,27 @@ describe('dashboards, exports and the portal read from the replica', () => {
     expect(stale.text).toContain('>$10.00<');
     expect(stale.text).not.toContain('$9,886.54');
     expect(stale.text).toMatch(/Figures may be up to \d+ s behind\./);
+    // The partner's earnings: the first sale's commission only.
+    const stalePortal = await portalPage();
+    expect(stalePortal).toContain('$2.00');
+    expect(stalePortal).not.toContain('$1,977.31');
     const staleCsv = await visitor.get(`${overview}/activity.csv`);
     expect(staleCsv.status).toBe(200);
     expect(staleCsv.text).not.toContain(sale.transactionId);
 
-    // A form's answer shows what was just saved: the redirect's page reads the primary.
-    const settings = await visitor.get(`${overview}/settings`);
-    expect(settings.status).toBe(200);
-    const saved = await visitor.post(`${overview}/settings`, { name: 'Renamed while the replica waits', domain: 'shop.example.com', commission_type: 'percent', commission_rate: '20' });
+    // A form's answer shows what was just saved: the page it redirects to reads the primary (the
+    // links page lists the program's links from its own data, not from the program's row).
+    const code = `new${randomBytes(3).toString('hex')}`;
+    expect((await visitor.get(`${overview}/links`)).text).not.toContain(code);
+    const saved = await visitor.post(`${overview}/links`, { partner_id: String(shop.partnerId), short_link: code });
     expect(saved.status, saved.text.slice(0, 500)).toBe(303);
+    expect(saved.location).toBe(`${overview}/links?done=link`);
     const landing = await visitor.get(saved.location!);
     expect(landing.status).toBe(200);
-    expect(landing.text).toContain('Renamed while the replica waits');
-    expect(landing.text).toContain('Settings saved.');
+    expect(landing.text).toContain('Referral link created.');
+    expect(landing.text).toContain(code);
+    // The same page without `done` reads the replica, which has not replayed the link yet.
+    expect((await visitor.get(`${overview}/links`)).text).not.toContain(code);
 
     await standby.query('SELECT pg_wal_replay_resume()');
     await caughtUp();
@@ -128,5 +146,6 @@ describe('dashboards, exports and the portal read from the replica', () => {
     expect(fresh.text).toContain('$9,886.54');
     expect(fresh.text).not.toContain('Figures may be up to');
     expect((await visitor.get(`${overview}/activity.csv`)).text).toContain(sale.transactionId);
+    expect(await portalPage()).toContain('$1,977.31');
   }, 60_000);
 });

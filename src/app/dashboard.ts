@@ -26,7 +26,7 @@ import * as applications from './applications.js';
 import { type ManagementDeps, OPERATOR, type Scope, programInScope } from './management.js';
 import * as partners from './partners.js';
 import { auditLog } from './audit.js';
-import { type ReadReplica, readSide, staleFigures } from './reads.js';
+import { readSide, staleFigures } from './reads.js';
 
 export type PasswordVerdict = { kind: 'signed_in'; accountId: number; email: string; memberId: number | null } | { kind: 'wrong' } | { kind: 'suspended' };
 
@@ -72,7 +72,7 @@ export const PROGRAM_SECTIONS = ['overview', 'setup', 'partners', 'applications'
 export type ProgramSection = (typeof PROGRAM_SECTIONS)[number];
 export const isProgramSection = (value: string): value is ProgramSection => (PROGRAM_SECTIONS as readonly string[]).includes(value);
 
-type PageDeps = ManagementDeps & { store: Store; publicUrl: string; reads?: ReadReplica };
+type PageDeps = ManagementDeps & { store: Store; publicUrl: string };
 /** The page's query string (filters, sort, cursor, stage). */
 export type PageQuery = Record<string, string | undefined>;
 
@@ -180,7 +180,7 @@ const CSV_COLUMNS = [
 ] as const;
 
 /** The activity table as CSV (the same rows and filter as the page), a chunk per page of 1,000 as it is read. */
-export async function* activityCsv(deps: ManagementDeps & { reads?: ReadReplica }, scope: Scope, programId: number, filter: ActivityFilter): AsyncGenerator<string> {
+export async function* activityCsv(deps: ManagementDeps, scope: Scope, programId: number, filter: ActivityFilter): AsyncGenerator<string> {
   const program = await programInScope(deps, scope, programId);
   yield `${CSV_COLUMNS.join(',')}\r\n`;
   for await (const rows of activityPages(readSide(deps).pool, program.id, filter, CSV_MAX_ROWS)) {

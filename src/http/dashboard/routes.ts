@@ -242,7 +242,7 @@ export function dashboardRoutes(deps: AppDeps): Router {
     res.redirect(303, `/dashboard/programs/${settings.id}`);
   });
 
-  const app = (): ManagementDeps => ({ pool, secretBox: deps.secretBox ?? null, now: () => clock(deps) });
+  const app = (): ManagementDeps => ({ pool, secretBox: deps.secretBox ?? null, now: () => clock(deps), reads: deps.reads });
   /** The signed-in account, acting from this request's address (the audit log records both). */
   const scope = (res: Response): AccountScope => ({
     kind: 'account',
@@ -262,7 +262,7 @@ export function dashboardRoutes(deps: AppDeps): Router {
     const requested = Number(query.page);
     // The page a form redirects to (`done`), or answers itself, shows the caller's own write: read on the primary.
     const afterOwnWrite = query.done !== undefined || req.method !== 'GET';
-    const data = await programPageData({ ...app(), store: deps.store, reads: deps.reads, publicUrl: config.publicUrl }, scope(res), id, section, filter, Number.isSafeInteger(requested) && requested > 0 ? requested : 1, query, afterOwnWrite);
+    const data = await programPageData({ ...app(), store: deps.store, publicUrl: config.publicUrl }, scope(res), id, section, filter, Number.isSafeInteger(requested) && requested > 0 ? requested : 1, query, afterOwnWrite);
     const people = allows(res.locals.account.role, 'read_people');
     const behind = data.behindSeconds === null ? '' : html`<p class="muted" role="status">Figures may be up to ${data.behindSeconds} s behind.</p>`;
     const body = html`${behind}${programPageBody({ ...data, now, heldKey, extra, filter, publicUrl: config.publicUrl, connectConfigured: Boolean(config.stripeConnect), people })}`;
@@ -275,7 +275,7 @@ export function dashboardRoutes(deps: AppDeps): Router {
   }
 
   router.get('/dashboard/programs/:id/activity.csv', async (req, res) => {
-    await sendCsv(res, `affix-activity-${req.params.id}.csv`, activityCsv({ ...app(), reads: deps.reads }, scope(res), Number(req.params.id), activityFilter(req.query as Record<string, string | undefined>, clock(deps))));
+    await sendCsv(res, `affix-activity-${req.params.id}.csv`, activityCsv(app(), scope(res), Number(req.params.id), activityFilter(req.query as Record<string, string | undefined>, clock(deps))));
   });
 
   /** Post, redirect, get: back to the page the form was on, with what was done. */

@@ -43,9 +43,9 @@ export function portalRoutes(deps: AppDeps): Router {
   const secure = config.publicUrl.startsWith('https://');
   const csrf = csrfGuard({ secret: config.secretKey, sessionCookie: PORTAL_COOKIE, secure, cookieName: 'affix_portal_csrf' });
   const form = [...formBody('20kb'), csrf.check];
-  const app = (): PortalDeps => ({ pool, secretBox: deps.secretBox ?? null, now: () => clock(deps), publicUrl: config.publicUrl });
+  const app = (): PortalDeps => ({ pool, secretBox: deps.secretBox ?? null, now: () => clock(deps), publicUrl: config.publicUrl, reads: deps.reads });
   /** The partner's numbers: from the replica when there is one, unless the page shows their own write (a form's answer or redirect). */
-  const reading = (req: Request) => readSide({ ...app(), reads: deps.reads }, req.query.done !== undefined || req.method !== 'GET');
+  const reading = (req: Request) => readSide(app(), req.query.done !== undefined || req.method !== 'GET');
   router.use('/portal', cookieParser(), pageHeaders(), sameOriginPosts(config.publicUrl));
 
   const send = (res: Response, status: number, title: string, body: Html, flash: string | null = null) => {
