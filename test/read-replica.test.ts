@@ -16,6 +16,7 @@ import { sha256 } from '../src/core/secrets.js';
 import { ADMIN_TOKEN, type TestApi, seedProgram } from './support/harness.js';
 import { apiSale } from './support/money.js';
 import { dashboardVisitor } from './support/dashboard-visitor.js';
+import { PROGRAM_SECTIONS } from '../src/app/dashboard.js';
 
 const available = hasReplicationServers();
 if (!available) console.warn("[read-replica] Debian's PostgreSQL 15 is not installed (scripts/install-test-servers.sh): the replica test is skipped");
@@ -104,6 +105,14 @@ describe('dashboards, exports and the portal read from the replica', () => {
       return response.text();
     };
     await caughtUp();
+    // Every page and export that reads the replica only reads (a write there would be refused: it is read-only).
+    for (const section of PROGRAM_SECTIONS) {
+      const path = section === 'overview' ? overview : `${overview}/${section}`;
+      expect((await visitor.get(path)).status, path).toBe(200);
+    }
+    for (const csv of ['activity.csv', 'partners.csv', 'applications.csv', 'audit.csv']) expect((await visitor.get(`${overview}/${csv}`)).status, csv).toBe(200);
+    const portalHome = await fetch(`${service.api!.url}/portal`, { headers: { cookie: `affix_portal=${portalToken}` }, redirect: 'manual' });
+    expect(portalHome.status).toBe(200);
     const before = await visitor.get(overview);
     expect(before.status).toBe(200);
     expect(before.text).toContain('$10.00');
