@@ -17,6 +17,8 @@ export const hasReplicationServers = (): boolean => existsSync(join(BIN, 'pg_bas
 export interface ReplicatedPostgres {
   /** The endpoint: the primary, and after `failover` the promoted standby. */
   url: string;
+  /** The standby itself (read-only while the primary runs). */
+  standbyUrl: string;
   /** Kills the primary (`-m immediate`), promotes the standby, switches the endpoint; the milliseconds it took. */
   failover(): Promise<number>;
   close(): Promise<void>;
@@ -61,6 +63,7 @@ export async function startReplicatedPostgres(options: { synchronous: boolean })
   let primaryRunning = true;
   return {
     url: `postgres://postgres@127.0.0.1:${proxy.port}/postgres`,
+    standbyUrl: `postgres://postgres@127.0.0.1:${standby.port}/postgres`,
     async failover() {
       const started = Date.now();
       await pgCtl(primary, '-m', 'immediate', 'stop');

@@ -1,5 +1,6 @@
 // Reading the audit log (docs/audit.md): a brand reads its own account's entries (the program's
 // page filters by program); the operator reads any. Newest first, by keyset; CSV of a filter.
+import { readSide } from './reads.js';
 import { z } from 'zod';
 import { ACTOR_TYPES } from '../core/audit.js';
 import { csvField } from '../core/csv.js';
@@ -48,7 +49,7 @@ export async function* auditCsv(deps: ManagementDeps, scope: Scope, input: unkno
   yield `${COLUMNS.join(',')}\r\n`;
   let before: number | null = filter.beforeId;
   for (let written = 0; written < 100_000; ) {
-    const rows = await listAudit(deps.pool, { ...filter, beforeId: before, limit: Math.min(1000, 100_000 - written) });
+    const rows = await listAudit(readSide(deps).pool, { ...filter, beforeId: before, limit: Math.min(1000, 100_000 - written) });
     yield rows.map((row) => `${COLUMNS.map((c) => csvField(c === 'changes' ? JSON.stringify(row.changes) : row[c])).join(',')}\r\n`).join('');
     written += rows.length;
     if (rows.length < 1000) return;

@@ -26,6 +26,7 @@ import * as applications from './applications.js';
 import { type ManagementDeps, OPERATOR, type Scope, programInScope } from './management.js';
 import * as partners from './partners.js';
 import { auditLog } from './audit.js';
+import { readSide, staleFigures } from './reads.js';
 
 export type PasswordVerdict = { kind: 'signed_in'; accountId: number; email: string; memberId: number | null } | { kind: 'wrong' } | { kind: 'suspended' };
 
@@ -161,11 +162,16 @@ const SECTION_DATA = {
 
 export type SectionData = { [S in ProgramSection]: { section: S } & Awaited<ReturnType<(typeof SECTION_DATA)[S]>> }[ProgramSection];
 
-/** One page of a program, after checking the caller may see the program. */
-export async function programPageData(deps: PageDeps, scope: Scope, programId: number, section: ProgramSection, filter: ActivityFilter, page = 1, query: PageQuery = {}) {
+/**
+ * One page of a program, after checking (on the primary) the caller may see the program. Its
+ * data come from the replica when there is one, unless the page shows the caller's own write
+ * (`afterOwnWrite`: the page a form redirects to); `behindSeconds` says how far they may lag.
+ */
+export async function programPageData(deps: PageDeps, scope: Scope, programId: number, section: ProgramSection, filter: ActivityFilter, page = 1, query: PageQuery = {}, afterOwnWrite = false) {
   const program = await programInScope(deps, scope, programId);
-  const data = await SECTION_DATA[section](deps, program.id, filter, page, query, scope);
-  return { program, data: { section, ...data } as SectionData };
+  const read = readSide(deps, afterOwnWrite);
+  const [data, behindSeconds] = await Promise.all([SECTION_DATA[section](read, program.id, filter, page, query, scope), staleFigures(deps, read)]);
+  return { program, data: { section, ...data } as SectionData, behindSeconds };
 }
 
 const CSV_COLUMNS = [
@@ -177,7 +183,7 @@ const CSV_COLUMNS = [
 export async function* activityCsv(deps: ManagementDeps, scope: Scope, programId: number, filter: ActivityFilter): AsyncGenerator<string> {
   const program = await programInScope(deps, scope, programId);
   yield `${CSV_COLUMNS.join(',')}\r\n`;
-  for await (const rows of activityPages(deps.pool, program.id, filter, CSV_MAX_ROWS)) {
+  for await (const rows of activityPages(readSide(deps).pool, program.id, filter, CSV_MAX_ROWS)) {
     yield rows.map((row: Record<string, unknown>) => `${CSV_COLUMNS.map((column) => csvField(row[column])).join(',')}\r\n`).join('');
   }
 }

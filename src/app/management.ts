@@ -1,6 +1,7 @@
 // Program management use cases, shared by the admin API and the dashboard (and the CLI API for
 // programs): the one place their rules live. HTTP translates requests into these calls and
 // their errors into answers; the scope says whose programs a caller may touch.
+import type { ReadReplica } from './reads.js';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { AffixError, errors } from '../core/errors.js';
@@ -45,6 +46,8 @@ export interface ManagementDeps {
   pool: Pool;
   secretBox: SecretBox | null;
   now: () => Date;
+  /** A replica for the figures, exports and portal pages that may lag (src/app/reads.ts); absent, they read `pool`. */
+  reads?: ReadReplica;
 }
 
 /** Every field's problem at once, keyed by the request's field names (forms put each beside its field). */

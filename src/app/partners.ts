@@ -2,6 +2,7 @@
 // overrides, the partner list and page, bulk actions (a single action is a bulk action of one),
 // sanctions that lift exactly what they changed, and exports. Shared by the admin API, the
 // dashboard and the CLI; every change is one transaction per chunk with its outbound events.
+import { readSide } from './reads.js';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { NO_CONTROL_CHARACTERS, hasControlCharacter } from '../core/names.js';
@@ -281,7 +282,7 @@ export async function* exportPartnersCsv(deps: ManagementDeps, scope: Scope, pro
   const q = parseInput(listQuery, query);
   const filter = partnerFilter(scope, q);
   yield `${['partner_id', 'name', 'email', 'status', 'group', 'tags', 'referral_codes', 'created_at'].join(',')}\r\n`;
-  for await (const rows of partners.partnerExportPages(deps.pool, programId, filter)) {
+  for await (const rows of partners.partnerExportPages(readSide(deps).pool, programId, filter)) {
     yield rows.map((r) => `${[r.id, r.name, r.email, r.status, r.group_slug, r.tags.join(';'), r.codes, r.created_at].map(csvField).join(',')}\r\n`).join('');
   }
 }
@@ -608,7 +609,7 @@ export async function* exportApplicationsCsv(deps: ManagementDeps, scope: Scope,
   await programInScope(deps, scope, programId);
   yield `${['application_id', 'partner_id', 'name', 'email', 'status', 'group', 'answers', 'terms_version', 'terms_accepted_at', 'terms_ip', 'reason', 'auto_decided', 'created_at'].join(',')}\r\n`;
   for (let after = 0; ; ) {
-    const rows = await applications.listApplications(deps.pool, programId, { afterId: after, limit: 1000 });
+    const rows = await applications.listApplications(readSide(deps).pool, programId, { afterId: after, limit: 1000 });
     yield rows
       .map((r) => `${[r.id, r.partner_id, r.name, r.email, r.status, r.group_name, JSON.stringify(r.answers), r.terms_version, r.terms_accepted_at, r.terms_ip, r.reason, r.auto_decided, r.created_at].map(csvField).join(',')}\r\n`)
       .join('');

@@ -47,7 +47,7 @@ export class PgStore implements Store {
   }
 
   async readinessFacts(programId: number, now: Date): Promise<ReadinessFacts> {
-    // Flat in the history's size: "ever" is an index probe per kind and the last event the
+    // Flat in the history's size: "ever" is the first event of each kind and the last event the
     // index's end. The last 24 hours: whole hours from the hourly counters, and the events of
     // the first, partial hour counted by index (an hour's worth at most).
     const since = new Date(now.getTime() - 86_400_000);
@@ -68,9 +68,13 @@ export class PgStore implements Store {
          (SELECT count(*) FROM referral_links l JOIN partners p ON p.id = l.partner_id
            WHERE l.program_id = $1 AND l.enabled) AS active_links,
          (SELECT cardinality(allowed_origins) FROM programs WHERE id = $1) AS allowed_origins,
-         EXISTS (SELECT 1 FROM tracking_events WHERE program_id = $1 AND kind = 'click') AS click_seen,
-         EXISTS (SELECT 1 FROM tracking_events WHERE program_id = $1 AND kind = 'lead') AS lead_seen,
-         EXISTS (SELECT 1 FROM tracking_events WHERE program_id = $1 AND kind = 'sale') AS sale_seen,
+         -- "Ever" as the first event of the kind: one row at the start of the (program_id, kind,
+         -- created_at) index. An EXISTS let the planner walk the table instead, betting that a
+         -- kind common in the statistics turns up within a few rows (it does not when a program's
+         -- leads or sales came after a million clicks: 90 ms a page at 10 M events).
+         (SELECT min(created_at) FROM tracking_events WHERE program_id = $1 AND kind = 'click') IS NOT NULL AS click_seen,
+         (SELECT min(created_at) FROM tracking_events WHERE program_id = $1 AND kind = 'lead') IS NOT NULL AS lead_seen,
+         (SELECT min(created_at) FROM tracking_events WHERE program_id = $1 AND kind = 'sale') IS NOT NULL AS sale_seen,
          (SELECT max(created_at) FROM tracking_events WHERE program_id = $1) AS last_event_at,
          (SELECT coalesce(sum(n), 0) FROM last_day WHERE kind = 'click')::int AS clicks_24h,
          (SELECT coalesce(sum(n), 0) FROM last_day WHERE kind = 'lead')::int AS leads_24h,

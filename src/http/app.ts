@@ -8,6 +8,7 @@ import { trackerScript, trackerScriptGzip } from '../platform/tracker-bundle.js'
 import { RequestLocals, state } from './context.js';
 import { type AppDeps, type HttpDeps, clock } from './deps.js';
 import { databaseReady } from '../app/access.js';
+import { replicaReady } from '../app/reads.js';
 import { refuseUnstorableBody } from './input-guard.js';
 import { logFailure, sendError, toAffixError } from './respond.js';
 import { countIfNotCounted, rateLimits } from './rate-limit.js';
@@ -96,8 +97,9 @@ export function createApp(given: HttpDeps): express.Express {
   });
   // Readiness: the database answers within a second; never hangs.
   app.get('/readyz', async (_req, res) => {
-    const ready = await databaseReady(deps.pool, READY_TIMEOUT_MS);
-    res.status(ready ? 200 : 503).json({ ok: ready, database: ready ? 'ok' : 'unavailable' });
+    const [ready, replica] = await Promise.all([databaseReady(deps.pool, READY_TIMEOUT_MS), replicaReady(deps.reads, READY_TIMEOUT_MS)]);
+    // The replica is reported, never a reason to take the instance out: writes and sign-ins never need it.
+    res.status(ready ? 200 : 503).json({ ok: ready, database: ready ? 'ok' : 'unavailable', ...(replica ? { read_replica: replica } : {}) });
   });
   app.use('/docs', express.static(DOCS_DIR, { index: false }));
   // The API reference, made once from the routes' zod schemas.

@@ -13,6 +13,9 @@ const schema = z.object({
   // reaches PostgreSQL itself, for what needs a connection of its own (LISTEN, migrations).
   AFFIX_DATABASE_POOLING: z.enum(['direct', 'transaction']).default('direct'),
   DATABASE_DIRECT_URL: z.string().url().optional(),
+  // A replica (a streaming standby) the dashboard's figures, the exports and the portal read from.
+  DATABASE_READ_URL: z.string().url().optional(),
+  AFFIX_READ_LAG_NOTE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(5),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   AFFIX_PUBLIC_URL: z.string().url().optional(),
@@ -64,6 +67,10 @@ export interface Config {
   databasePooling: 'direct' | 'transaction';
   /** PostgreSQL itself, beside a transaction pooler: LISTEN and migrations (unset: polling, migrations through the pooler). */
   databaseDirectUrl: string | undefined;
+  /** A replica for the dashboard's figures, the exports and the portal (unset: they read DATABASE_URL). */
+  databaseReadUrl: string | undefined;
+  /** Past this lag, pages read from the replica say how far behind their figures may be. */
+  readLagNoteSeconds: number;
   /** Connections each process keeps open to PostgreSQL (API or workers). */
   databasePoolSize: number;
   /** How long a referral link and its program are reused by the click path (ms, at most 1000). */
@@ -150,6 +157,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     databaseUrl: e.DATABASE_URL,
     databasePooling: e.DATABASE_URL ? e.AFFIX_DATABASE_POOLING : 'direct',
     databaseDirectUrl: e.DATABASE_DIRECT_URL,
+    databaseReadUrl: e.DATABASE_READ_URL,
+    readLagNoteSeconds: e.AFFIX_READ_LAG_NOTE_SECONDS,
     databasePoolSize: e.AFFIX_DATABASE_POOL_SIZE,
     linkCacheMs: e.AFFIX_LINK_CACHE_MS,
     port: e.PORT,

@@ -21,7 +21,7 @@ export interface RunningApi {
   close(drainMs?: number): Promise<void>;
 }
 
-export async function startApi(configured: Readonly<Config>, pool: Pool, logger: Logger, extras: { queue?: PgBoss } = {}): Promise<RunningApi> {
+export async function startApi(configured: Readonly<Config>, pool: Pool, logger: Logger, extras: { queue?: PgBoss; reads?: Pool | null } = {}): Promise<RunningApi> {
   // Listening first: with PORT=0 the public URL (links, the set-up page) names the real port.
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
@@ -30,7 +30,8 @@ export async function startApi(configured: Readonly<Config>, pool: Pool, logger:
   });
   const config = withListeningPort(configured, (server.address() as AddressInfo).port);
   const secretBox = config.secretKey ? createSecretBox(config.secretKey) : undefined;
-  server.on('request', createApp({ config, pool, store: new PgStore(pool, { linkCacheMs: config.linkCacheMs }), logger, queue: extras.queue, secretBox }));
+  const reads = extras.reads ? { pool: extras.reads, store: new PgStore(extras.reads), noteAfterSeconds: config.readLagNoteSeconds } : undefined;
+  server.on('request', createApp({ config, pool, store: new PgStore(pool, { linkCacheMs: config.linkCacheMs }), reads, logger, queue: extras.queue, secretBox }));
   let draining = false;
   // While draining, each answer asks the client to close its keep-alive connection.
   server.on('request', (_req, res) => {

@@ -21,6 +21,8 @@ export interface Database {
    * through the pooler).
    */
   direct: Pool | null;
+  /** A replica for the dashboard's figures, the exports and the portal (DATABASE_READ_URL); null: they read `pool`. */
+  reads: Pool | null;
   embedded: boolean;
   /** Ends the pool; the embedded server is stopped by `stopServer`, last of all. */
   endPool(): Promise<void>;
@@ -49,11 +51,15 @@ export async function openDatabase(config: Readonly<Config>, logger: Logger, opt
       direct ? 'DATABASE_URL is a transaction pooler; LISTEN and migrations use DATABASE_DIRECT_URL' : 'DATABASE_URL is a transaction pooler and DATABASE_DIRECT_URL is unset: workers poll for new events',
     );
   }
+  const reads = config.databaseReadUrl
+    ? createPool(config.databaseReadUrl, { max: config.databasePoolSize, onError, statementTimeoutMs: options.statementTimeoutMs, applicationName: 'affix-reads' })
+    : null;
   const endPool = async () => {
     await pool.end();
     if (direct && direct !== pool) await direct.end();
+    await reads?.end();
   };
-  return { pool, connectionString, pooling, direct, embedded: !config.databaseUrl, endPool, stopServer };
+  return { pool, connectionString, pooling, direct, reads, embedded: !config.databaseUrl, endPool, stopServer };
 }
 
 /** A secret kept in the data folder, made on first use (embedded, local setups only). */

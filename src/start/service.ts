@@ -42,7 +42,7 @@ export async function startService(initial: Readonly<Config>, logger: Logger, ro
     // The demo (a program, a key, a password) belongs to a local try-out only: never seeded or
     // printed on a database of one's own (DATABASE_URL), and kept in the embedded data folder.
     const demo = roles.api && database.embedded && config.seedDemo ? await ensureDemo(database.pool, config) : null;
-    const api = roles.api ? await startApi(config, database.pool, logger, { queue }) : null;
+    const api = roles.api ? await startApi(config, database.pool, logger, { queue, reads: database.reads }) : null;
     if (api) lifecycle.onStop('api', () => api.close(DRAIN_MS));
     if (roles.worker) {
       const workers = await startWorkers(queue, { pool: database.pool, listenPool: database.direct, logger }, config);

@@ -43,7 +43,7 @@ import { type PageExtra, programPageBody, sectionTitle, sectionUrl } from './pro
 import { fieldErrors, programInput } from './forms.js';
 import { MONEY_DONE, registerMoneyRoutes } from './money-routes.js';
 import { PARTNER_DONE, bulkDone, registerPartnerRoutes } from './partner-routes.js';
-import { type Html, page } from './html.js';
+import { type Html, html, page } from './html.js';
 import { invitationGonePage, joinPage as joinView, loginPage, programsPage, regenerateKeyPage, teamPage as teamView } from '../views/account-pages.js';
 import { errorPage } from '../views/components.js';
 import { sendTestEvent, sendTestStripeEvent } from '../../app/setup.js';
@@ -243,7 +243,7 @@ export function dashboardRoutes(deps: AppDeps): Router {
     res.redirect(303, `/dashboard/programs/${settings.id}`);
   });
 
-  const app = (): ManagementDeps => ({ pool, secretBox: deps.secretBox ?? null, now: () => clock(deps) });
+  const app = (): ManagementDeps => ({ pool, secretBox: deps.secretBox ?? null, now: () => clock(deps), reads: deps.reads });
   /** The signed-in account, acting from this request's address (the audit log records both). */
   const scope = (res: Response): AccountScope => ({
     kind: 'account',
@@ -261,9 +261,12 @@ export function dashboardRoutes(deps: AppDeps): Router {
     const query = req.query as Record<string, string | undefined>;
     const filter = activityFilter(query, now);
     const requested = Number(query.page);
-    const data = await programPageData({ ...app(), store: deps.store, publicUrl: config.publicUrl }, scope(res), id, section, filter, Number.isSafeInteger(requested) && requested > 0 ? requested : 1, query);
+    // The page a form redirects to (`done`), or answers itself, shows the caller's own write: read on the primary.
+    const afterOwnWrite = query.done !== undefined || req.method !== 'GET';
+    const data = await programPageData({ ...app(), store: deps.store, publicUrl: config.publicUrl }, scope(res), id, section, filter, Number.isSafeInteger(requested) && requested > 0 ? requested : 1, query, afterOwnWrite);
     const people = allows(res.locals.account.role, 'read_people');
-    const body = programPageBody({ ...data, now, heldKey, extra, filter, publicUrl: config.publicUrl, connectConfigured: Boolean(config.stripeConnect), people });
+    const behind = data.behindSeconds === null ? '' : html`<p class="muted" role="status">Figures may be up to ${data.behindSeconds} s behind.</p>`;
+    const body = html`${behind}${programPageBody({ ...data, now, heldKey, extra, filter, publicUrl: config.publicUrl, connectConfigured: Boolean(config.stripeConnect), people })}`;
     const done = DONE[String(query.done)] ?? MONEY_DONE[String(query.done)] ?? PARTNER_DONE[String(query.done)] ?? (query.done === 'bulk' ? bulkDone(query) : null);
     send(res, extra.status ?? 200, sectionTitle(data.program.name, section), body, extra.status && extra.status >= 400 ? null : done);
   }

@@ -1,6 +1,7 @@
 // The partner portal (/portal): sign-in by emailed one-time link, then the partner's own numbers
 // across every program that invited them. Sessions are random tokens (digests in PostgreSQL) in
 // an HttpOnly cookie scoped to /portal; every form carries a CSRF token; cross-site posts are refused.
+import { readSide } from '../../app/reads.js';
 import cookieParser from 'cookie-parser';
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import {
@@ -42,7 +43,9 @@ export function portalRoutes(deps: AppDeps): Router {
   const secure = config.publicUrl.startsWith('https://');
   const csrf = csrfGuard({ secret: config.secretKey, sessionCookie: PORTAL_COOKIE, secure, cookieName: 'affix_portal_csrf' });
   const form = [...formBody('20kb'), csrf.check];
-  const app = (): PortalDeps => ({ pool, secretBox: deps.secretBox ?? null, now: () => clock(deps), publicUrl: config.publicUrl });
+  const app = (): PortalDeps => ({ pool, secretBox: deps.secretBox ?? null, now: () => clock(deps), publicUrl: config.publicUrl, reads: deps.reads });
+  /** The partner's numbers: from the replica when there is one, unless the page shows their own write (a form's answer or redirect). */
+  const reading = (req: Request) => readSide(app(), req.query.done !== undefined || req.method !== 'GET');
   router.use('/portal', cookieParser(), pageHeaders(), sameOriginPosts(config.publicUrl));
 
   const send = (res: Response, status: number, title: string, body: Html, flash: string | null = null) => {
@@ -89,7 +92,7 @@ export function portalRoutes(deps: AppDeps): Router {
   const overview = async (res: Response, status = 200, errs: Record<string, string> = {}, flash: string | null = null) => {
     const mails = await mailPreferences(pool, res.locals.partnerEmail, 'partner');
     const settings = mailSettings('/portal/mail', `Mails to ${res.locals.partnerEmail}`, mails, 'Sign-in links, decisions on your applications and payouts sent always reach you.');
-    send(res, status, 'Your partner programs', html`${overviewPage(await portalOverview(app(), res.locals.partnerEmail), errs)}${settings}`, flash);
+    send(res, status, 'Your partner programs', html`${overviewPage(await portalOverview(reading(res.req), res.locals.partnerEmail), errs)}${settings}`, flash);
   };
   router.get('/portal', (req, res) => overview(res, 200, {}, DONE[String(req.query.done)] ?? null));
 
@@ -97,7 +100,7 @@ export function portalRoutes(deps: AppDeps): Router {
   const BUILDER_FIELDS = ['link_id', 'path', 'sub_id', 'utm_source', 'utm_medium', 'utm_campaign'] as const;
   const programView = async (req: Request, res: Response, status = 200, errs: Record<string, string> = {}, flash: string | null = null, typed?: Record<string, string>) => {
     const partnerId = Number(req.params.partnerId);
-    const data = await portalProgram(app(), res.locals.partnerEmail, partnerId);
+    const data = await portalProgram(reading(req), res.locals.partnerEmail, partnerId);
     const qr = new Map(await Promise.all(data.links.map(async (l) => [l.linkId, await qrSvg(referralUrl(data.partner.domain, l.shortLink))] as const)));
     const query = req.query as Record<string, string | undefined>;
     const builderValues = Object.fromEntries(BUILDER_FIELDS.map((name) => [name, typeof query[name] === 'string' ? query[name]! : '']));
@@ -141,7 +144,7 @@ export function portalRoutes(deps: AppDeps): Router {
     res.type('image/svg+xml').attachment(`${link.shortLink}-qr.svg`).send(await qrSvg(link.url));
   });
   router.get('/portal/programs/:partnerId/payouts/:payoutId/statement.csv', async (req, res) => {
-    const csv = await portalPayoutStatement(app(), res.locals.partnerEmail, Number(req.params.partnerId), Number(req.params.payoutId));
+    const csv = await portalPayoutStatement(reading(req), res.locals.partnerEmail, Number(req.params.partnerId), Number(req.params.payoutId));
     res.type('text/csv').attachment(`affix-payout-${Number(req.params.payoutId)}-statement.csv`).send(csv);
   });
   router.post('/portal/mail', ...formBody('20kb', ['on']), csrf.check, async (req, res) => {

@@ -97,7 +97,7 @@ export function adminRoutes(deps: AppDeps): Router {
   const unguarded = Router();
   unguarded.use('/api/v1/admin', adminAuth(deps.config.adminToken));
   const router = securedRouter(unguarded, ADMIN_ROUTES, () => 'operator');
-  const app = (): ManagementDeps => ({ pool: deps.pool, secretBox: deps.secretBox ?? null, now: () => clock(deps) });
+  const app = (): ManagementDeps => ({ pool: deps.pool, secretBox: deps.secretBox ?? null, now: () => clock(deps), reads: deps.reads });
 
   router.post('/api/v1/admin/accounts', async (req, res) => {
     res.status(201).json({ data: await createAccount(app(), parseInput(accountSchema, req.body)) });
