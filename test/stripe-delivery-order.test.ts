@@ -176,6 +176,26 @@ describe('every order ends in the same rows', () => {
     expect(await moneyState(shop.programId, run)).toEqual(settled);
   });
 
+  it('a refund that fails while the whole charge is disputed changes nothing; the dispute won then leaves nothing refunded', async () => {
+    const { shop, run, vars } = await newRun({});
+    const failed = (e: any) => Object.assign(e.data.object, { id: `re_${run}_1`, amount: 1000, payment_intent: `pi_${run}_payment` });
+    await processInOrder(
+      await deliverAll(shop, vars, [
+        { fixture: 'checkout.session.completed.payment' },
+        { fixture: 'charge.dispute.created', at: 10 },
+        { fixture: 'charge.refunded.partial-legacy', at: 20 },
+        { fixture: 'charge.refund.updated.failed', at: 25, change: failed },
+      ]),
+    );
+    const state = await moneyState(shop.programId, run);
+    expect(state.sales).toEqual([expect.objectContaining({ status: 'reversed', refunded_total_cents: 4900, deducted_cents: 980 })]);
+    expect(state.ledger).toEqual({ pending: 0, approved: 0 });
+    await processInOrder(await deliverAll(shop, vars, [{ fixture: 'charge.dispute.closed.won', at: 30 }]));
+    const won = await moneyState(shop.programId, run);
+    expect(won.sales).toEqual([expect.objectContaining({ status: 'pending', refunded_total_cents: 0, deducted_cents: 0 })]);
+    expect(won.ledger).toEqual({ pending: 980, approved: 0 });
+  });
+
   it('refunds before their sale, listed and cumulative: the same total once', async () => {
     const state = await everyOrder({}, [
       { fixture: 'checkout.session.completed.payment' },
