@@ -73,6 +73,22 @@ async function ledgerOf(programId: number) {
   return { amount: Number(rows[0].amount), refunded: Number(rows[0].refunded), deducted: Number(rows[0].deducted), earned: Number(rows[0].earned), state: rows[0].state };
 }
 
+/** The commission's ledger entries add up to exactly what it earns after its deductions. */
+async function expectLedgerMatches(programId: number) {
+  const { rows } = await db.pool.query(
+    `SELECT (c.amount_cents - c.deducted_cents)::bigint AS net, coalesce(sum(l.pending_cents + l.approved_cents + l.paid_cents), 0)::bigint AS ledger
+       FROM commissions c LEFT JOIN commission_ledger l ON l.commission_id = c.id WHERE c.program_id = $1 GROUP BY c.id`,
+    [programId],
+  );
+  expect(rows).toHaveLength(1);
+  expect(Number(rows[0].ledger)).toBe(Number(rows[0].net));
+}
+
+function permutations<T>(items: T[]): T[][] {
+  if (items.length <= 1) return [items];
+  return items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]));
+}
+
 describe('paddle chargebacks count by adjustment', () => {
   it('two partial chargebacks on one transaction each count by their own amount', async () => {
     const { shop, deliver, adjustment } = await paidSale();
@@ -166,5 +182,60 @@ describe('paddle chargebacks count by adjustment', () => {
     expect(await ledgerOf(shop.programId)).toMatchObject(both);
     const { rows } = await db.pool.query(`SELECT r.amount_cents::int AS amount FROM refunds r JOIN sales s ON s.id = r.sale_id WHERE s.program_id = $1 ORDER BY r.amount_cents`, [shop.programId]);
     expect(rows).toEqual([{ amount: 500 }, { amount: 1000 }]);
+  });
+
+  it('a refund while the whole sale is charged back is recorded; the chargeback reversed later leaves it counted', async () => {
+    const { shop, deliver, adjustment } = await paidSale();
+    const chargeback = await adjustment('cb1', 'chargeback', 2900);
+    const refund = await adjustment('r1', 'chargeback', 1000);
+    refund.data.action = 'refund';
+    const reverse = await adjustment('rev1', 'chargeback_reverse', 2900);
+    await deliver([chargeback]);
+    const all = { amount: 580, refunded: 2900, deducted: 580, earned: 0, state: 'reversed' };
+    expect(await ledgerOf(shop.programId)).toMatchObject(all);
+    // The refund is the buyer's money too: 1000 of the 2900 are now the refund's, the total stays at the sale.
+    await deliver([refund]);
+    expect(await ledgerOf(shop.programId)).toMatchObject(all);
+    await expectLedgerMatches(shop.programId);
+    // The chargeback reversed: the refund stands. 580 x 1000 / 2900 = 200
+    await deliver([reverse]);
+    const settled = { amount: 580, refunded: 1000, deducted: 200, earned: 380, state: 'pending' };
+    expect(await ledgerOf(shop.programId)).toMatchObject(settled);
+    await expectLedgerMatches(shop.programId);
+
+    // Delivered again, and as adjustment.updated (new event ids): nothing changes.
+    await deliver([chargeback, refund, reverse]);
+    const updatedRefund = await adjustment('r1', 'chargeback', 1000, 'adjustment.updated');
+    updatedRefund.data.action = 'refund';
+    await deliver([await adjustment('cb1', 'chargeback', 2900, 'adjustment.updated'), updatedRefund, await adjustment('rev1', 'chargeback_reverse', 2900, 'adjustment.updated')]);
+    expect(await ledgerOf(shop.programId)).toMatchObject(settled);
+    await expectLedgerMatches(shop.programId);
+    const { rows } = await db.pool.query(
+      `SELECT r.reason, r.amount_cents::int AS amount FROM refunds r JOIN sales s ON s.id = r.sale_id WHERE s.program_id = $1 ORDER BY r.id`,
+      [shop.programId],
+    );
+    expect(rows).toEqual([
+      { reason: 'chargeback', amount: 2900 },
+      { reason: 'refund', amount: 1000 },
+      { reason: 'chargeback_reversed', amount: 2900 },
+    ]);
+  });
+
+  it('a chargeback, a refund and the chargeback\'s reverse end the same in every delivery order', async () => {
+    const steps = ['chargeback', 'refund', 'reverse'] as const;
+    for (const order of permutations([...steps])) {
+      const { shop, deliver, adjustment } = await paidSale();
+      for (const step of order) {
+        if (step === 'chargeback') await deliver([await adjustment('cb1', 'chargeback', 2900)]);
+        if (step === 'reverse') await deliver([await adjustment('rev1', 'chargeback_reverse', 2900)]);
+        if (step === 'refund') {
+          const refund = await adjustment('r1', 'chargeback', 1000);
+          refund.data.action = 'refund';
+          await deliver([refund]);
+        }
+      }
+      expect({ order, ...(await ledgerOf(shop.programId)) }).toMatchObject({ order, amount: 580, refunded: 1000, deducted: 200, earned: 380 });
+      await expectLedgerMatches(shop.programId);
+    }
   });
 });

@@ -136,6 +136,66 @@ describe('every order ends in the same rows', () => {
     expect(state.sales).toEqual([expect.objectContaining({ commission: 980, status: 'pending', refunded_total_cents: 0, deducted_cents: 0 })]);
   });
 
+  it('a refund while the whole charge is disputed is counted; the dispute won leaves it counted, in every order', async () => {
+    const state = await everyOrder({}, [
+      { fixture: 'checkout.session.completed.payment' },
+      { fixture: 'charge.dispute.created', at: 10 },
+      { fixture: 'charge.refunded.partial-legacy', at: 20 },
+      { fixture: 'charge.dispute.closed.won', at: 30 },
+    ]);
+    // 980 x 1000 / 4900 = 200; the ledger holds exactly what is left.
+    expect(state.sales).toEqual([expect.objectContaining({ commission: 980, status: 'refunded', refunded_total_cents: 1000, deducted_cents: 200 })]);
+    expect(state.ledger).toEqual({ pending: 780, approved: 0 });
+  });
+
+  it('a refund during a dispute, step by step: the total stays at the sale, then the won dispute gives back only its part; redeliveries change nothing', async () => {
+    const { shop, run, vars } = await newRun({});
+    const sales = async () => (await moneyState(shop.programId, run)).sales;
+    await processInOrder(await deliverAll(shop, vars, [{ fixture: 'checkout.session.completed.payment' }, { fixture: 'charge.dispute.created', at: 10 }]));
+    const disputed = [expect.objectContaining({ commission: 980, status: 'reversed', refunded_total_cents: 4900, deducted_cents: 980 })];
+    expect(await sales()).toEqual(disputed);
+    await processInOrder(await deliverAll(shop, vars, [{ fixture: 'charge.refunded.partial-legacy', at: 20 }]));
+    expect(await sales()).toEqual(disputed);
+    const rows = await db.pool.query(
+      `SELECT r.reason, r.amount_cents::int AS amount, r.reverted_at IS NOT NULL AS reverted FROM refunds r JOIN sales s ON s.id = r.sale_id WHERE s.program_id = $1 ORDER BY r.id`,
+      [shop.programId],
+    );
+    expect(rows.rows).toEqual([{ reason: 'chargeback', amount: 4900, reverted: false }, { reason: 'refund', amount: 1000, reverted: false }]);
+    await processInOrder(await deliverAll(shop, vars, [{ fixture: 'charge.dispute.closed.won', at: 30 }]));
+    const settled = await moneyState(shop.programId, run);
+    expect(settled.sales).toEqual([expect.objectContaining({ status: 'refunded', refunded_total_cents: 1000, deducted_cents: 200 })]);
+    expect(settled.ledger).toEqual({ pending: 780, approved: 0 });
+    const again = (e: any) => (e.id = `${e.id}_again`);
+    await processInOrder(
+      await deliverAll(shop, vars, [
+        { fixture: 'charge.dispute.created', at: 10, change: again },
+        { fixture: 'charge.refunded.partial-legacy', at: 20, change: again },
+        { fixture: 'charge.dispute.closed.won', at: 30, change: again },
+      ]),
+    );
+    expect(await moneyState(shop.programId, run)).toEqual(settled);
+  });
+
+  it('a refund that fails while the whole charge is disputed changes nothing; the dispute won then leaves nothing refunded', async () => {
+    const { shop, run, vars } = await newRun({});
+    const failed = (e: any) => Object.assign(e.data.object, { id: `re_${run}_1`, amount: 1000, payment_intent: `pi_${run}_payment` });
+    await processInOrder(
+      await deliverAll(shop, vars, [
+        { fixture: 'checkout.session.completed.payment' },
+        { fixture: 'charge.dispute.created', at: 10 },
+        { fixture: 'charge.refunded.partial-legacy', at: 20 },
+        { fixture: 'charge.refund.updated.failed', at: 25, change: failed },
+      ]),
+    );
+    const state = await moneyState(shop.programId, run);
+    expect(state.sales).toEqual([expect.objectContaining({ status: 'reversed', refunded_total_cents: 4900, deducted_cents: 980 })]);
+    expect(state.ledger).toEqual({ pending: 0, approved: 0 });
+    await processInOrder(await deliverAll(shop, vars, [{ fixture: 'charge.dispute.closed.won', at: 30 }]));
+    const won = await moneyState(shop.programId, run);
+    expect(won.sales).toEqual([expect.objectContaining({ status: 'pending', refunded_total_cents: 0, deducted_cents: 0 })]);
+    expect(won.ledger).toEqual({ pending: 980, approved: 0 });
+  });
+
   it('refunds before their sale, listed and cumulative: the same total once', async () => {
     const state = await everyOrder({}, [
       { fixture: 'checkout.session.completed.payment' },

@@ -153,6 +153,23 @@ describe('refund arithmetic (spec §3)', () => {
     expect(rows).toEqual([{ reason: 'chargeback' }]);
   });
 
+  it('a refund of a sale charged back in full is counted by its own amount: reversed, nothing more deducted; the refunds never pass the sale', async () => {
+    const { transactionId, commissionId, saleId } = await recordedSale(2900);
+    expect((await refund({ transaction_id: transactionId, reason: 'chargeback' })).body).toMatchObject({ status: 'reversed', deduction_amount_cents: 580, refunded_total_cents: 2900 });
+    const reply = await refund({ transaction_id: transactionId, refund_amount_cents: 1000, refund_id: 're_after_chargeback' });
+    expect(reply.body).toEqual({
+      success: true, status: 'reversed', commission_id: commissionId, deduction_amount_cents: 0,
+      refund_amount_cents: 1000, refunded_total_cents: 2900, commission_remaining_cents: 0,
+    });
+    expect((await refund({ transaction_id: transactionId, refund_amount_cents: 1000, refund_id: 're_after_chargeback' })).body).toMatchObject({ status: 'skipped', refund_amount_cents: 0 });
+    // The rest of the sale may still be refunded, once; past the sale, nothing.
+    expect((await refund({ transaction_id: transactionId, refund_id: 're_rest' })).body).toMatchObject({ status: 'reversed', refund_amount_cents: 1900, deduction_amount_cents: 0 });
+    expect((await refund({ transaction_id: transactionId, refund_amount_cents: 1, refund_id: 're_past' })).body).toMatchObject({ status: 'skipped', refund_amount_cents: 0 });
+    expect(await commissionRow(commissionId!)).toEqual({ status: 'reversed', amount_cents: 580, refunded_total_cents: 2900, deducted_cents: 580 });
+    const { rows } = await db.pool.query('SELECT reason, amount_cents::int AS amount, deduction_cents::int AS deduction FROM refunds WHERE sale_id = $1 ORDER BY id', [saleId]);
+    expect(rows).toEqual([{ reason: 'chargeback', amount: 2900, deduction: 580 }, { reason: 'refund', amount: 1000, deduction: 0 }, { reason: 'refund', amount: 1900, deduction: 0 }]);
+  });
+
   it('concurrent partial refunds with distinct ids never over-refund', async () => {
     const { transactionId, commissionId } = await recordedSale(1000);
     await Promise.all(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countedChargebackCents, disputeEffect } from './disputes.js';
+import { countedChargebackCents, disputeEffect, refundedTotalCents } from './disputes.js';
 
 describe('disputeEffect: only money the processor takes back changes a commission', () => {
   it('an inquiry changes nothing, opened or closed', () => {
@@ -32,5 +32,26 @@ describe('countedChargebackCents: chargebacks count what stands, within what oth
     [500, 0, 3000, 0],
   ])('taken %i, given back %i, other refunds %i of 2900: %i', (taken, givenBack, other, counted) => {
     expect(countedChargebackCents(taken, givenBack, 2900, other)).toBe(counted);
+  });
+});
+
+describe('refundedTotalCents: refunds by their own amounts, chargebacks only what refunds leave', () => {
+  it.each([
+    // refunds, standing chargebacks of a 2900 sale: total
+    [0, 2900, 2900],
+    [1000, 2900, 2900],
+    [1000, 0, 1000],
+    [2000, 1900, 2900],
+    [2000, 500, 2500],
+    [2900, 2900, 2900],
+    [0, 0, 0],
+    [-100, 500, 500],
+  ])('refunds %i, chargebacks %i of 2900: %i', (refunds, chargebacks, total) => {
+    expect(refundedTotalCents(2900, refunds, chargebacks)).toBe(total);
+  });
+
+  it('a chargeback reversed after a refund leaves the refund counted, in any order of the three', () => {
+    // chargeback 2900, refund 1000, chargeback reversed: what stands at each step
+    expect([refundedTotalCents(2900, 0, 2900), refundedTotalCents(2900, 1000, 2900), refundedTotalCents(2900, 1000, 0)]).toEqual([2900, 2900, 1000]);
   });
 });

@@ -40,3 +40,15 @@ export const standingChargebackCents = (takenCents: number, givenBackCents: numb
  */
 export const countedChargebackCents = (takenCents: number, givenBackCents: number, saleCents: number, otherRefundedCents: number): number =>
   Math.min(standingChargebackCents(takenCents, givenBackCents), Math.max(0, saleCents - otherRefundedCents));
+
+/**
+ * The one rule for what a sale's refunds and chargebacks count together: refunds by their own
+ * amounts (each kept within the sale less the other refunds, so they never pass the sale), and
+ * chargebacks only what the refunds leave. A refund that arrives while chargebacks cover the
+ * whole sale is counted all the same (the total stays at the sale); when the chargeback is
+ * reversed later, the refund still counts.
+ */
+export const refundedTotalCents = (saleCents: number, refundsCents: number, standingChargebacksCents: number): number => {
+  const refunds = Math.min(saleCents, Math.max(0, refundsCents));
+  return refunds + countedChargebackCents(standingChargebacksCents, 0, saleCents, refunds);
+};

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type RefundState, applyRefund, computeCommissionCents, parseMajorUnits, parseRate } from './money.js';
+import { type RefundKind, type RefundState, applyRefund, commissionAtRefundedTotal, computeCommissionCents, parseMajorUnits, parseRate } from './money.js';
 
 describe('parseRate', () => {
   it('scales decimals to four places', () => {
@@ -48,13 +48,15 @@ describe('applyRefund', () => {
     saleAmountCents: sale,
     commissionAmountCents: commission,
     refundedTotalCents: 0,
+    refundsCents: 0,
     deductedCents: 0,
     status: 'pending',
   });
-  const next = (state: RefundState, requested: number | undefined): RefundState => {
-    const outcome = applyRefund(state, requested);
+  const next = (state: RefundState, requested: number | undefined, kind: RefundKind = 'refund'): RefundState => {
+    const outcome = applyRefund(state, requested, kind);
     if (outcome.kind !== 'applied') throw new Error('expected applied');
-    return { ...state, refundedTotalCents: outcome.refundedTotalCents, deductedCents: outcome.deductedCents, status: outcome.status };
+    const refundsCents = state.refundsCents + (kind === 'refund' ? outcome.refundCents : 0);
+    return { ...state, refundedTotalCents: outcome.refundedTotalCents, refundsCents, deductedCents: outcome.deductedCents, status: outcome.status };
   };
 
   it('amount omitted or 0 refunds the remainder and reverses', () => {
@@ -95,6 +97,25 @@ describe('applyRefund', () => {
     expect(refunded).toBe(1001);
     expect(deducted).toBe(333);
     expect(state.status).toBe('reversed');
+  });
+
+  it('a refund while chargebacks cover the whole sale is counted by its own amount; the total stays at the sale', () => {
+    const chargedBack = next(fresh(2900, 580), 2900, 'chargeback');
+    expect(chargedBack).toMatchObject({ refundedTotalCents: 2900, deductedCents: 580, status: 'reversed' });
+    expect(applyRefund(chargedBack, 1000)).toEqual({ kind: 'applied', refundCents: 1000, refundedTotalCents: 2900, deductionCents: 0, deductedCents: 580, status: 'reversed' });
+    // Refunds themselves never pass the sale: only what other refunds left is counted.
+    const refunded = next(chargedBack, 1000);
+    expect(applyRefund(refunded, 5000)).toMatchObject({ refundCents: 1900, refundedTotalCents: 2900, deductionCents: 0 });
+    expect(applyRefund(next(refunded, undefined), 1)).toEqual({ kind: 'skipped' });
+    // A chargeback counts only what is not refunded yet.
+    expect(applyRefund(refunded, 100, 'chargeback')).toEqual({ kind: 'skipped' });
+  });
+
+  it('the commission follows its running total both ways, exactly to the total\'s share', () => {
+    const chargedBack = { ...fresh(2900, 580), refundedTotalCents: 2900, refundsCents: 1000, deductedCents: 580, status: 'reversed' as const };
+    expect(commissionAtRefundedTotal(chargedBack, 1000)).toEqual({ refundedTotalCents: 1000, deductedCents: 200, restoredCents: 380, status: 'refunded' });
+    expect(commissionAtRefundedTotal(chargedBack, 0)).toEqual({ refundedTotalCents: 0, deductedCents: 0, restoredCents: 580, status: 'pending' });
+    expect(commissionAtRefundedTotal(fresh(2900, 580), 2900)).toEqual({ refundedTotalCents: 2900, deductedCents: 580, restoredCents: 0, status: 'reversed' });
   });
 
   it('a one-cent sale', () => {

@@ -1,4 +1,5 @@
 // Commission and refund arithmetic in integer cents (BigInt inside, so no float ever touches money).
+import { refundedTotalCents } from './disputes.js';
 import { minorUnitDigits } from './iso-4217.js';
 import type { CommissionStatus, CommissionType, Currency } from './types.js';
 
@@ -60,10 +61,16 @@ export function computeCommissionCents({ type, rate, amountCents, currency }: Co
 export interface RefundState {
   saleAmountCents: number;
   commissionAmountCents: number;
+  /** Refunds and chargebacks together (src/core/disputes.ts refundedTotalCents), never more than the sale. */
   refundedTotalCents: number;
+  /** Of all refunded, what refunds count by their own amounts; chargebacks count the rest. */
+  refundsCents: number;
   deductedCents: number;
   status: CommissionStatus;
 }
+
+/** A refund counts by its own amount within what other refunds left; a chargeback only what is left of the sale. */
+export type RefundKind = 'refund' | 'chargeback';
 
 export type RefundOutcome =
   | { kind: 'skipped' }
@@ -76,59 +83,68 @@ export type RefundOutcome =
       status: Extract<CommissionStatus, 'refunded' | 'reversed'>;
     };
 
+/** The commission's deduction on a running refunded total: round(C x T / S), all of it once the sale is refunded. */
+function deductionAt(state: RefundState, refundedTotalCents: number): number {
+  if (refundedTotalCents >= state.saleAmountCents) return state.commissionAmountCents;
+  return Number(divideRoundHalfUp(BigInt(state.commissionAmountCents) * BigInt(refundedTotalCents), BigInt(state.saleAmountCents)));
+}
+
+export interface RefundedCommission {
+  refundedTotalCents: number;
+  deductedCents: number;
+  /** Deduction given back to the commission (when the total went down). */
+  restoredCents: number;
+  status: CommissionStatus;
+}
+
 /**
- * Applies one refund. `requestedCents` undefined or 0 refunds everything not yet refunded.
- * The commission deduction is computed on the running total (round(C x T / S) minus what
- * was already deducted), so any sequence of partial refunds ends exactly at the commission.
+ * The commission at a new running refunded total: the deduction follows the total (never less
+ * than was deducted when the total grows, never more when it shrinks), so any sequence of
+ * refunds, chargebacks and their reversals ends exactly where the total says.
  */
-export function applyRefund(state: RefundState, requestedCents: number | undefined): RefundOutcome {
-  const remaining = state.saleAmountCents - state.refundedTotalCents;
-  if (remaining <= 0 || state.status === 'reversed') return { kind: 'skipped' };
-  const full = !requestedCents;
-  const refundCents = full ? remaining : Math.min(requestedCents, remaining);
-  const refundedTotalCents = state.refundedTotalCents + refundCents;
-  const status = refundedTotalCents >= state.saleAmountCents ? 'reversed' : 'refunded';
-  const targetDeducted =
-    status === 'reversed'
-      ? state.commissionAmountCents
-      : Number(
-          divideRoundHalfUp(
-            BigInt(state.commissionAmountCents) * BigInt(refundedTotalCents),
-            BigInt(state.saleAmountCents),
-          ),
-        );
-  const deductedCents = Math.max(targetDeducted, state.deductedCents);
+export function commissionAtRefundedTotal(state: RefundState, refundedTotalCents: number): RefundedCommission {
+  const status: CommissionStatus =
+    refundedTotalCents >= state.saleAmountCents ? 'reversed' : refundedTotalCents > 0 ? 'refunded' : 'pending';
+  const target = deductionAt(state, refundedTotalCents);
+  const deductedCents =
+    refundedTotalCents >= state.refundedTotalCents ? Math.max(target, state.deductedCents) : Math.min(target, state.deductedCents);
+  return { refundedTotalCents, deductedCents, restoredCents: Math.max(0, state.deductedCents - deductedCents), status };
+}
+
+/**
+ * Applies one refund or chargeback. `requestedCents` undefined or 0 takes everything it may. A
+ * refund is counted by its own amount within the sale less the other refunds, even while
+ * chargebacks cover the whole sale (then the total stays at the sale: the chargebacks count
+ * less); a chargeback counts only what is not yet refunded. The commission deduction is
+ * computed on the running total (round(C x T / S) minus what was already deducted), so any
+ * sequence of partial refunds ends exactly at the commission.
+ */
+export function applyRefund(state: RefundState, requestedCents: number | undefined, kind: RefundKind = 'refund'): RefundOutcome {
+  const chargebacksCents = state.refundedTotalCents - state.refundsCents;
+  const room = state.saleAmountCents - (kind === 'refund' ? state.refundsCents : state.refundedTotalCents);
+  if (room <= 0) return { kind: 'skipped' };
+  const refundCents = requestedCents ? Math.min(requestedCents, room) : room;
+  const refundedTotal =
+    kind === 'refund'
+      ? refundedTotalCents(state.saleAmountCents, state.refundsCents + refundCents, chargebacksCents)
+      : refundedTotalCents(state.saleAmountCents, state.refundsCents, chargebacksCents + refundCents);
+  const next = commissionAtRefundedTotal(state, refundedTotal);
   return {
     kind: 'applied',
     refundCents,
-    refundedTotalCents,
-    deductionCents: deductedCents - state.deductedCents,
-    deductedCents,
-    status,
+    refundedTotalCents: next.refundedTotalCents,
+    deductionCents: next.deductedCents - state.deductedCents,
+    deductedCents: next.deductedCents,
+    status: next.status === 'reversed' ? 'reversed' : 'refunded',
   };
-}
-
-export interface RefundReversal {
-  refundedTotalCents: number;
-  deductedCents: number;
-  /** Deduction given back to the commission. */
-  restoredCents: number;
-  status: CommissionStatus;
 }
 
 /**
  * Takes a refund that failed back out of the running total: the deduction is recomputed on
  * the smaller total (the same rule as applyRefund), never more than was deducted.
  */
-export function reverseRefund(state: RefundState, failedCents: number): RefundReversal {
-  const refundedTotalCents = Math.max(0, state.refundedTotalCents - failedCents);
-  const status: CommissionStatus = refundedTotalCents >= state.saleAmountCents ? 'reversed' : refundedTotalCents > 0 ? 'refunded' : 'pending';
-  const target =
-    status === 'reversed'
-      ? state.commissionAmountCents
-      : Number(divideRoundHalfUp(BigInt(state.commissionAmountCents) * BigInt(refundedTotalCents), BigInt(state.saleAmountCents)));
-  const deductedCents = Math.min(target, state.deductedCents);
-  return { refundedTotalCents, deductedCents, restoredCents: state.deductedCents - deductedCents, status };
+export function reverseRefund(state: RefundState, failedCents: number): RefundedCommission {
+  return commissionAtRefundedTotal(state, Math.max(0, state.refundedTotalCents - failedCents));
 }
 
 /** Minor units in the currency's major unit, as a plain decimal: "1234.50", "-0.05", "250000" (VND), "12.345" (KWD). */

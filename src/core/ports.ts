@@ -212,11 +212,13 @@ export interface TrackingTx {
    * excluded, refunds that failed after being counted cumulatively taken back out.
    */
   processorRefundedCents(saleId: number, source: string): Promise<number>;
+  /** A sale's chargeback adjustments from one processor: cents taken and cents given back. */
+  chargebackAdjustmentCents(saleId: number, source: string): Promise<{ takenCents: number; givenBackCents: number }>;
   /**
-   * A sale's chargeback adjustments from one processor: cents taken and cents given back; and the
-   * refunds of other kinds that stand (what they counted, less refunds that failed later).
+   * What a sale's refunds count by their own amounts (reverted ones excluded, refunds that failed
+   * later taken back out), and the chargebacks that stand (per source: taken less given back).
    */
-  chargebackAdjustmentCents(saleId: number, source: string): Promise<{ takenCents: number; givenBackCents: number; otherRefundedCents: number }>;
+  refundParts(saleId: number): Promise<{ refundsCents: number; chargebacksCents: number }>;
   findActiveRefund(saleId: number, refundKey: string): Promise<CountedRefund | null>;
   /** Any row under this key, reverted or not. */
   refundKeyUsed(saleId: number, refundKey: string): Promise<boolean>;

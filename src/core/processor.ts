@@ -4,12 +4,12 @@ import { customerForPromoCode } from './promo-codes.js';
 import { acceptedCurrency } from './currency.js';
 import { attributedClick, customerForClick } from './customers.js';
 import { AffixError, errors } from './errors.js';
-import { countedChargebackCents } from './disputes.js';
-import { amountProblem, applyRefund, reverseRefund } from './money.js';
+import { standingChargebackCents } from './disputes.js';
+import { amountProblem } from './money.js';
 import type { Transactions, TrackingTx } from './ports.js';
 import { PROCESSOR_NAMES, type ProcessorName } from './processor-names.js';
 import { hashEmail } from './secrets.js';
-import { type TrackRefundResult, refundKey, refundSale, refundStateOf, setCommissionAfterRefund } from './track-refund.js';
+import { type TrackRefundResult, commissionAtRefundRows, refundKey, refundSale, setCommissionAfterRefund } from './track-refund.js';
 import { type ResolvedCustomer, RolledBack, recordSale } from './track-sale.js';
 import type { Program, Sale } from './types.js';
 
@@ -347,16 +347,9 @@ export async function applyChargebackAdjustment(store: Transactions, adjustment:
     const before = await tx.chargebackAdjustmentCents(sale.id, adjustment.processor);
     const taken = before.takenCents + (adjustment.direction === 'taken' ? adjustment.amountCents : 0);
     const givenBack = before.givenBackCents + (adjustment.direction === 'given_back' ? adjustment.amountCents : 0);
-    const counted = (t: number, g: number) => countedChargebackCents(t, g, sale.amountCents, before.otherRefundedCents);
-    const change = counted(taken, givenBack) - counted(before.takenCents, before.givenBackCents);
-    const state = refundStateOf(sale, commission);
-    let next: { status: typeof commission.status; refundedTotalCents: number; deductedCents: number } | null = null;
-    if (change > 0) {
-      const applied = applyRefund(state, change);
-      if (applied.kind === 'applied') next = applied;
-    } else if (change < 0) {
-      next = reverseRefund(state, -change);
-    }
+    const standingChange = standingChargebackCents(taken, givenBack) - standingChargebackCents(before.takenCents, before.givenBackCents);
+    const after = await commissionAtRefundRows(tx, sale, commission, { chargebacksCents: standingChange });
+    const next = after.refundedTotalCents === commission.refundedTotalCents && after.deductedCents === commission.deductedCents ? null : after;
     const inserted = await tx.insertRefund({
       saleId: sale.id,
       commissionId: commission.id,
@@ -373,15 +366,16 @@ export async function applyChargebackAdjustment(store: Transactions, adjustment:
   });
 }
 
-/** Gives back what one counted refund deducted; false when nothing active is counted under the key. */
+/**
+ * Takes one counted refund or chargeback out; the commission follows what the rest count (a
+ * won dispute leaves a refund made meanwhile counted). False when nothing active is under the key.
+ */
 async function revertCountedRefund(tx: TrackingTx, sale: Sale, key: string): Promise<boolean> {
   const commission = await tx.lockCommissionForSale(sale.id);
   const counted = await tx.findActiveRefund(sale.id, key);
   if (!commission || !counted) return false;
-  const refundedTotalCents = commission.refundedTotalCents - counted.amountCents;
-  const deductedCents = commission.deductedCents - counted.deductionCents;
-  await setCommissionAfterRefund(tx, commission, { status: refundedTotalCents > 0 ? 'refunded' : 'pending', refundedTotalCents, deductedCents });
   await tx.markRefundReverted(counted.id);
+  await setCommissionAfterRefund(tx, commission, await commissionAtRefundRows(tx, sale, commission));
   return true;
 }
 
@@ -407,7 +401,7 @@ export async function revertProcessorRefund(
     if (!commission) return { kind: 'not_counted', saleId: sale.id };
     const cumulative = await tx.processorRefundedCents(sale.id, 'stripe');
     if (cumulative < failure.amountCents) throw new NotYetResolvable('the refund that failed is not counted yet');
-    const reverted = reverseRefund(refundStateOf(sale, commission), failure.amountCents);
+    const reverted = await commissionAtRefundRows(tx, sale, commission, { refundsCents: -failure.amountCents });
     await tx.insertRefund({
       saleId: sale.id,
       commissionId: commission.id,

@@ -1,7 +1,8 @@
 // POST /track/refund: reverse or reduce a sale's commission (spec §3 commission rows, §4.4).
 import { deductionChange } from './commission-ledger.js';
 import { MESSAGES, errors } from './errors.js';
-import { type RefundState, applyRefund } from './money.js';
+import { refundedTotalCents } from './disputes.js';
+import { type RefundState, type RefundedCommission, applyRefund, commissionAtRefundedTotal } from './money.js';
 import type { Store, TrackingTx } from './ports.js';
 import type { Commission, RefundReason, Sale } from './types.js';
 
@@ -40,14 +41,31 @@ export function refundKey(refundId: string | null, amountCents: number | undefin
   return amountCents ? `amount:${amountCents}` : 'full';
 }
 
-/** Where a sale's commission stands before a refund (or its reversal) is counted. */
-export const refundStateOf = (sale: Sale, commission: Commission): RefundState => ({
+/** Where a sale's commission stands before a refund (or its reversal) is counted; `refundsCents`: what refunds count of it. */
+export const refundStateOf = (sale: Sale, commission: Commission, refundsCents: number): RefundState => ({
   saleAmountCents: sale.amountCents,
   commissionAmountCents: commission.amountCents,
   refundedTotalCents: commission.refundedTotalCents,
+  refundsCents,
   deductedCents: commission.deductedCents,
   status: commission.status,
 });
+
+/**
+ * The commission at what the sale's refunds and standing chargebacks count together (the rule in
+ * src/core/disputes.ts), with `change` added to them first (a row about to be written).
+ */
+export async function commissionAtRefundRows(
+  tx: TrackingTx,
+  sale: Sale,
+  commission: Commission,
+  change: { refundsCents?: number; chargebacksCents?: number } = {},
+): Promise<RefundedCommission> {
+  const parts = await tx.refundParts(sale.id);
+  const refundsCents = parts.refundsCents + (change.refundsCents ?? 0);
+  const chargebacksCents = parts.chargebacksCents + (change.chargebacksCents ?? 0);
+  return commissionAtRefundedTotal(refundStateOf(sale, commission, refundsCents), refundedTotalCents(sale.amountCents, refundsCents, chargebacksCents));
+}
 
 /** The commission after a refund, a chargeback or their reversal: its totals, and the ledger's part of the change. */
 export async function setCommissionAfterRefund(tx: TrackingTx, commission: Commission, next: Pick<RefundState, 'status' | 'refundedTotalCents' | 'deductedCents'>): Promise<void> {
@@ -73,7 +91,8 @@ export async function refundSale(tx: TrackingTx, sale: Sale, request: RefundRequ
     refundedTotalCents: commission.refundedTotalCents,
     commissionRemainingCents: remaining(),
   });
-  const outcome = applyRefund(refundStateOf(sale, commission), request.refundAmountCents);
+  const { refundsCents } = await tx.refundParts(sale.id);
+  const outcome = applyRefund(refundStateOf(sale, commission, refundsCents), request.refundAmountCents, request.reason === 'chargeback' ? 'chargeback' : 'refund');
   if (outcome.kind === 'skipped') return skipped();
   const counted = await tx.insertRefund({
     saleId: sale.id,
@@ -94,7 +113,8 @@ export async function refundSale(tx: TrackingTx, sale: Sale, request: RefundRequ
     test: sale.test,
     data: { ...ids, refund_cents: outcome.refundCents, deduction_cents: outcome.deductionCents, currency: commission.currency, reason: request.reason, refund_status: outcome.status },
   });
-  if (outcome.status === 'reversed') {
+  // A refund of a sale that chargebacks already reversed is counted, but reverses nothing new.
+  if (outcome.status === 'reversed' && commission.status !== 'reversed') {
     await tx.emit({ programId: sale.programId, type: 'commission.reversed', test: sale.test, data: { ...ids, amount_cents: commission.amountCents, currency: commission.currency } });
   }
   return {

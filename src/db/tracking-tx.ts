@@ -268,16 +268,28 @@ export class PgTrackingTx implements TrackingTx {
     return rows[0].total;
   }
 
-  async chargebackAdjustmentCents(saleId: number, source: string): Promise<{ takenCents: number; givenBackCents: number; otherRefundedCents: number }> {
+  async chargebackAdjustmentCents(saleId: number, source: string): Promise<{ takenCents: number; givenBackCents: number }> {
     const { rows } = await this.query(
-      `SELECT coalesce(sum(amount_cents) FILTER (WHERE source = $2 AND reason = 'chargeback' AND reverted_at IS NULL), 0)::bigint AS taken,
-              coalesce(sum(amount_cents) FILTER (WHERE source = $2 AND reason = 'chargeback_reversed'), 0)::bigint AS given_back,
-              (coalesce(sum(amount_cents) FILTER (WHERE reverted_at IS NULL AND (reason = 'refund' OR (reason = 'chargeback' AND source <> $2))), 0)
-               - coalesce(sum(amount_cents) FILTER (WHERE reason = 'refund_failed'), 0))::bigint AS other
-         FROM refunds WHERE sale_id = $1`,
+      `SELECT coalesce(sum(amount_cents) FILTER (WHERE reason = 'chargeback' AND reverted_at IS NULL), 0)::bigint AS taken,
+              coalesce(sum(amount_cents) FILTER (WHERE reason = 'chargeback_reversed'), 0)::bigint AS given_back
+         FROM refunds WHERE sale_id = $1 AND source = $2`,
       [saleId, source],
     );
-    return { takenCents: Number(rows[0].taken), givenBackCents: Number(rows[0].given_back), otherRefundedCents: Number(rows[0].other) };
+    return { takenCents: Number(rows[0].taken), givenBackCents: Number(rows[0].given_back) };
+  }
+
+  async refundParts(saleId: number): Promise<{ refundsCents: number; chargebacksCents: number }> {
+    const { rows } = await this.query(
+      `WITH by_source AS (
+         SELECT coalesce(sum(amount_cents) FILTER (WHERE reason = 'refund' AND reverted_at IS NULL), 0)
+                - coalesce(sum(amount_cents) FILTER (WHERE reason = 'refund_failed'), 0) AS refunds,
+                greatest(0, coalesce(sum(amount_cents) FILTER (WHERE reason = 'chargeback' AND reverted_at IS NULL), 0)
+                            - coalesce(sum(amount_cents) FILTER (WHERE reason = 'chargeback_reversed'), 0)) AS chargebacks
+           FROM refunds WHERE sale_id = $1 GROUP BY source)
+       SELECT coalesce(sum(refunds), 0)::bigint AS refunds, coalesce(sum(chargebacks), 0)::bigint AS chargebacks FROM by_source`,
+      [saleId],
+    );
+    return { refundsCents: Number(rows[0].refunds), chargebacksCents: Number(rows[0].chargebacks) };
   }
 
   findActiveRefund(saleId: number, refundKey: string) {
