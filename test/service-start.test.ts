@@ -124,7 +124,7 @@ describe('npm start (affix start)', () => {
 
     const sent = await affix('replay', 'fixtures/stripe/checkout.session.completed.payment.json', '--program', '1', '--secret', 'whsec_cli_test',
       '--set', `click_id=${click.click_id}`, '--set', 'customer_key=cli_user', '--set', 'email=cli@example.com');
-    expect(sent.stdout).toMatch(/^\[1\/1\] checkout\.session\.completed\.payment -> queued\nWhat each event did:\n  checkout\.session\.completed\.payment: processed sale \d+ by click_id, commission \d+ cents \((pending|held)\)\n$/);
+    expect(sent.stdout).toMatch(/^\[1\/1\] checkout\.session\.completed\.payment -> queued\nWhat each event did:\n  checkout\.session\.completed\.payment: processed sale \d+ by click_id, commission \d+\.\d{2} USD \((pending|held)\)\n$/);
 
     let events: any[] = [];
     for (let i = 0; i < 100 && events[0]?.status !== 'processed'; i++) {
