@@ -1,10 +1,13 @@
 // Every currency a processor sells in (DESIGN "Currencies", docs/currencies.md): the contract's
 // USD, EUR and VND by default (others 422), every ISO 4217 currency when the program opts in,
 // each in its own minor unit from sale to refund, payout, export, statement and KPI cards.
+import nock from 'nock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ManagementDeps, OPERATOR } from '../src/app/management.js';
 import * as payouts from '../src/app/payouts.js';
-import { payoutStatementCsv } from '../src/core/payout-export.js';
+import { payoutCsv, payoutStatementCsv } from '../src/core/payout-export.js';
+import { trackSale } from '../src/core/track-sale.js';
+import { PgStore } from '../src/db/store.js';
 import { payoutStatement } from '../src/db/partner-portal.js';
 import { moneyTotals } from '../src/db/page-rollups.js';
 import { kpiCards } from '../src/http/dashboard/kpi-cards.js';
@@ -178,11 +181,136 @@ describe('Stripe payments in JPY and in ISK (a currency Stripe counts in hundred
     expect(await salesOf(shop.programId)).toEqual([]);
   });
 
+  it('ISK 550 without the setting: the currency rule answers first, in the contract words (not the amount\'s)', async () => {
+    const { shop, vars } = await stripeShop(false);
+    const [id] = await deliverSteps(api, shop, vars, [{ fixture: 'checkout.session.completed.payment', change: inCurrency('isk', 550) }]);
+    await processEventsInOrder(api, [id!]);
+    const { rows } = await db.pool.query('SELECT status, reason FROM webhook_events WHERE id = $1', [id]);
+    expect(rows[0]).toEqual({ status: 'failed', reason: 'currency isk is not supported' });
+  });
+
   it('GBP without the setting: the event fails for good with the contract words', async () => {
     const { shop, vars } = await stripeShop(false);
     const [id] = await deliverSteps(api, shop, vars, [{ fixture: 'checkout.session.completed.payment', change: inCurrency('gbp', 4999) }]);
     await processEventsInOrder(api, [id!]);
     const { rows } = await db.pool.query('SELECT status, reason FROM webhook_events WHERE id = $1', [id]);
     expect(rows[0]).toEqual({ status: 'failed', reason: 'currency gbp is not supported' });
+  });
+});
+
+describe('paying in Stripe\'s unit', () => {
+  /** A program taking every currency, one sale whose 10 % commission is owed, paid out through Stripe. */
+  const stripePayout = async (currency: string, saleAmount: number) => {
+    clock = new Date();
+    const shop = await seedProgram(api, { commission_type: 'percent', commission_rate: 10 });
+    await acceptAll(shop.programId, true);
+    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: { [currency]: 1 } });
+    await apiSale(api, shop, saleAmount, { currency });
+    await payouts.setPayoutDetails(deps(), OPERATOR, shop.programId, shop.partnerId, { payout_method: 'stripe', payout_reference: 'acct_1Currencies' });
+    clock = new Date(Date.now() + 60_000);
+    await payouts.approveDueCommissions(deps());
+    const payout = (await payouts.runPayouts(deps(), OPERATOR, shop.programId)).payouts[0]!;
+    return { shop, payout };
+  };
+  const stripeTransfers = () => {
+    const sent: Array<Record<string, string>> = [];
+    nock('https://api.stripe.com')
+      .post('/v1/transfers', (body) => {
+        sent.push(body);
+        return true;
+      })
+      .reply(200, (_uri, body) => ({ id: `tr_${sent.length}`, object: 'transfer', ...(body as object) }))
+      .persist();
+    return sent;
+  };
+  const pay = (programId: number, payoutId: number) => payouts.payWithStripe({ ...deps(), stripeSecretKey: 'sk_test_affix' }, OPERATOR, programId, payoutId);
+
+  it('ISK 5000 (ISO has no decimals) goes to Stripe as 500000; MGA 500.00 (ISO 50000) as 500 whole ariary', async () => {
+    const sent = stripeTransfers();
+    try {
+      const isk = await stripePayout('ISK', 50_000);
+      expect([isk.payout.currency, isk.payout.amountCents]).toEqual(['ISK', 5000]);
+      expect(await pay(isk.shop.programId, isk.payout.id)).toMatchObject({ status: 'paid' });
+      const mga = await stripePayout('MGA', 500_000);
+      expect([mga.payout.currency, mga.payout.amountCents]).toEqual(['MGA', 50_000]);
+      expect(await pay(mga.shop.programId, mga.payout.id)).toMatchObject({ status: 'paid' });
+      expect(sent.map((body) => [body.currency, body.amount])).toEqual([['isk', '500000'], ['mga', '500']]);
+    } finally {
+      nock.cleanAll();
+    }
+  });
+
+  it('an amount Stripe cannot represent (MGA 500.50, KWD 1.235) is not sent: the payout stays pending with the reason', async () => {
+    const sent = stripeTransfers();
+    try {
+      const mga = await stripePayout('MGA', 500_500);
+      expect(mga.payout.amountCents).toBe(50_050);
+      await expect(pay(mga.shop.programId, mga.payout.id)).rejects.toMatchObject({
+        status: 409,
+        message: 'This payout cannot be sent through Stripe: Stripe counts MGA in whole units; 50050 minor units is not a whole number of MGA. Pay it another way and mark it paid.',
+        init: { code: 'stripe_amount_unrepresentable' },
+      });
+      const kwd = await stripePayout('KWD', 12_345);
+      expect(kwd.payout.amountCents).toBe(1235);
+      await expect(pay(kwd.shop.programId, kwd.payout.id)).rejects.toMatchObject({ status: 409, init: { code: 'stripe_amount_unrepresentable' } });
+      expect(sent).toEqual([]);
+      const { rows } = await db.pool.query('SELECT status FROM payouts WHERE id = ANY($1)', [[mga.payout.id, kwd.payout.id]]);
+      expect(rows.map((r) => r.status)).toEqual(['pending', 'pending']);
+    } finally {
+      nock.cleanAll();
+    }
+  });
+});
+
+describe('the PayPal file in PayPal\'s digits', () => {
+  const row = (id: number, currency: 'HUF' | 'TWD' | 'USD', amountCents: number) => ({
+    id, batchId: 1, partnerId: id, partnerName: 'Ana', partnerEmail: null, currency: currency as never, amountCents, status: 'pending',
+    reference: null, payoutMethod: 'paypal', payoutReference: `ana${id}@paypal.example`,
+  });
+
+  it('HUF 150000 (ISO counts fillér) is "1500"; HUF 1500.50 and TWD 10.01, which PayPal refuses, are refused on their line with the reason', () => {
+    const lines = payoutCsv('paypal', [row(1, 'HUF', 150_000), row(2, 'HUF', 150_050), row(3, 'TWD', 1001), row(4, 'USD', 1001)], { programName: 'Shop' }).trim().split('\r\n').slice(1);
+    expect(lines).toEqual([
+      'ana1@paypal.example,1500,HUF,payout-1,"Shop commissions, payout 1",PayPal',
+      'ana2@paypal.example,,HUF,payout-2,NOT PAYABLE THROUGH PAYPAL: 1500.50 HUF has more decimals than PayPal takes for HUF (0): pay it another way,PayPal',
+      'ana3@paypal.example,,TWD,payout-3,NOT PAYABLE THROUGH PAYPAL: 10.01 TWD has more decimals than PayPal takes for TWD (0): pay it another way,PayPal',
+      'ana4@paypal.example,10.01,USD,payout-4,"Shop commissions, payout 4",PayPal',
+    ]);
+  });
+});
+
+describe('the tracking core decides the currency with the program it records the sale in', () => {
+  it('trackSale called with GBP on a contract-only program is refused (422), before a duplicate\'s 409; nothing created', async () => {
+    const shop = await seedProgram(api);
+    const store = new PgStore(db.pool);
+    const existing = await apiSale(api, shop, 1000);
+    const input = {
+      programId: shop.programId, transactionId: uid('core'), customerKey: uid('c'), clickId: existing.clickId, amountCents: 4999, currency: 'GBP',
+      occurredAt: null, provider: null, providerPaymentId: null, livemode: null, test: false, saleType: null, isRecurring: false, subscriptionId: null,
+      subscriptionInterval: null, eventName: null, taxCents: null, source: 'api', details: {}, now: new Date(),
+    };
+    await expect(trackSale(store, input)).rejects.toMatchObject({ status: 422, message: 'currency GBP is not supported', init: { code: 'unsupported_currency' } });
+    await expect(trackSale(store, { ...input, transactionId: existing.transactionId })).rejects.toMatchObject({ status: 422, init: { code: 'unsupported_currency' } });
+    expect((await db.pool.query('SELECT count(*)::int AS n FROM sales WHERE program_id = $1', [shop.programId])).rows[0].n).toBe(1);
+    // Switched on, the same call is taken, in GBP.
+    await acceptAll(shop.programId, true);
+    expect(await trackSale(store, input)).toMatchObject({ attributed: true });
+    expect((await db.pool.query('SELECT currency FROM sales WHERE processor_event_id = $1', [input.transactionId])).rows[0].currency).toBe('GBP');
+  });
+});
+
+describe('settings', () => {
+  it('a new program\'s audit entry records accept_all_currencies', async () => {
+    const shop = await seedProgram(api, { accept_all_currencies: true });
+    const { rows } = await db.pool.query("SELECT changes FROM audit_log WHERE action = 'program.created' AND program_id = $1", [shop.programId]);
+    expect(rows[0].changes).toMatchObject({ accept_all_currencies: { from: null, to: true } });
+  });
+
+  it('two keys naming one currency ("usd" and "USD") are refused, not collapsed', async () => {
+    const shop = await seedProgram(api);
+    await expect(payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { payout_minimums_cents: { usd: 1000, USD: 2000 } })).rejects.toMatchObject({
+      status: 400,
+      init: { fields: { 'payout_minimums_cents.USD': 'usd and USD are both USD: give one minimum per currency.' } },
+    });
   });
 });

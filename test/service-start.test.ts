@@ -124,7 +124,7 @@ describe('npm start (affix start)', () => {
 
     const sent = await affix('replay', 'fixtures/stripe/checkout.session.completed.payment.json', '--program', '1', '--secret', 'whsec_cli_test',
       '--set', `click_id=${click.click_id}`, '--set', 'customer_key=cli_user', '--set', 'email=cli@example.com');
-    expect(sent.stdout).toMatch(/^\[1\/1\] checkout\.session\.completed\.payment -> queued\nWhat each event did:\n  checkout\.session\.completed\.payment: processed sale \d+ by click_id, commission \d+ cents \((pending|held)\)\n$/);
+    expect(sent.stdout).toMatch(/^\[1\/1\] checkout\.session\.completed\.payment -> queued\nWhat each event did:\n  checkout\.session\.completed\.payment: processed sale \d+ by click_id, commission \d+\.\d{2} USD \((pending|held)\)\n$/);
 
     let events: any[] = [];
     for (let i = 0; i < 100 && events[0]?.status !== 'processed'; i++) {
@@ -135,7 +135,7 @@ describe('npm start (affix start)', () => {
     const shown = await affix('events', 'show', String(events[0].id));
     expect(shown.stdout).toContain('attribution step: click_id');
     // A click and its lead seconds apart from one IP: the fast-signup signal holds it (the state every surface shows).
-    expect(shown.stdout).toMatch(/commission: +\d+ cents \((pending|held)\)/);
+    expect(shown.stdout).toMatch(/commission: +\d+\.\d{2} USD \((pending|held)\)/);
     // Support knows the Stripe ids, not our numbers: evt_ for show and replay, any object id for the list.
     const byStripeId = await affix('events', 'show', events[0].stripe_event_id);
     expect(byStripeId.stdout).toContain(`event ${events[0].id} (${events[0].stripe_event_id})`);
@@ -170,7 +170,7 @@ describe('npm start (affix start)', () => {
     const fixtureCount = (await readdir(`fixtures/${processor}`)).filter((name) => name.endsWith('.json')).length;
     expect(outcomes).toHaveLength(fixtureCount);
     expect(outcomes.every((line) => / (processed|ignored)\b/.test(line))).toBe(true);
-    expect(outcomes[0]).toMatch(/processed sale \d+ by click_id, commission \d+ cents \((pending|held|reversed)\)/);
+    expect(outcomes[0]).toMatch(/processed sale \d+ by click_id, commission \d+(\.\d+)? [A-Z]{3} \((pending|held|reversed)\)/);
     const events = JSON.parse((await affix('events', '--processor', processor, '--json')).stdout);
     expect(events).toHaveLength(fixtureCount);
     expect(events.every((e: any) => e.processor === processor && e.program_id === 1)).toBe(true);

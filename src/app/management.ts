@@ -101,6 +101,7 @@ export async function createProgram(deps: ManagementDeps, accountId: unknown, in
     const fields = {
       name: settings.name, domain: settings.domain, commission_type: settings.commissionType, commission_rate: settings.commissionRate,
       duration_months: settings.recurringDurationMonths, attribution_window_days: settings.attributionWindowDays, lead_auth: settings.leadAuth, allowed_origins: settings.allowedOrigins,
+      accept_all_currencies: settings.acceptAllCurrencies,
     };
     await audit(client, scope, [{ programId: program.id, action: 'program.created', objectType: 'program', objectId: program.id, changes: changedFields(null, fields) }]);
     return program;

@@ -25,6 +25,7 @@ import { type BulkReport, COMMISSION_ACTIONS, type CommissionAction, addToReport
 import { MAX_AMOUNT_CENTS } from '../core/money.js';
 import type { Currency } from '../core/types.js';
 import { toCurrency } from '../core/currency.js';
+import { toStripeAmount } from '../core/stripe/amounts.js';
 import type { OutboundEvent } from '../core/outbound-events.js';
 import { type ExportFormat, payoutCsvHeader, payoutCsvLines } from '../core/payout-export.js';
 import { appendLines } from '../db/ledger.js';
@@ -367,14 +368,18 @@ export async function payWithStripe(deps: ManagementDeps & { stripeSecretKey: st
     if (claimed.payoutMethod !== 'stripe' || !claimed.payoutReference?.startsWith('acct_')) {
       throw errors.conflict('This partner is not paid through Stripe: set their payout method to stripe with their connected account id (acct_…)', 'not_stripe');
     }
+    // Stripe's unit, not ISO's (ISK x100, MGA /100); an amount Stripe cannot represent stays
+    // pending with the reason, never rounded: pay it another way.
+    const stripeAmount = toStripeAmount(claimed.amountCents, claimed.currency);
+    if ('problem' in stripeAmount) throw errors.conflict(`This payout cannot be sent through Stripe: ${stripeAmount.problem}. Pay it another way and mark it paid.`, 'stripe_amount_unrepresentable');
     if (claimed.status === 'pending') await payouts.setPayoutStatus(client, claimed.id, 'processing', null, deps.now());
-    return claimed;
+    return { ...claimed, stripeAmount: stripeAmount.amount };
   }, ['pending', 'processing']);
   let transferId: string;
   try {
     const transfer = await new Stripe(deps.stripeSecretKey, { maxNetworkRetries: 2 }).transfers.create(
       {
-        amount: payout.amountCents,
+        amount: payout.stripeAmount,
         currency: payout.currency.toLowerCase(),
         destination: payout.payoutReference!,
         transfer_group: `affix_batch_${payout.batchId}`,
@@ -486,8 +491,13 @@ export const HOLD_DAYS = z.coerce
 export const PAYOUT_MINIMUMS = z
   .record(z.string(), minimumCents.nullish(), { error: 'Give the minimums per currency, like {"USD": 5000}.' })
   .superRefine((value, ctx) => {
+    const seen = new Map<string, string>();
     for (const key of Object.keys(value)) {
-      if (!toCurrency(key)) ctx.addIssue({ code: 'custom', path: [key], message: `${key} is not an ISO 4217 currency code (like USD, GBP or JPY).` });
+      const code = toCurrency(key);
+      if (!code) ctx.addIssue({ code: 'custom', path: [key], message: `${key} is not an ISO 4217 currency code (like USD, GBP or JPY).` });
+      // "usd" and "USD" are one currency: which amount was meant is not guessed.
+      else if (seen.has(code)) ctx.addIssue({ code: 'custom', path: [key], message: `${seen.get(code)} and ${key} are both ${code}: give one minimum per currency.` });
+      else seen.set(code, key);
     }
   })
   .transform((value) => Object.fromEntries(Object.entries(value).map(([key, cents]) => [toCurrency(key)!, cents])) as Partial<Record<Currency, number | null>>);

@@ -3,6 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { createHmac } from 'node:crypto';
 import { fillFixture, fixtureFiles, fixtureName } from '../platform/fixtures.js';
+import { toCurrency } from '../core/currency.js';
+import { majorUnits } from '../core/money.js';
 import { positiveInt } from './arguments.js';
 import { adminCall, baseUrl, defaultApiUrl, printJson, type ServiceOptions } from './http-client.js';
 
@@ -67,9 +69,15 @@ const SIGNERS: Record<string, { header: string; secretEnv: string; sign: (payloa
 /** The processor a fixture path names (fixtures/paddle/…), else Stripe. */
 const processorOfPath = (path: string) => PROCESSORS.find((name) => name !== 'stripe' && path.split(/[\\/]/).includes(name)) ?? 'stripe';
 
+/** In the currency's major unit ("12.50 GBP", "500 JPY"); a service too old to name the currency: its minor units. */
+function commissionAmount(minor: number | string, currency: unknown): string {
+  const code = toCurrency(currency);
+  return code ? `${majorUnits(minor, code)} ${code}` : `${minor} in the currency's minor unit`;
+}
+
 function commissionText(event: any): string {
   if (!event.sale_id) return '-';
-  if (event.commission_cents !== null) return `${event.commission_cents} cents (${event.commission_state})`;
+  if (event.commission_cents !== null) return `${commissionAmount(event.commission_cents, event.commission_currency)} (${event.commission_state})`;
   return `none (${event.commission_reason ?? 'reason not recorded'})`;
 }
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { acceptedCurrency, minorUnitDigits, toCurrency } from './currency.js';
 import { ISO_4217_MINOR_UNITS } from './iso-4217.js';
 import { computeCommissionCents, formatMoney, majorUnits, parseMajorUnits } from './money.js';
-import { fromStripeAmount, stripeDigits } from './stripe/amounts.js';
+import { fromStripeAmount, stripeDigits, toStripeAmount } from './stripe/amounts.js';
 
 describe('the ISO 4217 table', () => {
   it('holds ISO digits, not CLDR display digits', () => {
@@ -56,5 +56,25 @@ describe("Stripe's units", () => {
     expect([fromStripeAmount(500000, 'isk'), fromStripeAmount(700, 'ugx'), fromStripeAmount(500, 'mga')]).toEqual([5000, 7, 50000]);
     expect(fromStripeAmount(123, 'xyz')).toBe(123);
     expect(() => fromStripeAmount(550, 'isk')).toThrow(expect.objectContaining({ status: 400 }));
+  });
+  it('ISO minor units become Stripe amounts, the inverse, or why Stripe cannot take them', () => {
+    expect(['ISK', 'UGX', 'MGA', 'JPY', 'USD', 'HUF', 'KWD'].map((code) => toStripeAmount(5000, code))).toEqual(
+      [500000, 500000, 50, 5000, 5000, 5000, 5000].map((amount) => ({ amount })),
+    );
+    for (const [minor, code] of [[5000, 'ISK'], [50000, 'MGA'], [12340, 'KWD'], [4999, 'GBP']] as const) {
+      expect(fromStripeAmount((toStripeAmount(minor, code) as { amount: number }).amount, code)).toBe(minor);
+    }
+    expect(toStripeAmount(50050, 'MGA')).toEqual({ problem: 'Stripe counts MGA in whole units; 50050 minor units is not a whole number of MGA' });
+    expect(toStripeAmount(1235, 'KWD')).toEqual({ problem: 'Stripe takes KWD amounts only in multiples of 10 thousandths; 1235 would have to be rounded' });
+    expect(toStripeAmount(100, 'XYZ')).toHaveProperty('problem');
+  });
+});
+
+describe('withdrawn codes', () => {
+  it('are never taken for a sale, but rows that carry one are still shown in its unit', () => {
+    expect([toCurrency('HRK'), toCurrency('SLL')]).toEqual([null, null]);
+    expect([minorUnitDigits('HRK'), minorUnitDigits('BYR')]).toEqual([2, 0]);
+    expect(majorUnits(12345, 'HRK' as never)).toBe('123.45');
+    expect(() => minorUnitDigits('XYZ')).toThrow();
   });
 });

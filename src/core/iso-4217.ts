@@ -37,9 +37,19 @@ export const ISO_4217_MINOR_UNITS: Readonly<Record<string, 0 | 2 | 3 | 4>> = Obj
   ZAR: 2, ZMW: 2, ZWG: 2,
 });
 
+/**
+ * Codes ISO 4217 withdrew (List Three) that rows may still carry from when they were current:
+ * never taken for a new sale (toCurrency reads only the table above), but their amounts are
+ * still shown and counted in their own unit. A code leaving List One moves here.
+ */
+export const WITHDRAWN_MINOR_UNITS: Readonly<Record<string, 0 | 2 | 3 | 4>> = Object.freeze({
+  BYR: 0, EEK: 2, HRK: 2, LTL: 2, LVL: 2, MRO: 2, SLL: 2, STD: 2, VEF: 2, ZWL: 2,
+});
+
 /** Digits after the decimal point in the currency's minor unit, as ISO 4217 defines it (JPY 0, USD 2, KWD 3). */
 export function minorUnitDigits(code: string): number {
-  const digits = ISO_4217_MINOR_UNITS[code];
+  const table = [ISO_4217_MINOR_UNITS, WITHDRAWN_MINOR_UNITS].find((known) => Object.hasOwn(known, code));
+  const digits = table?.[code];
   if (digits === undefined) throw new Error(`${code} is not in the ISO 4217 table`);
   return digits;
 }

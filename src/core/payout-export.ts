@@ -1,6 +1,7 @@
 // Payout batch exports: a generic CSV, and the columns PayPal Payouts and Wise batch uploads
 // expect (docs/payouts.md). Amounts in the currency's major unit, exact.
 import { csvField } from './csv.js';
+import { minorUnitDigits } from './currency.js';
 import { majorUnits } from './money.js';
 import type { Currency } from './types.js';
 
@@ -31,9 +32,40 @@ const HEADERS: Record<ExportFormat, string[]> = {
   generic: ['payout_id', 'batch_id', 'partner_id', 'partner_name', 'payout_method', 'pay_to', 'currency', 'amount', 'amount_cents', 'status', 'reference'],
 };
 
+/**
+ * Currencies PayPal takes without decimals ("decimal amounts cause an error"; PayPal's currency
+ * codes reference, https://developer.paypal.com/api/rest/reference/currency-codes/). Every
+ * other currency PayPal takes with at most two.
+ */
+const PAYPAL_ZERO_DECIMAL = new Set(['HUF', 'JPY', 'TWD']);
+
+/**
+ * A payout's amount as PayPal reads it, or why PayPal cannot take it: HUF 150000 (ISO counts
+ * fillér) is "1500"; HUF 150050 is 1500.50 forint, which PayPal refuses, and nothing is rounded.
+ */
+export function paypalAmount(minor: number, currency: Currency): { amount: string } | { problem: string } {
+  const iso = minorUnitDigits(currency);
+  const digits = PAYPAL_ZERO_DECIMAL.has(currency) ? 0 : Math.min(iso, 2);
+  const unit = 10 ** (iso - digits);
+  if (minor % unit !== 0) {
+    return { problem: `${majorUnits(minor, currency)} ${currency} has more decimals than PayPal takes for ${currency} (${digits}): pay it another way` };
+  }
+  const paypal = BigInt(minor) / BigInt(unit);
+  if (digits === 0) return { amount: paypal.toString() };
+  const scale = 10n ** BigInt(digits);
+  const sign = paypal < 0n ? '-' : '';
+  const abs = paypal < 0n ? -paypal : paypal;
+  return { amount: `${sign}${abs / scale}.${(abs % scale).toString().padStart(digits, '0')}` };
+}
+
+/** The note of a line PayPal cannot pay: its amount is left empty, so the line cannot be paid by mistake. */
+export const PAYPAL_REFUSED = 'NOT PAYABLE THROUGH PAYPAL';
+
 function cells(format: ExportFormat, row: ExportRow, context: { programName: string }): Array<string | number | null> {
   if (format === 'paypal') {
-    return [payTo(row), majorUnits(row.amountCents, row.currency), row.currency, `payout-${row.id}`, `${context.programName} commissions, payout ${row.id}`, 'PayPal'];
+    const paypal = paypalAmount(row.amountCents, row.currency);
+    if ('problem' in paypal) return [payTo(row), '', row.currency, `payout-${row.id}`, `${PAYPAL_REFUSED}: ${paypal.problem}`, 'PayPal'];
+    return [payTo(row), paypal.amount, row.currency, `payout-${row.id}`, `${context.programName} commissions, payout ${row.id}`, 'PayPal'];
   }
   if (format === 'wise') return [row.partnerName, payTo(row), `payout-${row.id}`, 'PERSON', 'target', majorUnits(row.amountCents, row.currency), row.currency, row.currency];
   return [

@@ -21,6 +21,11 @@ export interface ProcessorPayment {
   /** Session id for checkouts, invoice id for invoices: the sale's transaction_id. */
   transactionId: string;
   amountCents: number;
+  /**
+   * Why the amount could not be read exactly (Stripe ISK 550), if so: a final failure, reported
+   * after the currency rule (a currency the program refuses is answered in the contract's words).
+   */
+  amountProblem?: string | null;
   currency: string;
   occurredAt: Date;
   livemode: boolean;
@@ -157,6 +162,7 @@ export async function recordProcessorPayment(store: Transactions, payment: Proce
       const program = await loadProgram(tx, payment.programId);
       // The program's choice decides (the same rule as the tracking API); a refusal is final.
       const currency = acceptedCurrency(payment.currency, program);
+      if (payment.amountProblem) throw errors.badRequest(payment.amountProblem);
       const wrongProgram = mismatch(program, payment);
       if (wrongProgram) return wrongProgram;
       const duplicateId = await tx.findSaleIdByTransactionId(payment.programId, payment.transactionId);

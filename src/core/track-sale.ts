@@ -7,6 +7,7 @@ import { fraudSignals } from './fraud.js';
 import { customerForPromoCode } from './promo-codes.js';
 import { type CommissionReason, type FirstSale, NO_SALES, checkAttributionWindow, commissionEligibility } from './attribution.js';
 import { attributedClick, customerForClick } from './customers.js';
+import { acceptedCurrency } from './currency.js';
 import { MESSAGES, errors } from './errors.js';
 import { computeCommissionCents } from './money.js';
 import type { NewSale, Store, TrackingTx } from './ports.js';
@@ -30,8 +31,10 @@ export interface SaleDetails {
   details: Record<string, unknown>;
 }
 
-export interface TrackSaleInput extends SaleDetails {
+export interface TrackSaleInput extends Omit<SaleDetails, 'currency'> {
   programId: number;
+  /** As sent (missing, any case): the program's currency rule decides inside the sale's transaction. */
+  currency: unknown;
   /** Omitted only in test mode, where `test_txn_<timestamp>` is generated. */
   transactionId: string | null;
   customerKey: string | null;
@@ -279,6 +282,11 @@ export async function trackSale(store: Store, input: TrackSaleInput): Promise<Tr
   let transactionId = input.transactionId ?? `test_txn_${input.now.getTime()}`;
   const outcome = await store
     .transaction(async (tx) => {
+      const program = await tx.getProgram(input.programId);
+      if (!program) throw errors.unauthorized(MESSAGES.invalidToken);
+      // The program's choice as it is now, in the transaction that records the sale; a refused
+      // currency answers 422 before a duplicate's 409 (nothing is created either way).
+      const currency = acceptedCurrency(input.currency, program);
       let duplicateId = await tx.findSaleIdByTransactionId(input.programId, transactionId);
       // A generated test id that is taken (two test sales in one millisecond) moves to the next one.
       for (let stamp = input.now.getTime() + 1; input.transactionId === null && duplicateId !== null; stamp++) {
@@ -286,10 +294,8 @@ export async function trackSale(store: Store, input: TrackSaleInput): Promise<Tr
         duplicateId = await tx.findSaleIdByTransactionId(input.programId, transactionId);
       }
       if (duplicateId !== null) throw errors.duplicateSale(duplicateId);
-      const program = await tx.getProgram(input.programId);
-      if (!program) throw errors.unauthorized(MESSAGES.invalidToken);
       const resolved = await resolveSaleCustomer(tx, program, input.customerKey, input.clickId, input.now, input.promoCode ?? null);
-      const recorded = await recordSale(tx, program, resolved, transactionId, input, input.now);
+      const recorded = await recordSale(tx, program, resolved, transactionId, { ...input, currency }, input.now);
       // Window expired: roll back whatever resolving wrote, so nothing is recorded (spec §3).
       if (!recorded.attributed) throw new RolledBack(recorded);
       return recorded;

@@ -468,6 +468,8 @@ export async function listEvents(pool: Pool, filter: EventFilter): Promise<Inbox
 export interface InboxEventDetail extends InboxEvent {
   /** What the partner earns from the sale now, and the commission's state (the commission_states view). */
   commission_cents: number | null;
+  /** The sale's currency: commission_cents is in its minor unit. */
+  commission_currency: string | null;
   commission_state: string | null;
   commission_reason: string | null;
 }
@@ -478,7 +480,8 @@ const COLUMNS_OF_W = COLUMNS.split(',').map((column) => `w.${column.trim()}`).jo
 export async function getEvent(pool: Pool, ref: number | string): Promise<InboxEventDetail | null> {
   const { rows } = await pool.query(
     `SELECT ${COLUMNS_OF_W},
-            c.earned_cents AS commission_cents, c.state AS commission_state, s.commission_reason
+            c.earned_cents AS commission_cents, CASE WHEN c.id IS NOT NULL THEN s.currency END AS commission_currency,
+            c.state AS commission_state, s.commission_reason
        FROM webhook_events w
        LEFT JOIN sales s ON s.id = w.sale_id
        LEFT JOIN commission_states c ON c.sale_id = s.id

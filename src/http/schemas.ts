@@ -3,7 +3,6 @@
 import { z } from 'zod';
 import { MESSAGES, PROVIDERS, errors, providerMessage } from '../core/errors.js';
 import { OCCURRED_AT_MAX_AGE_MS, OCCURRED_AT_MAX_AHEAD_MS } from '../core/limits.js';
-import { type CurrencyPolicy, acceptedCurrency } from '../core/currency.js';
 import { MAX_AMOUNT_CENTS } from '../core/money.js';
 
 const message = (text: string) => ({ error: text });
@@ -138,15 +137,15 @@ function parseOccurredAt(value: string | null | undefined, now: Date): Date | nu
   return new Date(time);
 }
 
-export function parseSaleBody(body: unknown, now: Date, policy: CurrencyPolicy) {
+export function parseSaleBody(body: unknown, now: Date) {
   const raw = (body ?? {}) as Record<string, unknown>;
   const rawData = raw.additional_data;
   const testMode = typeof rawData === 'object' && rawData !== null && (rawData as Record<string, unknown>).test_mode === true;
   const parsed = parseOrThrow(saleSchema(testMode), raw);
   const occurredAt = parseOccurredAt(parsed.occurred_at, now);
-  const currency = acceptedCurrency(parsed.currency, policy);
   if (!parsed.customer_key && !parsed.click_id) throw errors.noAttribution(MESSAGES.saleCustomerNotFound);
-  return { ...parsed, transaction_id: parsed.transaction_id ?? null, occurred_at: occurredAt, currency, testMode };
+  // The currency goes on as sent: the core decides it with the program (src/core/currency.ts).
+  return { ...parsed, transaction_id: parsed.transaction_id ?? null, occurred_at: occurredAt, testMode };
 }
 
 // ---- refund --------------------------------------------------------------------------------

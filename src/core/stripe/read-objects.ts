@@ -3,7 +3,7 @@
 // amounts in ISO minor units (./amounts.ts).
 import type { ProcessorPayment, ProcessorRefund } from '../processor.js';
 import { readReferralMetadata as readMetadata } from '../referral-metadata.js';
-import { fromStripeAmount } from './amounts.js';
+import { fromStripeAmount, readStripeAmount } from './amounts.js';
 
 type Obj = Record<string, any>;
 
@@ -45,13 +45,19 @@ export interface CheckoutFacts {
   payment: Omit<ProcessorPayment, 'programId' | 'processor' | 'occurredAt' | 'livemode' | 'eventName'>;
 }
 
+/** A payment's amount in ISO minor units, or why not: kept as a value so that the currency rule answers first. */
+const paymentAmount = (amount: unknown, currency: unknown) => {
+  const read = readStripeAmount(Number(amount ?? 0), currency);
+  return { amountCents: read.amountCents, amountProblem: read.problem };
+};
+
 export function readCheckoutSession(session: Obj): CheckoutFacts {
   return {
     mode: session.mode,
     paymentStatus: session.payment_status,
     payment: {
       transactionId: session.id,
-      amountCents: fromStripeAmount(Number(session.amount_total ?? 0), session.currency),
+      ...paymentAmount(session.amount_total, session.currency),
       currency: String(session.currency ?? ''),
       metadata: readMetadata(session.metadata, text(session.client_reference_id)),
       email: text(session.customer_details?.email) ?? text(session.customer_email),
@@ -89,7 +95,7 @@ export function readInvoice(invoice: Obj): InvoiceFacts {
     paidAt: Number.isSafeInteger(paidAt) && paidAt > 0 ? new Date(paidAt * 1000) : null,
     payment: {
       transactionId: invoice.id,
-      amountCents: fromStripeAmount(Number(invoice.amount_paid ?? 0), invoice.currency),
+      ...paymentAmount(invoice.amount_paid, invoice.currency),
       currency: String(invoice.currency ?? ''),
       metadata: readMetadata(details?.metadata),
       email: text(invoice.customer_email),

@@ -72,7 +72,7 @@ export function trackSaleRoute(deps: HttpDeps): Router {
     async (req, res) => {
       const now = clock(deps);
       const key = state(res).apiKey!;
-      const body = parseSaleBody(req.body, now, key);
+      const body = parseSaleBody(req.body, now);
       const result = await trackSale(deps.store, toInput(body, key.programId, now));
       state(res).logFields = result.attributed
         ? { saleId: result.saleId, commissionId: result.commissionId, attributionStep: result.attributionStep }
