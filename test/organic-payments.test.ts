@@ -75,6 +75,7 @@ describe('an organic Stripe checkout', () => {
     expect(waiters.rows).toEqual([
       { wait_key: `customer_key=${vars.customer_key}`, retry_job: null },
       { wait_key: `email_hash=${hashEmail(String(vars.email)).toString('hex')}`, retry_job: null },
+      { wait_key: `stripe_customer=cus_${vars.run}`, retry_job: null },
     ]);
     expect(await dueCheck(new Date())).not.toContain(id);
 
@@ -114,6 +115,25 @@ describe('an organic Stripe checkout', () => {
     await leadArrives(shop, `other_${vars.customer_key}`, String(vars.email));
     expect(await dueCheck(new Date())).toContain(id);
     expect(await processStripeEvent(deps(), id)).toMatchObject({ status: 'processed', attributionStep: 'email' });
+  });
+
+  it('a subscription invoice with our metadata waits for its Stripe customer too: the checkout that binds it (under another key) wakes it', async () => {
+    const { shop, run, vars } = await seedStripeCustomer(api, { commission_type: 'percent', commission_rate: 10 }, { lead: false });
+    const [invoice, checkout] = await deliverSteps(api, shop, vars, [
+      {
+        fixture: 'invoice.payment_succeeded.first',
+        change: (event) => {
+          event.data.object.parent.subscription_details.metadata = { affix_customer_key: `invoice_key_${run}` };
+          event.data.object.customer_email = null;
+        },
+      },
+      { fixture: 'checkout.session.completed.subscription', at: 1 },
+    ]);
+    expect(await processStripeEvent(deps(), invoice!)).toMatchObject({ status: 'ignored', reason: expect.stringMatching(/^no affiliate attribution yet/) });
+    expect(await processStripeEvent(deps(), checkout!)).toMatchObject({ status: 'processed', attributionStep: 'click_id' });
+    expect(await dueCheck(new Date())).toContain(invoice);
+    expect(await processStripeEvent(deps(), invoice!)).toMatchObject({ status: 'processed', attributionStep: 'stripe_customer' });
+    expect(await costOf(invoice!)).toMatchObject({ attempts: 1, jobs: 2 });
   });
 
   it('with no identifier at all ends after one attempt: nothing could ever attribute it', async () => {

@@ -58,11 +58,12 @@ export type ProcessorOutcome =
   /** `waited`: it had waited for its click or lead, and nothing came (its last attempt). */
   | { kind: 'unresolved'; referenceOnly: boolean; waited?: boolean };
 
-/** What a click, lead or customer recorded later would match a payment by (spec §6 steps 1, 2 and 4). */
+/** What a click, lead or customer recorded (or bound) later would match a payment by (spec §6 steps 1 to 4). */
 export interface AttributionKeys {
   clickId: string | null;
   customerKey: string | null;
   emailHash: Buffer | null;
+  stripeCustomerId: string | null;
 }
 
 /** How an attempt goes: `lastAttempt` once the event has waited for its attribution (it waits once). */
@@ -95,10 +96,11 @@ export class NotYetResolvable extends Error {
 const hasAffixMetadata = (payment: Pick<ProcessorPayment, 'metadata'>) =>
   Boolean(payment.metadata.clickId || (payment.metadata.customerKey && !payment.metadata.customerKeyIsReference));
 
-const attributionKeys = (payment: Pick<ProcessorPayment, 'metadata' | 'email'>): AttributionKeys => ({
+const attributionKeys = (payment: Pick<ProcessorPayment, 'metadata' | 'email' | 'stripeCustomerId'>): AttributionKeys => ({
   clickId: payment.metadata.clickId,
   customerKey: payment.metadata.customerKey,
   emailHash: payment.email ? hashEmail(payment.email) : null,
+  stripeCustomerId: payment.stripeCustomerId,
 });
 
 /**
@@ -107,7 +109,7 @@ const attributionKeys = (payment: Pick<ProcessorPayment, 'metadata' | 'email'>):
  * retrying; the attempt after that wait is its last. Without our metadata nothing could ever
  * attribute it: null (the caller decides).
  */
-function awaitAttribution(payment: Pick<ProcessorPayment, 'metadata' | 'email'>, options: AttemptOptions): ProcessorOutcome | null {
+function awaitAttribution(payment: Pick<ProcessorPayment, 'metadata' | 'email' | 'stripeCustomerId'>, options: AttemptOptions): ProcessorOutcome | null {
   if (!hasAffixMetadata(payment)) return null;
   if (options.lastAttempt) return { kind: 'unresolved', referenceOnly: false, waited: true };
   return { kind: 'waiting_for_attribution', keys: attributionKeys(payment) };

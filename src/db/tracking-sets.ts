@@ -75,7 +75,7 @@ export async function insertCustomers(client: PoolClient, customers: readonly Ne
                 i.provisional_lead, i.lead_at, i.converted_at, i.lead_ip,
                 CASE WHEN ${stripeCustomerFree('i.program_id', 'i.stripe_customer_id')} THEN i.stripe_customer_id END
            FROM input i ORDER BY i.ord
-         RETURNING ${CUSTOMER_COLUMNS}, email_hash
+         RETURNING ${CUSTOMER_COLUMNS}, email_hash, stripe_customer_id
        ), ${wakeAttributionWaits('written')}
        SELECT written.* FROM written JOIN input i USING (id) ORDER BY i.ord`,
       columnValues(CUSTOMER_INPUT, customers),

@@ -256,6 +256,7 @@ export interface AwaitingAttribution {
   customerKey: string | null;
   /** The email's SHA-256 (customers.email_hash). */
   emailHash: Buffer | null;
+  stripeCustomerId: string | null;
   seconds: number;
 }
 
@@ -336,6 +337,7 @@ const FINISHED_INPUT: readonly Column<FinishedEvent>[] = [
   ['wait_click_id', 'text', (e) => e.update.awaitingAttribution?.clickId ?? null],
   ['wait_customer_key', 'text', (e) => e.update.awaitingAttribution?.customerKey ?? null],
   ['wait_email_hash', 'text', (e) => e.update.awaitingAttribution?.emailHash?.toString('hex') ?? null],
+  ['wait_stripe_customer', 'text', (e) => e.update.awaitingAttribution?.stripeCustomerId ?? null],
 ];
 
 /**
@@ -345,7 +347,8 @@ const FINISHED_INPUT: readonly Column<FinishedEvent>[] = [
 const ATTRIBUTION_DUE_AT = `CASE WHEN i.wait_seconds IS NULL THEN NULL
          WHEN EXISTS (SELECT 1 FROM customers c WHERE c.program_id = i.program_id AND c.customer_key = i.wait_customer_key)
            OR EXISTS (SELECT 1 FROM customers c WHERE c.program_id = i.program_id AND c.email_hash = decode(i.wait_email_hash, 'hex'))
-           OR EXISTS (SELECT 1 FROM customers c WHERE c.program_id = i.program_id AND c.click_id = i.wait_click_id) THEN now()
+           OR EXISTS (SELECT 1 FROM customers c WHERE c.program_id = i.program_id AND c.click_id = i.wait_click_id)
+           OR EXISTS (SELECT 1 FROM customers c WHERE c.program_id = i.program_id AND c.stripe_customer_id = i.wait_stripe_customer) THEN now()
          ELSE now() + make_interval(secs => i.wait_seconds) END`;
 
 /**
@@ -371,7 +374,7 @@ export async function finishEvents(pool: Pool | PoolClient, events: readonly Fin
        ), awaiting AS (
          INSERT INTO event_waiters (program_id, wait_key, inbox_id)
          SELECT DISTINCT i.program_id, k.key, i.id
-           FROM input i CROSS JOIN LATERAL unnest(${attributionWaitKeys({ clickId: 'i.wait_click_id', customerKey: 'i.wait_customer_key', emailHashHex: 'i.wait_email_hash' })}) AS k (key)
+           FROM input i CROSS JOIN LATERAL unnest(${attributionWaitKeys({ clickId: 'i.wait_click_id', customerKey: 'i.wait_customer_key', emailHashHex: 'i.wait_email_hash', stripeCustomerId: 'i.wait_stripe_customer' })}) AS k (key)
           WHERE i.wait_seconds IS NOT NULL AND k.key IS NOT NULL
          ON CONFLICT (program_id, wait_key, inbox_id) DO NOTHING
        ), woken AS (
