@@ -77,7 +77,7 @@ function assertAmount(name: string, value: number, allowZero = false): void {
   if (problem) throw errors.badRequest(`The ${name} ${problem}`);
 }
 
-/** Thrown when an event must wait for something else to arrive first (its sale, its lead). */
+/** Thrown when an event must wait for something else to arrive first (its sale): retried on the back-off. */
 export class NotYetResolvable extends Error {
   /**
    * @param awaitingSale the ids the event looks its sale up by, when the sale is what it waits
