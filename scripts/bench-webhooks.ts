@@ -12,6 +12,9 @@
 //      worker's batches (32 a transaction) write their outcomes: the redeliveries' ack p50/p99/max, any refused.
 //   --redeliveries: only 4., after the warm-up (drained first).
 //   --ack-only: the burst's rounds (no pgbench) and the ack p99 at 200/s right after them, then stop.
+//   --organic=0.9: that share of the events are payments nobody referred (no click; a customer key
+//      no lead matches): attempts per such payment (mean, max; the job queue's own count) are
+//      printed after the drain and at the end, beside the ingest.
 //   --pooler: then the ingest rounds and the drain again through PgBouncer in transaction mode
 //      (an API and a worker with AFFIX_DATABASE_POOLING=transaction), printed beside the direct ones.
 // Prints figures; asserts nothing.
@@ -22,7 +25,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { storeEventStatement } from '../src/db/webhook-events.js';
 import { STRIPE_EVENTS_JOB_QUEUE } from '../src/platform/queue.js';
-import { atRate, benchMain, databaseCpuMs, fmt, httpClient, median, percentile, processCpuMs, runConcurrent, startBench, startService, statementsDuring, stripeEventSource } from './lib/bench-kit.js';
+import { atRate, benchMain, databaseCpuMs, fmt, httpClient, median, percentile, processCpuMs, runConcurrent, startBench, startService, organicAttempts, statementsDuring, stripeEventSource } from './lib/bench-kit.js';
 import { startPgBouncer } from './lib/pgbouncer.js';
 
 const run = promisify(execFile);
@@ -35,6 +38,8 @@ const throughPooler = process.argv.includes('--pooler');
 const ackOnly = process.argv.includes('--ack-only');
 /** Only the redeliveries during a drain (4. below), a worker started after the warm-up: about a minute a run. */
 const redeliveriesOnly = process.argv.includes('--redeliveries');
+/** The share of payments nobody referred (issue 42: most of a brand's payments). */
+const organicShare = Number(process.argv.find((arg) => arg.startsWith('--organic='))?.slice('--organic='.length) ?? 0);
 const perRound = Number(positional[0] ?? 2000);
 const concurrency = Number(positional[1] ?? 32);
 const ROUNDS = 3;
@@ -47,7 +52,13 @@ await benchMain(async (cleanup) => {
   const postgres = `PostgreSQL ${(await sql.query('SHOW server_version')).rows[0].server_version}`;
   console.log(`bench:webhooks — ${ROUNDS} rounds of ${perRound} events at concurrency ${concurrency}; ${postgres}, synchronous_commit ${(await sql.query('SHOW synchronous_commit')).rows[0].synchronous_commit}`);
 
-  const { signed: signedEvents, deliver } = stripeEventSource(client, program, { concurrency, secret: WEBHOOK_SECRET });
+  const { signed: signedEvents, deliver } = stripeEventSource(client, program, { concurrency, secret: WEBHOOK_SECRET, organic: organicShare });
+  const benchStarted = performance.now();
+  const organicLine = async () => {
+    const organic = await organicAttempts(sql, STRIPE_EVENTS_JOB_QUEUE.name);
+    const spread = Object.entries(organic.byAttempts).map(([attempts, payments]) => `${payments}×${attempts}`).join(', ');
+    return `attempts per organic payment: mean ${fmt(organic.mean, 2)}, max ${organic.max} (${organic.payments} payments: ${spread}; ${fmt((performance.now() - benchStarted) / 1000)} s into the run)`;
+  };
 
   // ---- 1. ingest vs the pgbench ceiling ------------------------------------------------------
   const sample = (await signedEvents(1))[0]!;
@@ -218,6 +229,7 @@ await benchMain(async (cleanup) => {
   const sales = Number((await sql.query('SELECT count(*) FROM sales WHERE program_id = $1', [program.programId])).rows[0].count);
   console.log(`drain: ${backlog} queued events -> ${sales} sales; ${fmt(drain)} events/s from the first job done (first half of the backlog ${fmt(firstHalf)}/s, second half ${fmt(secondHalf)}/s: fetch cost does not grow with the backlog when these match)`);
   console.log(`RATIO drain / ingest = ${fmt(drain / ingest, 2)} (target >= 0.8) on ${postgres}`);
+  if (organicShare > 0) console.log(`after the drain, ${await organicLine()}`);
   console.log(`CPU per event drained: worker ${fmt(workerCpuMs, 2)} ms, PostgreSQL ${fmt(databaseCpuMs, 2)} ms (2 cores: at most ${fmt(2000 / (workerCpuMs + databaseCpuMs))} events/s)`);
   // Counted on a separate backlog, a worker started on it (start-up included), the count off while timing.
   const counted = await signedEvents(500);
@@ -238,6 +250,7 @@ await benchMain(async (cleanup) => {
 
   // ---- 4. ack -> sale at a steady 50/s, worker running ------------------------------------
   const at50 = await steady(50, 10, true);
+  if (organicShare > 0) console.log(`organic share ${organicShare}: ingest ${fmt(ingest)} acks/s, drain ${fmt(drain)} events/s; ${await organicLine()}`);
   console.log(`ack -> sale at 50 events/s (${at50.toSale.length}/${at50.events} sales): p50 ${fmt(percentile(at50.toSale, 50))} ms, p99 ${fmt(percentile(at50.toSale, 99))} ms (target p99 < 100 ms); ack p99 ${fmt(percentile(at50.acks, 99), 1)} ms with the worker running; ${postgres}`);
 
   if (!throughPooler) return;

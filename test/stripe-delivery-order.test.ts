@@ -350,7 +350,7 @@ describe('a batch\'s independent payments attributed at once', () => {
     expect(lines.find((line) => line.msg.startsWith('queued events that were waiting'))?.woken).toBe(1);
     expect(await jobOf(refundId!)).toMatchObject({ state: 'retry', later: false });
     expect((await db.pool.query('SELECT status FROM webhook_events WHERE id = $1', [renewalId])).rows[0].status).toBe('queued');
-    expect(await count(db.pool, 'SELECT 1 FROM sale_waiters WHERE inbox_id = $1', [refundId])).toBe(0);
+    expect(await count(db.pool, 'SELECT 1 FROM event_waiters WHERE inbox_id = $1', [refundId])).toBe(0);
   });
 
   it('two batches, each with payments at once and their refunds after, committed side by side: every refund once, the ledger balances to the cent', async () => {
@@ -455,8 +455,8 @@ describe('single events', () => {
     await expect(processStripeEvent(deps(), refundId!, job.id)).rejects.toThrow('the sale this refers to is not recorded yet');
     await api.queue!.fail('stripe-events', job.id, { message: 'waiting' });
     expect(await jobOf(refundId!)).toMatchObject({ state: 'retry', later: true });
-    const waiters = async () => (await db.pool.query('SELECT sale_key, retry_job FROM sale_waiters WHERE inbox_id = $1', [refundId])).rows;
-    expect(await waiters()).toContainEqual({ sale_key: `pi_${vars.run}_payment`, retry_job: job.id });
+    const waiters = async () => (await db.pool.query('SELECT wait_key, retry_job FROM event_waiters WHERE inbox_id = $1', [refundId])).rows;
+    expect(await waiters()).toContainEqual({ wait_key: `pi_${vars.run}_payment`, retry_job: job.id });
     // The sale: its statement moves the waiting refund's retry to now.
     expect(await processStripeEvent(deps(), checkoutId!)).toMatchObject({ status: 'processed', attributionStep: 'click_id' });
     expect(await jobOf(refundId!)).toMatchObject({ state: 'retry', later: false });
@@ -484,7 +484,7 @@ describe('single events', () => {
       expect(await processStripeEvent(deps(), second)).toMatchObject({ status: 'processed' });
       expect(await jobOf(refundId!)).toMatchObject({ state: 'retry', later: false });
       expect(await processStripeEvent(deps(), refundId!, job.id)).toMatchObject({ status: 'processed' });
-      expect((await db.pool.query('SELECT * FROM sale_waiters WHERE inbox_id = $1', [refundId])).rows).toEqual([]);
+      expect((await db.pool.query('SELECT * FROM event_waiters WHERE inbox_id = $1', [refundId])).rows).toEqual([]);
     });
   }
 

@@ -225,25 +225,23 @@ describe('out of order, retries, parking and replay', () => {
     expect((await saleRow(`cs_${run}_payment`))[0]).toMatchObject({ refunded_total_cents: 1000 });
   });
 
-  it('an event that never resolves is parked, visible, and replayable', async () => {
+  it('a payment with our metadata that nothing matches is attempted once and waits (never retried, never parked); its late lead attributes it', async () => {
     const { send, run, vars, shop } = await setup({}, { lead: false });
     const event = await send('checkout.session.completed.payment', (e) => {
       e.data.object.metadata.affix_click_id = `clk_missing_${run}`;
       e.data.object.customer_details.email = `nobody_${run}@example.com`;
       e.data.object.customer = `cus_missing_${run}`;
     });
-    const parked = await waitForEvent(db.pool, event.id, ['parked'], 30_000);
-    expect(parked.attempts).toBe(3);
-    expect(parked.reason).toMatch(/^no customer matches the payment yet/);
-    const listed = await api.request('GET', '/api/v1/admin/webhook-events?status=parked', { headers: adminHeaders });
-    expect(listed.body.data.map((e: any) => e.id)).toContain(parked.id);
+    const waiting = await waitForEvent(db.pool, event.id, ['ignored']);
+    expect(waiting.attempts).toBe(1);
+    expect(waiting.reason).toMatch(/^no affiliate attribution yet: waiting up to 60 minutes/);
+    const listed = await api.request('GET', '/api/v1/admin/webhook-events?status=ignored', { headers: adminHeaders });
+    expect(listed.body.data.map((e: any) => e.id)).toContain(waiting.id);
 
-    // The lead arrives late; replaying the event attributes it.
+    // The lead arrives late: the workers' sweep queues the payment once more, and it is attributed.
     await api.request('POST', '/api/v1/track/lead', { body: { click_id: vars.click_id, customer_key: vars.customer_key } });
-    const replay = await api.request('POST', `/api/v1/admin/webhook-events/${parked.id}/replay`, { headers: adminHeaders });
-    expect(replay.body.data).toMatchObject({ status: 'queued', attempts: 0 });
-    expect(await waitForEvent(db.pool, event.id, ['processed'])).toMatchObject({ attribution_step: 'customer_key' });
-    const shown = await api.request('GET', `/api/v1/admin/webhook-events/${parked.id}`, { headers: adminHeaders });
+    expect(await waitForEvent(db.pool, event.id, ['processed'], 30_000)).toMatchObject({ attribution_step: 'customer_key', attempts: 1 });
+    const shown = await api.request('GET', `/api/v1/admin/webhook-events/${waiting.id}`, { headers: adminHeaders });
     expect(shown.body.data).toMatchObject({ status: 'processed', attribution_step: 'customer_key', program_id: shop.programId });
   }, 40_000);
 

@@ -270,11 +270,35 @@ let eventCounter = 0;
 
 /**
  * Signed Stripe checkout events, each naming a real click of the program's link (so a worker
- * attributes a sale for each), and their delivery to the program's webhook endpoint.
+ * attributes a sale for each), and their delivery to the program's webhook endpoint. `organic`:
+ * the share of buyers nobody referred (no click; the brand's own customer key that no lead
+ * matches, as a brand sends on every checkout), their events' ids starting `evt_organic`.
  */
-export function stripeEventSource(client: HttpClient, program: { programId: number; shortLink: string }, options: { concurrency: number; secret: string }) {
+/**
+ * Attempts per organic payment so far (events whose id starts `evt_organic`): each job of the
+ * event counts the runs it started (pg-boss's retry_count, plus the one running or done), from
+ * the job table and its archive. The same count whatever the workers do with a payment.
+ */
+export async function organicAttempts(sql: pg.Pool, queueName: string): Promise<{ payments: number; mean: number; max: number; byAttempts: Record<number, number> }> {
+  const { rows } = await sql.query(
+    `WITH organic AS (SELECT id::text AS inbox_id FROM webhook_events WHERE stripe_event_id LIKE 'evt_organic%'),
+          jobs AS (SELECT data ->> 'inboxId' AS inbox_id, state, retry_count FROM pgboss.job WHERE name = $1
+                   UNION ALL SELECT data ->> 'inboxId', state, retry_count FROM pgboss.archive WHERE name = $1),
+          runs AS (SELECT o.inbox_id, coalesce(sum(CASE WHEN j.state = 'created' THEN 0 WHEN j.state = 'retry' THEN j.retry_count ELSE j.retry_count + 1 END), 0)::int AS attempts
+                     FROM organic o LEFT JOIN jobs j USING (inbox_id) GROUP BY o.inbox_id)
+     SELECT attempts, count(*)::int AS payments FROM runs GROUP BY attempts ORDER BY attempts`,
+    [queueName],
+  );
+  const payments = rows.reduce((sum, row) => sum + row.payments, 0);
+  const total = rows.reduce((sum, row) => sum + row.attempts * row.payments, 0);
+  return { payments, mean: payments ? total / payments : 0, max: rows.length ? Math.max(...rows.map((row) => row.attempts)) : 0, byAttempts: Object.fromEntries(rows.map((row) => [row.attempts, row.payments])) };
+}
+
+export function stripeEventSource(client: HttpClient, program: { programId: number; shortLink: string }, options: { concurrency: number; secret: string; organic?: number }) {
   async function signed(count: number): Promise<{ payload: string; header: string }[]> {
-    const clicks = await runConcurrent(count, options.concurrency, async () => {
+    const organic = Array.from({ length: count }, () => Math.random() < (options.organic ?? 0));
+    const clicks = await runConcurrent(count, options.concurrency, async (i) => {
+      if (organic[i]) return null;
       const reply = await client.request('POST', '/api/v1/track/click', { affiliate_url: `https://bench.example/?aff=${program.shortLink}` });
       if (reply.status !== 200) throw new Error(`click: ${reply.status} ${JSON.stringify(reply.body)}`);
       return reply.body.click_id as string;
@@ -283,7 +307,9 @@ export function stripeEventSource(client: HttpClient, program: { programId: numb
       clicks.map(async (clickId) => {
         // One count for every source of the run: a second source's events are new events, not redeliveries.
         const n = eventCounter++;
-        const event = await loadFixture('checkout.session.completed.payment', { run: `bench${n}`, click_id: clickId, customer_key: `c${n}`, program_id: program.programId, email: `c${n}@example.com` });
+        const run = clickId === null ? `organic${n}` : `bench${n}`;
+        const event = await loadFixture('checkout.session.completed.payment', { run, click_id: clickId ?? '', customer_key: `c${n}`, program_id: program.programId, email: `c${n}@example.com` });
+        if (clickId === null) (event as any).data.object.metadata = { affix_customer_key: `c${n}`, program_id: String(program.programId) };
         const payload = JSON.stringify(event);
         return { payload, header: Stripe.webhooks.generateTestHeaderString({ payload, secret: options.secret }) };
       }),

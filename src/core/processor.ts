@@ -58,7 +58,23 @@ export type ProcessorOutcome =
   | { kind: 'program_mismatch'; metadataProgramId: string }
   /** Not attributable yet: re-examined when a checkout or first sale binds this Stripe customer. */
   | { kind: 'waiting_for_customer'; stripeCustomerId: string }
-  | { kind: 'unresolved'; referenceOnly: boolean };
+  /** Our metadata, nothing matches yet: waits for a click, lead or customer with one of these keys. */
+  | { kind: 'waiting_for_attribution'; keys: AttributionKeys }
+  /** `waited`: it had waited for its click or lead, and nothing came (its last attempt). */
+  | { kind: 'unresolved'; referenceOnly: boolean; waited?: boolean };
+
+/** What a click, lead or customer recorded (or bound) later would match a payment by (spec §6 steps 1 to 4). */
+export interface AttributionKeys {
+  clickId: string | null;
+  customerKey: string | null;
+  emailHash: Buffer | null;
+  stripeCustomerId: string | null;
+}
+
+/** How an attempt goes: `lastAttempt` once the event has waited for its attribution (it waits once). */
+export interface AttemptOptions {
+  lastAttempt?: boolean;
+}
 
 /** A processor amount we cannot use exactly is a permanent failure (400: never retried), never rounded. */
 function assertAmount(name: string, value: number, allowZero = false): void {
@@ -66,7 +82,7 @@ function assertAmount(name: string, value: number, allowZero = false): void {
   if (problem) throw errors.badRequest(`The ${name} ${problem}`);
 }
 
-/** Thrown when an event must wait for something else to arrive first (its sale, its lead). */
+/** Thrown when an event must wait for something else to arrive first (its sale): retried on the back-off. */
 export class NotYetResolvable extends Error {
   /**
    * @param awaitingSale the ids the event looks its sale up by, when the sale is what it waits
@@ -85,13 +101,33 @@ export class NotYetResolvable extends Error {
 const hasAffixMetadata = (payment: Pick<ProcessorPayment, 'metadata'>) =>
   Boolean(payment.metadata.clickId || (payment.metadata.customerKey && !payment.metadata.customerKeyIsReference));
 
+const attributionKeys = (payment: Pick<ProcessorPayment, 'metadata' | 'email' | 'stripeCustomerId'>): AttributionKeys => ({
+  clickId: payment.metadata.clickId,
+  customerKey: payment.metadata.customerKey,
+  emailHash: payment.email ? hashEmail(payment.email) : null,
+  stripeCustomerId: payment.stripeCustomerId,
+});
+
 /**
- * Nothing matches. Our metadata: its click or lead is not recorded yet (retried, then parked).
- * A subscription payment of a Stripe customer: its checkout (or first invoice) may bind the
+ * Our metadata and nothing matches: its click or lead may not be recorded yet. One attempt, then
+ * it waits for a click, lead or customer with one of its keys (or the fallback time) without
+ * retrying; the attempt after that wait is its last. Without our metadata nothing could ever
+ * attribute it: null (the caller decides).
+ */
+function awaitAttribution(payment: Pick<ProcessorPayment, 'metadata' | 'email' | 'stripeCustomerId'>, options: AttemptOptions): ProcessorOutcome | null {
+  if (!hasAffixMetadata(payment)) return null;
+  if (options.lastAttempt) return { kind: 'unresolved', referenceOnly: false, waited: true };
+  return { kind: 'waiting_for_attribution', keys: attributionKeys(payment) };
+}
+
+/**
+ * Nothing matches. Our metadata: its click or lead may come later (awaitAttribution). A
+ * subscription payment of a Stripe customer: its checkout (or first invoice) may bind the
  * customer within the second, in any order, so it waits for that. Otherwise simply unreferred.
  */
-function unmatched(payment: Pick<ProcessorPayment, 'metadata' | 'stripeCustomerId' | 'saleType'>): ProcessorOutcome {
-  if (hasAffixMetadata(payment)) throw new NotYetResolvable('no customer matches the payment yet (click, lead or first sale not recorded)');
+function unmatched(payment: Pick<ProcessorPayment, 'metadata' | 'email' | 'stripeCustomerId' | 'saleType'>, options: AttemptOptions): ProcessorOutcome {
+  const waiting = awaitAttribution(payment, options);
+  if (waiting) return waiting;
   if (payment.saleType === 'subscription' && payment.stripeCustomerId) {
     return { kind: 'waiting_for_customer', stripeCustomerId: payment.stripeCustomerId };
   }
@@ -153,9 +189,9 @@ const mismatch = (program: Program, payment: Pick<ProcessorPayment, 'metadata'>)
 
 /**
  * Records a processor payment as a sale. Unresolvable payments that carry our metadata, and
- * renewals, wait (NotYetResolvable: retried, then parked); others are simply not ours.
+ * renewals, wait (without retrying: see awaitAttribution); others are simply not ours.
  */
-export async function recordProcessorPayment(store: Transactions, payment: ProcessorPayment, now: Date): Promise<ProcessorOutcome> {
+export async function recordProcessorPayment(store: Transactions, payment: ProcessorPayment, now: Date, options: AttemptOptions = {}): Promise<ProcessorOutcome> {
   assertAmount('amount', payment.amountCents);
   try {
     return await store.transaction(async (tx) => {
@@ -168,7 +204,7 @@ export async function recordProcessorPayment(store: Transactions, payment: Proce
       const duplicateId = await tx.findSaleIdByTransactionId(payment.programId, payment.transactionId);
       if (duplicateId !== null) return { kind: 'duplicate', saleId: duplicateId };
       const resolved = await resolveProcessorCustomer(tx, program, payment, now);
-      if (!resolved) return unmatched(payment);
+      if (!resolved) return unmatched(payment, options);
       await bindStripeCustomer(tx, resolved, payment.stripeCustomerId, program);
       const outcome = await recordSale(
         tx,
@@ -220,16 +256,14 @@ export async function bindProcessorCheckout(
   store: Transactions,
   checkout: Pick<ProcessorPayment, 'programId' | 'metadata' | 'email' | 'stripeCustomerId' | 'promotionRefs'>,
   now: Date,
+  options: AttemptOptions = {},
 ): Promise<ProcessorOutcome> {
   return store.transaction(async (tx) => {
     const program = await loadProgram(tx, checkout.programId);
     const wrongProgram = mismatch(program, checkout);
     if (wrongProgram) return wrongProgram;
     const resolved = await resolveProcessorCustomer(tx, program, checkout, now);
-    if (!resolved) {
-      if (hasAffixMetadata(checkout)) throw new NotYetResolvable('no customer matches the checkout yet');
-      return { kind: 'unresolved', referenceOnly: checkout.metadata.customerKeyIsReference };
-    }
+    if (!resolved) return awaitAttribution(checkout, options) ?? { kind: 'unresolved', referenceOnly: checkout.metadata.customerKeyIsReference };
     await bindStripeCustomer(tx, resolved, checkout.stripeCustomerId, program);
     return { kind: 'bound', customerId: resolved.customer.id, step: resolved.step };
   });

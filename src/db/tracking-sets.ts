@@ -7,6 +7,7 @@ import type { Customer } from '../core/types.js';
 import { termsSnapshot } from '../core/partners.js';
 import { countEventsCte } from './hourly-counts.js';
 import { appendEntriesOf } from './ledger.js';
+import { wakeAttributionWaits } from './attribution-waits.js';
 import type { PoolClient } from './pool.js';
 import { prepared } from './prepared.js';
 import { type Column, columnValues, unnestRows } from './row-sets.js';
@@ -59,7 +60,10 @@ const CUSTOMER_INPUT: readonly Column<NewCustomer>[] = [
   ['stripe_customer_id', 'text', (c) => c.stripeCustomerId ?? null],
 ];
 
-/** New customers; each gets its Stripe customer unless a customer of the program holds it already. */
+/**
+ * New customers; each gets its Stripe customer unless a customer of the program holds it already.
+ * Payments waiting for one of their keys become due (wakeAttributionWaits).
+ */
 export async function insertCustomers(client: PoolClient, customers: readonly NewCustomer[]): Promise<Customer[]> {
   const { rows } = await client.query(
     prepared(
@@ -71,8 +75,8 @@ export async function insertCustomers(client: PoolClient, customers: readonly Ne
                 i.provisional_lead, i.lead_at, i.converted_at, i.lead_ip,
                 CASE WHEN ${stripeCustomerFree('i.program_id', 'i.stripe_customer_id')} THEN i.stripe_customer_id END
            FROM input i ORDER BY i.ord
-         RETURNING ${CUSTOMER_COLUMNS}
-       )
+         RETURNING ${CUSTOMER_COLUMNS}, email_hash, stripe_customer_id
+       ), ${wakeAttributionWaits('written')}
        SELECT written.* FROM written JOIN input i USING (id) ORDER BY i.ord`,
       columnValues(CUSTOMER_INPUT, customers),
     ),

@@ -21,6 +21,7 @@ import type {
 import { countEventCte } from './hourly-counts.js';
 import { SALE_ID_BY_TRANSACTION, insertCommissions, insertCustomers, insertSales, lookUpEach, stripeCustomerFree } from './tracking-sets.js';
 import { appendEntries, entryParams } from './ledger.js';
+import { wakeAttributionWaits } from './attribution-waits.js';
 import { DEFAULT_OUTBOUND_QUEUE, type OutboundQueue, writeMessage } from './outbound.js';
 import type { PoolClient } from './pool.js';
 import { prepared } from './prepared.js';
@@ -123,7 +124,18 @@ export class PgTrackingTx implements TrackingTx {
     const params: unknown[] = [customerId];
     const sets = customerSets(patch, params);
     if (sets.length === 0) return;
-    await this.query(`UPDATE customers SET ${sets.join(', ')} WHERE id = $1`, params);
+    // A key the customer gets now may be what a waiting payment names (wakeAttributionWaits).
+    const newKeys = patch.customerKey !== undefined || patch.emailHash !== undefined || patch.click !== undefined || patch.stripeCustomerId !== undefined;
+    if (!newKeys) {
+      await this.query(`UPDATE customers SET ${sets.join(', ')} WHERE id = $1`, params);
+      return;
+    }
+    await this.query(
+      `WITH updated AS (UPDATE customers SET ${sets.join(', ')} WHERE id = $1 RETURNING program_id, click_id, customer_key, email_hash, stripe_customer_id),
+       ${wakeAttributionWaits('updated')}
+       SELECT 1`,
+      params,
+    );
   }
 
   findCustomerByEmailHash(programId: number, emailHash: Buffer) {
@@ -144,8 +156,12 @@ export class PgTrackingTx implements TrackingTx {
   }
 
   async bindStripeCustomerIfFree(programId: number, customerId: number, stripeCustomerId: string): Promise<void> {
+    // A payment waiting for this Stripe customer (its checkout binds it) becomes due (wakeAttributionWaits).
     await this.query(
-      `UPDATE customers SET stripe_customer_id = $3 WHERE id = $2 AND ${stripeCustomerFree('$1', '$3')}`,
+      `WITH updated AS (UPDATE customers SET stripe_customer_id = $3 WHERE id = $2 AND ${stripeCustomerFree('$1', '$3')}
+                         RETURNING program_id, click_id, customer_key, email_hash, stripe_customer_id),
+       ${wakeAttributionWaits('updated')}
+       SELECT 1`,
       [programId, customerId, stripeCustomerId],
     );
   }

@@ -8,6 +8,7 @@ import { insertJobs, notifyIfJobs } from './job-rows.js';
 import { type Pool, type PoolClient, withTransaction } from './pool.js';
 import { prepared } from './prepared.js';
 import { type Column, columnValues, unnestRows } from './row-sets.js';
+import { attributionWaitKeys } from './attribution-waits.js';
 
 /**
  * Puts an inbox row's job on the queue inside the caller's transaction (the queue's tables live
@@ -61,6 +62,8 @@ export interface InboxEvent {
   /** Ignored for now: re-examined when this Stripe customer or Connect account is bound. */
   waiting_for: string | null;
   wait_until: Date | null;
+  /** Queued again after waiting for its attribution: its next unmatched attempt is its last (read by the workers' load only). */
+  waited?: boolean;
 }
 
 const COLUMNS = `id, processor, stripe_event_id, endpoint, program_id, account, type, livemode, status, reason, attempts,
@@ -227,7 +230,7 @@ export async function loadEventPayload(pool: Pool, id: number): Promise<{ event:
 
 /** Several inbox rows in one round trip (a worker's batch), by id; ids not found are absent. */
 export async function loadEventPayloads(pool: Pool, ids: number[]): Promise<Map<number, { event: InboxEvent; payload: any }>> {
-  const { rows } = await pool.query(prepared(`SELECT ${COLUMNS}, payload, raw_body FROM webhook_events WHERE id = ANY($1::bigint[])`, [ids]));
+  const { rows } = await pool.query(prepared(`SELECT ${COLUMNS}, waited, payload, raw_body FROM webhook_events WHERE id = ANY($1::bigint[])`, [ids]));
   return new Map(
     rows.map(({ payload, raw_body: rawBody, ...event }) => [Number(event.id), { event, payload: payload ?? (rawBody ? JSON.parse((rawBody as Buffer).toString('utf8')) : null) }]),
   );
@@ -241,13 +244,32 @@ export interface EventUpdate {
   result?: Record<string, unknown>;
   /** Ignored for now: queued again when this is bound (see wakeWaitingEvents). */
   waitingFor?: Waiting | null;
+  /**
+   * Ignored for now, no job: waits for a customer with one of these keys (due at once when one is
+   * recorded) or `seconds` (then due anyway): queued once more by queueDueEvents. Counts as an attempt.
+   */
+  awaitingAttribution?: AwaitingAttribution | null;
 }
 
-/** An outcome's columns, set from the SQL given for each value (a replayed event keeps the step and sale it recorded). */
-const finishSet = (v: { status: string; reason: string; step: string; saleId: string; result: string; waitingFor: string; waitDays: string }) =>
+export interface AwaitingAttribution {
+  clickId: string | null;
+  customerKey: string | null;
+  /** The email's SHA-256 (customers.email_hash). */
+  emailHash: Buffer | null;
+  stripeCustomerId: string | null;
+  seconds: number;
+}
+
+/**
+ * An outcome's columns, set from the SQL given for each value (a replayed event keeps the step
+ * and sale it recorded). `dueAt`: when an event waiting for its attribution is due (else NULL);
+ * that wait counts as an attempt.
+ */
+const finishSet = (v: { status: string; reason: string; step: string; saleId: string; result: string; waitingFor: string; waitDays: string; dueAt?: string }) =>
   `status = ${v.status}, reason = ${v.reason}, attribution_step = coalesce(${v.step}, attribution_step),
    sale_id = coalesce(${v.saleId}, sale_id), result = ${v.result}, waiting_for = ${v.waitingFor},
-   wait_until = now() + make_interval(days => ${v.waitDays}), updated_at = now()`;
+   wait_until = ${v.dueAt ? `coalesce(now() + make_interval(days => ${v.waitDays}), ${v.dueAt})` : `now() + make_interval(days => ${v.waitDays})`},
+   ${v.dueAt ? `attempts = attempts + (${v.dueAt} IS NOT NULL)::int, ` : ''}updated_at = now()`;
 
 const FINISH = `UPDATE webhook_events SET ${finishSet({ status: '$2', reason: '$3', step: '$4', saleId: '$5', result: '$6', waitingFor: '$7', waitDays: '$8' })}
   WHERE id = $1`;
@@ -280,7 +302,7 @@ const SALE_KEYS = `array_remove(ARRAY[s.processor_event_id, s.provider_payment_i
  * more). Returns the ids queued again.
  */
 export async function finishEvent(pool: Pool | PoolClient, id: number, update: EventUpdate, wake: WakeWaiting | null = null): Promise<number[]> {
-  if (!wake || (!wake.stripeCustomerId && !wake.saleId && !wake.linked)) {
+  if (!wake || (!wake.stripeCustomerId && !wake.saleId && !wake.linked && !update.awaitingAttribution)) {
     await pool.query(
       prepared(FINISH, [id, update.status, storable(update.reason), update.attributionStep ?? null, update.saleId ?? null,
         storable(JSON.stringify(update.result ?? {})), update.waitingFor?.id ?? null, update.waitingFor?.days ?? null]),
@@ -311,13 +333,30 @@ const FINISHED_INPUT: readonly Column<FinishedEvent>[] = [
   ['recorded_sale_id', 'bigint', (e) => e.wake.saleId ?? null],
   ['linked_invoice', 'text', (e) => e.wake.linked?.invoiceId ?? null],
   ['linked_payments', 'jsonb', (e) => JSON.stringify(e.wake.linked?.paymentIds ?? [])],
+  ['wait_seconds', 'integer', (e) => e.update.awaitingAttribution?.seconds ?? null],
+  ['wait_click_id', 'text', (e) => e.update.awaitingAttribution?.clickId ?? null],
+  ['wait_customer_key', 'text', (e) => e.update.awaitingAttribution?.customerKey ?? null],
+  ['wait_email_hash', 'text', (e) => e.update.awaitingAttribution?.emailHash?.toString('hex') ?? null],
+  ['wait_stripe_customer', 'text', (e) => e.update.awaitingAttribution?.stripeCustomerId ?? null],
 ];
+
+/**
+ * When an event that starts waiting for its attribution is due: after its wait, or now when a
+ * customer with one of its keys is already there (a lead committed while it was attempted).
+ */
+const ATTRIBUTION_DUE_AT = `CASE WHEN i.wait_seconds IS NULL THEN NULL
+         WHEN EXISTS (SELECT 1 FROM customers c WHERE c.program_id = i.program_id AND c.customer_key = i.wait_customer_key)
+           OR EXISTS (SELECT 1 FROM customers c WHERE c.program_id = i.program_id AND c.email_hash = decode(i.wait_email_hash, 'hex'))
+           OR EXISTS (SELECT 1 FROM customers c WHERE c.program_id = i.program_id AND c.click_id = i.wait_click_id)
+           OR EXISTS (SELECT 1 FROM customers c WHERE c.program_id = i.program_id AND c.stripe_customer_id = i.wait_stripe_customer) THEN now()
+         ELSE now() + make_interval(secs => i.wait_seconds) END`;
 
 /**
  * Events' outcomes (as finishEvent) in one statement, with what each made findable woken: the
  * events waiting for a Stripe customer one bound go back on the queue, and the refunds and
  * disputes waiting for a sale one recorded (or for an invoice's sale its link makes findable) are
- * retried now. All of one queue. Returns the ids queued again.
+ * retried now. A payment that starts waiting for its attribution leaves its keys in
+ * event_waiters. All of one queue. Returns the ids queued again.
  */
 export async function finishEvents(pool: Pool | PoolClient, events: readonly FinishedEvent[]): Promise<number[]> {
   if (events.length === 0) return [];
@@ -330,8 +369,14 @@ export async function finishEvents(pool: Pool | PoolClient, events: readonly Fin
       `WITH input AS (SELECT t.* FROM ${unnestRows(FINISHED_INPUT)}),
        finished AS (
          UPDATE webhook_events w
-            SET ${finishSet({ status: 'i.status', reason: 'i.reason', step: 'i.step', saleId: 'i.outcome_sale_id', result: 'i.result', waitingFor: 'i.waiting_for', waitDays: 'i.wait_days' })}
+            SET ${finishSet({ status: 'i.status', reason: 'i.reason', step: 'i.step', saleId: 'i.outcome_sale_id', result: 'i.result', waitingFor: 'i.waiting_for', waitDays: 'i.wait_days', dueAt: ATTRIBUTION_DUE_AT })}
            FROM input i WHERE w.id = i.id
+       ), awaiting AS (
+         INSERT INTO event_waiters (program_id, wait_key, inbox_id)
+         SELECT DISTINCT i.program_id, k.key, i.id
+           FROM input i CROSS JOIN LATERAL unnest(${attributionWaitKeys({ clickId: 'i.wait_click_id', customerKey: 'i.wait_customer_key', emailHashHex: 'i.wait_email_hash', stripeCustomerId: 'i.wait_stripe_customer' })}) AS k (key)
+          WHERE i.wait_seconds IS NOT NULL AND k.key IS NOT NULL
+         ON CONFLICT (program_id, wait_key, inbox_id) DO NOTHING
        ), woken AS (
          UPDATE webhook_events w SET ${REQUEUE_WAITING}
            FROM input i
@@ -351,8 +396,8 @@ export async function finishEvents(pool: Pool | PoolClient, events: readonly Fin
                                                AND s.processor_event_id = i.linked_invoice AND s.program_id = i.program_id)
        ), waiters AS (
          -- Every waiter row of the events one of those ids matches (the others name ids not findable yet).
-         DELETE FROM sale_waiters sw
-          WHERE (sw.program_id, sw.inbox_id) IN (SELECT m.program_id, m.inbox_id FROM sale_waiters m JOIN findable f ON m.program_id = f.program_id AND m.sale_key = f.key)
+         DELETE FROM event_waiters sw
+          WHERE (sw.program_id, sw.inbox_id) IN (SELECT m.program_id, m.inbox_id FROM event_waiters m JOIN findable f ON m.program_id = f.program_id AND m.wait_key = f.key)
          RETURNING sw.retry_job
        ), retried AS (
          UPDATE ${pg.escapeIdentifier(queue.schema)}.job j SET start_after = now()
@@ -399,6 +444,34 @@ export async function wakeWaitingEvents(pool: Pool, enqueue: EnqueueInTransactio
 }
 
 /**
+ * The due-check: payments waiting for their attribution whose time came (a customer with one of
+ * their keys was recorded, or their wait ran out at `now`) go back on the queue, each with its
+ * job, at most `limit` at a time, and marked `waited`: that attempt is their last. Their waiter
+ * rows go. Every worker runs it on its sweep; returns the ids queued.
+ */
+export async function queueDueEvents(pool: Pool, queue: InboxJobQueue, now: Date, limit = 1_000): Promise<number[]> {
+  const { rows } = await pool.query(
+    prepared(
+      `WITH due AS (
+         SELECT id FROM webhook_events
+          WHERE status = 'ignored' AND waiting_for IS NULL AND wait_until IS NOT NULL AND wait_until <= $1
+          ORDER BY wait_until LIMIT $2 FOR UPDATE SKIP LOCKED
+       ), queued AS (
+         UPDATE webhook_events w SET status = 'queued', reason = NULL, result = '{}', wait_until = NULL, waited = true, updated_at = now()
+           FROM due WHERE w.id = due.id
+         RETURNING w.id
+       ), unwaited AS (
+         -- By the inbox id's index (an IN join was planned as a scan of the whole table).
+         DELETE FROM event_waiters WHERE inbox_id = ANY (ARRAY(SELECT id FROM queued))
+       ), job AS (${insertJobs({ schema: queue.schema, queue: '$3', data: "jsonb_build_object('inboxId', queued.id)", from: 'queued' })})
+       SELECT queued.id, ${notifyIfJobs('$4')} AS wake FROM queued`,
+      [now, limit, queue.name, STRIPE_EVENTS_CHANNEL],
+    ),
+  );
+  return rows.map((row) => Number(row.id));
+}
+
+/**
  * Reasons may quote values from the event (a metadata field, a type): whatever text PostgreSQL
  * cannot store (NUL, unpaired surrogates) is replaced so that the outcome is always recorded.
  */
@@ -419,9 +492,9 @@ export async function recordFailedAttempt(pool: Pool, id: number, reason: string
   }
   await pool.query(
     `WITH failed AS (${failed})
-     INSERT INTO sale_waiters (program_id, sale_key, inbox_id, retry_job)
+     INSERT INTO event_waiters (program_id, wait_key, inbox_id, retry_job)
      SELECT DISTINCT failed.program_id, k, $1::bigint, $5::uuid FROM failed, unnest($4::text[]) k WHERE failed.program_id IS NOT NULL
-     ON CONFLICT (program_id, sale_key, inbox_id) DO UPDATE SET retry_job = EXCLUDED.retry_job`,
+     ON CONFLICT (program_id, wait_key, inbox_id) DO UPDATE SET retry_job = EXCLUDED.retry_job`,
     [...params, awaiting.saleIds, awaiting.jobId],
   );
 }
@@ -436,7 +509,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function markExhausted(pool: Pool, id: number): Promise<void> {
   await pool.query(
-    `WITH waited AS (DELETE FROM sale_waiters WHERE inbox_id = $1)
+    `WITH waited AS (DELETE FROM event_waiters WHERE inbox_id = $1)
      UPDATE webhook_events
         SET status = CASE WHEN result ->> 'last_failure' = 'waiting' THEN 'parked' ELSE 'dead' END, updated_at = now()
       WHERE id = $1 AND status = 'retrying'`,
@@ -494,9 +567,11 @@ export async function getEvent(pool: Pool, ref: number | string): Promise<InboxE
 /** Puts a stored event back on the queue (replay), in one transaction with its new job. */
 export async function requeueEvent(pool: Pool, enqueue: EnqueueInTransaction, id: number): Promise<InboxEvent | null> {
   return withTransaction(pool, async (client) => {
+    // A replayed event starts afresh: it may wait for its attribution once more.
+    await client.query('DELETE FROM event_waiters WHERE inbox_id = $1', [id]);
     const { rows } = await client.query(
       `UPDATE webhook_events
-          SET status = 'queued', reason = NULL, attempts = 0, result = '{}', waiting_for = NULL, wait_until = NULL, updated_at = now(),
+          SET status = 'queued', reason = NULL, attempts = 0, result = '{}', waiting_for = NULL, wait_until = NULL, waited = false, updated_at = now(),
               -- A Connect event replayed after its account was bound goes to that program.
               program_id = coalesce(program_id, (SELECT p.id FROM programs p WHERE p.stripe_account_id = webhook_events.account))
         WHERE id = $1 AND purged_at IS NULL RETURNING ${COLUMNS}`,

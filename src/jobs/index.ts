@@ -9,7 +9,7 @@ import { compactHourlyCounts } from '../db/hourly-counts.js';
 import { compactPageRollups } from '../db/page-rollups.js';
 import { ensureClickPartitions } from '../db/partitions.js';
 import { analyzeJobTable } from '../db/queue-statistics.js';
-import { STRIPE_EVENTS_CHANNEL, markExhausted, wakeWaitingEvents } from '../db/webhook-events.js';
+import { STRIPE_EVENTS_CHANNEL, markExhausted, queueDueEvents, wakeWaitingEvents } from '../db/webhook-events.js';
 import { JOB_EXPIRY_SECONDS, STRIPE_EVENTS_DEAD_QUEUE, STRIPE_EVENTS_JOB_QUEUE, STRIPE_EVENTS_QUEUE, type StripeEventJob, stripeEventEnqueuer } from '../platform/queue.js';
 import { createSecretBox } from '../platform/secret-box.js';
 import { startMailJobs } from './mail-jobs.js';
@@ -19,7 +19,7 @@ import { startMoneyJobs } from './money-jobs.js';
 import { type Mailer, createMailer } from '../platform/mailer.js';
 import { type QueuedEvent, type WorkerDeps, processStripeEvent, processStripeEventBatch, stripeEventJobSchema } from './stripe-event-job.js';
 
-/** How often a worker looks for jobs whose worker died and for waiting events now bound (idempotent). */
+/** How often a worker looks for jobs whose worker died, for waiting events now bound, and for payments whose wait is due (idempotent). */
 export const RESUME_SWEEP_MS = 5_000;
 /** How often a worker makes next months' click partitions and folds past hours' counters. */
 export const HOURLY_UPKEEP_MS = 3_600_000;
@@ -77,7 +77,7 @@ export async function startWorkers(
   config: Readonly<Config>,
 ): Promise<RunningWorkers> {
   const { listenPool = workerDeps.pool, ...rest } = workerDeps;
-  const deps: WorkerDeps = { ...rest, queue: boss };
+  const deps: WorkerDeps = { ...rest, queue: boss, attributionWaitMinutes: config.worker.attributionWaitMinutes };
   // LISTEN needs a session of its own; through a transaction pooler without a direct URL there
   // is none, and the workers find new events and deliveries by polling alone.
   const listenOn = (channel: string, wake: () => void, what: string): Listening =>
@@ -150,6 +150,10 @@ export async function startWorkers(
     wakeWaitingEvents(deps.pool, stripeEventEnqueuer(boss))
       .then((woken) => woken.length && deps.logger.info({ woken: woken.length }, 'queued events whose customer or account is now bound'))
       .catch((error) => deps.logger.warn({ err: error }, 'looking for waiting events failed'));
+    // Payments that waited for their click or lead: one was recorded, or their wait ran out.
+    queueDueEvents(deps.pool, STRIPE_EVENTS_JOB_QUEUE, deps.now?.() ?? new Date())
+      .then((queued) => queued.length && deps.logger.info({ queued: queued.length }, 'queued payments whose wait for their attribution is over'))
+      .catch((error) => deps.logger.warn({ err: error }, 'looking for payments due after their wait failed'));
   }, RESUME_SWEEP_MS);
   sweep.unref();
   return {

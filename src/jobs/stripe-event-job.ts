@@ -15,7 +15,7 @@ import {
   revertProcessorRefund,
 } from '../core/processor.js';
 import type { Transactions } from '../core/ports.js';
-import { WAIT_FOR_CUSTOMER_DAYS } from '../core/stripe/event-types.js';
+import { DEFAULT_ATTRIBUTION_WAIT_MINUTES, WAIT_FOR_CUSTOMER_DAYS } from '../core/stripe/event-types.js';
 import type { ProcessorFact } from '../core/processor-port.js';
 import { atOnceCount } from '../core/fact-keys.js';
 import { ADAPTERS } from '../core/adapters.js';
@@ -34,11 +34,24 @@ export interface WorkerDeps {
   /** Queues events that were waiting for a binding this event made. */
   queue: PgBoss;
   now?: () => Date;
+  /** How long a payment waits for its click or lead (AFFIX_ATTRIBUTION_WAIT_MINUTES; default DEFAULT_ATTRIBUTION_WAIT_MINUTES). */
+  attributionWaitMinutes?: number;
 }
+
+/** What an attempt knows beyond its fact: whether it is the last after a wait, and how long a wait lasts. */
+export interface Attempt {
+  lastAttempt: boolean;
+  waitMinutes: number;
+}
+
+const attemptOf = (deps: WorkerDeps, event: InboxEvent): Attempt => ({
+  lastAttempt: event.waited === true,
+  waitMinutes: deps.attributionWaitMinutes ?? DEFAULT_ATTRIBUTION_WAIT_MINUTES,
+});
 
 const FINAL = new Set(['processed', 'ignored', 'failed']);
 
-function fromOutcome(outcome: ProcessorOutcome): EventUpdate {
+function fromOutcome(outcome: ProcessorOutcome, attempt: Attempt): EventUpdate {
   switch (outcome.kind) {
     case 'recorded':
       return { status: 'processed', attributionStep: outcome.step, saleId: outcome.saleId, result: { commission_id: outcome.commissionId } };
@@ -56,10 +69,18 @@ function fromOutcome(outcome: ProcessorOutcome): EventUpdate {
         reason: `no affiliate attribution yet: waiting for a checkout or first sale to bind customer ${outcome.stripeCustomerId}`,
         waitingFor: { id: outcome.stripeCustomerId, days: WAIT_FOR_CUSTOMER_DAYS },
       };
+    case 'waiting_for_attribution':
+      return {
+        status: 'ignored',
+        reason: `no affiliate attribution yet: waiting up to ${attempt.waitMinutes} minutes for a click, lead or customer matching its affix metadata`,
+        awaitingAttribution: { ...outcome.keys, seconds: attempt.waitMinutes * 60 },
+      };
     case 'unresolved':
       return {
         status: 'ignored',
-        reason: outcome.referenceOnly
+        reason: outcome.waited
+          ? 'no affiliate attribution: no click, lead or customer matched its affix metadata after waiting (no partner)'
+          : outcome.referenceOnly
           ? 'no affiliate attribution: client_reference_id matches no customer (an unreferred sale)'
           : 'no affiliate attribution: no click, lead, known customer or customer key matches',
       };
@@ -67,14 +88,15 @@ function fromOutcome(outcome: ProcessorOutcome): EventUpdate {
 }
 
 /** One fact, one core call (the same for every processor). Returns what to write on the inbox row. */
-export async function applyFact(store: Transactions, programId: number, fact: ProcessorFact, now: Date): Promise<EventUpdate> {
+export async function applyFact(store: Transactions, programId: number, fact: ProcessorFact, now: Date, attempt: Attempt = { lastAttempt: false, waitMinutes: DEFAULT_ATTRIBUTION_WAIT_MINUTES }): Promise<EventUpdate> {
+  const options = { lastAttempt: attempt.lastAttempt };
   switch (fact.kind) {
     case 'ignored':
       return { status: 'ignored', reason: fact.reason };
     case 'payment':
-      return fromOutcome(await recordProcessorPayment(store, { programId, ...fact.payment }, now));
+      return fromOutcome(await recordProcessorPayment(store, { programId, ...fact.payment }, now, options), attempt);
     case 'bind':
-      return fromOutcome(await bindProcessorCheckout(store, { programId, ...fact.checkout }, now));
+      return fromOutcome(await bindProcessorCheckout(store, { programId, ...fact.checkout }, now, options), attempt);
     case 'payment_link':
       await linkProcessorInvoicePayment(store, { programId, invoiceId: fact.transactionId, paymentIds: fact.paymentIds });
       return { status: 'processed', reason: `payment ${fact.paymentIds.join(', ')} linked to invoice ${fact.transactionId}` };
@@ -109,8 +131,8 @@ type AttributableEvent = InboxEvent & { program_id: number };
 const readFact = (event: AttributableEvent, payload: unknown): ProcessorFact => ADAPTERS[event.processor].read(payload, { livemode: event.livemode });
 
 /** The event's fact applied through `store`: its outcome, and the waiting events its binding wakes. */
-async function attribute(store: Transactions, event: AttributableEvent, payload: unknown, fact: ProcessorFact, now: Date): Promise<{ update: EventUpdate; wake: WakeWaiting }> {
-  const update = await applyFact(store, event.program_id, fact, now);
+async function attribute(store: Transactions, event: AttributableEvent, payload: unknown, fact: ProcessorFact, now: Date, attempt: Attempt): Promise<{ update: EventUpdate; wake: WakeWaiting }> {
+  const update = await applyFact(store, event.program_id, fact, now, attempt);
   // An attributed checkout or payment binds its processor customer: events waiting for it go
   // now; a sale it recorded, or a payment it linked to a recorded invoice, retries the refunds
   // and disputes that arrived before it.
@@ -128,9 +150,9 @@ function logProcessed(log: Logger, event: InboxEvent, update: EventUpdate, woken
 }
 
 /** Events attributed side by side in the batch, their calls sent together; throws what the first that failed threw, once all have settled. */
-async function attributeAtOnce(batch: BatchTransaction, group: { event: AttributableEvent; payload: unknown }[], facts: ProcessorFact[], now: Date) {
+async function attributeAtOnce(deps: WorkerDeps, batch: BatchTransaction, group: { event: AttributableEvent; payload: unknown }[], facts: ProcessorFact[], now: Date) {
   const stores = batch.atOnce(group.length);
-  const settled = await Promise.allSettled(group.map(({ event, payload }, i) => attribute(stores[i]!, event, payload, facts[i]!, now)));
+  const settled = await Promise.allSettled(group.map(({ event, payload }, i) => attribute(stores[i]!, event, payload, facts[i]!, now, attemptOf(deps, event))));
   return settled.map((result) => {
     if (result.status === 'rejected') throw result.reason;
     return result.value;
@@ -179,14 +201,14 @@ export async function processStripeEventBatch(deps: WorkerDeps, queued: QueuedEv
     const first = together > 1 ? together : 0;
     if (first) {
       const group = work.slice(0, together);
-      const attributed = await attributeAtOnce(batch, group, facts, now);
+      const attributed = await attributeAtOnce(deps, batch, group, facts, now);
       // Their outcomes in one statement too (and what any of them made findable, woken).
       wokenTogether = await batch.write((client) => finishEvents(client, group.map(({ item }, i) => ({ id: item.inboxId, ...attributed[i]! }))));
       group.forEach(({ item, event }, i) => done.push({ item, event, update: attributed[i]!.update, woken: [], together }));
     }
     for (let i = first; i < work.length; i++) {
       const { item, event, payload } = work[i]!;
-      const { update, wake } = await attribute(batch, event, payload, facts[i]!, now);
+      const { update, wake } = await attribute(batch, event, payload, facts[i]!, now, attemptOf(deps, event));
       // When the core caught an error of its own (a sale outside the window, a duplicate), it
       // expected its writes rolled back: the batch is spoiled, and this write throws.
       const woken = await batch.write((client) => finishEvent(client, item.inboxId, update, wake));
@@ -238,7 +260,7 @@ export async function processStripeEvent(deps: WorkerDeps, inboxId: number, jobI
   const held = new HeldTransaction(deps.pool);
   try {
     const attributable = event as AttributableEvent;
-    const { update, wake } = await attribute(held, attributable, payload, readFact(attributable, payload), deps.now?.() ?? new Date());
+    const { update, wake } = await attribute(held, attributable, payload, readFact(attributable, payload), deps.now?.() ?? new Date(), attemptOf(deps, event));
     // In the use case's own transaction: the sale and "processed" commit together.
     const woken = await held.finish((db) => finishEvent(db, inboxId, update, wake));
     logProcessed(log, event, update, woken, Date.now() - started);

@@ -1,5 +1,6 @@
 // Environment parsed once, with zod, into a frozen object that is passed in (never read at import).
 import { DEFAULT_RETRY_SCHEDULE_SECONDS } from '../core/outbound-events.js';
+import { DEFAULT_ATTRIBUTION_WAIT_MINUTES } from '../core/stripe/event-types.js';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 
@@ -45,6 +46,7 @@ const schema = z.object({
   AFFIX_WORKER_RETRY_LIMIT: z.coerce.number().int().min(0).max(50).default(8),
   AFFIX_WORKER_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(3600).default(2),
   AFFIX_WORKER_POLL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
+  AFFIX_ATTRIBUTION_WAIT_MINUTES: z.coerce.number().int().min(1).max(43_200).default(DEFAULT_ATTRIBUTION_WAIT_MINUTES),
   AFFIX_WEBHOOK_ALLOW_PRIVATE: booleanText.default(false),
   // Deliveries to brands: attempts at once per process, and the total time one attempt may take (connect, headers, body).
   AFFIX_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
@@ -103,7 +105,7 @@ export interface Config {
   webhookRetentionDays: number;
   /** How old a Paddle signature may be, in seconds (AFFIX_PADDLE_SIGNATURE_TOLERANCE_SECONDS). */
   paddleSignatureToleranceSeconds: number;
-  worker: { concurrency: number; batchSize: number; retryLimit: number; retryDelaySeconds: number; pollSeconds: number };
+  worker: { concurrency: number; batchSize: number; retryLimit: number; retryDelaySeconds: number; pollSeconds: number; attributionWaitMinutes: number };
   /** Webhooks to the brand: may they reach private and loopback addresses (never in production), and the wait before each retry. */
   outbound: {
     allowPrivateAddresses: boolean;
@@ -191,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       retryLimit: e.AFFIX_WORKER_RETRY_LIMIT,
       retryDelaySeconds: e.AFFIX_WORKER_RETRY_DELAY_SECONDS,
       pollSeconds: e.AFFIX_WORKER_POLL_SECONDS,
+      attributionWaitMinutes: e.AFFIX_ATTRIBUTION_WAIT_MINUTES,
     }),
     mail: Object.freeze({ smtpUrl: e.AFFIX_SMTP_URL, from: e.AFFIX_MAIL_FROM }),
     outbound: Object.freeze({

@@ -1,10 +1,10 @@
 // Signing and delivering Stripe events to the test API, and waiting for the workers.
 import Stripe from 'stripe';
 import { NotYetResolvable } from '../../src/core/processor.js';
-import { wakeWaitingEvents } from '../../src/db/webhook-events.js';
+import { queueDueEvents, wakeWaitingEvents } from '../../src/db/webhook-events.js';
 import { processStripeEvent, processStripeEventBatch } from '../../src/jobs/stripe-event-job.js';
 import { createLogger } from '../../src/platform/logger.js';
-import { stripeEventEnqueuer } from '../../src/platform/queue.js';
+import { STRIPE_EVENTS_JOB_QUEUE, stripeEventEnqueuer } from '../../src/platform/queue.js';
 import type { Pool } from '../../src/db/pool.js';
 import type { InboxStatus } from '../../src/db/webhook-events.js';
 import { type FixtureVars, loadFixture } from '../../src/platform/fixtures.js';
@@ -131,6 +131,8 @@ export async function processEventsInOrder(api: TestApi, inboxIds: number[]): Pr
       }
     }
     await wakeWaitingEvents(api.pool, stripeEventEnqueuer(api.queue!));
+    // Payments whose click or lead was recorded meanwhile (their wait's fallback is far off).
+    await queueDueEvents(api.pool, STRIPE_EVENTS_JOB_QUEUE, new Date());
     const { rows } = await api.pool.query(
       `SELECT id FROM webhook_events WHERE id = ANY ($1::bigint[]) AND status IN ('queued', 'retrying') ORDER BY id`,
       [inboxIds],

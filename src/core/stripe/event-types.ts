@@ -31,6 +31,13 @@ export const isHandledStripeEvent = (type: string): type is HandledStripeEventTy
  */
 export const WAIT_FOR_CUSTOMER_DAYS = 1;
 
+/**
+ * How long a payment that carries our metadata, and that no click, lead or customer matches yet,
+ * waits for one before its last attempt (AFFIX_ATTRIBUTION_WAIT_MINUTES). A lead recorded
+ * meanwhile ends the wait at once.
+ */
+export const DEFAULT_ATTRIBUTION_WAIT_MINUTES = 60;
+
 export interface Waiting {
   /** A Stripe customer (cus_) or Connect account (acct_) id. */
   id: string;
