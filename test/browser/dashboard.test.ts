@@ -194,7 +194,7 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     expect(csvLines.some((line) => line.includes('not_first_sale'))).toBe(true);
   });
 
-  it('connects Stripe, shows the live check, and replays a parked webhook from the inbox', async () => {
+  it('connects Stripe, shows the live check; a payment waits for its lead, and a failed one is replayed from the inbox', async () => {
     await page.goto(`${api.url}/dashboard/programs/${programId}/stripe`);
     // Nothing typed is not "saved".
     await submit('Save Stripe settings');
@@ -206,27 +206,39 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     await page.getByLabel(/Signing secret/).fill('whsec_dashboard_test');
     await submit('Save Stripe settings');
     await expect.poll(() => textOf(page.getByRole('status'))).toBe('Stripe settings saved.');
+    // A payment whose lead is not recorded yet costs one attempt and waits (docs/stripe.md).
     const event = await fixture('checkout.session.completed.payment', { run: `dash${Date.now()}`, click_id: 'clk_not_yet', customer_key: 'late_user', program_id: programId, email: 'late@example.com' });
     expect((await deliver(api, `/api/v1/webhooks/stripe/${programId}`, event, { secret: 'whsec_dashboard_test' })).status).toBe(200);
-    await waitForEvent(db.pool, event.id, ['parked']);
+    expect(await waitForEvent(db.pool, event.id, ['ignored'])).toMatchObject({ attempts: 1, reason: expect.stringContaining('waiting up to') });
     await page.goto(`${api.url}/dashboard/programs/${programId}/stripe`);
     await (page.getByText(/last event received .*signature verified/)).first().waitFor({ state: 'visible', timeout: 5000 });
-    await page.goto(`${api.url}/dashboard/programs/${programId}/inbox`);
-    await expect.poll(() => textOf(page.locator('#inbox'))).toContain('parked');
-    // The lead arrives; replaying the event now attributes it.
+    // The lead arrives: the waiting payment is attributed without anyone replaying it.
     const key = (globalThis as any).dashboardKey as string;
     const clickId = (await api.request('POST', '/api/v1/track/click', { body: { affiliate_url: 'https://brand.example/?aff=alice-dash' } })).body.click_id;
     await api.request('POST', '/api/v1/track/lead', { body: { click_id: clickId, customer_key: 'late_user' }, headers: bearer(key) });
+    expect(await waitForEvent(db.pool, event.id, ['processed'])).toMatchObject({ attribution_step: 'customer_key' });
+    // A payment in a currency the program does not take fails for good and waits in the inbox;
+    // once the program takes every currency, replaying it from the inbox attributes it.
+    const pounds = await fixture('checkout.session.completed.payment', { run: `dashgbp${Date.now()}`, click_id: clickId, customer_key: 'late_user', program_id: programId, email: 'late@example.com' });
+    pounds.data.object.currency = 'gbp';
+    expect((await deliver(api, `/api/v1/webhooks/stripe/${programId}`, pounds, { secret: 'whsec_dashboard_test' })).status).toBe(200);
+    expect(await waitForEvent(db.pool, pounds.id, ['failed'])).toMatchObject({ reason: 'currency gbp is not supported' });
+    await page.goto(`${api.url}/dashboard/programs/${programId}/inbox`);
+    await expect.poll(() => textOf(page.locator('#inbox'))).toContain('currency gbp is not supported');
     // The inbox fits a phone: ids shortened (whole in the copy button), no sideways scroll.
-    expect(await page.getByRole('button', { name: `Copy event id ${event.id}` }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: `Copy event id ${pounds.id}` }).count()).toBe(1);
     await page.setViewportSize({ width: 390, height: 900 });
     const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
     expect(widths.scroll).toBeLessThanOrEqual(widths.inner);
     await page.setViewportSize({ width: 1200, height: 900 });
-    await submit(`Replay ${event.id}`);
+    await page.goto(`${api.url}/dashboard/programs/${programId}/setup`);
+    await page.getByRole('radio', { name: /Every ISO 4217 currency/ }).check();
+    await submit('Save the currency setting');
+    await page.goto(`${api.url}/dashboard/programs/${programId}/inbox`);
+    await submit(`Replay ${pounds.id}`);
     await expect.poll(() => textOf(page.getByRole('status'))).toBe('Event queued again.');
     expect(new URL(page.url()).pathname).toBe(`/dashboard/programs/${programId}/inbox`);
-    expect(await waitForEvent(db.pool, event.id, ['processed'])).toMatchObject({ attribution_step: 'customer_key' });
+    expect(await waitForEvent(db.pool, pounds.id, ['processed'])).toMatchObject({ attribution_step: 'click_id' });
     await page.reload();
     await expect.poll(() => textOf(page.locator('#inbox'))).toContain('Nothing waiting.');
   });
