@@ -71,7 +71,6 @@ export const importInput = z.object({
     )
     .optional(),
 });
-export type ImportInput = z.input<typeof importInput>;
 
 export type RowOutcome = 'create' | 'unchanged' | 'add_link';
 
@@ -288,7 +287,7 @@ export function importFileColumns(csv: string): string[] {
 // ---- the dashboard's uploaded file, kept until it is imported ------------------------------------
 
 /** How long an uploaded file waits for its confirmation. */
-export const IMPORT_FILE_TTL_MS = 60 * 60 * 1000;
+const IMPORT_FILE_TTL_MS = 60 * 60 * 1000;
 
 /** Decodes the uploaded bytes (refused in words if they cannot be read) and keeps them: the confirm reads these very bytes. */
 export async function keepImportFile(deps: ManagementDeps, scope: Scope, programId: number, bytes: Uint8Array): Promise<{ fileId: string; csv: string }> {

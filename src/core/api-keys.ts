@@ -18,8 +18,6 @@ export interface AuthenticatedKey {
   rotation: { markedAt: Date; rotateBy: Date } | null;
   /** The brand is suspended: tracking still records, management is refused (src/http/auth.ts). */
   accountSuspended: boolean;
-  /** The program's currency choice, read with the key so a sale's currency is decided before anything is looked up. */
-  acceptAllCurrencies: boolean;
 }
 
 /**
@@ -32,9 +30,9 @@ export async function authenticateApiKey(store: Store, token: string, now: Date,
   if (record.rotateBy && record.rotationMarkedAt) {
     if (now.getTime() >= record.rotateBy.getTime()) throw errors.rotationRequired(record.rotateBy, docsUrl);
     const rotation = { markedAt: record.rotationMarkedAt, rotateBy: record.rotateBy };
-    return { keyId: record.keyId, programId: record.programId, rotation, accountSuspended: record.accountSuspended, acceptAllCurrencies: record.acceptAllCurrencies };
+    return { keyId: record.keyId, programId: record.programId, rotation, accountSuspended: record.accountSuspended };
   }
-  return { keyId: record.keyId, programId: record.programId, rotation: null, accountSuspended: record.accountSuspended, acceptAllCurrencies: record.acceptAllCurrencies };
+  return { keyId: record.keyId, programId: record.programId, rotation: null, accountSuspended: record.accountSuspended };
 }
 
 export function rotationWarning(rotateBy: Date, docsUrl: string): RotationWarning {

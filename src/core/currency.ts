@@ -17,14 +17,7 @@ export function toCurrency(value: unknown): Currency | null {
   return /^[A-Z]{3}$/.test(code) && Object.hasOwn(ISO_4217_MINOR_UNITS, code) ? (code as Currency) : null;
 }
 
-/** A code known to be in the table (constants, values read back from our own database). */
-export function currency(code: string): Currency {
-  const checked = toCurrency(code);
-  if (!checked || checked !== code) throw new Error(`${code} is not an ISO 4217 code in upper case`);
-  return checked;
-}
-
-export const isContractCurrency = (code: Currency): boolean => SUPPORTED_CURRENCIES.includes(code);
+const isContractCurrency = (code: Currency): boolean => SUPPORTED_CURRENCIES.includes(code);
 
 /**
  * The currency of a sale: missing means USD; the contract's three always; any other ISO 4217

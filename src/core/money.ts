@@ -149,8 +149,11 @@ export function reverseRefund(state: RefundState, failedCents: number): Refunded
 
 /** Minor units in the currency's major unit, as a plain decimal: "1234.50", "-0.05", "250000" (VND), "12.345" (KWD). */
 export function majorUnits(cents: string | number, currency: Currency): string {
-  const digits = minorUnitDigits(currency);
-  const value = BigInt(cents);
+  return decimalText(BigInt(cents), minorUnitDigits(currency));
+}
+
+/** An integer count of 10^-digits as a plain decimal: (123450n, 2) → "1234.50"; (5n, 0) → "5". */
+export function decimalText(value: bigint, digits: number): string {
   const sign = value < 0n ? '-' : '';
   const abs = value < 0n ? -value : value;
   if (digits === 0) return `${sign}${abs}`;

@@ -2,7 +2,7 @@
 // expect (docs/payouts.md). Amounts in the currency's major unit, exact.
 import { csvField } from './csv.js';
 import { minorUnitDigits } from './currency.js';
-import { majorUnits } from './money.js';
+import { decimalText, majorUnits } from './money.js';
 import type { Currency } from './types.js';
 
 export type ExportFormat = 'generic' | 'paypal' | 'wise';
@@ -50,16 +50,11 @@ export function paypalAmount(minor: number, currency: Currency): { amount: strin
   if (minor % unit !== 0) {
     return { problem: `${majorUnits(minor, currency)} ${currency} has more decimals than PayPal takes for ${currency} (${digits}): pay it another way` };
   }
-  const paypal = BigInt(minor) / BigInt(unit);
-  if (digits === 0) return { amount: paypal.toString() };
-  const scale = 10n ** BigInt(digits);
-  const sign = paypal < 0n ? '-' : '';
-  const abs = paypal < 0n ? -paypal : paypal;
-  return { amount: `${sign}${abs / scale}.${(abs % scale).toString().padStart(digits, '0')}` };
+  return { amount: decimalText(BigInt(minor) / BigInt(unit), digits) };
 }
 
 /** The note of a line PayPal cannot pay: its amount is left empty, so the line cannot be paid by mistake. */
-export const PAYPAL_REFUSED = 'NOT PAYABLE THROUGH PAYPAL';
+const PAYPAL_REFUSED = 'NOT PAYABLE THROUGH PAYPAL';
 
 function cells(format: ExportFormat, row: ExportRow, context: { programName: string }): Array<string | number | null> {
   if (format === 'paypal') {

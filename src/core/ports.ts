@@ -250,8 +250,6 @@ export interface ApiKeyRecord {
   revokedAt: Date | null;
   /** The brand (account) owning the program is suspended. */
   accountSuspended: boolean;
-  /** The program takes every ISO 4217 currency, not only the contract's three. */
-  acceptAllCurrencies: boolean;
 }
 
 export interface ReadinessFacts {

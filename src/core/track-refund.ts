@@ -42,7 +42,7 @@ export function refundKey(refundId: string | null, amountCents: number | undefin
 }
 
 /** Where a sale's commission stands before a refund (or its reversal) is counted; `refundsCents`: what refunds count of it. */
-export const refundStateOf = (sale: Sale, commission: Commission, refundsCents: number): RefundState => ({
+const refundStateOf = (sale: Sale, commission: Commission, refundsCents: number): RefundState => ({
   saleAmountCents: sale.amountCents,
   commissionAmountCents: commission.amountCents,
   refundedTotalCents: commission.refundedTotalCents,

@@ -27,7 +27,7 @@ export class PgStore implements Store {
 
   async findApiKeyByHash(keyHash: Buffer): Promise<ApiKeyRecord | null> {
     const { rows } = await this.pool.query(prepared(
-      `SELECT k.id, k.program_id, k.rotation_marked_at, k.rotate_by, k.revoked_at, a.suspended, p.accept_all_currencies
+      `SELECT k.id, k.program_id, k.rotation_marked_at, k.rotate_by, k.revoked_at, a.suspended
          FROM api_keys k JOIN programs p ON p.id = k.program_id JOIN accounts a ON a.id = p.account_id
         WHERE k.key_hash = $1`,
       [keyHash],
@@ -41,7 +41,6 @@ export class PgStore implements Store {
           rotateBy: row.rotate_by,
           revokedAt: row.revoked_at,
           accountSuspended: row.suspended,
-          acceptAllCurrencies: row.accept_all_currencies,
         }
       : null;
   }

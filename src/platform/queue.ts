@@ -30,8 +30,10 @@ export const STRIPE_EVENTS_JOB_QUEUE = { schema: 'pgboss', name: STRIPE_EVENTS_Q
 export const JOB_EXPIRY_SECONDS = 20;
 export const SUPERVISION_INTERVAL_SECONDS = 10;
 
-/** The planner settings of the queue's connections (see `startQueue`). */
-const QUEUE_SESSION_OPTIONS = '-c enable_sort=off -c jit=off';
+/** The planner settings of the queue's connections (see `startQueue`), as session options and for a pooled transaction. */
+const QUEUE_SETTINGS = { enable_sort: 'off', jit: 'off' };
+const QUEUE_SESSION_OPTIONS = Object.entries(QUEUE_SETTINGS).map(([name, value]) => `-c ${name}=${value}`).join(' ');
+const QUEUE_LOCAL_SETTINGS = Object.entries(QUEUE_SETTINGS).map(([name, value]) => `SET LOCAL ${name} = ${value}`).join('; ');
 
 export interface QueuePolicy {
   retryLimit: number;
@@ -94,7 +96,7 @@ function pooledQueueDatabase(connectionString: string, settings: Parameters<type
       if (!isFetch(text)) return pool.query(text, values);
       const client = await pool.connect();
       try {
-        await client.query('BEGIN; SET LOCAL enable_sort = off; SET LOCAL jit = off');
+        await client.query(`BEGIN; ${QUEUE_LOCAL_SETTINGS}`);
         const result = await client.query(text, values);
         await client.query('COMMIT');
         client.release();

@@ -61,6 +61,7 @@ import { sendCsv } from '../csv-stream.js';
 import { limitedPasswordCheck } from '../sign-in-limit.js';
 import { securedRouter } from '../guard.js';
 import { DASHBOARD_ROUTES } from '../../core/permissions.js';
+import { showsOwnWrite } from '../own-write.js';
 
 const DONE: Record<string, string> = {
   settings: 'Settings saved.',
@@ -261,8 +262,7 @@ export function dashboardRoutes(deps: AppDeps): Router {
     const query = req.query as Record<string, string | undefined>;
     const filter = activityFilter(query, now);
     const requested = Number(query.page);
-    // The page a form redirects to (`done`), or answers itself, shows the caller's own write: read on the primary.
-    const afterOwnWrite = query.done !== undefined || req.method !== 'GET';
+    const afterOwnWrite = showsOwnWrite(req);
     const data = await programPageData({ ...app(), store: deps.store, publicUrl: config.publicUrl }, scope(res), id, section, filter, Number.isSafeInteger(requested) && requested > 0 ? requested : 1, query, afterOwnWrite);
     const people = allows(res.locals.account.role, 'read_people');
     const behind = data.behindSeconds === null ? '' : html`<p class="muted" role="status">Figures may be up to ${data.behindSeconds} s behind.</p>`;

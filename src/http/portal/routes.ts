@@ -32,6 +32,7 @@ import { confirmSignInPage, linkSentPage, overviewPage, portalHeader, programPag
 import { qrSvg } from './qr.js';
 import { errorPage, mailSettings } from '../views/components.js';
 import { referralUrl } from '../../core/programs.js';
+import { showsOwnWrite } from '../own-write.js';
 
 export const PORTAL_COOKIE = 'affix_portal';
 
@@ -45,7 +46,7 @@ export function portalRoutes(deps: AppDeps): Router {
   const form = [...formBody('20kb'), csrf.check];
   const app = (): PortalDeps => ({ pool, secretBox: deps.secretBox ?? null, now: () => clock(deps), publicUrl: config.publicUrl, reads: deps.reads });
   /** The partner's numbers: from the replica when there is one, unless the page shows their own write (a form's answer or redirect). */
-  const reading = (req: Request) => readSide(app(), req.query.done !== undefined || req.method !== 'GET');
+  const reading = (req: Request) => readSide(app(), showsOwnWrite(req));
   router.use('/portal', cookieParser(), pageHeaders(), sameOriginPosts(config.publicUrl));
 
   const send = (res: Response, status: number, title: string, body: Html, flash: string | null = null) => {
