@@ -30,6 +30,13 @@ import { CLICK_BY_ID, COMMISSION_COLUMNS, CUSTOMER_COLUMNS, PROGRAM_COLUMNS, nor
 /** Parameters for "no entry" (the statement's entry CTE is skipped). */
 const NO_ENTRY = createdEntry(0);
 
+// A sale's refund rows summed by kind: refunds net of failed ones, chargebacks taken and given
+// back; one spelling for the per-source look-ups and the sale's total (`refundParts`).
+const REFUNDS_NET = `coalesce(sum(amount_cents) FILTER (WHERE reason = 'refund' AND reverted_at IS NULL), 0)
+  - coalesce(sum(amount_cents) FILTER (WHERE reason = 'refund_failed'), 0)`;
+const CHARGEBACKS_TAKEN = `coalesce(sum(amount_cents) FILTER (WHERE reason = 'chargeback' AND reverted_at IS NULL), 0)`;
+const CHARGEBACKS_GIVEN_BACK = `coalesce(sum(amount_cents) FILTER (WHERE reason = 'chargeback_reversed'), 0)`;
+
 export class PgTrackingTx implements TrackingTx {
   private savepoints = 0;
   constructor(
@@ -276,9 +283,7 @@ export class PgTrackingTx implements TrackingTx {
 
   async processorRefundedCents(saleId: number, source: string): Promise<number> {
     const { rows } = await this.query(
-      `SELECT (coalesce(sum(amount_cents) FILTER (WHERE reason = 'refund' AND reverted_at IS NULL), 0)
-               - coalesce(sum(amount_cents) FILTER (WHERE reason = 'refund_failed'), 0))::bigint AS total
-         FROM refunds WHERE sale_id = $1 AND source = $2`,
+      `SELECT (${REFUNDS_NET})::bigint AS total FROM refunds WHERE sale_id = $1 AND source = $2`,
       [saleId, source],
     );
     return rows[0].total;
@@ -286,8 +291,7 @@ export class PgTrackingTx implements TrackingTx {
 
   async chargebackAdjustmentCents(saleId: number, source: string): Promise<{ takenCents: number; givenBackCents: number }> {
     const { rows } = await this.query(
-      `SELECT coalesce(sum(amount_cents) FILTER (WHERE reason = 'chargeback' AND reverted_at IS NULL), 0)::bigint AS taken,
-              coalesce(sum(amount_cents) FILTER (WHERE reason = 'chargeback_reversed'), 0)::bigint AS given_back
+      `SELECT (${CHARGEBACKS_TAKEN})::bigint AS taken, (${CHARGEBACKS_GIVEN_BACK})::bigint AS given_back
          FROM refunds WHERE sale_id = $1 AND source = $2`,
       [saleId, source],
     );
@@ -297,10 +301,7 @@ export class PgTrackingTx implements TrackingTx {
   async refundParts(saleId: number): Promise<{ refundsCents: number; chargebacksCents: number }> {
     const { rows } = await this.query(
       `WITH by_source AS (
-         SELECT coalesce(sum(amount_cents) FILTER (WHERE reason = 'refund' AND reverted_at IS NULL), 0)
-                - coalesce(sum(amount_cents) FILTER (WHERE reason = 'refund_failed'), 0) AS refunds,
-                greatest(0, coalesce(sum(amount_cents) FILTER (WHERE reason = 'chargeback' AND reverted_at IS NULL), 0)
-                            - coalesce(sum(amount_cents) FILTER (WHERE reason = 'chargeback_reversed'), 0)) AS chargebacks
+         SELECT ${REFUNDS_NET} AS refunds, greatest(0, ${CHARGEBACKS_TAKEN} - ${CHARGEBACKS_GIVEN_BACK}) AS chargebacks
            FROM refunds WHERE sale_id = $1 GROUP BY source)
        SELECT coalesce(sum(refunds), 0)::bigint AS refunds, coalesce(sum(chargebacks), 0)::bigint AS chargebacks FROM by_source`,
       [saleId],
