@@ -31,3 +31,4 @@ createServer((req, res) => {
     }
   });
 }).listen(Number(port), '127.0.0.1', () => console.log('bare click server up'));
+process.on('SIGTERM', () => process.exit(0));

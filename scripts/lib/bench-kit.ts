@@ -119,7 +119,7 @@ export async function startService(role: 'api' | 'worker' | 'start', databaseUrl
     role,
     {
       DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', AFFIX_ADMIN_TOKEN: ADMIN_TOKEN, AFFIX_SECRET_KEY: SECRET_KEY,
-      AFFIX_TRUST_PROXY: 'loopback', LOG_LEVEL: 'info', ...env,
+      AFFIX_TRUST_PROXY: 'loopback', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', ...env,
     },
     // BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=prof' profiles the service processes.
     { port, timeoutMs: 60_000, nodeArgs: process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) },

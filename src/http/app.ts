@@ -1,17 +1,17 @@
 // The express application: request context, JSON parsing, routes, one error handler.
-import { randomUUID } from 'node:crypto';
+import type { RequestListener } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { openApiDocument } from './openapi.js';
 import { errors } from '../core/errors.js';
 import { trackerScript, trackerScriptGzip } from '../platform/tracker-bundle.js';
-import { RequestLocals, state } from './context.js';
 import { type AppDeps, type HttpDeps, clock } from './deps.js';
 import { databaseReady } from '../app/access.js';
 import { replicaReady } from '../app/reads.js';
-import { refuseUnstorableBody } from './input-guard.js';
-import { logFailure, sendError, toAffixError } from './respond.js';
-import { countIfNotCounted, rateLimits } from './rate-limit.js';
+import { assertJsonObject, refuseUnstorableBody } from './input-guard.js';
+import { answerFailure, beginRequest } from './request-life.js';
+import { limitInBytes, servedDirectly, serveClickDirectly } from './direct-click.js';
+import { rateLimits } from './rate-limit.js';
 import { adminRoutes } from './routes/admin.js';
 import { OWN_BODY_PATH } from './routes/admin-partners.js';
 import { cliAuthRoutes } from './routes/cli-auth.js';
@@ -24,13 +24,10 @@ import { mailRoutes } from './mail/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { readinessRoute } from './routes/readiness.js';
 import { stripeWebhookRoutes } from './routes/stripe-webhooks.js';
-import { trackClickRoute } from './routes/track-click.js';
+import { TRACK_CLICK_PATH, trackClickHandlers, trackClickPreflight } from './routes/track-click.js';
 import { trackLeadRoute } from './routes/track-lead.js';
 import { trackRefundRoute } from './routes/track-refund.js';
 import { trackSaleRoute } from './routes/track-sale.js';
-
-/** Spec §7: these two add `error.code` to every error, body-parser errors included. */
-const ROUTES_WITH_ERROR_CODES = new Set(['/api/v1/track/sale', '/api/v1/track/refund']);
 
 const READY_TIMEOUT_MS = 1_000;
 
@@ -38,29 +35,21 @@ const DOCS_DIR = fileURLToPath(new URL('../../docs/', import.meta.url));
 
 function requestContext(deps: HttpDeps) {
   return (req: Request, res: Response, next: NextFunction) => {
-    const requestId = randomUUID();
-    const started = process.hrtime.bigint();
-    res.setHeader('X-Request-ID', requestId);
-    const locals = new RequestLocals(deps.logger, requestId);
-    res.locals = locals as unknown as Response['locals'];
-    locals.errorCodes = ROUTES_WITH_ERROR_CODES.has(req.path);
-    res.on('finish', () => {
-      // The same line whether or not the request's own logger was made.
-      const own = locals.madeLog;
-      (own ?? deps.logger).info(
-        {
-          ...(own ? {} : { requestId }),
-          method: req.method,
-          path: req.path,
-          status: res.statusCode,
-          ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
-          programId: locals.apiKey?.programId,
-          ...locals.logFields,
-        },
-        'request',
-      );
-    });
+    beginRequest(deps, req, req.path, res);
     next();
+  };
+}
+
+/**
+ * The server's request listener: the ordinary click served directly (direct-click.ts), every
+ * other request by the Express app, whose own click route takes the click's other shapes.
+ */
+export function requestListener(deps: HttpDeps, app: express.Express = createApp(deps)): RequestListener {
+  const limit = limitInBytes(deps.config.bodyLimit);
+  const trust = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
+  return (req, res) => {
+    if (limit !== null && servedDirectly(req, limit)) void serveClickDirectly(deps, trust, req, res);
+    else app(req, res);
   };
 }
 
@@ -72,6 +61,16 @@ export function createApp(given: HttpDeps): express.Express {
   app.set('etag', false);
   app.set('trust proxy', deps.config.trustProxy);
   app.use(requestContext(deps));
+  const limits = rateLimits(deps.pool, () => clock(deps));
+  const json = express.json({ limit: deps.config.bodyLimit, strict: false });
+  const objectBody = (req: Request, _res: Response, next: NextFunction) => {
+    if (req.body === undefined) req.body = {};
+    assertJsonObject(req.body);
+    next();
+  };
+  // The busiest route (every visit through every partner's link) first, with the same counting
+  // and parsing as every route below: Express then tries one layer for it rather than twenty.
+  app.post(TRACK_CLICK_PATH, limits, json, refuseUnstorableBody, objectBody, ...trackClickHandlers(deps));
   // Before the JSON parser: signatures are verified on the raw body.
   app.use(stripeWebhookRoutes(deps));
   // GET /cli/status answers 200, 401 and 429 without X-Request-ID (spec §7); its 500 has one.
@@ -79,17 +78,10 @@ export function createApp(given: HttpDeps): express.Express {
     res.removeHeader('X-Request-ID');
     next();
   });
-  app.use(rateLimits(deps.pool, () => clock(deps)));
-  const json = express.json({ limit: deps.config.bodyLimit, strict: false });
+  app.use(limits);
   // The partners' bulk route parses its own, larger body behind the admin token (admin-partners.ts).
   app.use((req: Request, res: Response, next: NextFunction) => (OWN_BODY_PATH.test(req.path) ? next() : json(req, res, next)), refuseUnstorableBody);
-  app.use((req: Request, _res: Response, next: NextFunction) => {
-    if (req.body === undefined) req.body = {};
-    if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
-      throw errors.badRequest('Request body must be a JSON object');
-    }
-    next();
-  });
+  app.use(objectBody);
 
   // Liveness: the process answers (no database: a restart would not bring it back).
   app.get('/healthz', (_req, res) => {
@@ -121,7 +113,7 @@ export function createApp(given: HttpDeps): express.Express {
     res.send(await trackerScript());
   });
 
-  app.use(trackClickRoute(deps));
+  app.use(trackClickPreflight(deps));
   app.use(trackLeadRoute(deps));
   app.use(trackSaleRoute(deps));
   app.use(trackRefundRoute(deps));
@@ -139,14 +131,6 @@ export function createApp(given: HttpDeps): express.Express {
     throw errors.notFound(`Route not found: ${req.method} ${req.path}`);
   });
 
-  app.use(async (error: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    const affixError = toAffixError(error, res, deps.config.bodyLimit);
-    logFailure(res, deps.logger, error, affixError);
-    // A click refused before its statement counted it is counted now; over the limit, 429. Not
-    // after a server-side failure: the database is what failed (a lock wait would only double).
-    const refused = affixError.status < 500 ? await countIfNotCounted(deps.pool, res) : null;
-    if (res.headersSent) return;
-    sendError(res, refused ?? affixError, deps.config.docsUrl);
-  });
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => answerFailure(deps, error, res));
   return app;
 }

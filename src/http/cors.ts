@@ -6,24 +6,35 @@ import { originListed } from '../app/access.js';
 
 const EXPOSED = 'X-Request-ID, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After';
 
+/** The answer depends on the Origin header (caches must key on it). */
+function varyOnOrigin(res: Response): void {
+  const current = res.getHeader('Vary');
+  if (current === undefined) res.setHeader('Vary', 'Origin');
+  else if (!/(^|,)\s*(origin|\*)\s*(,|$)/i.test(String(current))) res.setHeader('Vary', `${String(current)}, Origin`);
+}
+
 export function browserCors(pool: Pool) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const origin = req.headers.origin;
-    res.vary('Origin');
-    const allowed = origin ? await originListed(pool, origin) : false;
-    if (allowed && origin) {
-      res.setHeader('Access-Control-Allow-Origin', origin);
-      res.setHeader('Access-Control-Expose-Headers', EXPOSED);
-    }
-    if (req.method === 'OPTIONS') {
-      if (allowed) {
-        res.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
-        res.setHeader('Access-Control-Allow-Headers', 'Content-Type');
-        res.setHeader('Access-Control-Max-Age', '600');
-      }
-      res.status(204).end();
-      return;
-    }
-    next();
+    if (await answerBrowserCors(pool, req, res)) next();
   };
+}
+
+/** The CORS headers for the request's origin; a preflight is answered here (false: nothing more to do). */
+export async function answerBrowserCors(pool: Pool, req: Pick<Request, 'method' | 'headers'>, res: Response): Promise<boolean> {
+  const origin = req.headers.origin;
+  varyOnOrigin(res);
+  const allowed = origin ? await originListed(pool, origin) : false;
+  if (allowed && origin) {
+    res.setHeader('Access-Control-Allow-Origin', origin);
+    res.setHeader('Access-Control-Expose-Headers', EXPOSED);
+  }
+  if (req.method !== 'OPTIONS') return true;
+  if (allowed) {
+    res.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
+    res.setHeader('Access-Control-Allow-Headers', 'Content-Type');
+    res.setHeader('Access-Control-Max-Age', '600');
+  }
+  res.statusCode = 204;
+  res.end();
+  return false;
 }

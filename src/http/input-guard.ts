@@ -24,10 +24,22 @@ export function findUnstorable(value: unknown, path: string[] = []): string | nu
   return null;
 }
 
+/** The API's bodies are JSON objects (absent: an empty one, as the parsers leave it). */
+export function assertJsonObject(body: unknown): void {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw errors.badRequest('Request body must be a JSON object');
+  }
+}
+
+/** A parsed body with text PostgreSQL cannot store is refused. */
+export function assertStorable(body: unknown): void {
+  const problem = findUnstorable(body);
+  if (problem) throw errors.badRequest(`Request ${problem}`);
+}
+
 /** After a body parser: refuses bodies with text PostgreSQL cannot store. */
 export function refuseUnstorableBody(req: Request, _res: Response, next: NextFunction): void {
-  const problem = findUnstorable(req.body);
-  if (problem) throw errors.badRequest(`Request ${problem}`);
+  assertStorable(req.body);
   next();
 }
 

@@ -11,7 +11,10 @@ import { countRequest } from '../app/access.js';
 import { readBearer } from './auth.js';
 import { state } from './context.js';
 
-export type RateLimitSubject = (req: Request) => string;
+/** What a request's count is kept by: the parts of a request a subject may read. */
+export type CountedRequest = Pick<Request, 'method' | 'path' | 'ip' | 'headers'>;
+
+export type RateLimitSubject = (req: CountedRequest) => string;
 
 export const byClientIp: RateLimitSubject = (req) => `ip:${req.ip ?? 'unknown'}`;
 
@@ -53,9 +56,20 @@ export function rateLimit(pool: Pool, rule: RateLimitRule, subject: RateLimitSub
 /** Leaves the count to the route's write statement: `takeRequestCount` hands it over. */
 function countWithRoute(rule: RateLimitRule, subject: RateLimitSubject, now: () => Date) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    state(res).pendingCount = { count: requestCount(rule, subject(req), now()), settled: false };
+    pendCount(rule, subject, req, res, now());
     next();
   };
+}
+
+function pendCount(rule: RateLimitRule, subject: RateLimitSubject, req: CountedRequest, res: Response, at: Date): void {
+  state(res).pendingCount = { count: requestCount(rule, subject(req), at), settled: false };
+}
+
+/** For a route its write statement counts (the click), served outside Express: its count, left pending. */
+export function pendRouteCount(req: CountedRequest, res: Response, at: Date): void {
+  const route = LIMITED_ROUTES.find((candidate) => candidate.countedByRoute && matches(candidate, req));
+  if (!route) throw new Error(`no route counted by its statement at ${req.method} ${req.path}`);
+  pendCount(route.rule, route.subject, req, res, at);
 }
 
 /** The request's count for the route's statement to take, if its route counts that way. */
@@ -101,7 +115,7 @@ const LIMITED_ROUTES: LimitedRoute[] = [
   { method: '*', path: '/api/v1/cli/', rule: RATE_LIMITS.cli, subject: byApiKey },
 ];
 
-const matches = (route: LimitedRoute, req: Request) =>
+const matches = (route: LimitedRoute, req: Pick<Request, 'method' | 'path'>) =>
   (route.method === '*' || route.method === req.method) &&
   (route.path.endsWith('/') ? req.path.startsWith(route.path) : req.path === route.path);
 

@@ -43,7 +43,11 @@ export function sendJson(res: Response, status: number, body: Record<string, unk
     res.setHeader('Link', `<${docsUrl}>; rel="deprecation"`);
     body = { ...body, warnings: [rotationWarning(rotation.rotateBy, docsUrl)] };
   }
-  res.status(status).json(body);
+  // Written directly rather than through res.json (which turns the text into a Buffer, then
+  // writes headers and body as two chunks): one string, one write, and Node sets the length.
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.end(res.req.method === 'HEAD' ? undefined : JSON.stringify(body));
 }
 
 export function errorBody(error: AffixError, withCode: boolean): Record<string, unknown> {

@@ -8,7 +8,7 @@ import { pruneRateLimitCounters } from '../db/rate-limit.js';
 import { forgetOldSignInPlaces } from '../app/access.js';
 import { PgStore } from '../db/store.js';
 import { purgeExpiredPayloads } from '../db/webhook-events.js';
-import { createApp } from '../http/app.js';
+import { requestListener } from '../http/app.js';
 import type { Logger } from '../platform/logger.js';
 import { createSecretBox } from '../platform/secret-box.js';
 
@@ -31,7 +31,7 @@ export async function startApi(configured: Readonly<Config>, pool: Pool, logger:
   const config = withListeningPort(configured, (server.address() as AddressInfo).port);
   const secretBox = config.secretKey ? createSecretBox(config.secretKey) : undefined;
   const reads = extras.reads ? { pool: extras.reads, store: new PgStore(extras.reads), noteAfterSeconds: config.readLagNoteSeconds } : undefined;
-  server.on('request', createApp({ config, pool, store: new PgStore(pool, { linkCacheMs: config.linkCacheMs }), reads, logger, queue: extras.queue, secretBox }));
+  server.on('request', requestListener({ config, pool, store: new PgStore(pool, { linkCacheMs: config.linkCacheMs }), reads, logger, queue: extras.queue, secretBox }));
   let draining = false;
   // While draining, each answer asks the client to close its keep-alive connection.
   server.on('request', (_req, res) => {

@@ -8,7 +8,7 @@ import { inject } from 'vitest';
 import { loadConfig } from '../../src/platform/config.js';
 import { type Pool, createPool } from '../../src/db/pool.js';
 import { PgStore } from '../../src/db/store.js';
-import { createApp } from '../../src/http/app.js';
+import { createApp, requestListener } from '../../src/http/app.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { startQueue } from '../../src/platform/queue.js';
 import { createSecretBox } from '../../src/platform/secret-box.js';
@@ -91,7 +91,7 @@ export async function startTestApi(pool: Pool, env: Record<string, string> = {},
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const queue = options.queueUrl ? await startQueue(options.queueUrl, config.worker, { supervise: Boolean(options.workers) }) : undefined;
   const workers = queue && options.workers ? await startWorkers(queue, { pool, logger }, config) : null;
-  const app = createApp({
+  const deps = {
     config,
     pool,
     store: new PgStore(pool, { linkCacheMs: config.linkCacheMs }),
@@ -99,8 +99,9 @@ export async function startTestApi(pool: Pool, env: Record<string, string> = {},
     now: () => new Date(clock.now),
     queue,
     secretBox: config.secretKey ? createSecretBox(config.secretKey) : undefined,
-  });
-  server.on('request', app);
+  };
+  const app = createApp(deps);
+  server.on('request', requestListener(deps, app));
   return {
     url,
     app,
