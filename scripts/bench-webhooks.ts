@@ -127,7 +127,7 @@ await benchMain(async (cleanup) => {
   const ceiling = ceilings.length ? median(ceilings) : Number.NaN;
   console.log(`ingest: ${fmt(ingest)} acks/s, p50 ${fmt(percentile(ackTimes, 50), 1)} ms, p99 ${fmt(percentile(ackTimes, 99), 1)} ms at ${concurrency} concurrent`);
   console.log(`ceiling: pgbench, the same statement, ${concurrency} clients: ${ceilings.length ? `${fmt(ceiling)} tps` : 'pgbench not found (apt-get install postgresql-client)'}`);
-  console.log(`RATIO ingest / ceiling = ${fmt(ingest / ceiling, 2)} (target >= 0.6)`);
+  console.log(`RATIO ingest / ceiling = ${fmt(ingest / ceiling, 2)} (API alone; target >= 0.8)`);
   console.log(`statements per webhook: ${fmt(ingestStatements.perUnit, 2)}; the most expensive:`);
   for (const line of ingestStatements.top) console.log(`  ${line}`);
 
@@ -252,6 +252,18 @@ await benchMain(async (cleanup) => {
   const at50 = await steady(50, 10, true);
   if (organicShare > 0) console.log(`organic share ${organicShare}: ingest ${fmt(ingest)} acks/s, drain ${fmt(drain)} events/s; ${await organicLine()}`);
   console.log(`ack -> sale at 50 events/s (${at50.toSale.length}/${at50.events} sales): p50 ${fmt(percentile(at50.toSale, 50))} ms, p99 ${fmt(percentile(at50.toSale, 99))} ms (target p99 < 100 ms); ack p99 ${fmt(percentile(at50.acks, 99), 1)} ms with the worker running; ${postgres}`);
+
+  // ---- 4b. the burst again with the worker running beside the API (as `affix start` runs) ------
+  // The intake must keep its pace while the worker drains: each round against the same ceiling.
+  const withWorker: number[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    const events = await signedEvents(perRound);
+    const started = performance.now();
+    const replies = await runConcurrent(events.length, concurrency, (i) => deliver(events[i]!));
+    if (replies.some((r) => r.status !== 200)) throw new Error(`events refused with the worker running: ${JSON.stringify(replies.find((r) => r.status !== 200))}`);
+    withWorker.push(events.length / ((performance.now() - started) / 1000));
+  }
+  console.log(`ingest with the worker running: ${fmt(median(withWorker))} acks/s (rounds ${withWorker.map((rate) => fmt(rate)).join(', ')}); RATIO ingest with the worker / ceiling = ${fmt(median(withWorker) / ceiling, 2)} (target >= 0.8) on ${postgres}`);
 
   if (!throughPooler) return;
 

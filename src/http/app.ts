@@ -10,7 +10,9 @@ import { databaseReady } from '../app/access.js';
 import { replicaReady } from '../app/reads.js';
 import { assertJsonObject, refuseUnstorableBody } from './input-guard.js';
 import { answerFailure, beginRequest } from './request-life.js';
-import { limitInBytes, servedDirectly, serveClickDirectly } from './direct-click.js';
+import { limitInBytes } from './direct/body.js';
+import { type Trust, isOrdinaryClick, serveClick } from './direct/click.js';
+import { serveWebhook, webhookRoute } from './direct/webhooks.js';
 import { rateLimits } from './rate-limit.js';
 import { adminRoutes } from './routes/admin.js';
 import { OWN_BODY_PATH } from './routes/admin-partners.js';
@@ -23,7 +25,7 @@ import { applyRoutes } from './apply/routes.js';
 import { mailRoutes } from './mail/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { readinessRoute } from './routes/readiness.js';
-import { stripeWebhookRoutes } from './routes/stripe-webhooks.js';
+import { type ReceiveWebhook, stripeWebhookRoutes, webhookIntake } from './routes/stripe-webhooks.js';
 import { TRACK_CLICK_PATH, trackClickHandlers, trackClickPreflight } from './routes/track-click.js';
 import { trackLeadRoute } from './routes/track-lead.js';
 import { trackRefundRoute } from './routes/track-refund.js';
@@ -41,15 +43,20 @@ function requestContext(deps: HttpDeps) {
 }
 
 /**
- * The server's request listener: the ordinary click served directly (direct-click.ts), every
- * other request by the Express app, whose own click route takes the click's other shapes.
+ * The server's request listener: the ordinary click and webhook delivery served directly
+ * (direct/), every other request by the Express app, whose own routes take their other shapes.
  */
 export function requestListener(deps: HttpDeps, app: express.Express = createApp(deps)): RequestListener {
-  const limit = limitInBytes(deps.config.bodyLimit);
-  const trust = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
+  const clickLimit = limitInBytes(deps.config.bodyLimit);
+  const webhookLimit = limitInBytes(deps.config.webhookBodyLimit);
+  const trust = app.get('trust proxy fn') as Trust;
+  // The app's own intake: one inbox writer and secret cache for both ways in.
+  const receive = app.locals.receiveWebhook as ReceiveWebhook;
   return (req, res) => {
-    if (limit !== null && servedDirectly(req, limit)) void serveClickDirectly(deps, trust, req, res);
-    else app(req, res);
+    if (isOrdinaryClick(req, clickLimit)) return void serveClick(deps, trust, req, res);
+    const webhook = webhookRoute(req, webhookLimit);
+    if (webhook) return void serveWebhook(deps, receive, webhook, req, res);
+    app(req, res);
   };
 }
 
@@ -71,8 +78,11 @@ export function createApp(given: HttpDeps): express.Express {
   // The busiest route (every visit through every partner's link) first, with the same counting
   // and parsing as every route below: Express then tries one layer for it rather than twenty.
   app.post(TRACK_CLICK_PATH, limits, json, refuseUnstorableBody, objectBody, ...trackClickHandlers(deps));
+  // One intake (inbox writer, secret cache) for Express's webhook routes and the direct path.
+  const receiveWebhook = webhookIntake(deps);
+  app.locals.receiveWebhook = receiveWebhook;
   // Before the JSON parser: signatures are verified on the raw body.
-  app.use(stripeWebhookRoutes(deps));
+  app.use(stripeWebhookRoutes(deps, receiveWebhook));
   // GET /cli/status answers 200, 401 and 429 without X-Request-ID (spec §7); its 500 has one.
   app.get('/api/v1/cli/status', (_req: Request, res: Response, next: NextFunction) => {
     res.removeHeader('X-Request-ID');

@@ -43,8 +43,14 @@ export function sendJson(res: Response, status: number, body: Record<string, unk
     res.setHeader('Link', `<${docsUrl}>; rel="deprecation"`);
     body = { ...body, warnings: [rotationWarning(rotation.rotateBy, docsUrl)] };
   }
-  // Written directly rather than through res.json (which turns the text into a Buffer, then
-  // writes headers and body as two chunks): one string, one write, and Node sets the length.
+  writeJson(res, status, body);
+}
+
+/**
+ * A JSON answer, written directly rather than through res.json (which turns the text into a
+ * Buffer, then writes headers and body as two chunks): one string, one write, Node sets the length.
+ */
+export function writeJson(res: Response, status: number, body: unknown): void {
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.end(res.req.method === 'HEAD' ? undefined : JSON.stringify(body));
