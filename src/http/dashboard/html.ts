@@ -51,7 +51,7 @@ label.check{display:flex;gap:.5rem;align-items:center;font-weight:400}label.chec
 /* The page never scrolls sideways: long words wrap; on narrow screens each table row is a card.
    A table cell never breaks a word or a number ("Currenc/y", "$0.0/0"): cells wrap between words only. */
 body{overflow-wrap:anywhere}th,td{overflow-wrap:normal;word-break:normal;hyphens:manual}
-td code{white-space:nowrap;display:inline-block;max-width:100%;overflow:hidden;text-overflow:ellipsis;vertical-align:bottom}
+td time{white-space:nowrap}td code{white-space:nowrap;display:inline-block;max-width:100%;overflow:hidden;text-overflow:ellipsis;vertical-align:bottom;padding-bottom:.2em}
 input,select{max-width:100%;box-sizing:border-box}header{flex-wrap:wrap}nav.tabs{display:flex;flex-wrap:wrap;gap:.25rem 1rem}
 @media (max-width:40rem){main{padding:.75rem}input,select{min-width:0;width:100%}section{padding:.75rem}
 table.cards,table.cards tbody,table.cards tr,table.cards td{display:block;width:auto}
@@ -59,7 +59,7 @@ table.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:re
 table.cards tr{border:1px solid var(--line);border-radius:var(--radius);padding:.4rem .7rem;margin-bottom:.6rem;background:var(--surface)}
 table.cards td{border:0;padding:.15rem 0}
 table.cards td::before{content:attr(data-label);display:block;font-size:.8rem;font-weight:600;color:var(--muted)}
-table.cards td[data-label=""]::before{content:none}}
+table.cards td[data-label=""]::before{content:none}table.cards td:empty{display:none}}
 input[type=checkbox],input[type=radio]{width:auto;min-width:0}
 /* The set-up page: steps in words, code to copy. */
 ol.steps{list-style:none;padding:0;margin:.4rem 0}ol.steps li{margin:.35rem 0}ol.steps li.pass{color:var(--good)}
