@@ -113,7 +113,7 @@ describe('partner portal', () => {
     expect(await statusOf(ana.partnerB)).toBe('approved');
     expect(signedIn.text).toContain('Alpha Shop');
     expect(signedIn.text).toContain('Beta Shop');
-    expect(signedIn.text).toContain('<dt>Clicks</dt><dd>1</dd></div><div><dt>Signups</dt><dd>1</dd></div><div><dt>Sales</dt><dd>1</dd>');
+    expect(signedIn.text).toContain('<dt>Clicks</dt><dd>1</dd></div><div><dt>Leads</dt><dd>1</dd></div><div><dt>Sales</dt><dd>1</dd>');
     expect(signedIn.text).toContain('$20.00'); // Ana's one commission, in hold
     const alpha = await b.go('GET', `/portal/programs/${ana.partnerA}`);
     expect(alpha.text).toContain('https://shop.example.com/?aff=ana-alpha');

@@ -13,7 +13,8 @@ import type { Store } from '../core/ports.js';
 import * as admin from '../db/admin.js';
 import { consumeSession, createLoginSession, findAccountForLogin, findOrCreateAccount, withLoginSession } from '../db/cli.js';
 import { type ActivityFilter, activity, activityPages, endDashboardSession, inboxForProgram, partnersWithLinks, stripeLiveCheck } from '../db/dashboard.js';
-import { dailyCounts, funnelCounts, moneyTotals } from '../db/page-rollups.js';
+import { dailyCounts, funnelCounts, moneyTotals, partnerTotals } from '../db/page-rollups.js';
+import { RANKINGS, rankPartners } from '../core/measures.js';
 import { processorStatus } from './processors.js';
 import { PROCESSORS } from '../core/processor-names.js';
 import type { Pool } from '../db/pool.js';
@@ -66,6 +67,8 @@ export const endBrowserSession = (pool: Pool, token: string) => endDashboardSess
 export const accountPrograms = (pool: Pool, accountId: number) => admin.listPrograms(pool, accountId);
 export const ACTIVITY_PAGE_SIZE = 50;
 const CSV_MAX_ROWS = 100_000;
+/** The overview's leaderboard: the period's top partners. */
+const LEADERBOARD_SIZE = 10;
 
 /** The program's pages, each a URL of its own (`overview` is the program's own URL). */
 export const PROGRAM_SECTIONS = ['overview', 'setup', 'partners', 'applications', 'groups', 'links', 'activity', 'payouts', 'stripe', 'paddle', 'lemonsqueezy', 'inbox', 'webhooks', 'keys', 'audit', 'settings'] as const;
@@ -78,10 +81,10 @@ export type PageQuery = Record<string, string | undefined>;
 
 /** What each page reads, and nothing more; `page` (from 1) pages the activity table. */
 const SECTION_DATA = {
-  overview: async (deps: PageDeps, id: number, filter: ActivityFilter) => {
+  overview: async (deps: PageDeps, id: number, filter: ActivityFilter, _page: number, query: PageQuery) => {
     // The cards compare with as many days just before.
     const before = { ...filter, ...previousPeriod(filter) };
-    const [partners, series, facts, kpis, funnel, kpisBefore, funnelBefore] = await Promise.all([
+    const [partners, series, facts, kpis, funnel, kpisBefore, funnelBefore, totals] = await Promise.all([
       partnersWithLinks(deps.pool, id),
       dailyCounts(deps.pool, id, filter),
       deps.store.readinessFacts(id, deps.now()),
@@ -89,8 +92,16 @@ const SECTION_DATA = {
       funnelCounts(deps.pool, id, filter),
       moneyTotals(deps.pool, id, before),
       funnelCounts(deps.pool, id, before),
+      partnerTotals(deps.pool, id, filter),
     ]);
-    return { partners, series, readiness: computeReadiness(id, facts), kpis, funnel, before: { kpis: kpisBefore, funnel: funnelBefore } };
+    // Money ranks in the period's currency with the most sales (never added across currencies).
+    const rankCurrency = [...kpis].sort((a, b) => b.sales - a.sales || a.currency.localeCompare(b.currency))[0]?.currency ?? null;
+    const rank = RANKINGS.find((r) => r === query.rank) ?? 'revenue';
+    const names = new Map(partners.map((p) => [Number(p.partner_id), p.name]));
+    const leaders = rankPartners(totals.filter((t) => filter.partnerId === null || t.partnerId === filter.partnerId), rank, rankCurrency)
+      .slice(0, LEADERBOARD_SIZE)
+      .map((t) => ({ ...t, name: names.get(t.partnerId) ?? `Partner ${t.partnerId}` }));
+    return { partners, series, readiness: computeReadiness(id, facts), kpis, funnel, before: { kpis: kpisBefore, funnel: funnelBefore }, leaderboard: { leaders, rank, rankCurrency } };
   },
   setup: async (deps: PageDeps, id: number) => {
     const [facts, stripe] = await Promise.all([deps.store.readinessFacts(id, deps.now()), stripeLiveCheck(deps.pool, id)]);

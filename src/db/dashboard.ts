@@ -66,10 +66,12 @@ export async function activity(pool: Pool, programId: number, filter: ActivityFi
   const { rows } = await pool.query(
     `SELECT e.id AS event_id, e.kind, e.created_at, e.test, e.click_id, cu.customer_key,
             coalesce(s.partner_id, cu.partner_id, (SELECT k.partner_id FROM clicks k WHERE k.click_id = e.click_id LIMIT 1)) AS partner_id,
-            s.processor_event_id AS transaction_id, s.amount_cents, s.currency, s.attribution_step, s.commission_reason,
+            s.processor_event_id AS transaction_id, s.amount_cents, s.currency, s.attribution_step, s.commission_reason, s.occurred_at,
             c.earned_cents AS commission_cents, c.state AS commission_state,
             (SELECT string_agg(r.reason || ' ' || r.amount_cents || CASE WHEN r.reverted_at IS NOT NULL THEN ' (restored)' ELSE '' END, ', ' ORDER BY r.id)
-               FROM refunds r WHERE r.sale_id = s.id) AS refunds
+               FROM refunds r WHERE r.sale_id = s.id) AS refunds,
+            (SELECT json_agg(json_build_object('reason', r.reason, 'cents', r.amount_cents::text, 'restored', r.reverted_at IS NOT NULL) ORDER BY r.id)
+               FROM refunds r WHERE r.sale_id = s.id) AS refund_list
        FROM tracking_events e
        LEFT JOIN customers cu ON cu.id = e.customer_id
        LEFT JOIN sales s ON s.id = e.sale_id

@@ -147,3 +147,48 @@ export async function beginBatchedRollups(client: PoolClient): Promise<void> {
 export async function applyBatchedRollups(client: PoolClient): Promise<void> {
   await client.query('SELECT apply_batched_rollups()');
 }
+
+export interface PartnerTotals {
+  partnerId: number;
+  clicks: number;
+  leads: number;
+  customers: number;
+  sales: number;
+  /** Per currency, never added across currencies. */
+  money: { currency: string; revenueCents: number; commissionCents: number }[];
+}
+
+/**
+ * Every partner's numbers over the period (live only), from the per-partner rollups by day
+ * (migration 0050's index: the period's rows only, whatever the history): the leaderboard.
+ * The same measures and definitions as the program's cards.
+ */
+export async function partnerTotals(db: Queryable, programId: number, period: Omit<Period, 'partnerId'>): Promise<PartnerTotals[]> {
+  const { rows } = await db.query(
+    `SELECT partner_id, measure, currency, sum(value)::bigint AS value
+       FROM page_rollups WHERE program_id = $1 AND partner_id > 0 AND link_id = -1 AND day >= utc_day($2::timestamptz) AND day <= utc_day($3::timestamptz - interval '1 microsecond')
+        AND (measure IN ('clicks', 'leads', 'buyers', 'sales', 'revenue') OR (measure LIKE 'earned:%' AND measure <> 'earned:test'))
+      GROUP BY 1, 2, 3 HAVING sum(value) <> 0`,
+    [programId, period.from, period.to],
+  );
+  const partners = new Map<number, PartnerTotals>();
+  for (const row of rows) {
+    const id = Number(row.partner_id);
+    const totals = partners.get(id) ?? { partnerId: id, clicks: 0, leads: 0, customers: 0, sales: 0, money: [] };
+    partners.set(id, totals);
+    const value = Number(row.value);
+    const measure = String(row.measure);
+    if (measure === 'clicks') totals.clicks += value;
+    else if (measure === 'leads') totals.leads += value;
+    else if (measure === 'buyers') totals.customers += value;
+    else {
+      if (measure === 'sales') totals.sales += value;
+      let money = totals.money.find((m) => m.currency === row.currency);
+      if (!money) totals.money.push((money = { currency: row.currency, revenueCents: 0, commissionCents: 0 }));
+      if (measure === 'revenue') money.revenueCents += value;
+      else if (measure.startsWith('earned:')) money.commissionCents += value;
+    }
+  }
+  for (const totals of partners.values()) totals.money.sort((a, b) => a.currency.localeCompare(b.currency));
+  return [...partners.values()];
+}

@@ -108,7 +108,8 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     await page.goto(`${api.url}/dashboard/programs/${programId}/links`);
     await page.getByLabel('Link code (the aff value; empty = random)').fill('alice-dash');
     await submit('Create link');
-    await (page.getByText('https://brand.example/?aff=alice-dash')).first().waitFor({ state: 'visible', timeout: 5000 });
+    await (page.getByText('brand.example/?aff=alice-dash')).first().waitFor({ state: 'visible', timeout: 5000 });
+    expect(await page.locator('#links code').first().getAttribute('title')).toBe('https://brand.example/?aff=alice-dash');
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: api.url });
     await page.getByRole('button', { name: 'Copy link alice-dash' }).focus();
     await page.keyboard.press('Enter');
@@ -159,12 +160,12 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     expect(sale.status).toBe(200);
     await page.goto(`${api.url}/dashboard/programs/${programId}`);
     // Two clicks recorded earlier in this file (the one while the link was off was refused), one now.
-    await expect.poll(() => textOf(page.locator('#charts figcaption').first())).toContain('clicks 3 · ■ leads 1 · ■ sales 1');
-    await expect.poll(() => textOf(page.locator('#charts figcaption').nth(1))).toBe('Click → lead 33% · lead → customer 100%');
-    await page.getByLabel('Events').selectOption('test');
-    await submit('Show');
-    // The chart counts live events whatever the filter says.
-    await expect.poll(() => textOf(page.locator('#charts figcaption').first())).toContain('clicks 3');
+    await expect.poll(() => textOf(page.locator('#charts figcaption').first())).toContain('Clicks 3 (bars, left axis) · Leads 1 · Sales 1 (lines, right axis)');
+    await expect.poll(() => textOf(page.locator('#charts figcaption').nth(1))).toBe('Click → lead 33% · click → customer 33%');
+    // The overview counts live events only: it offers no live/test choice, and ignores one in its address.
+    expect(await page.getByLabel('Events').count()).toBe(0);
+    await page.goto(`${api.url}/dashboard/programs/${programId}?mode=test`);
+    await expect.poll(() => textOf(page.locator('#charts figcaption').first())).toContain('Clicks 3');
     await page.goto(`${api.url}/dashboard/programs/${programId}/activity`);
     await expect.poll(() => textOf(page.locator('#activity tbody'))).toContain('dash_user');
     expect(await textOf(page.locator('#activity tbody tr').first())).toContain('Alice');

@@ -1,64 +1,86 @@
-// Inline SVG charts, rendered on the server: daily clicks / leads / sales, and the funnel.
+// Inline SVG charts, rendered on the server: daily clicks / leads / sales, the funnel, bars.
 import { type Html, html, raw } from './html.js';
 import { dataTable } from './table.js';
+import { MEASURE_WORDS } from '../../core/measures.js';
 
-const COLORS = { clicks: '#4c6ef5', leads: '#f08c00', sales: '#2b8a3e' } as const;
+const COLORS = { clicks: '#4c6ef5', leads: '#c25e00', sales: '#2b8a3e' } as const;
 type Series = { day: Date; clicks: number; leads: number; sales: number }[];
+const KINDS = ['clicks', 'leads', 'sales'] as const;
 
-/** Daily clicks, signups and sales as grouped bars on a real axis, with tooltips and the same numbers as a table. */
+/**
+ * Daily clicks as bars on the left axis, leads and sales as lines on a right axis of their own
+ * (on the clicks' scale they were a pixel high), with tooltips and the same numbers as a table.
+ * Drawn twice: for a phone's width (360 units) and for a desk (960 units), the page shows the
+ * one that fits, so the chart fills its card and its text stays readable at either width.
+ */
 export function dailyChart(series: Series): Html {
-  const total = (kind: 'clicks' | 'leads' | 'sales') => series.reduce((sum, d) => sum + d[kind], 0);
+  const total = (kind: (typeof KINDS)[number]) => series.reduce((sum, d) => sum + d[kind], 0);
   if (total('clicks') + total('leads') + total('sales') === 0) return html`<p class="muted" id="chart-empty">No clicks, leads or sales between these dates yet.</p>`;
-  // Drawn for a phone's width (360 units): readable at 390 px, and no larger than 48rem on a desk.
-  const width = 360;
+  const legend = KINDS.map((kind) => html`<span class="swatch" style="background:${COLORS[kind]}"></span> ${MEASURE_WORDS[kind]} ${total(kind).toLocaleString('en-US')}${kind === 'clicks' ? ' (bars, left axis)' : kind === 'sales' ? ' (lines, right axis)' : ''}`);
+  return html`<figure class="chart daily">
+${dailyDrawing(series, { width: 360, labels: 3, className: 'narrow' })}${dailyDrawing(series, { width: 960, labels: 7, className: 'wide' })}
+<figcaption>${legend.map((part, i) => html`${i ? ' · ' : ''}${part}`)} · ${series.length} days</figcaption>
+<details><summary>Daily numbers as a table</summary>${dataTable(['Day', MEASURE_WORDS.clicks, MEASURE_WORDS.leads, MEASURE_WORDS.sales], series.map((d) => [dayText(d.day), d.clicks, d.leads, d.sales]), { id: 'daily-table' })}</details></figure>`;
+}
+
+const dayText = (d: Date) => d.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
+
+function dailyDrawing(series: Series, { width, labels, className }: { width: number; labels: number; className: string }): Html {
   const height = 150;
-  const left = 30;
-  const top = niceTop(Math.max(1, ...series.flatMap((d) => [d.clicks, d.leads, d.sales])));
-  const slot = (width - left) / Math.max(1, series.length);
-  const bar = Math.max(0.5, (slot - 1) / 3);
-  const y = (value: number) => height - (value / top) * height;
+  const left = 34;
+  const right = width - 30;
+  const clicksTop = niceTop(Math.max(1, ...series.map((d) => d.clicks)));
+  const countsTop = niceTop(Math.max(1, ...series.flatMap((d) => [d.leads, d.sales])));
+  const slot = (right - left) / Math.max(1, series.length);
+  const y = (top: number) => (value: number) => height - (value / top) * height;
   // Counts are whole: a half-way line only where it is a whole number.
-  const grid = axisLines([0, top / 2, top].filter(Number.isInteger), { left, width, y, text: String });
-  const day = (d: Date) => d.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
-  const bars = series.flatMap((d, i) =>
-    (['clicks', 'leads', 'sales'] as const).map((kind, k) => {
-      const h = (d[kind] / top) * height;
-      return `<rect x="${(left + i * slot + 0.5 + k * bar).toFixed(1)}" y="${(height - h).toFixed(1)}" width="${bar.toFixed(1)}" height="${h.toFixed(1)}" fill="${COLORS[kind]}"><title>${day(d.day)} ${kind === 'leads' ? 'signups' : kind}: ${d[kind]}</title></rect>`;
-    }),
+  const grid = axisLines([0, clicksTop / 2, clicksTop].filter(Number.isInteger), { left, width: right, y: y(clicksTop), text: String });
+  const rightAxis = [0, countsTop / 2, countsTop].filter(Number.isInteger).map(
+    (value) => `<text x="${right + 5}" y="${(y(countsTop)(value) + 4).toFixed(1)}" font-size="11">${value}</text>`,
   );
-  // Dates under the first, middle and last day.
-  const ticks = [...new Set([0, Math.floor((series.length - 1) / 2), series.length - 1])];
-  const labels = ticks.map((i) => `<text x="${(left + i * slot + slot / 2).toFixed(1)}" y="${height + 14}" text-anchor="middle" font-size="11">${day(series[i]!.day)}</text>`);
-  return html`<figure class="chart">
-<svg role="img" aria-labelledby="daily-title" width="100%" viewBox="0 -10 ${width} ${height + 30}" style="max-width:48rem">
-<title id="daily-title">Daily clicks, signups and sales</title>${raw(grid.join(''))}${raw(bars.join(''))}${raw(labels.join(''))}</svg>
-<figcaption><span style="color:${COLORS.clicks}">■</span> clicks ${total('clicks')} · <span style="color:${COLORS.leads}">■</span> leads ${total('leads')} ·
-<span style="color:${COLORS.sales}">■</span> sales ${total('sales')} (${series.length} days)</figcaption>
-<details><summary>Daily numbers as a table</summary>${dataTable(['Day', 'Clicks', 'Signups', 'Sales'], series.map((d) => [day(d.day), d.clicks, d.leads, d.sales]), { id: 'daily-table' })}</details></figure>`;
+  const center = (i: number) => left + i * slot + slot / 2;
+  const bars = series.map((d, i) => {
+    const h = (d.clicks / clicksTop) * height;
+    return `<rect x="${(left + i * slot + slot * 0.15).toFixed(1)}" y="${(height - h).toFixed(1)}" width="${Math.max(0.5, slot * 0.7).toFixed(1)}" height="${h.toFixed(1)}" fill="${COLORS.clicks}" fill-opacity="0.55"><title>${dayText(d.day)} clicks: ${d.clicks}</title></rect>`;
+  });
+  const lines = (['leads', 'sales'] as const).map((kind) => {
+    const points = series.map((d, i) => `${center(i).toFixed(1)},${y(countsTop)(d[kind]).toFixed(1)}`);
+    const dots = series.length <= 62 ? series.map((d, i) => `<circle cx="${center(i).toFixed(1)}" cy="${y(countsTop)(d[kind]).toFixed(1)}" r="2.5" fill="${COLORS[kind]}"><title>${dayText(d.day)} ${kind}: ${d[kind]}</title></circle>`) : [];
+    return `<polyline points="${points.join(' ')}" fill="none" stroke="${COLORS[kind]}" stroke-width="2"${kind === 'leads' ? ' stroke-dasharray="5 3"' : ''}></polyline>${dots.join('')}`;
+  });
+  // Dates under evenly spread days; the first starts at its day and the last ends at its day, so neither is cut.
+  const count = Math.min(labels, series.length);
+  const ticks = [...new Set(Array.from({ length: count }, (_, k) => (count === 1 ? 0 : Math.round((k * (series.length - 1)) / (count - 1)))))];
+  const dates = ticks.map((i) => {
+    const anchor = ticks.length > 1 && i === 0 ? 'start' : ticks.length > 1 && i === series.length - 1 ? 'end' : 'middle';
+    const x = anchor === 'start' ? left + i * slot : anchor === 'end' ? left + (i + 1) * slot : center(i);
+    return `<text x="${x.toFixed(1)}" y="${height + 16}" text-anchor="${anchor}" font-size="11">${dayText(series[i]!.day)}</text>`;
+  });
+  return html`<svg class="${className}" role="img" aria-labelledby="daily-title-${className}" width="100%" viewBox="0 -10 ${width} ${height + 32}">
+<title id="daily-title-${className}">Daily clicks (bars, left axis), leads and sales (lines, right axis)</title>${raw(grid.join(''))}${raw(rightAxis.join(''))}${raw(bars.join(''))}${raw(lines.join(''))}${raw(dates.join(''))}</svg>`;
 }
 
 /**
- * People, not events: clicks; the people who signed up; of those, the ones who bought (never more
- * than signed up). Everyone whose first paid sale fell in the period, signed up or not, is the
- * New customers card.
+ * The period's clicks, leads and customers: the cards' own numbers, and what share of the
+ * clicks became each (every figure on the page counts the same period the same way).
  */
-export function funnelChart(totals: { clicks: number; leads: number; converted: number; buyers: number }): Html {
-  const max = Math.max(1, totals.clicks, totals.leads, totals.converted);
-  const pct = (a: number, b: number) => (b > 0 ? `${Math.round((Math.min(a, b) / b) * 100)}%` : '–');
+export function funnelChart(totals: { clicks: number; leads: number; buyers: number }): Html {
+  const max = Math.max(1, totals.clicks, totals.leads, totals.buyers);
+  const pct = (a: number) => (totals.clicks > 0 ? `${Math.round((a / totals.clicks) * 100)}%` : '–');
   const kinds = [
-    ['clicks', 'clicks', COLORS.clicks],
-    ['leads', 'signups', COLORS.leads],
-    ['converted', 'signups who bought', COLORS.sales],
+    [totals.clicks, MEASURE_WORDS.clicks, COLORS.clicks],
+    [totals.leads, MEASURE_WORDS.leads, COLORS.leads],
+    [totals.buyers, MEASURE_WORDS.customers, COLORS.sales],
   ] as const;
   // A label above each bar: the drawing keeps a phone's width (360 units) readable at 390 px.
   const rows = kinds.map(
-    ([kind, label, color], i) =>
-      `<text x="0" y="${i * 44 + 12}" font-size="12">${label}: ${totals[kind]}</text><rect x="0" y="${i * 44 + 16}" width="${Math.max(1, Math.round((totals[kind] / max) * 350))}" height="18" fill="${color}"><title>${label}: ${totals[kind]}</title></rect>`,
+    ([value, label, color], i) =>
+      `<text x="0" y="${i * 44 + 12}" font-size="12">${label}: ${value.toLocaleString('en-US')}</text><rect x="0" y="${i * 44 + 16}" width="${Math.max(1, Math.round((value / max) * 350))}" height="18" fill="${color}"><title>${label}: ${value}</title></rect>`,
   );
-  return html`<figure class="chart">
+  return html`<figure class="chart funnel">
 <svg role="img" aria-labelledby="funnel-title" width="100%" viewBox="0 0 360 132" style="max-width:32rem">
-<title id="funnel-title">Conversion funnel</title>${raw(rows.join(''))}</svg>
-<figcaption>Click → lead ${pct(totals.leads, totals.clicks)} · lead → customer ${pct(totals.converted, totals.leads)}</figcaption></figure>`;
+<title id="funnel-title">Clicks, leads and customers</title>${raw(rows.join(''))}</svg>
+<figcaption>Click → lead ${pct(totals.leads)} · click → customer ${pct(totals.buyers)}</figcaption></figure>`;
 }
 
 /** The y-axis: a gridline at each value (the base darker) and the value's text left of it. */

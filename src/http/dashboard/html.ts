@@ -48,8 +48,10 @@ form.filter{display:flex;flex-wrap:wrap;gap:0 1rem;align-items:flex-end}form.fil
 td.reason{min-width:14rem;max-width:32rem;white-space:normal}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;max-width:32rem;font-size:.8rem}
 label.check{display:flex;gap:.5rem;align-items:center;font-weight:400}label.check input{min-width:0;width:auto;flex-shrink:0}fieldset{border:0;padding:0;margin:.6rem 0 0}
-/* The page never scrolls sideways: long words wrap; on narrow screens each table row is a card. */
-body{overflow-wrap:anywhere}th,td{overflow-wrap:anywhere}
+/* The page never scrolls sideways: long words wrap; on narrow screens each table row is a card.
+   A table cell never breaks a word or a number ("Currenc/y", "$0.0/0"): cells wrap between words only. */
+body{overflow-wrap:anywhere}th,td{overflow-wrap:normal;word-break:normal;hyphens:manual}
+td time{white-space:nowrap}td code{white-space:nowrap;display:inline-block;max-width:100%;overflow:hidden;text-overflow:ellipsis;vertical-align:bottom;padding-bottom:.2em}
 input,select{max-width:100%;box-sizing:border-box}header{flex-wrap:wrap}nav.tabs{display:flex;flex-wrap:wrap;gap:.25rem 1rem}
 @media (max-width:40rem){main{padding:.75rem}input,select{min-width:0;width:100%}section{padding:.75rem}
 table.cards,table.cards tbody,table.cards tr,table.cards td{display:block;width:auto}
@@ -57,7 +59,7 @@ table.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:re
 table.cards tr{border:1px solid var(--line);border-radius:var(--radius);padding:.4rem .7rem;margin-bottom:.6rem;background:var(--surface)}
 table.cards td{border:0;padding:.15rem 0}
 table.cards td::before{content:attr(data-label);display:block;font-size:.8rem;font-weight:600;color:var(--muted)}
-table.cards td[data-label=""]::before{content:none}}
+table.cards td[data-label=""]::before{content:none}table.cards td:empty{display:none}}
 input[type=checkbox],input[type=radio]{width:auto;min-width:0}
 /* The set-up page: steps in words, code to copy. */
 ol.steps{list-style:none;padding:0;margin:.4rem 0}ol.steps li{margin:.35rem 0}ol.steps li.pass{color:var(--good)}
@@ -66,6 +68,9 @@ pre[id]{max-width:none;background:#f0f0f4;border:1px solid var(--line);border-ra
 ul.kpis{list-style:none;padding:0;margin:.75rem 0;display:grid;gap:.6rem;grid-template-columns:repeat(auto-fill,minmax(11rem,1fr))}
 li.kpi{border:1px solid var(--line);border-radius:var(--radius);padding:.5rem .75rem;background:var(--surface);display:flex;flex-direction:column}
 .kpi-label{font-size:.8rem;font-weight:600;color:var(--muted)}.kpi-value{font-size:1.35rem;font-weight:700}.kpi-change{font-size:.8rem;color:var(--muted)}
+/* The daily chart is drawn for a phone and for a desk; each width shows its own (the text stays readable). */
+figure.daily svg.wide{display:none}@media (min-width:40.01rem){figure.daily svg.wide{display:block}figure.daily svg.narrow{display:none}}
+.swatch{display:inline-block;width:.8em;height:.8em;border-radius:2px;vertical-align:-.05em}
 nav.presets{display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:.25rem 0 .5rem}nav.presets a[aria-current]{font-weight:700;color:var(--ink)}figure.chart{margin:.5rem 0}ul.events{columns:16rem;margin:.3rem 0}
 /* A keyboard user skips the header; the header's quiet text stays readable on its dark background. */
 a.skip{position:absolute;left:-999px;top:.5rem}a.skip:focus{left:.5rem;z-index:10;background:var(--surface);color:var(--ink);padding:.4rem .8rem}

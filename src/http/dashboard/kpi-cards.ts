@@ -1,6 +1,7 @@
 // The overview's numbers at a glance: period presets, and a card per number with its change
 // against as many days just before.
 import type { SectionData } from '../../app/dashboard.js';
+import { MEASURE_WORDS } from '../../core/measures.js';
 import { formatMoney } from '../../core/money.js';
 import { PRESETS, changeInWords, presetOf, presetPeriod } from '../../core/periods.js';
 import type { Currency } from '../../core/types.js';
@@ -21,11 +22,12 @@ export function presetLinks(base: string, filter: ActivityFilter, now: Date): Ht
   })}</nav>`;
 }
 
+// The commission cards say the states as the Payouts page does (awaiting approval counts held ones too).
 const MONEY = [
-  ['Revenue', 'revenue_cents'],
-  ['Commission pending', 'commission_pending_cents'],
-  ['Commission approved', 'commission_approved_cents'],
-  ['Commission paid', 'commission_paid_cents'],
+  [MEASURE_WORDS.revenue, 'revenue_cents'],
+  [`${MEASURE_WORDS.commission} awaiting approval`, 'commission_pending_cents'],
+  [`${MEASURE_WORDS.commission} approved`, 'commission_approved_cents'],
+  [`${MEASURE_WORDS.commission} paid`, 'commission_paid_cents'],
 ] as const;
 
 function card(label: string, lines: { value: string; change: string }[], id: string): Html {
@@ -33,17 +35,22 @@ function card(label: string, lines: { value: string; change: string }[], id: str
     html`<span class="kpi-value">${line.value}</span>${line.change ? html`<span class="kpi-change">${line.change}</span>` : ''}`)}</li>`;
 }
 
-/** Clicks, signups, customers, then money per currency: each with its change. */
+/**
+ * Clicks, leads, customers and sales, then money per currency: each with its change. Every card
+ * counts the same period with the chart and the table below it (live only, by the day it happened).
+ */
 export function kpiCards(data: Overview, days: number): Html {
   const { funnel, kpis, before } = data;
   const versus = (now: number, then: number) => {
     const words = changeInWords(now, then);
     return words ? `${words} vs the ${days} days before` : '';
   };
+  const sales = (rows: Overview['kpis']) => rows.reduce((sum, k) => sum + Number(k.sales), 0);
   const counts: [string, string, number, number][] = [
-    ['Clicks', 'clicks', funnel.clicks, before.funnel.clicks],
-    ['Signups', 'leads', funnel.leads, before.funnel.leads],
-    ['New customers', 'customers', funnel.buyers, before.funnel.buyers],
+    [MEASURE_WORDS.clicks, 'clicks', funnel.clicks, before.funnel.clicks],
+    [MEASURE_WORDS.leads, 'leads', funnel.leads, before.funnel.leads],
+    [MEASURE_WORDS.customers, 'customers', funnel.buyers, before.funnel.buyers],
+    [MEASURE_WORDS.sales, 'sales', sales(kpis), sales(before.kpis)],
   ];
   const currencies = [...new Set([...kpis, ...before.kpis].map((k) => k.currency))].sort();
   const money = MONEY.map(([label, column]) => {

@@ -185,7 +185,7 @@ export function partnerPageBody(view: PartnerPagesView, data: PartnerPage): Html
 <p class="muted">${personal(view, p.email, 'No email yet')} · partner ${p.id} · since ${day(p.created_at)}${p.group_name ? ` · ${p.group_name}` : ''}${p.invited_at ? ` · invited ${day(p.invited_at)}` : ''}</p>
 ${p.sanction ? html`<p class="error">${p.sanction.kind === 'ban' ? 'Banned' : 'Archived'} on ${day(p.sanction.created_at)}: ${p.sanction.reason}</p>` : ''}
 <p>Paid on: <strong>${describeCommission(terms.commission_type, String(terms.commission_rate), terms.duration_months)}</strong> (${terms.source === 'override' ? `own terms: ${terms.override_source}` : terms.source === 'group' ? `group ${p.group_name}` : 'program terms'}), approved after ${terms.hold_days} days.</p>
-<dl class="numbers"><div><dt>Clicks</dt><dd>${data.funnel.clicks}</dd></div><div><dt>Leads</dt><dd>${data.funnel.leads}</dd></div><div><dt>Buyers</dt><dd>${data.funnel.buyers}</dd></div></dl>
+<dl class="numbers"><div><dt>Clicks</dt><dd>${data.funnel.clicks}</dd></div><div><dt>Leads</dt><dd>${data.funnel.leads}</dd></div><div><dt>Customers</dt><dd>${data.funnel.buyers}</dd></div></dl>
 ${data.elsewhere.length ? html`<p>Also in: ${data.elsewhere.map((e, i) => html`${i ? ', ' : ''}${e.program_name} (${PARTNER_STATUS_WORDS[e.status]})`)}</p>` : ''}</section>
 <section id="actions"><h2>Actions</h2>
 ${actions.length ? html`<form method="post" action="${url}/action" novalidate>

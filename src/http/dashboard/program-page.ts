@@ -11,10 +11,11 @@ import { type PartnerPagesView, applicationsSection, groupsSection, partnersSect
 import { auditSection } from './audit-page.js';
 import { type MoneyView, payoutsSection, promoCodesSection, webhooksSection } from './money-pages.js';
 import { type Html, errorSummary, field, html, select } from './html.js';
-import { dataTable } from './table.js';
+import { dataTable, linkText } from './table.js';
 import { processorSection } from './processor-page.js';
 import { PROCESSORS, PROCESSOR_NAMES, type ProcessorName } from '../../core/processor-names.js';
 import { kpiCards, presetLinks } from './kpi-cards.js';
+import { MEASURE_WORDS, RANKINGS, type Ranking } from '../../core/measures.js';
 import { readinessSummary, setupSection } from './setup-page.js';
 import type { TestEventOutcome } from '../../app/setup.js';
 import { humanDate, isoDay as day } from '../views/components.js';
@@ -99,12 +100,12 @@ type Partners = { partner_id: number; name: string }[];
 const distinctPartners = (rows: Partners) => [...new Map(rows.map((l) => [l.partner_id, l.name])).entries()];
 
 /** The period, partner and live/test filter; it submits to the page it sits on. */
-function filterForm(action: string, { partnerId, from, to, mode }: ActivityFilter, partners: Partners): Html {
+function filterForm(action: string, { partnerId, from, to, mode }: ActivityFilter, partners: Partners, events = true): Html {
   return html`<form method="get" action="${action}" class="filter">
 <div><label for="from">From</label><input id="from" name="from" type="date" value="${day(from)}"></div>
 <div><label for="to">To</label><input id="to" name="to" type="date" value="${day(new Date(to.getTime() - DAY))}"></div>
 <div><label for="partner">Partner</label><select id="partner" name="partner"><option value="">All partners</option>${distinctPartners(partners).map(([pid, name]) => html`<option value="${pid}" ${pid === partnerId ? html`selected` : ''}>${name}</option>`)}</select></div>
-<div><label for="mode">Events</label><select id="mode" name="mode">${(['all', 'live', 'test'] as const).map((m) => html`<option value="${m}" ${m === mode ? html`selected` : ''}>${{ all: 'Live and test', live: 'Live', test: 'Test' }[m]}</option>`)}</select></div>
+${events ? html`<div><label for="mode">Events</label><select id="mode" name="mode">${(['all', 'live', 'test'] as const).map((m) => html`<option value="${m}" ${m === mode ? html`selected` : ''}>${{ all: 'Live and test', live: 'Live', test: 'Test' }[m]}</option>`)}</select></div>` : ''}
 <div><button type="submit">Show</button></div></form>`;
 }
 
@@ -116,14 +117,37 @@ function overview(view: ProgramPageView, data: Of<'overview'>): Html {
   const days = Math.round((view.filter.to.getTime() - view.filter.from.getTime()) / DAY);
   return html`${readinessSummary(view.program.id, readiness)}
 <section id="numbers"><h2>${humanDate(view.filter.from)} – ${humanDate(new Date(view.filter.to.getTime() - DAY))}</h2>
-${presetLinks(base, view.filter, view.now)}${filterForm(base, view.filter, data.partners)}
+${presetLinks(base, view.filter, view.now)}${filterForm(base, view.filter, data.partners, false)}
+<p class="muted">Every number on this page counts these days (UTC), live events only: a sale on the day it happened, a click and a lead on the day they were recorded. Test events are on Activity.</p>
 ${kpiCards(data, days)}</section>
-<section id="charts"><h2>Clicks → signups → sales</h2>
+<section id="charts"><h2>${MEASURE_WORDS.clicks}, ${MEASURE_WORDS.leads.toLowerCase()} and ${MEASURE_WORDS.sales.toLowerCase()} per day</h2>
 ${dailyChart(series)}${funnelChart(funnel)}
 <h3>Money per currency</h3>${kpis.length === 0 ? html`<p class="muted">No sales yet.</p>` : dataTable(
-  ['Currency', 'Sales', 'Revenue', 'Commission earned', 'Awaiting approval', 'Approved', 'Paid'],
+  ['Currency', MEASURE_WORDS.sales, MEASURE_WORDS.revenue, MEASURE_WORDS.commission, 'Awaiting approval', 'Approved', 'Paid'],
   kpis.map((k) => [k.currency, k.sales, ...[k.revenue_cents, k.commission_cents, k.commission_pending_cents, k.commission_approved_cents, k.commission_paid_cents].map((cents) => formatMoney(cents, k.currency as Currency))]),
-  { id: 'kpis' },
+  { id: 'kpis', caption: 'Money per currency' },
+)}</section>
+${leaderboardSection(view, data)}`;
+}
+
+const RANKING_WORDS: Record<Ranking, string> = { revenue: MEASURE_WORDS.revenue, commission: MEASURE_WORDS.commission, customers: MEASURE_WORDS.customers };
+
+/** The period's top partners by revenue, commission or customers (money ranks in one currency, said in the heading). */
+function leaderboardSection(view: ProgramPageView, data: Of<'overview'>): Html {
+  const { leaders, rank, rankCurrency } = data.leaderboard;
+  const base = sectionUrl(view.program.id, 'overview');
+  const keep = `from=${day(view.filter.from)}&to=${day(new Date(view.filter.to.getTime() - DAY))}${view.filter.partnerId ? `&partner=${view.filter.partnerId}` : ''}`;
+  const by = (r: Ranking) => (r !== 'customers' && rankCurrency ? `${RANKING_WORDS[r]} (${rankCurrency})` : RANKING_WORDS[r]);
+  const money = (items: { currency: string; cents: number }[]) =>
+    items.length ? html`${items.map((m, i) => html`${i ? html`<br>` : ''}${formatMoney(m.cents, m.currency as Currency)}`)}` : '–';
+  return html`<section id="leaderboard"><h2>Top partners: ${by(rank)}</h2>
+<nav class="presets" aria-label="Rank partners by">Rank by: ${RANKINGS.map((r) => html`<a href="${base}?${keep}&rank=${r}#leaderboard" ${r === rank ? html`aria-current="true"` : ''}>${by(r)}</a>`)}</nav>
+${leaders.length === 0 ? html`<p class="muted">No partner has numbers between these dates yet.</p>` : dataTable(
+  ['Rank', 'Partner', MEASURE_WORDS.clicks, MEASURE_WORDS.leads, MEASURE_WORDS.customers, MEASURE_WORDS.sales, MEASURE_WORDS.revenue, MEASURE_WORDS.commission],
+  leaders.map((p, i) => [i + 1, html`<a href="${base}/partners/${p.partnerId}">${p.name}</a>`, p.clicks.toLocaleString('en-US'), p.leads.toLocaleString('en-US'), p.customers.toLocaleString('en-US'), p.sales.toLocaleString('en-US'),
+    money(p.money.filter((m) => m.revenueCents !== 0).map((m) => ({ currency: m.currency, cents: m.revenueCents }))),
+    money(p.money.filter((m) => m.revenueCents !== 0 || m.commissionCents !== 0).map((m) => ({ currency: m.currency, cents: m.commissionCents })))]),
+  { id: 'leaders', caption: `Top partners by ${by(rank)}` },
 )}</section>`;
 }
 
@@ -134,7 +158,7 @@ function linksSection(view: ProgramPageView, data: Of<'links'>): Html {
   const partners = distinctPartners(data.partners);
   const links = data.partners.filter((l) => l.link_id);
   return html`<section id="links"><h2>Referral links</h2>
-${links.length === 0 ? html`<p>No referral links yet.</p>` : dataTable(['Partner', 'Link', 'State', ''], links.map((l) => [l.name, html`<code>${referralUrl(program.domain, l.short_link!)}</code>
+${links.length === 0 ? html`<p>No referral links yet.</p>` : dataTable(['Partner', 'Link', 'State', ''], links.map((l) => [l.name, html`<code title="${referralUrl(program.domain, l.short_link!)}">${linkText(referralUrl(program.domain, l.short_link!))}</code>
 <button type="button" data-copy="${referralUrl(program.domain, l.short_link!)}" aria-label="Copy link ${l.short_link}">Copy</button>`,
   l.enabled ? 'on' : 'off', html`<form method="post" action="${base}/links/${l.link_id}/toggle" class="inline"><input type="hidden" name="enabled" value="${l.enabled ? 'false' : 'true'}"><button type="submit">Turn ${l.enabled ? 'off' : 'on'} ${l.short_link}</button></form>`]))}
 ${partners.length ? html`<form method="post" action="${base}/links"><label for="link_partner">Partner</label><select id="link_partner" name="partner_id">${partners.map(([pid, name]) => html`<option value="${pid}">${name}</option>`)}</select>
@@ -181,6 +205,13 @@ ${inbox.length === 0 ? html`<p>Nothing waiting.</p>` : dataTable(['Event', 'Proc
   html`<form method="post" action="${base}/events/${e.id}/replay" class="inline"><button type="submit" aria-label="Replay ${e.stripe_event_id}">Replay</button></form>`]))}</section>`;
 }
 
+/** A refund or chargeback of a sale, as money (restored: a lost dispute given back). */
+const refundWords = (refunds: { reason: string; cents: string; restored: boolean }[] | null, currency: Currency) =>
+  (refunds ?? []).map((r) => `${r.reason} ${formatMoney(r.cents, currency)}${r.restored ? ' (restored)' : ''}`).join(', ');
+
+/** A long id keeps its start and end in the cell (the whole of it in the title and the CSV). */
+const idCell = (id: string | null) => (id ? html`<code title="${id}">${shortId(id)}</code>` : '');
+
 function activitySection(view: ProgramPageView, data: Of<'activity'>): Html {
   const url = sectionUrl(view.program.id, 'activity');
   const names = new Map(distinctPartners(data.partners));
@@ -190,9 +221,10 @@ function activitySection(view: ProgramPageView, data: Of<'activity'>): Html {
       : e.commission_reason ? `none: ${e.commission_reason.replaceAll('_', ' ')}` : '';
   return html`<section id="activity"><h2>Activity</h2>${filterForm(url, view.filter, data.partners)}
 <p><a href="${sectionUrl(view.program.id, 'overview')}/activity.csv?${filterQuery(view.filter)}">Download as CSV</a> (every row of this filter)</p>
+<p class="muted">When: a sale's own time (when it happened, as the overview and the statements count it); a click's or a lead's when recorded.</p>
 ${dataTable(['When (UTC)', 'Event', 'Partner', 'Customer', 'Sale', 'Attribution', 'Commission', 'Refunds'], data.events.map((e: any) => [
-  new Date(e.created_at).toISOString().replace('T', ' ').slice(0, 19), `${e.kind}${e.test ? ' (test)' : ''}`, e.partner_id ? names.get(Number(e.partner_id)) ?? '' : '', e.customer_key ?? '',
-  e.transaction_id ? `${e.transaction_id}: ${formatMoney(String(e.amount_cents), e.currency)}` : '', e.attribution_step ?? '', commission(e), e.refunds ?? '']))}
+  html`<time datetime="${new Date(e.occurred_at ?? e.created_at).toISOString()}">${new Date(e.occurred_at ?? e.created_at).toISOString().replace('T', ' ').slice(0, 16)}</time>`, `${e.kind}${e.test ? ' (test)' : ''}`, e.partner_id ? names.get(Number(e.partner_id)) ?? '' : '', idCell(e.customer_key),
+  e.transaction_id ? html`${idCell(e.transaction_id)}: ${formatMoney(String(e.amount_cents), e.currency)}` : '', e.attribution_step ?? '', commission(e), refundWords(e.refund_list, e.currency)]), { caption: 'Activity' })}
 ${data.events.length === 0 ? html`<p class="muted">Nothing between these dates.</p>` : ''}
 ${activityPager(view.filter, data.activityPage, sectionUrl(view.program.id, 'overview'))}</section>`;
 }

@@ -29,14 +29,15 @@ export function readinessSteps(programId: number, readiness: Readiness): Html {
 }
 
 /** The overview's part: the checklist while a step is missing, a folded line once all are seen. */
+// The overview's figures all count its chosen period; what arrived in the last 24 hours (by the
+// time Affix received it) is the set-up page's check that tracking works, not a figure beside them.
 export function readinessSummary(programId: number, readiness: Readiness): Html {
-  const counts = html`<p class="muted">Last 24 h: ${readiness.counts_24h.clicks} clicks, ${readiness.counts_24h.leads} leads, ${readiness.counts_24h.sales} sales.</p>`;
   if (readiness.state === 'ready') {
-    return html`<section id="readiness"><details><summary>Set-up complete: every step has been seen working.</summary>${readinessSteps(programId, readiness)}</details>${counts}</section>`;
+    return html`<section id="readiness"><details><summary>Set-up complete: every step has been seen working.</summary>${readinessSteps(programId, readiness)}</details></section>`;
   }
   const left = GATE_ORDER.filter((name) => readiness.gates[name].status !== 'pass').length;
   return html`<section id="readiness"><h2>Set-up: ${left} ${left === 1 ? 'step' : 'steps'} to go</h2>${readinessSteps(programId, readiness)}
-<p><a href="/dashboard/programs/${programId}/setup">Open the set-up page</a></p>${counts}</section>`;
+<p><a href="/dashboard/programs/${programId}/setup">Open the set-up page</a></p></section>`;
 }
 
 const copyable = (id: string, label: string, text: string): Html =>
@@ -65,7 +66,8 @@ await affix.trackLead({ customerExternalId: user.id, clickId: req.cookies.affix_
 // When they pay, unless Stripe tells Affix (amount in cents; invoiceId makes it idempotent):
 await affix.trackSale({ customerExternalId: user.id, amount: 4900, invoiceId: invoice.id });`;
   const endpoint = `${publicUrl}/api/v1/webhooks/stripe/${programId}`;
-  return html`<section id="steps"><h2>${data.readiness.state === 'ready' ? 'Every step has been seen working' : 'Steps'}</h2>${readinessSteps(programId, data.readiness)}</section>
+  return html`<section id="steps"><h2>${data.readiness.state === 'ready' ? 'Every step has been seen working' : 'Steps'}</h2>${readinessSteps(programId, data.readiness)}
+<p class="muted" id="received-24h">Received in the last 24 hours: ${data.readiness.counts_24h.clicks} clicks, ${data.readiness.counts_24h.leads} leads, ${data.readiness.counts_24h.sales} sales.</p></section>
 <section id="tracker"><h2>1. The tracker on every page</h2>
 <p>Paste it into your site's <code>&lt;head&gt;</code>. It records the click of a visitor who comes through <code>?aff=CODE</code> and remembers it for the attribution window. Your site's address must be among the allowed origins (<a href="${base}/settings">Settings</a>).</p>
 ${copyable('tracker-snippet', 'the tracker snippet', snippet)}</section>

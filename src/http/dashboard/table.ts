@@ -14,3 +14,6 @@ export function dataTable(columns: string[], rows: Cell[][], options: TableOptio
 ${rows.map((cells) => html`<tr>${cells.map((cell, index) => html`<td data-label="${columns[index] ?? ''}">${cell}</td>`)}</tr>`)}
 </tbody></table>`;
 }
+
+/** A link as a table cell shows it: without its scheme (the whole of it in the cell's title and its Copy button). */
+export const linkText = (url: string) => url.replace(/^https?:\/\//, '');

@@ -7,7 +7,7 @@ import { referralUrl } from '../../core/programs.js';
 import type { Currency } from '../../core/types.js';
 import { barChart } from '../dashboard/charts.js';
 import { type Html, errorSummary, field, html, raw } from '../dashboard/html.js';
-import { dataTable } from '../dashboard/table.js';
+import { dataTable, linkText } from '../dashboard/table.js';
 import { isoDay as day } from '../views/components.js';
 
 type Overview = Awaited<ReturnType<typeof portalOverview>>;
@@ -41,7 +41,7 @@ ${data.balances.length === 0 ? html`<p>No commissions yet.</p>` : dataTable(['Pr
   const funnel = data.funnel.find((f) => f.partnerId === p.partnerId) ?? { clicks: 0, leads: 0, sales: 0 };
   return html`<li class="card" id="program-${p.partnerId}"><h3><a href="/portal/programs/${p.partnerId}">${p.programName}</a></h3>
 <p>${p.commission}, for each customer you refer.</p>
-<dl class="numbers"><div><dt>Clicks</dt><dd>${funnel.clicks}</dd></div><div><dt>Signups</dt><dd>${funnel.leads}</dd></div><div><dt>Sales</dt><dd>${funnel.sales}</dd></div></dl>
+<dl class="numbers"><div><dt>Clicks</dt><dd>${funnel.clicks}</dd></div><div><dt>Leads</dt><dd>${funnel.leads}</dd></div><div><dt>Sales</dt><dd>${funnel.sales}</dd></div></dl>
 ${p.payoutMethod ? '' : html`<p class="unknown">Choose how you are paid: <a href="/portal/programs/${p.partnerId}#payout-details">payout details</a></p>`}
 <p><a href="/portal/programs/${p.partnerId}">Links, numbers, payouts and terms</a></p></li>`;
 })}</ul></section>`;
@@ -99,10 +99,10 @@ export function programPage({ data, fieldErrors, built, builderValues, qr, typed
 ${data.balances.length === 0 ? html`<p class="muted">No commissions yet.</p>` : dataTable(['Currency', 'Awaiting approval', 'Approved (owed to you)', 'Paid'],
   data.balances.map((b) => [b.currency, money(b.pendingCents, b.currency), html`<strong>${money(b.approvedCents, b.currency)}</strong>`, money(b.paidCents, b.currency)]), { id: 'balance' })}</section>
 <section id="links"><h2>Your links</h2>
-${data.links.length === 0 ? html`<p>No links yet.</p>` : dataTable(['Link', 'Clicks', 'Signups', 'Sales', 'Earned', 'QR code'], data.links.map((l) => {
+${data.links.length === 0 ? html`<p>No links yet.</p>` : dataTable(['Link', 'Clicks', 'Leads', 'Sales', 'Commission', 'QR code'], data.links.map((l) => {
   const url = referralUrl(p.domain, l.shortLink);
   return [
-    html`<code>${url}</code>${l.enabled ? '' : ' (turned off)'} <button type="button" data-copy="${url}" aria-label="Copy link ${l.shortLink}">Copy</button>`,
+    html`<code title="${url}">${linkText(url)}</code>${l.enabled ? '' : ' (turned off)'} <button type="button" data-copy="${url}" aria-label="Copy link ${l.shortLink}">Copy</button>`,
     l.clicks, l.leads, l.sales,
     l.earned.length ? l.earned.map((e) => money(e.cents, e.currency)).join(', ') : money(0, 'USD'),
     html`<details><summary>QR code of ${l.shortLink}</summary><div class="qr" role="img" aria-label="QR code for ${url}" data-link="${url}">${raw(qr.get(l.linkId) ?? '')}</div><a href="${base}/links/${l.linkId}/qr.svg" download>Download the QR code</a></details>`,
