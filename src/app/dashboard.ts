@@ -103,7 +103,8 @@ const SECTION_DATA = {
       if (!(error instanceof AffixError) || error.status !== 400) throw error;
       return partners.listPartners(deps, scope, id, {}).then((first) => ({ ...first, refused: error.message }));
     });
-    return { list, groups: await partnersDb.listGroups(deps.pool, id), query };
+    const [groups, money] = await Promise.all([partnersDb.listGroups(deps.pool, id), partners.partnersMoney(deps, scope, id, list.partners.map((p) => p.id))]);
+    return { list, groups, query, ...money };
   },
   applications: async (deps: PageDeps, id: number, _filter: ActivityFilter, _page: number, query: PageQuery) => {
     const [list, settings, groups] = await Promise.all([

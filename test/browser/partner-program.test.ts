@@ -109,7 +109,7 @@ describe.skipIf(!hasChromium)('the partner program', () => {
     await cards.filter({ hasText: 'Cleo Creator' }).getByLabel('Select').check();
     await page.locator('#app_action').selectOption('approve');
     await page.locator('#app_group_id').selectOption({ label: 'Creators' });
-    await submit('Apply to the selected partners');
+    await submit('Apply to the selected applications');
     await expect.poll(() => textOf(page.getByRole('status'))).toBe('Approve: 1 changed.');
     // The approved applicant got a link and a portal invitation.
     await expect.poll(() => smtp.lastLink('cleo@creators.example'), { timeout: 5000 }).not.toBeNull();
