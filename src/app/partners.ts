@@ -195,8 +195,13 @@ export async function partnerPage(deps: ManagementDeps, scope: Scope, programId:
 /** The money of a page of partners per currency (the list shows each currency, never one converted). */
 export async function partnersMoney(deps: ManagementDeps, scope: Scope, programId: number, partnerIds: number[]) {
   await programInScope(deps, scope, programId);
-  const [money, currencies] = await Promise.all([partners.partnerMoney(deps.pool, programId, partnerIds), partners.programCurrencies(deps.pool, programId)]);
-  return { money, currencies };
+  return partners.partnerMoney(deps.pool, programId, partnerIds);
+}
+
+/** The currencies the program has sold in: the list's money columns sort by one of them. */
+export async function soldCurrencies(deps: ManagementDeps, scope: Scope, programId: number) {
+  await programInScope(deps, scope, programId);
+  return partners.programCurrencies(deps.pool, programId);
 }
 
 /**

@@ -116,14 +116,18 @@ ${list.partners.length === 0 ? html`<p>${filterParams.toString() ? 'No partner m
 <div class="bulk-scope">
 <form method="post" action="${base}/partners/bulk" id="partners-bulk">
 ${Object.entries({ q: q('q'), status: q('status'), group_id_filter: q('group_id'), tag: q('tag') }).map(([k, v]) => html`<input type="hidden" name="filter_${k}" value="${v}">`)}
-<label class="check"><input type="checkbox" name="all_matching" value="on"> Tick every partner this search matches (not only this page)</label>
+<label class="check"><input type="checkbox" name="all_matching" value="on"> Apply to every partner this search matches (not only the selected)</label>
 <table class="cards partners-table"><caption class="visually-hidden">Partners; column headers sort</caption>
 <thead><tr><th scope="col"><span class="visually-hidden">Tick</span></th>${columns.map(header)}</tr></thead><tbody>
 ${list.partners.map((p) => {
     const m = ordered(moneyOf(p.id));
     return html`<tr><td data-label=""><label class="check pick"><input type="checkbox" name="partner_ids" value="${p.id}"><span class="visually-hidden">Select ${p.name}</span></label></td>
-<td data-label="Partner"><a href="${base}/partners/${p.id}"><strong>${p.name}</strong></a><br><span class="muted">${personal(view, p.email, 'no email')}${p.group_name ? ` · ${p.group_name}` : ''}${p.tags.length ? ` · ${p.tags.join(', ')}` : ''}</span></td>
-<td data-label="Status">${statusBadge(p.status)}</td><td data-label="Clicks" class="num">${p.clicks}</td><td data-label="Leads" class="num">${p.leads}</td><td data-label="Sales" class="num">${p.sales}</td>
+<td data-label="Partner"><a href="${base}/partners/${p.id}"><strong>${p.name}</strong></a><br>
+<span class="muted">${personal(view, p.email, 'no email')}${p.group_name ? ` · ${p.group_name}` : ''}${p.tags.length ? ` · ${p.tags.join(', ')}` : ''}</span></td>
+<td data-label="Status">${statusBadge(p.status)}</td>
+<td data-label="Clicks" class="num">${p.clicks}</td>
+<td data-label="Leads" class="num">${p.leads}</td>
+<td data-label="Sales" class="num">${p.sales}</td>
 <td data-label="Revenue" class="num">${amounts(m.filter((x) => x.revenue_cents).map((x) => ({ currency: x.currency, cents: x.revenue_cents })))}</td>
 <td data-label="Earned" class="num">${amounts(m.filter((x) => x.earned_cents).map((x) => ({ currency: x.currency, cents: x.earned_cents })))}</td>
 <td data-label="Joined">${day(p.created_at)}</td></tr>`;
@@ -234,6 +238,16 @@ const CONSEQUENCES: Partial<Record<PartnerAction, string>> = {
   ban: 'Their links are turned off, their commissions awaiting approval are rejected, their open payouts are canceled, and their approved balance waits until the ban is lifted (lifting restores exactly this). They are told, with your reason.',
 };
 const DESTRUCTIVE: readonly PartnerAction[] = ['reject', 'archive', 'ban'];
+/** Each button says what it does to whom. */
+const ACTION_BUTTON: Record<PartnerAction, (name: string) => string> = {
+  approve: (name) => `Approve ${name}`,
+  reject: (name) => `Reject ${name}`,
+  move_group: (name) => `Move ${name}`,
+  archive: (name) => `Archive ${name}`,
+  unarchive: (name) => `Restore ${name} from the archive`,
+  ban: (name) => `Ban ${name}`,
+  unban: (name) => `Lift the ban on ${name}`,
+};
 const METHOD_WORDS: Record<string, string> = { paypal: 'PayPal', wise: 'Wise', bank_transfer: 'Bank transfer', stripe: 'Stripe' };
 
 export function partnerPageBody(view: PartnerPagesView, data: PartnerPage): Html {
@@ -252,7 +266,7 @@ ${CONSEQUENCES[a] ? html`<p>${CONSEQUENCES[a]}</p>` : ''}
 ${DESTRUCTIVE.includes(a) ? html`<label for="${reasonId}">Reason${needsReason ? ' (required)' : ' (kept in the history)'}</label><input id="${reasonId}" name="reason" autocomplete="off" ${needsReason ? raw('required') : ''} ${fe[reasonId] ? raw(`aria-invalid="true" aria-describedby="${reasonId}-error"`) : ''}>
 ${fe[reasonId] ? html`<p class="error" id="${reasonId}-error">${fe[reasonId]}</p>` : ''}` : ''}
 ${a === 'reject' ? html`<label for="reject_reapply">May apply again</label><select id="reject_reapply" name="reapply">${REAPPLY_RULES.map((r) => html`<option value="${r}" ${r === 'after_30_days' ? raw('selected') : ''}>${REAPPLY_WORDS[r]}</option>`)}</select>` : ''}
-<div><button type="submit" ${DESTRUCTIVE.includes(a) ? raw('class="danger"') : ''}>${PARTNER_ACTION_WORDS[a]} ${p.name}</button></div></form>`;
+<div><button type="submit" ${DESTRUCTIVE.includes(a) ? raw('class="danger"') : ''}>${ACTION_BUTTON[a](p.name)}</button></div></form>`;
     return DESTRUCTIVE.includes(a) ? html`<details class="destructive" ${fe[reasonId] ? raw('open') : ''}><summary>${PARTNER_ACTION_WORDS[a]} this partner…</summary>${form}</details>` : form;
   };
   return html`<p><a href="${base}/partners">← All partners</a></p>
