@@ -1,5 +1,6 @@
 // Issue 43, item 3: each application is approved in one click, or rejected with a reason asked
 // for beside it, and its answers read in the order the form asked them.
+import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { adminOf, browserAppWithMail, hasChromium, screenshotsAt, textOf } from '../support/browser.js';
@@ -10,6 +11,10 @@ let page: Page;
 let smtp: { lastLink: (to: string) => string | null };
 browserAppWithMail('applications-decide-key-0123456789abcdef', (opened) => ({ api, page, smtp } = opened));
 const admin = adminOf(() => api);
+
+/** Serious and critical axe-core violations of the page as it is now. */
+const seriousViolations = async () =>
+  (await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
 
 describe.skipIf(!hasChromium)('deciding applications', () => {
   it('approves in one click, rejects with a reason, and shows answers in the form order', async () => {
@@ -62,6 +67,7 @@ describe.skipIf(!hasChromium)('deciding applications', () => {
     expect(await card('Cleo Cruz').locator('details.reject').getAttribute('open')).not.toBeNull();
     expect(await textOf(card('Cleo Cruz').locator('p.error'))).toBe('Give a reason.');
     expect(await textOf(page.locator('.error-summary'))).toContain('Give a reason.');
+    expect(await seriousViolations()).toEqual([]); // applications with a refused reason
     await screenshotsAt(page, 'applications-decide-reason');
     await card('Cleo Cruz').getByLabel('Reason (the applicant reads it)').fill('Your audience is outside our market.');
     await card('Cleo Cruz').getByRole('button', { name: 'Reject Cleo Cruz' }).click();

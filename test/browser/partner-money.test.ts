@@ -1,6 +1,7 @@
 // Issue 43, item 7: a partner's page shows their money per currency and state (revenue, earned,
 // awaiting approval, owed, paid, refunds), their payout method, their links with clicks, leads
 // and sales; destructive actions are explicit, each behind its own button, never a default.
+import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { adminOf, browserAppWithMail, hasChromium, screenshotsAt, textOf } from '../support/browser.js';
@@ -11,6 +12,10 @@ let api: TestApi;
 let page: Page;
 browserAppWithMail('partner-money-key-0123456789abcdef', (opened) => ({ api, page } = opened));
 const admin = adminOf(() => api);
+
+/** Serious and critical axe-core violations of the page as it is now. */
+const seriousViolations = async () =>
+  (await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
 
 /** Each row of a table as its cells' text. */
 const rows = (selector: string) =>
@@ -47,6 +52,7 @@ describe.skipIf(!hasChromium)("a partner's page", () => {
     await screenshotsAt(page, 'partner-money');
     await page.locator('#actions').getByText('Ban this partner…').click();
     expect(await textOf(page.locator('#actions details.destructive[open]'))).toContain('their commissions awaiting approval are rejected');
+    expect(await seriousViolations()).toEqual([]); // partner page with the ban form open
     // A ban without a reason is refused beside its field; nothing changes.
     await page.getByRole('button', { name: 'Ban Cy Chen' }).click();
     expect(await textOf(page.locator('#ban_reason-error'))).toBe('Give a reason.');

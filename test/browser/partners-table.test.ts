@@ -1,6 +1,7 @@
 // Issue 43, item 6: the Partners list is a table at desktop widths whose column headers sort,
 // with money per currency (a partner's euros never vanish under a dollar column), and a bulk bar
 // that appears once a row is ticked, without any script; cards at phone widths.
+import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { adminOf, browserAppWithMail, hasChromium, screenshotsAt, textOf } from '../support/browser.js';
@@ -11,6 +12,10 @@ let api: TestApi;
 let page: Page;
 browserAppWithMail('partners-table-key-0123456789abcdef', (opened) => ({ api, page } = opened));
 const admin = adminOf(() => api);
+
+/** Serious and critical axe-core violations of the page as it is now. */
+const seriousViolations = async () =>
+  (await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
 
 /** The partners' names in the table's order. */
 const names = async () => (await page.locator('table.partners-table tbody tr td[data-label=Partner] strong').allTextContents()).map((t) => t.trim());
@@ -57,6 +62,7 @@ describe.skipIf(!hasChromium)('the Partners list', () => {
     expect(await bar.isVisible()).toBe(false);
     await page.getByLabel('Select Dee Diaz', { exact: true }).check();
     expect(await bar.isVisible()).toBe(true);
+    expect(await seriousViolations()).toEqual([]); // partners table with the bulk bar
     await screenshotsAt(page, 'partners-table');
 
     // Without JavaScript too (the bar is CSS alone), and the existing bulk action still runs.

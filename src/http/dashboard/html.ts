@@ -90,7 +90,7 @@ form:has(select[name=commission_type] option[value^=recurring]:checked) .recurri
 @supports not selector(:has(*)){.bulk-scope .bulk-bar{display:block}.bulk-scope .bulk-hint{display:none}}
 @media (min-width:40rem){.bulk-bar{position:sticky;bottom:0;z-index:2;background:var(--surface);box-shadow:0 -2px 8px rgba(0,0,0,.15)}.bulk-bar fieldset.bulk{display:flex;flex-wrap:wrap;gap:0 1rem;align-items:flex-end}.bulk-bar fieldset.bulk input,.bulk-bar fieldset.bulk select{min-width:10rem}}
 th.num,td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}th[aria-sort] a{font-weight:700}table th a{color:var(--ink)}
-@media (max-width:40rem){th.num,td.num{text-align:left}table.partners-table tr{display:grid;grid-template-columns:repeat(4,minmax(0,1fr));gap:.3rem .6rem}table.partners-table td[data-label=Partner]{grid-column:2/-1}
+@media (max-width:40rem){th.num,td.num{text-align:left}table.partners-table tr{display:grid;grid-template-columns:repeat(4,minmax(0,1fr));gap:.3rem .6rem}table.partners-table td[data-label=Partner]{grid-column:2/-1}table.partners-table td[data-label=Joined]{grid-column:span 2}table.partners-table .badge{white-space:nowrap;overflow-wrap:normal}
 #money-table tr,#links-table tr,#payouts-table tr,#commissions-table tr{display:grid;grid-template-columns:repeat(3,minmax(0,1fr));gap:.2rem .6rem}#commissions-table td[data-label=Terms]{grid-column:1/-1}}
 table.partners-table tr:has(input:checked){background:#eef0ff}.bulk-bar fieldset.bulk>div{min-width:0}.bulk-bar fieldset.bulk label{margin-top:.3rem}
 .decide{display:flex;flex-wrap:wrap;gap:0 1rem;align-items:flex-start}.decide details{flex:1 1 12rem}.decide details[open]{flex-basis:100%}
