@@ -6,7 +6,7 @@ import type { ImportReport } from '../../app/partner-import.js';
 import type { SourceGroup } from '../../core/partners.js';
 import type { partnerPage } from '../../app/partners.js';
 import { COMMISSION_STATE_WORDS, type CommissionState } from '../../core/commission-ledger.js';
-import { formatMoney, majorUnits } from '../../core/money.js';
+import { formatMoney } from '../../core/money.js';
 import {
   ACTION_APPLIES_TO,
   PARTNER_ACTIONS,
@@ -23,7 +23,7 @@ import {
   fieldLines,
 } from '../../core/partners.js';
 import { COMMISSION_TYPE_WORDS, describeCommission } from '../../core/programs.js';
-import { COMMISSION_TYPES, type Currency, SUPPORTED_CURRENCIES } from '../../core/types.js';
+import { COMMISSION_TYPES, type Currency } from '../../core/types.js';
 import type { GroupView } from '../../db/partners.js';
 import { type Html, field, html, raw, select } from './html.js';
 import { minimumFields } from './forms.js';
