@@ -110,11 +110,15 @@ const SECTION_DATA = {
   partners: async (deps: PageDeps, id: number, _filter: ActivityFilter, _page: number, query: PageQuery, scope: Scope) => {
     // A query the list refuses (an old cursor, a bad sort) shows the first page with the message.
     // The caller's scope, not the operator's: its role decides what the search may match.
-    const list = await partners.listPartners(deps, scope, id, query).catch((error: unknown) => {
+    // Money sorts by a currency the program sells in (USD first when it does), unless the page chose one.
+    const currencies = await partners.soldCurrencies(deps, scope, id);
+    const currency = query.currency || (currencies.length === 0 || currencies.includes('USD') ? undefined : currencies[0]);
+    const list = await partners.listPartners(deps, scope, id, { ...query, currency }).catch((error: unknown) => {
       if (!(error instanceof AffixError) || error.status !== 400) throw error;
       return partners.listPartners(deps, scope, id, {}).then((first) => ({ ...first, refused: error.message }));
     });
-    return { list, groups: await partnersDb.listGroups(deps.pool, id), query };
+    const [groups, money] = await Promise.all([partnersDb.listGroups(deps.pool, id), partners.partnersMoney(deps, scope, id, list.partners.map((p) => p.id))]);
+    return { list, groups, query, money, currencies };
   },
   applications: async (deps: PageDeps, id: number, _filter: ActivityFilter, _page: number, query: PageQuery) => {
     const [list, settings, groups] = await Promise.all([

@@ -182,12 +182,26 @@ export async function showPartner(deps: ManagementDeps, scope: Scope, programId:
 /** Everything the partner page shows. */
 export async function partnerPage(deps: ManagementDeps, scope: Scope, programId: number, partnerId: number) {
   const partner = await showPartner(deps, scope, programId, partnerId);
-  const [details, elsewhere, groups] = await Promise.all([
+  const [details, elsewhere, groups, money, linkNumbers] = await Promise.all([
     partners.partnerDetails(deps.pool, programId, partnerId),
     partners.otherEnrollments(deps.pool, programId, partnerId),
     partners.listGroups(deps.pool, programId),
+    partners.partnerMoney(deps.pool, programId, [partnerId]),
+    partners.partnerLinkNumbers(deps.pool, programId, partnerId),
   ]);
-  return { partner, ...details, elsewhere, groups };
+  return { partner, ...details, links: linkNumbers, money: money.get(partnerId) ?? [], elsewhere, groups };
+}
+
+/** The money of a page of partners per currency (the list shows each currency, never one converted). */
+export async function partnersMoney(deps: ManagementDeps, scope: Scope, programId: number, partnerIds: number[]) {
+  await programInScope(deps, scope, programId);
+  return partners.partnerMoney(deps.pool, programId, partnerIds);
+}
+
+/** The currencies the program has sold in: the list's money columns sort by one of them. */
+export async function soldCurrencies(deps: ManagementDeps, scope: Scope, programId: number) {
+  await programInScope(deps, scope, programId);
+  return partners.programCurrencies(deps.pool, programId);
 }
 
 /**

@@ -156,6 +156,16 @@ export interface ApplicationField {
 }
 
 /**
+ * The answers as the form asked them: the brand's questions in their order, then answers to
+ * questions since removed (stored JSON keeps no order of its own).
+ */
+export function answersInFormOrder(fields: readonly ApplicationField[], answers: Record<string, unknown>): { key: string; label: string; value: string }[] {
+  const asked = fields.filter((f) => f.key in answers).map((f) => ({ key: f.key, label: f.label, value: String(answers[f.key]) }));
+  const removed = Object.keys(answers).filter((k) => !fields.some((f) => f.key === k)).sort().map((k) => ({ key: k, label: k, value: String(answers[k]) }));
+  return [...asked, ...removed];
+}
+
+/**
  * The applicant's answers to the brand's fields: only the fields the brand set are kept (any
  * other key is dropped), each checked by its type. Problems are keyed by the field's form name.
  */

@@ -102,7 +102,7 @@ describe.skipIf(!hasChromium)('one commission state on every surface', () => {
 
     // Partners: Ana's commission total counts the paid one only.
     await page.goto(`${base}/partners`);
-    expect(await seen('#partners li.card')).toContain('Ana Approved ana@partner.example Clicks 2 Leads 1 Sales 2 Revenue $80.00 Commission $10.00');
+    expect(await seen('#partners tbody tr')).toContain('Ana ana@partner.example Approved 2 1 2 $80.00 $10.00');
 
     // The assistant's explain_sale reads the same state.
     const reads = { pool: api.pool, store: new PgStore(api.pool), now: () => new Date() };

@@ -184,9 +184,9 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     await page.goto(`${api.url}/dashboard/programs/${programId}`);
     expect(await page.locator('#kpis tbody td').allTextContents()).toEqual(['USD', '2', '$98.00', '$9.80', '$9.80', '$0.00', '$0.00']);
     await page.goto(`${api.url}/dashboard/programs/${programId}/partners`);
-    const alice = page.locator('#partners li.card', { hasText: 'Alice' });
-    expect(await alice.locator('dl.numbers dd').allTextContents()).toEqual(['3', '1', '2', '$98.00', '$9.80']);
-    expect(await textOf(alice.locator('p.muted'))).toBe('no email');
+    const alice = page.locator('#partners tbody tr', { hasText: 'Alice' });
+    expect((await alice.locator('td.num').allTextContents()).map((t) => t.trim())).toEqual(['3', '1', '2', '$98.00', '$9.80']);
+    expect(await textOf(alice.locator('td[data-label=Partner] .muted'))).toBe('no email');
     const csv = await page.request.get(`${api.url}/dashboard/programs/${programId}/activity.csv`);
     expect(csv.headers()['content-type']).toContain('text/csv');
     const csvLines = (await csv.text()).trim().split('\r\n');

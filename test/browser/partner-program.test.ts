@@ -109,7 +109,7 @@ describe.skipIf(!hasChromium)('the partner program', () => {
     await cards.filter({ hasText: 'Cleo Creator' }).getByLabel('Select').check();
     await page.locator('#app_action').selectOption('approve');
     await page.locator('#app_group_id').selectOption({ label: 'Creators' });
-    await submit('Apply to the selected partners');
+    await submit('Apply to the selected applications');
     await expect.poll(() => textOf(page.getByRole('status'))).toBe('Approve: 1 changed.');
     // The approved applicant got a link and a portal invitation.
     await expect.poll(() => smtp.lastLink('cleo@creators.example'), { timeout: 5000 }).not.toBeNull();
@@ -127,9 +127,9 @@ describe.skipIf(!hasChromium)('the partner program', () => {
     await page.goto(`${base}/partners/${cleo}`);
     expect(await textOf(page.locator('#profile'))).toContain('Paid on: 30% of the first paid sale (group Creators), approved after 14 days.');
     await shot('program-partner');
-    await page.locator('#action').selectOption('ban');
-    await page.locator('#reason').fill('cookie stuffing');
-    await submit('Do it');
+    await page.locator('#actions').getByText('Ban this partner…').click();
+    await page.locator('#ban_reason').fill('cookie stuffing');
+    await submit('Ban Cleo Creator');
     await expect.poll(() => textOf(page.getByRole('status'))).toBe('Ban: 1 changed.');
     expect(await textOf(page.locator('#profile'))).toContain('Banned on');
     const click = () => api.request('POST', '/api/v1/track/click', { body: { affiliate_url: `https://shop.example.com/?aff=${link}` } });
@@ -138,8 +138,7 @@ describe.skipIf(!hasChromium)('the partner program', () => {
     expect(await stage(pending.commission_id)).toBe('rejected');
 
     // Lifting the ban: exactly the banned rows come back.
-    await page.locator('#action').selectOption('unban');
-    await submit('Do it');
+    await submit('Lift the ban on Cleo Creator');
     await expect.poll(() => textOf(page.getByRole('status'))).toBe('Lift the ban: 1 changed.');
     expect((await click()).status).toBe(200);
     expect(await stage(pending.commission_id)).toBe('pending');
@@ -157,7 +156,7 @@ describe.skipIf(!hasChromium)('the partner program', () => {
 
     // The partner list: search and the new pages at both widths.
     await page.goto(`${base}/partners?q=cleo`);
-    expect(await page.locator('#partners li.card h3').allTextContents()).toEqual(['Cleo Creator Approved']);
+    expect(await page.locator('#partners tbody td[data-label=Partner] strong').allTextContents()).toEqual(['Cleo Creator']);
     await page.goto(`${base}/partners`);
     await shot('program-partners');
     await page.goto(`${base}/partners/import`);

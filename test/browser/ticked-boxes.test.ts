@@ -58,7 +58,7 @@ describe.skipIf(!hasChromium)('forms with several ticked boxes', () => {
     await page.getByLabel('Select Dee', { exact: true }).check();
     await page.getByLabel('Select Eve', { exact: true }).check();
     await page.locator('#app_action').selectOption('approve');
-    await submit('Apply to the selected partners');
+    await submit('Apply to the selected applications');
     expect(await flash()).toBe('Approve: 2 changed.');
     expect(await column("SELECT status FROM partners WHERE program_id = $1 AND name IN ('Dee', 'Eve') ORDER BY name", [program.id])).toEqual(['approved', 'approved']);
 

@@ -89,6 +89,19 @@ textarea{font:inherit;width:100%;max-width:48rem;box-sizing:border-box}ul.signal
 /* The recurring duration only means something for recurring commission types (no script needed). */
 form:has(select[name=commission_type]) .recurring-only{display:none}
 form:has(select[name=commission_type] option[value^=recurring]:checked) .recurring-only,form:has(select[name=commission_type]) .recurring-only.has-error{display:block}
+/* Lists whose rows are ticked for a bulk action: the bar shows once a row is ticked (CSS alone, no script; without :has it always shows). */
+.bulk-scope .bulk-bar{display:none}.bulk-scope:has(input[name=partner_ids]:checked) .bulk-bar,.bulk-scope:has(input[name=all_matching]:checked) .bulk-bar,.bulk-scope .bulk-bar.has-error{display:block}
+.bulk-scope:has(input[name=partner_ids]:checked) .bulk-hint,.bulk-scope:has(input[name=all_matching]:checked) .bulk-hint{display:none}
+@supports not selector(:has(*)){.bulk-scope .bulk-bar{display:block}.bulk-scope .bulk-hint{display:none}}
+@media (min-width:40rem){.bulk-bar{position:sticky;bottom:0;z-index:2;background:var(--surface);box-shadow:0 -2px 8px rgba(0,0,0,.15)}.bulk-bar fieldset.bulk{display:flex;flex-wrap:wrap;gap:0 1rem;align-items:flex-end}.bulk-bar fieldset.bulk input,.bulk-bar fieldset.bulk select{min-width:10rem}}
+th.num,td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}th[aria-sort] a{font-weight:700}table th a{color:var(--ink)}
+@media (max-width:40rem){th.num,td.num{text-align:left}table.partners-table tr{display:grid;grid-template-columns:repeat(4,minmax(0,1fr));gap:.3rem .6rem}table.partners-table td[data-label=Partner]{grid-column:2/-1}table.partners-table td[data-label=Joined]{grid-column:span 2}table.partners-table .badge{white-space:nowrap;overflow-wrap:normal}
+#money-table tr,#links-table tr,#payouts-table tr,#commissions-table tr{display:grid;grid-template-columns:repeat(3,minmax(0,1fr));gap:.2rem .6rem}#commissions-table td[data-label=Terms]{grid-column:1/-1}}
+table.partners-table tr:has(input:checked){background:#eef0ff}.bulk-bar fieldset.bulk>div{min-width:0}.bulk-bar fieldset.bulk label{margin-top:.3rem}
+.decide{display:flex;flex-wrap:wrap;gap:0 1rem;align-items:flex-start}.decide details{flex:1 1 12rem}.decide details[open]{flex-basis:100%}
+details.reject>summary,details.destructive>summary{display:inline-block;cursor:pointer;margin-top:.6rem;padding:.35rem .9rem;border:1px solid var(--bad);border-radius:2px;color:var(--bad)}
+details.destructive{margin-top:.4rem}button.danger{background:var(--bad);color:var(--surface);border:1px solid var(--bad);border-radius:2px}
+button.approve{background:var(--good);color:var(--surface);border:1px solid var(--good);border-radius:2px}
 .error-summary{border:2px solid var(--bad);border-radius:6px;padding:.4rem 1rem;margin-bottom:1rem;background:var(--surface)}.error-summary ul{margin:.2rem 0}.error-summary a{color:var(--bad)}
 `;
 

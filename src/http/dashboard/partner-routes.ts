@@ -35,6 +35,8 @@ export const PARTNER_DONE: Record<string, string> = {
   override_removed: 'Own terms removed.',
   group: 'Group saved.',
   application_page: 'Application page saved.',
+  application_approved: 'Application approved: the partner has a referral link, and an invitation to the portal if they gave an email.',
+  application_rejected: 'Application rejected: the applicant is told, with your reason.',
 };
 
 const text = (req: Request, name: string) => String((req.body as Record<string, unknown>)[name] ?? '').trim();
@@ -242,6 +244,7 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
     const id = await ownProgram(req, res);
     const partnerId = Number(req.params.partnerId);
     const action = PARTNER_ACTIONS.find((a) => a === text(req, 'action'));
+    const fromApplications = text(req, 'back') === 'applications' && (action === 'approve' || action === 'reject');
     try {
       if (!action) throw new AffixError(400, 'Choose an action.', { fields: { action: 'Choose an action.' } });
       const { report } = await partners.partnerActionOfOne(withMail(), scope(res), id, partnerId, action, {
@@ -249,9 +252,15 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
         group_id: text(req, 'group_id') || null,
         reapply: text(req, 'reapply') || undefined,
       });
+      // Decided from the Applications page: back to it, the next application in view.
+      if (fromApplications) return res.redirect(303, `${sectionUrl(id, 'applications')}?done=application_${action === 'approve' ? 'approved' : 'rejected'}`);
       res.redirect(303, partnerUrl(id, partnerId, `done=bulk&action=${action}&changed=${report.changed}&skipped=0`));
     } catch (error) {
-      return partnerPage(req, res, (error as AffixError).status ?? 400, fieldErrors(error, { form: 'reason' }));
+      // The refusal beside the reason of the form that was sent (each action has its own).
+      const reasonField = fromApplications ? (action === 'reject' ? `reject_reason_${partnerId}` : `application-${partnerId}`) : `${action ?? 'action'}_reason`;
+      const fields = fieldErrors(error, { form: reasonField, reason: reasonField });
+      if (fromApplications) return programPage(req, res, 'applications', { status: (error as AffixError).status ?? 400, fieldErrors: fields });
+      return partnerPage(req, res, (error as AffixError).status ?? 400, fields);
     }
   });
 
