@@ -26,7 +26,8 @@ export class InboxWriter {
   private busy = 0;
   /** A wake-up on its way, and whether rows committed since it was sent (one more is owed). */
   private waking = false;
-  private wakeOwed = false;
+  /** Events stored since the last wake-up was sent (0: none owed). */
+  private wakeOwed = 0;
 
   constructor(
     private readonly pool: Pool,
@@ -80,14 +81,16 @@ export class InboxWriter {
    * committed while it was on its way. Never awaited by a delivery; a failed one is left to polling.
    */
   private wakeIfQueued(stored: StoredEvent[]): void {
-    if (!stored.some((event) => !event.duplicate && event.status === 'queued')) return;
-    this.wakeOwed = true;
+    const queued = stored.filter((event) => !event.duplicate && event.status === 'queued').length;
+    if (queued === 0) return;
+    this.wakeOwed += queued;
     if (this.waking) return;
     this.waking = true;
     void (async () => {
-      while (this.wakeOwed) {
-        this.wakeOwed = false;
-        await wakeWorkers(this.pool).catch(() => undefined);
+      while (this.wakeOwed > 0) {
+        const events = this.wakeOwed;
+        this.wakeOwed = 0;
+        await wakeWorkers(this.pool, events).catch(() => undefined);
       }
       this.waking = false;
     })();

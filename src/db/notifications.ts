@@ -6,7 +6,7 @@ export interface Listening {
   stop(): Promise<void>;
 }
 
-export function listen(pool: Pool, channel: string, onNotify: () => void, onError: (error: unknown) => void, retryMs = 1_000): Listening {
+export function listen(pool: Pool, channel: string, onNotify: (payload?: string) => void, onError: (error: unknown) => void, retryMs = 1_000): Listening {
   let client: PoolClient | null = null;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
@@ -16,7 +16,7 @@ export function listen(pool: Pool, channel: string, onNotify: () => void, onErro
     if (stopped) return;
     try {
       const next = await pool.connect();
-      next.on('notification', (message) => message.channel === channel && onNotify());
+      next.on('notification', (message) => message.channel === channel && onNotify(message.payload));
       next.on('error', (error) => lost(next, error));
       await next.query(`LISTEN ${channel.replace(/[^a-z0-9_]/g, '')}`);
       if (stopped) return next.release(true);

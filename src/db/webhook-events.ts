@@ -100,8 +100,9 @@ export async function storeEvent(pool: Pool, queue: InboxJobQueue, event: NewInb
  * statement: a NOTIFY holds a database-wide lock from its statement through commit, so a burst's
  * commits would queue behind each other's page writes. A lost wake-up costs a poll (the fallback).
  */
-export async function wakeWorkers(pool: Pool): Promise<void> {
-  await pool.query(prepared('SELECT pg_notify($1, \'\')', [STRIPE_EVENTS_CHANNEL]));
+export async function wakeWorkers(pool: Pool, events: number): Promise<void> {
+  // The count tells the workers how fast the intake is storing (core/intake-rate.ts).
+  await pool.query(prepared('SELECT pg_notify($1, $2)', [STRIPE_EVENTS_CHANNEL, String(events)]));
 }
 
 /**

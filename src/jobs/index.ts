@@ -1,6 +1,7 @@
 // Worker process: pg-boss handlers for Stripe events and their dead-letter queue.
 import type PgBoss from 'pg-boss';
 import type { Config } from '../platform/config.js';
+import { IntakeRate, eventsInWake, intakeBusy } from '../core/intake-rate.js';
 import { resumeInterruptedJobs } from '../db/interrupted-jobs.js';
 import { type Listening, listen } from '../db/notifications.js';
 import type { Pool } from '../db/pool.js';
@@ -80,23 +81,33 @@ export async function startWorkers(
   const deps: WorkerDeps = { ...rest, queue: boss, attributionWaitMinutes: config.worker.attributionWaitMinutes };
   // LISTEN needs a session of its own; through a transaction pooler without a direct URL there
   // is none, and the workers find new events and deliveries by polling alone.
-  const listenOn = (channel: string, wake: () => void, what: string): Listening =>
+  const listenOn = (channel: string, wake: (payload?: string) => void, what: string): Listening =>
     listenPool ? listen(listenPool, channel, wake, (error) => deps.logger.warn({ err: error }, `listening for ${what} failed; polling until it is back`)) : { stop: async () => undefined };
   await analyzeJobTable(deps.pool, STRIPE_EVENTS_JOB_QUEUE.schema).catch((error) => deps.logger.warn({ err: error }, 'analyzing the job table failed'));
   const options = { batchSize: config.worker.batchSize, pollingIntervalSeconds: config.worker.pollSeconds };
+  // While the intake stores a burst, the fetchers beyond the first wait (core/intake-rate.ts).
+  const intake = new IntakeRate();
+  const nowMs = () => (deps.now?.() ?? new Date()).getTime();
+  const waits = (fetcher: number) => fetcher > 0 && intakeBusy(intake, config.worker.yieldAbovePerSecond, nowMs());
   const workerIds: string[] = [];
+  const wakeAll = () => workerIds.forEach((id, fetcher) => waits(fetcher) || boss.notifyWorker(id));
   for (let i = 0; i < config.worker.concurrency; i++) {
     let workerId = '';
     workerId = await boss.work<StripeEventJob>(STRIPE_EVENTS_QUEUE, options, async (jobs) => {
       if (jobs.length === 0) return;
-      // Jobs were found: fetch the next ones right away instead of sleeping the polling interval.
-      boss.notifyWorker(workerId);
+      // Jobs were found: fetch the next ones right away instead of sleeping the polling interval
+      // (the first fetcher wakes the others too once a burst is over).
+      if (i === 0) wakeAll();
+      else if (!waits(i)) boss.notifyWorker(workerId);
       await runJobs(deps, jobs);
     });
     workerIds.push(workerId);
   }
-  const wake = coalesce(() => workerIds.forEach((id) => boss.notifyWorker(id)));
-  const listening = listenOn(STRIPE_EVENTS_CHANNEL, wake, 'new events');
+  const wake = coalesce(wakeAll);
+  const listening = listenOn(STRIPE_EVENTS_CHANNEL, (payload) => {
+    intake.add(eventsInWake(payload), nowMs());
+    wake();
+  }, 'new events');
   // Retries exhausted: the event stays visible as parked (waiting on data) or dead (errors), replayable.
   await boss.work<StripeEventJob>(STRIPE_EVENTS_DEAD_QUEUE, options, async (jobs) => {
     for (const job of jobs) {

@@ -46,6 +46,7 @@ const schema = z.object({
   AFFIX_WORKER_RETRY_LIMIT: z.coerce.number().int().min(0).max(50).default(8),
   AFFIX_WORKER_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(3600).default(2),
   AFFIX_WORKER_POLL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
+  AFFIX_WORKER_YIELD_ABOVE: z.coerce.number().int().min(0).max(1_000_000).default(300),
   AFFIX_ATTRIBUTION_WAIT_MINUTES: z.coerce.number().int().min(1).max(43_200).default(DEFAULT_ATTRIBUTION_WAIT_MINUTES),
   AFFIX_WEBHOOK_ALLOW_PRIVATE: booleanText.default(false),
   // Deliveries to brands: attempts at once per process, and the total time one attempt may take (connect, headers, body).
@@ -105,7 +106,7 @@ export interface Config {
   webhookRetentionDays: number;
   /** How old a Paddle signature may be, in seconds (AFFIX_PADDLE_SIGNATURE_TOLERANCE_SECONDS). */
   paddleSignatureToleranceSeconds: number;
-  worker: { concurrency: number; batchSize: number; retryLimit: number; retryDelaySeconds: number; pollSeconds: number; attributionWaitMinutes: number };
+  worker: { concurrency: number; batchSize: number; retryLimit: number; retryDelaySeconds: number; pollSeconds: number; attributionWaitMinutes: number; yieldAbovePerSecond: number };
   /** Webhooks to the brand: may they reach private and loopback addresses (never in production), and the wait before each retry. */
   outbound: {
     allowPrivateAddresses: boolean;
@@ -193,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       retryLimit: e.AFFIX_WORKER_RETRY_LIMIT,
       retryDelaySeconds: e.AFFIX_WORKER_RETRY_DELAY_SECONDS,
       pollSeconds: e.AFFIX_WORKER_POLL_SECONDS,
+      yieldAbovePerSecond: e.AFFIX_WORKER_YIELD_ABOVE,
       attributionWaitMinutes: e.AFFIX_ATTRIBUTION_WAIT_MINUTES,
     }),
     mail: Object.freeze({ smtpUrl: e.AFFIX_SMTP_URL, from: e.AFFIX_MAIL_FROM }),
