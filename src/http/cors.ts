@@ -1,12 +1,15 @@
 // CORS for the two browser routes (click, browser-mode lead). The browser is let in only for
 // origins some program lists; the core then refuses origins the link's own program does not list.
+// The tracker names its program in the query (`?program_id=`): a preflight from an origin that
+// program does not list is kept as the program's last refusal, which its set-up checklist shows
+// (the answer is the same either way, so nobody learns another program's origins from it).
 import type { NextFunction, Request, Response } from 'express';
 import type { Pool } from '../db/pool.js';
-import { originListed } from '../app/access.js';
+import { noteTrackerOrigin, originListed } from '../app/access.js';
 
 const EXPOSED = 'X-Request-ID, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After';
 
-export function browserCors(pool: Pool) {
+export function browserCors(pool: Pool, now: () => Date = () => new Date()) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const origin = req.headers.origin;
     res.vary('Origin');
@@ -16,6 +19,8 @@ export function browserCors(pool: Pool) {
       res.setHeader('Access-Control-Expose-Headers', EXPOSED);
     }
     if (req.method === 'OPTIONS') {
+      const programId = Number(req.query.program_id);
+      if (origin && Number.isSafeInteger(programId) && programId > 0) await noteTrackerOrigin(pool, programId, origin, now());
       if (allowed) {
         res.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
         res.setHeader('Access-Control-Allow-Headers', 'Content-Type');

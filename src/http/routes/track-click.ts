@@ -12,11 +12,11 @@ import { parseClickBody } from '../schemas.js';
 export function trackClickRoute(deps: HttpDeps): Router {
   const router = Router();
   const path = '/api/v1/track/click';
-  router.options(path, browserCors(deps.pool));
+  router.options(path, browserCors(deps.pool, () => clock(deps)));
   router.post(
     path,
     failsWith(() => errors.internal(MESSAGES.clickFailed)),
-    browserCors(deps.pool),
+    browserCors(deps.pool, () => clock(deps)),
     programKeyAuth(deps.store, 'click', deps.config.docsUrl),
     async (req, res) => {
       const body = parseClickBody(req.body);
