@@ -79,6 +79,6 @@ export function walkthrough(baseUrl: string, demo: DemoProgram): string {
     `  curl -s -X POST $AFFIX_URL/api/v1/track/refund ${json} ${auth} -d '{"transaction_id":"${txn}","refund_amount_cents":1000}'; echo`,
     `  curl -s $AFFIX_URL/api/v1/programs/me/readiness ${auth}; echo`,
     '',
-    'The SDK names the same fields in camelCase (customerExternalId = customer_key, amount = amount_cents, invoiceId = transaction_id): README, "Names".',
+    "The SDK names the same fields in camelCase (customerExternalId = customer_key, amount = amount_cents, invoiceId = transaction_id): the table in the README's quick start.",
   ].join('\n');
 }

@@ -64,7 +64,8 @@ const affix = new Affix({ apiKey: process.env.AFFIX_API_KEY, apiUrl: '${publicUr
 // When a visitor signs up (the tracker keeps their click in the affix_click_id cookie):
 await affix.trackLead({ customerExternalId: user.id, clickId: req.cookies.affix_click_id, email: user.email });
 
-// When they pay, unless Stripe tells Affix (amount in cents; invoiceId makes it idempotent):
+// When they pay, unless Stripe tells Affix (amount in cents; invoiceId makes it idempotent).
+// The HTTP API names the same fields customer_key, click_id, amount_cents and transaction_id.
 await affix.trackSale({ customerExternalId: user.id, amount: 4900, invoiceId: invoice.id });`;
   const endpoint = `${publicUrl}/api/v1/webhooks/stripe/${programId}`;
   return html`<section id="steps"><h2>${data.readiness.state === 'ready' ? 'Every step has been seen working' : 'Steps'}</h2>${readinessSteps(programId, data.readiness)}</section>
