@@ -46,6 +46,7 @@ export class PgStore implements Store {
   }
 
   async readinessFacts(programId: number, now: Date): Promise<ReadinessFacts> {
+    // Real traffic only (test events are counted nowhere here: migration 0051's partial index).
     // Flat in the history's size: "ever" is the first event of each kind and the last event the
     // index's end. The last 24 hours: whole hours from the hourly counters, and the events of
     // the first, partial hour counted by index (an hour's worth at most).
@@ -59,7 +60,7 @@ export class PgStore implements Store {
               UNION ALL
               -- Per kind, so each count is a range of the (program_id, kind, created_at) index.
               SELECT k.kind, (SELECT count(*) FROM tracking_events t
-                               WHERE t.program_id = $1 AND t.kind = k.kind AND t.created_at > $2 AND t.created_at < ${EDGE})
+                               WHERE t.program_id = $1 AND t.kind = k.kind AND NOT t.test AND t.created_at > $2 AND t.created_at < ${EDGE})
                 FROM (VALUES ('click'), ('lead'), ('sale')) AS k (kind))
        SELECT
          (SELECT count(*) FROM api_keys k

@@ -52,7 +52,10 @@ describe.skipIf(!hasChromium)('test traffic', () => {
       'To do: ○ Record a sale: connect Stripe, Paddle or Lemon Squeezy, or call trackSale from your server. Go to Stripe set-up',
     ]);
     const readiness = await api.request('GET', '/api/v1/programs/me/readiness', { headers: bearer(key) });
-    expect(readiness.body).toMatchObject({ state: 'incomplete', blocker: 'referral_link', integration_verified: false });
+    expect(readiness.body).toMatchObject({ state: 'incomplete', blocker: 'referral_link', integration_verified: false, counts_24h: { clicks: 0, leads: 0, sales: 0 } });
+    // The overview's day of traffic counts none of them either.
+    await page.goto(base);
+    expect(await textOf(page.locator('#readiness p.muted'))).toBe('Last 24 h: 0 clicks, 0 leads, 0 sales.');
 
     // The test partner is nowhere among the partners: the list, its count, its export.
     await page.goto(`${base}/partners`);
@@ -95,5 +98,6 @@ describe.skipIf(!hasChromium)('test traffic', () => {
     // The account's programs, as the CLI lists them, count three partners.
     expect((await listAccountPrograms(api.pool, account.id)).map((p) => p.partners)).toEqual([people.length]);
     expect(await textOf(page.locator('#readiness summary'))).toBe('Set-up complete: every step has been seen working.');
+    expect(await textOf(page.locator('#readiness p.muted'))).toBe('Last 24 h: 3 clicks, 3 leads, 3 sales.');
   }, 60_000);
 });
