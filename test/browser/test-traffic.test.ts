@@ -53,6 +53,9 @@ describe.skipIf(!hasChromium)('test traffic', () => {
     ]);
     const readiness = await api.request('GET', '/api/v1/programs/me/readiness', { headers: bearer(key) });
     expect(readiness.body).toMatchObject({ state: 'incomplete', blocker: 'referral_link', integration_verified: false, counts_24h: { clicks: 0, leads: 0, sales: 0 } });
+    // `affix status` counts no partner and no event of them.
+    const status = await api.request('GET', '/api/v1/cli/status', { headers: bearer(key) });
+    expect(status.body.data).toMatchObject({ active_partners: 0, recent_events: { clicks_24h: 0, leads_24h: 0, sales_24h: 0 } });
     // The overview's day of traffic counts none of them either.
     await page.goto(base);
     expect(await textOf(page.locator('#readiness p.muted'))).toBe('Last 24 h: 0 clicks, 0 leads, 0 sales.');
