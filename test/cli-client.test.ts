@@ -216,7 +216,8 @@ describe('affix login / programs / init / status / test / logout', () => {
     expect(chain.stdout).toContain('click pass, lead pass, sale pass');
     expect(chain.stdout).toContain('Attributed end to end.');
     const human = await affix(['status']);
-    expect(human.stdout).toContain('Last 24 h: 4 clicks, 3 leads, 2 sales');
+    // Test events say what they proved above; the day's counts are real traffic only (issue 43, item 9).
+    expect(human.stdout).toContain('Last 24 h: 0 clicks, 0 leads, 0 sales');
     expect(human.stdout).toContain('Browser clicks are accepted from: https://two.example, https://www.two.example');
   }, 30_000);
 

@@ -1,7 +1,7 @@
 // The Affix browser tracker. Built by esbuild into one dependency-free script served at
 // /js/affix-tracker.js. It must never throw into the host page and never block it.
 import { getDomain } from 'tldts';
-import type { AffixTracker } from '../packages/sdk/src/types.js';
+import type { AffixTracker, SignupResult } from '../packages/sdk/src/types.js';
 
 type AffixApi = AffixTracker;
 
@@ -70,11 +70,16 @@ const TIMEOUT_MS = 5000;
     let clickId: string | null = consented ? readCookie(CLICK_COOKIE) : null;
     let affiliateUrl: string | null = consented ? readCookie(URL_COOKIE) : null;
 
-    const post = async (path: string, body: Record<string, unknown>): Promise<any> => {
+    // What a post came to: the answer's body, or why there is none. The program rides in the
+    // query too, so a preflight the browser refuses still tells Affix which program's tracker
+    // was refused (the set-up checklist names the origin to allow).
+    type Posted = { ok: true; json: any } | { ok: false; outcome: 'refused' | 'unreachable'; message: string; status?: number };
+    const post = async (path: string, body: Record<string, unknown>): Promise<Posted> => {
       const controller = typeof AbortController === 'function' ? new AbortController() : null;
       const timer = setTimeout(() => controller?.abort(), TIMEOUT_MS);
+      const query = Number.isFinite(programId) && programId > 0 ? `?program_id=${programId}` : '';
       try {
-        const response = await fetch(`${apiBase}${path}`, {
+        const response = await fetch(`${apiBase}${path}${query}`, {
           method: 'POST',
           headers: { 'Content-Type': 'application/json' },
           body: JSON.stringify(body),
@@ -84,13 +89,15 @@ const TIMEOUT_MS = 5000;
         });
         const json = await response.json().catch(() => null);
         if (!response.ok) {
-          warn(`${path} answered ${response.status}:`, json?.error?.message ?? json?.message ?? response.statusText);
-          return null;
+          const message = String(json?.error?.message ?? json?.message ?? response.statusText);
+          warn(`${path} answered ${response.status}:`, message);
+          return { ok: false, outcome: 'refused', message, status: response.status };
         }
-        return json;
+        return { ok: true, json };
       } catch (error) {
-        warn(`${path} failed:`, (error as Error)?.message ?? error);
-        return null;
+        const message = `${path} got no answer (${(error as Error)?.message ?? error}): if the browser reports CORS, add ${location.origin} to the program's allowed origins`;
+        warn(message);
+        return { ok: false, outcome: 'unreachable', message };
       } finally {
         clearTimeout(timer);
       }
@@ -131,7 +138,8 @@ const TIMEOUT_MS = 5000;
       };
       // First-click: a different aff with an existing click is sent with it; the answer keeps the first.
       if (existing) body.existing_click_id = existing;
-      const result = await post('/api/v1/track/click', body);
+      const posted = await post('/api/v1/track/click', body);
+      const result = posted.ok ? posted.json : null;
       if (!result?.click_id) return;
       const days = Number(result.cookie_window_days) > 0 ? Number(result.cookie_window_days) : DEFAULT_WINDOW_DAYS;
       const kept = existing !== null && result.click_id === existing;
@@ -153,21 +161,30 @@ const TIMEOUT_MS = 5000;
       get ready() {
         return ready;
       },
-      async signup(customerKey: string, email?: string) {
+      async signup(customerKey: string, email?: string): Promise<SignupResult> {
         try {
-          if (!consented) return log('signup skipped: no consent');
-          if (!customerKey) return warn('signup needs a customerKey');
+          if (!consented) {
+            log('signup skipped: no consent');
+            return { ok: false, outcome: 'no_consent', message: 'signup skipped: the visitor has not consented' };
+          }
+          if (!customerKey) {
+            warn('signup needs a customerKey');
+            return { ok: false, outcome: 'no_customer_key', message: 'signup needs a customerKey' };
+          }
           await ready;
-          await post('/api/v1/track/lead', {
+          const posted = await post('/api/v1/track/lead', {
             click_id: clickId,
             customer_key: String(customerKey),
             email: email ?? null,
             program_id: programId,
             page_url: location.href,
           });
-          log('signup sent for', customerKey);
+          if (!posted.ok) return posted;
+          log('signup recorded for', customerKey);
+          return { ok: true, outcome: 'recorded', provisional: posted.json?.provisional === true };
         } catch (error) {
           warn('signup failed', error);
+          return { ok: false, outcome: 'unreachable', message: `signup failed: ${(error as Error)?.message ?? error}` };
         }
       },
       getClickId: () => (consented ? (clickId ?? readCookie(CLICK_COOKIE)) : null),

@@ -5,7 +5,7 @@ import { RATE_LIMITS, type RateLimitHit, type RateLimitRule, type RequestCount, 
 import { hashEmail } from '../core/secrets.js';
 import { createDashboardSession, dashboardSessionAccount } from '../db/dashboard.js';
 import { databaseAnswers } from '../db/health.js';
-import { originListedByAnyProgram } from '../db/origins.js';
+import { originListedByAnyProgram, recordRefusedOrigin } from '../db/origins.js';
 import type { Pool, PoolClient } from '../db/pool.js';
 import { countRequestAlone, hitRateLimit, uncountRequest } from '../db/rate-limit.js';
 import { KNOWN_PLACE_MS, accountOverLimit, signInCounts, signInGate, signInPlace } from '../core/sign-in-limits.js';
@@ -84,6 +84,9 @@ export async function mayMailAddress(db: Pool | PoolClient, email: string, at: D
 
 /** Browsers are let in only from origins some program lists (the link's own program checks again). */
 export const originListed = (pool: Pool, origin: string) => originListedByAnyProgram(pool, origin);
+
+/** The browser asked, for the tracker of `programId`, from an origin: kept if that program does not list it. */
+export const noteTrackerOrigin = (pool: Pool, programId: number, origin: string, now: Date) => recordRefusedOrigin(pool, programId, origin, now);
 
 export const databaseReady = (pool: Pool, timeoutMs: number) => databaseAnswers(pool, timeoutMs);
 

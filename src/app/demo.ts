@@ -53,17 +53,32 @@ export async function ensureDemo(pool: Pool, config: Readonly<Config>): Promise<
   return { ...demo, created: true };
 }
 
+/**
+ * What the first start prints: where each credential works, and the walk-through as one block
+ * pasted into a shell (the click's id is carried from the first answer to the lead by the shell,
+ * not copied by hand). The block's last line asks readiness, which every step then passes.
+ */
+/** The click's id out of the click's JSON answer, in the shell (sed: present wherever curl is). */
+const CLICK_ID_OF_ANSWER = String.raw`sed -n 's/.*"click_id":"\([^"]*\)".*/\1/p'`;
+
 export function walkthrough(baseUrl: string, demo: DemoProgram): string {
   const key = demo.apiKey;
   const txn = `demo_txn_${Date.now()}`;
+  const json = "-H 'Content-Type: application/json'";
+  const auth = `-H "Authorization: Bearer $AFFIX_KEY"`;
   return [
-    `Demo program ${demo.programId} (20% commission), partner link ?aff=${demo.shortLink}, API key ${key}`,
-    'Try click -> lead -> sale -> refund (copy the click_id from the first answer):',
-    `  curl -s -X POST ${baseUrl}/api/v1/track/click -H 'Content-Type: application/json' -d '{"affiliate_url":"http://localhost/?aff=${demo.shortLink}"}'`,
-    `  curl -s -X POST ${baseUrl}/api/v1/track/lead -H 'Content-Type: application/json' -H 'Authorization: Bearer ${key}' -d '{"click_id":"<click_id>","customer_key":"user_42","email":"jane@example.com"}'`,
-    `  curl -s -X POST ${baseUrl}/api/v1/track/sale -H 'Content-Type: application/json' -H 'Authorization: Bearer ${key}' -d '{"transaction_id":"${txn}","amount_cents":4900,"customer_key":"user_42"}'`,
-    `  curl -s -X POST ${baseUrl}/api/v1/track/refund -H 'Content-Type: application/json' -H 'Authorization: Bearer ${key}' -d '{"transaction_id":"${txn}","refund_amount_cents":1000}'`,
-    `  curl -s ${baseUrl}/api/v1/programs/me/readiness -H 'Authorization: Bearer ${key}'`,
-    `CLI: \`npm run affix -- login --api-url ${baseUrl}\` and sign in as ${demo.email} / ${demo.password}`,
+    `Demo program ${demo.programId} (20% commission), partner link ?aff=${demo.shortLink}`,
+    `Dashboard sign-in: ${baseUrl}/dashboard/login as ${demo.email} / ${demo.password} (the same account signs the CLI in: npm run affix -- login --api-url ${baseUrl})`,
+    `API key, for your server's Authorization: Bearer header only (never in a browser): ${key}`,
+    'Try click -> lead -> sale -> refund -> readiness: paste this block into a shell (bash or zsh, with curl):',
+    '',
+    `  AFFIX_URL=${baseUrl} AFFIX_KEY=${key}`,
+    `  CLICK_ID=$(curl -s -X POST $AFFIX_URL/api/v1/track/click ${json} -d '{"affiliate_url":"http://localhost/?aff=${demo.shortLink}"}' | ${CLICK_ID_OF_ANSWER}); echo "click: $CLICK_ID"`,
+    `  curl -s -X POST $AFFIX_URL/api/v1/track/lead ${json} ${auth} -d '{"click_id":"'"$CLICK_ID"'","customer_key":"user_42","email":"jane@example.com"}'; echo`,
+    `  curl -s -X POST $AFFIX_URL/api/v1/track/sale ${json} ${auth} -d '{"transaction_id":"${txn}","amount_cents":4900,"customer_key":"user_42"}'; echo`,
+    `  curl -s -X POST $AFFIX_URL/api/v1/track/refund ${json} ${auth} -d '{"transaction_id":"${txn}","refund_amount_cents":1000}'; echo`,
+    `  curl -s $AFFIX_URL/api/v1/programs/me/readiness ${auth}; echo`,
+    '',
+    "The SDK names the same fields in camelCase (customerExternalId = customer_key, amount = amount_cents, invoiceId = transaction_id): the table in the README's quick start.",
   ].join('\n');
 }

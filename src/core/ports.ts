@@ -257,6 +257,8 @@ export interface ReadinessFacts {
   activeKeys: number;
   activeLinks: number;
   allowedOrigins: number;
+  /** The last origin the tracker was refused from, while the program still does not list it. */
+  refusedOrigin: { origin: string; at: Date } | null;
   clickSeen: boolean;
   leadSeen: boolean;
   saleSeen: boolean;

@@ -109,7 +109,7 @@ export interface ProgramSummary {
 export async function listAccountPrograms(pool: Pool, accountId: number): Promise<ProgramSummary[]> {
   const { rows } = await pool.query(
     `SELECT p.id, p.name, p.domain, p.commission_type, p.commission_rate, p.recurring_duration_months AS duration_months, p.created_at,
-            (SELECT count(*) FROM partners pa WHERE pa.program_id = p.id)::int AS partners
+            (SELECT count(*) FROM partners pa WHERE pa.program_id = p.id AND NOT pa.test)::int AS partners
        FROM programs p WHERE p.account_id = $1 ORDER BY p.id`,
     [accountId],
   );
@@ -131,7 +131,8 @@ export async function programStatusFacts(pool: Pool, programId: number): Promise
     `SELECT p.name, p.domain, p.allowed_origins,
             (p.stripe_webhook_secret IS NOT NULL OR p.stripe_account_id IS NOT NULL) AS stripe_connected,
             p.stripe_charges_enabled,
-            (SELECT count(DISTINCT l.partner_id) FROM referral_links l WHERE l.program_id = p.id AND l.enabled AND l.partner_id IS NOT NULL)::int AS active_partners,
+            (SELECT count(DISTINCT l.partner_id) FROM referral_links l JOIN partners pa ON pa.id = l.partner_id
+              WHERE l.program_id = p.id AND l.enabled AND NOT pa.test)::int AS active_partners,
             (SELECT count(*) FROM commission_states c WHERE c.program_id = p.id AND c.state = 'pending')::int AS pending_commissions
        FROM programs p WHERE p.id = $1`,
     [programId],
@@ -148,7 +149,8 @@ export async function ensureTestLink(pool: Pool, programId: number): Promise<str
       await client.query('UPDATE referral_links SET enabled = true, program_id = $2, updated_at = now() WHERE id = $1', [existing.rows[0].id, programId]);
       return;
     }
-    const partner = await client.query("INSERT INTO partners (program_id, name) VALUES ($1, 'Affix test partner') RETURNING id", [programId]);
+    // Marked as the test partner: its traffic proves the wiring and is never listed, counted or paid.
+    const partner = await client.query("INSERT INTO partners (program_id, name, test) VALUES ($1, 'Affix test partner', true) RETURNING id", [programId]);
     await client.query(
       `INSERT INTO referral_links (short_link, program_id, partner_id) VALUES ($1, $2, $3)
        ON CONFLICT (lower(short_link)) WHERE NOT case_twin DO UPDATE SET partner_id = EXCLUDED.partner_id, program_id = EXCLUDED.program_id, enabled = true, updated_at = now()`,

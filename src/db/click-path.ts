@@ -68,7 +68,7 @@ const clickCte = (onlyWhen?: string) => `click AS (
          INSERT INTO clicks (${CLICK_COLUMNS})
          ${onlyWhen ? `SELECT ${CLICK_VALUES} ${onlyWhen}` : `VALUES (${CLICK_VALUES})`}
          RETURNING click_id
-       ), ${countEventCte('$14', '$15', '$20', onlyWhen ? 'click' : undefined)}`;
+       ), ${countEventCte('$14', '$15', '$20', '$18', onlyWhen ? 'click' : undefined)}`;
 
 /** The click's tracking event, written when (and because) the click was. */
 const EVENT_OF_CLICK = `INSERT INTO tracking_events (program_id, kind, customer_id, click_id, sale_id, test, details, created_at)

@@ -44,7 +44,7 @@ export async function partnersWithLinks(pool: Pool, programId: number) {
   const { rows } = await pool.query(
     `SELECT p.id AS partner_id, p.name, l.id AS link_id, l.short_link, l.enabled
        FROM partners p LEFT JOIN referral_links l ON l.partner_id = p.id
-      WHERE p.program_id = $1 ORDER BY p.id, l.id`,
+      WHERE p.program_id = $1 AND NOT p.test ORDER BY p.id, l.id`,
     [programId],
   );
   return rows as { partner_id: number; name: string; link_id: number | null; short_link: string | null; enabled: boolean | null }[];

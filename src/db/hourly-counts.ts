@@ -13,21 +13,22 @@ export const hourOf = (timestamp: string) => `date_bin('1 hour', ${timestamp}, t
 
 /**
  * A CTE that adds one to the counter of (program, hour of created_at, kind); the parameters are
- * the statement's own placeholders for those three values. With `onlyIf` (a CTE name), only
- * when that CTE wrote a row.
+ * the statement's own placeholders for those three values and the event's test flag (test
+ * events are not counted: the counts are the program's real traffic). With `onlyIf` (a CTE
+ * name), only when that CTE wrote a row.
  */
-export const countEventCte = (programId: string, kind: string, createdAt: string, onlyIf?: string) => `counted AS (
+export const countEventCte = (programId: string, kind: string, createdAt: string, test: string, onlyIf?: string) => `counted AS (
        INSERT INTO tracking_hourly_counts (program_id, hour, kind, shard, events)
        SELECT ${programId}, ${hourOf(`${createdAt}::timestamptz`)}, ${kind}, (pg_backend_pid() % ${COUNTER_SHARDS})::smallint, 1
-       ${onlyIf ? `WHERE EXISTS (SELECT 1 FROM ${onlyIf})` : ''}
+       WHERE NOT ${test}::boolean ${onlyIf ? `AND EXISTS (SELECT 1 FROM ${onlyIf})` : ''}
        ON CONFLICT (program_id, hour, kind, shard) DO UPDATE SET events = tracking_hourly_counts.events + 1
      )`;
 
-/** A CTE that adds each row of `source` to the counter of (its program, the hour of its time, its kind): the columns named. */
-export const countEventsCte = (source: string, programId: string, kind: string, createdAt: string) => `counted AS (
+/** A CTE that adds each real (not test) row of `source` to the counter of (its program, the hour of its time, its kind): the columns named. */
+export const countEventsCte = (source: string, programId: string, kind: string, createdAt: string, test: string) => `counted AS (
        INSERT INTO tracking_hourly_counts (program_id, hour, kind, shard, events)
        SELECT r.${programId}, ${hourOf(`r.${createdAt}`)}, r.${kind}, (pg_backend_pid() % ${COUNTER_SHARDS})::smallint, count(*)
-         FROM ${source} r GROUP BY 1, 2, 3
+         FROM ${source} r WHERE NOT r.${test} GROUP BY 1, 2, 3
        ON CONFLICT (program_id, hour, kind, shard) DO UPDATE SET events = tracking_hourly_counts.events + EXCLUDED.events
      )`;
 

@@ -163,7 +163,8 @@ export interface PartnerListRow {
 
 /** The filter as SQL conditions on `pa` (parameters from $2; $1 is the program). */
 function filterSql(filter: PartnerFilter, params: unknown[]): string {
-  const where = ['pa.program_id = $1'];
+  // The test partner (migration 0051) is never among the program's partners.
+  const where = ['pa.program_id = $1', 'NOT pa.test'];
   const add = (sql: (n: string) => string, value: unknown) => {
     params.push(value);
     where.push(sql(`$${params.length}`));

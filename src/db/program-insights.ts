@@ -46,7 +46,7 @@ export async function partnerStats(client: PoolClient | Pool, programId: number,
      SELECT p.id AS partner_id, p.name, coalesce(k.n, 0)::int AS clicks, coalesce(l.n, 0)::int AS leads, coalesce(b.sales, 0) AS sales,
             coalesce(b.by_currency, '[]'::jsonb) AS by_currency
        FROM partners p LEFT JOIN clicked k ON k.partner_id = p.id LEFT JOIN leads l ON l.partner_id = p.id LEFT JOIN by_partner b ON b.partner_id = p.id
-      WHERE p.program_id = $1 ORDER BY p.id`,
+      WHERE p.program_id = $1 AND NOT p.test ORDER BY p.id`,
     [programId, since],
   );
   return rows;

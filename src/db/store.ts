@@ -46,6 +46,7 @@ export class PgStore implements Store {
   }
 
   async readinessFacts(programId: number, now: Date): Promise<ReadinessFacts> {
+    // Real traffic only (test events are counted nowhere here: migration 0051's partial index).
     // Flat in the history's size: "ever" is the first event of each kind and the last event the
     // index's end. The last 24 hours: whole hours from the hourly counters, and the events of
     // the first, partial hour counted by index (an hour's worth at most).
@@ -59,21 +60,27 @@ export class PgStore implements Store {
               UNION ALL
               -- Per kind, so each count is a range of the (program_id, kind, created_at) index.
               SELECT k.kind, (SELECT count(*) FROM tracking_events t
-                               WHERE t.program_id = $1 AND t.kind = k.kind AND t.created_at > $2 AND t.created_at < ${EDGE})
+                               WHERE t.program_id = $1 AND t.kind = k.kind AND NOT t.test AND t.created_at > $2 AND t.created_at < ${EDGE})
                 FROM (VALUES ('click'), ('lead'), ('sale')) AS k (kind))
        SELECT
          (SELECT count(*) FROM api_keys k
            WHERE k.program_id = $1 AND k.revoked_at IS NULL AND (k.rotate_by IS NULL OR k.rotate_by > $3)) AS active_keys,
+         -- The test link (migration 0051) is no partner's working link.
          (SELECT count(*) FROM referral_links l JOIN partners p ON p.id = l.partner_id
-           WHERE l.program_id = $1 AND l.enabled) AS active_links,
+           WHERE l.program_id = $1 AND l.enabled AND NOT p.test) AS active_links,
          (SELECT cardinality(allowed_origins) FROM programs WHERE id = $1) AS allowed_origins,
+         -- The tracker's last refusal (migration 0051), while its origin is still not listed.
+         (SELECT jsonb_build_object('origin', r.origin, 'at', r.refused_at) FROM refused_origins r JOIN programs p ON p.id = r.program_id
+           WHERE r.program_id = $1 AND NOT p.allowed_origins @> ARRAY[r.origin]) AS refused_origin,
          -- "Ever" as the first event of the kind: one row at the start of the (program_id, kind,
          -- created_at) index. An EXISTS let the planner walk the table instead, betting that a
          -- kind common in the statistics turns up within a few rows (it does not when a program's
-         -- leads or sales came after a million clicks: 90 ms a page at 10 M events).
-         (SELECT min(created_at) FROM tracking_events WHERE program_id = $1 AND kind = 'click') IS NOT NULL AS click_seen,
-         (SELECT min(created_at) FROM tracking_events WHERE program_id = $1 AND kind = 'lead') IS NOT NULL AS lead_seen,
-         (SELECT min(created_at) FROM tracking_events WHERE program_id = $1 AND kind = 'sale') IS NOT NULL AS sale_seen,
+         -- leads or sales came after a million clicks: 90 ms a page at 10 M events). Only real
+         -- traffic ticks a step (test events prove the wiring, and say so where they are sent):
+         -- the partial index (migration 0051) starts at the first real event of the kind.
+         (SELECT min(created_at) FROM tracking_events WHERE program_id = $1 AND kind = 'click' AND NOT test) IS NOT NULL AS click_seen,
+         (SELECT min(created_at) FROM tracking_events WHERE program_id = $1 AND kind = 'lead' AND NOT test) IS NOT NULL AS lead_seen,
+         (SELECT min(created_at) FROM tracking_events WHERE program_id = $1 AND kind = 'sale' AND NOT test) IS NOT NULL AS sale_seen,
          (SELECT max(created_at) FROM tracking_events WHERE program_id = $1) AS last_event_at,
          (SELECT coalesce(sum(n), 0) FROM last_day WHERE kind = 'click')::int AS clicks_24h,
          (SELECT coalesce(sum(n), 0) FROM last_day WHERE kind = 'lead')::int AS leads_24h,
@@ -85,6 +92,7 @@ export class PgStore implements Store {
       activeKeys: row.active_keys,
       activeLinks: row.active_links,
       allowedOrigins: row.allowed_origins ?? 0,
+      refusedOrigin: row.refused_origin ? { origin: row.refused_origin.origin, at: new Date(row.refused_origin.at) } : null,
       clickSeen: row.click_seen,
       leadSeen: row.lead_seen,
       saleSeen: row.sale_seen,

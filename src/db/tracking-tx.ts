@@ -91,7 +91,7 @@ export class PgTrackingTx implements TrackingTx {
 
   async insertTrackingEvent(event: NewTrackingEvent): Promise<void> {
     await this.query(
-      `WITH ${countEventCte('$1', '$2', '$8')}
+      `WITH ${countEventCte('$1', '$2', '$8', '$6')}
        INSERT INTO tracking_events (program_id, kind, customer_id, click_id, sale_id, test, details, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
       [event.programId, event.kind, event.customerId, event.clickId, event.saleId, event.test, event.details, event.createdAt],

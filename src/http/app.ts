@@ -123,6 +123,10 @@ export function createApp(given: HttpDeps): express.Express {
     res.send(await trackerScript());
   });
 
+  // A newcomer opening the service's address lands on the dashboard (its sign-in page to a stranger).
+  app.get('/', (_req, res) => {
+    res.redirect(302, '/dashboard');
+  });
   app.use(trackClickPreflight(deps));
   app.use(trackLeadRoute(deps));
   app.use(trackSaleRoute(deps));

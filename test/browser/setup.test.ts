@@ -42,7 +42,7 @@ describe.skipIf(!hasChromium)('the set-up page', () => {
     });
     const partner = await admin('POST', `/programs/${program.id}/partners`, { name: 'Sam' });
     await admin('POST', `/programs/${program.id}/links`, { partner_id: partner.id, short_link: 'sam-setup' });
-    await admin('POST', `/programs/${program.id}/keys`);
+    const key = (await admin('POST', `/programs/${program.id}/keys`)).api_key;
 
     await page.goto(`${api.url}/dashboard/login`);
     await page.getByLabel('Email').fill('owner@setup.example');
@@ -55,7 +55,7 @@ describe.skipIf(!hasChromium)('the set-up page', () => {
       'Done: ✓ Your backend has an API key.',
       'Done: ✓ A partner has a working referral link.',
       'Done: ✓ Your site may send clicks from the browser.',
-      'To do: ○ Record a click: put the tracker on your site and open it through a referral link, or send a test click. Go to the tracker snippet',
+      'To do: ○ Record a click: put the tracker on your site and open it through a referral link. Go to the tracker snippet',
       'To do: ○ Record a signup: call affix.signup() in the browser, or trackLead from your server. Go to the server lines',
       'To do: ○ Record a sale: connect Stripe, Paddle or Lemon Squeezy, or call trackSale from your server. Go to Stripe set-up',
     ]);
@@ -97,6 +97,11 @@ describe.skipIf(!hasChromium)('the set-up page', () => {
       .toEqual({ status: 'processed', attribution_step: 'click_id' });
     await screenshotsAt(page, 'setup-after-test');
 
+    // Test events prove the wiring without ticking a step (issue 43, item 9): a real sale does.
+    await page.goto(setup);
+    expect((await steps())[5]).toBe('To do: ○ Record a sale: connect Stripe, Paddle or Lemon Squeezy, or call trackSale from your server. Go to Stripe set-up');
+    const sale = await api.request('POST', '/api/v1/track/sale', { body: { transaction_id: 'setup_real_sale', amount_cents: 4_900, customer_key: 'setup_customer' }, headers: { Authorization: `Bearer ${key}` } });
+    expect(sale.status).toBe(200);
     // Every step seen: the overview folds the list away.
     await page.goto(`${api.url}/dashboard/programs/${program.id}`);
     expect(await textOf(page.locator('#readiness summary'))).toBe('Set-up complete: every step has been seen working.');

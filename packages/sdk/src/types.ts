@@ -11,13 +11,23 @@ export interface AffixTracker {
   loaded: true;
   programId: number;
   ready: Promise<void>;
-  signup(customerKey: string, email?: string): Promise<void>;
+  /** Resolves to what happened (never rejects): recorded, or why not. */
+  signup(customerKey: string, email?: string): Promise<SignupResult>;
   getClickId(): string | null;
   getVisitorId(): string | null;
   consent(granted: boolean): void;
   getData(): AffixData;
   trackTest(data?: Record<string, unknown>): void;
 }
+
+/**
+ * What `affix.signup()` resolves to. `refused`: Affix answered with an error (its message);
+ * `unreachable`: no answer reached the page, most often because the site's origin is not among
+ * the program's allowed origins (the browser then blocks the answer and says only "CORS").
+ */
+export type SignupResult =
+  | { ok: true; outcome: 'recorded'; provisional: boolean }
+  | { ok: false; outcome: 'no_consent' | 'no_customer_key' | 'refused' | 'unreachable'; message: string; status?: number };
 
 /** What every server method resolves to; HTTP errors never reject. */
 export interface AffixResponse<T> {

@@ -102,6 +102,16 @@ table.partners-table tr:has(input:checked){background:#eef0ff}.bulk-bar fieldset
 details.reject>summary,details.destructive>summary{display:inline-block;cursor:pointer;margin-top:.6rem;padding:.35rem .9rem;border:1px solid var(--bad);border-radius:2px;color:var(--bad)}
 details.destructive{margin-top:.4rem}button.danger{background:var(--bad);color:var(--surface);border:1px solid var(--bad);border-radius:2px}
 button.approve{background:var(--good);color:var(--surface);border:1px solid var(--good);border-radius:2px}
+/* The program's pages in two groups (program-page.ts): the daily work, then set-up and integrations on a quieter row, folded on a phone. */
+nav.sections{margin-bottom:1rem;border-bottom:1px solid var(--line);padding-bottom:.1rem}nav.sections ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.2rem 1.1rem}
+nav.sections ul.work a{display:inline-block;padding:.35rem 0;font-size:1.02rem}nav.sections details.setup{font-size:.88rem;margin:.2rem 0 .35rem}
+nav.sections details.setup summary{color:var(--muted);font-weight:600;cursor:pointer;padding:.2rem 0}nav.sections details.setup ul{gap:.2rem .9rem}nav.sections details.setup a{display:inline-block;padding:.2rem 0}
+nav.sections a[aria-current=page]{font-weight:700;text-decoration:none;color:var(--ink);border-bottom:3px solid var(--brand)}
+@media (min-width:40.01rem){nav.sections details.setup{display:flex;flex-wrap:wrap;gap:.2rem .9rem;align-items:baseline}nav.sections details.setup::details-content{content-visibility:visible;display:contents}
+nav.sections details.setup summary{list-style:none;cursor:default;pointer-events:none}nav.sections details.setup summary::-webkit-details-marker{display:none}}
+/* Fields as wide as what they hold: numbers and amounts short, codes shorter, lists and secrets long. */
+input[inputmode=numeric],input[inputmode=decimal]{min-width:0;width:9rem}input[maxlength="3"]{min-width:0;width:6rem}
+input.medium,input[type=email],input[type=url]{width:26rem}input.long{width:100%;max-width:44rem}
 .error-summary{border:2px solid var(--bad);border-radius:6px;padding:.4rem 1rem;margin-bottom:1rem;background:var(--surface)}.error-summary ul{margin:.2rem 0}.error-summary a{color:var(--bad)}
 `;
 

@@ -32,7 +32,7 @@ export function processorSection({ programId, base, endpoint, fieldErrors }: { p
 <h3>2. Save its signing secret here</h3>
 <p>Paste ${where.secret}. It is stored encrypted.</p>
 <form method="post" action="${base}/processors/${endpoint.processor}">
-${field('webhook_secret', `Signing secret${endpoint.secret_set ? ' (saved; enter a new one to replace it)' : ''}`, '', fieldErrors, 'autocomplete="off"')}
+${field('webhook_secret', `Signing secret${endpoint.secret_set ? ' (saved; enter a new one to replace it)' : ''}`, '', fieldErrors, 'autocomplete="off" class="long"')}
 ${endpoint.processor === 'paddle' ? html`<div><label><input type="checkbox" name="sandbox" value="true" ${endpoint.sandbox ? 'checked' : ''}> This is a Paddle sandbox account (its payments are test sales)</label></div>` : ''}
 <div><button type="submit">Save ${name} settings</button></div></form>
 <h3>3. Carry the referral in the checkout</h3>

@@ -57,14 +57,14 @@ export type ProgramPageView = Awaited<ReturnType<typeof programPageData>> & {
 export function programForm(values: Record<string, unknown>, fieldErrs: Record<string, string>, action: string, submit: string): Html {
     const v = (name: string, fallback = '') => (values[name] === undefined || values[name] === null ? fallback : Array.isArray(values[name]) ? (values[name] as string[]).join(', ') : String(values[name]));
     return html`<form method="post" action="${action}" novalidate>
-${field('name', 'Name', v('name'), fieldErrs, 'required')}
-${field('domain', 'Domain', v('domain'), fieldErrs, 'required')}
+${field('name', 'Name', v('name'), fieldErrs, 'required class="medium"')}
+${field('domain', 'Domain', v('domain'), fieldErrs, 'required class="medium"')}
 ${select('commission_type', 'Commission type', v('commission_type', 'percent'), [...COMMISSION_TYPES], fieldErrs, COMMISSION_TYPE_WORDS)}
 ${field('commission_rate', 'Commission rate (a percent like 20, or an amount in the currency like 12.50 for fixed types)', v('commission_rate'), fieldErrs, 'inputmode="decimal" required')}
 ${field('attribution_window_days', 'Attribution window (days)', v('attribution_window_days', '60'), fieldErrs, 'inputmode="numeric"')}
 <div class="recurring-only${fieldErrs.duration_months ? ' has-error' : ''}">${field('duration_months', 'Recurring commission duration (months, empty = forever)', v('duration_months'), fieldErrs, 'inputmode="numeric"')}</div>
 ${select('lead_auth', 'Who may report signups', v('lead_auth', 'browser_allowed'), [...LEAD_AUTH_VALUES], fieldErrs, LEAD_AUTH_WORDS)}
-${field('allowed_origins', 'Allowed browser origins (comma separated)', v('allowed_origins'), fieldErrs, 'placeholder="https://www.example.com"')}
+${field('allowed_origins', 'Allowed browser origins (comma separated)', v('allowed_origins'), fieldErrs, 'placeholder="https://www.example.com" class="long"')}
 <div><button type="submit">${submit}</button></div></form>`;
   }
 
@@ -91,9 +91,23 @@ export const sectionUrl = (programId: number, section: ProgramSection) => `/dash
 
 export const sectionTitle = (programName: string, section: ProgramSection) => (section === 'overview' ? programName : `${programName}: ${SECTION_LABELS[section]}`);
 
+/**
+ * The program's pages in two groups: the daily work first, then set-up, integrations and settings
+ * (quieter, on their own row); every section is in exactly one group.
+ */
+export const NAV_GROUPS: readonly { label: string; sections: readonly ProgramSection[] }[] = [
+  { label: 'Daily work', sections: ['overview', 'partners', 'applications', 'groups', 'links', 'payouts', 'activity'] },
+  { label: 'Set-up and integrations', sections: ['setup', 'settings', 'stripe', 'paddle', 'lemonsqueezy', 'inbox', 'webhooks', 'keys', 'audit'] },
+];
+
 /** The program's pages as a navigation bar; the current one marked for screen readers. */
 function sectionNav(programId: number, current: ProgramSection): Html {
-  return html`<nav class="tabs" aria-label="Program pages">${PROGRAM_SECTIONS.map((s) => html`<a href="${sectionUrl(programId, s)}" ${s === current ? html`aria-current="page"` : ''}>${SECTION_LABELS[s]}</a>`)}</nav>`;
+  const links = (sections: readonly ProgramSection[]) =>
+    sections.filter((s) => PROGRAM_SECTIONS.includes(s)).map((s) => html`<li><a href="${sectionUrl(programId, s)}" ${s === current ? html`aria-current="page"` : ''}>${SECTION_LABELS[s]}</a></li>`);
+  const [work, setup] = NAV_GROUPS;
+  // The second group folds on a phone (open on its own pages); wider screens always show it (CSS).
+  return html`<nav class="sections" aria-label="Program pages"><ul class="work" aria-label="${work!.label}">${links(work!.sections)}</ul>
+<details class="setup" ${setup!.sections.includes(current) ? html`open` : ''}><summary>${setup!.label}</summary><ul aria-label="${setup!.label}">${links(setup!.sections)}</ul></details></nav>`;
 }
 
 type Partners = { partner_id: number; name: string }[];
@@ -189,7 +203,7 @@ function stripeSection(view: ProgramPageView, { stripe }: Of<'stripe'>): Html {
 ${stripe.stripe_last_signature_error_at ? html`<br><span class="fail">last signature failure ${at(stripe.stripe_last_signature_error_at)}: ${stripe.stripe_last_signature_error}</span>` : ''}</p>
 <p>Stripe Connect: ${stripe.stripe_account_id ? html`connected account <code>${stripe.stripe_account_id}</code>` : html`<span class="muted">not connected</span>`}${view.connectConfigured ? html` · <a href="${base}/stripe/connect">${stripe.stripe_account_id ? 'Connect another account with Stripe' : 'Connect with Stripe'}</a>` : html` <span class="muted">(Connect onboarding is not configured on this server)</span>`}</p>
 <form method="post" action="${base}/stripe">
-${field('webhook_secret', `Signing secret (whsec_…)${stripe.secret_set ? ' — set; enter a new one to replace it' : ''}`, '', fe, 'autocomplete="off"')}
+${field('webhook_secret', `Signing secret (whsec_…)${stripe.secret_set ? ' — set; enter a new one to replace it' : ''}`, '', fe, 'autocomplete="off" class="long"')}
 <div><button type="submit">Save Stripe settings</button></div></form></section>`;
 }
 

@@ -3,7 +3,7 @@
 // where it is done (the overview shows the same list, folded away once every step is seen).
 import type { SectionData } from '../../app/dashboard.js';
 import type { TestEventOutcome } from '../../app/setup.js';
-import { GATE_ORDER, type GateName, type Readiness } from '../../core/readiness.js';
+import { GATE_ORDER, type GateName, ORIGINS_ACTION, type Readiness } from '../../core/readiness.js';
 import { STRIPE_EVENTS_TO_SELECT } from '../../core/stripe/event-types.js';
 import { type Html, html, raw } from './html.js';
 
@@ -13,7 +13,7 @@ const STEPS: Record<GateName, { done: string; todo: string; where: string; where
   api_key: { done: 'Your backend has an API key.', todo: 'Create an API key for your backend.', where: 'keys', whereWords: 'API keys' },
   referral_link: { done: 'A partner has a working referral link.', todo: 'Give a partner a referral link.', where: 'links', whereWords: 'Links' },
   allowed_origins: { done: 'Your site may send clicks from the browser.', todo: "Allow your site's address (like https://www.example.com) to send clicks.", where: 'settings', whereWords: 'Settings' },
-  click_tracked: { done: 'A click has been recorded.', todo: 'Record a click: put the tracker on your site and open it through a referral link, or send a test click.', where: 'setup#tracker', whereWords: 'the tracker snippet' },
+  click_tracked: { done: 'A click has been recorded.', todo: 'Record a click: put the tracker on your site and open it through a referral link.', where: 'setup#tracker', whereWords: 'the tracker snippet' },
   lead_tracked: { done: 'A signup has been recorded.', todo: 'Record a signup: call affix.signup() in the browser, or trackLead from your server.', where: 'setup#server', whereWords: 'the server lines' },
   sale_tracked: { done: 'A sale has been recorded.', todo: 'Record a sale: connect Stripe, Paddle or Lemon Squeezy, or call trackSale from your server.', where: 'setup#stripe', whereWords: 'Stripe set-up' },
 };
@@ -24,7 +24,9 @@ export function readinessSteps(programId: number, readiness: Readiness): Html {
   return html`<ol class="steps">${GATE_ORDER.map((name) => {
     const step = STEPS[name];
     const passed = readiness.gates[name].status === 'pass';
-    return html`<li class="${passed ? 'pass' : 'todo'}"><span class="visually-hidden">${passed ? 'Done: ' : 'To do: '}</span><span aria-hidden="true">${passed ? '✓' : '○'}</span> ${passed ? step.done : html`${step.todo} <a href="${base}/${step.where}">Go to ${step.whereWords}</a>`}</li>`;
+    // A refused origin is said as it happened: which site the tracker was refused from.
+    const refused = name === 'allowed_origins' && !passed && readiness.gates[name].next_action !== ORIGINS_ACTION ? readiness.gates[name].next_action : null;
+    return html`<li class="${passed ? 'pass' : 'todo'}"><span class="visually-hidden">${passed ? 'Done: ' : 'To do: '}</span><span aria-hidden="true">${passed ? '✓' : '○'}</span> ${passed ? step.done : html`${refused ?? step.todo} <a href="${base}/${step.where}">Go to ${step.whereWords}</a>`}</li>`;
   })}</ol>`;
 }
 
@@ -63,7 +65,8 @@ const affix = new Affix({ apiKey: process.env.AFFIX_API_KEY, apiUrl: '${publicUr
 // When a visitor signs up (the tracker keeps their click in the affix_click_id cookie):
 await affix.trackLead({ customerExternalId: user.id, clickId: req.cookies.affix_click_id, email: user.email });
 
-// When they pay, unless Stripe tells Affix (amount in cents; invoiceId makes it idempotent):
+// When they pay, unless Stripe tells Affix (amount in cents; invoiceId makes it idempotent).
+// The HTTP API names the same fields customer_key, click_id, amount_cents and transaction_id.
 await affix.trackSale({ customerExternalId: user.id, amount: 4900, invoiceId: invoice.id });`;
   const endpoint = `${publicUrl}/api/v1/webhooks/stripe/${programId}`;
   return html`<section id="steps"><h2>${data.readiness.state === 'ready' ? 'Every step has been seen working' : 'Steps'}</h2>${readinessSteps(programId, data.readiness)}
@@ -80,8 +83,9 @@ ${copyable('server-lines', 'the server lines', server)}</section>
 <p>Then save its signing secret on the <a href="${base}/stripe">Stripe page</a>: ${data.stripe.secret_set ? html`<span class="pass">saved</span>` : html`<span class="fail">not saved yet</span>`}.</p>
 <p>Billing through Paddle or Lemon Squeezy instead? Their pages give the endpoint, the events and where the secret goes: <a href="${base}/paddle">Paddle</a>, <a href="${base}/lemonsqueezy">Lemon Squeezy</a>.</p></section>
 <section id="test"><h2>4. Send a test</h2>
-<p>Test events go through the same rules as real ones, in test mode: they never earn a commission and show under Activity with “Events: test”.</p>
+<p>Test events go through the same rules as real ones, in test mode, on the test link of a test partner: they never earn a commission, never appear among your partners, exports, payouts or numbers, and show under Activity with “Events: test”. They prove the wiring here; the steps above are ticked by real traffic only.</p>
 ${outcome ? html`<div class="flash" role="status"><p>Sent a test ${outcome.kind === 'webhook' ? 'Stripe webhook' : outcome.kind}. Affix recorded:</p><ul>${outcome.recorded.map((line) => html`<li>${line}</li>`)}</ul>
+<p>This proves the path works; it is test traffic, so the steps above wait for a real ${outcome.kind === 'click' ? 'click' : outcome.kind === 'lead' ? 'signup' : 'sale'}.</p>
 <p><a href="${base}/${outcome.section === 'inbox' ? 'inbox' : 'activity?mode=test'}">See it in ${outcome.section === 'inbox' ? 'the webhook inbox' : 'Activity'}</a></p></div>` : ''}
 ${fieldErrors.test_webhook ? html`<p class="error" id="test_webhook" role="alert">${fieldErrors.test_webhook}</p>` : ''}
 <form method="post" action="${base}/setup/test#test" class="test-buttons">

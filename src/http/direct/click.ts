@@ -48,7 +48,7 @@ export async function serveClick(deps: HttpDeps, trust: Trust, req: IncomingMess
     assertStorable(view.body);
     assertJsonObject(view.body);
     state(res).failure = () => errors.internal(MESSAGES.clickFailed);
-    if (!(await answerBrowserCors(deps.pool, view, res))) return;
+    if (!(await answerBrowserCors(deps.pool, view, res, () => clock(deps)))) return;
     await acceptProgramKey(deps.store, 'click', view, res, deps.config.docsUrl);
     await answerClick(deps, view, res);
   } catch (error) {

@@ -13,14 +13,14 @@ export const TRACK_CLICK_PATH = '/api/v1/track/click';
 
 /** The browser's preflight for the click. */
 export function trackClickPreflight(deps: HttpDeps): Router {
-  return Router().options(TRACK_CLICK_PATH, browserCors(deps.pool));
+  return Router().options(TRACK_CLICK_PATH, browserCors(deps.pool, () => clock(deps)));
 }
 
 /** POST /track/click's own chain, after the request's parsing and counting (app.ts mounts it). */
 export function trackClickHandlers(deps: HttpDeps): RequestHandler[] {
   return [
     failsWith(() => errors.internal(MESSAGES.clickFailed)),
-    browserCors(deps.pool),
+    browserCors(deps.pool, () => clock(deps)),
     programKeyAuth(deps.store, 'click', deps.config.docsUrl),
     (req, res) => answerClick(deps, req, res),
   ];

@@ -18,11 +18,11 @@ const leadIp = (body: unknown, browserIp: string | null): string | null => {
 export function trackLeadRoute(deps: HttpDeps): Router {
   const router = Router();
   const path = '/api/v1/track/lead';
-  router.options(path, browserCors(deps.pool));
+  router.options(path, browserCors(deps.pool, () => clock(deps)));
   router.post(
     path,
     failsWith(() => errors.internal(MESSAGES.leadFailed)),
-    browserCors(deps.pool),
+    browserCors(deps.pool, () => clock(deps)),
     programKeyAuth(deps.store, 'lead', deps.config.docsUrl),
     async (req, res) => {
       const body = parseLeadBody(req.body);
