@@ -30,7 +30,7 @@ import { startPgBouncer } from './lib/pgbouncer.js';
 
 const run = promisify(execFile);
 
-/** CPU time used so far (ms) by one process and by every PostgreSQL process. */
+/** CPU time used so far (ms) by one process (the worker's, or the API's) and by every PostgreSQL process. */
 const cpuMs = async (workerPid: number) => ({ worker: await processCpuMs(workerPid), database: await databaseCpuMs() });
 const positional = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 const throughPooler = process.argv.includes('--pooler');
@@ -47,7 +47,7 @@ const PGBENCH_SECONDS = 8;
 const WEBHOOK_SECRET = 'whsec_bench_0123456789';
 
 await benchMain(async (cleanup) => {
-  const { database, client, sql, program } = await startBench(cleanup, { sockets: concurrency * 2, webhookSecret: WEBHOOK_SECRET });
+  const { database, api, client, sql, program } = await startBench(cleanup, { sockets: concurrency * 2, webhookSecret: WEBHOOK_SECRET });
   // The drain depends on the server's version and build (README, "Supported PostgreSQL versions"): named beside the figures.
   const postgres = `PostgreSQL ${(await sql.query('SHOW server_version')).rows[0].server_version}`;
   console.log(`bench:webhooks — ${ROUNDS} rounds of ${perRound} events at concurrency ${concurrency}; ${postgres}, synchronous_commit ${(await sql.query('SHOW synchronous_commit')).rows[0].synchronous_commit}`);
@@ -108,16 +108,25 @@ await benchMain(async (cleanup) => {
   const ceilings: number[] = [];
   const ingests: number[] = [];
   const ackTimes: number[] = [];
+  const ackCpu: { api: number; database: number; client: number }[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const tps = ackOnly ? null : await pgbench();
     if (tps !== null) ceilings.push(tps);
     const events = await signedEvents(perRound);
+    const cpuBefore = { ...(await cpuMs(api.process.child.pid!)), bench: process.cpuUsage() };
     const started = performance.now();
     const replies = await runConcurrent(events.length, concurrency, (i) => deliver(events[i]!));
     const seconds = (performance.now() - started) / 1000;
     const refused = replies.filter((r) => r.status !== 200);
     if (refused.length) throw new Error(`${refused.length} events refused: ${JSON.stringify(refused[0])}`);
     ingests.push(events.length / seconds);
+    const benchCpu = process.cpuUsage(cpuBefore.bench);
+    const cpuAfter = await cpuMs(api.process.child.pid!);
+    ackCpu.push({
+      api: (cpuAfter.worker - cpuBefore.worker) / events.length,
+      database: (cpuAfter.database - cpuBefore.database) / events.length,
+      client: (benchCpu.user + benchCpu.system) / 1000 / events.length,
+    });
     ackTimes.push(...replies.map((r) => r.ms));
     console.log(`  round ${round}: pgbench ${tps === null ? 'not installed' : `${fmt(tps)} tps`} · Affix ${fmt(events.length / seconds)} acks/s`);
   }
@@ -128,6 +137,8 @@ await benchMain(async (cleanup) => {
   console.log(`ingest: ${fmt(ingest)} acks/s, p50 ${fmt(percentile(ackTimes, 50), 1)} ms, p99 ${fmt(percentile(ackTimes, 99), 1)} ms at ${concurrency} concurrent`);
   console.log(`ceiling: pgbench, the same statement, ${concurrency} clients: ${ceilings.length ? `${fmt(ceiling)} tps` : 'pgbench not found (apt-get install postgresql-client)'}`);
   console.log(`RATIO ingest / ceiling = ${fmt(ingest / ceiling, 2)} (API alone; target >= 0.8)`);
+  const cpuOf = (part: 'api' | 'database' | 'client') => fmt(median(ackCpu.map((cpu) => cpu[part])), 3);
+  console.log(`CPU per ack: API ${cpuOf('api')} ms · PostgreSQL ${cpuOf('database')} ms · the bench's own client ${cpuOf('client')} ms (pgbench's ceiling has no HTTP client)`);
   console.log(`statements per webhook: ${fmt(ingestStatements.perUnit, 2)}; the most expensive:`);
   for (const line of ingestStatements.top) console.log(`  ${line}`);
 
