@@ -160,20 +160,20 @@ function commissionsSection(view: MoneyView, data: Of<'payouts'>): Html {
 <div><label for="filter_from">Made from</label><input type="date" id="filter_from" name="from" value="${fromDay}"></div>
 <div><label for="filter_to">to</label><input type="date" id="filter_to" name="to" value="${toDay}"></div>
 <div><button type="submit">Filter</button>${Object.keys(keep).length ? html` <a href="${base}/payouts?stage=${data.stage}#commissions">Clear</a>` : ''}</div></form>
-${q ? html`<form method="post" action="${base}/commissions/bulk" id="hold-question" class="flash" role="alert" aria-labelledby="hold-question-title">
+${q ? html`<form method="post" action="${base}/commissions/bulk?${query(data.stage)}" id="hold-question" class="ask" role="alert" aria-labelledby="hold-question-title">
 <p id="hold-question-title"><strong>${plural(q.inHold, 'of these commissions is', 'of these commissions are')} still in ${q.inHold === 1 ? 'its' : 'their'} hold period (${q.inHoldWords}).</strong> Approving now overrides the hold: a refund that comes after they are paid becomes a clawback instead of lowering the commission.</p>
 ${hidden(q.fields)}
 <button type="submit" name="hold" value="override">Approve all ${q.count} (${q.allWords}), overriding the hold</button>
 ${q.pastHold ? html` <button type="submit" name="hold" value="respect">Approve only the ${q.pastHold} past ${q.pastHold === 1 ? 'its' : 'their'} hold</button>` : ''}
-<a href="${base}/payouts?${query(data.stage)}#commissions">Cancel</a></form>` : ''}
-${data.stage === 'pending' ? (pastCount ? html`<form method="post" action="${base}/commissions/bulk" id="past-hold" class="row"><input type="hidden" name="bulk_action" value="approve"><input type="hidden" name="all_matching" value="on"><input type="hidden" name="past_hold_only" value="on">${hidden({ stage: 'pending', ...keep })}
+<a class="button" href="${base}/payouts?${query(data.stage)}#commissions">Cancel</a></form>` : ''}
+${data.stage === 'pending' ? (pastCount ? html`<form method="post" action="${base}/commissions/bulk?${query('pending')}" id="past-hold" class="row"><input type="hidden" name="bulk_action" value="approve"><input type="hidden" name="all_matching" value="on"><input type="hidden" name="past_hold_only" value="on">${hidden({ stage: 'pending', ...keep })}
 <p><strong>${plural(pastCount, 'commission is', 'commissions are')} past ${pastCount === 1 ? 'its' : 'their'} hold:</strong> ${pastWords}${f.partner_id || fromDay || toDay ? ' (this filter)' : ''}.</p>
 <button type="submit">Approve the ${plural(pastCount, 'commission')} past ${pastCount === 1 ? 'its' : 'their'} hold</button></form>` : html`<p class="muted">No commission ${f.partner_id || fromDay || toDay ? 'of this filter ' : ''}is past its hold: each is approved on its own when its hold ends, or approve one early below.</p>`) : ''}
 ${data.commissions.length === 0 ? html`<p>None.</p>` : html`<div class="compact">${dataTable(['Commission', 'Partner', 'Amount', 'Sale, made', 'Hold', ''], data.commissions.map((c) => {
   const pick = pickable && (c.state === 'pending' || c.stage === 'held') ? html`<input type="checkbox" name="commission_ids" value="${c.id}" form="commission-actions" aria-label="Select commission ${c.id}"> ` : '';
   return [html`${pick}${c.id}`, c.partnerName ?? '', html`${money(c.earnedCents, c.currency)}${c.deductedCents ? html` <span class="muted">(of ${money(c.amountCents, c.currency)})</span>` : ''}`, html`<code>${c.transactionId}</code>${c.test ? ' (test)' : ''} <span class="muted">${day(c.createdAt)}</span>`, holdCell(c, data.payoutSettings.holdDays, view.now), action(c)];
 }), { caption: 'Commissions' })}</div>
-<form id="commission-actions" method="post" action="${base}/commissions/bulk" novalidate>${hidden({ stage: data.stage, ...keep })}
+<form id="commission-actions" method="post" action="${base}/commissions/bulk?${query(data.stage)}" novalidate>${hidden({ stage: data.stage, ...keep })}
 <fieldset class="bulk"><legend>${pickable ? 'With the selected commissions' : 'Taking an approval back'}</legend><div class="row">
 ${pickable ? html`<div><label for="bulk_action">Action</label><select id="bulk_action" name="bulk_action">${(data.stage === 'held' ? ['release', 'reject'] : ['approve']).map((a) => html`<option value="${a}">${sentence(a)}</option>`)}</select></div>` : ''}
 <div>${field('bulk_reason', data.stage === 'pending' ? 'Reason (optional; kept in the ledger)' : 'Reason (needed to release, reject or take back; kept in the ledger)', view.formValues.bulk_reason ?? '', fe)}</div>
