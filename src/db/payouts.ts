@@ -121,14 +121,22 @@ export interface ApprovalSums {
  * hold at `now`: what an approval of them all would approve (read from the pending-by-program index).
  */
 export async function approvalSums(db: Queryable, programId: number, filter: CommissionFilter, now: Date): Promise<ApprovalSums[]> {
+  // Only the conditions given (no "$n IS NULL OR"). The stage is written as the index's predicate
+  // (pending or held) less held, so the plan walks this program's rows of
+  // commissions_waiting_program_idx, never the schedule's index of every program's pending ones.
+  const params: unknown[] = [programId, now];
+  const where: string[] = [];
+  if (filter.partner_id !== undefined) where.push(`c.partner_id = $${params.push(filter.partner_id)}`);
+  if (filter.from) where.push(`c.created_at >= $${params.push(filter.from)}`);
+  if (filter.to) where.push(`c.created_at < $${params.push(filter.to)}`);
   const { rows } = await db.query(
     `SELECT c.currency, count(*)::int AS n, sum(c.amount_cents - c.deducted_cents)::bigint AS cents,
-            count(*) FILTER (WHERE past)::int AS past_n, coalesce(sum(c.amount_cents - c.deducted_cents) FILTER (WHERE past), 0)::bigint AS past_cents
-       FROM commissions c JOIN commission_states cs ON cs.id = c.id,
-            LATERAL (SELECT c.created_at <= $2::timestamptz - make_interval(days => coalesce(c.hold_days, (SELECT hold_days FROM programs WHERE id = c.program_id))) AS past) h
-      WHERE c.program_id = $1 AND c.stage = 'pending' AND NOT c.test AND c.status <> 'reversed' AND c.amount_cents > c.deducted_cents AND ${FILTER_SQL(3)}
+            count(*) FILTER (WHERE c.created_at <= $2::timestamptz - make_interval(days => coalesce(c.hold_days, p.hold_days)))::int AS past_n,
+            coalesce(sum(c.amount_cents - c.deducted_cents) FILTER (WHERE c.created_at <= $2::timestamptz - make_interval(days => coalesce(c.hold_days, p.hold_days))), 0)::bigint AS past_cents
+       FROM programs p JOIN commissions c ON c.program_id = p.id
+      WHERE p.id = $1 AND c.program_id = $1 AND c.stage IN ('pending', 'held') AND c.stage <> 'held' AND NOT c.test AND c.amount_cents > c.deducted_cents AND c.status <> 'reversed'${where.map((w) => ` AND ${w}`).join('')}
       GROUP BY c.currency ORDER BY c.currency`,
-    [programId, now, ...filterParams(filter)],
+    params,
   );
   return rows.map((r) => ({ currency: r.currency, count: r.n, cents: Number(r.cents), pastHoldCount: r.past_n, pastHoldCents: Number(r.past_cents) }));
 }
