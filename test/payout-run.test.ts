@@ -128,6 +128,8 @@ describe('approving', () => {
     ]);
     const selected = await payouts.approvalPreview(deps(), OPERATOR, shop.programId, { commission_ids: [old1, fresh3] });
     expect(selected.map((p) => [p.currency, p.count, p.pastHoldCount])).toEqual([['USD', 2, 1]]);
+    // Ticked ones, keeping holds: only the one past its hold.
+    expect(await payouts.pastHoldOf(deps(), OPERATOR, shop.programId, [old1, fresh3])).toEqual([old1]);
     const byPartner = await payouts.approvalPreview(deps(), OPERATOR, shop.programId, { filter: { partner_id: other.partnerId } });
     expect(byPartner.map((p) => [p.currency, p.count])).toEqual([['EUR', 1]]);
 

@@ -270,6 +270,15 @@ export async function approvalPreview(deps: ManagementDeps, scope: Scope, progra
   return [...sums.values()].sort((a, b) => a.currency.localeCompare(b.currency));
 }
 
+/** Of the commissions named, the pending ones past their hold (a bulk approval that keeps holds approves only these). */
+export async function pastHoldOf(deps: ManagementDeps, scope: Scope, programId: number, ids: number[]): Promise<number[]> {
+  await programInScope(deps, scope, programId);
+  const now = deps.now();
+  const { holdDays } = (await payouts.payoutSettings(deps.pool, programId))!;
+  const named = ids.filter(Number.isSafeInteger);
+  return (await payouts.commissionsOf(deps.pool, programId, named)).filter((c) => approvalRefusal(c, 0, now, true) === null && pastHold(c, c.holdDays ?? holdDays, now)).map((c) => c.id);
+}
+
 async function commissionChunk(deps: ManagementDeps, scope: Scope, programId: number, action: CommissionAction, ids: number[], reason: string | null, report: BulkReport) {
   const rule = COMMISSION_ACTION_RULES[action];
   const now = deps.now();

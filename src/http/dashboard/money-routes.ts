@@ -102,10 +102,14 @@ export function registerMoneyRoutes(router: Router, kit: MoneyRouteKit): void {
       state: stage || undefined,
       ...(partner > 0 ? { partner_id: partner } : {}),
       ...(text(req, 'from') ? { from: text(req, 'from') } : {}),
-      ...(text(req, 'to') ? { to: new Date(Date.parse(`${text(req, 'to')}T00:00:00Z`) + 86_400_000).toISOString() } : {}),
+      // `to` is the last day shown: the filter's end is the next midnight (UTC).
+      ...(Number.isFinite(Date.parse(`${text(req, 'to')}T00:00:00Z`)) ? { to: new Date(Date.parse(`${text(req, 'to')}T00:00:00Z`) + 86_400_000).toISOString() } : {}),
     };
-    const selection = all || pastHoldOnly ? { filter: { ...filter, ...(pastHoldOnly ? { past_hold: true } : {}) } } : { commission_ids: ids };
     try {
+      // Ticked ones, keeping holds: only those of them past their hold.
+      const selection = all || (pastHoldOnly && !ids.length)
+        ? { filter: { ...filter, ...(pastHoldOnly ? { past_hold: true } : {}) } }
+        : { commission_ids: pastHoldOnly ? await payouts.pastHoldOf(app(), scope(res), id, ids) : ids };
       if (action === 'approve' && hold !== 'override' && !pastHoldOnly) {
         const preview = await payouts.approvalPreview(app(), scope(res), id, selection);
         const count = preview.reduce((n, p) => n + p.count, 0);
