@@ -28,6 +28,8 @@ await benchMain(async (cleanup) => {
   const links = await runConcurrent(partners, 8, async (i) => {
     const partner = (await client.request('POST', api('/partners'), { name: `P${i}` }, admin)).body.data;
     await client.request('POST', api('/links'), { partner_id: partner.id, short_link: `run${program.programId}x${i}` }, admin);
+    // A run pays only partners with payout details.
+    await client.request('PATCH', api(`/partners/${partner.id}/payout-details`), { payout_method: 'bank_transfer', payout_reference: `DE00 BENCH ${i}` }, admin);
     return `run${program.programId}x${i}`;
   });
   const sales = await runConcurrent(partners, 8, async (i) => {

@@ -36,6 +36,8 @@ const outboundTypes = async (programId: number) => (await db.pool.query("SELECT 
 /** A partner of the program with a link of their own: the affiliate URL for apiSale. */
 async function partnerWithLink(program: { programId: number; apiKey: string }, body: Record<string, unknown>) {
   const partner = await must('POST', `/programs/${program.programId}/partners`, body);
+  // A payout run pays only partners with payout details.
+  await must('PATCH', `/programs/${program.programId}/partners/${partner.id}/payout-details`, { payout_method: 'bank_transfer', payout_reference: `DE00 ${partner.id}` });
   const code = uid('l').replaceAll('_', '-');
   await must('POST', `/programs/${program.programId}/links`, { partner_id: partner.id, short_link: code });
   return { ...program, partnerId: partner.id as number, code, affiliateUrl: `https://shop.example.com/?aff=${code}` };

@@ -111,6 +111,8 @@ describe('reads scoped by account, program or partner', () => {
       '/dashboard/account',
       ...PROGRAM_SECTIONS.map((section) => (section === 'overview' ? d : `${d}/${section}`)),
       `${d}/activity?partner_id=${small.partnerId}`,
+      `${d}/payouts?stage=pending&partner=${small.partnerId}&from=2020-01-01&to=2030-12-31`,
+      `${d}/payouts?stage=approved`,
       `${d}/partners?q=partner&status=approved`,
       `${d}/partners/${small.partnerId}`,
       `${d}/activity.csv`,

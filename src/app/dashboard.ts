@@ -26,6 +26,7 @@ import * as partnersDb from '../db/partners.js';
 import * as applications from './applications.js';
 import { type ManagementDeps, OPERATOR, type Scope, programInScope } from './management.js';
 import * as partners from './partners.js';
+import * as payoutsApp from './payouts.js';
 import { auditLog } from './audit.js';
 import { readSide, staleFigures } from './reads.js';
 
@@ -78,6 +79,20 @@ export const isProgramSection = (value: string): value is ProgramSection => (PRO
 type PageDeps = ManagementDeps & { store: Store; publicUrl: string };
 /** The page's query string (filters, sort, cursor, stage). */
 export type PageQuery = Record<string, string | undefined>;
+
+const DAY_MS = 86_400_000;
+const dayOf = (value: string | undefined): Date | undefined => (value && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value)) ? new Date(`${value}T00:00:00Z`) : undefined);
+
+/** The commissions table's filter from the page's query: a partner, and days (from and to, both whole UTC days); a malformed one is ignored. */
+export function commissionPageFilter(query: PageQuery): { partner_id?: number; from?: Date; to?: Date } {
+  const partner = Number(query.partner);
+  const to = dayOf(query.to);
+  return {
+    ...(query.partner && Number.isSafeInteger(partner) && partner > 0 ? { partner_id: partner } : {}),
+    ...(dayOf(query.from) ? { from: dayOf(query.from) } : {}),
+    ...(to ? { to: new Date(to.getTime() + DAY_MS) } : {}),
+  };
+}
 
 /** What each page reads, and nothing more; `page` (from 1) pages the activity table. */
 const SECTION_DATA = {
@@ -142,13 +157,22 @@ const SECTION_DATA = {
   },
   payouts: async (deps: PageDeps, id: number, _filter: ActivityFilter, page: number, query: PageQuery) => {
     const stage = COMMISSION_STATES.find((s) => s === query.stage) ?? 'pending';
-    const [balances, commissions, payoutRows, settings] = await Promise.all([
+    const commissionFilter = commissionPageFilter(query);
+    const now = deps.now();
+    const batchId = Number(query.batch);
+    const [balances, commissions, payoutRows, settings, approval, runBatch] = await Promise.all([
       payoutsDb.partnerBalances(deps.pool, id),
-      payoutsDb.listCommissions(deps.pool, id, { state: stage, limit: 50, offset: (page - 1) * 50 }),
+      payoutsDb.listCommissions(deps.pool, id, { state: stage, ...commissionFilter, limit: 50, offset: (page - 1) * 50 }),
       payoutsDb.listPayouts(deps.pool, id, { limit: 100 }),
       payoutsDb.payoutSettings(deps.pool, id),
+      // What "approve everything past its hold" would approve (the filter's partner and dates).
+      payoutsDb.approvalSums(deps.pool, id, commissionFilter, now),
+      query.done === 'payout_run' && Number.isSafeInteger(batchId) ? payoutsDb.batchTotals(deps.pool, id, batchId).then((totals) => ({ batchId, totals })) : null,
     ]);
-    return { balances, commissions, stage, payouts: payoutRows, payoutSettings: settings! };
+    return {
+      balances, commissions, stage, payouts: payoutRows, payoutSettings: settings!, commissionFilter, approval, runBatch,
+      missingDetails: payoutsApp.partnersMissingDetails(balances),
+    };
   },
   webhooks: async (deps: PageDeps, id: number) => {
     const endpoints = await endpointsDb.listEndpoints(deps.pool, id);

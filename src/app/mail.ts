@@ -95,6 +95,19 @@ export function payoutSentMail(links: MailLinks, p: { programId: number; program
   });
 }
 
+/** The brand owes the partner money and cannot pay it: no payout details. One a partner a day at most (its key). */
+export function payoutDetailsReminderMail(links: MailLinks, p: { programId: number; programName: string; email: string; partnerId: number; owed: { currency: Currency; cents: number }[]; day: string }): OutgoingMail {
+  const owed = p.owed.map((o) => formatMoney(o.cents, o.currency)).join(' and ');
+  return mail('payout_details_reminder', {
+    programId: p.programId,
+    to: p.email,
+    senderName: p.programName,
+    subject: `${p.programName}: add your payout details to be paid ${owed}`,
+    body: `${p.programName} owes you ${owed} and cannot pay it yet: you have not said how you are paid.\n\nAdd your payout details (PayPal, Wise, bank transfer or Stripe) in your partner portal: ${portal(links)}/programs/${p.partnerId}#payout-details\n\nThe next payout pays you once they are there.\n`,
+    dedupeKey: `payout_details_reminder:${p.partnerId}:${p.day}`,
+  });
+}
+
 export function commissionDigestMail(links: MailLinks, p: { programId: number; programName: string; email: string; partnerId: number; day: string; lines: { currency: Currency; count: number; cents: number }[] }): OutgoingMail {
   const total = p.lines.reduce((n, l) => n + l.count, 0);
   return mail('commission_digest', {

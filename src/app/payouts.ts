@@ -8,8 +8,12 @@ import {
   approvedEntry,
   clawbackSettledEntry,
   netCents,
+  type PayoutLine,
   type PayoutMinimums,
   paidEntry,
+  hasPayoutDetails,
+  linesByPayoutDetails,
+  pastHold,
   payableBalances,
   payoutLines,
   rejectedEntry,
@@ -22,7 +26,7 @@ import {
 import Stripe from 'stripe';
 import { AffixError, errors } from '../core/errors.js';
 import { type BulkReport, COMMISSION_ACTIONS, type CommissionAction, addToReport, emptyReport } from '../core/partners.js';
-import { MAX_AMOUNT_CENTS } from '../core/money.js';
+import { MAX_AMOUNT_CENTS, formatMoney } from '../core/money.js';
 import type { Currency } from '../core/types.js';
 import { toCurrency } from '../core/currency.js';
 import { toStripeAmount } from '../core/stripe/amounts.js';
@@ -34,7 +38,7 @@ import * as payouts from '../db/payouts.js';
 import { type PoolClient, withTransaction } from '../db/pool.js';
 import { type ManagementDeps, type Scope, audit, parseInput, programInScope } from './management.js';
 import { SYSTEM, changedFields } from '../core/audit.js';
-import { managerMail, payoutSentMail, queueForManagers } from './mail.js';
+import { type MailLinks, managerMail, payoutDetailsReminderMail, payoutSentMail, queueForManagers } from './mail.js';
 import { queueMails } from '../db/mail.js';
 import { programName } from '../db/admin.js';
 
@@ -99,6 +103,16 @@ export const reasonInput = z.object({
   reason: z.string({ error: 'Give a reason.' }).trim().min(1, 'Give a reason.').max(500, 'A reason is at most 500 characters.'),
 });
 
+/** An approval's reason is optional (kept in the ledger when given): approving is the everyday step, one click. */
+export const approvalReasonInput = z.object({
+  reason: z
+    .string({ error: 'A reason is text.' })
+    .trim()
+    .max(500, 'A reason is at most 500 characters.')
+    .nullish()
+    .transform((reason) => reason || null),
+});
+
 const REFUSALS: Record<string, string> = {
   not_pending: 'Only a pending commission can be approved',
   reversed: 'A reversed commission cannot be approved',
@@ -153,7 +167,7 @@ export async function rejectCommission(deps: ManagementDeps, scope: Scope, progr
 
 /** One commission's action: the bulk path with one id; a refusal is the answer (409, or 404 when not the program's). */
 async function commissionActionOfOne(deps: ManagementDeps, scope: Scope, programId: number, commissionId: number, action: CommissionAction, input: unknown) {
-  const { reason } = parseInput(reasonInput, input);
+  const { reason } = parseInput(action === 'approve' ? approvalReasonInput : reasonInput, input);
   if (!Number.isSafeInteger(commissionId)) throw errors.notFound('Commission not found');
   const report = await commissionBulk(deps, scope, programId, { action, commission_ids: [commissionId], reason });
   const [refusal] = Object.keys(report.skipped);
@@ -165,19 +179,29 @@ async function commissionActionOfOne(deps: ManagementDeps, scope: Scope, program
 /** How many commissions one transaction of a bulk action changes. */
 export const BULK_CHUNK = 500;
 
+const DAY_OR_INSTANT = z.coerce.date({ error: 'Give a date like 2026-01-31.' });
+
+export const commissionFilterInput = z.object({
+  state: z.enum(COMMISSION_STATES, { error: `state must be one of: ${COMMISSION_STATES.join(', ')}.` }).optional(),
+  partner_id: z.coerce.number().int().positive().optional(),
+  /** Made on or after this instant (a date is its midnight UTC). */
+  from: DAY_OR_INSTANT.optional(),
+  /** Made before this instant. */
+  to: DAY_OR_INSTANT.optional(),
+  /** Only commissions whose hold period is over (approve). */
+  past_hold: z.boolean().optional(),
+});
+
 export const commissionBulkInput = z
   .object({
     action: z.enum(COMMISSION_ACTIONS, { error: 'action must be approve, release or reject.' }),
     commission_ids: z.array(z.coerce.number().int().positive(), { error: 'commission_ids must be a list of commission ids.' }).max(100_000).optional(),
-    filter: z
-      .object({
-        state: z.enum(COMMISSION_STATES, { error: `state must be one of: ${COMMISSION_STATES.join(', ')}.` }).optional(),
-        partner_id: z.coerce.number().int().positive().optional(),
-      })
-      .optional(),
-    reason: reasonInput.shape.reason,
+    filter: commissionFilterInput.optional(),
+    // Required to release or reject; optional to approve (kept when given).
+    reason: approvalReasonInput.shape.reason,
   })
-  .refine((v) => (v.commission_ids === undefined) !== (v.filter === undefined), { message: 'Give either commission_ids or a filter.', path: ['commission_ids'] });
+  .refine((v) => (v.commission_ids === undefined) !== (v.filter === undefined), { message: 'Give either commission_ids or a filter.', path: ['commission_ids'] })
+  .refine((v) => v.action === 'approve' || Boolean(v.reason), { message: 'Give a reason.', path: ['reason'] });
 
 /** The stage a commission action moves to, and the stage it applies to (the selection and the guard both use it). */
 const COMMISSION_ACTION_RULES: Record<CommissionAction, { from: 'pending' | 'held'; to: 'approved' | 'pending' | 'rejected'; event: OutboundEvent['type'] }> = {
@@ -204,14 +228,58 @@ export async function commissionBulk(deps: ManagementDeps, scope: Scope, program
   }
   // Everything the filter matches in the stage the action applies to, by id: a changed row leaves the selection.
   for (let after = 0; ; ) {
-    const ids = await payouts.commissionIdsMatching(deps.pool, programId, { ...body.filter, stage: rule.from }, after, BULK_CHUNK);
+    const ids = await payouts.commissionIdsMatching(deps.pool, programId, { ...toFilter(body.filter!, deps.now()), stage: rule.from }, after, BULK_CHUNK);
     if (ids.length === 0) return report;
     await run(ids);
     after = ids[ids.length - 1]!;
   }
 }
 
-async function commissionChunk(deps: ManagementDeps, scope: Scope, programId: number, action: CommissionAction, ids: number[], reason: string, report: BulkReport) {
+/** A filter as the store reads it: past_hold at the instant of the request. */
+const toFilter = (f: z.infer<typeof commissionFilterInput>, now: Date): payouts.CommissionFilter => ({
+  state: f.state,
+  partner_id: f.partner_id,
+  from: f.from,
+  to: f.to,
+  pastHoldAt: f.past_hold ? now : undefined,
+});
+
+/**
+ * What approving would approve, before it is done: per currency the count and sum of the
+ * selected pending commissions (the ids, or a filter's), and how many of them are past their
+ * hold. The dashboard shows it and asks before a bulk approval overrides a hold.
+ */
+export async function approvalPreview(deps: ManagementDeps, scope: Scope, programId: number, input: { commission_ids?: unknown; filter?: unknown }): Promise<payouts.ApprovalSums[]> {
+  await programInScope(deps, scope, programId);
+  const now = deps.now();
+  if (input.commission_ids === undefined) return payouts.approvalSums(deps.pool, programId, toFilter(parseInput(commissionFilterInput, input.filter ?? {}), now), now);
+  const ids = [...new Set(([] as unknown[]).concat(input.commission_ids).map(Number).filter(Number.isSafeInteger))];
+  const settings = (await payouts.payoutSettings(deps.pool, programId))!;
+  const sums = new Map<Currency, payouts.ApprovalSums>();
+  for (const c of await payouts.commissionsOf(deps.pool, programId, ids)) {
+    if (approvalRefusal(c, 0, now, true) !== null) continue;
+    const line = sums.get(c.currency) ?? { currency: c.currency, count: 0, cents: 0, pastHoldCount: 0, pastHoldCents: 0 };
+    line.count += 1;
+    line.cents += netCents(c);
+    if (pastHold(c, c.holdDays ?? settings.holdDays, now)) {
+      line.pastHoldCount += 1;
+      line.pastHoldCents += netCents(c);
+    }
+    sums.set(c.currency, line);
+  }
+  return [...sums.values()].sort((a, b) => a.currency.localeCompare(b.currency));
+}
+
+/** Of the commissions named, the pending ones past their hold (a bulk approval that keeps holds approves only these). */
+export async function pastHoldOf(deps: ManagementDeps, scope: Scope, programId: number, ids: number[]): Promise<number[]> {
+  await programInScope(deps, scope, programId);
+  const now = deps.now();
+  const { holdDays } = (await payouts.payoutSettings(deps.pool, programId))!;
+  const named = ids.filter(Number.isSafeInteger);
+  return (await payouts.commissionsOf(deps.pool, programId, named)).filter((c) => approvalRefusal(c, 0, now, true) === null && pastHold(c, c.holdDays ?? holdDays, now)).map((c) => c.id);
+}
+
+async function commissionChunk(deps: ManagementDeps, scope: Scope, programId: number, action: CommissionAction, ids: number[], reason: string | null, report: BulkReport) {
   const rule = COMMISSION_ACTION_RULES[action];
   const now = deps.now();
   const outcomes = await withTransaction(deps.pool, async (client) => {
@@ -222,12 +290,12 @@ async function commissionChunk(deps: ManagementDeps, scope: Scope, programId: nu
       if (!commission) return { id, skipped: 'not_found' };
       const refusal = action === 'approve' ? approvalRefusal(commission, 0, now, true) : reviewRefusal(commission);
       if (refusal) return { id, skipped: refusal };
-      const entry = action === 'approve' ? approvedEntry(commission, reason) : action === 'release' ? releasedEntry(reason) : rejectedEntry(commission, reason);
+      const entry = action === 'approve' ? approvedEntry(commission, reason) : action === 'release' ? releasedEntry(reason!) : rejectedEntry(commission, reason!);
       changes.push({ commission, entry });
       return { id };
     });
     await payouts.changeStage(client, rule.to, changes, { at: now });
-    await audit(client, scope, changes.map(({ commission }) => ({ programId, action: `commission.${action}`, objectType: 'commission', objectId: commission.id, changes: { stage: { from: commission.stage, to: rule.to }, reason: { from: null, to: reason } } })));
+    await audit(client, scope, changes.map(({ commission }) => ({ programId, action: `commission.${action}`, objectType: 'commission', objectId: commission.id, changes: { stage: { from: commission.stage, to: rule.to }, ...(reason ? { reason: { from: null, to: reason } } : {}) } })));
     await writeMessages(
       client,
       DEFAULT_OUTBOUND_QUEUE,
@@ -243,33 +311,126 @@ async function commissionChunk(deps: ManagementDeps, scope: Scope, programId: nu
   for (const outcome of outcomes) addToReport(report, outcome);
 }
 
+/** A balance a run left owed because the partner has no payout details. */
+export interface WaitingLine {
+  partnerId: number;
+  partnerName: string;
+  currency: Currency;
+  amountCents: number;
+}
+
 /**
  * A payout run: each partner's approved balance per currency (clawbacks netted) at or above the
- * program's minimum becomes a payout line of one new batch, claiming what it pays.
+ * program's minimum becomes a payout line of one new batch, claiming what it pays. A partner
+ * without payout details (a method and where to pay) is not paid: their balance stays owed and
+ * is answered under `missingPayoutDetails`, so the dashboard and the API both say what waits.
  */
-export async function runPayouts(deps: ManagementDeps, scope: Scope, programId: number): Promise<{ batchId: number; payouts: payouts.PayoutRow[] }> {
+export async function runPayouts(deps: ManagementDeps, scope: Scope, programId: number): Promise<{ batchId: number; payouts: payouts.PayoutRow[]; missingPayoutDetails: WaitingLine[] }> {
   await programInScope(deps, scope, programId);
   return withTransaction(deps.pool, async (client) => {
     await payouts.lockProgramPayouts(client, programId);
     const payable = await payouts.lockPayableItems(client, programId);
     const balances = payableBalances(payable);
-    const minimums = await payouts.payoutMinimumsOf(client, programId, [...new Set(balances.map((b) => b.partnerId))]);
-    const lines = payoutLines(balances, (partnerId) => minimums.get(partnerId) ?? {});
-    if (lines.length === 0) throw errors.conflict('Nothing to pay: no partner has an approved balance at or above the minimum', 'nothing_to_pay');
+    const partnerIds = [...new Set(balances.map((b) => b.partnerId))];
+    const minimums = await payouts.payoutMinimumsOf(client, programId, partnerIds);
+    const details = await payouts.payoutDetailsOf(client, programId, partnerIds);
+    const { pay: lines, waiting } = linesByPayoutDetails(payoutLines(balances, (partnerId) => minimums.get(partnerId) ?? {}), (partnerId) => details.get(partnerId));
+    const missingPayoutDetails = await waitingLines(client, programId, waiting);
+    if (lines.length === 0) {
+      if (waiting.length > 0) {
+        const partners = new Set(waiting.map((w) => w.partnerId)).size;
+        throw errors.conflict(
+          `Nothing to pay: ${partners === 1 ? 'the partner' : `all ${partners} partners`} owed at or above the minimum ${partners === 1 ? 'has' : 'have'} no payout details yet (${owedWords(waiting)}); remind them to add them`,
+          'missing_payout_details',
+        );
+      }
+      throw errors.conflict('Nothing to pay: no partner has an approved balance at or above the minimum', 'nothing_to_pay');
+    }
     const batchId = await payouts.insertBatch(client, programId, lines, payable);
-    await audit(client, scope, [{ programId, action: 'payout.run', objectType: 'payout_batch', objectId: batchId, changes: { payouts: { from: null, to: lines.length } } }]);
+    const waitingNote = missingPayoutDetails.length ? ` ${new Set(waiting.map((w) => w.partnerId)).size} partner(s) without payout details wait (${owedWords(waiting)}): {{affix}}/dashboard/programs/${programId}/payouts#missing-details\n` : '';
+    await audit(client, scope, [
+      { programId, action: 'payout.run', objectType: 'payout_batch', objectId: batchId, changes: { payouts: { from: null, to: lines.length }, ...(waiting.length ? { waiting_for_details: { from: null, to: waiting.length } } : {}) } },
+    ]);
     await queueForManagers(
       client,
       programId,
       managerMail('payout_run_ready', {
         programId,
         subject: `Payout batch ${batchId} is ready to pay (${lines.length} payout${lines.length === 1 ? '' : 's'})`,
-        body: `A payout run made batch ${batchId} with ${lines.length} payout${lines.length === 1 ? '' : 's'}. Export it, pay, then mark each payout paid: {{affix}}/dashboard/programs/${programId}/payouts\n`,
+        body: `A payout run made batch ${batchId} with ${lines.length} payout${lines.length === 1 ? '' : 's'}. Export it, pay, then mark each payout paid: {{affix}}/dashboard/programs/${programId}/payouts\n${waitingNote}`,
         key: `payout_run_ready:${batchId}`,
       }),
     );
     // Every payout of the batch (a list page stops at 200; a run pays thousands).
-    return { batchId, payouts: await payouts.listPayouts(client, programId, { batchId, limit: lines.length }) };
+    return { batchId, payouts: await payouts.listPayouts(client, programId, { batchId, limit: lines.length }), missingPayoutDetails };
+  });
+}
+
+/** "$430.00 and €80.00": what lines add up to, per currency. */
+const owedWords = (lines: { currency: Currency; amountCents: number }[]): string => {
+  const sums = new Map<Currency, number>();
+  for (const l of lines) sums.set(l.currency, (sums.get(l.currency) ?? 0) + l.amountCents);
+  return [...sums].sort(([a], [b]) => a.localeCompare(b)).map(([c, cents]) => formatMoney(cents, c)).join(' and ');
+};
+
+async function waitingLines(client: PoolClient, programId: number, waiting: PayoutLine[]): Promise<WaitingLine[]> {
+  if (waiting.length === 0) return [];
+  const names = new Map((await payouts.partnersByIds(client, programId, [...new Set(waiting.map((w) => w.partnerId))])).map((p) => [p.partnerId, p.name]));
+  return waiting.map((w) => ({ partnerId: w.partnerId, partnerName: names.get(w.partnerId) ?? '', currency: w.currency, amountCents: w.amountCents }));
+}
+
+/** A partner owed money who cannot be paid yet: no payout details. */
+export interface MissingDetails {
+  partnerId: number;
+  partnerName: string;
+  /** Owed per currency (approved, not in an open payout). */
+  owed: { currency: Currency; cents: number }[];
+}
+
+/** The partners owed money (approved, not claimed by an open payout) who have no payout details: a run cannot pay them. */
+export function partnersMissingDetails(balances: payouts.PartnerBalance[]): MissingDetails[] {
+  const byPartner = new Map<number, MissingDetails>();
+  for (const b of balances) {
+    const owed = b.approvedCents - b.inPayoutCents;
+    if (owed <= 0 || hasPayoutDetails(b)) continue;
+    const entry = byPartner.get(b.partnerId) ?? { partnerId: b.partnerId, partnerName: b.partnerName, owed: [] };
+    entry.owed.push({ currency: b.currency, cents: owed });
+    byPartner.set(b.partnerId, entry);
+  }
+  return [...byPartner.values()];
+}
+
+export interface ReminderDeps extends ManagementDeps {
+  mailLinks: MailLinks;
+}
+
+/**
+ * Mails the partners named (or every one owed without payout details) a reminder to add them, through
+ * the mail queue: at most one a partner a day (its key), the brand's mail taking its turns with
+ * other brands'. A partner who has details by now, or no email, gets none. Returns how many were written.
+ */
+export const remindInput = z.object({
+  /** The partners to remind; absent: every partner owed money without payout details. */
+  partner_ids: z.array(z.coerce.number().int().positive(), { error: 'partner_ids must be a list of partner ids.' }).max(100_000).optional(),
+});
+
+export async function remindPayoutDetails(deps: ReminderDeps, scope: Scope, programId: number, input: unknown): Promise<{ reminded: number; partners: number }> {
+  const body = parseInput(remindInput, input ?? {});
+  const program = await programInScope(deps, scope, programId);
+  const owed = partnersMissingDetails(await payouts.partnerBalances(deps.pool, programId));
+  const named = body.partner_ids === undefined ? null : new Set(body.partner_ids);
+  const chosen = owed.filter((o) => named === null || named.has(o.partnerId));
+  if (chosen.length === 0) throw errors.conflict('Nobody to remind: every partner owed money has payout details', 'nobody_to_remind');
+  const owedOf = new Map(chosen.map((o) => [o.partnerId, o.owed]));
+  const day = deps.now().toISOString().slice(0, 10);
+  const recipients = (await payouts.partnersToRemind(deps.pool, programId, [...owedOf.keys()])).filter((p) => !hasPayoutDetails(p));
+  const mails = recipients.map((p) =>
+    payoutDetailsReminderMail(deps.mailLinks, { programId, programName: program.name, email: p.email, partnerId: p.partnerId, owed: owedOf.get(p.partnerId)!, day }),
+  );
+  return withTransaction(deps.pool, async (client) => {
+    const reminded = await queueMails(client, mails);
+    await audit(client, scope, recipients.map((p) => ({ programId, action: 'partner.payout_details_reminded', objectType: 'partner', objectId: p.partnerId, changes: {} })));
+    return { reminded, partners: recipients.length };
   });
 }
 

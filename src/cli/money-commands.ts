@@ -30,10 +30,11 @@ export function registerMoneyCommands(admin: Command): void {
     reject: 'a held commission is fraud: never owed',
   } as const;
   for (const [verb, description] of Object.entries(verbs)) {
-    programFlag(payouts.command(`${verb} <commissionId>`).description(description))
-      .requiredOption('--reason <text>', 'kept in the ledger')
-      .action(function (this: Command, id: string, f: P & { reason: string }) {
-        return call(this, 'POST', `/programs/${f.program}/commissions/${positiveInt(id)}/${verb}`, { reason: f.reason });
+    const command = programFlag(payouts.command(`${verb} <commissionId>`).description(description));
+    // Approving needs no reason (one given is kept); taking back, releasing and rejecting do.
+    (verb === 'approve' ? command.option('--reason <text>', 'kept in the ledger') : command.requiredOption('--reason <text>', 'kept in the ledger'))
+      .action(function (this: Command, id: string, f: P & { reason?: string }) {
+        return call(this, 'POST', `/programs/${f.program}/commissions/${positiveInt(id)}/${verb}`, f.reason === undefined ? {} : { reason: f.reason });
       });
   }
   programFlag(payouts.command('settings').description('show or change the hold period and the minimum payout per currency'))

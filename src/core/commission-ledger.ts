@@ -111,6 +111,9 @@ export function movedAwayChange(
 /** Days after its creation a commission's hold ends. */
 export const holdEndsAt = (createdAt: Date, holdDays: number): Date => new Date(createdAt.getTime() + holdDays * 86_400_000);
 
+/** Past its hold: the hold period is over (the schedule approves it, unless a manager took it back). */
+export const pastHold = (c: Pick<CommissionPosition, 'createdAt'>, holdDays: number, now: Date): boolean => holdEndsAt(c.createdAt, holdDays).getTime() <= now.getTime();
+
 export type ApprovalRefusal = 'not_pending' | 'held' | 'reversed' | 'in_hold' | 'approval_taken_back' | 'test_mode';
 
 /**
@@ -124,7 +127,7 @@ export function approvalRefusal(c: CommissionPosition, holdDays: number, now: Da
   if (c.status === 'reversed' || netCents(c) <= 0) return 'reversed';
   if (byHand) return null;
   if (!c.autoApprove) return 'approval_taken_back';
-  return holdEndsAt(c.createdAt, holdDays).getTime() <= now.getTime() ? null : 'in_hold';
+  return pastHold(c, holdDays, now) ? null : 'in_hold';
 }
 
 export const approvedEntry = (c: CommissionPosition, reason: string | null): LedgerEntry =>
@@ -208,6 +211,27 @@ export function payoutLines(balances: PayableBalance[], minimumsOf: (partnerId: 
     .map((b) => ({ partnerId: b.partnerId, currency: b.currency, amountCents: b.approvedCents + b.clawbackCents }))
     .filter((line) => line.amountCents > 0 && line.amountCents >= (minimumsOf(line.partnerId)[line.currency] ?? 0))
     .sort((a, b) => a.partnerId - b.partnerId || a.currency.localeCompare(b.currency));
+}
+
+/** Where a partner is paid: a method and the address, IBAN or account it pays to. */
+export interface PayoutDetailsOf {
+  payoutMethod: string | null;
+  payoutReference: string | null;
+}
+
+/**
+ * A partner can be paid only to details they gave: a method and its reference. A payout to no
+ * details would go to their sign-in email or to nobody (PayPal's file keeps only PayPal partners,
+ * Wise's only Wise's), so it is not made: the balance stays owed until the details are given.
+ */
+export const hasPayoutDetails = (p: PayoutDetailsOf | undefined): boolean => Boolean(p?.payoutMethod && p.payoutReference?.trim());
+
+/** A run's lines split: the ones it pays, and the ones that wait for the partner's payout details. */
+export function linesByPayoutDetails(lines: PayoutLine[], detailsOf: (partnerId: number) => PayoutDetailsOf | undefined): { pay: PayoutLine[]; waiting: PayoutLine[] } {
+  const pay: PayoutLine[] = [];
+  const waiting: PayoutLine[] = [];
+  for (const line of lines) (hasPayoutDetails(detailsOf(line.partnerId)) ? pay : waiting).push(line);
+  return { pay, waiting };
 }
 
 /** A clawback made while a payout had claimed its commission. */

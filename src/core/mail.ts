@@ -13,6 +13,7 @@ export const MAIL_KINDS = {
   commission_digest: { to: 'partner', essential: false, words: 'Daily summary of commissions earned' },
   payout_sent: { to: 'partner', essential: true, words: 'Payout sent' },
   partner_banned: { to: 'partner', essential: true, words: 'Removed from a program' },
+  payout_details_reminder: { to: 'partner', essential: false, words: 'Reminders to add payout details' },
   // To the brand's team
   member_invitation: { to: 'manager', essential: true, words: 'Invitations to a team' },
   password_reset: { to: 'manager', essential: true, words: 'Password reset links' },

@@ -25,10 +25,12 @@ export interface CommissionRow extends CommissionPosition {
   /** As every surface shows it (the commission_states view), and what it earns now. */
   state: CommissionState;
   earnedCents: number;
+  /** Its own hold period (its group's terms when it was made); null: the program's. */
+  holdDays: number | null;
 }
 
 const COMMISSION_FIELDS = `c.id, c.program_id, c.partner_id, pa.name AS partner_name, c.sale_id, s.processor_event_id, c.currency, (s.test OR c.test) AS test,
-         c.stage, c.status, c.payout_id, c.payout_cents, c.amount_cents, c.deducted_cents, c.created_at, c.auto_approve, c.hold_reasons, cs.state, cs.earned_cents`;
+         c.stage, c.status, c.payout_id, c.payout_cents, c.amount_cents, c.deducted_cents, c.created_at, c.auto_approve, c.hold_reasons, cs.state, cs.earned_cents, c.hold_days AS own_hold_days`;
 const COMMISSION_FROM = 'commissions c JOIN commission_states cs ON cs.id = c.id JOIN sales s ON s.id = c.sale_id LEFT JOIN partners pa ON pa.id = c.partner_id';
 const COMMISSION_SELECT = `SELECT ${COMMISSION_FIELDS} FROM ${COMMISSION_FROM}`;
 
@@ -52,6 +54,7 @@ const toCommissionRow = (row: any): CommissionRow => ({
   holdReasons: row.hold_reasons ?? [],
   state: row.state,
   earnedCents: Number(row.earned_cents),
+  holdDays: row.own_hold_days ?? null,
 });
 
 /** Locks one commission of the program (null when it is not the program's). */
@@ -66,26 +69,76 @@ export async function lockCommissions(client: PoolClient, programId: number, ids
   return rows.map(toCommissionRow);
 }
 
+/** The program's commissions among `ids`, unlocked (what a bulk action would act on, read before asking). */
+export async function commissionsOf(db: Queryable, programId: number, ids: number[]): Promise<CommissionRow[]> {
+  const { rows } = await db.query(`${COMMISSION_SELECT} WHERE c.program_id = $1 AND c.id = ANY ($2::bigint[]) ORDER BY c.id`, [programId, ids]);
+  return rows.map(toCommissionRow);
+}
+
 export async function getCommission(db: Queryable, programId: number, commissionId: number): Promise<CommissionRow | null> {
   const { rows } = await db.query(`${COMMISSION_SELECT} WHERE c.program_id = $1 AND c.id = $2`, [programId, commissionId]);
   return rows[0] ? toCommissionRow(rows[0]) : null;
 }
 
-/** Ids of the program's commissions in a stage (optionally of one partner or in one state), after `afterId`, for bulk actions on a filter. */
-export async function commissionIdsMatching(
-  db: Queryable,
-  programId: number,
-  filter: { stage: CommissionStage; state?: CommissionState; partner_id?: number },
-  afterId: number,
-  limit: number,
-): Promise<number[]> {
+/** What a bulk action on a filter selects, besides the stage it applies to. */
+export interface CommissionFilter {
+  state?: CommissionState;
+  partner_id?: number;
+  /** Made on or after / before these instants. */
+  from?: Date;
+  to?: Date;
+  /** Only pending commissions whose hold is over at this instant. */
+  pastHoldAt?: Date;
+}
+
+const FILTER_SQL = (p: number) => `($${p}::text IS NULL OR cs.state = $${p}) AND ($${p + 1}::bigint IS NULL OR c.partner_id = $${p + 1})
+        AND ($${p + 2}::timestamptz IS NULL OR c.created_at >= $${p + 2}) AND ($${p + 3}::timestamptz IS NULL OR c.created_at < $${p + 3})
+        AND ($${p + 4}::timestamptz IS NULL OR c.created_at <= $${p + 4}::timestamptz - make_interval(days => coalesce(c.hold_days, (SELECT hold_days FROM programs WHERE id = c.program_id))))`;
+const filterParams = (f: CommissionFilter) => [f.state ?? null, f.partner_id ?? null, f.from ?? null, f.to ?? null, f.pastHoldAt ?? null];
+
+/** Ids of the program's commissions in a stage (optionally filtered), after `afterId`, for bulk actions on a filter. */
+export async function commissionIdsMatching(db: Queryable, programId: number, filter: CommissionFilter & { stage: CommissionStage }, afterId: number, limit: number): Promise<number[]> {
   const { rows } = await db.query(
     `SELECT c.id FROM commissions c JOIN commission_states cs ON cs.id = c.id
-      WHERE c.program_id = $1 AND c.stage = $2 AND ($3::text IS NULL OR cs.state = $3) AND ($4::bigint IS NULL OR c.partner_id = $4) AND c.id > $5
-      ORDER BY c.id LIMIT $6`,
-    [programId, filter.stage, filter.state ?? null, filter.partner_id ?? null, afterId, limit],
+      WHERE c.program_id = $1 AND c.stage = $2 AND c.id > $3 AND ${FILTER_SQL(5)}
+      ORDER BY c.id LIMIT $4`,
+    [programId, filter.stage, afterId, limit, ...filterParams(filter)],
   );
   return rows.map((r) => Number(r.id));
+}
+
+/** Per currency: how many pending commissions (not test, earning something) a filter matches and what they earn, all and past their hold. */
+export interface ApprovalSums {
+  currency: Currency;
+  count: number;
+  cents: number;
+  pastHoldCount: number;
+  pastHoldCents: number;
+}
+
+/**
+ * The program's pending commissions a filter matches, summed per currency, and those past their
+ * hold at `now`: what an approval of them all would approve (read from the pending-by-program index).
+ */
+export async function approvalSums(db: Queryable, programId: number, filter: CommissionFilter, now: Date): Promise<ApprovalSums[]> {
+  // Only the conditions given (no "$n IS NULL OR"). The stage is written as the index's predicate
+  // (pending or held) less held, so the plan walks this program's rows of
+  // commissions_waiting_program_idx, never the schedule's index of every program's pending ones.
+  const params: unknown[] = [programId, now];
+  const where: string[] = [];
+  if (filter.partner_id !== undefined) where.push(`c.partner_id = $${params.push(filter.partner_id)}`);
+  if (filter.from) where.push(`c.created_at >= $${params.push(filter.from)}`);
+  if (filter.to) where.push(`c.created_at < $${params.push(filter.to)}`);
+  const { rows } = await db.query(
+    `SELECT c.currency, count(*)::int AS n, sum(c.amount_cents - c.deducted_cents)::bigint AS cents,
+            count(*) FILTER (WHERE c.created_at <= $2::timestamptz - make_interval(days => coalesce(c.hold_days, p.hold_days)))::int AS past_n,
+            coalesce(sum(c.amount_cents - c.deducted_cents) FILTER (WHERE c.created_at <= $2::timestamptz - make_interval(days => coalesce(c.hold_days, p.hold_days))), 0)::bigint AS past_cents
+       FROM programs p JOIN commissions c ON c.program_id = p.id
+      WHERE p.id = $1 AND c.program_id = $1 AND c.stage IN ('pending', 'held') AND c.stage <> 'held' AND NOT c.test AND c.amount_cents > c.deducted_cents AND c.status <> 'reversed'${where.map((w) => ` AND ${w}`).join('')}
+      GROUP BY c.currency ORDER BY c.currency`,
+    params,
+  );
+  return rows.map((r) => ({ currency: r.currency, count: r.n, cents: Number(r.cents), pastHoldCount: r.past_n, pastHoldCents: Number(r.past_cents) }));
 }
 
 /**
@@ -100,7 +153,7 @@ export async function lockApprovalCandidates(client: PoolClient, now: Date, limi
       ORDER BY c.created_at LIMIT $2 FOR UPDATE OF c SKIP LOCKED`,
     [now, limit],
   );
-  return rows.map((row) => ({ ...toCommissionRow(row), holdDays: row.hold_days }));
+  return rows.map((row) => ({ ...toCommissionRow(row), holdDays: row.hold_days as number }));
 }
 
 export interface StageChange {
@@ -364,14 +417,10 @@ export async function partnerBalances(db: Queryable, programId: number): Promise
   }));
 }
 
-export async function listCommissions(
-  db: Queryable,
-  programId: number,
-  filter: { state?: CommissionState; limit?: number; offset?: number },
-): Promise<CommissionRow[]> {
+export async function listCommissions(db: Queryable, programId: number, filter: CommissionFilter & { limit?: number; offset?: number }): Promise<CommissionRow[]> {
   const { rows } = await db.query(
-    `${COMMISSION_SELECT} WHERE c.program_id = $1 AND ($2::text IS NULL OR cs.state = $2) ORDER BY c.id DESC LIMIT $3 OFFSET $4`,
-    [programId, filter.state ?? null, filter.limit ?? 50, filter.offset ?? 0],
+    `${COMMISSION_SELECT} WHERE c.program_id = $1 AND ${FILTER_SQL(4)} ORDER BY c.id DESC LIMIT $2 OFFSET $3`,
+    [programId, filter.limit ?? 50, filter.offset ?? 0, ...filterParams(filter)],
   );
   return rows.map(toCommissionRow);
 }
@@ -440,4 +489,36 @@ export async function payoutMinimumsOf(client: PoolClient, programId: number, pa
     partnerIds,
   ]);
   return new Map(rows.map((r) => [Number(r.partner_id), r.payout_minimums as PayoutMinimums]));
+}
+
+/** Where each named partner of the program is paid (a run pays only those with details). */
+export async function payoutDetailsOf(db: Queryable, programId: number, partnerIds: number[]): Promise<Map<number, { payoutMethod: string | null; payoutReference: string | null }>> {
+  const { rows } = await db.query('SELECT id, payout_method, payout_reference FROM partners WHERE program_id = $1 AND id = ANY ($2::bigint[])', [programId, partnerIds]);
+  return new Map(rows.map((r) => [Number(r.id), { payoutMethod: r.payout_method, payoutReference: r.payout_reference }]));
+}
+
+/** The named partners of the program with an address to write to (name, email, and whether they have payout details now). */
+export async function partnersToRemind(db: Queryable, programId: number, partnerIds: number[]) {
+  const { rows } = await db.query(
+    `SELECT id, name, email, payout_method, payout_reference FROM partners
+      WHERE program_id = $1 AND id = ANY ($2::bigint[]) AND email IS NOT NULL AND status <> 'banned' ORDER BY id`,
+    [programId, partnerIds],
+  );
+  return rows.map((r) => ({ partnerId: Number(r.id), name: r.name as string, email: r.email as string, payoutMethod: r.payout_method as string | null, payoutReference: r.payout_reference as string | null }));
+}
+
+/** A batch's payouts (not canceled) per currency: how many and how much. */
+export async function batchTotals(db: Queryable, programId: number, batchId: number): Promise<{ currency: Currency; count: number; cents: number }[]> {
+  const { rows } = await db.query(
+    `SELECT currency, count(*)::int AS n, sum(amount_cents)::bigint AS cents FROM payouts
+      WHERE batch_id = $1 AND program_id = $2 AND status <> 'canceled' GROUP BY currency ORDER BY currency`,
+    [batchId, programId],
+  );
+  return rows.map((r) => ({ currency: r.currency, count: r.n, cents: Number(r.cents) }));
+}
+
+/** The named partners of the program: id and name. */
+export async function partnersByIds(db: Queryable, programId: number, partnerIds: number[]): Promise<{ partnerId: number; name: string }[]> {
+  const { rows } = await db.query('SELECT id, name FROM partners WHERE program_id = $1 AND id = ANY ($2::bigint[])', [programId, partnerIds]);
+  return rows.map((r) => ({ partnerId: Number(r.id), name: r.name }));
 }

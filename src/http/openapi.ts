@@ -10,7 +10,7 @@ import { linkInput, stripeInput } from '../app/management.js';
 import { processorInput } from '../app/processors.js';
 import { importInput } from '../app/partner-import.js';
 import { bulkInput, editPartnerInput, groupInput, listQuery as partnersQuery, newPartnerInput, overrideInput } from '../app/partners.js';
-import { commissionBulkInput, detailsInput, markPaidInput, reasonInput, settingsInput as payoutSettingsInput } from '../app/payouts.js';
+import { approvalReasonInput, commissionBulkInput, detailsInput, markPaidInput, reasonInput, remindInput, settingsInput as payoutSettingsInput } from '../app/payouts.js';
 import { promoInput } from '../app/promo-codes.js';
 import { signedEventSchema } from '../app/stripe-intake.js';
 import { endpointInput, updateInput as endpointUpdateInput } from '../app/webhook-endpoints.js';
@@ -100,12 +100,13 @@ const ops: Operation[] = [
   { method: 'get', path: `${P}/balances`, tag: 'Admin: money', summary: "Each partner's balance per currency", auth: 'adminToken' },
   { method: 'get', path: `${P}/commissions`, tag: 'Admin: money', summary: 'Commissions by state', auth: 'adminToken' },
   ...(['approve', 'unapprove', 'release', 'reject'] as const).map((verb): Operation => ({
-    method: 'post', path: `${P}/commissions/{commissionId}/${verb}`, tag: 'Admin: money', summary: `${verb.charAt(0).toUpperCase()}${verb.slice(1)} a commission, with a reason`, auth: 'adminToken', body: reasonInput,
+    method: 'post', path: `${P}/commissions/{commissionId}/${verb}`, tag: 'Admin: money', summary: verb === 'approve' ? 'Approve a commission (a reason is optional, kept when given)' : `${verb.charAt(0).toUpperCase()}${verb.slice(1)} a commission, with a reason`, auth: 'adminToken', body: verb === 'approve' ? approvalReasonInput : reasonInput,
   })),
   { method: 'get', path: `${P}/payout-settings`, tag: 'Admin: money', summary: 'Hold period, minimums, fraud rules', auth: 'adminToken' },
   { method: 'patch', path: `${P}/payout-settings`, tag: 'Admin: money', summary: 'Change the hold period, minimums, fraud rules', auth: 'adminToken', body: payoutSettingsInput },
   { method: 'patch', path: `${P}/partners/{partnerId}/payout-details`, tag: 'Admin: money', summary: 'How a partner is paid', auth: 'adminToken', body: detailsInput },
-  { method: 'post', path: `${P}/payouts/run`, tag: 'Admin: money', summary: 'Run a payout batch', auth: 'adminToken' },
+  { method: 'post', path: `${P}/payouts/run`, tag: 'Admin: money', summary: 'Run a payout batch (partners without payout details stay owed: missing_payout_details)', auth: 'adminToken' },
+  { method: 'post', path: `${P}/payouts/remind`, tag: 'Admin: money', summary: 'Mail partners owed money without payout details a reminder (one a day at most)', auth: 'adminToken', body: remindInput },
   { method: 'get', path: `${P}/payouts`, tag: 'Admin: money', summary: 'Payouts', auth: 'adminToken' },
   { method: 'post', path: `${P}/payouts/{payoutId}/paid`, tag: 'Admin: money', summary: 'Mark a payout paid, with its reference', auth: 'adminToken', body: markPaidInput },
   { method: 'post', path: `${P}/payouts/{payoutId}/stripe-transfer`, tag: 'Admin: money', summary: 'Pay a payout as a Stripe transfer', auth: 'adminToken' },

@@ -54,6 +54,9 @@ describe.skipIf(!hasChromium)('accessibility', () => {
       const clickId = await trackClick(api, 'https://shop.example.com/?aff=ana-axe');
       await api.request('POST', '/api/v1/track/sale', { body: { transaction_id: `axe_${n}`, amount_cents: cents, click_id: clickId, customer_key: `axe_c${n}` }, headers: bearer(key) });
     }
+    // One approved and owed to Ana, who has no payout details: the Payouts page lists her under "Missing payout details".
+    const first = (await api.pool.query("SELECT c.id FROM commissions c JOIN sales s ON s.id = c.sale_id WHERE s.processor_event_id = 'axe_1'")).rows[0].id;
+    await admin('POST', `/programs/${program.id}/commissions/${first}/approve`, {});
     await api.request('POST', '/apply/axe-shop', {
       raw: new URLSearchParams({ name: 'Bo', email: 'bo@applicant.example', answer_website: 'https://bo.example', terms: 'on' }).toString(),
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
@@ -79,6 +82,8 @@ describe.skipIf(!hasChromium)('accessibility', () => {
       ['account', '/dashboard/account'],
       ...PROGRAM_SECTIONS.map((section): [string, string] => [`program-${section}`, `${base.slice(api.url.length)}${section === 'overview' ? '' : `/${section}`}`]),
       ['program-payouts-held', `${base.slice(api.url.length)}/payouts?stage=held`],
+      ['program-payouts-approved', `${base.slice(api.url.length)}/payouts?stage=approved`],
+      ['program-payouts-filtered', `${base.slice(api.url.length)}/payouts?stage=pending&partner=${ana.id}&from=2020-01-01&to=2030-12-31`],
       ['partner', `${base.slice(api.url.length)}/partners/${ana.id}`],
       ['partner-import', `${base.slice(api.url.length)}/partners/import`],
     ];

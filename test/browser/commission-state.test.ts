@@ -49,7 +49,7 @@ describe.skipIf(!hasChromium)('one commission state on every surface', () => {
     await page.getByLabel('Password').press('Enter');
     await page.waitForURL(`${api.url}/dashboard`);
     await page.goto(`${base}/payouts?stage=pending`);
-    await page.getByLabel(`Reason to approve ${a}`).fill('checked with the customer');
+    await page.getByLabel('Reason (optional; kept in the ledger)').fill('checked with the customer');
     await submit(`Approve ${a}`);
     await submit('Run payout');
     const payout = (await api.pool.query('SELECT id FROM payouts WHERE program_id = $1', [program.id])).rows[0].id;
@@ -60,9 +60,9 @@ describe.skipIf(!hasChromium)('one commission state on every surface', () => {
     // Without a reason: refused on the same tab, beside the field, and announced.
     await submit(`Release ${b}`);
     expect(await seen('nav[aria-label="Commission states"] [aria-current=page]')).toBe('Held for review');
-    expect(await textOf(page.locator(`#release_reason_${b}-error`))).toBe('Give a reason.');
+    expect(await textOf(page.locator('#bulk_reason-error'))).toBe('Give a reason.');
     expect(await seen('.error-summary[role=alert]')).toContain('Give a reason.');
-    await page.getByLabel(`Reason to reject ${b}`).fill('self-referral confirmed');
+    await page.getByLabel('Reason (needed to release, reject or take back; kept in the ledger)').fill('self-referral confirmed');
     await submit(`Reject ${b}`);
 
     // Payouts: A under Paid, B under Rejected, nothing awaiting approval.
@@ -75,6 +75,7 @@ describe.skipIf(!hasChromium)('one commission state on every surface', () => {
     expect(await seen('#commissions tbody')).toContain(`${b} Ana $0.00`);
 
     // Minimums are typed in each currency's own units; a wrong one is refused beside its field, and nothing is saved.
+    await page.locator('#payout-settings summary').click();
     await page.getByLabel('Minimum payout in USD (like 50.00; empty for none)').fill('ten dollars');
     await submit('Save payout settings');
     expect(await textOf(page.locator('#payout_minimum_USD-error'))).toBe('Give an amount in USD, like 50.00.');

@@ -281,25 +281,26 @@ describe.skipIf(!hasChromium)('dashboard', () => {
       expect(await textOf(page.locator('#owed tbody'))).toContain('Alice');
       const pending = (await api.pool.query("SELECT id, amount_cents - deducted_cents AS net FROM commissions WHERE program_id = $1 AND stage = 'pending' AND status <> 'reversed' ORDER BY id", [programId])).rows;
       expect(pending.length).toBeGreaterThan(0);
-      await submit(`Approve ${pending[0].id}`);
-      expect(await textOf(page.locator(`#approve_reason_${pending[0].id}-error`))).toBe('Give a reason.');
+      // One click: no reason needed (one typed is kept).
       for (const c of pending) {
-        await page.getByLabel(`Reason to approve ${c.id}`).fill('checked with the customer');
+        await page.getByLabel('Reason (optional; kept in the ledger)').fill('checked with the customer');
         await submit(`Approve ${c.id}`);
         await expect.poll(() => textOf(page.getByRole('status'))).toBe('Commission approved.');
       }
       const owed = pending.reduce((sum: number, c: { net: number }) => sum + Number(c.net), 0);
       expect(await textOf(page.locator('#owed tbody tr').first())).toContain(`$${(owed / 100).toFixed(2)}`);
 
+      // A run pays only partners with payout details: Alice's are PayPal's.
+      const alice = (await api.pool.query("SELECT id FROM partners WHERE program_id = $1 AND name = 'Alice'", [programId])).rows[0].id;
+      await api.request('PATCH', `/api/v1/admin/programs/${programId}/partners/${alice}/payout-details`, {
+        body: { payout_method: 'paypal', payout_reference: 'alice@paypal.example' },
+        headers: adminHeaders,
+      });
       await submit('Run payout');
       await expect.poll(() => textOf(page.getByRole('status'))).toBe('Payout batch created: export it, pay, then mark each payout paid.');
       const payout = (await api.pool.query('SELECT id, batch_id, amount_cents, partner_id FROM payouts WHERE program_id = $1', [programId])).rows[0];
       expect(Number(payout.amount_cents)).toBe(owed);
       // The PayPal file holds the partners paid through PayPal.
-      await api.request('PATCH', `/api/v1/admin/programs/${programId}/partners/${payout.partner_id}/payout-details`, {
-        body: { payout_method: 'paypal', payout_reference: 'alice@paypal.example' },
-        headers: adminHeaders,
-      });
       const csv = await page.request.get(`${api.url}${await page.getByRole('link', { name: 'PayPal Payouts' }).getAttribute('href')}`);
       expect(csv.headers()['content-type']).toContain('text/csv');
       const lines = (await csv.text()).trim().split('\r\n');

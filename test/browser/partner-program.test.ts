@@ -149,8 +149,11 @@ describe.skipIf(!hasChromium)('the partner program', () => {
     await page.goto(`${base}/payouts?stage=pending`);
     await page.getByLabel(`Select commission ${pending.commission_id}`).check();
     await page.getByLabel('Every awaiting approval commission, not only the selected').check();
-    await page.getByLabel('Reason (one for the batch, kept in the ledger)').fill('checked in Stripe');
+    await page.getByLabel('Reason (optional; kept in the ledger)').fill('checked in Stripe');
     await submit('Apply to the selected commissions');
+    // Still in their hold: asked first.
+    await page.getByRole('button', { name: /^Approve all 2 .*overriding the hold$/ }).click();
+    await page.waitForURL(/done=bulk/);
     await expect.poll(() => textOf(page.getByRole('status'))).toBe('Approve: 2 changed.');
     expect(await stage(pending.commission_id)).toBe('approved');
 

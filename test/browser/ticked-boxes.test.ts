@@ -73,8 +73,12 @@ describe.skipIf(!hasChromium)('forms with several ticked boxes', () => {
     expect(commissions).toHaveLength(2);
     await page.goto(`${base}/payouts?stage=pending`);
     for (const id of commissions) await page.getByLabel(`Select commission ${id}`).check();
-    await page.getByLabel('Reason (one for the batch, kept in the ledger)').fill('checked in the shop');
+    await page.getByLabel('Reason (optional; kept in the ledger)').fill('checked in the shop');
     await submit('Apply to the selected commissions');
+    // Both are still in their hold: the override is asked first, and nothing changed yet.
+    expect(await textOf(page.locator('#hold-question'))).toContain('2 of these commissions are still in their hold period');
+    await page.getByRole('button', { name: /^Approve all 2 .*overriding the hold$/ }).click();
+    await page.waitForURL(/done=bulk/);
     expect(await flash()).toBe('Approve: 2 changed.');
     expect(await column('SELECT stage FROM commissions WHERE id = ANY ($1) ORDER BY id', [commissions])).toEqual(['approved', 'approved']);
 
@@ -121,7 +125,7 @@ describe.skipIf(!hasChromium)('forms with several ticked boxes', () => {
     for (let i = 0; i < shown; i += 1) await partnerBoxes.nth(i).check();
     await submit('Save mail settings');
     expect(await flash()).toBe('Mail settings saved.');
-    expect((await mailPreferences(api.pool, 'ana@ticks.example', 'partner')).map((p) => [p.kind, p.on])).toEqual([['commission_digest', true]]);
+    expect((await mailPreferences(api.pool, 'ana@ticks.example', 'partner')).map((p) => [p.kind, p.on])).toEqual([['commission_digest', true], ['payout_details_reminder', true]]);
 
     // A webhook endpoint with two of its event boxes unticked: the others are stored (last: no
     // event of this test is sent to it afterwards).

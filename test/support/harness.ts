@@ -176,6 +176,8 @@ export async function seedProgram(api: TestApi, program: Record<string, unknown>
     ...program,
   });
   const partner = await must('POST', `/programs/${created.id}/partners`, { name: `Partner ${suffix}` });
+  // Paid by bank transfer: a payout run pays only partners with payout details (docs/payouts.md).
+  await must('PATCH', `/programs/${created.id}/partners/${partner.id}/payout-details`, { payout_method: 'bank_transfer', payout_reference: `DE00 TEST ${suffix}` });
   const shortLink = `p${suffix}`;
   const link = await must('POST', `/programs/${created.id}/links`, { partner_id: partner.id, short_link: shortLink });
   const key = await must('POST', `/programs/${created.id}/keys`);
@@ -195,6 +197,10 @@ export async function seedProgram(api: TestApi, program: Record<string, unknown>
 export async function addPartnerLink(api: TestApi, programId: number): Promise<{ partnerId: number; shortLink: string; linkId: number }> {
   const code = `x${randomBytes(4).toString('hex')}`;
   const partner = await api.request('POST', `/api/v1/admin/programs/${programId}/partners`, { body: { name: code }, headers: adminHeaders });
+  await api.request('PATCH', `/api/v1/admin/programs/${programId}/partners/${partner.body.data.id}/payout-details`, {
+    body: { payout_method: 'bank_transfer', payout_reference: `DE00 TEST ${code}` },
+    headers: adminHeaders,
+  });
   const link = await api.request('POST', `/api/v1/admin/programs/${programId}/links`, {
     body: { partner_id: partner.body.data.id, short_link: code },
     headers: adminHeaders,

@@ -66,6 +66,8 @@ export async function seedStripeProgram(
     ...program,
   });
   const partner = await client.admin('POST', `/programs/${created.id}/partners`, { name: `Partner ${suffix}` });
+  // Paid by bank transfer: a payout run pays only partners with payout details (docs/payouts.md).
+  await client.admin('PATCH', `/programs/${created.id}/partners/${partner.id}/payout-details`, { payout_method: 'bank_transfer', payout_reference: `DE00 TEST ${suffix}` });
   const shortLink = `c${suffix}`;
   await client.admin('POST', `/programs/${created.id}/links`, { partner_id: partner.id, short_link: shortLink });
   const key = await client.admin('POST', `/programs/${created.id}/keys`);

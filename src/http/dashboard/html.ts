@@ -112,6 +112,10 @@ nav.sections details.setup summary{list-style:none;cursor:default;pointer-events
 /* Fields as wide as what they hold: numbers and amounts short, codes shorter, lists and secrets long. */
 input[inputmode=numeric],input[inputmode=decimal]{min-width:0;width:9rem}input[maxlength="3"]{min-width:0;width:6rem}
 input.medium,input[type=email],input[type=url]{width:26rem}input.long{width:100%;max-width:44rem}
+/* Dense lists (the Payouts page's commissions): buttons sit in their row; on narrow screens a row's cells flow side by side. */
+.compact td{padding-top:.2rem;padding-bottom:.2rem}.compact td button{margin-top:0;padding:.15rem .6rem}.compact td .muted{font-size:.85rem}div.row,form.row{display:flex;flex-wrap:wrap;gap:0 1rem;align-items:baseline}
+.ask{background:#fff4d6;border:1px solid var(--warn);padding:.6rem 1rem;border-radius:6px;margin:.75rem 0}.ask button,.ask a.button{margin-right:.5rem}
+@media (max-width:40rem){.compact table.cards td{display:inline-block;margin-right:.9rem;vertical-align:baseline;padding:.05rem 0}.compact table.cards tr{padding:.3rem .6rem;margin-bottom:.4rem}.compact table.cards td::before{display:inline;margin-right:.3rem}}
 .error-summary{border:2px solid var(--bad);border-radius:6px;padding:.4rem 1rem;margin-bottom:1rem;background:var(--surface)}.error-summary ul{margin:.2rem 0}.error-summary a{color:var(--bad)}
 `;
 

@@ -11,6 +11,8 @@ import { OUTBOUND_EVENT_TYPES } from '../../core/outbound-events.js';
 import { fieldErrors, typedMinimums } from './forms.js';
 import type { PageExtra } from './program-page.js';
 import { sendCsv } from '../csv-stream.js';
+import { sectionUrl } from './program-page.js';
+import { formatMoney } from '../../core/money.js';
 
 export interface MoneyRouteKit {
   form: RequestHandler[];
@@ -32,6 +34,8 @@ export const MONEY_DONE: Record<string, string> = {
   released: 'Commission released: pending again.',
   rejected: 'Commission rejected: it will not be paid.',
   payout_run: 'Payout batch created: export it, pay, then mark each payout paid.',
+  reminded_one: 'Reminder queued: the partner gets a link to add their payout details (at most one a day).',
+  reminded: 'Reminders queued: each partner gets a link to add their payout details (at most one a day).',
   paid: 'Payout marked paid.',
   canceled: 'Payout canceled: its balance is payable again.',
   payout_settings: 'Payout settings saved.',
@@ -59,6 +63,13 @@ export function registerMoneyRoutes(router: Router, kit: MoneyRouteKit): void {
     }
   };
 
+  /** Back to the commissions as they were shown: the same state, partner and days. */
+  const backToCommissions = (req: Request, res: Response, id: number, done: string, extra: Record<string, string> = {}) => {
+    const source = { ...(req.query as Record<string, unknown>), ...(req.body as Record<string, unknown>) };
+    const keep = Object.fromEntries(['stage', 'partner', 'from', 'to'].flatMap((name) => (typeof source[name] === 'string' && source[name] ? [[name, source[name] as string]] : [])));
+    res.redirect(303, `${sectionUrl(id, 'payouts')}?${new URLSearchParams({ ...keep, done, ...extra })}#commissions`);
+  };
+
   const reviews = {
     approve: [payouts.approveCommission, 'approved'],
     unapprove: [payouts.unapproveCommission, 'unapproved'],
@@ -66,19 +77,77 @@ export function registerMoneyRoutes(router: Router, kit: MoneyRouteKit): void {
     reject: [payouts.rejectCommission, 'rejected'],
   } as const;
   for (const [verb, [use, done]] of Object.entries(reviews)) {
-    router.post(`${base}/commissions/:commissionId/${verb}`, ...form, async (req, res) => {
+    // A row's button posts the commissions form (its one reason field, its ticked boxes): one click, no form per row.
+    router.post(`${base}/commissions/:commissionId/${verb}`, ...kit.listForm('commission_ids'), async (req, res) => {
       const id = await ownProgram(req, res);
       const commissionId = Number(req.params.commissionId);
-      // One field per form (release and reject sit side by side): its own id, so its label and error point at it.
-      const reasonField = `${verb}_reason_${commissionId}`;
-      if (await attempt(req, res, 'payouts', reasonField, () => use(app(), scope(res), id, commissionId, { reason: text(req, reasonField) }))) {
-        back(res, id, done, 'payouts');
+      if (await attempt(req, res, 'payouts', 'bulk_reason', () => use(app(), scope(res), id, commissionId, { reason: text(req, 'bulk_reason') }))) {
+        backToCommissions(req, res, id, done);
       }
     });
   }
+
+  // ---- commissions in bulk: a bulk approval that would override holds asks first ----------------
+  router.post(`${base}/commissions/bulk`, ...kit.listForm('commission_ids'), async (req, res) => {
+    const id = await ownProgram(req, res);
+    const body = req.body as Record<string, unknown>;
+    const ids = ([] as unknown[]).concat(body.commission_ids ?? []).map(Number);
+    const action = text(req, 'bulk_action');
+    const partner = Number(text(req, 'partner'));
+    const all = text(req, 'all_matching') === 'on';
+    const hold = text(req, 'hold');
+    const pastHoldOnly = text(req, 'past_hold_only') === 'on' || hold === 'respect';
+    const stage = text(req, 'stage');
+    const filter = {
+      state: stage || undefined,
+      ...(partner > 0 ? { partner_id: partner } : {}),
+      ...(text(req, 'from') ? { from: text(req, 'from') } : {}),
+      // `to` is the last day shown: the filter's end is the next midnight (UTC).
+      ...(Number.isFinite(Date.parse(`${text(req, 'to')}T00:00:00Z`)) ? { to: new Date(Date.parse(`${text(req, 'to')}T00:00:00Z`) + 86_400_000).toISOString() } : {}),
+    };
+    try {
+      // Ticked ones, keeping holds: only those of them past their hold.
+      const selection = all || (pastHoldOnly && !ids.length)
+        ? { filter: { ...filter, ...(pastHoldOnly ? { past_hold: true } : {}) } }
+        : { commission_ids: pastHoldOnly ? await payouts.pastHoldOf(app(), scope(res), id, ids) : ids };
+      if (action === 'approve' && hold !== 'override' && !pastHoldOnly) {
+        const preview = await payouts.approvalPreview(app(), scope(res), id, selection);
+        const count = preview.reduce((n, p) => n + p.count, 0);
+        const pastHold = preview.reduce((n, p) => n + p.pastHoldCount, 0);
+        if (count > pastHold) {
+          const words = (pick: (p: (typeof preview)[number]) => number) => preview.filter((p) => pick(p) > 0).map((p) => formatMoney(pick(p), p.currency)).join(' and ');
+          const fields: Record<string, string | string[]> = Object.fromEntries(
+            ['bulk_action', 'bulk_reason', 'all_matching', 'stage', 'partner', 'from', 'to'].flatMap((name) => (text(req, name) ? [[name, text(req, name)]] : [])),
+          );
+          if (!all) fields.commission_ids = ids.map(String);
+          const holdQuestion = { count, pastHold, inHold: count - pastHold, allWords: words((p) => p.cents), inHoldWords: words((p) => p.cents - p.pastHoldCents), fields };
+          return programPage(req, res, 'payouts', { status: 200, holdQuestion, formValues: { bulk_reason: text(req, 'bulk_reason') } });
+        }
+      }
+      const report = await payouts.commissionBulk(app(), scope(res), id, { action, ...selection, reason: text(req, 'bulk_reason') });
+      backToCommissions(req, res, id, 'bulk', { action: report.action, changed: String(report.changed), skipped: String(report.requested - report.changed) });
+    } catch (error) {
+      return programPage(req, res, 'payouts', { status: 400, fieldErrors: fieldErrors(error, { reason: 'bulk_reason', commission_ids: 'bulk_reason', action: 'bulk_reason', filter: 'bulk_reason', form: 'bulk_reason' }), formValues: { bulk_reason: text(req, 'bulk_reason') } });
+    }
+  });
+
   router.post(`${base}/payouts/run`, ...form, async (req, res) => {
     const id = await ownProgram(req, res);
-    if (await attempt(req, res, 'payouts', 'payout_run', () => payouts.runPayouts(app(), scope(res), id))) back(res, id, 'payout_run', 'payouts');
+    let batchId = 0;
+    const ran = await attempt(req, res, 'payouts', 'payout_run', async () => {
+      batchId = (await payouts.runPayouts(app(), scope(res), id)).batchId;
+    });
+    // The page says what the run paid and what waits for payout details (src/app/dashboard.ts reads the batch).
+    if (ran) res.redirect(303, `${sectionUrl(id, 'payouts')}?done=payout_run&batch=${batchId}`);
+  });
+  router.post(`${base}/payouts/remind`, ...form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    const partnerId = text(req, 'partner_id');
+    let reminded = 0;
+    const ok = await attempt(req, res, 'payouts', 'remind', async () => {
+      reminded = (await payouts.remindPayoutDetails({ ...app(), mailLinks: { publicUrl: kit.portal().publicUrl } }, scope(res), id, partnerId === 'all' || !partnerId ? {} : { partner_ids: [partnerId] })).partners;
+    });
+    if (ok) res.redirect(303, `${sectionUrl(id, 'payouts')}?done=${reminded === 1 ? 'reminded_one' : 'reminded'}#missing-details`);
   });
   router.post(`${base}/payouts/:payoutId/paid`, ...form, async (req, res) => {
     const id = await ownProgram(req, res);

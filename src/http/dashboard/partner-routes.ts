@@ -9,7 +9,6 @@ import type { ProgramSection } from '../../app/dashboard.js';
 import { requestPartnerBulk, showBulkAction } from '../../app/bulk-actions.js';
 import { type ImportReport, importFileColumns, importPartners, keepImportFile, keptImportFile } from '../../app/partner-import.js';
 import * as partners from '../../app/partners.js';
-import { commissionBulk } from '../../app/payouts.js';
 import { AffixError } from '../../core/errors.js';
 import { PARTNER_ACTIONS, PARTNER_ACTION_WORDS, type PartnerAction } from '../../core/partners.js';
 import { allows } from '../../core/permissions.js';
@@ -332,22 +331,5 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
       return programPage(req, res, 'applications', { status: 400, fieldErrors: fieldErrors(error, { form: 'slug' }), formValues: req.body as Record<string, string> });
     }
     back(res, id, 'application_page', 'applications');
-  });
-
-  // ---- commissions in bulk (the Payouts page) ---------------------------------------------------
-  router.post(`${base}/commissions/bulk`, ...kit.listForm('commission_ids'), async (req, res) => {
-    const id = await ownProgram(req, res);
-    const body = req.body as Record<string, unknown>;
-    const ids = ([] as unknown[]).concat(body.commission_ids ?? []).map(Number);
-    try {
-      const report = await commissionBulk(app(), scope(res), id, {
-        action: text(req, 'bulk_action'),
-        ...(body.all_matching === 'on' ? { filter: { state: text(req, 'stage') || undefined } } : { commission_ids: ids }),
-        reason: text(req, 'bulk_reason'),
-      });
-      res.redirect(303, `${sectionUrl(id, 'payouts')}?stage=${encodeURIComponent(text(req, 'stage'))}&done=bulk&action=${report.action}&changed=${report.changed}&skipped=${report.requested - report.changed}`);
-    } catch (error) {
-      return programPage(req, res, 'payouts', { status: 400, fieldErrors: fieldErrors(error, { reason: 'bulk_reason', commission_ids: 'bulk_reason', action: 'bulk_reason' }) });
-    }
   });
 }

@@ -9,7 +9,7 @@ import type { ActivityFilter } from '../../db/dashboard.js';
 import { dailyChart, funnelChart } from './charts.js';
 import { type PartnerPagesView, applicationsSection, groupsSection, partnersSection } from './partner-pages.js';
 import { auditSection } from './audit-page.js';
-import { type MoneyView, payoutsSection, promoCodesSection, webhooksSection } from './money-pages.js';
+import { type HoldQuestion, type MoneyView, payoutsSection, promoCodesSection, webhooksSection } from './money-pages.js';
 import { type Html, errorSummary, field, html, select } from './html.js';
 import { dataTable, linkText } from './table.js';
 import { processorSection } from './processor-page.js';
@@ -41,6 +41,8 @@ export interface PageExtra {
   formValues?: Record<string, string>;
   /** What a test event from the set-up page recorded. */
   testOutcome?: TestEventOutcome | null;
+  /** A bulk approval that would override holds, asked before it is done (the Payouts page). */
+  holdQuestion?: HoldQuestion | null;
 }
 
 export type ProgramPageView = Awaited<ReturnType<typeof programPageData>> & {
@@ -254,6 +256,9 @@ const moneyView = (view: ProgramPageView): MoneyView => ({
   fieldErrors: view.extra.fieldErrors ?? {},
   newSecret: view.extra.newSecret ?? null,
   people: view.people,
+  now: view.now,
+  holdQuestion: view.extra.holdQuestion ?? null,
+  formValues: view.extra.formValues ?? {},
 });
 
 const partnerView = (view: ProgramPageView): PartnerPagesView => ({

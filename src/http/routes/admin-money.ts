@@ -49,6 +49,10 @@ export function adminMoneyRoutes(router: Router, deps: AppDeps, app: () => Manag
   router.post(`${base}/payouts/run`, async (req, res) => {
     res.status(201).json({ data: wire(await payouts.runPayouts(app(), operator(req), idParam(req))) });
   });
+  router.post(`${base}/payouts/remind`, async (req, res) => {
+    const reminderDeps = { ...app(), mailLinks: { publicUrl: deps.config.publicUrl } };
+    res.json({ data: wire(await payouts.remindPayoutDetails(reminderDeps, operator(req), idParam(req), req.body)) });
+  });
   router.get(`${base}/payouts`, async (req, res) => {
     res.json({ data: wire(await payouts.listPayouts(app(), operator(req), idParam(req))) });
   });
