@@ -131,8 +131,10 @@ export async function programStatusFacts(pool: Pool, programId: number): Promise
     `SELECT p.name, p.domain, p.allowed_origins,
             (p.stripe_webhook_secret IS NOT NULL OR p.stripe_account_id IS NOT NULL) AS stripe_connected,
             p.stripe_charges_enabled,
-            (SELECT count(DISTINCT l.partner_id) FROM referral_links l JOIN partners pa ON pa.id = l.partner_id
-              WHERE l.program_id = p.id AND l.enabled AND NOT pa.test)::int AS active_partners,
+            (SELECT count(DISTINCT l.partner_id) FROM referral_links l
+              WHERE l.program_id = p.id AND l.enabled
+                -- The program's test partner (set-up page) is no partner; looked up by id, one row per link.
+                AND NOT EXISTS (SELECT 1 FROM partners pa WHERE pa.id = l.partner_id AND pa.program_id = p.id AND pa.test))::int AS active_partners,
             (SELECT count(*) FROM commission_states c WHERE c.program_id = p.id AND c.state = 'pending')::int AS pending_commissions
        FROM programs p WHERE p.id = $1`,
     [programId],

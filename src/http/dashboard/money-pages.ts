@@ -6,7 +6,7 @@ import { formatMoney, majorUnits } from '../../core/money.js';
 import type { Currency } from '../../core/types.js';
 import { minimumFields } from './forms.js';
 import { type Html, field, html, raw } from './html.js';
-import { dataTable } from './table.js';
+import { dataTable, idCell } from './table.js';
 import { minute as when } from '../views/components.js';
 
 type Of<S extends SectionData['section']> = Extract<SectionData, { section: S }>;
@@ -171,7 +171,7 @@ ${data.stage === 'pending' ? (pastCount ? html`<form method="post" action="${bas
 <button type="submit">Approve the ${plural(pastCount, 'commission')} past ${pastCount === 1 ? 'its' : 'their'} hold</button></form>` : html`<p class="muted">No commission ${f.partner_id || fromDay || toDay ? 'of this filter ' : ''}is past its hold: each is approved on its own when its hold ends, or approve one early below.</p>`) : ''}
 ${data.commissions.length === 0 ? html`<p>None.</p>` : html`<div class="compact">${dataTable(['Commission', 'Partner', 'Amount', 'Sale, made', 'Hold', ''], data.commissions.map((c) => {
   const pick = pickable && (c.state === 'pending' || c.stage === 'held') ? html`<input type="checkbox" name="commission_ids" value="${c.id}" form="commission-actions" aria-label="Select commission ${c.id}"> ` : '';
-  return [html`${pick}${c.id}`, c.partnerName ?? '', html`${money(c.earnedCents, c.currency)}${c.deductedCents ? html` <span class="muted">(of ${money(c.amountCents, c.currency)})</span>` : ''}`, html`<code>${c.transactionId}</code>${c.test ? ' (test)' : ''} <span class="muted">${day(c.createdAt)}</span>`, holdCell(c, data.payoutSettings.holdDays, view.now), action(c)];
+  return [html`${pick}${c.id}`, c.partnerName ?? '', html`${money(c.earnedCents, c.currency)}${c.deductedCents ? html` <span class="muted">(of ${money(c.amountCents, c.currency)})</span>` : ''}`, html`${idCell(c.transactionId)}${c.test ? ' (test)' : ''} <time class="muted">${day(c.createdAt)}</time>`, holdCell(c, data.payoutSettings.holdDays, view.now), action(c)];
 }), { caption: 'Commissions' })}</div>
 <form id="commission-actions" method="post" action="${base}/commissions/bulk?${query(data.stage)}" novalidate>${hidden({ stage: data.stage, ...keep })}
 <fieldset class="bulk"><legend>${pickable ? 'With the selected commissions' : 'Taking an approval back'}</legend><div class="row">

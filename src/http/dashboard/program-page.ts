@@ -11,7 +11,7 @@ import { type PartnerPagesView, applicationsSection, groupsSection, partnersSect
 import { auditSection } from './audit-page.js';
 import { type HoldQuestion, type MoneyView, payoutsSection, promoCodesSection, webhooksSection } from './money-pages.js';
 import { type Html, errorSummary, field, html, select } from './html.js';
-import { dataTable, linkText } from './table.js';
+import { dataTable, idCell, linkText } from './table.js';
 import { processorSection } from './processor-page.js';
 import { PROCESSORS, PROCESSOR_NAMES, type ProcessorName } from '../../core/processor-names.js';
 import { kpiCards, presetLinks } from './kpi-cards.js';
@@ -23,7 +23,6 @@ import { humanDate, isoDay as day } from '../views/components.js';
 const DAY = 86_400_000;
 
 /** Long Stripe ids fit a narrow column: the start and the end, the whole id in the title and the copy button. */
-const shortId = (id: string) => (id.length > 18 ? `${id.slice(0, 10)}…${id.slice(-6)}` : id);
 
 /** Dates as people read them: 31 Jan 2099 (UTC, like every time the service stores). */
 
@@ -216,7 +215,7 @@ function inboxSection(view: ProgramPageView, { inbox, processor }: Of<'inbox'>):
   return html`<section id="inbox"><h2>Failed, parked and dead events</h2>
 <nav class="tabs" aria-label="Processor">${choices.map(([value, words]) => html`<a href="${value ? `${inboxUrl}?processor=${value}` : inboxUrl}" ${value === processor ? html`aria-current="page"` : ''}>${words}</a>`)}</nav>
 ${inbox.length === 0 ? html`<p>Nothing waiting.</p>` : dataTable(['Event', 'Processor', 'Type', 'Status', 'Reason', ''], inbox.map((e) => [
-  html`<code title="${e.stripe_event_id}">${shortId(e.stripe_event_id)}</code>
+  html`${idCell(e.stripe_event_id)}
 <button type="button" data-copy="${e.stripe_event_id}" aria-label="Copy event id ${e.stripe_event_id}">Copy</button>`, PROCESSOR_NAMES[e.processor as ProcessorName] ?? e.processor, e.type, `${e.status} (${e.attempts} attempts)`, e.reason ?? '',
   html`<form method="post" action="${base}/events/${e.id}/replay" class="inline"><button type="submit" aria-label="Replay ${e.stripe_event_id}">Replay</button></form>`]))}</section>`;
 }
@@ -226,7 +225,6 @@ const refundWords = (refunds: { reason: string; cents: string; restored: boolean
   (refunds ?? []).map((r) => `${r.reason} ${formatMoney(r.cents, currency)}${r.restored ? ' (restored)' : ''}`).join(', ');
 
 /** A long id keeps its start and end in the cell (the whole of it in the title and the CSV). */
-const idCell = (id: string | null) => (id ? html`<code title="${id}">${shortId(id)}</code>` : '');
 
 function activitySection(view: ProgramPageView, data: Of<'activity'>): Html {
   const url = sectionUrl(view.program.id, 'activity');

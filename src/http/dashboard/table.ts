@@ -17,3 +17,7 @@ ${rows.map((cells) => html`<tr>${cells.map((cell, index) => html`<td data-label=
 
 /** A link as a table cell shows it: without its scheme (the whole of it in the cell's title and its Copy button). */
 export const linkText = (url: string) => url.replace(/^https?:\/\//, '');
+
+/** A long id in a cell: its start and end, the whole in its title (no cell widens or breaks for it). */
+const shortId = (id: string) => (id.length > 18 ? `${id.slice(0, 10)}…${id.slice(-6)}` : id);
+export const idCell = (id: string | null) => (id ? html`<code title="${id}">${shortId(id)}</code>` : '');
