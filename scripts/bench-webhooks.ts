@@ -36,6 +36,8 @@ const positional = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 const throughPooler = process.argv.includes('--pooler');
 /** Only the burst and the ack right after it (issue: after-burst p99 in every run), about a minute a run. */
 const ackOnly = process.argv.includes('--ack-only');
+/** Only the ingest against its ceiling, API alone and then with a worker running (1. and 4b.): about two minutes a run. */
+const ingestOnly = process.argv.includes('--ingest-only');
 /** Only the redeliveries during a drain (4. below), a worker started after the warm-up: about a minute a run. */
 const redeliveriesOnly = process.argv.includes('--redeliveries');
 /** The share of payments nobody referred (issue 42: most of a brand's payments). */
@@ -139,6 +141,30 @@ await benchMain(async (cleanup) => {
   console.log(`RATIO ingest / ceiling = ${fmt(ingest / ceiling, 2)} (API alone; target >= 0.8)`);
   const cpuOf = (part: 'api' | 'database' | 'client') => fmt(median(ackCpu.map((cpu) => cpu[part])), 3);
   console.log(`CPU per ack: API ${cpuOf('api')} ms · PostgreSQL ${cpuOf('database')} ms · the bench's own client ${cpuOf('client')} ms (pgbench's ceiling has no HTTP client)`);
+  // ---- 4b. the burst again with the worker running beside the API (as `affix start` runs) ------
+  async function ingestWithWorker(worker: { process: { child: { pid?: number } } }) {
+    // The intake must keep its pace while the worker drains: each round against the same ceiling.
+    const withWorker: number[] = [];
+    const drained = async () => Number((await sql.query("SELECT count(*) FROM webhook_events WHERE status <> 'queued'")).rows[0].count);
+    const before = { drained: await drained(), cpu: await cpuMs(worker.process.child.pid!), acks: 0, at: performance.now() };
+    for (let round = 1; round <= ROUNDS; round++) {
+      const events = await signedEvents(perRound);
+      const started = performance.now();
+      const replies = await runConcurrent(events.length, concurrency, (i) => deliver(events[i]!));
+      if (replies.some((r) => r.status !== 200)) throw new Error(`events refused with the worker running: ${JSON.stringify(replies.find((r) => r.status !== 200))}`);
+      withWorker.push(events.length / ((performance.now() - started) / 1000));
+      before.acks += events.length;
+    }
+    const after = { drained: await drained(), cpu: await cpuMs(worker.process.child.pid!), seconds: (performance.now() - before.at) / 1000 };
+    console.log(`  meanwhile the worker drained ${after.drained - before.drained} events (${fmt((after.drained - before.drained) / after.seconds)}/s) using ${fmt((after.cpu.worker - before.cpu.worker) / after.seconds / 10)} % of a core; PostgreSQL ${fmt((after.cpu.database - before.cpu.database) / before.acks, 3)} ms per ack`);
+    console.log(`ingest with the worker running: ${fmt(median(withWorker))} acks/s (rounds ${withWorker.map((rate) => fmt(rate)).join(', ')}); RATIO ingest with the worker / ceiling = ${fmt(median(withWorker) / ceiling, 2)} (target >= 0.8) on ${postgres}`);
+  }
+  if (ingestOnly) {
+    const worker = await startService('worker', database.url);
+    cleanup(() => worker.stop());
+    await ingestWithWorker(worker);
+    return;
+  }
   console.log(`statements per webhook: ${fmt(ingestStatements.perUnit, 2)}; the most expensive:`);
   for (const line of ingestStatements.top) console.log(`  ${line}`);
 
@@ -264,17 +290,7 @@ await benchMain(async (cleanup) => {
   if (organicShare > 0) console.log(`organic share ${organicShare}: ingest ${fmt(ingest)} acks/s, drain ${fmt(drain)} events/s; ${await organicLine()}`);
   console.log(`ack -> sale at 50 events/s (${at50.toSale.length}/${at50.events} sales): p50 ${fmt(percentile(at50.toSale, 50))} ms, p99 ${fmt(percentile(at50.toSale, 99))} ms (target p99 < 100 ms); ack p99 ${fmt(percentile(at50.acks, 99), 1)} ms with the worker running; ${postgres}`);
 
-  // ---- 4b. the burst again with the worker running beside the API (as `affix start` runs) ------
-  // The intake must keep its pace while the worker drains: each round against the same ceiling.
-  const withWorker: number[] = [];
-  for (let round = 1; round <= ROUNDS; round++) {
-    const events = await signedEvents(perRound);
-    const started = performance.now();
-    const replies = await runConcurrent(events.length, concurrency, (i) => deliver(events[i]!));
-    if (replies.some((r) => r.status !== 200)) throw new Error(`events refused with the worker running: ${JSON.stringify(replies.find((r) => r.status !== 200))}`);
-    withWorker.push(events.length / ((performance.now() - started) / 1000));
-  }
-  console.log(`ingest with the worker running: ${fmt(median(withWorker))} acks/s (rounds ${withWorker.map((rate) => fmt(rate)).join(', ')}); RATIO ingest with the worker / ceiling = ${fmt(median(withWorker) / ceiling, 2)} (target >= 0.8) on ${postgres}`);
+  await ingestWithWorker(worker);
 
   if (!throughPooler) return;
 

@@ -1,8 +1,12 @@
 // How fast deliveries are being stored, as the workers learn it from the intake's wake-ups
 // (each says how many events it stands for). Above a rate, the workers leave the cores to the
-// intake: one fetcher keeps draining, the others wait until the burst is over (README,
+// intake: one fetcher keeps draining, a batch at a time with a pause between, and the others
+// wait until the burst is over (README,
 // "AFFIX_WORKER_YIELD_ABOVE"). The acknowledgement is what the processor waits for; a sale
 // can follow a second later.
+
+/** During a burst, the one fetcher still draining pauses this long between batches (32 a batch: about 100 events/s). */
+export const BURST_PAUSE_MS = 300;
 
 const SLOTS = 10;
 const SLOT_MS = 100;

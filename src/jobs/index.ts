@@ -1,7 +1,7 @@
 // Worker process: pg-boss handlers for Stripe events and their dead-letter queue.
 import type PgBoss from 'pg-boss';
 import type { Config } from '../platform/config.js';
-import { IntakeRate, eventsInWake, intakeBusy } from '../core/intake-rate.js';
+import { BURST_PAUSE_MS, IntakeRate, eventsInWake, intakeBusy } from '../core/intake-rate.js';
 import { resumeInterruptedJobs } from '../db/interrupted-jobs.js';
 import { type Listening, listen } from '../db/notifications.js';
 import type { Pool } from '../db/pool.js';
@@ -100,6 +100,8 @@ export async function startWorkers(
       if (i === 0) wakeAll();
       else if (!waits(i)) boss.notifyWorker(workerId);
       await runJobs(deps, jobs);
+      // The first fetcher keeps draining during a burst, a batch at a time with a pause between.
+      if (i === 0 && intakeBusy(intake, config.worker.yieldAbovePerSecond, nowMs())) await new Promise((resolve) => setTimeout(resolve, BURST_PAUSE_MS));
     });
     workerIds.push(workerId);
   }

@@ -1,0 +1,31 @@
+// The intake's wake-ups say how many events each stands for; the workers' listener reads the
+// count (src/db/webhook-events.ts wakeWorkers, src/db/notifications.ts listen).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventsInWake } from '../src/core/intake-rate.js';
+import { listen } from '../src/db/notifications.js';
+import { STRIPE_EVENTS_CHANNEL, wakeWorkers } from '../src/db/webhook-events.js';
+import { type TestDatabase, createTestDatabase } from './support/harness.js';
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(() => db.drop());
+
+describe('wake-ups carry their count', () => {
+  it('each wake-up reaches a listener with the number of events it stands for', async () => {
+    const heard: number[] = [];
+    let connected!: () => void;
+    const ready = new Promise<void>((resolve) => (connected = resolve));
+    const listening = listen(db.pool, STRIPE_EVENTS_CHANNEL, (payload) => {
+      if (payload === undefined) return connected(); // the call made once listening starts
+      heard.push(eventsInWake(payload));
+    }, (error) => { throw error; });
+    await ready;
+    await wakeWorkers(db.pool, 32);
+    await wakeWorkers(db.pool, 5);
+    for (let i = 0; i < 100 && heard.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    await listening.stop();
+    expect(heard).toEqual([32, 5]);
+  });
+});
