@@ -27,10 +27,14 @@ export function serializeError(error: unknown, depth = 0): Record<string, unknow
  * and retries a write to a closed pipe forever: a service whose log reader went away then never
  * exits on SIGTERM. Here a line that cannot be written is dropped and the process goes on.
  */
+let standard: pino.DestinationStream | undefined;
+
+/** One for the process: every logger writing to standard output shares it (and its one exit flush). */
 function standardOutput(): pino.DestinationStream {
+  if (standard) return standard;
   const destination = pino.destination({ dest: 1, sync: true });
   destination.on('error', () => undefined);
-  return gathered(destination);
+  return (standard = gathered(destination));
 }
 
 const GATHER_BYTES = 16_384;
