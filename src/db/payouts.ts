@@ -118,12 +118,51 @@ export interface ApprovalSums {
 
 /**
  * The program's pending commissions a filter matches, summed per currency, and those past their
- * hold at `now`: what an approval of them all would approve (read from the pending-by-program index).
+ * hold at `now`: what an approval of them all would approve. Without dates (the Payouts page as it
+ * opens, or filtered by partner) the totals come from the page rollups and only the commissions
+ * still inside their hold are read, so the cost follows the hold period, not the program's
+ * history; with dates, the commissions made in that range are read.
  */
 export async function approvalSums(db: Queryable, programId: number, filter: CommissionFilter, now: Date): Promise<ApprovalSums[]> {
-  // Only the conditions given (no "$n IS NULL OR"). The stage is written as the index's predicate
-  // (pending or held) less held, so the plan walks this program's rows of
-  // commissions_waiting_program_idx, never the schedule's index of every program's pending ones.
+  if (filter.from || filter.to) return approvalSumsInRange(db, programId, filter, now);
+  // The commission_states rule ('pending': waiting, earning something, not a test, not moved), as the rollups count it.
+  const { rows: totals } = await db.query(
+    `SELECT currency, coalesce(sum(value) FILTER (WHERE measure = 'commissions:pending'), 0)::bigint AS n,
+            coalesce(sum(value) FILTER (WHERE measure = 'earned:pending'), 0)::bigint AS cents
+       FROM page_rollups WHERE program_id = $1 AND partner_id = $2 AND link_id = -1 AND day < 'infinity' AND measure IN ('commissions:pending', 'earned:pending')
+      GROUP BY currency HAVING sum(value) FILTER (WHERE measure = 'commissions:pending') <> 0 ORDER BY currency`,
+    [programId, filter.partner_id ?? -1],
+  );
+  if (totals.length === 0) return [];
+  // Still inside their hold: made within the longest hold any waiting commission has (the
+  // program's, or a group's kept on the commission), then each against its own. No sale is read:
+  // a test sale's commission is itself marked test (src/core/track-sale.ts), so the rule alone
+  // leaves out what the rollups leave out.
+  const params: unknown[] = [programId, now];
+  const partner = filter.partner_id === undefined ? '' : ` AND c.partner_id = $${params.push(filter.partner_id)}`;
+  const { rows: holding } = await db.query(
+    `SELECT c.currency, count(*)::bigint AS n, sum(c.amount_cents - c.deducted_cents)::bigint AS cents
+       FROM programs p JOIN commissions c ON c.program_id = p.id
+      WHERE p.id = $1 AND c.program_id = $1 AND c.stage IN ('pending', 'held')
+        AND c.created_at > $2::timestamptz - make_interval(days => (
+              SELECT greatest(hold_days, coalesce((SELECT max(o.hold_days) FROM commissions o WHERE o.program_id = $1 AND o.stage IN ('pending', 'held') AND o.hold_days IS NOT NULL), 0))
+                FROM programs WHERE id = $1))
+        AND c.created_at > $2::timestamptz - make_interval(days => coalesce(c.hold_days, p.hold_days))
+        AND commission_state(c.moved_to_sale_id, c.stage, c.status, c.amount_cents, c.deducted_cents, c.test, c.payout_id) = 'pending'${partner}
+      GROUP BY c.currency`,
+    params,
+  );
+  const held = new Map(holding.map((r) => [r.currency as string, { n: Number(r.n), cents: Number(r.cents) }]));
+  return totals.map((r) => {
+    const count = Number(r.n);
+    const cents = Number(r.cents);
+    const inHold = held.get(r.currency) ?? { n: 0, cents: 0 };
+    return { currency: r.currency, count, cents, pastHoldCount: count - inHold.n, pastHoldCents: cents - inHold.cents };
+  });
+}
+
+/** approvalSums for commissions made in a date range: the range's rows are read (the pending-by-program index). */
+async function approvalSumsInRange(db: Queryable, programId: number, filter: CommissionFilter, now: Date): Promise<ApprovalSums[]> {
   const params: unknown[] = [programId, now];
   const where: string[] = [];
   if (filter.partner_id !== undefined) where.push(`c.partner_id = $${params.push(filter.partner_id)}`);
@@ -134,7 +173,8 @@ export async function approvalSums(db: Queryable, programId: number, filter: Com
             count(*) FILTER (WHERE c.created_at <= $2::timestamptz - make_interval(days => coalesce(c.hold_days, p.hold_days)))::int AS past_n,
             coalesce(sum(c.amount_cents - c.deducted_cents) FILTER (WHERE c.created_at <= $2::timestamptz - make_interval(days => coalesce(c.hold_days, p.hold_days))), 0)::bigint AS past_cents
        FROM programs p JOIN commissions c ON c.program_id = p.id
-      WHERE p.id = $1 AND c.program_id = $1 AND c.stage IN ('pending', 'held') AND c.stage <> 'held' AND NOT c.test AND c.amount_cents > c.deducted_cents AND c.status <> 'reversed'${where.map((w) => ` AND ${w}`).join('')}
+      WHERE p.id = $1 AND c.program_id = $1 AND c.stage IN ('pending', 'held')
+        AND commission_state(c.moved_to_sale_id, c.stage, c.status, c.amount_cents, c.deducted_cents, c.test, c.payout_id) = 'pending'${where.map((w) => ` AND ${w}`).join('')}
       GROUP BY c.currency ORDER BY c.currency`,
     params,
   );
