@@ -1,6 +1,5 @@
 // The Affix browser tracker. Built by esbuild into one dependency-free script served at
 // /js/affix-tracker.js. It must never throw into the host page and never block it.
-import { getDomain } from 'tldts';
 import type { AffixTracker, SignupResult } from '../packages/sdk/src/types.js';
 
 type AffixApi = AffixTracker;
@@ -21,6 +20,7 @@ const VISITOR_COOKIE = 'affix_visitor_id';
 const AFF_COOKIE = 'affix_aff';
 const URL_COOKIE = 'affix_affiliate_url';
 const CONSENT_COOKIE = 'affix_consent';
+const PROBE_COOKIE = 'affix_probe';
 const DEFAULT_WINDOW_DAYS = 60;
 const TIMEOUT_MS = 5000;
 
@@ -41,14 +41,28 @@ const TIMEOUT_MS = 5000;
     const consentRequired = attr('consent') === 'required';
     const cookieDomainOption = window.AFFIX_COOKIE_DOMAIN || attr('cookie-domain');
 
-    // Attribution is shared across subdomains: cookies go on the registrable domain
-    // (public-suffix aware), unless a cookieDomain is given. Hosts without one (localhost, IPs)
-    // get host-only cookies.
-    const cookieDomain = (() => {
-      if (cookieDomainOption) return cookieDomainOption;
-      const domain = getDomain(location.hostname, { allowPrivateDomains: true });
-      return domain ? `.${domain}` : null;
-    })();
+    // Attribution is shared across subdomains: cookies go on the registrable domain, unless a
+    // cookieDomain is given. Browsers refuse cookies on public suffixes (co.uk, and private ones
+    // such as github.io), so the shortest parent domain that keeps a probe cookie is the
+    // registrable one, with no suffix list shipped here. Hosts without one (localhost, IPs) get
+    // host-only cookies. Found on the first write, so nothing is stored before consent.
+    let cookieDomain: string | null | undefined = cookieDomainOption || undefined;
+    const findCookieDomain = (): string | null => {
+      const host = location.hostname;
+      const labels = host.split('.');
+      if (labels.length < 2 || /^[\d.]+$|:/.test(host)) return null;
+      // A value of its own: a probe left behind on a parent by a closed tab never counts.
+      const probe = `${PROBE_COOKIE}=${Math.random().toString(36).slice(2)}`;
+      for (let i = labels.length - 2; i >= 0; i--) {
+        const domain = `.${labels.slice(i).join('.')}`;
+        document.cookie = `${probe}; path=/; domain=${domain}; SameSite=Lax`;
+        const kept = document.cookie.split('; ').includes(probe);
+        document.cookie = `${PROBE_COOKIE}=; path=/; max-age=0; domain=${domain}`;
+        if (kept) return domain;
+      }
+      return null;
+    };
+    const domainForCookies = () => (cookieDomain === undefined ? (cookieDomain = findCookieDomain()) : cookieDomain);
 
     const readCookie = (name: string): string | null => {
       const match = document.cookie.split('; ').find((part) => part.startsWith(`${name}=`));
@@ -56,12 +70,13 @@ const TIMEOUT_MS = 5000;
     };
     const writeCookie = (name: string, value: string, days: number) => {
       const parts = [`${name}=${encodeURIComponent(value)}`, 'path=/', `max-age=${Math.round(days * 86400)}`, 'SameSite=Lax'];
-      if (cookieDomain) parts.push(`domain=${cookieDomain}`);
+      const domain = domainForCookies();
+      if (domain) parts.push(`domain=${domain}`);
       if (location.protocol === 'https:') parts.push('Secure');
       document.cookie = parts.join('; ');
     };
     const deleteCookie = (name: string) => {
-      for (const domain of [cookieDomain, null]) {
+      for (const domain of [domainForCookies(), null]) {
         document.cookie = `${name}=; path=/; max-age=0${domain ? `; domain=${domain}` : ''}`;
       }
     };

@@ -11,7 +11,7 @@ const ENTRY = fileURLToPath(new URL('../../tracker/affix-tracker.ts', import.met
 let bundle: Promise<string> | null = null;
 let gzipped: Promise<Buffer> | null = null;
 
-/** The same script gzip-compressed (most of it is the public-suffix list, which compresses well). */
+/** The same script gzip-compressed, once (level 9: it is compressed once and served many times). */
 export function trackerScriptGzip(): Promise<Buffer> {
   gzipped ??= trackerScript().then((text) => gzipSync(text, { level: 9 }));
   return gzipped;

@@ -74,13 +74,13 @@ beforeAll(async () => {
   pagePort = (pages.address() as AddressInfo).port;
   ({ db, api } = await openTestApi({}, { queueUrl: 'own' }));
   shop = await seedProgram(api, {
-    allowed_origins: [`http://localhost:${pagePort}`, `http://www.brand.example:${pagePort}`, `http://shop.github.io:${pagePort}`],
+    allowed_origins: [`http://localhost:${pagePort}`, `http://www.brand.example:${pagePort}`, `http://shop.github.io:${pagePort}`, `http://a.b.shop.co.uk:${pagePort}`],
     attribution_window_days: 30,
   });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     // Test host names, all answered by the page server on loopback.
-    args: [`--host-resolver-rules=MAP www.brand.example 127.0.0.1, MAP shop.github.io 127.0.0.1`, '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [`--host-resolver-rules=MAP www.brand.example 127.0.0.1, MAP shop.github.io 127.0.0.1, MAP a.b.shop.co.uk 127.0.0.1`, '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
 }, 60_000);
 
@@ -190,6 +190,31 @@ describe.skipIf(!hasChromium)('browser tracker', () => {
     await context.close();
   });
 
+  it('consent mode: not even the probe that finds the cookie domain writes a cookie before consent(true)', async () => {
+    const context = await browser.newContext();
+    // Every write to document.cookie, recorded before the tracker runs.
+    await context.addInitScript(() => {
+      const property = Object.getOwnPropertyDescriptor(Document.prototype, 'cookie')!;
+      (window as any).cookieWrites = [];
+      Object.defineProperty(document, 'cookie', {
+        get: () => property.get!.call(document),
+        set: (value: string) => {
+          (window as any).cookieWrites.push(value.split('=')[0]);
+          property.set!.call(document, value);
+        },
+      });
+    });
+    const { page } = await visit(context, `/?aff=${shop.shortLink}&consent=1`, 'www.brand.example');
+    expect(await page.evaluate(() => (window as any).cookieWrites)).toEqual([]);
+    await page.evaluate(async () => {
+      window.affix!.consent(true);
+      await window.affix!.ready;
+    });
+    expect(await page.evaluate(() => (window as any).cookieWrites)).toContain('affix_probe');
+    expect((await cookie(context, 'affix_click_id'))!.domain).toBe('.brand.example');
+    await context.close();
+  });
+
   it('an API that is down never breaks the page', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
@@ -229,8 +254,20 @@ describe.skipIf(!hasChromium)('browser tracker', () => {
     expect((await cookie(context, 'affix_click_id'))!.domain).toBe('.brand.example');
     // github.io is a public suffix: the cookie stays on the site itself.
     await visit(context, `/?aff=${shop.shortLink}`, 'shop.github.io');
+    // co.uk is a public suffix of two labels: the cookie goes on shop.co.uk, above a.b.
+    await visit(context, `/?aff=${shop.shortLink}`, 'a.b.shop.co.uk');
     const cookies = (await context.cookies()).filter((c) => c.name === 'affix_click_id').map((c) => c.domain).sort();
-    expect(cookies).toEqual(['.brand.example', '.shop.github.io']);
+    expect(cookies).toEqual(['.brand.example', '.shop.co.uk', '.shop.github.io']);
+    // The browser's answer is asked with a probe cookie, which is gone afterwards.
+    expect((await context.cookies()).filter((c) => !c.name.startsWith('affix_') || c.name === 'affix_probe')).toEqual([]);
+    await context.close();
+  });
+
+  it('a probe cookie left on the registrable domain does not make its public suffix look accepted', async () => {
+    const context = await browser.newContext();
+    await context.addCookies([{ name: 'affix_probe', value: 'left', domain: '.shop.co.uk', path: '/' }]);
+    await visit(context, `/?aff=${shop.shortLink}`, 'a.b.shop.co.uk');
+    expect((await cookie(context, 'affix_click_id'))!.domain).toBe('.shop.co.uk');
     await context.close();
   });
 
