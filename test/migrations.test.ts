@@ -1,4 +1,4 @@
-import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -81,6 +81,75 @@ describe('0026: case-insensitive link codes and host-name domains, on data that 
       await rm(before, { recursive: true, force: true });
       await admin.query(`DROP DATABASE IF EXISTS ${name}_twins WITH (FORCE)`);
       await admin.end();
+    }
+  });
+});
+
+describe('edited migrations and the re-applied function files', () => {
+  /** A database of its own, migrated from `dir`. */
+  async function scratch(suffix: string) {
+    const scratchUrl = new URL(url);
+    scratchUrl.pathname = `/${name}_${suffix}`;
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}_${suffix}`);
+    await admin.end();
+    const pool = createPool(scratchUrl.toString(), { max: 2 });
+    return {
+      pool,
+      async drop() {
+        await pool.end();
+        const again = new pg.Client({ connectionString: adminUrl });
+        await again.connect();
+        await again.query(`DROP DATABASE IF EXISTS ${name}_${suffix} WITH (FORCE)`);
+        await again.end();
+      },
+    };
+  }
+
+  it('a migration edited after it was applied is refused, naming it; line endings alone are no edit; a database migrated before checksums takes the files as they are', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'affix-edited-'));
+    const db = await scratch('edited');
+    try {
+      await writeFile(join(dir, '0001_first.sql'), 'CREATE TABLE first (id int);\n');
+      await writeFile(join(dir, '0002_second.sql'), 'CREATE TABLE second (id int);\n');
+      expect(await migrate(db.pool, dir)).toEqual(['0001_first.sql', '0002_second.sql']);
+      // The same text with CRLF endings (a Windows checkout): nothing to do.
+      await writeFile(join(dir, '0001_first.sql'), 'CREATE TABLE first (id int);\r\n');
+      expect(await migrate(db.pool, dir)).toEqual([]);
+      await writeFile(join(dir, '0001_first.sql'), 'CREATE TABLE first (id int, name text);\n');
+      await expect(migrate(db.pool, dir)).rejects.toThrow('migration 0001_first.sql was edited after it was applied to this database');
+      // Applied before checksums were kept: the record has none, and the file as it is now is taken.
+      await db.pool.query('UPDATE affix_migrations SET checksum = NULL');
+      expect(await migrate(db.pool, dir)).toEqual([]);
+      const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM affix_migrations WHERE checksum IS NOT NULL');
+      expect(rows[0].n).toBe(2);
+      await expect(migrate(db.pool, dir)).resolves.toEqual([]);
+    } finally {
+      await db.drop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a function file runs after the numbered migrations, again only when it changed, and reaches a database whose migrations held an older body', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'affix-functions-'));
+    const db = await scratch('functions');
+    try {
+      await writeFile(join(dir, '0001_first.sql'), "CREATE FUNCTION answer() RETURNS int LANGUAGE sql RETURN 1;\nCREATE TABLE calls (id int);\n");
+      await mkdir(join(dir, 'functions'));
+      const answer = async () => (await db.pool.query('SELECT answer() AS a')).rows[0].a;
+      await writeFile(join(dir, 'functions', 'answers.sql'), "CREATE OR REPLACE FUNCTION answer() RETURNS int LANGUAGE sql RETURN 2;\nINSERT INTO calls VALUES (1);\n");
+      expect(await migrate(db.pool, dir)).toEqual(['0001_first.sql']);
+      expect(await answer()).toBe(2);
+      await migrate(db.pool, dir);
+      expect((await db.pool.query('SELECT count(*)::int AS n FROM calls')).rows[0].n).toBe(1);
+      await writeFile(join(dir, 'functions', 'answers.sql'), "CREATE OR REPLACE FUNCTION answer() RETURNS int LANGUAGE sql RETURN 3;\nINSERT INTO calls VALUES (2);\n");
+      expect(await migrate(db.pool, dir)).toEqual([]);
+      expect(await answer()).toBe(3);
+      expect((await db.pool.query('SELECT count(*)::int AS n FROM calls')).rows[0].n).toBe(2);
+    } finally {
+      await db.drop();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
