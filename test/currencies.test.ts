@@ -1,4 +1,4 @@
-// Every currency a processor sells in (DESIGN "Currencies", docs/currencies.md): the contract's
+// Every currency a processor sells in (docs/architecture.md, "Currencies"; docs/currencies.md): the contract's
 // USD, EUR and VND by default (others 422), every ISO 4217 currency when the program opts in,
 // each in its own minor unit from sale to refund, payout, export, statement and KPI cards.
 import nock from 'nock';

@@ -1,4 +1,4 @@
-// Mail is shared by every brand (DESIGN.md "Fairness between brands", docs/mail.md): a person's
+// Mail is shared by every brand (docs/architecture.md, "Fairness between brands"; docs/mail.md): a person's
 // own sign-in link never waits behind another brand's bulk notices, and brands' notices go out
 // in turn. Order and counts are asserted, never the machine's speed: the test SMTP server holds
 // the mails being sent while a test writes more, then releases them and looks at what came next.

@@ -65,7 +65,7 @@ export type CommissionReason = 'not_first_sale' | 'duration_ended' | 'test_mode'
 export type CommissionEligibility =
   | {
       eligible: true;
-      /** A later sale holds the first-sale commission: it moves to this one (DESIGN "Commission types"). */
+      /** A later sale holds the first-sale commission: it moves to this one (docs/architecture.md, "Commission types"). */
       moveFrom: FirstSale | null;
     }
   | { eligible: false; reason: Extract<CommissionReason, 'not_first_sale' | 'duration_ended'> };

@@ -6,7 +6,7 @@ import type { CommissionStatus, Currency } from './types.js';
 export type CommissionStage = 'pending' | 'held' | 'approved' | 'paid' | 'rejected';
 
 /**
- * What a commission is, as every surface shows it (DESIGN "Commission state is one fact"). The
+ * What a commission is, as every surface shows it (docs/architecture.md, "Commission state is one fact"). The
  * rule that derives it is the database view commission_states (migrations/0019), read by every
  * page, export, portal and MCP answer; these are its values and the words for them.
  */
@@ -94,7 +94,7 @@ export const BANNED_REASON = 'partner banned';
 export const MOVED_REASON = 'first sale moved to an earlier sale of the customer';
 
 /**
- * The first-sale commission moved to an earlier sale (DESIGN "Commission types"): all that is
+ * The first-sale commission moved to an earlier sale (docs/architecture.md, "Commission types"): all that is
  * left of this one leaves the partner's balance. Unclaimed, out of the bucket it sits in;
  * claimed by a payout or paid, as a clawback the next payout nets. A rejected one owed nothing.
  */

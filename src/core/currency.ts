@@ -1,6 +1,6 @@
 // Which currencies a sale may be in, and how many digits each counts in. One rule for the
 // tracking API and every processor: the contract's three (USD, EUR, VND) always; any ISO 4217
-// currency when the program accepts all (DESIGN "Currencies"). No conversion ever happens.
+// currency when the program accepts all (docs/architecture.md, "Currencies"). No conversion ever happens.
 import { errors } from './errors.js';
 import { ISO_4217_MINOR_UNITS } from './iso-4217.js';
 import { SUPPORTED_CURRENCIES, type Currency } from './types.js';

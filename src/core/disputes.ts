@@ -1,4 +1,4 @@
-// What a processor's dispute does to a commission (DESIGN "Disputes"): only money the processor
+// What a processor's dispute does to a commission (docs/architecture.md, "Disputes"): only money the processor
 // takes back changes it. An inquiry takes nothing; a dispute that withdraws funds deducts in
 // proportion to the disputed amount; a won one gives exactly that back.
 

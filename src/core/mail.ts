@@ -31,7 +31,7 @@ export const isMailKind = (value: string): value is MailKind => Object.hasOwn(MA
 
 /**
  * Mail a person waits for (a link they asked for, or need to get in): sent before every notice,
- * whatever the backlog of notices (DESIGN.md "Fairness between brands").
+ * whatever the backlog of notices (docs/architecture.md, "Fairness between brands").
  */
 const URGENT_KINDS: ReadonlySet<string> = new Set<MailKind>(['partner_sign_in', 'partner_invitation', 'member_invitation', 'password_reset']);
 export const isUrgent = (kind: string): boolean => URGENT_KINDS.has(kind);

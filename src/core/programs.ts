@@ -240,7 +240,7 @@ export function defaultOrigins(domain: string): string[] {
 }
 
 /**
- * What a program pays, in the words of the rule that pays it (DESIGN "Commission types"): every
+ * What a program pays, in the words of the rule that pays it (docs/architecture.md, "Commission types"): every
  * surface (CLI, agent files, dashboard, portal) shows this one text, e.g. "20% of the first paid
  * sale", "12.5% of every sale for 12 months".
  */

@@ -138,7 +138,7 @@ export async function recordSale(
   const terms: Terms & { banId?: number | null } = (customer.partnerId !== null ? await tx.partnerTerms(customer.partnerId) : null) ?? programTerms(program);
   const banId = terms.banId ?? null;
   // Decided before the sale row exists, so the row says why it has no commission (if so).
-  // The first paid sale rule: sale.isRecurring is stored, never consulted (DESIGN "Commission types").
+  // The first paid sale rule: sale.isRecurring is stored, never consulted (docs/architecture.md, "Commission types").
   const eligibility = commissionEligibility({
     type: terms.commissionType,
     history: resolved.created ? NO_SALES : await tx.saleHistory(customer.id),

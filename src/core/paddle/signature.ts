@@ -7,7 +7,7 @@ import { errors } from '../errors.js';
  * How old a signature may be, by default (AFFIX_PADDLE_SIGNATURE_TOLERANCE_SECONDS sets it).
  * Paddle signs each attempt when it sends it, so a fresh delivery is seconds old; a longer window
  * only helps someone replaying a captured body whose first delivery was never stored. 5 minutes,
- * Stripe's default (DESIGN.md "Webhook signature windows"), leaves room for a queue or a slow proxy.
+ * Stripe's default (docs/architecture.md, "Webhook signature windows"), leaves room for a queue or a slow proxy.
  */
 export const PADDLE_TOLERANCE_SECONDS = 300;
 /** Clocks disagree a little: a signature from slightly ahead is still accepted. */

@@ -386,7 +386,7 @@ export function dashboardRoutes(deps: AppDeps): Router {
     back(res, id, 'stripe', 'stripe');
   });
 
-  // ---- set-up: the currencies a program takes (a program setting, DESIGN "Currencies") ---------
+  // ---- set-up: the currencies a program takes (a program setting, docs/architecture.md, "Currencies") ---------
   router.post('/dashboard/programs/:id/setup/currencies', ...form, async (req, res) => {
     const id = await ownProgram(req, res);
     const choice = String((req.body as Record<string, unknown>).currencies ?? '');
