@@ -190,7 +190,7 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     const csv = await page.request.get(`${api.url}/dashboard/programs/${programId}/activity.csv`);
     expect(csv.headers()['content-type']).toContain('text/csv');
     const csvLines = (await csv.text()).trim().split('\r\n');
-    expect(csvLines[0]).toBe('created_at,kind,test,customer_key,partner_id,transaction_id,amount_cents,currency,attribution_step,commission_cents,commission_state,commission_reason,refunds');
+    expect(csvLines[0]).toBe('occurred_at,kind,test,customer_key,partner_id,transaction_id,amount_cents,currency,attribution_step,commission_cents,commission_state,commission_reason,refunds,recorded_at');
     expect(csvLines.filter((line) => line.includes(',sale,'))).toHaveLength(2);
     expect(csvLines.some((line) => line.includes('not_first_sale'))).toBe(true);
   });
