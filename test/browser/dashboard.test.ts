@@ -35,6 +35,7 @@ const screenshotName = (path: string) => {
   const parts = path.split('/').filter(Boolean).slice(1);
   if (parts.length === 0) return 'programs';
   if (parts[0] !== 'programs') return parts[0]!;
+  if (parts[2] === 'partners' && parts[3]) return parts[3] === 'import' ? 'program-import' : 'program-partner'; // not over the partners list
   return parts.length === 2 ? 'program-overview' : parts.includes('regenerate') ? 'regenerate-key' : `program-${parts[2]}`;
 };
 
