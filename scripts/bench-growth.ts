@@ -118,8 +118,8 @@ await benchMain(async (cleanup) => {
          INSERT INTO sales (program_id, account_id, customer_id, partner_id, processor_event_id, amount_cents, currency, occurred_at, attribution_step, created_at)
          SELECT $1, $2, c.id, $3, 'seed_sale_' || c.id, 4900, 'USD', c.lead_at, 'customer_key', c.lead_at
            FROM customers c WHERE c.program_id = $1 AND c.customer_key IN (SELECT 'seed_' || g FROM generate_series($4::bigint, $5::bigint) g WHERE g % 100 = 0)
-         RETURNING id, customer_id, created_at)
-       INSERT INTO tracking_events (program_id, kind, customer_id, sale_id, created_at) SELECT $1, 'sale', customer_id, id, created_at FROM s`,
+         RETURNING id, customer_id, created_at, occurred_at)
+       INSERT INTO tracking_events (program_id, kind, customer_id, sale_id, created_at, sale_occurred_at) SELECT $1, 'sale', customer_id, id, created_at, occurred_at FROM s`,
       [link.program_id, accountId, link.partner_id, from, to],
     );
     // Each sale's commission (20 %), and its ledger entry; every other one approved.

@@ -76,7 +76,7 @@ await benchMain(async (cleanup) => {
             name: 'floor-sales',
             text: `INSERT INTO sales (${sale.join(', ')})
                    SELECT ${copy(sale, 's', { processor_event_id: 's.processor_event_id || t.tag', customer_id: 't.customer' })}
-                     FROM unnest($1::bigint[], $2::text[], $3::bigint[]) AS t (id, tag, customer) JOIN sales s ON s.id = t.id RETURNING id, customer_id`,
+                     FROM unnest($1::bigint[], $2::text[], $3::bigint[]) AS t (id, tag, customer) JOIN sales s ON s.id = t.id RETURNING id, customer_id, occurred_at`,
             values: [like.map((m) => m.sale), tags, customers.rows.map((row) => row.id)],
           });
           const saleIds = sales.rows.map((row) => row.id);
@@ -86,9 +86,9 @@ await benchMain(async (cleanup) => {
                      INSERT INTO tracking_hourly_counts (program_id, hour, kind, shard, events)
                      SELECT $1, date_bin('1 hour', now(), timestamptz '2000-01-01 00:00:00+00'), 'sale', (pg_backend_pid() % 64)::smallint, cardinality($2::bigint[])
                      ON CONFLICT (program_id, hour, kind, shard) DO UPDATE SET events = tracking_hourly_counts.events + EXCLUDED.events)
-                   INSERT INTO tracking_events (program_id, kind, customer_id, click_id, sale_id, test, details, created_at)
-                   SELECT $1, 'sale', t.customer, NULL, t.sale, false, '{}', now() FROM unnest($2::bigint[], $3::bigint[]) AS t (sale, customer)`,
-            values: [program.programId, saleIds, sales.rows.map((row) => row.customer_id)],
+                   INSERT INTO tracking_events (program_id, kind, customer_id, click_id, sale_id, test, details, created_at, sale_occurred_at)
+                   SELECT $1, 'sale', t.customer, NULL, t.sale, false, '{}', now(), t.occurred_at FROM unnest($2::bigint[], $3::bigint[], $4::timestamptz[]) AS t (sale, customer, occurred_at)`,
+            values: [program.programId, saleIds, sales.rows.map((row) => row.customer_id), sales.rows.map((row) => row.occurred_at)],
           });
           await c.query({
             name: 'floor-commissions',

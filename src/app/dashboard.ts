@@ -213,9 +213,10 @@ export async function programPageData(deps: PageDeps, scope: Scope, programId: n
   return { program, data: { section, ...data } as SectionData, behindSeconds };
 }
 
+// occurred_at: the event's own time, the page's (a sale's when it happened); recorded_at: when Affix recorded it.
 const CSV_COLUMNS = [
-  'created_at', 'kind', 'test', 'customer_key', 'partner_id', 'transaction_id', 'amount_cents', 'currency',
-  'attribution_step', 'commission_cents', 'commission_state', 'commission_reason', 'refunds',
+  'occurred_at', 'kind', 'test', 'customer_key', 'partner_id', 'transaction_id', 'amount_cents', 'currency',
+  'attribution_step', 'commission_cents', 'commission_state', 'commission_reason', 'refunds', 'recorded_at',
 ] as const;
 
 /** The activity table as CSV (the same rows and filter as the page), a chunk per page of 1,000 as it is read. */

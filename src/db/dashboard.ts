@@ -58,15 +58,22 @@ export interface ActivityFilter {
 }
 
 /**
- * Newest first, `limit` rows from `offset` (the page shows 50), or after the event `beforeEventId`
- * (keyset: the CSV export reads a page at a time, exact to the microsecond).
+ * An event's own time: a sale's when it happened (its sale's occurred_at, carried on the event),
+ * a click's or a lead's when recorded. The expression of tracking_events_program_own_time_idx.
+ */
+const OWN_TIME = (e: string) => `coalesce(${e}.sale_occurred_at, ${e}.created_at)`;
+
+/**
+ * Newest first by their own time (then by id), `limit` rows from `offset` (the page shows 50), or
+ * after the event `beforeEventId` (keyset: the CSV export reads a page at a time, exact to the
+ * microsecond). The period is of the same time; one index on (program, own time, id) serves both.
  */
 export async function activity(pool: Pool, programId: number, filter: ActivityFilter, page: { limit: number; offset?: number; beforeEventId?: number | null }) {
   const test = filter.mode === 'all' ? null : filter.mode === 'test';
   const { rows } = await pool.query(
-    `SELECT e.id AS event_id, e.kind, e.created_at, e.test, e.click_id, cu.customer_key,
+    `SELECT e.id AS event_id, e.kind, ${OWN_TIME('e')} AS occurred_at, e.created_at AS recorded_at, e.test, e.click_id, cu.customer_key,
             coalesce(s.partner_id, cu.partner_id, (SELECT k.partner_id FROM clicks k WHERE k.click_id = e.click_id LIMIT 1)) AS partner_id,
-            s.processor_event_id AS transaction_id, s.amount_cents, s.currency, s.attribution_step, s.commission_reason, s.occurred_at,
+            s.processor_event_id AS transaction_id, s.amount_cents, s.currency, s.attribution_step, s.commission_reason,
             c.earned_cents AS commission_cents, c.state AS commission_state,
             (SELECT string_agg(r.reason || ' ' || r.amount_cents || CASE WHEN r.reverted_at IS NOT NULL THEN ' (restored)' ELSE '' END, ', ' ORDER BY r.id)
                FROM refunds r WHERE r.sale_id = s.id) AS refunds,
@@ -76,11 +83,11 @@ export async function activity(pool: Pool, programId: number, filter: ActivityFi
        LEFT JOIN customers cu ON cu.id = e.customer_id
        LEFT JOIN sales s ON s.id = e.sale_id
        LEFT JOIN commission_states c ON c.sale_id = s.id
-      WHERE e.program_id = $1 AND e.created_at >= $2 AND e.created_at < $3
+      WHERE e.program_id = $1 AND ${OWN_TIME('e')} >= $2 AND ${OWN_TIME('e')} < $3
         AND ($4::bigint IS NULL OR coalesce(s.partner_id, cu.partner_id, (SELECT k.partner_id FROM clicks k WHERE k.click_id = e.click_id LIMIT 1)) = $4)
         AND ($5::boolean IS NULL OR e.test = $5)
-        AND ($8::bigint IS NULL OR (e.created_at, e.id) < (SELECT b.created_at, b.id FROM tracking_events b WHERE b.id = $8 AND b.program_id = $1))
-      ORDER BY e.created_at DESC, e.id DESC LIMIT $6 OFFSET $7`,
+        AND ($8::bigint IS NULL OR (${OWN_TIME('e')}, e.id) < (SELECT ${OWN_TIME('b')}, b.id FROM tracking_events b WHERE b.id = $8 AND b.program_id = $1))
+      ORDER BY ${OWN_TIME('e')} DESC, e.id DESC LIMIT $6 OFFSET $7`,
     [programId, filter.from, filter.to, filter.partnerId, test, page.limit, page.offset ?? 0, page.beforeEventId ?? null],
   );
   return rows;

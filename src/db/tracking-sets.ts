@@ -141,8 +141,8 @@ export async function insertSales(client: PoolClient, sales: readonly SaleWithWr
        ), written AS (SELECT i.* FROM input i JOIN sale USING (id)),
        ${countEventsCte('written', 'event_program_id', 'event_kind', 'event_created_at', 'event_test')},
        event AS (
-         INSERT INTO tracking_events (program_id, kind, customer_id, click_id, sale_id, test, details, created_at)
-         SELECT w.event_program_id, w.event_kind, w.event_customer_id, w.event_click_id, w.id, w.event_test, w.event_details, w.event_created_at
+         INSERT INTO tracking_events (program_id, kind, customer_id, click_id, sale_id, test, details, created_at, sale_occurred_at)
+         SELECT w.event_program_id, w.event_kind, w.event_customer_id, w.event_click_id, w.id, w.event_test, w.event_details, w.event_created_at, w.occurred_at
            FROM written w ORDER BY w.ord
        ), conversion AS (
          UPDATE customers c SET status = 'customer', provisional_lead = false, converted_at = coalesce(w.converted_at, c.converted_at)

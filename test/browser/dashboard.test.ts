@@ -35,6 +35,7 @@ const screenshotName = (path: string) => {
   const parts = path.split('/').filter(Boolean).slice(1);
   if (parts.length === 0) return 'programs';
   if (parts[0] !== 'programs') return parts[0]!;
+  if (parts[2] === 'partners' && parts[3]) return parts[3] === 'import' ? 'program-import' : 'program-partner'; // not over the partners list
   return parts.length === 2 ? 'program-overview' : parts.includes('regenerate') ? 'regenerate-key' : `program-${parts[2]}`;
 };
 
@@ -190,7 +191,7 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     const csv = await page.request.get(`${api.url}/dashboard/programs/${programId}/activity.csv`);
     expect(csv.headers()['content-type']).toContain('text/csv');
     const csvLines = (await csv.text()).trim().split('\r\n');
-    expect(csvLines[0]).toBe('created_at,kind,test,customer_key,partner_id,transaction_id,amount_cents,currency,attribution_step,commission_cents,commission_state,commission_reason,refunds');
+    expect(csvLines[0]).toBe('occurred_at,kind,test,customer_key,partner_id,transaction_id,amount_cents,currency,attribution_step,commission_cents,commission_state,commission_reason,refunds,recorded_at');
     expect(csvLines.filter((line) => line.includes(',sale,'))).toHaveLength(2);
     expect(csvLines.some((line) => line.includes('not_first_sale'))).toBe(true);
   });

@@ -1,7 +1,7 @@
 // Charts and tables read as numbers (issue 43, item 5): no table cell breaks a word or a number
 // at 390 or 1280 px on any program page or the portal; money is money everywhere (Activity's
 // refunds too); Activity's time of a sale is when it happened (what the charts and statements
-// count), not when it was recorded; the daily chart fills its card, keeps its last date whole
+// count), not when it was recorded, and its dates and order go by that time; the daily chart fills its card, keeps its last date whole
 // and shows sales on an axis of their own; the overview ranks partners.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -78,6 +78,25 @@ describe.skipIf(!hasChromium)('charts and tables', () => {
     expect(refunds.filter(Boolean).sort()).toEqual(['chargeback €49.00', 'refund $14.50']);
     const late = page.locator('#activity tbody tr', { has: page.locator(`[title="${shop.lateSale.transactionId}"]`) });
     expect(await late.locator('td[data-label="When (UTC)"]').innerText()).toBe(shop.lateSale.occurredAt.toISOString().replace('T', ' ').slice(0, 16));
+    // The order and the period go by the same time: newest first by when each happened (the late
+    // sale among the events of three days ago, not at the top with today's), and the sale of 20
+    // days ago, recorded today, outside the last 14 days.
+    const when = () => page.locator('#activity td[data-label="When (UTC)"] time').evaluateAll((times) => times.map((t) => t.getAttribute('datetime')!));
+    const times = await when();
+    expect(times.length).toBeGreaterThan(10);
+    expect(times).toEqual([...times].sort().reverse());
+    const sale = (transactionId: string) => page.locator('#activity tbody tr', { has: page.locator(`[title="${transactionId}"]`) });
+    expect(await sale(shop.oldSale.transactionId).count()).toBe(0);
+    const day = (d: Date) => d.toISOString().slice(0, 10);
+    await page.goto(`${base}/activity?from=${day(shop.lateSale.occurredAt)}&to=${day(shop.lateSale.occurredAt)}`);
+    expect(await sale(shop.lateSale.transactionId).count()).toBe(1);
+    await page.goto(`${base}/activity?from=${day(now)}&to=${day(now)}`);
+    expect(await sale(shop.lateSale.transactionId).count()).toBe(0);
+    expect(await sale(shop.oldSale.transactionId).count()).toBe(0);
+    expect((await when()).every((t) => t.startsWith(day(now)))).toBe(true);
+    await page.goto(`${base}/activity?from=${day(shop.oldSale.occurredAt)}&to=${day(shop.oldSale.occurredAt)}`);
+    expect(await sale(shop.oldSale.transactionId).count()).toBe(1);
+    await page.goto(`${base}/activity`);
     await screenshotsAt(page, 'tables-activity');
 
     // The overview's chart: the whole card wide at 1280 px, every label inside the drawing at

@@ -13,6 +13,8 @@ export interface RealisticProgram {
   apiKey: string;
   /** The sale reported late: when it happened, and its (long) transaction id. */
   lateSale: { occurredAt: Date; transactionId: string };
+  /** The sale reported today that happened 20 days ago (before the default 14 days). */
+  oldSale: { occurredAt: Date; transactionId: string };
 }
 
 type Admin = (method: string, path: string, body?: unknown) => Promise<any>;
@@ -81,7 +83,11 @@ export async function seedRealisticProgram(api: TestApi, admin: Admin, now: Date
     // A sale reported today that happened 20 days ago: before any preset's week, counted on its own day.
     const old = await click(ben);
     await track('sale', { transaction_id: long('old'), amount_cents: 3_000, click_id: old, customer_key: 'cus_ben_old_8rV6', occurred_at: at(20).toISOString() });
-    return { accountEmail, password, programId: program.id, partners, apiKey, lateSale: { occurredAt: lateAt, transactionId: long('late') } };
+    return {
+      accountEmail, password, programId: program.id, partners, apiKey,
+      lateSale: { occurredAt: lateAt, transactionId: long('late') },
+      oldSale: { occurredAt: at(20), transactionId: long('old') },
+    };
   } finally {
     api.clock.now = now;
   }

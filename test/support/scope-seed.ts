@@ -70,8 +70,8 @@ export async function seedBrand(pool: Pool, tag: string, partners: number): Prom
      SELECT cu.click_id, $1, cu.link_id, cu.partner_id, cu.click_id, 'https://shop.example.com/?aff=x', cu.clicked_at FROM customers cu WHERE cu.program_id = $1`,
     `INSERT INTO sales (program_id, account_id, customer_id, partner_id, processor_event_id, amount_cents, currency, occurred_at, attribution_step)
      SELECT $1, $2, cu.id, cu.partner_id, $4 || '-sale-' || cu.id, 10000, 'USD', now() - interval '1 day', 'click_id' FROM customers cu WHERE cu.program_id = $1`,
-    `INSERT INTO tracking_events (program_id, kind, customer_id, click_id, sale_id, created_at)
-     SELECT $1, 'sale', cu.id, cu.click_id, s.id, now() - interval '1 day' FROM customers cu JOIN sales s ON s.customer_id = cu.id WHERE cu.program_id = $1`,
+    `INSERT INTO tracking_events (program_id, kind, customer_id, click_id, sale_id, created_at, sale_occurred_at)
+     SELECT $1, 'sale', cu.id, cu.click_id, s.id, now() - interval '1 day', s.occurred_at FROM customers cu JOIN sales s ON s.customer_id = cu.id WHERE cu.program_id = $1`,
     `INSERT INTO payouts (batch_id, program_id, partner_id, currency, amount_cents, status, reference, paid_at)
      SELECT ${batchId}, $1, pa.id, 'USD', 2000, 'paid', 'ref-' || pa.id, now() FROM partners pa WHERE pa.program_id = $1`,
     `INSERT INTO commissions (sale_id, program_id, partner_id, amount_cents, currency, stage, approved_at, paid_at, payout_id, payout_cents)

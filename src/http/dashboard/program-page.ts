@@ -235,9 +235,9 @@ function activitySection(view: ProgramPageView, data: Of<'activity'>): Html {
       : e.commission_reason ? `none: ${e.commission_reason.replaceAll('_', ' ')}` : '';
   return html`<section id="activity"><h2>Activity</h2>${filterForm(url, view.filter, data.partners)}
 <p><a href="${sectionUrl(view.program.id, 'overview')}/activity.csv?${filterQuery(view.filter)}">Download as CSV</a> (every row of this filter)</p>
-<p class="muted">When: a sale's own time (when it happened, as the overview and the statements count it); a click's or a lead's when recorded.</p>
+<p class="muted">When: a sale's own time (when it happened, as the overview and the statements count it); a click's or a lead's when recorded. The dates and the order go by this time.</p>
 ${dataTable(['When (UTC)', 'Event', 'Partner', 'Customer', 'Sale', 'Attribution', 'Commission', 'Refunds'], data.events.map((e: any) => [
-  html`<time datetime="${new Date(e.occurred_at ?? e.created_at).toISOString()}">${new Date(e.occurred_at ?? e.created_at).toISOString().replace('T', ' ').slice(0, 16)}</time>`, `${e.kind}${e.test ? ' (test)' : ''}`, e.partner_id ? names.get(Number(e.partner_id)) ?? '' : '', idCell(e.customer_key),
+  html`<time datetime="${new Date(e.occurred_at).toISOString()}">${new Date(e.occurred_at).toISOString().replace('T', ' ').slice(0, 16)}</time>`, `${e.kind}${e.test ? ' (test)' : ''}`, e.partner_id ? names.get(Number(e.partner_id)) ?? '' : '', idCell(e.customer_key),
   e.transaction_id ? html`${idCell(e.transaction_id)}: ${formatMoney(String(e.amount_cents), e.currency)}` : '', e.attribution_step ?? '', commission(e), refundWords(e.refund_list, e.currency)]), { caption: 'Activity' })}
 ${data.events.length === 0 ? html`<p class="muted">Nothing between these dates.</p>` : ''}
 ${activityPager(view.filter, data.activityPage, sectionUrl(view.program.id, 'overview'))}</section>`;
