@@ -61,7 +61,7 @@ export interface ActivityFilter {
  * An event's own time: a sale's when it happened (its sale's occurred_at, carried on the event),
  * a click's or a lead's when recorded. The expression of tracking_events_program_own_time_idx.
  */
-const OWN_TIME = (e: string) => `coalesce(${e}.sale_occurred_at, ${e}.created_at)`;
+export const OWN_TIME = (e: string) => `coalesce(${e}.sale_occurred_at, ${e}.created_at)`;
 
 /**
  * Newest first by their own time (then by id), `limit` rows from `offset` (the page shows 50), or

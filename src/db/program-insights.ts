@@ -1,5 +1,6 @@
 // Read-only queries behind the assistant (MCP) tools. They run in READ ONLY transactions, so
 // PostgreSQL itself refuses any write that might slip in.
+import { OWN_TIME } from './dashboard.js';
 import { type Pool, type PoolClient, withTransaction } from './pool.js';
 
 export const readOnly = <T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> =>
@@ -18,10 +19,10 @@ export async function programOverview(client: PoolClient, programId: number) {
 
 export async function recentEvents(client: PoolClient, programId: number, kind: string | null, limit: number) {
   const { rows } = await client.query(
-    `SELECT e.id, e.kind, e.test, e.created_at, e.click_id, e.sale_id, c.customer_key, e.details
+    `SELECT e.id, e.kind, e.test, e.created_at, ${OWN_TIME('e')} AS occurred_at, e.click_id, e.sale_id, c.customer_key, e.details
        FROM tracking_events e LEFT JOIN customers c ON c.id = e.customer_id
       WHERE e.program_id = $1 AND ($2::text IS NULL OR e.kind = $2)
-      ORDER BY e.created_at DESC, e.id DESC LIMIT $3`,
+      ORDER BY ${OWN_TIME('e')} DESC, e.id DESC LIMIT $3`,
     [programId, kind, limit],
   );
   return rows;

@@ -81,7 +81,10 @@ export class PgStore implements Store {
          (SELECT min(created_at) FROM tracking_events WHERE program_id = $1 AND kind = 'click' AND NOT test) IS NOT NULL AS click_seen,
          (SELECT min(created_at) FROM tracking_events WHERE program_id = $1 AND kind = 'lead' AND NOT test) IS NOT NULL AS lead_seen,
          (SELECT min(created_at) FROM tracking_events WHERE program_id = $1 AND kind = 'sale' AND NOT test) IS NOT NULL AS sale_seen,
-         (SELECT max(created_at) FROM tracking_events WHERE program_id = $1) AS last_event_at,
+         -- The last recorded, per kind on the (program_id, kind, created_at) index (there is no index of the program's events by recorded time alone, migration 0058).
+         greatest((SELECT max(created_at) FROM tracking_events WHERE program_id = $1 AND kind = 'click'),
+                  (SELECT max(created_at) FROM tracking_events WHERE program_id = $1 AND kind = 'lead'),
+                  (SELECT max(created_at) FROM tracking_events WHERE program_id = $1 AND kind = 'sale')) AS last_event_at,
          (SELECT coalesce(sum(n), 0) FROM last_day WHERE kind = 'click')::int AS clicks_24h,
          (SELECT coalesce(sum(n), 0) FROM last_day WHERE kind = 'lead')::int AS leads_24h,
          (SELECT coalesce(sum(n), 0) FROM last_day WHERE kind = 'sale')::int AS sales_24h`,
