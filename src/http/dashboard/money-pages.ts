@@ -7,7 +7,7 @@ import type { Currency } from '../../core/types.js';
 import { minimumFields } from './forms.js';
 import { type Html, field, html, raw } from './html.js';
 import { dataTable, idCell } from './table.js';
-import { minute as when } from '../views/components.js';
+import { plural, minute as when } from '../views/components.js';
 
 type Of<S extends SectionData['section']> = Extract<SectionData, { section: S }>;
 
@@ -55,7 +55,6 @@ export interface HoldQuestion {
 /** "$430.00 and €80.00". */
 const sumsInWords = (sums: { currency: string; cents: number }[]): string => sums.map((x) => formatMoney(x.cents, x.currency as Currency)).join(' and ');
 const day = (at: Date) => at.toISOString().slice(0, 10);
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** The hold of one commission as its row says it. */
 function holdCell(c: Of<'payouts'>['commissions'][number], holdDays: number, now: Date): Html {

@@ -28,7 +28,7 @@ import type { GroupView } from '../../db/partners.js';
 import { type Html, field, html, raw, select } from './html.js';
 import { minimumFields } from './forms.js';
 import { dataTable } from './table.js';
-import { isoDay as day } from '../views/components.js';
+import { isoDay as day, plural } from '../views/components.js';
 
 type Of<S extends SectionData['section']> = Extract<SectionData, { section: S }>;
 
@@ -389,14 +389,14 @@ export function importPageBody(view: PartnerPagesView, report: ImportReport | nu
   if (flow && step === 'map') return html`<p><a href="${base}/partners">← All partners</a></p>${mappingStep(view, flow)}`;
   return html`<p><a href="${base}/partners">← All partners</a></p>
 ${report ? html`<section id="import-report" aria-live="polite"><h2>${report.dry_run ? 'Dry run: nothing was written' : 'Imported'}</h2>
-<p>${report.rows} rows: ${report.create} new partner${report.create === 1 ? '' : 's'}, ${report.add_link} new link${report.add_link === 1 ? '' : 's'} for partners already here, ${report.unchanged} already here unchanged, ${report.problems.length} with problems (left out).</p>
-${report.written ? html`<p class="ok">Written: ${report.written.partners} partners, ${report.written.links} links${report.written.groups ? `, ${report.written.groups} new group${report.written.groups === 1 ? '' : 's'}` : ''}.</p>` : ''}
+<p>${plural(report.rows, 'row')}: ${report.create} new partner${report.create === 1 ? '' : 's'}, ${report.add_link} new link${report.add_link === 1 ? '' : 's'} for partners already here, ${report.unchanged} already here unchanged, ${report.problems.length} with problems (left out).</p>
+${report.written ? html`<p class="ok">Written: ${plural(report.written.partners, 'partner')}, ${plural(report.written.links, 'link')}${report.written.groups ? `, ${report.written.groups} new group${report.written.groups === 1 ? '' : 's'}` : ''}.</p>` : ''}
 <p class="muted">Columns read: ${Object.entries(report.columns).map(([f, c]) => `${f} ← "${c}"`).join(', ')}${report.ignored_columns.length ? `; ignored: ${report.ignored_columns.map((c) => `"${c}"`).join(', ')}` : ''}</p>
-${report.groups.length ? html`<h3>Groups</h3><table><thead><tr><th scope="col">In the file</th><th scope="col">Rows</th><th scope="col">Goes to</th></tr></thead><tbody>${report.groups.map((g) => html`<tr><td>${g.source}</td><td>${g.rows}</td><td>${MAPS_TO_WORDS(g)}</td></tr>`)}</tbody></table>` : ''}
-${report.dry_run && report.sample.length && view.people ? html`<h3>First rows</h3><table><thead><tr><th scope="col">Line</th><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Code</th><th scope="col">Group</th><th scope="col">Outcome</th></tr></thead><tbody>${report.sample.map((r) => html`<tr><td>${r.line}</td><td>${r.name}</td><td>${r.email ?? ''}</td><td>${r.code ?? ''}</td><td>${r.group ?? ''}</td><td>${OUTCOME_WORDS[r.outcome]}</td></tr>`)}</tbody></table>` : ''}
+${report.groups.length ? html`<h3>Groups</h3>${dataTable(['In the file', 'Rows', 'Goes to'], report.groups.map((g) => [g.source, g.rows, MAPS_TO_WORDS(g)]), { id: 'import-groups', caption: 'Groups in the file' })}` : ''}
+${report.dry_run && report.sample.length && view.people ? html`<h3>First rows</h3>${dataTable(['Line', 'Name', 'Email', 'Code', 'Group', 'Outcome'], report.sample.map((r) => [r.line, r.name, r.email ?? '', r.code ?? '', r.group ?? '', OUTCOME_WORDS[r.outcome]]), { id: 'import-sample', caption: 'First rows of the file' })}` : ''}
 ${shown.length ? html`<h3>Rows with problems</h3><ul class="problems">${shown.map((p) => html`<li>Line ${p.line}: ${p.problems.join('; ')}</li>`)}</ul>${report.problems.length > shown.length ? html`<p>… and ${report.problems.length - shown.length} more (fix these first).</p>` : ''}` : ''}
 ${report.dry_run && flow && report.create + report.add_link > 0 ? html`<form method="post" action="${flow.action}"><input type="hidden" name="step" value="confirm">${flowFields(flow)}
-<div><button type="submit">Import the ${report.create + report.add_link} good rows</button></div></form>` : ''}
+<div><button type="submit">Import the ${plural(report.create + report.add_link, 'good row')}</button></div></form>` : ''}
 ${report.dry_run && flow ? html`<form method="post" action="${flow.action}"><input type="hidden" name="step" value="map">${flowFields(flow)}<div><button type="submit" class="secondary">Change the mapping</button></div></form>` : ''}</section>` : ''}
 <section id="import"><h2>Import partners from a CSV</h2>
 <p>Columns are found by their names: Affix's own export, and the affiliate exports of Rewardful (first_name, last_name, email, token, paypal_email, campaign), FirstPromoter (Email, First Name, Last Name, Ref ID) and Tolt (first_name, last_name, email, referral code). Their referral codes are kept. A partner already here (same email) is left as it is. When the file's campaigns or groups are not groups of this program, you map each to a group, a new group or none before the dry run.</p>

@@ -16,6 +16,9 @@ export const minute = (date: Date | string | null) => (date ? new Date(date).toI
 export const minuteUtc = (date: Date) => `${minute(date)} UTC`;
 
 /** What a list says when it has nothing yet, and what to do about it. */
+/** "1 row", "2 rows": a count with its noun. */
+export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
 export const emptyState = (words: string, next?: Html): Html => html`<p class="empty">${words}${next ? html` ${next}` : ''}</p>`;
 
 /** A refusal or a missing page, as a page: the reason, and the way back. */
