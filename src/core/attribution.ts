@@ -92,9 +92,26 @@ export function commissionEligibility(input: CommissionEligibilityInput): Commis
   }
   if (input.recurringDurationMonths) {
     const start = isFirst ? sale.occurredAt : first.occurredAt;
-    const end = new Date(start);
-    end.setUTCMonth(end.getUTCMonth() + input.recurringDurationMonths);
-    if (sale.occurredAt.getTime() >= end.getTime()) return { eligible: false, reason: 'duration_ended' };
+    if (tenureMonth(start, sale.occurredAt) > input.recurringDurationMonths) return { eligible: false, reason: 'duration_ended' };
   }
   return { eligible: true, moveFrom: null };
+}
+
+const monthsAfter = (start: Date, months: number) => {
+  const at = new Date(start);
+  at.setUTCMonth(at.getUTCMonth() + months);
+  return at;
+};
+
+/**
+ * Which month of a customer's tenure (from their first paid sale at `start`) the instant `at` is
+ * in: 1 until one calendar month after the start (UTC), then 2, and so on. "For N months" means
+ * months 1 to N, for the program's recurring types and for reward rules alike.
+ */
+export function tenureMonth(start: Date, at: Date): number {
+  const apart = (at.getUTCFullYear() - start.getUTCFullYear()) * 12 + (at.getUTCMonth() - start.getUTCMonth());
+  let whole = Math.max(0, apart - 1);
+  while (at.getTime() >= monthsAfter(start, whole + 1).getTime()) whole += 1;
+  while (whole > 0 && at.getTime() < monthsAfter(start, whole).getTime()) whole -= 1;
+  return whole + 1;
 }
