@@ -8,7 +8,7 @@ import { inject } from 'vitest';
 import { loadConfig } from '../../src/platform/config.js';
 import { type Pool, createPool } from '../../src/db/pool.js';
 import { PgStore } from '../../src/db/store.js';
-import { createApp, requestListener } from '../../src/http/app.js';
+import { type BuiltApp, createApp, requestListener } from '../../src/http/app.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { startQueue } from '../../src/platform/queue.js';
 import { createSecretBox } from '../../src/platform/secret-box.js';
@@ -59,7 +59,7 @@ export interface TestApi {
   clock: { now: Date };
   queue?: PgBoss;
   /** The express application itself (its routes, for the API reference's test). */
-  app: ReturnType<typeof createApp>;
+  app: BuiltApp['app'];
   request<T = any>(method: string, path: string, options?: { body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<Reply<T>>;
   close(): Promise<void>;
 }
@@ -100,11 +100,11 @@ export async function startTestApi(pool: Pool, env: Record<string, string> = {},
     queue,
     secretBox: config.secretKey ? createSecretBox(config.secretKey) : undefined,
   };
-  const app = createApp(deps);
-  server.on('request', requestListener(deps, app));
+  const built = createApp(deps);
+  server.on('request', requestListener(deps, built));
   return {
     url,
-    app,
+    app: built.app,
     pool,
     clock,
     async request(method, path, options = {}) {
