@@ -3,8 +3,9 @@
 // paused, a sale recorded on the primary (the tracking API writes on) is not yet on the overview
 // nor in the activity export nor in the partner's portal, and the overview says how far behind
 // its figures may be; the page a form redirects to shows the caller's own change all the same
-// (it reads the primary); once replay resumes, the overview, the export and the portal show the
-// sale and the note is gone. Readiness names the replica beside the primary.
+// (it reads the primary), as do the caller's other pages for a while (a program created then is
+// found on each of its pages), not another browser's; once replay resumes, the overview, the
+// export and the portal show the sale and the note is gone. Readiness names the replica beside the primary.
 // (A replica out of reach, and a new program's pages: test/read-replica-fallback.test.ts.)
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
