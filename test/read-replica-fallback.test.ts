@@ -1,18 +1,19 @@
 // Reads from a replica (DATABASE_READ_URL) that cannot always serve them:
 // - a replica out of reach (nothing listens where DATABASE_READ_URL points): the dashboard's
 //   pages, its exports and the partner portal answer from the primary, with the right figures and
-//   no lag note, and the log says so once, without the URL's password;
+//   no lag note, and the log says so once, without the URL's password; once it answers again it
+//   is read again (and the log says so);
 // - a replica that has not replayed the caller's own write (here a database that never had it):
 //   after the form that created a program, its pages read the primary for a while (a cookie the
 //   form's answer sets), the page the form redirects to first.
 // The test-traffic replica test (test/read-replica.test.ts) covers a real standby and its lag.
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
+import { type Socket, connect, createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROGRAM_SECTIONS } from '../src/app/dashboard.js';
 import { sha256 } from '../src/core/secrets.js';
 import { createLogger } from '../src/platform/logger.js';
-import { type TestApi, type TestDatabase, closeTestApi, createTestDatabase, openTestApi, seedProgram } from './support/harness.js';
+import { type TestApi, type TestDatabase, closeTestApi, createTestDatabase, openTestApi, seedProgram, startTestApi } from './support/harness.js';
 import { dashboardVisitor } from './support/dashboard-visitor.js';
 import { apiSale } from './support/money.js';
 
@@ -90,6 +91,58 @@ describe('a replica out of reach', () => {
   });
 });
 
+describe('a replica back after an outage', () => {
+  let db: TestDatabase;
+  let api: TestApi;
+  let port: number;
+  const logged: Record<string, unknown>[] = [];
+  // The "replica": this file's database reached through a port that is closed at first, then forwarded.
+  const forwarding = createServer();
+  const sockets: Socket[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    port = await closedPort();
+    const replicaUrl = new URL(db.url);
+    replicaUrl.hostname = '127.0.0.1';
+    replicaUrl.port = String(port);
+    const logger = createLogger('info', { write: (line: string) => void logged.push(JSON.parse(line)) });
+    // A generous connect timeout: a connection refused fails at once, and one through the forwarding
+    // must not time out on a busy machine (that would read the primary and log the outage again).
+    api = await startTestApi(db.pool, { AFFIX_READ_CONNECT_TIMEOUT_MS: '10000' }, { readUrl: replicaUrl.toString(), logger });
+  });
+  afterAll(async () => {
+    sockets.forEach((socket) => socket.destroy());
+    await new Promise<void>((resolve) => forwarding.close(() => resolve()));
+    await closeTestApi({ db, api });
+  });
+
+  it('is read again as soon as it answers, and the log says so once', async () => {
+    const shop = await seedProgram(api);
+    const visitor = await signedIn(api, shop.accountId);
+    const overview = `/dashboard/programs/${shop.programId}`;
+    expect((await visitor.get(overview)).status).toBe(200);
+    expect((await visitor.get(`${overview}/activity`)).status).toBe(200);
+
+    // The replica comes back (its port now reaches the server); the next page reads it.
+    const server = new URL(db.url);
+    forwarding.on('connection', (socket) => {
+      const upstream = connect(Number(server.port), server.hostname === 'localhost' ? '127.0.0.1' : server.hostname);
+      sockets.push(socket, upstream);
+      socket.pipe(upstream).pipe(socket);
+      socket.on('error', () => upstream.destroy());
+      upstream.on('error', () => socket.destroy());
+    });
+    await new Promise<void>((resolve) => forwarding.listen(port, '127.0.0.1', resolve));
+    expect((await visitor.get(overview)).status).toBe(200);
+    expect(sockets.length).toBeGreaterThan(0);
+    expect(logged.filter((line) => String(line.msg).includes('read replica')).map((line) => line.msg), JSON.stringify(logged.filter((line) => String(line.msg).includes('read replica')))).toEqual([
+      'the read replica (DATABASE_READ_URL) cannot be reached: its reads go to the primary until it answers',
+      'the read replica (DATABASE_READ_URL) answers again: reading it',
+    ]);
+  });
+});
+
 describe("a replica without the caller's own write", () => {
   let db: TestDatabase;
   let replica: TestDatabase;
@@ -98,7 +151,8 @@ describe("a replica without the caller's own write", () => {
   beforeAll(async () => {
     // The migrated template's copy: the schema, none of the rows this test writes.
     replica = await createTestDatabase();
-    ({ db, api } = await openTestApi({}, { readUrl: replica.url }));
+    // A generous connect timeout: a slow connection to the replica on a busy machine would read the primary instead.
+    ({ db, api } = await openTestApi({ AFFIX_READ_CONNECT_TIMEOUT_MS: '10000' }, { readUrl: replica.url }));
   });
   afterAll(async () => {
     await closeTestApi({ db, api });
