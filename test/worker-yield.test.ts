@@ -124,7 +124,8 @@ describe('workers during a burst', () => {
     await wakeWorkers(db.pool, 50);
     await until('the wake-up is heard', () => woken.length > wokenBefore);
     await deliverCheckouts(8);
-    await until('the burst is drained', async () => (await processed()) === 8);
+    // Drained, and the first fetcher's last pause begun (it follows its batch's commit).
+    await until('the burst is drained', async () => (await processed()) === 8 && pauses.length >= batches.filter((b) => b.fetcher === 0).length);
     const inBurst = batches.filter((b) => b.phase === 'burst');
     expect(inBurst.length).toBeGreaterThanOrEqual(4);
     expect(new Set(inBurst.map((b) => b.fetcher))).toEqual(new Set([0]));
