@@ -3,8 +3,10 @@
 // paused, a sale recorded on the primary (the tracking API writes on) is not yet on the overview
 // nor in the activity export nor in the partner's portal, and the overview says how far behind
 // its figures may be; the page a form redirects to shows the caller's own change all the same
-// (it reads the primary); once replay resumes, the overview, the export and the portal show the
-// sale and the note is gone. Readiness names the replica beside the primary.
+// (it reads the primary), as do the caller's other pages for a while (a program created then is
+// found on each of its pages), not another browser's; once replay resumes, the overview, the
+// export and the portal show the sale and the note is gone. Readiness names the replica beside the primary.
+// (A replica out of reach, and a new program's pages: test/read-replica-fallback.test.ts.)
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -146,8 +148,22 @@ describe('dashboards, exports and the portal read from the replica', () => {
     expect(landing.status).toBe(200);
     expect(landing.text).toContain('Referral link created.');
     expect(landing.text).toContain(code);
-    // The same page without `done` reads the replica, which has not replayed the link yet.
-    expect((await visitor.get(`${overview}/links`)).text).not.toContain(code);
+    // The poster's other pages too, for a while (the cookie the form's answer set)…
+    expect((await visitor.get(`${overview}/links`)).text).toContain(code);
+    // …while the same page for a browser that wrote nothing reads the replica, which has not replayed the link yet.
+    expect((await dashboardVisitor(service.api!.url, { sessionToken: token }).get(`${overview}/links`)).text).not.toContain(code);
+
+    // A program created meanwhile: the page its form redirects to, and its other pages, read the primary.
+    const name = `Lagging ${randomBytes(3).toString('hex')}`;
+    const created = await visitor.post('/dashboard/programs', {
+      name, domain: 'lagging.example.com', commission_type: 'percent', commission_rate: '15', attribution_window_days: '30', lead_auth: 'browser_allowed', allowed_origins: '',
+    });
+    expect(created.status, created.text.slice(0, 500)).toBe(303);
+    for (const path of [created.location!, `${created.location}/setup`, `${created.location}/payouts`]) {
+      const reply = await visitor.get(path);
+      expect(reply.status, path).toBe(200);
+      expect(reply.text).toContain(name);
+    }
 
     await standby.query('SELECT pg_wal_replay_resume()');
     await caughtUp();

@@ -1,6 +1,7 @@
 // Connection pools. bigint columns come back as JS numbers; anything past 2^53 is refused, not rounded.
 import pg from 'pg';
 import pRetry from 'p-retry';
+import { isConnectionFailure } from './errors.js';
 
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => {
   const parsed = Number(value);
@@ -40,6 +41,8 @@ export interface PoolOptions {
   statementTimeoutMs?: number;
   applicationName?: string;
   pooling?: Pooling;
+  /** How long opening a connection may take (DATABASE_TIMEOUTS.connectMs unless set). */
+  connectTimeoutMs?: number;
   /** A connection lost while idle or between statements (database restart, failover). */
   onError?: (error: Error) => void;
 }
@@ -68,7 +71,7 @@ export function connectionSettings(connectionString: string, options: PoolOption
     connectionString,
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'affix',
-    connectionTimeoutMillis: DATABASE_TIMEOUTS.connectMs,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? DATABASE_TIMEOUTS.connectMs,
     // Client side as well: a database that stopped answering (frozen, partitioned) never hangs us.
     query_timeout: statementTimeout + 2_000,
     keepAlive: true,
@@ -106,6 +109,38 @@ export function createPool(connectionString: string, options: PoolOptions = {}):
   preludes.set(pool, transactionPrelude(options));
   pool.on('error', onError);
   pool.on('connect', (client) => client.on('error', onError));
+  return pool;
+}
+
+/**
+ * A replica's pool that reads the primary instead whenever the replica cannot be reached (down,
+ * restarting, refusing connections) or drops the connection: each statement, and each client
+ * asked for, tries the replica first, so the replica is used again as soon as it answers.
+ * `onUnreachable` hears of each fallback. Only for reads: a statement cut off on the replica
+ * runs again, whole, on the primary.
+ */
+export function fallingBackToPrimary(replica: pg.Pool, primary: pg.Pool, onUnreachable: (error: unknown) => void): pg.Pool {
+  const orPrimary = <T>(onReplica: () => Promise<T>, onPrimary: () => Promise<T>): Promise<T> =>
+    onReplica().catch((error: unknown) => {
+      if (!isConnectionFailure(error)) throw error;
+      onUnreachable(error);
+      return onPrimary();
+    });
+  // node-pg's query and connect have many overloads; only the promise forms (the ones Affix uses) fall back.
+  /* eslint-disable @typescript-eslint/no-explicit-any */
+  const query = (...args: any[]) =>
+    typeof args.at(-1) === 'function' ? (replica.query as any)(...args) : orPrimary(() => (replica.query as any)(...args), () => (primary.query as any)(...args));
+  const connect = (...args: any[]) => (args.length > 0 ? (replica.connect as any)(...args) : orPrimary(() => replica.connect(), () => primary.connect()));
+  /* eslint-enable @typescript-eslint/no-explicit-any */
+  const pool = new Proxy(replica, {
+    get(target, property) {
+      if (property === 'query') return query;
+      if (property === 'connect') return connect;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  preludes.set(pool, preludes.get(replica) ?? '');
   return pool;
 }
 

@@ -42,16 +42,20 @@ function requestContext(deps: HttpDeps) {
   };
 }
 
+/** The Express app and its webhook intake, which the direct path shares (one inbox writer and secret cache for both ways in). */
+export interface BuiltApp {
+  app: express.Express;
+  receiveWebhook: ReceiveWebhook;
+}
+
 /**
  * The server's request listener: the ordinary click and webhook delivery served directly
  * (direct/), every other request by the Express app, whose own routes take their other shapes.
  */
-export function requestListener(deps: HttpDeps, app: express.Express = createApp(deps)): RequestListener {
+export function requestListener(deps: HttpDeps, { app, receiveWebhook: receive }: BuiltApp = createApp(deps)): RequestListener {
   const clickLimit = limitInBytes(deps.config.bodyLimit);
   const webhookLimit = limitInBytes(deps.config.webhookBodyLimit);
   const trust = app.get('trust proxy fn') as Trust;
-  // The app's own intake: one inbox writer and secret cache for both ways in.
-  const receive = app.locals.receiveWebhook as ReceiveWebhook;
   return (req, res) => {
     if (isOrdinaryClick(req, clickLimit)) return void serveClick(deps, trust, req, res);
     const webhook = webhookRoute(req, webhookLimit);
@@ -60,7 +64,7 @@ export function requestListener(deps: HttpDeps, app: express.Express = createApp
   };
 }
 
-export function createApp(given: HttpDeps): express.Express {
+export function createApp(given: HttpDeps): BuiltApp {
   const deps: AppDeps = { ...given, mailer: given.mailer ?? createMailer(given.config.mail, given.logger) };
   const app = express();
   app.disable('x-powered-by');
@@ -80,7 +84,6 @@ export function createApp(given: HttpDeps): express.Express {
   app.post(TRACK_CLICK_PATH, limits, json, refuseUnstorableBody, objectBody, ...trackClickHandlers(deps));
   // One intake (inbox writer, secret cache) for Express's webhook routes and the direct path.
   const receiveWebhook = webhookIntake(deps);
-  app.locals.receiveWebhook = receiveWebhook;
   // Before the JSON parser: signatures are verified on the raw body.
   app.use(stripeWebhookRoutes(deps, receiveWebhook));
   // GET /cli/status answers 200, 401 and 429 without X-Request-ID (spec §7); its 500 has one.
@@ -146,5 +149,5 @@ export function createApp(given: HttpDeps): express.Express {
   });
 
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => answerFailure(deps, error, res));
-  return app;
+  return { app, receiveWebhook };
 }

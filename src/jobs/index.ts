@@ -74,10 +74,15 @@ function coalesce(fn: () => void): () => void {
  */
 export async function startWorkers(
   boss: PgBoss,
-  workerDeps: Omit<WorkerDeps, 'queue'> & { mailer?: Mailer; listenPool?: Pool | null },
+  workerDeps: Omit<WorkerDeps, 'queue'> & {
+    mailer?: Mailer;
+    listenPool?: Pool | null;
+    /** The burst's pause between the first fetcher's batches (a timer; tests give their own, with `now`). */
+    sleep?: (ms: number) => Promise<void>;
+  },
   config: Readonly<Config>,
 ): Promise<RunningWorkers> {
-  const { listenPool = workerDeps.pool, ...rest } = workerDeps;
+  const { listenPool = workerDeps.pool, sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)), ...rest } = workerDeps;
   const deps: WorkerDeps = { ...rest, queue: boss, attributionWaitMinutes: config.worker.attributionWaitMinutes };
   // LISTEN needs a session of its own; through a transaction pooler without a direct URL there
   // is none, and the workers find new events and deliveries by polling alone.
@@ -101,7 +106,7 @@ export async function startWorkers(
       else if (!waits(i)) boss.notifyWorker(workerId);
       await runJobs(deps, jobs);
       // The first fetcher keeps draining during a burst, a batch at a time with a pause between.
-      if (i === 0 && intakeBusy(intake, config.worker.yieldAbovePerSecond, nowMs())) await new Promise((resolve) => setTimeout(resolve, BURST_PAUSE_MS));
+      if (i === 0 && intakeBusy(intake, config.worker.yieldAbovePerSecond, nowMs())) await sleep(BURST_PAUSE_MS);
     });
     workerIds.push(workerId);
   }

@@ -17,6 +17,8 @@ const schema = z.object({
   // A replica (a streaming standby) the dashboard's figures, the exports and the portal read from.
   DATABASE_READ_URL: z.string().url().optional(),
   AFFIX_READ_LAG_NOTE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(5),
+  // Short: while the replica is out of reach, each page waits this long before reading the primary.
+  AFFIX_READ_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(50).max(30_000).default(1_000),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   AFFIX_PUBLIC_URL: z.string().url().optional(),
@@ -74,6 +76,8 @@ export interface Config {
   databaseReadUrl: string | undefined;
   /** Past this lag, pages read from the replica say how far behind their figures may be. */
   readLagNoteSeconds: number;
+  /** How long opening a connection to the replica may take before the read goes to the primary. */
+  readConnectTimeoutMs: number;
   /** Connections each process keeps open to PostgreSQL (API or workers). */
   databasePoolSize: number;
   /** How long a referral link and its program are reused by the click path (ms, at most 1000). */
@@ -162,6 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     databaseDirectUrl: e.DATABASE_DIRECT_URL,
     databaseReadUrl: e.DATABASE_READ_URL,
     readLagNoteSeconds: e.AFFIX_READ_LAG_NOTE_SECONDS,
+    readConnectTimeoutMs: e.AFFIX_READ_CONNECT_TIMEOUT_MS,
     databasePoolSize: e.AFFIX_DATABASE_POOL_SIZE,
     linkCacheMs: e.AFFIX_LINK_CACHE_MS,
     port: e.PORT,

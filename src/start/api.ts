@@ -3,7 +3,8 @@ import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type PgBoss from 'pg-boss';
 import { type Config, withListeningPort } from '../platform/config.js';
-import type { Pool } from '../db/pool.js';
+import { type Pool, fallingBackToPrimary } from '../db/pool.js';
+import type { ReadReplica } from '../app/reads.js';
 import { pruneRateLimitCounters } from '../db/rate-limit.js';
 import { forgetOldSignInPlaces } from '../app/access.js';
 import { PgStore } from '../db/store.js';
@@ -21,6 +22,26 @@ export interface RunningApi {
   close(drainMs?: number): Promise<void>;
 }
 
+/**
+ * The replica's side of the reads (app/reads.ts). While the replica cannot be reached its reads go
+ * to the primary: said once when that starts and once when the replica answers again, not per
+ * page (the reason only: the URL, and its password, are never logged).
+ */
+export function readReplica(config: Readonly<Config>, primary: Pool, replica: Pool, logger: Logger): ReadReplica {
+  let reachable = true;
+  const pool = fallingBackToPrimary(replica, primary, (error) => {
+    if (!reachable) return;
+    reachable = false;
+    logger.warn({ reason: (error as { code?: string }).code ?? (error as Error).message }, 'the read replica (DATABASE_READ_URL) cannot be reached: its reads go to the primary until it answers');
+  });
+  replica.on('connect', () => {
+    if (reachable) return;
+    reachable = true;
+    logger.info('the read replica (DATABASE_READ_URL) answers again: reading it');
+  });
+  return { pool, replica, store: new PgStore(pool), noteAfterSeconds: config.readLagNoteSeconds };
+}
+
 export async function startApi(configured: Readonly<Config>, pool: Pool, logger: Logger, extras: { queue?: PgBoss; reads?: Pool | null } = {}): Promise<RunningApi> {
   // Listening first: with PORT=0 the public URL (links, the set-up page) names the real port.
   const server = createServer();
@@ -30,7 +51,7 @@ export async function startApi(configured: Readonly<Config>, pool: Pool, logger:
   });
   const config = withListeningPort(configured, (server.address() as AddressInfo).port);
   const secretBox = config.secretKey ? createSecretBox(config.secretKey) : undefined;
-  const reads = extras.reads ? { pool: extras.reads, store: new PgStore(extras.reads), noteAfterSeconds: config.readLagNoteSeconds } : undefined;
+  const reads = extras.reads ? readReplica(config, pool, extras.reads, logger) : undefined;
   server.on('request', requestListener({ config, pool, store: new PgStore(pool, { linkCacheMs: config.linkCacheMs }), reads, logger, queue: extras.queue, secretBox }));
   let draining = false;
   // While draining, each answer asks the client to close its keep-alive connection.

@@ -52,7 +52,7 @@ export async function openDatabase(config: Readonly<Config>, logger: Logger, opt
     );
   }
   const reads = config.databaseReadUrl
-    ? createPool(config.databaseReadUrl, { max: config.databasePoolSize, onError, statementTimeoutMs: options.statementTimeoutMs, applicationName: 'affix-reads' })
+    ? createPool(config.databaseReadUrl, { max: config.databasePoolSize, onError, statementTimeoutMs: options.statementTimeoutMs, applicationName: 'affix-reads', connectTimeoutMs: config.readConnectTimeoutMs })
     : null;
   const endPool = async () => {
     await pool.end();

@@ -8,8 +8,9 @@ import { inject } from 'vitest';
 import { loadConfig } from '../../src/platform/config.js';
 import { type Pool, createPool } from '../../src/db/pool.js';
 import { PgStore } from '../../src/db/store.js';
-import { createApp, requestListener } from '../../src/http/app.js';
-import { createLogger } from '../../src/platform/logger.js';
+import { type BuiltApp, createApp, requestListener } from '../../src/http/app.js';
+import { type Logger, createLogger } from '../../src/platform/logger.js';
+import { readReplica } from '../../src/start/api.js';
 import { startQueue } from '../../src/platform/queue.js';
 import { createSecretBox } from '../../src/platform/secret-box.js';
 import { startWorkers } from '../../src/jobs/index.js';
@@ -59,7 +60,7 @@ export interface TestApi {
   clock: { now: Date };
   queue?: PgBoss;
   /** The express application itself (its routes, for the API reference's test). */
-  app: ReturnType<typeof createApp>;
+  app: BuiltApp['app'];
   request<T = any>(method: string, path: string, options?: { body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<Reply<T>>;
   close(): Promise<void>;
 }
@@ -68,6 +69,10 @@ export interface TestApiOptions {
   /** A pg-boss queue on this database (webhook intake); with `workers`, also the Stripe workers. */
   queueUrl?: string;
   workers?: boolean;
+  /** A read pool (DATABASE_READ_URL's): the dashboard's figures, the exports and the portal read it, as in production (start/api.ts readReplica). */
+  readUrl?: string;
+  /** Where the API logs (silent unless TEST_LOG_LEVEL says otherwise). */
+  logger?: Logger;
 }
 
 export async function startTestApi(pool: Pool, env: Record<string, string> = {}, options: TestApiOptions = {}): Promise<TestApi> {
@@ -88,7 +93,8 @@ export async function startTestApi(pool: Pool, env: Record<string, string> = {},
   });
   let requestCounter = 0;
   const clock = { now: new Date() };
-  const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+  const logger = options.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+  const readPool = options.readUrl ? createPool(options.readUrl, { max: 4, applicationName: 'affix-reads', connectTimeoutMs: config.readConnectTimeoutMs }) : null;
   const queue = options.queueUrl ? await startQueue(options.queueUrl, config.worker, { supervise: Boolean(options.workers) }) : undefined;
   const workers = queue && options.workers ? await startWorkers(queue, { pool, logger }, config) : null;
   const deps = {
@@ -99,12 +105,13 @@ export async function startTestApi(pool: Pool, env: Record<string, string> = {},
     now: () => new Date(clock.now),
     queue,
     secretBox: config.secretKey ? createSecretBox(config.secretKey) : undefined,
+    reads: readPool ? readReplica(config, pool, readPool, logger) : undefined,
   };
-  const app = createApp(deps);
-  server.on('request', requestListener(deps, app));
+  const built = createApp(deps);
+  server.on('request', requestListener(deps, built));
   return {
     url,
-    app,
+    app: built.app,
     pool,
     clock,
     async request(method, path, options = {}) {
@@ -136,6 +143,7 @@ export async function startTestApi(pool: Pool, env: Record<string, string> = {},
       });
       await workers?.stop();
       await queue?.stop({ graceful: false, wait: true, close: true });
+      await readPool?.end();
     },
   };
 }

@@ -61,7 +61,7 @@ import { sendCsv } from '../csv-stream.js';
 import { limitedPasswordCheck } from '../sign-in-limit.js';
 import { securedRouter } from '../guard.js';
 import { DASHBOARD_ROUTES } from '../../core/permissions.js';
-import { showsOwnWrite } from '../own-write.js';
+import { markOwnWrite, showsOwnWrite } from '../own-write.js';
 
 const DONE: Record<string, string> = {
   settings: 'Settings saved.',
@@ -107,9 +107,11 @@ export function dashboardRoutes(deps: AppDeps): Router {
   router.use('/dashboard', cookieParser(), closeUnreadLargeUploads);
   const csrf = csrfGuard({ secret: config.secretKey, sessionCookie: SESSION_COOKIE, secure: secureCookies });
   const ssoForm = formBody('20kb');
-  const form = [...formBody('50kb'), csrf.check];
+  // A form post that passed its checks: the caller's next pages read the primary for a while (own-write.ts).
+  const wrote = markOwnWrite('/dashboard', secureCookies, () => clock(deps));
+  const form = [...formBody('50kb'), csrf.check, wrote];
   /** A form whose `lists` are ticked boxes of one name (the ids of a bulk bar, the mails kept). */
-  const listForm = (...lists: string[]) => [...formBody('50kb', lists), csrf.check];
+  const listForm = (...lists: string[]) => [...formBody('50kb', lists), csrf.check, wrote];
   const oidc = config.oidc;
   const verifyIdToken = oidc ? createIdTokenVerifier({ publicUrl: config.publicUrl, secretKey: config.secretKey, oidc }) : null;
 
@@ -262,7 +264,7 @@ export function dashboardRoutes(deps: AppDeps): Router {
     const query = req.query as Record<string, string | undefined>;
     const filter = activityFilter(query, now);
     const requested = Number(query.page);
-    const afterOwnWrite = showsOwnWrite(req);
+    const afterOwnWrite = showsOwnWrite(req, now);
     const data = await programPageData({ ...app(), store: deps.store, publicUrl: config.publicUrl }, scope(res), id, section, filter, Number.isSafeInteger(requested) && requested > 0 ? requested : 1, query, afterOwnWrite);
     const people = allows(res.locals.account.role, 'read_people');
     const behind = data.behindSeconds === null ? '' : html`<p class="muted" role="status">Figures may be up to ${data.behindSeconds} s behind.</p>`;

@@ -32,7 +32,7 @@ import { confirmSignInPage, linkSentPage, overviewPage, portalHeader, programPag
 import { qrSvg } from './qr.js';
 import { errorPage, mailSettings } from '../views/components.js';
 import { referralUrl } from '../../core/programs.js';
-import { showsOwnWrite } from '../own-write.js';
+import { markOwnWrite, showsOwnWrite } from '../own-write.js';
 
 export const PORTAL_COOKIE = 'affix_portal';
 
@@ -43,10 +43,12 @@ export function portalRoutes(deps: AppDeps): Router {
   const { pool, config } = deps;
   const secure = config.publicUrl.startsWith('https://');
   const csrf = csrfGuard({ secret: config.secretKey, sessionCookie: PORTAL_COOKIE, secure, cookieName: 'affix_portal_csrf' });
-  const form = [...formBody('20kb'), csrf.check];
+  // A form post that passed its checks: the partner's next pages read the primary for a while (own-write.ts).
+  const wrote = markOwnWrite('/portal', secure, () => clock(deps));
+  const form = [...formBody('20kb'), csrf.check, wrote];
   const app = (): PortalDeps => ({ pool, secretBox: deps.secretBox ?? null, now: () => clock(deps), publicUrl: config.publicUrl, reads: deps.reads });
   /** The partner's numbers: from the replica when there is one, unless the page shows their own write (a form's answer or redirect). */
-  const reading = (req: Request) => readSide(app(), showsOwnWrite(req));
+  const reading = (req: Request) => readSide(app(), showsOwnWrite(req, clock(deps)));
   router.use('/portal', cookieParser(), pageHeaders(), sameOriginPosts(config.publicUrl));
 
   const send = (res: Response, status: number, title: string, body: Html, flash: string | null = null) => {
@@ -148,7 +150,7 @@ export function portalRoutes(deps: AppDeps): Router {
     const csv = await portalPayoutStatement(reading(req), res.locals.partnerEmail, Number(req.params.partnerId), Number(req.params.payoutId));
     res.type('text/csv').attachment(`affix-payout-${Number(req.params.payoutId)}-statement.csv`).send(csv);
   });
-  router.post('/portal/mail', ...formBody('20kb', ['on']), csrf.check, async (req, res) => {
+  router.post('/portal/mail', ...formBody('20kb', ['on']), csrf.check, wrote, async (req, res) => {
     await saveMailPreferences(pool, res.locals.partnerEmail, 'partner', ([] as unknown[]).concat((req.body as Record<string, unknown>).on ?? []).map(String));
     res.redirect(303, '/portal?done=mail');
   });
