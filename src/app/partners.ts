@@ -586,10 +586,15 @@ async function approvePartners(client: PoolClient, programId: number, a: ChunkAc
   const ids = chosen.map((p) => p.id);
   await partners.setStatus(client, ids, 'approved', now);
   if (a.groupId !== null) await partners.setGroup(client, ids, a.groupId);
-  const pending = await applications.pendingApplicationsOf(client, ids);
+  const applied = await applications.pendingApplicationCodes(client, ids);
+  const pending = new Map([...applied].map(([partnerId, x]) => [partnerId, x.id]));
   await applications.decideApplications(client, [...pending.values()], { status: 'approved', reason: a.reason, reapply: null, reapplyAfter: null, at: now, auto: a.auto });
-  const withoutLink = await partners.partnersWithoutLink(client, ids);
-  await partners.insertLinks(client, programId, withoutLink.map((partnerId) => ({ partnerId, code: randomBytes(5).toString('hex') })));
+  // The code the applicant chose when still free, else a random one (a random one taken is drawn again).
+  let withoutLink = await partners.partnersWithoutLink(client, ids);
+  for (let round = 0; withoutLink.length > 0 && round < 3; round += 1) {
+    const made = await partners.insertLinks(client, programId, withoutLink.map((partnerId) => ({ partnerId, code: (round === 0 && applied.get(partnerId)?.wantedCode) || randomBytes(5).toString('hex') })));
+    withoutLink = withoutLink.filter((partnerId) => !made.has(partnerId));
+  }
   const invited = chosen.filter((p) => p.email);
   await partners.markInvited(client, invited.map((p) => p.id), now);
   await emitAll(client, programId, chosen.map((p) => partnerEvent(programId, 'partner.approved', { partner_id: p.id, group_id: a.groupId ?? p.groupId, auto_decided: a.auto })));
