@@ -35,27 +35,24 @@ export function referralsPage(data: Referrals, query: Record<string, unknown>): 
     return { label: iso, short: i % 5 === 0 ? iso.slice(5) : '', value: d.clicks, valueText: `${d.clicks} ${d.clicks === 1 ? 'click' : 'clicks'}` };
   });
   const totalClicks = data.daily.reduce((n, d) => n + d.clicks, 0);
+  const csv = (name: string, what: string) => html`<p><a href="/portal/programs/${data.partner.partnerId}/${name}" download>Download ${what} (CSV)</a></p>`;
   return html`<p><a href="/portal/programs/${data.partner.partnerId}">Back to ${data.partner.programName}</a></p>
-<section id="downloads"><h2>Download</h2><ul>
-<li><a href="${base}.csv" download>Customers (CSV)</a></li>
-<li><a href="/portal/programs/${data.partner.partnerId}/commissions.csv" download>Commissions (CSV)</a></li>
-<li><a href="/portal/programs/${data.partner.partnerId}/sub-ids.csv" download>Sub-IDs (CSV)</a></li></ul></section>
-<section id="daily-clicks"><h2>Clicks per day</h2><p>${totalClicks} ${totalClicks === 1 ? 'click' : 'clicks'} in the last 30 days (UTC days).</p>
-${barChart('clicks-per-day', 'Clicks per day, last 30 days', days, (value) => String(Math.round(value)))}</section>
-<section id="sub-ids"><h2>By sub-ID</h2><p class="muted">The sub-ID you put in a link from the link builder, for clicks since ${day(data.subIds.since)}: the people those clicks brought and their sales.</p>
-${data.subIds.rows.length === 0 ? html`<p>No clicks with a sub-ID yet. Make a link with one under “Link to any page”.</p>` : dataTable(['Sub-ID', 'Clicks', 'Leads', 'Sales'], data.subIds.rows.map((s) => [html`<code>${s.subId}</code>`, s.clicks, s.leads, s.sales]), { id: 'sub-id-table', caption: 'Clicks, leads and sales per sub-ID' })}</section>
-<section id="customers"><h2>Customers you referred</h2>
+<section id="customers" class="compact"><h2>Customers you referred</h2>
 <p class="muted">Leads signed up; customers have paid; refunded: every payment was refunded. Emails are shown masked.</p>
 ${data.customers.rows.length === 0 ? html`<p>${data.firstPage ? 'Nobody yet: share your link.' : 'No older customers.'}</p>` : dataTable(['Customer', 'First seen', 'Status', 'Sales', 'Bought', 'Your commission'], data.customers.rows.map((c) => [
   maskedCustomer(c.customerKey), day(c.firstSeen), STATUS_WORDS[referralStatus(c)], c.sales,
-  c.money.map((m) => money(m.saleCents, m.currency)).join(', '), c.money.map((m) => money(m.earnedCents, m.currency)).join(', '),
+  c.money.map((m) => money(m.saleCents, m.currency)).join(', ') || '—', c.money.map((m) => money(m.earnedCents, m.currency)).join(', ') || '—',
 ]), { id: 'customer-table', caption: 'Customers you referred, newest first' })}
-${data.customers.next ? html`<p><a href="${pageLink('customers_before', data.customers.next, 'customers')}">Older customers</a></p>` : ''}</section>
-<section id="commissions"><h2>Sales and commissions</h2>
-<p class="muted">A commission can be paid from its “available on” day, once the brand approves it; refunds take it back.</p>
+${data.customers.next ? html`<p><a href="${pageLink('customers_before', data.customers.next, 'customers')}">Older customers</a></p>` : ''}${csv('referrals.csv', 'all customers')}</section>
+<section id="commissions" class="compact"><h2>Sales and commissions</h2>
+<p class="muted">A commission can be paid from its “available on” day, once the brand approves it; a refund takes it back.</p>
 ${data.commissions.rows.length === 0 ? html`<p>${data.firstPage ? 'No sales yet.' : 'No older commissions.'}</p>` : dataTable(['Sale date', 'Customer', 'Sale', 'Commission', 'State', 'Available on', 'Paid on'], data.commissions.rows.map((c) => [
   day(c.saleAt), maskedCustomer(c.customerKey), money(c.saleCents, c.currency), money(c.earnedCents, c.currency), COMMISSION_STATE_WORDS[c.state],
   day(availableOn(c)) || '—', day(c.paidAt) || '—',
 ]), { id: 'commission-table', caption: 'Your commissions, newest first' })}
-${data.commissions.next ? html`<p><a href="${pageLink('commissions_before', data.commissions.next, 'commissions')}">Older commissions</a></p>` : ''}</section>`;
+${data.commissions.next ? html`<p><a href="${pageLink('commissions_before', data.commissions.next, 'commissions')}">Older commissions</a></p>` : ''}${csv('commissions.csv', 'all commissions')}</section>
+<section id="sub-ids" class="compact"><h2>By sub-ID</h2><p class="muted">The sub-ID you put in a link from the link builder, for clicks since ${day(data.subIds.since)}: the people those clicks brought and their sales.</p>
+${data.subIds.rows.length === 0 ? html`<p>No clicks with a sub-ID yet. Make a link with one under “Link to any page”.</p>` : html`${dataTable(['Sub-ID', 'Clicks', 'Leads', 'Sales'], data.subIds.rows.map((s) => [html`<code>${s.subId}</code>`, s.clicks, s.leads, s.sales]), { id: 'sub-id-table', caption: 'Clicks, leads and sales per sub-ID' })}${csv('sub-ids.csv', 'every sub-ID')}`}</section>
+<section id="daily-clicks"><h2>Clicks per day</h2><p>${totalClicks} ${totalClicks === 1 ? 'click' : 'clicks'} in the last 30 days (UTC days).</p>
+${barChart('clicks-per-day', 'Clicks per day, last 30 days', days, (value) => String(Math.round(value)))}</section>`;
 }
