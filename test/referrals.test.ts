@@ -85,6 +85,27 @@ describe('a partner sees only their own referrals', () => {
   });
 });
 
+describe('long lists', () => {
+  it('the customers come 50 to a page, newest first, the next page by its link; the CSV holds them all', async () => {
+    const shop = await seedProgram(api);
+    const email = `${uid('many')}@referrals.example`;
+    await db.pool.query('UPDATE partners SET email = $2, invited_at = now() WHERE id = $1', [shop.partnerId, email]);
+    await db.pool.query(
+      `INSERT INTO customers (program_id, customer_key, status, partner_id, lead_at) SELECT $1, 'lead' || i || '@many.example', 'lead', $2, now() FROM generate_series(1, 51) i`,
+      [shop.programId, shop.partnerId],
+    );
+    const cookie = await portalCookie(email);
+    const first = await get(`/portal/programs/${shop.partnerId}/referrals`, cookie);
+    const masked = (text: string) => [...text.matchAll(/<td data-label="Customer">([^<]+)<\/td>/g)].map((m) => m[1]);
+    expect(masked(first.text)).toHaveLength(50);
+    const older = /<a href="([^"]+)">Older customers<\/a>/.exec(first.text)![1]!.replaceAll('&amp;', '&');
+    const second = await get(older, cookie);
+    expect(masked(second.text)).toEqual(['l***@many.example']);
+    expect(second.text).not.toContain('Older customers');
+    expect((await get(`/portal/programs/${shop.partnerId}/referrals.csv`, cookie)).text.split('\r\n').filter(Boolean)).toHaveLength(1 + 51);
+  });
+});
+
 describe('sub-IDs', () => {
   it("the click keeps the link builder's sub-ID; one the builder would not make is left out, the click still counts", async () => {
     const shop = await seedProgram(api);
