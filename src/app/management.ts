@@ -145,7 +145,7 @@ export async function createLink(deps: ManagementDeps, scope: Scope, programId: 
     const message = `You have ${partnerLimit} links, the most this program allows; reuse one or ask the brand for more.`;
     throw new AffixError(409, message, { code: 'link_limit', fields: { short_link: message } });
   }
-  if (!link) throw new AffixError(409, `short_link ${shortLink} is already taken`, { fields: { short_link: `The link code ${shortLink} is already taken.` } });
+  if (!link) throw new AffixError(409, `short_link ${shortLink} is already taken`, { fields: { short_link: MESSAGES.linkCodeTaken } });
   return { ...link, url: referralUrl(program.domain, link.short_link) };
 }
 
