@@ -129,6 +129,11 @@ describe('reads scoped by account, program or partner', () => {
       `/portal/programs/${small.partnerId}`,
       `/portal/programs/${small.partnerId}/links/${small.linkId}/qr.svg`,
       `/portal/programs/${small.partnerId}/payouts/${small.payoutId}/statement.csv`,
+      `/portal/programs/${small.partnerId}/referrals`,
+      `/portal/programs/${small.partnerId}/referrals?customers_before=${Number.MAX_SAFE_INTEGER}&commissions_before=${Number.MAX_SAFE_INTEGER}`,
+      `/portal/programs/${small.partnerId}/referrals.csv`,
+      `/portal/programs/${small.partnerId}/commissions.csv`,
+      `/portal/programs/${small.partnerId}/sub-ids.csv`,
     ];
     for (const path of portalPaths) expect((await get(path, partner)).status, path).toBe(200);
 

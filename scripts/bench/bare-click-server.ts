@@ -21,6 +21,7 @@ createServer((req, res) => {
         {
           clickId, programId: Number(programId), linkId: Number(linkId), partnerId: Number(partnerId), attributedClickId: clickId,
           affiliateUrl: JSON.parse(Buffer.concat(chunks).toString('utf8')).affiliate_url, pageUrl: null, referrerUrl: null,
+          subId: null,
           ip: req.socket.remoteAddress ?? null, userAgent: req.headers['user-agent'] ?? null, test: false, details: {}, createdAt: now,
         },
         { programId: Number(programId), kind: 'click', customerId: null, saleId: null, test: false, details: {}, createdAt: now },

@@ -3,7 +3,9 @@
 // brand's application settings. The public answer never says whether an address is known.
 import { z } from 'zod';
 import { NO_CONTROL_CHARACTERS, hasControlCharacter } from '../core/names.js';
-import { errors } from '../core/errors.js';
+import { AffixError, MESSAGES, errors } from '../core/errors.js';
+import { ownLinkCode } from '../core/link-codes.js';
+import { linkCodeInUse } from '../db/referrals.js';
 import { type ApplicationField, type RiskSignal, blocksAutoApproval, isFreeMailDomain, parseFieldLines, readAnswers } from '../core/partners.js';
 import { describeCommission } from '../core/programs.js';
 import * as applications from '../db/applications.js';
@@ -42,6 +44,8 @@ const applyInput = z.object({
   // A checkbox: absent when not ticked.
   accept_terms: z.unknown().transform((v) => v === true || v === 'on' || v === 'true').refine((v) => v, 'Accept the program terms to apply.'),
   terms_version: z.string().max(50).optional(),
+  // The link code the applicant would like (their link's on approval); empty: a random one.
+  code: z.unknown().optional(),
 });
 
 /** The one answer to every application, whoever sends it (no way to test addresses). */
@@ -58,6 +62,7 @@ export async function apply(deps: PartnerDeps, programRef: string, groupSlug: st
   // Every problem at once: the form's own fields and the brand's questions.
   const parsed = applyInput.safeParse(input);
   const { answers, problems } = readAnswers(program.fields, (input ?? {}) as Record<string, unknown>);
+  const wantedCode = await wantedLinkCode(deps, (input as Record<string, unknown> | null)?.code, problems);
   if (!parsed.success || Object.keys(problems).length) {
     const fields: Record<string, string> = {};
     for (const issue of parsed.error?.issues ?? []) fields[issue.path.join('.') || 'body'] ??= issue.message;
@@ -84,7 +89,7 @@ export async function apply(deps: PartnerDeps, programRef: string, groupSlug: st
       return null;
     }
     const applicationId = await applications.insertApplication(client, {
-      programId: program.programId, partnerId, groupId: group?.id ?? null, answers, termsVersion: program.termsVersion, acceptedAt: now, ip,
+      programId: program.programId, partnerId, groupId: group?.id ?? null, answers, termsVersion: program.termsVersion, acceptedAt: now, ip, wantedCode,
     });
     const signals = await riskSignals(client, program.programId, partnerId);
     await audit(client, { kind: 'operator', actor: { type: 'applicant', id: null, label: body.name, ip } }, [
@@ -110,6 +115,23 @@ export async function apply(deps: PartnerDeps, programRef: string, groupSlug: st
     await runBulkInline(deps, system, request, true);
   }
   return { message: APPLICATION_RECEIVED };
+}
+
+/**
+ * The code an applicant typed, checked as a partner's own (src/core/link-codes.ts) and against
+ * the codes in use (codes are public: saying one is taken tells nothing). Its problem joins the
+ * form's others; approval takes it if it is still free then, else a random one.
+ */
+async function wantedLinkCode(deps: ManagementDeps, value: unknown, problems: Record<string, string>): Promise<string | null> {
+  try {
+    const code = ownLinkCode(value, 'code');
+    if (code && (await linkCodeInUse(deps.pool, code))) problems.code = MESSAGES.linkCodeTaken;
+    return code;
+  } catch (error) {
+    if (!(error instanceof AffixError) || !error.init.fields?.code) throw error;
+    problems.code = error.init.fields.code;
+    return null;
+  }
 }
 
 async function enroll(client: PoolClient, programId: number, name: string, email: string, groupId: number | null): Promise<number | null> {

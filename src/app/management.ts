@@ -4,7 +4,8 @@
 import type { ReadReplica } from './reads.js';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { AffixError, errors } from '../core/errors.js';
+import { AffixError, MESSAGES, errors } from '../core/errors.js';
+import { LINK_CODE } from '../core/link-codes.js';
 import { checkUpdateAgainst, parseNewProgram, parseProgramUpdate, referralUrl } from '../core/programs.js';
 import * as admin from '../db/admin.js';
 import { programOwnedBy } from '../db/dashboard.js';
@@ -70,10 +71,9 @@ export function parseInput<T>(schema: z.ZodType<T>, input: unknown): T {
 
 // ---- request shapes (the rules themselves): one set for the admin API and the dashboard ----
 
-export const LINK_CODE = /^[A-Za-z0-9_-]{3,64}$/;
 export const linkInput = z.object({
   partner_id: z.coerce.number({ error: 'Choose a partner of this program.' }).int().positive('Choose a partner of this program.'),
-  short_link: z.string().trim().regex(LINK_CODE, 'Link code must be 3 to 64 letters, digits, - or _.').nullish().or(z.literal('').transform(() => null)),
+  short_link: z.string().trim().regex(LINK_CODE, MESSAGES.linkCodeFormat).nullish().or(z.literal('').transform(() => null)),
 });
 export const stripeInput = z.object({
   webhook_secret: z.string().trim().regex(/^whsec_\S+$/, 'The signing secret starts with whsec_.').nullish(),
@@ -145,7 +145,7 @@ export async function createLink(deps: ManagementDeps, scope: Scope, programId: 
     const message = `You have ${partnerLimit} links, the most this program allows; reuse one or ask the brand for more.`;
     throw new AffixError(409, message, { code: 'link_limit', fields: { short_link: message } });
   }
-  if (!link) throw new AffixError(409, `short_link ${shortLink} is already taken`, { fields: { short_link: `The link code ${shortLink} is already taken.` } });
+  if (!link) throw new AffixError(409, `short_link ${shortLink} is already taken`, { fields: { short_link: MESSAGES.linkCodeTaken } });
   return { ...link, url: referralUrl(program.domain, link.short_link) };
 }
 

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { errors } from '../core/errors.js';
+import { ownLinkCode } from '../core/link-codes.js';
 import { payoutStatementCsv } from '../core/payout-export.js';
 import { type DeepLinkInput, deepLink, referralUrl } from '../core/programs.js';
 import { sha256 } from '../core/secrets.js';
@@ -83,7 +84,7 @@ export async function portalOverview(deps: ManagementDeps, email: string) {
 const asPartner = (partnerId: number): Scope => ({ kind: 'operator', actor: { type: 'partner', id: String(partnerId), label: null, ip: null } });
 
 /** One of the signed-in partner's own rows, or the same 404 as one that does not exist. */
-async function ownPartner(deps: ManagementDeps, email: string, partnerId: number) {
+export async function ownPartner(deps: ManagementDeps, email: string, partnerId: number) {
   const partner = (await portal.partnersOfEmail(deps.pool, email)).find((p) => p.partnerId === partnerId);
   if (!partner) throw errors.notFound('Partner not found');
   return partner;
@@ -93,7 +94,9 @@ async function ownPartner(deps: ManagementDeps, email: string, partnerId: number
 export async function createOwnLink(deps: ManagementDeps, email: string, partnerId: number, input: { short_link?: unknown }) {
   const partner = await ownPartner(deps, email, partnerId);
   if (!partner.canCreateLinks) throw errors.forbidden('This program does not let partners create links; ask the brand for one.');
-  return createLink(deps, asPartner(partner.partnerId), partner.programId, { partner_id: partner.partnerId, short_link: input.short_link ?? null }, partner.linkLimit);
+  // A code the partner chooses follows the own-code rules (reserved words); empty: a random one.
+  const code = ownLinkCode(input.short_link, 'short_link');
+  return createLink(deps, asPartner(partner.partnerId), partner.programId, { partner_id: partner.partnerId, short_link: code }, partner.linkLimit);
 }
 
 /** The partner sets how they are paid (the same rules as when the brand sets it). */

@@ -586,10 +586,17 @@ async function approvePartners(client: PoolClient, programId: number, a: ChunkAc
   const ids = chosen.map((p) => p.id);
   await partners.setStatus(client, ids, 'approved', now);
   if (a.groupId !== null) await partners.setGroup(client, ids, a.groupId);
-  const pending = await applications.pendingApplicationsOf(client, ids);
+  const applied = await applications.pendingApplicationCodes(client, ids);
+  const pending = new Map([...applied].map(([partnerId, x]) => [partnerId, x.id]));
   await applications.decideApplications(client, [...pending.values()], { status: 'approved', reason: a.reason, reapply: null, reapplyAfter: null, at: now, auto: a.auto });
+  // The code the applicant chose when still free, else a random one (a random one taken is drawn again).
   const withoutLink = await partners.partnersWithoutLink(client, ids);
-  await partners.insertLinks(client, programId, withoutLink.map((partnerId) => ({ partnerId, code: randomBytes(5).toString('hex') })));
+  let waiting = withoutLink;
+  for (let round = 0; waiting.length > 0; round += 1) {
+    const made = await partners.insertLinks(client, programId, waiting.map((partnerId) => ({ partnerId, code: (round === 0 && applied.get(partnerId)?.wantedCode) || randomBytes(5).toString('hex') })));
+    waiting = waiting.filter((partnerId) => !made.has(partnerId));
+    if (round === 3 && waiting.length) throw new Error('random link codes kept colliding');
+  }
   const invited = chosen.filter((p) => p.email);
   await partners.markInvited(client, invited.map((p) => p.id), now);
   await emitAll(client, programId, chosen.map((p) => partnerEvent(programId, 'partner.approved', { partner_id: p.id, group_id: a.groupId ?? p.groupId, auto_decided: a.auto })));

@@ -83,6 +83,10 @@ export const MESSAGES = {
   // ours: the database is unreachable or too slow
   unavailable: 'Service temporarily unavailable. Nothing was recorded; retry shortly.',
   valueRejected: 'The request contains a value that cannot be stored',
+  // ours: link codes (the brand's and a partner's own)
+  linkCodeFormat: 'Link code must be 3 to 64 letters, digits, - or _.',
+  linkCodeReserved: 'This code is reserved: choose another (not admin, api, dashboard, portal, www, test or a word starting with affix).',
+  linkCodeTaken: 'This code is already taken: choose another.',
 } as const;
 
 export const UNAVAILABLE_RETRY_SECONDS = 5;

@@ -33,6 +33,8 @@ export interface NewClick {
   partnerId: number;
   attributedClickId: string;
   affiliateUrl: string;
+  /** The link builder's sub-ID (?sub_id= of the affiliate URL), or null. */
+  subId: string | null;
   pageUrl: string | null;
   referrerUrl: string | null;
   ip: string | null;

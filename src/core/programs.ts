@@ -151,6 +151,15 @@ export function deepLink(domain: string, code: string, input: DeepLinkInput): st
   return `${siteOrigin(domain)}${path}?${query}`;
 }
 
+/**
+ * The sub-ID a click's page address carries (?sub_id=, the link builder's), or null when it has
+ * none or one the builder would not make: a click is never refused for it.
+ */
+export function subIdOfUrl(url: URL): string | null {
+  const value = url.searchParams.get('sub_id')?.trim() ?? '';
+  return SUB_ID.test(value) ? value : null;
+}
+
 export type RawProgramInput = Record<string, unknown>;
 
 /** Validates a new program. `cookie_duration` (CLI) is an alias of `attribution_window_days`. */

@@ -5,6 +5,7 @@ import { MESSAGES, errors } from './errors.js';
 import { type RateLimitHit, type RequestCount, overLimit } from './limits.js';
 import { assertOriginAllowed } from './origins.js';
 import type { Store } from './ports.js';
+import { subIdOfUrl } from './programs.js';
 import { newClickId } from './secrets.js';
 import { type AdditionalData, assertTestProgramMatchesKey, isTestMode } from './test-mode.js';
 
@@ -39,7 +40,8 @@ export type TrackClickOutcome =
   | { limited: false; click: TrackClickResult; counted: RateLimitHit | null }
   | { limited: true; counted: RateLimitHit };
 
-export function readAffCode(affiliateUrl: string | null | undefined): string {
+/** The link's code (?aff=) and the link builder's sub-ID (?sub_id=) of the visited address. */
+export function readAffiliateUrl(affiliateUrl: string | null | undefined): { aff: string; subId: string | null } {
   if (affiliateUrl === undefined || affiliateUrl === null || affiliateUrl.trim() === '') {
     throw errors.badRequest(MESSAGES.affiliateUrlRequired);
   }
@@ -51,12 +53,12 @@ export function readAffCode(affiliateUrl: string | null | undefined): string {
   }
   const aff = url.searchParams.get('aff')?.trim();
   if (!aff) throw errors.badRequest(MESSAGES.noAffParam);
-  return aff;
+  return { aff, subId: subIdOfUrl(url) };
 }
 
 export async function trackClick(store: Store, input: TrackClickInput): Promise<TrackClickOutcome> {
   assertTestProgramMatchesKey(input.additionalData, input.keyProgramId);
-  const aff = readAffCode(input.affiliateUrl);
+  const { aff, subId } = readAffiliateUrl(input.affiliateUrl);
 
   const path = store.clickPath();
   const found = await path.findLinkWithProgram(aff);
@@ -88,6 +90,7 @@ export async function trackClick(store: Store, input: TrackClickInput): Promise<
       partnerId: link.partnerId,
       attributedClickId: attributedClickId ?? clickId,
       affiliateUrl: input.affiliateUrl!.trim(),
+      subId,
       pageUrl: input.pageUrl,
       referrerUrl: input.referrerUrl,
       ip: input.ip,

@@ -94,12 +94,12 @@ export async function applicantStanding(client: PoolClient, programId: number, e
 
 export async function insertApplication(
   client: PoolClient,
-  a: { programId: number; partnerId: number; groupId: number | null; answers: Record<string, string>; termsVersion: string; acceptedAt: Date; ip: string | null },
+  a: { programId: number; partnerId: number; groupId: number | null; answers: Record<string, string>; termsVersion: string; acceptedAt: Date; ip: string | null; wantedCode?: string | null },
 ): Promise<number> {
   const { rows } = await client.query(
-    `INSERT INTO partner_applications (program_id, partner_id, group_id, answers, terms_version, terms_accepted_at, terms_ip, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7::inet, $6) RETURNING id`,
-    [a.programId, a.partnerId, a.groupId, JSON.stringify(a.answers), a.termsVersion, a.acceptedAt, a.ip],
+    `INSERT INTO partner_applications (program_id, partner_id, group_id, answers, terms_version, terms_accepted_at, terms_ip, created_at, wanted_code)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::inet, $6, $8) RETURNING id`,
+    [a.programId, a.partnerId, a.groupId, JSON.stringify(a.answers), a.termsVersion, a.acceptedAt, a.ip, a.wantedCode ?? null],
   );
   return Number(rows[0].id);
 }
@@ -161,11 +161,16 @@ export async function listApplications(db: Queryable, programId: number, filter:
 
 /** The latest pending application of each of these partners. */
 export async function pendingApplicationsOf(client: PoolClient, partnerIds: number[]): Promise<Map<number, number>> {
+  return new Map([...(await pendingApplicationCodes(client, partnerIds))].map(([partnerId, a]) => [partnerId, a.id]));
+}
+
+/** Each partner's latest pending application and the link code it asked for (null: none). */
+export async function pendingApplicationCodes(client: PoolClient, partnerIds: number[]): Promise<Map<number, { id: number; wantedCode: string | null }>> {
   const { rows } = await client.query(
-    "SELECT DISTINCT ON (partner_id) partner_id, id FROM partner_applications WHERE partner_id = ANY ($1::bigint[]) AND status = 'pending' ORDER BY partner_id, id DESC",
+    "SELECT DISTINCT ON (partner_id) partner_id, id, wanted_code FROM partner_applications WHERE partner_id = ANY ($1::bigint[]) AND status = 'pending' ORDER BY partner_id, id DESC",
     [partnerIds],
   );
-  return new Map(rows.map((r) => [Number(r.partner_id), Number(r.id)]));
+  return new Map(rows.map((r) => [Number(r.partner_id), { id: Number(r.id), wantedCode: r.wanted_code }]));
 }
 
 export async function decideApplications(

@@ -48,7 +48,7 @@ export class PgClickPath implements ClickPath {
     const values = [
       click.clickId, click.programId, click.linkId, click.partnerId, click.attributedClickId, click.affiliateUrl,
       click.pageUrl, click.referrerUrl, click.ip, click.userAgent, click.test, click.details, click.createdAt,
-      event.programId, event.kind, event.customerId, event.saleId, event.test, event.details, event.createdAt,
+      event.programId, event.kind, event.customerId, event.saleId, event.test, event.details, event.createdAt, click.subId,
     ];
     if (!count) {
       await this.pool.query(prepared(INSERT_CLICK, values));
@@ -60,8 +60,9 @@ export class PgClickPath implements ClickPath {
 }
 
 const CLICK_COLUMNS = `click_id, program_id, link_id, partner_id, attributed_click_id, affiliate_url, page_url,
-                       referrer_url, ip, user_agent, test, details, created_at`;
-const CLICK_VALUES = '$1, $2, $3, $4, $5, $6, $7, $8, $9::inet, $10, $11, $12, $13';
+                       referrer_url, ip, user_agent, test, details, created_at, sub_id`;
+// The sub-ID is the last parameter ($21): the statements' other numbers stay as they were.
+const CLICK_VALUES = '$1, $2, $3, $4, $5, $6, $7, $8, $9::inet, $10, $11, $12, $13, $21';
 
 /** The click's INSERT as a CTE `click`, with its hourly counter; with `onlyWhen` (FROM … WHERE …), written only then. */
 const clickCte = (onlyWhen?: string) => `click AS (
@@ -83,5 +84,5 @@ const LINK_WITH_PROGRAM = `SELECT l.id AS link_id, l.short_link, l.program_id AS
         LIMIT 1`;
 const INSERT_CLICK = `WITH ${clickCte()} ${EVENT_OF_CLICK}`;
 // Within the limit is `hits <= limit`, the converse of core's overLimit (the statement decides what it writes).
-const COUNT_AND_INSERT_CLICK = `WITH ${countRequestCte('$21', '$22', '$23')}, ${clickCte('FROM hit WHERE hit.hits <= $24')}, event AS (${EVENT_OF_CLICK})
+const COUNT_AND_INSERT_CLICK = `WITH ${countRequestCte('$22', '$23', '$24')}, ${clickCte('FROM hit WHERE hit.hits <= $25')}, event AS (${EVENT_OF_CLICK})
        SELECT hits, reset_at FROM hit`;

@@ -343,13 +343,16 @@ export async function partnersWithoutLink(client: PoolClient, ids: number[]): Pr
   return rows.map((r) => Number(r.id));
 }
 
-export async function insertLinks(client: PoolClient, programId: number, links: { partnerId: number; code: string }[]): Promise<void> {
-  if (links.length === 0) return;
-  await client.query(
-    `INSERT INTO referral_links (short_link, program_id, partner_id) SELECT code, $1, partner_id FROM unnest($2::text[], $3::bigint[]) AS l (code, partner_id)`,
+/** The partners whose link was made: a code already in use makes none (the caller picks another). */
+export async function insertLinks(client: PoolClient, programId: number, links: { partnerId: number; code: string }[]): Promise<Set<number>> {
+  if (links.length === 0) return new Set();
+  const { rows } = await client.query(
+    `INSERT INTO referral_links (short_link, program_id, partner_id) SELECT code, $1, partner_id FROM unnest($2::text[], $3::bigint[]) AS l (code, partner_id)
+     ON CONFLICT (lower(short_link)) WHERE NOT case_twin DO NOTHING RETURNING partner_id`,
     [programId, links.map((l) => l.code), links.map((l) => l.partnerId)],
   );
   linksChanged();
+  return new Set(rows.map((r) => Number(r.partner_id)));
 }
 
 // ---- sanctions -------------------------------------------------------------------------------

@@ -116,6 +116,8 @@ describe.skipIf(!hasChromium)('accessibility', () => {
     findings.push(...(await audit('portal')));
     await page.goto(`${api.url}/portal/programs/${ana.id}?link_id=&path=/pricing&sub_id=axe`);
     findings.push(...(await audit('portal-program')));
+    await page.goto(`${api.url}/portal/programs/${ana.id}/referrals`);
+    findings.push(...(await audit('portal-referrals')));
 
     expect(findings).toEqual([]);
   }, 300_000);

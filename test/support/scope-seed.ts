@@ -66,8 +66,8 @@ export async function seedBrand(pool: Pool, tag: string, partners: number): Prom
     `INSERT INTO customers (program_id, customer_key, status, click_id, clicked_at, link_id, partner_id, lead_at, converted_at)
      SELECT $1, $4 || '-customer-' || l.id, 'customer', $4 || '-click-' || l.id, now() - interval '2 days', l.id, l.partner_id, now() - interval '2 days', now() - interval '1 day'
        FROM referral_links l WHERE l.program_id = $1`,
-    `INSERT INTO clicks (click_id, program_id, link_id, partner_id, attributed_click_id, affiliate_url, created_at)
-     SELECT cu.click_id, $1, cu.link_id, cu.partner_id, cu.click_id, 'https://shop.example.com/?aff=x', cu.clicked_at FROM customers cu WHERE cu.program_id = $1`,
+    `INSERT INTO clicks (click_id, program_id, link_id, partner_id, attributed_click_id, affiliate_url, created_at, sub_id)
+     SELECT cu.click_id, $1, cu.link_id, cu.partner_id, cu.click_id, 'https://shop.example.com/?aff=x&sub_id=seeded', cu.clicked_at, 'seeded' FROM customers cu WHERE cu.program_id = $1`,
     `INSERT INTO sales (program_id, account_id, customer_id, partner_id, processor_event_id, amount_cents, currency, occurred_at, attribution_step)
      SELECT $1, $2, cu.id, cu.partner_id, $4 || '-sale-' || cu.id, 10000, 'USD', now() - interval '1 day', 'click_id' FROM customers cu WHERE cu.program_id = $1`,
     `INSERT INTO tracking_events (program_id, kind, customer_id, click_id, sale_id, created_at, sale_occurred_at)

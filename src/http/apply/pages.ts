@@ -28,6 +28,8 @@ ${notice ? html`<p class="error" role="alert">${notice}</p>` : ''}
 ${field('name', 'Your name', v('name'), errors, 'autocomplete="name" required')}
 ${field('email', 'Your email', v('email'), errors, 'type="email" autocomplete="email" required')}
 ${program.fields.map(question)}
+${field('code', 'Your link code (optional; empty for a random one)', v('code'), errors, 'autocomplete="off" spellcheck="false"')}
+<p class="muted" id="code-hint">What follows ?aff= in your link, like ${program.domain}/?aff=jane: 3 to 64 letters, digits, - or _.</p>
 <h3>Program terms (version ${program.termsVersion})</h3>
 <div class="terms" tabindex="0" role="region" aria-label="Program terms">${program.termsText ? html`<pre>${program.termsText}</pre>` : html`<p class="muted">The brand has not written terms beyond the reward above.</p>`}</div>
 <input type="hidden" name="terms_version" value="${program.termsVersion}">

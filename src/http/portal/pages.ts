@@ -9,6 +9,7 @@ import { barChart } from '../dashboard/charts.js';
 import { type Html, errorSummary, field, html, raw } from '../dashboard/html.js';
 import { dataTable, linkText } from '../dashboard/table.js';
 import { isoDay as day } from '../views/components.js';
+import { referralsLink } from './referrals-page.js';
 
 type Overview = Awaited<ReturnType<typeof portalOverview>>;
 
@@ -98,6 +99,7 @@ export function programPage({ data, fieldErrors, built, builderValues, qr, typed
   return html`${errorSummary(fieldErrors)}<section id="terms-summary"><p>Your commission: <strong>${p.commission}</strong>, for each customer you refer to <strong>${p.domain}</strong>.</p>
 ${data.balances.length === 0 ? html`<p class="muted">No commissions yet.</p>` : dataTable(['Currency', 'Awaiting approval', 'Approved (owed to you)', 'Paid'],
   data.balances.map((b) => [b.currency, money(b.pendingCents, b.currency), html`<strong>${money(b.approvedCents, b.currency)}</strong>`, money(b.paidCents, b.currency)]), { id: 'balance' })}</section>
+${referralsLink(p.partnerId)}
 <section id="links"><h2>Your links</h2>
 ${data.links.length === 0 ? html`<p>No links yet.</p>` : dataTable(['Link', 'Clicks', 'Leads', 'Sales', 'Commission', 'QR code'], data.links.map((l) => {
   const url = referralUrl(p.domain, l.shortLink);

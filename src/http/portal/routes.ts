@@ -30,6 +30,7 @@ import { limitSignIn } from '../sign-in-limit.js';
 import { countPartnerLinkRequest } from '../../app/access.js';
 import { confirmSignInPage, linkSentPage, overviewPage, portalHeader, programPage, signInPage } from './pages.js';
 import { qrSvg } from './qr.js';
+import { addReferralRoutes } from './referrals-routes.js';
 import { errorPage, mailSettings } from '../views/components.js';
 import { referralUrl } from '../../core/programs.js';
 import { markOwnWrite, showsOwnWrite } from '../own-write.js';
@@ -159,6 +160,8 @@ export function portalRoutes(deps: AppDeps): Router {
     res.clearCookie(PORTAL_COOKIE, { path: '/portal' });
     res.redirect(303, '/portal/login');
   });
+
+  addReferralRoutes(router, { reading, send });
 
   // A portal address that does not exist: a page, not JSON.
   router.use('/portal', () => {
