@@ -6,9 +6,6 @@ import { resumeInterruptedJobs } from '../db/interrupted-jobs.js';
 import { type Listening, listen } from '../db/notifications.js';
 import type { Pool } from '../db/pool.js';
 import { OUTBOUND_CHANNEL } from '../db/outbound.js';
-import { compactHourlyCounts } from '../db/hourly-counts.js';
-import { compactPageRollups } from '../db/page-rollups.js';
-import { ensureClickPartitions } from '../db/partitions.js';
 import { analyzeJobTable } from '../db/queue-statistics.js';
 import { STRIPE_EVENTS_CHANNEL, markExhausted, queueDueEvents, wakeWaitingEvents } from '../db/webhook-events.js';
 import { JOB_EXPIRY_SECONDS, STRIPE_EVENTS_DEAD_QUEUE, STRIPE_EVENTS_JOB_QUEUE, STRIPE_EVENTS_QUEUE, type StripeEventJob, stripeEventEnqueuer } from '../platform/queue.js';
@@ -17,13 +14,12 @@ import { startMailJobs } from './mail-jobs.js';
 import { startBulkActionJobs } from './bulk-action-jobs.js';
 import { startMailSender } from './mail-sender.js';
 import { startMoneyJobs } from './money-jobs.js';
+import { hourlyUpkeep, startUpkeepJobs } from './upkeep-jobs.js';
 import { type Mailer, createMailer } from '../platform/mailer.js';
 import { type QueuedEvent, type WorkerDeps, processStripeEvent, processStripeEventBatch, stripeEventJobSchema } from './stripe-event-job.js';
 
 /** How often a worker looks for jobs whose worker died, for waiting events now bound, and for payments whose wait is due (idempotent). */
 export const RESUME_SWEEP_MS = 5_000;
-/** How often a worker makes next months' click partitions and folds past hours' counters. */
-export const HOURLY_UPKEEP_MS = 3_600_000;
 
 export interface RunningWorkers {
   /** Stops the sweep and gives the listening connection back (the queue is stopped by its owner). */
@@ -147,19 +143,13 @@ export async function startWorkers(
     mailLinks: { publicUrl: config.publicUrl },
   });
   const deliveriesListening = listenOn(OUTBOUND_CHANNEL, coalesce(wakeDeliveries), 'new webhook deliveries');
-  // Every hour (any instance; idempotent): monthly click partitions made ahead, and past hours'
-  // counter shards folded into one row each (readiness reads a day of them), and the pages' rollups.
-  const hourlyUpkeep = async () => {
-    const now = deps.now?.() ?? new Date();
-    await ensureClickPartitions(deps.pool, now)
-      .then((created) => created.length && deps.logger.info({ created }, 'click partitions created'))
-      .catch((error) => deps.logger.warn({ err: error }, 'creating click partitions failed; retried within the hour'));
-    await compactHourlyCounts(deps.pool, now).catch((error) => deps.logger.warn({ err: error }, 'folding hourly counters failed; retried within the hour'));
-    await compactPageRollups(deps.pool).catch((error) => deps.logger.warn({ err: error }, 'folding page rollups failed; retried within the hour'));
-  };
-  await hourlyUpkeep();
-  const upkeepTimer = setInterval(hourlyUpkeep, HOURLY_UPKEEP_MS);
-  upkeepTimer.unref();
+  // Periodic upkeep is on pg-boss's clock (src/jobs/upkeep-jobs.ts); once now as well, so this
+  // month's and the next months' click partitions exist before the first click of a new database.
+  const upkeep = { pool: deps.pool, logger: deps.logger, now: () => deps.now?.() ?? new Date(), webhookRetentionDays: config.webhookRetentionDays };
+  await startUpkeepJobs(boss, upkeep);
+  await hourlyUpkeep(upkeep);
+  // The sweep is a timer, not a scheduled job: it bounds how long an interrupted job or a due
+  // payment waits (seconds), and pg-boss's clock ticks once a minute.
   const sweep = setInterval(() => {
     resumeInterruptedJobs(deps.pool, STRIPE_EVENTS_QUEUE, JOB_EXPIRY_SECONDS)
       .then((resumed) => resumed && deps.logger.warn({ resumed }, 'resumed jobs whose worker was lost'))
@@ -177,7 +167,6 @@ export async function startWorkers(
   return {
     stop: async () => {
       clearInterval(sweep);
-      clearInterval(upkeepTimer);
       await listening.stop();
       await deliveriesListening.stop();
       await mailSender.stop();

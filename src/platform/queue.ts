@@ -16,6 +16,12 @@ export const DIGEST_QUEUE = 'commission-digests';
 /** Every day at 07:00 UTC: yesterday's commissions, one mail per partner and program. */
 export const DIGEST_CRON = '0 7 * * *';
 export const APPROVALS_CRON = '*/10 * * * *';
+/** Every minute: rate-limit windows, sign-in places and payloads past retention (src/jobs/upkeep-jobs.ts). */
+export const HOUSEKEEPING_QUEUE = 'housekeeping';
+export const HOUSEKEEPING_CRON = '* * * * *';
+/** Every hour: click partitions ahead, counter and rollup shards folded (src/jobs/upkeep-jobs.ts). */
+export const HOURLY_UPKEEP_QUEUE = 'hourly-upkeep';
+export const HOURLY_UPKEEP_CRON = '0 * * * *';
 /** pg-boss's schema (its default) and the Stripe queue: where the intake writes a job beside its inbox row. */
 export const STRIPE_EVENTS_JOB_QUEUE = { schema: 'pgboss', name: STRIPE_EVENTS_QUEUE } as const;
 
@@ -137,9 +143,15 @@ async function setUpQueues(boss: PgBoss, policy: QueuePolicy, role: { supervise:
   await boss
     .createQueue(BULK_ACTIONS_QUEUE, { name: BULK_ACTIONS_QUEUE, retryLimit: 5, retryDelay: 10, retryBackoff: true, expireInSeconds: 120, deadLetter: BULK_ACTIONS_DEAD_QUEUE })
     .catch(ignoreExists);
+  // Periodic upkeep: one run at a time (singleton), a short expiry (the next tick runs it again).
+  await boss.createQueue(HOUSEKEEPING_QUEUE, { name: HOUSEKEEPING_QUEUE, retryLimit: 0, expireInSeconds: 120, policy: 'singleton' }).catch(ignoreExists);
+  await boss.createQueue(HOURLY_UPKEEP_QUEUE, { name: HOURLY_UPKEEP_QUEUE, retryLimit: 1, retryDelay: 300, expireInSeconds: 1800, policy: 'singleton' }).catch(ignoreExists);
   if (role.supervise) {
+    // Every periodic job is on this one clock (docs/operations.md, "Periodic work").
     await boss.schedule(APPROVALS_QUEUE, APPROVALS_CRON, {}, { tz: 'UTC' });
     await boss.schedule(DIGEST_QUEUE, DIGEST_CRON, {}, { tz: 'UTC' });
+    await boss.schedule(HOUSEKEEPING_QUEUE, HOUSEKEEPING_CRON, {}, { tz: 'UTC' });
+    await boss.schedule(HOURLY_UPKEEP_QUEUE, HOURLY_UPKEEP_CRON, {}, { tz: 'UTC' });
   }
   // The index in pg-boss's fetch order (see `options` above). Created only when missing: even
   // with IF NOT EXISTS, CREATE INDEX first waits for a SHARE lock on the job table behind every

@@ -5,10 +5,7 @@ import type PgBoss from 'pg-boss';
 import { type Config, withListeningPort } from '../platform/config.js';
 import { type Pool, fallingBackToPrimary } from '../db/pool.js';
 import type { ReadReplica } from '../app/reads.js';
-import { pruneRateLimitCounters } from '../db/rate-limit.js';
-import { forgetOldSignInPlaces } from '../app/access.js';
 import { PgStore } from '../db/store.js';
-import { purgeExpiredPayloads } from '../db/webhook-events.js';
 import { requestListener } from '../http/app.js';
 import type { Logger } from '../platform/logger.js';
 import { createSecretBox } from '../platform/secret-box.js';
@@ -58,15 +55,6 @@ export async function startApi(configured: Readonly<Config>, pool: Pool, logger:
   server.on('request', (_req, res) => {
     if (draining && !res.headersSent) res.setHeader('Connection', 'close');
   });
-  // Housekeeping any instance may do: ended rate-limit windows, sign-in places no longer recent, payloads past their retention.
-  const prune = setInterval(() => {
-    pruneRateLimitCounters(pool, new Date()).catch((error) => logger.warn({ err: error }, 'pruning rate-limit counters failed'));
-    forgetOldSignInPlaces(pool, new Date()).catch((error) => logger.warn({ err: error }, 'pruning sign-in places failed'));
-    purgeExpiredPayloads(pool, config.webhookRetentionDays)
-      .then((purged) => purged && logger.info({ purged }, 'purged Stripe payloads past their retention'))
-      .catch((error) => logger.warn({ err: error }, 'purging Stripe payloads failed'));
-  }, 60_000);
-  prune.unref();
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://localhost:${port}`,
@@ -75,7 +63,6 @@ export async function startApi(configured: Readonly<Config>, pool: Pool, logger:
     close: (drainMs = 8_000) =>
       new Promise<void>((resolve) => {
         draining = true;
-        clearInterval(prune);
         const idle = setInterval(() => server.closeIdleConnections(), 100);
         const deadline = setTimeout(() => {
           logger.warn('in-flight requests did not finish in time; closing their connections');
