@@ -83,7 +83,7 @@ export async function portalOverview(deps: ManagementDeps, email: string) {
 const asPartner = (partnerId: number): Scope => ({ kind: 'operator', actor: { type: 'partner', id: String(partnerId), label: null, ip: null } });
 
 /** One of the signed-in partner's own rows, or the same 404 as one that does not exist. */
-async function ownPartner(deps: ManagementDeps, email: string, partnerId: number) {
+export async function ownPartner(deps: ManagementDeps, email: string, partnerId: number) {
   const partner = (await portal.partnersOfEmail(deps.pool, email)).find((p) => p.partnerId === partnerId);
   if (!partner) throw errors.notFound('Partner not found');
   return partner;

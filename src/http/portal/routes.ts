@@ -30,6 +30,7 @@ import { limitSignIn } from '../sign-in-limit.js';
 import { countPartnerLinkRequest } from '../../app/access.js';
 import { confirmSignInPage, linkSentPage, overviewPage, portalHeader, programPage, signInPage } from './pages.js';
 import { qrSvg } from './qr.js';
+import { registerPayoutRoutes } from './payout-routes.js';
 import { errorPage, mailSettings } from '../views/components.js';
 import { referralUrl } from '../../core/programs.js';
 import { showsOwnWrite } from '../own-write.js';
@@ -157,6 +158,8 @@ export function portalRoutes(deps: AppDeps): Router {
     res.clearCookie(PORTAL_COOKIE, { path: '/portal' });
     res.redirect(303, '/portal/login');
   });
+
+  registerPayoutRoutes(router, { form, send, app, reading });
 
   // A portal address that does not exist: a page, not JSON.
   router.use('/portal', () => {
