@@ -120,6 +120,7 @@ describe('reads scoped by account, program or partner', () => {
       `${d}/audit.csv`,
       `${d}/applications.csv`,
       `${d}/payouts/batches/${small.batchId}/export.csv?format=generic`,
+      `${d}/payouts/statement-details`,
     ];
     for (const path of dashboardPaths) expect((await get(path, brand)).status, path).toBe(200);
 
@@ -129,6 +130,9 @@ describe('reads scoped by account, program or partner', () => {
       `/portal/programs/${small.partnerId}`,
       `/portal/programs/${small.partnerId}/links/${small.linkId}/qr.svg`,
       `/portal/programs/${small.partnerId}/payouts/${small.payoutId}/statement.csv`,
+      `/portal/programs/${small.partnerId}/payouts/${small.payoutId}`,
+      `/portal/programs/${small.partnerId}/payouts/${small.payoutId}/statement`,
+      '/portal/invoice-details',
     ];
     for (const path of portalPaths) expect((await get(path, partner)).status, path).toBe(200);
 
