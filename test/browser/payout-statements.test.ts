@@ -146,11 +146,16 @@ describe.skipIf(!hasChromium)('payout statements in the portal', () => {
       [`Payout ${anaSecond.id} (1 commission)`, '$34.80', 'Paid', 'Bank transfer', `SEPA-2026-12-${ana}`],
       [`Payout ${anaFirst.id} (3 commissions)`, '$95.00', 'Paid', 'Bank transfer', `SEPA-2026-11-${ana}`],
     ]);
-    expect(history[0]![6]).toBe(`Statement ${anaSecond.id} · CSV`);
+    const statementLinks = page.locator('#payout-history tbody tr').first().getByRole('link');
+    expect(await statementLinks.evaluateAll((links) => links.map((a) => [a.textContent, a.getAttribute('href')]))).toEqual([
+      [`Payout ${anaSecond.id}`, `/portal/programs/${ana}/payouts/${anaSecond.id}`],
+      [`Statement ${anaSecond.id}`, `/portal/programs/${ana}/payouts/${anaSecond.id}/statement`],
+      [`Statement of payout ${anaSecond.id} as CSV`, `/portal/programs/${ana}/payouts/${anaSecond.id}/statement.csv`],
+    ]);
     await checkedAtBothWidths('portal-payouts');
 
     // One payout: where it went (the IBAN masked but its last 4), and its lines with the clawback.
-    await page.getByRole('link', { name: `Payout ${anaSecond.id}` }).click();
+    await page.getByRole('link', { name: `Payout ${anaSecond.id}`, exact: true }).click();
     expect(new URL(page.url()).pathname).toBe(`/portal/programs/${ana}/payouts/${anaSecond.id}`);
     expect(await seen('#payout-summary dl')).toMatch(new RegExp(`^Amount \\$34\\.80 State Paid Made on \\d{4}-\\d\\d-\\d\\d Paid on \\d{4}-\\d\\d-\\d\\d Sent with Bank transfer to •••• 3000 Payment reference SEPA-2026-12-${ana}$`));
     expect(await page.content()).not.toContain('0532'); // no more of the IBAN than its last four

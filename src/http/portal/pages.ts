@@ -128,7 +128,7 @@ ${built ? html`<div id="built" role="status"><p>Your link:</p><pre id="built-url
 ${data.payouts.length === 0 ? html`<p>None yet.</p>` : dataTable(['Payout', 'Amount', 'State', 'Method', 'Reference', 'Paid on', 'Statement'], data.payouts.map((x) => [
   html`<a href="${base}/payouts/${x.id}">Payout ${x.id}</a> <span class="muted">(${x.commissions} ${x.commissions === 1 ? 'commission' : 'commissions'})</span>`, money(x.amountCents, x.currency),
   payoutStateWords(x.status), x.payoutMethod ? PAYOUT_METHOD_WORDS[x.payoutMethod] ?? x.payoutMethod : '—', x.reference ?? '', day(x.paidAt),
-  html`<a href="${base}/payouts/${x.id}/statement">Statement ${x.id}</a> · <a href="${base}/payouts/${x.id}/statement.csv" download aria-label="Statement of payout ${x.id} (CSV)">CSV</a>`,
+  html`<a href="${base}/payouts/${x.id}/statement">Statement ${x.id}</a> · <a href="${base}/payouts/${x.id}/statement.csv" download><span class="visually-hidden">Statement of payout ${x.id} as </span>CSV</a>`,
 ]), { id: 'payout-history' })}
 <p><a href="/portal/invoice-details">Your invoice details</a> <span class="muted">(name, address, VAT or tax id on every statement)</span></p></section>
 <section id="payout-details"><h2>How you are paid</h2><form method="post" action="${base}/payout-details" novalidate>
