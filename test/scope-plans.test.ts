@@ -145,7 +145,7 @@ describe('reads scoped by account, program or partner', () => {
 
     const large = await largeTables(db.pool, BIG / 2);
     // The shared tables the seed filled (a guard against a seed that quietly stopped filling one).
-    for (const table of ['partners', 'partner_profiles', 'referral_links', 'customers', 'clicks_default', 'sales', 'tracking_events', 'commissions', 'commission_ledger', 'payouts',
+    for (const table of ['partners', 'partner_profiles', 'referral_links', 'customers', 'clicks_default', 'sales', 'tracking_events', 'commissions', 'commission_ledger', 'clawbacks', 'payouts',
       'partner_applications', 'promo_codes', 'partner_sanctions', 'audit_log', 'account_members', 'api_keys', 'webhook_endpoints', 'webhook_messages', 'webhook_deliveries',
       'webhook_attempts', 'webhook_events', 'page_rollups']) expect(large, table).toContain(table);
     const { explained, offending } = await scansOfLargeTables(db.pool, recorder.sent, large);
