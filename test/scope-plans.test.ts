@@ -120,6 +120,7 @@ describe('reads scoped by account, program or partner', () => {
       `${d}/audit.csv`,
       `${d}/applications.csv`,
       `${d}/payouts/batches/${small.batchId}/export.csv?format=generic`,
+      `${d}/payouts/statement-details`,
     ];
     for (const path of dashboardPaths) expect((await get(path, brand)).status, path).toBe(200);
 
@@ -134,6 +135,9 @@ describe('reads scoped by account, program or partner', () => {
       `/portal/programs/${small.partnerId}/referrals.csv`,
       `/portal/programs/${small.partnerId}/commissions.csv`,
       `/portal/programs/${small.partnerId}/sub-ids.csv`,
+      `/portal/programs/${small.partnerId}/payouts/${small.payoutId}`,
+      `/portal/programs/${small.partnerId}/payouts/${small.payoutId}/statement`,
+      '/portal/invoice-details',
     ];
     for (const path of portalPaths) expect((await get(path, partner)).status, path).toBe(200);
 
@@ -146,7 +150,7 @@ describe('reads scoped by account, program or partner', () => {
 
     const large = await largeTables(db.pool, BIG / 2);
     // The shared tables the seed filled (a guard against a seed that quietly stopped filling one).
-    for (const table of ['partners', 'partner_profiles', 'referral_links', 'customers', 'clicks_default', 'sales', 'tracking_events', 'commissions', 'commission_ledger', 'payouts',
+    for (const table of ['partners', 'partner_profiles', 'referral_links', 'customers', 'clicks_default', 'sales', 'tracking_events', 'commissions', 'commission_ledger', 'clawbacks', 'payouts',
       'partner_applications', 'promo_codes', 'partner_sanctions', 'audit_log', 'account_members', 'api_keys', 'webhook_endpoints', 'webhook_messages', 'webhook_deliveries',
       'webhook_attempts', 'webhook_events', 'page_rollups']) expect(large, table).toContain(table);
     const { explained, offending } = await scansOfLargeTables(db.pool, recorder.sent, large);

@@ -148,6 +148,8 @@ export const DASHBOARD_ROUTES: Record<string, Permission> = {
   [P('POST', `${D}/payouts/:payoutId/stripe-transfer`)]: 'payouts',
   [P('POST', `${D}/payouts/:payoutId/cancel`)]: 'payouts',
   [P('POST', `${D}/payouts/settings`)]: 'payouts',
+  [P('GET', `${D}/payouts/statement-details`)]: 'payouts',
+  [P('POST', `${D}/payouts/statement-details`)]: 'payouts',
 };
 
 /** The CLI API routes a login token reaches: the token acts as its member, with that member's role. */

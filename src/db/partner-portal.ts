@@ -177,18 +177,20 @@ export { monthlyEarned as monthlyEarnings } from './page-rollups.js';
 export interface PayoutRecord extends PayoutFacts {
   /** How many commissions it paid. */
   commissions: number;
+  /** As the run recorded it (null before runs recorded it). */
+  payoutMethod: string | null;
 }
 
 /** The partner's payouts, newest first, with their references and how many commissions each paid. */
 export async function payoutHistory(pool: Pool, partnerId: number): Promise<PayoutRecord[]> {
   const { rows } = await pool.query(
-    `SELECT p.id, p.currency, p.amount_cents, p.status, p.reference, p.paid_at, p.created_at,
+    `SELECT p.id, p.currency, p.amount_cents, p.status, p.reference, p.paid_at, p.created_at, p.payout_method,
             (SELECT count(*) FROM commissions c WHERE c.payout_id = p.id)::int AS commissions
        FROM payouts p WHERE p.partner_id = $1 AND p.status <> 'canceled' ORDER BY p.id DESC LIMIT 200`,
     [partnerId],
   );
   return rows.map((r) => ({
-    id: Number(r.id), currency: r.currency, amountCents: Number(r.amount_cents), status: r.status, reference: r.reference, paidAt: r.paid_at, createdAt: r.created_at, commissions: r.commissions,
+    id: Number(r.id), currency: r.currency, amountCents: Number(r.amount_cents), status: r.status, reference: r.reference, paidAt: r.paid_at, createdAt: r.created_at, commissions: r.commissions, payoutMethod: r.payout_method as string | null,
   }));
 }
 

@@ -277,8 +277,10 @@ export async function insertBatch(client: PoolClient, programId: number, lines: 
   const { rows: batch } = await client.query('INSERT INTO payout_batches (program_id) VALUES ($1) RETURNING id', [programId]);
   const batchId = Number(batch[0].id);
   const { rows: made } = await client.query(
-    `INSERT INTO payouts (batch_id, program_id, partner_id, currency, amount_cents)
-     SELECT $1, $2, l.partner_id, l.currency, l.amount_cents FROM unnest($3::bigint[], $4::text[], $5::bigint[]) AS l (partner_id, currency, amount_cents)
+    // The method and where to pay as they stand now: the statement shows what the payout was sent with.
+    `INSERT INTO payouts (batch_id, program_id, partner_id, currency, amount_cents, payout_method, pay_to)
+     SELECT $1, $2, l.partner_id, l.currency, l.amount_cents, pa.payout_method, pa.payout_reference
+       FROM unnest($3::bigint[], $4::text[], $5::bigint[]) AS l (partner_id, currency, amount_cents) JOIN partners pa ON pa.id = l.partner_id AND pa.program_id = $2
      RETURNING id, partner_id, currency`,
     [batchId, programId, lines.map((l) => l.partnerId), lines.map((l) => l.currency), lines.map((l) => l.amountCents)],
   );

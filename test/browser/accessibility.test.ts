@@ -86,6 +86,7 @@ describe.skipIf(!hasChromium)('accessibility', () => {
       ['program-payouts-filtered', `${base.slice(api.url.length)}/payouts?stage=pending&partner=${ana.id}&from=2020-01-01&to=2030-12-31`],
       ['partner', `${base.slice(api.url.length)}/partners/${ana.id}`],
       ['partner-import', `${base.slice(api.url.length)}/partners/import`],
+      ['program-statement-details', `${base.slice(api.url.length)}/payouts/statement-details`],
     ];
     for (const [name, path] of pages) {
       await page.goto(`${api.url}${path}`);
@@ -118,6 +119,18 @@ describe.skipIf(!hasChromium)('accessibility', () => {
     findings.push(...(await audit('portal-program')));
     await page.goto(`${api.url}/portal/programs/${ana.id}/referrals`);
     findings.push(...(await audit('portal-referrals')));
+    // A paid payout: its page, its statement, the invoice details form (and the form refused).
+    await admin('PATCH', `/programs/${program.id}/partners/${ana.id}/payout-details`, { payout_method: 'bank_transfer', payout_reference: 'DE89370400440532013000' });
+    const payout = (await admin('POST', `/programs/${program.id}/payouts/run`)).payouts[0].id;
+    await admin('POST', `/programs/${program.id}/payouts/${payout}/paid`, { reference: 'SEPA-AXE-1' });
+    await page.goto(`${api.url}/portal/programs/${ana.id}/payouts/${payout}`);
+    findings.push(...(await audit('portal-payout')));
+    await page.goto(`${api.url}/portal/programs/${ana.id}/payouts/${payout}/statement`);
+    findings.push(...(await audit('portal-statement')));
+    await page.goto(`${api.url}/portal/invoice-details`);
+    await page.getByLabel('VAT or tax id (if you have one)').fill('DE<1>');
+    await submitWithKeyboard(page, 'Save invoice details');
+    findings.push(...(await audit('portal-invoice-details-refused')));
 
     expect(findings).toEqual([]);
   }, 300_000);

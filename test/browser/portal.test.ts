@@ -108,8 +108,8 @@ describe.skipIf(!hasChromium)('partner portal', () => {
     const payoutId = run.payouts[0].id;
     await admin('POST', `/programs/${shop.programId}/payouts/${payoutId}/paid`, { reference: 'PAYPAL-PORTAL-1' });
     await page.reload();
-    expect(await seen('#payout-history tbody tr')).toMatch(new RegExp(`^${payoutId} \\(1 commission\\) \\$25\\.00 paid PAYPAL-PORTAL-1 \\d{4}-\\d\\d-\\d\\d`));
-    const statement = await page.request.get(`${api.url}${await page.getByRole('link', { name: `Statement of payout ${payoutId} (CSV)` }).getAttribute('href')}`);
+    expect(await seen('#payout-history tbody tr')).toMatch(new RegExp(`^Payout ${payoutId} \\(1 commission\\) \\$25\\.00 Paid PayPal PAYPAL-PORTAL-1 \\d{4}-\\d\\d-\\d\\d`));
+    const statement = await page.request.get(`${api.url}${await page.getByRole('link', { name: `Statement of payout ${payoutId} as CSV` }).getAttribute('href')}`);
     expect(statement.headers()['content-disposition']).toContain(`affix-payout-${payoutId}-statement.csv`);
     const lines = (await statement.text()).trim().split('\r\n');
     expect(lines.slice(0, 7)).toEqual([`statement,payout,${payoutId}`, 'program,Alpha Shop', 'partner,Ana', 'currency,USD', 'amount,25.00', 'status,paid', 'reference,PAYPAL-PORTAL-1']);

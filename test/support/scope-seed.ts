@@ -79,6 +79,9 @@ export async function seedBrand(pool: Pool, tag: string, partners: number): Prom
       WHERE s.program_id = $1`,
     `INSERT INTO commission_ledger (program_id, partner_id, commission_id, currency, kind, pending_cents, approved_cents, paid_cents, payout_id)
      SELECT $1, c.partner_id, c.id, 'USD', 'paid', 0, 0, 2000, c.payout_id FROM commissions c WHERE c.program_id = $1`,
+    // A clawback netted by each payout: a payout's statement lists the ones it netted.
+    `INSERT INTO clawbacks (commission_id, program_id, partner_id, currency, amount_cents, payout_id)
+     SELECT c.id, $1, c.partner_id, 'USD', -100, c.payout_id FROM commissions c WHERE c.program_id = $1`,
   ]);
   const rest = each([
     // The rollups (migration 0028) of the money chain's rows: each partner's all-time numbers per link, and the program's days.

@@ -124,7 +124,8 @@ export const INLINE_SCRIPT = `document.addEventListener('click', function (e) {
   var b = e.target.closest && e.target.closest('[data-copy]');
   if (!b || !navigator.clipboard) return;
   navigator.clipboard.writeText(b.getAttribute('data-copy')).then(function () { b.textContent = 'Copied'; });
-});`;
+});
+document.addEventListener('click', function (e) { if (e.target.closest && e.target.closest('[data-print]')) window.print(); });`;
 
 export function page(title: string, body: Html, options: { email?: string; flash?: string | null; header?: Html; team?: boolean } = {}): string {
   return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

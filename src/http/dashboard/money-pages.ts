@@ -115,7 +115,8 @@ ${field('fraud_max_leads_per_ip', 'Hold when one IP signs up more than this many
 ${field('fraud_ip_window_minutes', '…within this many minutes', String(settings.fraud.ipWindowMinutes), fe, 'inputmode="numeric"')}
 <label class="check"><input type="checkbox" name="partners_can_create_links" value="on" ${settings.partnersCanCreateLinks ? raw('checked') : ''}> Partners may create their own links in the partner portal</label>
 ${field('partner_link_limit', 'At most this many links per partner when they make their own', String(settings.partnerLinkLimit), fe, 'inputmode="numeric"')}
-<div><button type="submit">Save payout settings</button></div></form></details></section>`;
+<div><button type="submit">Save payout settings</button></div></form>
+<p><a href="${base}/payouts/statement-details">Statement details</a>: your legal name, address and tax id on your partners' payout statements.</p></details></section>`;
 }
 
 /** The settings form's fields: a refusal of one opens the folded form. */

@@ -10,6 +10,7 @@ import { type Html, errorSummary, field, html, raw } from '../dashboard/html.js'
 import { dataTable, linkText } from '../dashboard/table.js';
 import { isoDay as day } from '../views/components.js';
 import { referralsLink } from './referrals-page.js';
+import { PAYOUT_METHOD_WORDS, payoutStateWords } from './payout-pages.js';
 
 type Overview = Awaited<ReturnType<typeof portalOverview>>;
 
@@ -126,11 +127,12 @@ ${built ? html`<div id="built" role="status"><p>Your link:</p><pre id="built-url
 <section id="earnings"><h2>Earnings over time</h2>${earningsCharts(data)}
 <h3>Commissions by state</h3>${data.commissions.length === 0 ? html`<p>None yet.</p>` : dataTable(['State', 'Count', 'Amount'], data.commissions.map((c) => [COMMISSION_STATE_WORDS[c.state], c.count, money(c.cents, c.currency)]), { id: 'commission-states' })}</section>
 <section id="payouts"><h2>Payouts</h2>
-${data.payouts.length === 0 ? html`<p>None yet.</p>` : dataTable(['Payout', 'Amount', 'State', 'Reference', 'Paid on', 'Statement'], data.payouts.map((x) => [
-  `${x.id} (${x.commissions} ${x.commissions === 1 ? 'commission' : 'commissions'})`, money(x.amountCents, x.currency),
-  x.status === 'pending' || x.status === 'processing' ? 'on its way' : x.status, x.reference ?? '', day(x.paidAt),
-  html`<a href="${base}/payouts/${x.id}/statement.csv" download>Statement of payout ${x.id} (CSV)</a>`,
-]), { id: 'payout-history' })}</section>
+${data.payouts.length === 0 ? html`<p>None yet.</p>` : dataTable(['Payout', 'Amount', 'State', 'Method', 'Reference', 'Paid on', 'Statement'], data.payouts.map((x) => [
+  html`<a href="${base}/payouts/${x.id}">Payout ${x.id}</a> <span class="muted">(${x.commissions} ${x.commissions === 1 ? 'commission' : 'commissions'})</span>`, money(x.amountCents, x.currency),
+  payoutStateWords(x.status), x.payoutMethod ? PAYOUT_METHOD_WORDS[x.payoutMethod] ?? x.payoutMethod : '—', x.reference ?? '', day(x.paidAt),
+  html`<a href="${base}/payouts/${x.id}/statement">Statement ${x.id}</a> · <a href="${base}/payouts/${x.id}/statement.csv" download><span class="visually-hidden">Statement of payout ${x.id} as </span>CSV</a>`,
+]), { id: 'payout-history' })}
+<p><a href="/portal/invoice-details">Your invoice details</a> <span class="muted">(name, address, VAT or tax id on every statement)</span></p></section>
 <section id="payout-details"><h2>How you are paid</h2><form method="post" action="${base}/payout-details" novalidate>
 <label for="payout_method_${p.partnerId}">Method</label><select id="payout_method_${p.partnerId}" name="payout_method" ${fieldErrors[`payout_method_${p.partnerId}`] ? raw(`aria-invalid="true" aria-describedby="payout_method_${p.partnerId}-error"`) : ''}>
 <option value="" ${method ? '' : html`selected`}>Choose how you are paid</option>
@@ -141,7 +143,5 @@ ${field(`payout_reference_${p.partnerId}`, 'PayPal or Wise email, IBAN, or Strip
 <section id="terms"><h2>Program terms</h2>${data.program.termsText ? html`<p class="muted">Version ${data.program.termsVersion}</p><div class="terms"><pre>${data.program.termsText}</pre></div>` : html`<p class="muted">The brand has not published terms.</p>`}
 ${data.program.resources.trim() ? html`<h3>Resources</h3>${resourceLines(data.program.resources)}` : ''}</section>`;
 }
-
-const PAYOUT_METHOD_WORDS: Record<string, string> = { paypal: 'PayPal', wise: 'Wise', bank_transfer: 'Bank transfer', stripe: 'Stripe' };
 
 const programOf = (data: Overview, partnerId: number) => data.partners.find((p) => p.partnerId === partnerId)?.programName ?? '';

@@ -31,6 +31,7 @@ import { countPartnerLinkRequest } from '../../app/access.js';
 import { confirmSignInPage, linkSentPage, overviewPage, portalHeader, programPage, signInPage } from './pages.js';
 import { qrSvg } from './qr.js';
 import { addReferralRoutes } from './referrals-routes.js';
+import { registerPayoutRoutes } from './payout-routes.js';
 import { errorPage, mailSettings } from '../views/components.js';
 import { referralUrl } from '../../core/programs.js';
 import { markOwnWrite, showsOwnWrite } from '../own-write.js';
@@ -162,6 +163,7 @@ export function portalRoutes(deps: AppDeps): Router {
   });
 
   addReferralRoutes(router, { reading, send });
+  registerPayoutRoutes(router, { form, send, app, reading });
 
   // A portal address that does not exist: a page, not JSON.
   router.use('/portal', () => {
