@@ -1,7 +1,6 @@
 // Every currency a processor sells in (docs/architecture.md, "Currencies"; docs/currencies.md): the contract's
 // USD, EUR and VND by default (others 422), every ISO 4217 currency when the program opts in,
 // each in its own minor unit from sale to refund, payout, export, statement and KPI cards.
-import nock from 'nock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ManagementDeps, OPERATOR } from '../src/app/management.js';
 import * as payouts from '../src/app/payouts.js';
@@ -14,6 +13,9 @@ import { kpiCards } from '../src/http/dashboard/kpi-cards.js';
 import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, bearer, createTestDatabase, seedProgram, startTestApi, trackClick } from './support/harness.js';
 import { apiRefund, apiSale, uid } from './support/money.js';
 import { deliverSteps, processEventsInOrder, seedStripeCustomer } from './support/stripe.js';
+import { nockForThisFile } from './support/nock.js';
+
+const nock = nockForThisFile();
 
 let db: TestDatabase;
 let api: TestApi;

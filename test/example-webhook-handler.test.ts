@@ -3,7 +3,6 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import nock from 'nock';
 import Stripe from 'stripe';
 import type { AddressInfo } from 'node:net';
 import { Affix } from '@affix/sdk/server';
@@ -12,6 +11,9 @@ import { createWebhookApp, inMemoryOrders } from '../examples/stripe-webhook-han
 import { type SeededProgram, type TestApi, type TestDatabase, closeTestApi, openTestApi, seedProgram, trackClick } from './support/harness.js';
 import { freePort } from './support/ports.js';
 import { fixture, sign } from './support/stripe.js';
+import { nockForThisFile } from './support/nock.js';
+
+const nock = nockForThisFile();
 
 const SECRET = 'whsec_brand_own_handler';
 let db: TestDatabase;

@@ -1,10 +1,12 @@
 // The one HTTP client (@affix/sdk/http) as the CLI uses it: one answer shape, exit codes by
 // status, a 429 waited out once through p-retry (waits injected, never timed).
-import nock from 'nock';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { send } from '@affix/sdk/http';
 import { CliApi } from '../src/cli/client/api.js';
 import { CliError, EXIT } from '../src/cli/client/exit-codes.js';
+import { nockForThisFile } from './support/nock.js';
+
+const nock = nockForThisFile();
 
 const fake = 'http://affix.invalid';
 beforeAll(() => nock.disableNetConnect());

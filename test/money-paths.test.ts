@@ -1,6 +1,5 @@
 // Money on every real billing path (programs at 20 %: a 4900 sale earns 980, a 2900 invoice 580).
 // One test per finding, written as the finding reads; each failed before the fix it names.
-import nock from 'nock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagementDeps } from '../src/app/management.js';
 import { OPERATOR } from '../src/app/management.js';
@@ -17,6 +16,9 @@ import { getEvent } from '../src/db/webhook-events.js';
 import { type SeededProgram, type TestApi, type TestDatabase, addPartnerLink, adminHeaders, bearer, createTestDatabase, seedProgram, startTestApi } from './support/harness.js';
 import { apiRefund, apiSale, uid } from './support/money.js';
 import { type Step, deliver, deliverSteps, fixture, processEventsInOrder, seedStripeCustomer, sign } from './support/stripe.js';
+import { nockForThisFile } from './support/nock.js';
+
+const nock = nockForThisFile();
 
 let db: TestDatabase;
 let api: TestApi;

@@ -1,6 +1,5 @@
 // The commission lifecycle, payouts and the ledger on a real database (docs/payouts.md).
 import fc from 'fast-check';
-import nock from 'nock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagementDeps } from '../src/app/management.js';
 import { OPERATOR } from '../src/app/management.js';
@@ -8,6 +7,9 @@ import * as payouts from '../src/app/payouts.js';
 import { type SeededProgram, type TestApi, type TestDatabase, addPartnerLink, adminHeaders, closeTestApi, openTestApi, seedProgram, trackClick } from './support/harness.js';
 import { apiRefund, apiSale } from './support/money.js';
 import { type Step as Step2, WEBHOOK_SECRET, deliverSteps, processEventsInOrder } from './support/stripe.js';
+import { nockForThisFile } from './support/nock.js';
+
+const nock = nockForThisFile();
 
 let db: TestDatabase;
 let api: TestApi;

@@ -1,9 +1,11 @@
 // @affix/sdk/server against the running service (real HTTP); nock only for network failures.
 import { execFileSync } from 'node:child_process';
 import { Affix } from '@affix/sdk/server';
-import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type SeededProgram, type TestApi, type TestDatabase, closeTestApi, openTestApi, seedProgram, startTestApi } from './support/harness.js';
+import { nockForThisFile } from './support/nock.js';
+
+const nock = nockForThisFile();
 
 let db: TestDatabase;
 let api: TestApi;

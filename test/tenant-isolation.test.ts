@@ -1,6 +1,5 @@
 // Tenant isolation: brands (accounts) share one deployment; none can read, change or learn of
 // another's data. Each finding of the isolation review has its test here.
-import nock from 'nock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type SeededProgram,
@@ -16,6 +15,9 @@ import {
 import { WEBHOOK_SECRET, deliver, fixture, waitForEvent } from './support/stripe.js';
 import { dashboardVisitor } from './support/dashboard-visitor.js';
 import { purgeExpiredPayloads } from '../src/db/webhook-events.js';
+import { nockForThisFile } from './support/nock.js';
+
+const nock = nockForThisFile();
 
 let db: TestDatabase;
 let api: TestApi;

@@ -3,8 +3,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { loadConfig } from '../platform/config.js';
-import { createLogger } from '../platform/logger.js';
 import { describeFailure, startOwningSignals, stopOnUnexpectedRejections } from '../start/lifecycle.js';
 import type { Roles } from '../start/service.js';
 import { registerAdminCommands } from './admin-commands.js';
@@ -18,10 +16,16 @@ program.name('affix').description('Affix: affiliate and partner attribution serv
 // subcommand exists, so every subcommand inherits it.
 program.exitOverride();
 
-// The service, the database and the demo are loaded only by the commands that run them, so a
-// client command (admin, events, replay, partners…) starts without the whole server's modules.
+// The service, the database, the demo and even the settings' schema and the logger (zod and pino,
+// two thirds of what a client command loaded) are loaded only by the commands that run them, so a
+// client command (admin, events, replay, partners…) starts without the server's modules.
 async function runService(roles: Roles): Promise<void> {
-  const [{ startService }, { walkthrough }] = await Promise.all([import('../start/service.js'), import('../app/demo.js')]);
+  const [{ startService }, { walkthrough }, { loadConfig }, { createLogger }] = await Promise.all([
+    import('../start/service.js'),
+    import('../app/demo.js'),
+    import('../platform/config.js'),
+    import('../platform/logger.js'),
+  ]);
   const initial = loadConfig();
   const logger = createLogger(initial.logLevel);
   const service = await startOwningSignals(() => startService(initial, logger, roles));
@@ -64,7 +68,11 @@ program
   .command('migrate')
   .description('Apply pending migrations and exit')
   .action(async () => {
-    const { migrateDatabase, openDatabase } = await import('../start/database.js');
+    const [{ migrateDatabase, openDatabase }, { loadConfig }, { createLogger }] = await Promise.all([
+      import('../start/database.js'),
+      import('../platform/config.js'),
+      import('../platform/logger.js'),
+    ]);
     const config = loadConfig();
     const logger = createLogger(config.logLevel);
     const database = await openDatabase(config, logger);

@@ -4,11 +4,10 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { PROGRAM_SECTIONS } from '../../src/app/dashboard.js';
-import { type BrowserAppWithMail, adminOf, browserAppWithMail, hasChromium, screenshotsAt, submitWithKeyboard } from '../support/browser.js';
+import { type BrowserAppWithMail, adminOf, axeAudit, browserAppWithMail, hasChromium, screenshotsAt, submitWithKeyboard } from '../support/browser.js';
 import { type TestApi, bearer, trackClick } from '../support/harness.js';
 
 let api: TestApi;
@@ -30,7 +29,7 @@ async function audit(name: string): Promise<Finding[]> {
   const found: Finding[] = [];
   for (const width of [390, 1280]) {
     await page.setViewportSize({ width, height: 900 });
-    const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    const result = await axeAudit(page);
     for (const violation of result.violations) {
       if (violation.impact !== 'serious' && violation.impact !== 'critical') continue;
       found.push({ page: name, width, rule: violation.id, impact: violation.impact, targets: violation.nodes.slice(0, 3).map((node) => node.target.join(' ')) });

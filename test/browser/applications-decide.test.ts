@@ -1,9 +1,8 @@
 // Issue 43, item 3: each application is approved in one click, or rejected with a reason asked
 // for beside it, and its answers read in the order the form asked them.
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { adminOf, browserAppWithMail, hasChromium, screenshotsAt, textOf } from '../support/browser.js';
+import { adminOf, axeAudit, browserAppWithMail, hasChromium, screenshotsAt, textOf } from '../support/browser.js';
 import type { TestApi } from '../support/harness.js';
 
 let api: TestApi;
@@ -14,7 +13,7 @@ const admin = adminOf(() => api);
 
 /** Serious and critical axe-core violations of the page as it is now. */
 const seriousViolations = async () =>
-  (await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
+  (await axeAudit(page)).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
 
 describe.skipIf(!hasChromium)('deciding applications', () => {
   it('approves in one click, rejects with a reason, and shows answers in the form order', async () => {

@@ -2,13 +2,12 @@
 // page, which shows the progress chunk by chunk (the test drives the job) with no serious or
 // critical axe-core violation at 390 and 1280 px. With AFFIX_SCREENSHOTS=1 the page is saved
 // running and done (docs/screenshots/bulk-action-<state>-<width>.png).
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBulkActionJob } from '../../src/jobs/bulk-action-jobs.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { BULK_ACTIONS_QUEUE } from '../../src/platform/queue.js';
-import { adminOf, hasChromium, openBrowserApp, screenshotsAt, submitWithKeyboard, textOf } from '../support/browser.js';
+import { adminOf, axeAudit, hasChromium, openBrowserApp, screenshotsAt, submitWithKeyboard, textOf } from '../support/browser.js';
 import type { TestApi } from '../support/harness.js';
 
 let opened: Awaited<ReturnType<typeof openBrowserApp>> | undefined;
@@ -37,7 +36,7 @@ async function seriousViolations(): Promise<string[]> {
   const found: string[] = [];
   for (const width of [390, 1280]) {
     await page.setViewportSize({ width, height: 900 });
-    const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    const result = await axeAudit(page);
     for (const v of result.violations) if (v.impact === 'serious' || v.impact === 'critical') found.push(`${width}: ${v.id}`);
   }
   await page.setViewportSize({ width: 1280, height: 900 });

@@ -1,10 +1,9 @@
 // Issue 43, item 7: a partner's page shows their money per currency and state (revenue, earned,
 // awaiting approval, owed, paid, refunds), their payout method, their links with clicks, leads
 // and sales; destructive actions are explicit, each behind its own button, never a default.
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { adminOf, browserAppWithMail, hasChromium, screenshotsAt, textOf } from '../support/browser.js';
+import { adminOf, axeAudit, browserAppWithMail, hasChromium, screenshotsAt, textOf } from '../support/browser.js';
 import type { TestApi } from '../support/harness.js';
 import { seedPartnerMoney, signIn } from '../support/partners-seed.js';
 
@@ -15,7 +14,7 @@ const admin = adminOf(() => api);
 
 /** Serious and critical axe-core violations of the page as it is now. */
 const seriousViolations = async () =>
-  (await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
+  (await axeAudit(page)).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
 
 /** Each row of a table as its cells' text. */
 const rows = (selector: string) =>

@@ -1,10 +1,9 @@
 // Issue 43, item 6: the Partners list is a table at desktop widths whose column headers sort,
 // with money per currency (a partner's euros never vanish under a dollar column), and a bulk bar
 // that appears once a row is ticked, without any script; cards at phone widths.
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { adminOf, browserAppWithMail, hasChromium, screenshotsAt, textOf } from '../support/browser.js';
+import { adminOf, axeAudit, browserAppWithMail, hasChromium, screenshotsAt, textOf } from '../support/browser.js';
 import type { TestApi } from '../support/harness.js';
 import { seedPartnerMoney, signIn } from '../support/partners-seed.js';
 
@@ -15,7 +14,7 @@ const admin = adminOf(() => api);
 
 /** Serious and critical axe-core violations of the page as it is now. */
 const seriousViolations = async () =>
-  (await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
+  (await axeAudit(page)).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
 
 /** The partners' names in the table's order. */
 const names = async () => (await page.locator('table.partners-table tbody tr td[data-label=Partner] strong').allTextContents()).map((t) => t.trim());

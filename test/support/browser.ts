@@ -1,6 +1,7 @@
 // What the browser tests share: Debian's Chromium (skipped without it), a page, screenshots on
 // demand, and keyboard helpers.
 import { existsSync, mkdirSync } from 'node:fs';
+import AxeBuilder from '@axe-core/playwright';
 import { type Browser, type Locator, type Page, chromium } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { type TestApi, type TestApiOptions, adminHeaders, createTestDatabase, startTestApi } from './harness.js';
@@ -40,6 +41,13 @@ export async function screenshotsAt(page: Page, name: string): Promise<void> {
   }
   await page.setViewportSize({ width: 1280, height: 900 });
 }
+
+/**
+ * axe-core's WCAG 2.1 A and AA rules on the page as it is now. Run by axe.run in the page itself:
+ * the pages have no frames, so the default per-frame run, finished in a blank page opened for
+ * each call, checks the same rules at about twice the cost.
+ */
+export const axeAudit = (page: Page) => new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).setLegacyMode().analyze();
 
 /** Visible text, whitespace collapsed. */
 export const textOf = async (locator: Locator) => ((await locator.first().textContent()) ?? '').replace(/\s+/g, ' ').trim();
