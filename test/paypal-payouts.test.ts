@@ -1,9 +1,11 @@
 // PayPal Payouts through its API, against its documented requests and answers (nock): a batch per
 // run named by the run, amounts as PayPal reads them, a retry after a 5xx or a lost answer that never
 // pays twice, a refusal that is not retried, and each item's status (docs/payouts.md).
-import nock from 'nock';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { nockForThisFile } from './support/nock.js';
 import { type PayPalAccount, PayPalRefusal, paypalLines, payoutOutcome, readPayPalBatch, sendPayPalBatch } from '../src/platform/paypal-payouts.js';
+
+const nock = nockForThisFile();
 
 const SANDBOX = 'https://api-m.sandbox.paypal.com';
 const account: PayPalAccount = { clientId: 'client-id', clientSecret: 'client-secret', sandbox: true };

@@ -1,9 +1,11 @@
 // Wise transfers through its API, against its documented requests and answers (nock): quote,
 // recipient, transfer named by the payout, funding from the balance; a retry after a 5xx or a
 // crash gets the same transfer and never funds it twice; refusals are not retried (docs/payouts.md).
-import nock from 'nock';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { nockForThisFile } from './support/nock.js';
 import { type WiseAccount, WiseRefusal, readWiseTransfer, sendWiseTransfer, wiseOutcome, wiseTransactionId } from '../src/platform/wise-transfers.js';
+
+const nock = nockForThisFile();
 
 const SANDBOX = 'https://api.wise-sandbox.com';
 const account: WiseAccount = { token: 'wise-token', profileId: 7001, sandbox: true };
