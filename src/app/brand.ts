@@ -16,11 +16,11 @@ import { changedFields } from '../core/audit.js';
 type Db = Pool | PoolClient;
 
 /** The brand as pages, mail and QR codes show it; null when the program does not exist. */
-export async function programBrand(db: Db, programId: number): Promise<(Brand & { logoSha256: string | null; brandName: string | null; generatedSummary: string }) | null> {
+export async function programBrand(db: Db, programId: number): Promise<(Brand & { logoSha256: string | null; brandName: string | null; programName: string; generatedSummary: string }) | null> {
   const row = await brands.programBrand(db, programId);
   if (!row) return null;
   const generatedSummary = describeCommission(row.commissionType, row.commissionRate, row.durationMonths);
-  return { ...brandOf(row, generatedSummary), logoSha256: row.logoSha256, brandName: row.brandName, generatedSummary };
+  return { ...brandOf(row, generatedSummary), logoSha256: row.logoSha256, brandName: row.brandName, programName: row.programName, generatedSummary };
 }
 
 /** The dashboard's Brand page (the caller checked the program is in scope): the brand as set, the page's address, the application questions. */

@@ -104,7 +104,7 @@ describe.skipIf(!hasChromium)('the brand, not Affix', () => {
     const addQuestion = async (label: string, type: string, options = '', required = false) => {
       await page.locator('#new_label').fill(label);
       await page.locator('#new_type').selectOption({ label: type });
-      await page.locator('#new_options').fill(options);
+      if (options) await page.locator('#new_options').fill(options);
       if (required) await page.locator('#new_required').check();
       await submit('Add the question');
       expect(await textOf('[role="status"]')).toBe('Questions saved: the application page asks them in this order.');
@@ -164,6 +164,7 @@ describe.skipIf(!hasChromium)('the brand, not Affix', () => {
     await page.getByLabel('I have read the brand guidelines').check();
     await submit('Send my application');
     expect(await textOf('main [role="status"]')).toBe('Thank you: your application was received. The brand will email you about it.');
+    expect(await page.title()).toBe('Application received · Northwind Coffee');
     const answers = (await api.pool.query("SELECT a.answers FROM partner_applications a JOIN partners p ON p.id = a.partner_id WHERE p.email = 'eva@creator.example'")).rows[0].answers;
     expect(answers).toEqual({ audience_size: '1,000 to 10,000', your_website: 'https://eva.example', where_do_you_publish: 'A weekly newsletter about home espresso.', i_have_read_the_brand_guidelines: 'yes' });
     // The applicant's mail comes from the brand and names it first.

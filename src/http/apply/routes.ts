@@ -55,7 +55,10 @@ export function applyRoutes(deps: AppDeps): Router {
         if (!(error instanceof AffixError) || error.status !== 400) throw error;
         return show(req, res, 400, body, fieldErrors(error), 'Some answers need another look: see the messages beside them.');
       }
-      res.status(200).type('html').send(page('Application received', receivedPage(APPLICATION_RECEIVED)));
+      // The answer carries the brand too (the same for every application: nothing about the address).
+      const found = await applicationPage(app(), String(req.params.program), req.params.group ? String(req.params.group) : undefined).catch(() => null);
+      const brand = found ? await programBrand(deps.pool, found.program.programId) : null;
+      res.status(200).type('html').send(page('Application received', receivedPage(APPLICATION_RECEIVED), brand ? { brand } : {}));
     });
   }
   return router;

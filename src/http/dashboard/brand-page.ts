@@ -36,7 +36,7 @@ export function brandSection(view: BrandPageView): Html {
 <p class="muted">Partners see it on your application page${applyUrl ? html` (<a href="${applyUrl}">${applyUrl}</a>)` : ''}, on this program's pages of their portal, in the mails they get and under their QR codes.</p>
 <div class="brand-preview" aria-label="Header preview" role="img" style="background:${accent}">${brand.logoPath ? html`<img src="${brand.logoPath}" alt="" class="logo">` : ''}<strong>${brand.name}</strong></div>
 <form method="post" action="${base}/brand" novalidate>
-${field('brand_name', `Name partners see (empty: the program's name, ${view.data.brand.brandName ? 'as now' : brand.name})`, v('brand_name', brand.brandName ?? ''), fe, `maxlength="${BRAND_NAME_MAX}" class="medium" autocomplete="organization"`)}
+${field('brand_name', `Name partners see (empty: the program's name, ${brand.programName})`, v('brand_name', brand.brandName ?? ''), fe, `maxlength="${BRAND_NAME_MAX}" class="medium" autocomplete="organization"`)}
 ${textarea('pitch', 'Pitch: why partners should promote you (a sentence or two)', v('pitch', brand.pitch), fe, `maxlength="${PITCH_MAX}"`, `At most ${PITCH_MAX} characters. Shown at the top of the application page and the portal.`)}
 ${field('reward_summary', 'Reward summary', v('reward_summary', brand.rewardSummary === brand.generatedSummary ? '' : brand.rewardSummary), fe, `maxlength="${REWARD_SUMMARY_MAX}" class="long" placeholder="${brand.generatedSummary}" aria-describedby="reward_summary-hint"`)}
 <p class="muted" id="reward_summary-hint">Empty: written from your commission terms ("${brand.generatedSummary}").</p>
@@ -70,7 +70,7 @@ ${field(`label_${i}`, 'Label', row.label, fe, 'class="long"')}
 ${row.key ? html`<p class="muted">Stored as <code>${row.key}</code></p>` : ''}
 ${select(`type_${i}`, 'Type', row.type, types, fe, APPLICATION_FIELD_TYPE_WORDS)}
 ${check(`required_${i}`, 'Required', row.required)}
-${textarea(`options_${i}`, 'Options (for a choice from a list: one a line)', row.options, fe)}
+<div class="select-only${fe[`options_${i}`] ? ' has-error' : ''}">${textarea(`options_${i}`, 'Options (one a line)', row.options, fe)}</div>
 <div class="row">${i > 0 ? html`<button type="submit" name="op" value="up:${i}">Move up<span class="visually-hidden"> ${row.label || `question ${i + 1}`}</span></button>` : ''}
 ${i < rows.length - 1 ? html`<button type="submit" name="op" value="down:${i}">Move down<span class="visually-hidden"> ${row.label || `question ${i + 1}`}</span></button>` : ''}
 <button type="submit" name="op" value="remove:${i}" class="danger">Remove<span class="visually-hidden"> ${row.label || `question ${i + 1}`}</span></button></div></fieldset></li>`,
@@ -80,7 +80,7 @@ ${i < rows.length - 1 ? html`<button type="submit" name="op" value="down:${i}">M
 ${field('new_label', 'Label', v('new_label'), fe, 'class="long"')}
 ${select('new_type', 'Type', v('new_type') || 'text', types, fe, APPLICATION_FIELD_TYPE_WORDS)}
 ${check('new_required', 'Required', v('new_required') === 'on')}
-${textarea('new_options', 'Options (for a choice from a list: one a line)', v('new_options'), fe)}
+<div class="select-only${fe.new_options ? ' has-error' : ''}">${textarea('new_options', 'Options (one a line)', v('new_options'), fe)}</div>
 <div><button type="submit" name="op" value="add">Add the question</button></div></fieldset>
 ${rows.length ? html`<div><button type="submit" name="op" value="save">Save the questions</button></div>` : ''}</form></section>`;
 }

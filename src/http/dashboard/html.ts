@@ -118,7 +118,10 @@ input.medium,input[type=email],input[type=url]{width:26rem}input.long{width:100%
 @media (max-width:40rem){.compact table.cards td{display:inline-block;margin-right:.9rem;vertical-align:baseline;padding:.05rem 0}.compact table.cards tr{padding:.3rem .6rem;margin-bottom:.4rem}.compact table.cards td::before{display:inline;margin-right:.3rem}}
 /* The brand's page: the header as partners see it, the question editor's rows. */
 .brand-preview{display:flex;align-items:center;gap:.6rem;color:var(--surface);padding:.6rem 1rem;border-radius:var(--radius);margin:.5rem 0}.logo-large{max-height:5rem;max-width:16rem}
-ol.questions{padding-left:1.2rem}fieldset.question{border:1px solid var(--line);border-radius:var(--radius);padding:.5rem .8rem;margin:.5rem 0}fieldset.question legend{font-weight:600}input.short-code{width:9rem;min-width:0}
+ol.questions{padding-left:1.2rem}
+/* A question's options only for a choice from a list (no script; without :has they always show). */
+fieldset.question:has(select[name^=type_],select[name=new_type]) .select-only{display:none}fieldset.question:has(option[value=select]:checked) .select-only,fieldset.question .select-only.has-error{display:block}.pitch p.lead{margin:0}
+fieldset.question{border:1px solid var(--line);border-radius:var(--radius);padding:.5rem .8rem;margin:.5rem 0}fieldset.question legend{font-weight:600}input.short-code{width:9rem;min-width:0}
 strong.brand{display:flex;align-items:center;gap:.6rem;font-size:1.1rem}img.logo{max-height:2.5rem;max-width:10rem;background:var(--surface);border-radius:4px;padding:2px}
 .error-summary{border:2px solid var(--bad);border-radius:6px;padding:.4rem 1rem;margin-bottom:1rem;background:var(--surface)}.error-summary ul{margin:.2rem 0}.error-summary a{color:var(--bad)}
 `;
@@ -139,7 +142,9 @@ export interface PageBrand {
 }
 
 const brandStyle = (accent: string | null | undefined) =>
-  accent && /^#[0-9a-f]{6}$/.test(accent) ? html`<style>:root{--brand:${accent}}header .muted{color:var(--surface)}</style>` : '';
+  accent && /^#[0-9a-f]{6}$/.test(accent)
+    ? html`<style>:root{--brand:${accent}}header .muted{color:var(--surface)}main form>div>button[type=submit]{background:var(--brand);color:var(--surface);border:1px solid var(--brand);border-radius:4px}</style>`
+    : '';
 
 export function page(title: string, body: Html, options: { email?: string; flash?: string | null; header?: Html; team?: boolean; brand?: PageBrand } = {}): string {
   const brand = options.brand;
