@@ -197,7 +197,8 @@ export function readAnswers(fields: readonly ApplicationField[], input: Record<s
 
 /**
  * The brand's questions as it types them, one per line: `key | Label | type | required`, where
- * type is text, url, or `select: option one, option two`. Every line's problem is named.
+ * type is text, long_text, url, email, checkbox, or `select: option one, option two`. Every
+ * line's problem is named. (The dashboard's editor writes the same list: src/core/application-form.ts.)
  */
 export function parseFieldLines(text: string): { fields: ApplicationField[]; problems: string[] } {
   const fields: ApplicationField[] = [];
@@ -222,10 +223,6 @@ export function parseFieldLines(text: string): { fields: ApplicationField[]; pro
   if (fields.length > 20) problems.push('At most 20 questions.');
   return { fields, problems };
 }
-
-/** The questions as the brand typed them (the settings form shows them this way). */
-export const fieldLines = (fields: readonly ApplicationField[]): string =>
-  fields.map((f) => [f.key, f.label, f.type === 'select' ? `select: ${(f.options ?? []).join(', ')}` : f.type, f.required ? 'required' : ''].join(' | ').replace(/ \| $/, '')).join('\n');
 
 function isHttpUrl(value: string): boolean {
   try {
