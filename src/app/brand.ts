@@ -23,6 +23,16 @@ export async function programBrand(db: Db, programId: number): Promise<(Brand & 
   return { ...brandOf(row, generatedSummary), logoSha256: row.logoSha256, brandName: row.brandName, programName: row.programName, generatedSummary };
 }
 
+/** The brand as the admin API answers it. */
+export async function brandView(deps: ManagementDeps, scope: Scope, programId: number) {
+  await programInScope(deps, scope, programId);
+  const b = (await programBrand(deps.pool, programId))!;
+  return {
+    name: b.name, brand_name: b.brandName, pitch: b.pitch, reward_summary: b.rewardSummary, generated_reward_summary: b.generatedSummary,
+    accent_color: b.accent, logo_path: b.logoPath,
+  };
+}
+
 /** The dashboard's Brand page (the caller checked the program is in scope): the brand as set, the page's address, the application questions. */
 export async function brandPageData(db: Db, programId: number) {
   const [brand, settings] = await Promise.all([programBrand(db, programId), applications.applicationSettings(db, programId)]);

@@ -229,6 +229,8 @@ export const ADMIN_ROUTES: Record<string, Permission> = {
   [P('GET', `${A}/programs/:id/applications.csv`)]: 'operator',
   [P('GET', `${A}/programs/:id/application-settings`)]: 'operator',
   [P('PATCH', `${A}/programs/:id/application-settings`)]: 'operator',
+  [P('GET', `${A}/programs/:id/brand`)]: 'operator',
+  [P('PATCH', `${A}/programs/:id/brand`)]: 'operator',
   [P('POST', `${A}/programs/:id/commissions/bulk`)]: 'operator',
 };
 
