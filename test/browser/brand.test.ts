@@ -54,7 +54,7 @@ describe.skipIf(!hasChromium)('the brand, not Affix', () => {
 
     // ---- the brand: a colour that fails contrast is refused with its ratio and the minimum ----
     await page.goto(`${base}/brand`);
-    expect(await page.title()).toBe('Two Currency Shop: Brand and apply form · Affix');
+    expect(await page.title()).toBe('Two Currency Shop: Brand · Affix');
     await page.getByLabel(/^Name partners see/).fill('Northwind Coffee');
     await page.getByLabel(/^Pitch/).fill('Small-batch coffee, roasted to order and shipped in 48 hours. Your audience gets 10% off their first bag.');
     await page.getByLabel('Reward summary').fill('20% of every first order, paid monthly');

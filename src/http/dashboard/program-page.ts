@@ -89,7 +89,7 @@ ${page > 1 ? html` · <a href="${link(page - 1)}">Newer</a>` : ''}${hasOlder ? h
 
 const SECTION_LABELS: Record<ProgramSection, string> = {
   overview: 'Overview', setup: 'Set-up', partners: 'Partners', applications: 'Applications', groups: 'Groups', links: 'Links', activity: 'Activity',
-  payouts: 'Payouts', stripe: 'Stripe', paddle: 'Paddle', lemonsqueezy: 'Lemon Squeezy', inbox: 'Webhook inbox', webhooks: 'Webhooks', keys: 'API keys', audit: 'Audit log', settings: 'Settings', brand: 'Brand and apply form',
+  payouts: 'Payouts', stripe: 'Stripe', paddle: 'Paddle', lemonsqueezy: 'Lemon Squeezy', inbox: 'Webhook inbox', webhooks: 'Webhooks', keys: 'API keys', audit: 'Audit log', settings: 'Settings', brand: 'Brand',
 };
 
 export const sectionUrl = (programId: number, section: ProgramSection) => `/dashboard/programs/${programId}${section === 'overview' ? '' : `/${section}`}`;
