@@ -141,6 +141,12 @@ describe('reads scoped by account, program or partner', () => {
     ];
     for (const path of portalPaths) expect((await get(path, partner)).status, path).toBe(200);
 
+    // The brand's public pages (issue 44, item 1): its application page and its logo, read by program id.
+    const logoHash = 'ab'.repeat(32);
+    await db.pool.query("UPDATE programs SET slug = 'small-brand', applications_open = true, logo_sha256 = $2 WHERE id = $1", [small.programId, logoHash]);
+    await db.pool.query("INSERT INTO program_logos (program_id, content_type, bytes, sha256) VALUES ($1, 'image/png', '\\x89504e470d0a1a0a', $2)", [small.programId, logoHash]);
+    for (const path of ['/apply/small-brand', `/brand-logos/${small.programId}/${logoHash}`]) expect((await get(path, {})).status, path).toBe(200);
+
     // The assistant's (MCP) reads.
     const since = new Date(Date.now() - 30 * 86_400_000);
     await recorder.during('mcp get_program', () => readOnly(appPool, (c) => programOverview(c, small.programId)));

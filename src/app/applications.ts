@@ -6,7 +6,7 @@ import { NO_CONTROL_CHARACTERS, hasControlCharacter } from '../core/names.js';
 import { AffixError, MESSAGES, errors } from '../core/errors.js';
 import { ownLinkCode } from '../core/link-codes.js';
 import { linkCodeInUse } from '../db/referrals.js';
-import { type ApplicationField, type RiskSignal, blocksAutoApproval, isFreeMailDomain, parseFieldLines, readAnswers } from '../core/partners.js';
+import { APPLICATION_FIELD_TYPES, type ApplicationField, type RiskSignal, blocksAutoApproval, isFreeMailDomain, parseFieldLines, readAnswers } from '../core/partners.js';
 import { describeCommission } from '../core/programs.js';
 import * as applications from '../db/applications.js';
 import { DEFAULT_OUTBOUND_QUEUE, writeMessage } from '../db/outbound.js';
@@ -16,7 +16,7 @@ import { type ManagementDeps, type Scope, audit, parseInput, programInScope } fr
 import { SYSTEM, changedFields } from '../core/audit.js';
 import { type PartnerDeps, checkBulkRequest, runBulkInline } from './partners.js';
 import { FORM_BOOLEAN } from './payouts.js';
-import { applicationReceivedMail, newApplicationMail, queueForManagers } from './mail.js';
+import { applicationReceivedMail, mailBrand, newApplicationMail, queueForManagers } from './mail.js';
 import { queueMails } from '../db/mail.js';
 import { mayMailAddress } from './access.js';
 
@@ -99,7 +99,7 @@ export async function apply(deps: PartnerDeps, programRef: string, groupSlug: st
     const links = deps.mailLinks ?? { publicUrl: '{{affix}}' };
     // Anyone can type an address here: its mail counts against the address's cap (docs/mail.md).
     if (await mayMailAddress(client, body.email, now)) {
-      await queueMails(client, [applicationReceivedMail(links, { programId: program.programId, programName: program.name, email: body.email, applicationId })]);
+      await queueMails(client, [applicationReceivedMail(links, { programId: program.programId, programName: program.name, brand: await mailBrand(client, program.programId), email: body.email, applicationId })]);
     }
     await queueForManagers(client, program.programId, newApplicationMail(links, { programId: program.programId, programName: program.name, applicationId, name: body.name, signals }));
     await writeMessage(client, DEFAULT_OUTBOUND_QUEUE, {
@@ -185,7 +185,7 @@ export const settingsInput = z.object({
       z.object({
         key: z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, 'A key is lower-case letters, digits and _.'),
         label: z.string().trim().min(1).max(200),
-        type: z.enum(['text', 'select', 'url']),
+        type: z.enum(APPLICATION_FIELD_TYPES),
         required: z.boolean().default(false),
         options: z.array(z.string().trim().min(1).max(200)).max(50).optional(),
       }),

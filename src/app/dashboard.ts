@@ -24,6 +24,7 @@ import { AffixError } from '../core/errors.js';
 import * as applicationsDb from '../db/applications.js';
 import * as partnersDb from '../db/partners.js';
 import * as applications from './applications.js';
+import { brandPageData } from './brand.js';
 import { type ManagementDeps, OPERATOR, type Scope, programInScope } from './management.js';
 import * as partners from './partners.js';
 import * as payoutsApp from './payouts.js';
@@ -72,7 +73,7 @@ const CSV_MAX_ROWS = 100_000;
 const LEADERBOARD_SIZE = 10;
 
 /** The program's pages, each a URL of its own (`overview` is the program's own URL). */
-export const PROGRAM_SECTIONS = ['overview', 'setup', 'partners', 'applications', 'groups', 'links', 'activity', 'payouts', 'stripe', 'paddle', 'lemonsqueezy', 'inbox', 'webhooks', 'keys', 'audit', 'settings'] as const;
+export const PROGRAM_SECTIONS = ['overview', 'setup', 'partners', 'applications', 'groups', 'links', 'activity', 'payouts', 'stripe', 'paddle', 'lemonsqueezy', 'inbox', 'webhooks', 'keys', 'audit', 'settings', 'brand'] as const;
 export type ProgramSection = (typeof PROGRAM_SECTIONS)[number];
 export const isProgramSection = (value: string): value is ProgramSection => (PROGRAM_SECTIONS as readonly string[]).includes(value);
 
@@ -197,6 +198,7 @@ const SECTION_DATA = {
     return { log, auditFilter: filter };
   },
   settings: async () => ({}),
+  brand: async (deps: PageDeps, id: number) => brandPageData(deps.pool, id),
 } satisfies Record<ProgramSection, (deps: PageDeps, id: number, filter: ActivityFilter, page: number, query: PageQuery, scope: Scope) => Promise<object>>;
 
 export type SectionData = { [S in ProgramSection]: { section: S } & Awaited<ReturnType<(typeof SECTION_DATA)[S]>> }[ProgramSection];

@@ -11,6 +11,8 @@ import type { Mailer } from '../platform/mailer.js';
 import { randomBytes } from 'node:crypto';
 import { sha256 } from '../core/secrets.js';
 import { insertSignInLink } from '../db/partner-portal.js';
+import type { Brand } from '../core/brand.js';
+import { programBrand } from './brand.js';
 
 type Db = Pool | PoolClient;
 
@@ -20,14 +22,23 @@ export interface MailLinks {
 
 const portal = (links: MailLinks) => `${links.publicUrl}/portal`;
 
+/** What a partner's mail shows of the program's brand (src/app/brand.ts): the sender's name, the first line; HTML mail adds the logo and colour. */
+export type MailBrand = Brand;
+/** The brand of a program, for its mails. */
+export const mailBrand = async (db: Db, programId: number): Promise<MailBrand | undefined> => (await programBrand(db, programId)) ?? undefined;
+/** A partner's mail from the brand: its name as the sender and as the first line. */
+const fromBrand = (brand: MailBrand | undefined, programName: string | null, body: string) => ({
+  senderName: brand?.name ?? programName,
+  body: brand ? `${brand.name}\n\n${body}` : body,
+});
+
 /** A sign-in link to the partner portal (`intro` says why). The link works once, within the given minutes. */
-export const signInMail = (links: MailLinks, email: string, token: string, intro: string, minutes: number, programName: string | null, key: string): OutgoingMail =>
+export const signInMail = (links: MailLinks, email: string, token: string, intro: string, minutes: number, programName: string | null, key: string, brand?: MailBrand): OutgoingMail =>
   mail('partner_sign_in', {
     programId: null,
     to: email,
-    senderName: programName,
-    subject: programName ? `${programName}: your partner sign-in link` : 'Your Affix partner sign-in link',
-    body: `${intro}\n\nSign in: ${links.publicUrl}/portal/auth?token=${token}\n\nThe link works once, within ${minutes >= 120 ? `${Math.round(minutes / 60 / 24) || 1} day(s)` : `${minutes} minutes`}. If you did not ask for it, ignore this mail.\n`,
+    subject: programName ? `${brand?.name ?? programName}: your partner sign-in link` : 'Your Affix partner sign-in link',
+    ...fromBrand(brand, programName, `${intro}\n\nSign in: ${links.publicUrl}/portal/auth?token=${token}\n\nThe link works once, within ${minutes >= 120 ? `${Math.round(minutes / 60 / 24) || 1} day(s)` : `${minutes} minutes`}. If you did not ask for it, ignore this mail.\n`),
     dedupeKey: key,
   });
 
@@ -40,22 +51,23 @@ export const INVITATION_TTL_MS = 7 * 86_400_000;
  */
 export async function queueInvitations(client: Db, links: MailLinks, invitations: { email: string; programId: number; programName: string; partnerId: number; approved: boolean }[], now: Date): Promise<void> {
   const mails = [];
+  const brands = new Map<number, MailBrand | undefined>();
   for (const invitation of invitations) {
+    if (!brands.has(invitation.programId)) brands.set(invitation.programId, await mailBrand(client, invitation.programId));
     const token = randomBytes(32).toString('base64url');
     await insertSignInLink(client, sha256(token), invitation.email, new Date(now.getTime() + INVITATION_TTL_MS));
     const intro = invitation.approved ? `${invitation.programName} approved you as a partner.` : `${invitation.programName} invited you to its partner program.`;
-    mails.push({ ...signInMail(links, invitation.email, token, intro, INVITATION_TTL_MS / 60_000, invitation.programName, `invitation:${sha256(token).toString('hex')}`), programId: invitation.programId, kind: 'partner_invitation' as const });
+    mails.push({ ...signInMail(links, invitation.email, token, intro, INVITATION_TTL_MS / 60_000, invitation.programName, `invitation:${sha256(token).toString('hex')}`, brands.get(invitation.programId)), programId: invitation.programId, kind: 'partner_invitation' as const });
   }
   await queueMails(client, mails);
 }
 
-export function applicationReceivedMail(links: MailLinks, p: { programId: number; programName: string; email: string; applicationId: number }): OutgoingMail {
+export function applicationReceivedMail(links: MailLinks, p: { programId: number; programName: string; brand?: MailBrand; email: string; applicationId: number }): OutgoingMail {
   return mail('application_received', {
     programId: p.programId,
     to: p.email,
-    senderName: p.programName,
     subject: `${p.programName}: we received your application`,
-    body: `Thank you for applying to the ${p.programName} partner program.\n\nThe team will review it and write to you. Nothing else is needed from you for now.\n`,
+    ...fromBrand(p.brand, p.programName, `Thank you for applying to the ${p.programName} partner program.\n\nThe team will review it and write to you. Nothing else is needed from you for now.\n`),
     dedupeKey: `application_received:${p.applicationId}`,
   });
 }
@@ -72,7 +84,7 @@ export function newApplicationMail(links: MailLinks, p: { programId: number; pro
   return rest;
 }
 
-export function decisionMail(links: MailLinks, p: { programId: number; programName: string; email: string; partnerId: number; decision: 'approved' | 'rejected' | 'banned'; reason: string | null; changeKey: string }): OutgoingMail {
+export function decisionMail(links: MailLinks, p: { programId: number; programName: string; brand?: MailBrand; email: string; partnerId: number; decision: 'approved' | 'rejected' | 'banned'; reason: string | null; changeKey: string }): OutgoingMail {
   const kind: MailKind = p.decision === 'approved' ? 'application_approved' : p.decision === 'rejected' ? 'application_rejected' : 'partner_banned';
   const body =
     p.decision === 'approved'
@@ -81,41 +93,38 @@ export function decisionMail(links: MailLinks, p: { programId: number; programNa
         ? `Thank you for applying to ${p.programName}. The team decided not to approve the application${p.reason ? `: ${p.reason}` : ''}.\n`
         : `${p.programName} removed you from its partner program${p.reason ? `: ${p.reason}` : ''}. Your links no longer record clicks.\n`;
   const subject = p.decision === 'approved' ? `${p.programName}: you are approved` : p.decision === 'rejected' ? `${p.programName}: your application` : `${p.programName}: partner program`;
-  return mail(kind, { programId: p.programId, to: p.email, senderName: p.programName, subject, body, dedupeKey: `${kind}:${p.partnerId}:${p.changeKey}` });
+  return mail(kind, { programId: p.programId, to: p.email, subject, ...fromBrand(p.brand, p.programName, body), dedupeKey: `${kind}:${p.partnerId}:${p.changeKey}` });
 }
 
-export function payoutSentMail(links: MailLinks, p: { programId: number; programName: string; email: string; payoutId: number; amountCents: number; currency: Currency; reference: string }): OutgoingMail {
+export function payoutSentMail(links: MailLinks, p: { programId: number; programName: string; brand?: MailBrand; email: string; payoutId: number; amountCents: number; currency: Currency; reference: string }): OutgoingMail {
   return mail('payout_sent', {
     programId: p.programId,
     to: p.email,
-    senderName: p.programName,
     subject: `${p.programName}: payout of ${formatMoney(p.amountCents, p.currency)} sent`,
-    body: `${p.programName} paid you ${formatMoney(p.amountCents, p.currency)}.\nReference: ${p.reference}\n\nEvery payout and what it paid: ${portal(links)}\n`,
+    ...fromBrand(p.brand, p.programName, `${p.programName} paid you ${formatMoney(p.amountCents, p.currency)}.\nReference: ${p.reference}\n\nEvery payout and what it paid: ${portal(links)}\n`),
     dedupeKey: `payout_sent:${p.payoutId}`,
   });
 }
 
 /** The brand owes the partner money and cannot pay it: no payout details. One a partner a day at most (its key). */
-export function payoutDetailsReminderMail(links: MailLinks, p: { programId: number; programName: string; email: string; partnerId: number; owed: { currency: Currency; cents: number }[]; day: string }): OutgoingMail {
+export function payoutDetailsReminderMail(links: MailLinks, p: { programId: number; programName: string; brand?: MailBrand; email: string; partnerId: number; owed: { currency: Currency; cents: number }[]; day: string }): OutgoingMail {
   const owed = p.owed.map((o) => formatMoney(o.cents, o.currency)).join(' and ');
   return mail('payout_details_reminder', {
     programId: p.programId,
     to: p.email,
-    senderName: p.programName,
     subject: `${p.programName}: add your payout details to be paid ${owed}`,
-    body: `${p.programName} owes you ${owed} and cannot pay it yet: you have not said how you are paid.\n\nAdd your payout details (PayPal, Wise, bank transfer or Stripe) in your partner portal: ${portal(links)}/programs/${p.partnerId}#payout-details\n\nThe next payout pays you once they are there.\n`,
+    ...fromBrand(p.brand, p.programName, `${p.programName} owes you ${owed} and cannot pay it yet: you have not said how you are paid.\n\nAdd your payout details (PayPal, Wise, bank transfer or Stripe) in your partner portal: ${portal(links)}/programs/${p.partnerId}#payout-details\n\nThe next payout pays you once they are there.\n`),
     dedupeKey: `payout_details_reminder:${p.partnerId}:${p.day}`,
   });
 }
 
-export function commissionDigestMail(links: MailLinks, p: { programId: number; programName: string; email: string; partnerId: number; day: string; lines: { currency: Currency; count: number; cents: number }[] }): OutgoingMail {
+export function commissionDigestMail(links: MailLinks, p: { programId: number; programName: string; brand?: MailBrand; email: string; partnerId: number; day: string; lines: { currency: Currency; count: number; cents: number }[] }): OutgoingMail {
   const total = p.lines.reduce((n, l) => n + l.count, 0);
   return mail('commission_digest', {
     programId: p.programId,
     to: p.email,
-    senderName: p.programName,
     subject: `${p.programName}: ${total} commission${total === 1 ? '' : 's'} earned on ${p.day}`,
-    body: `On ${p.day} your referrals to ${p.programName} earned:\n${p.lines.map((l) => `- ${l.count} commission${l.count === 1 ? '' : 's'}: ${formatMoney(l.cents, l.currency)}`).join('\n')}\n\nThey are approved after the program's hold period. Details: ${portal(links)}\n`,
+    ...fromBrand(p.brand, p.programName, `On ${p.day} your referrals to ${p.programName} earned:\n${p.lines.map((l) => `- ${l.count} commission${l.count === 1 ? '' : 's'}: ${formatMoney(l.cents, l.currency)}`).join('\n')}\n\nThey are approved after the program's hold period. Details: ${portal(links)}\n`),
     dedupeKey: `commission_digest:${p.partnerId}:${p.day}`,
   });
 }
@@ -202,8 +211,10 @@ export async function queueCommissionDigests(deps: { pool: Pool; now: () => Date
   const byPartner = new Map<number, typeof rows>();
   for (const row of rows) byPartner.set(row.partnerId, [...(byPartner.get(row.partnerId) ?? []), row]);
   const day = from.toISOString().slice(0, 10);
+  const brands = new Map<number, MailBrand | undefined>();
+  for (const programId of new Set(rows.map((r) => r.programId))) brands.set(programId, await mailBrand(deps.pool, programId));
   const mails = [...byPartner.values()].map((lines) =>
-    commissionDigestMail(deps, { programId: lines[0]!.programId, programName: lines[0]!.programName, email: lines[0]!.email, partnerId: lines[0]!.partnerId, day, lines: lines.map((l) => ({ currency: l.currency as Currency, count: l.count, cents: l.cents })) }),
+    commissionDigestMail(deps, { programId: lines[0]!.programId, programName: lines[0]!.programName, brand: brands.get(lines[0]!.programId), email: lines[0]!.email, partnerId: lines[0]!.partnerId, day, lines: lines.map((l) => ({ currency: l.currency as Currency, count: l.count, cents: l.cents })) }),
   );
   return queueMails(deps.pool, mails);
 }

@@ -134,7 +134,7 @@ export async function portalLink(deps: ManagementDeps, email: string, partnerId:
   const partner = await ownPartner(deps, email, partnerId);
   const link = (await portal.partnerLinks(deps.pool, partner.partnerId)).find((l) => l.linkId === linkId);
   if (!link) throw errors.notFound('Link not found');
-  return { ...link, url: referralUrl(partner.domain, link.shortLink) };
+  return { ...link, url: referralUrl(partner.domain, link.shortLink), programId: partner.programId };
 }
 
 /** A link of the partner's to any page of the program's site, with a sub-ID and UTM tags. */

@@ -29,7 +29,7 @@ import { DEFAULT_OUTBOUND_QUEUE, writeMessages } from '../db/outbound.js';
 import * as partners from '../db/partners.js';
 import { type PoolClient, withTransaction } from '../db/pool.js';
 import { CURRENCY_CODE, FORM_BOOLEAN, HOLD_DAYS, PAYOUT_MINIMUMS, cancelPayoutIn, lockProgramPayouts } from './payouts.js';
-import { type MailLinks, decisionMail, queueInvitations } from './mail.js';
+import { type MailLinks, decisionMail, mailBrand, queueInvitations } from './mail.js';
 import { queueMails } from '../db/mail.js';
 import { type ManagementDeps, type Scope, audit, parseInput, programInScope, roleOf } from './management.js';
 import { searchMatchesPeople } from '../core/permissions.js';
@@ -519,9 +519,10 @@ const nonEmpty = <T extends object>(changes: T): T | undefined => (Object.keys(c
 async function mailDecision(client: PoolClient, programId: number, a: ChunkAction, chosen: partners.LockedPartner[], decision: 'approved' | 'rejected' | 'banned', changeKey: (p: partners.LockedPartner) => string) {
   if (!a.mailLinks) return;
   const links = a.mailLinks;
+  const brand = await mailBrand(client, programId);
   await queueMails(
     client,
-    chosen.filter((p) => p.email).map((p) => decisionMail(links, { programId, programName: a.programName, email: p.email!, partnerId: p.id, decision, reason: a.reason, changeKey: changeKey(p) })),
+    chosen.filter((p) => p.email).map((p) => decisionMail(links, { programId, programName: a.programName, brand, email: p.email!, partnerId: p.id, decision, reason: a.reason, changeKey: changeKey(p) })),
   );
 }
 

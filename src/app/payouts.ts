@@ -38,7 +38,7 @@ import * as payouts from '../db/payouts.js';
 import { type PoolClient, withTransaction } from '../db/pool.js';
 import { type ManagementDeps, type Scope, audit, parseInput, programInScope } from './management.js';
 import { SYSTEM, changedFields } from '../core/audit.js';
-import { type MailLinks, managerMail, payoutDetailsReminderMail, payoutSentMail, queueForManagers } from './mail.js';
+import { type MailLinks, mailBrand, managerMail, payoutDetailsReminderMail, payoutSentMail, queueForManagers } from './mail.js';
 import { queueMails } from '../db/mail.js';
 import { programName } from '../db/admin.js';
 
@@ -424,8 +424,9 @@ export async function remindPayoutDetails(deps: ReminderDeps, scope: Scope, prog
   const owedOf = new Map(chosen.map((o) => [o.partnerId, o.owed]));
   const day = deps.now().toISOString().slice(0, 10);
   const recipients = (await payouts.partnersToRemind(deps.pool, programId, [...owedOf.keys()])).filter((p) => !hasPayoutDetails(p));
+  const brand = await mailBrand(deps.pool, programId);
   const mails = recipients.map((p) =>
-    payoutDetailsReminderMail(deps.mailLinks, { programId, programName: program.name, email: p.email, partnerId: p.partnerId, owed: owedOf.get(p.partnerId)!, day }),
+    payoutDetailsReminderMail(deps.mailLinks, { programId, programName: program.name, brand, email: p.email, partnerId: p.partnerId, owed: owedOf.get(p.partnerId)!, day }),
   );
   return withTransaction(deps.pool, async (client) => {
     const reminded = await queueMails(client, mails);
@@ -494,7 +495,7 @@ async function markPaid(deps: ManagementDeps, scope: Scope, programId: number, p
     // The partner hears it with the change (sent once it commits).
     if (payout.partnerEmail) {
       const program = await programName(client, programId);
-      await queueMails(client, [payoutSentMail({ publicUrl: '{{affix}}' }, { programId, programName: program, email: payout.partnerEmail, payoutId: payout.id, amountCents: payout.amountCents, currency: payout.currency, reference })]);
+      await queueMails(client, [payoutSentMail({ publicUrl: '{{affix}}' }, { programId, programName: program, brand: await mailBrand(client, programId), email: payout.partnerEmail, payoutId: payout.id, amountCents: payout.amountCents, currency: payout.currency, reference })]);
     }
     await emit(client, {
       programId,

@@ -179,7 +179,7 @@ export function registerPartnerCommands(admin: Command): void {
     .option('--close', 'stop taking applications')
     .option('--slug <slug>', 'the page address: /apply/<slug>')
     .option('--terms-file <file>', 'the program terms (a new version when they change)')
-    .option('--questions-file <file>', 'one question per line: key | Label | text|url|select: a, b | required')
+    .option('--questions-file <file>', 'one question per line: key | Label | text|long_text|url|email|checkbox|select: a, b | required')
     .action(function (this: Command, f: P & { open?: boolean; close?: boolean; slug?: string; termsFile?: string; questionsFile?: string }) {
       const body = {
         applications_open: f.open ? true : f.close ? false : undefined,

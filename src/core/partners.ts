@@ -143,7 +143,11 @@ export function reapplyAfter(rule: ReapplyRule, decidedAt: Date): Date | null {
   return rule === 'now' ? decidedAt : new Date(decidedAt.getTime() + 30 * 86_400_000);
 }
 
-export const APPLICATION_FIELD_TYPES = ['text', 'select', 'url'] as const;
+export const APPLICATION_FIELD_TYPES = ['text', 'long_text', 'select', 'url', 'email', 'checkbox'] as const;
+/** Each type as the form editor offers it. */
+export const APPLICATION_FIELD_TYPE_WORDS: Record<(typeof APPLICATION_FIELD_TYPES)[number], string> = {
+  text: 'Short text', long_text: 'Long text', select: 'Choice from a list', url: 'Web address', email: 'Email address', checkbox: 'Checkbox (yes or no)',
+};
 export type ApplicationFieldType = (typeof APPLICATION_FIELD_TYPES)[number];
 
 /** A question the brand asks on its application page. */
@@ -177,10 +181,13 @@ export function readAnswers(fields: readonly ApplicationField[], input: Record<s
     const value = typeof raw === 'string' ? raw.trim() : '';
     const name = `answer_${field.key}`;
     if (!value) {
-      if (field.required) problems[name] = `${field.label}: this answer is required.`;
+      if (field.required) problems[name] = field.type === 'checkbox' ? `${field.label}: tick this box to apply.` : `${field.label}: this answer is required.`;
       continue;
     }
-    if (value.length > 1000) problems[name] = `${field.label}: at most 1000 characters.`;
+    // A ticked box is stored as "yes" (an unticked one sends nothing).
+    if (field.type === 'checkbox') answers[field.key] = 'yes';
+    else if (value.length > (field.type === 'long_text' ? 5000 : 1000)) problems[name] = `${field.label}: at most ${field.type === 'long_text' ? 5000 : 1000} characters.`;
+    else if (field.type === 'email' && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value)) problems[name] = `${field.label}: give an email address, like name@example.com.`;
     else if (field.type === 'select' && !(field.options ?? []).includes(value)) problems[name] = `${field.label}: choose one of the options.`;
     else if (field.type === 'url' && !isHttpUrl(value)) problems[name] = `${field.label}: give an address starting with https:// or http://.`;
     else answers[field.key] = value;
@@ -190,7 +197,8 @@ export function readAnswers(fields: readonly ApplicationField[], input: Record<s
 
 /**
  * The brand's questions as it types them, one per line: `key | Label | type | required`, where
- * type is text, url, or `select: option one, option two`. Every line's problem is named.
+ * type is text, long_text, url, email, checkbox, or `select: option one, option two`. Every
+ * line's problem is named. (The dashboard's editor writes the same list: src/core/application-form.ts.)
  */
 export function parseFieldLines(text: string): { fields: ApplicationField[]; problems: string[] } {
   const fields: ApplicationField[] = [];
@@ -206,7 +214,7 @@ export function parseFieldLines(text: string): { fields: ApplicationField[]; pro
       if (!/^[a-z][a-z0-9_]{0,39}$/.test(key)) problems.push(`${where}: the key is lower-case letters, digits and _ (like website).`);
       else if (fields.some((f) => f.key === key)) problems.push(`${where}: the key ${key} is used twice.`);
       if (!label || label.length > 200) problems.push(`${where}: give a label of at most 200 characters.`);
-      if (!(APPLICATION_FIELD_TYPES as readonly string[]).includes(kind)) problems.push(`${where}: the type is text, url or select: a, b, c.`);
+      if (!(APPLICATION_FIELD_TYPES as readonly string[]).includes(kind)) problems.push(`${where}: the type is text, long_text, url, email, checkbox or select: a, b, c.`);
       const choices = options.split(',').map((o) => o.trim()).filter(Boolean);
       if (kind === 'select' && choices.length === 0) problems.push(`${where}: a select needs its options, like select: a, b, c.`);
       if (required && required !== 'required') problems.push(`${where}: the last part is "required" or nothing.`);
@@ -215,10 +223,6 @@ export function parseFieldLines(text: string): { fields: ApplicationField[]; pro
   if (fields.length > 20) problems.push('At most 20 questions.');
   return { fields, problems };
 }
-
-/** The questions as the brand typed them (the settings form shows them this way). */
-export const fieldLines = (fields: readonly ApplicationField[]): string =>
-  fields.map((f) => [f.key, f.label, f.type === 'select' ? `select: ${(f.options ?? []).join(', ')}` : f.type, f.required ? 'required' : ''].join(' | ').replace(/ \| $/, '')).join('\n');
 
 function isHttpUrl(value: string): boolean {
   try {

@@ -22,6 +22,7 @@ import { mcpRoutes } from './routes/mcp.js';
 import { createMailer } from '../platform/mailer.js';
 import { portalRoutes } from './portal/routes.js';
 import { applyRoutes } from './apply/routes.js';
+import { brandLogoRoutes } from './brand-logo.js';
 import { mailRoutes } from './mail/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { readinessRoute } from './routes/readiness.js';
@@ -140,6 +141,7 @@ export function createApp(given: HttpDeps): BuiltApp {
   app.use(dashboardRoutes(deps));
   app.use(portalRoutes(deps));
   app.use(applyRoutes(deps));
+  app.use(brandLogoRoutes(deps));
   app.use(mailRoutes(deps));
   app.use(cliAuthRoutes(deps));
   app.use(cliProgramRoutes(deps));

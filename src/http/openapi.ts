@@ -5,6 +5,7 @@
 // that every /api route the app registers is in it.
 import { z } from 'zod';
 import { settingsInput as applicationSettingsInput } from '../app/applications.js';
+import { brandInput } from '../app/brand.js';
 import { query as auditQuery } from '../app/audit.js';
 import { linkInput, stripeInput } from '../app/management.js';
 import { processorInput } from '../app/processors.js';
@@ -96,6 +97,8 @@ const ops: Operation[] = [
   { method: 'get', path: `${P}/applications.csv`, tag: 'Admin: partners', summary: 'Applications as CSV', auth: 'adminToken', csv: true },
   { method: 'get', path: `${P}/application-settings`, tag: 'Admin: partners', summary: 'The application page, terms and resources', auth: 'adminToken' },
   { method: 'patch', path: `${P}/application-settings`, tag: 'Admin: partners', summary: 'Open the application page; terms, resources, questions', auth: 'adminToken', body: applicationSettingsInput },
+  { method: 'get', path: `${P}/brand`, tag: 'Admin: partners', summary: 'The brand partners see: name, pitch, reward summary, accent colour, logo address', auth: 'adminToken' },
+  { method: 'patch', path: `${P}/brand`, tag: 'Admin: partners', summary: 'Set the brand partners see (the accent colour is contrast-checked; empty values go back to the defaults)', auth: 'adminToken', body: brandInput },
   { method: 'post', path: `${P}/commissions/bulk`, tag: 'Admin: money', summary: 'Approve, release or reject commissions in bulk', auth: 'adminToken', body: commissionBulkInput },
   { method: 'get', path: `${P}/balances`, tag: 'Admin: money', summary: "Each partner's balance per currency", auth: 'adminToken' },
   { method: 'get', path: `${P}/commissions`, tag: 'Admin: money', summary: 'Commissions by state', auth: 'adminToken' },

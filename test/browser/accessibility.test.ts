@@ -61,6 +61,8 @@ describe.skipIf(!hasChromium)('accessibility', () => {
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
     });
 
+    // The brand on the apply page and the portal (issue 44, item 1): its name, pitch and accent.
+    await api.pool.query("UPDATE programs SET brand_name = 'Axe Coffee', brand_pitch = 'Coffee worth talking about.', accent_color = '#7a3e12' WHERE id = $1", [program.id]);
     const findings: Finding[] = [];
     // Signed out: the sign-in pages and the public application page.
     for (const [name, path] of [['dashboard-sign-in', '/dashboard/login'], ['forgot-password', '/dashboard/password/forgot'], ['portal-sign-in', '/portal/login'], ['apply', '/apply/axe-shop'], ['not-found', '/dashboard/nowhere']] as const) {
@@ -96,6 +98,11 @@ describe.skipIf(!hasChromium)('accessibility', () => {
     await page.getByLabel('Domain').fill('https://shop.example.com/x');
     await submitWithKeyboard(page, 'Save settings');
     findings.push(...(await audit('program-settings-refused')));
+    // The brand's colour refused for its contrast, beside its field.
+    await page.goto(`${base}/brand`);
+    await page.getByLabel(/^Accent colour/).fill('#ffcc00');
+    await submitWithKeyboard(page, 'Save the brand');
+    findings.push(...(await audit('program-brand-refused')));
     // The import's mapping step (a Rewardful export whose campaigns are no group) and its dry run.
     const exportFile = join(mkdtempSync(join(tmpdir(), 'affix-axe-')), 'rewardful.csv');
     writeFileSync(exportFile, 'id,email,first_name,last_name,paypal_email,campaign,token,created_at\n1,lee@axe.test,Lee,Axe,lee.pay@axe.test,Default Campaign,lee-axe,2024-01-02T10:00:00Z\n');

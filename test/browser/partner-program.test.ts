@@ -37,10 +37,10 @@ async function applyWithKeyboard(url: string, width: number, who: { name: string
   expect(await focused()).toBe('email');
   await page.keyboard.type(who.email);
   await page.keyboard.press('Tab');
-  expect(await focused()).toBe('answer_website');
+  expect(await focused()).toBe('answer_your_website');
   await page.keyboard.type(who.website);
   await page.keyboard.press('Tab');
-  expect(await focused()).toBe('answer_audience');
+  expect(await focused()).toBe('answer_audience_size');
   await page.keyboard.press('ArrowDown');
   await page.keyboard.press('Tab');
   expect(await focused()).toBe('Program terms');
@@ -79,9 +79,18 @@ describe.skipIf(!hasChromium)('the partner program', () => {
     await page.getByLabel("Take applications on the program's page").check();
     await page.getByLabel('Page address (letters, digits and -)').fill('program-shop');
     await page.locator('#terms_text').fill('Promote honestly. No paid search on our name.');
-    await page.locator('#field_lines').fill('website | Your website | url | required\naudience | Audience size | select: <1k, 1k-10k, >10k');
     await submit('Save the application page');
     await expect.poll(() => textOf(page.getByRole('status'))).toBe('Application page saved.');
+    // The questions, in the Brand page's editor: one row at a time.
+    await page.getByRole('link', { name: 'Edit the questions' }).click();
+    for (const [label, type, options, required] of [['Your website', 'Web address', '', true], ['Audience size', 'Choice from a list', '<1k\n1k-10k\n>10k', false]] as const) {
+      await page.locator('#new_label').fill(label);
+      await page.locator('#new_type').selectOption({ label: type });
+      if (options) await page.locator('#new_options').fill(options);
+      if (required) await page.locator('#new_required').check();
+      await submit('Add the question');
+      await expect.poll(() => textOf(page.getByRole('status'))).toBe('Questions saved: the application page asks them in this order.');
+    }
     await page.goto(`${base}/groups`);
     await page.locator('#new_name').fill('Creators');
     await page.locator('#new_slug').fill('creators');

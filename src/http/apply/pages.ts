@@ -1,25 +1,46 @@
 // The application page: the program's terms and rewards, then the form (name, email, the
 // brand's questions, the terms to accept). Every field keyboard-reachable, errors beside them.
 import type { applicationPage } from '../../app/applications.js';
+import type { Brand } from '../../core/brand.js';
 import { type Html, field, html, raw } from '../dashboard/html.js';
+
+/** The brand's pitch, in its words, above the terms. */
+const brandIntro = (brand: Brand): Html => (brand.pitch ? html`<section aria-label="About ${brand.name}" class="pitch"><p class="lead">${brand.pitch}</p></section>` : html``);
 
 type Found = Awaited<ReturnType<typeof applicationPage>>;
 
-export function applicationForm(found: Found, action: string, values: Record<string, string>, errors: Record<string, string>, notice: string | null): Html {
+export function applicationForm(found: Found, action: string, values: Record<string, string>, errors: Record<string, string>, notice: string | null, brand?: Brand): Html {
   const { program, group, groups, reward } = found;
   const v = (name: string) => values[name] ?? '';
   const question = (f: Found['program']['fields'][number]) => {
     const name = `answer_${f.key}`;
     const label = `${f.label}${f.required ? '' : ' (optional)'}`;
-    if (f.type !== 'select') return field(name, label, v(name), errors, `${f.type === 'url' ? 'type="url" inputmode="url"' : ''} ${f.required ? 'required' : ''}`);
     const error = errors[name];
-    return html`<label for="${name}">${label}</label><select id="${name}" name="${name}" ${f.required ? raw('required') : ''} ${error ? raw(`aria-invalid="true" aria-describedby="${name}-error"`) : ''}>
+    const invalid = error ? raw(`aria-invalid="true" aria-describedby="${name}-error"`) : '';
+    const problem = error ? html`<p class="error" id="${name}-error">${error}</p>` : '';
+    const required = f.required ? raw('required') : '';
+    switch (f.type) {
+      case 'select':
+        return html`<label for="${name}">${label}</label><select id="${name}" name="${name}" ${required} ${invalid}>
 <option value="">Choose…</option>${(f.options ?? []).map((o) => html`<option value="${o}" ${o === v(name) ? raw('selected') : ''}>${o}</option>`)}</select>
-${error ? html`<p class="error" id="${name}-error">${error}</p>` : ''}`;
+${problem}`;
+      case 'long_text':
+        return html`<label for="${name}">${label}</label><textarea id="${name}" name="${name}" rows="4" ${required} ${invalid}>${v(name)}</textarea>${problem}`;
+      case 'checkbox':
+        return html`<label class="check"><input type="checkbox" id="${name}" name="${name}" value="on" ${v(name) ? raw('checked') : ''} ${required} ${invalid}> ${label}</label>${problem}`;
+      case 'url':
+        return field(name, label, v(name), errors, `type="url" inputmode="url" ${f.required ? 'required' : ''}`);
+      case 'email':
+        return field(name, label, v(name), errors, `type="email" ${f.required ? 'required' : ''}`);
+      default:
+        return field(name, label, v(name), errors, f.required ? 'required' : '');
+    }
   };
+  // The brand's own summary on its program's page; a group's page says the group's terms.
+  const summary = group || !brand ? reward : brand.rewardSummary;
   const termsError = errors.accept_terms;
-  return html`<section aria-labelledby="reward"><h2 id="reward">What you earn${group ? html` as ${group.name}` : ''}</h2>
-<p class="lead">${reward.charAt(0).toUpperCase() + reward.slice(1)}, for each customer you refer to <strong>${program.domain}</strong>.</p>
+  return html`${brand ? brandIntro(brand) : ''}<section aria-labelledby="reward"><h2 id="reward">What you earn${group ? html` as ${group.name}` : ''}</h2>
+<p class="lead">${summary.charAt(0).toUpperCase() + summary.slice(1)}, for each customer you refer to <strong>${program.domain}</strong>.</p>
 ${group ? html`<p class="muted">Commissions are approved ${group.hold_days} days after the sale.</p>` : ''}
 ${groups.length ? html`<p>Or apply to: ${groups.map((g, i) => html`${i ? ', ' : ''}<a href="${action.replace(/\/$/, '')}/${g.slug}">${g.name}</a>`)}</p>` : ''}</section>
 <section aria-labelledby="apply"><h2 id="apply">Apply</h2>

@@ -12,6 +12,7 @@ import { pageHeaders, sameOriginPosts } from '../dashboard/security.js';
 import { formBody } from '../input-guard.js';
 import { byClientIp, rateLimit } from '../rate-limit.js';
 import { applicationForm, receivedPage } from './pages.js';
+import { programBrand } from '../../app/brand.js';
 
 export function applyRoutes(deps: AppDeps): Router {
   const router = Router();
@@ -31,8 +32,9 @@ export function applyRoutes(deps: AppDeps): Router {
       if (!(error instanceof AffixError) || error.status !== 404) throw error;
       return res.status(404).type('html').send(page('No application page here', receivedPage(`${error.message}. Check the link the brand gave you.`)));
     }
-    const title = `Become a partner of ${found.program.name}`;
-    res.status(status).type('html').send(page(title, applicationForm(found, req.originalUrl.split('?')[0]!, values, errors, notice), { header: undefined }));
+    const brand = (await programBrand(deps.pool, found.program.programId))!;
+    const title = `Become a partner of ${brand.name}`;
+    res.status(status).type('html').send(page(title, applicationForm(found, req.originalUrl.split('?')[0]!, values, errors, notice, brand), { brand }));
   };
 
   const paths = ['/apply/:program', '/apply/:program/:group'];
@@ -53,7 +55,10 @@ export function applyRoutes(deps: AppDeps): Router {
         if (!(error instanceof AffixError) || error.status !== 400) throw error;
         return show(req, res, 400, body, fieldErrors(error), 'Some answers need another look: see the messages beside them.');
       }
-      res.status(200).type('html').send(page('Application received', receivedPage(APPLICATION_RECEIVED)));
+      // The answer carries the brand too (the same for every application: nothing about the address).
+      const found = await applicationPage(app(), String(req.params.program), req.params.group ? String(req.params.group) : undefined).catch(() => null);
+      const brand = found ? await programBrand(deps.pool, found.program.programId) : null;
+      res.status(200).type('html').send(page('Application received', receivedPage(APPLICATION_RECEIVED), brand ? { brand } : {}));
     });
   }
   return router;

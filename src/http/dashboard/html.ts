@@ -116,6 +116,13 @@ input.medium,input[type=email],input[type=url]{width:26rem}input.long{width:100%
 .compact td{padding-top:.2rem;padding-bottom:.2rem}.compact td button{margin-top:0;padding:.15rem .6rem}.compact td .muted{font-size:.85rem}div.row,form.row{display:flex;flex-wrap:wrap;gap:0 1rem;align-items:baseline}
 .ask{background:#fff4d6;border:1px solid var(--warn);padding:.6rem 1rem;border-radius:6px;margin:.75rem 0}.ask button,.ask a.button{margin-right:.5rem}
 @media (max-width:40rem){.compact table.cards td{display:inline-block;margin-right:.9rem;vertical-align:baseline;padding:.05rem 0}.compact table.cards tr{padding:.3rem .6rem;margin-bottom:.4rem}.compact table.cards td::before{display:inline;margin-right:.3rem}}
+/* The brand's page: the header as partners see it, the question editor's rows. */
+.brand-preview{display:flex;align-items:center;gap:.6rem;color:var(--surface);padding:.6rem 1rem;border-radius:var(--radius);margin:.5rem 0}.logo-large{max-height:5rem;max-width:16rem}
+ol.questions{padding-left:1.2rem}
+/* A question's options only for a choice from a list (no script; without :has they always show). */
+fieldset.question:has(select[name^=type_],select[name=new_type]) .select-only{display:none}fieldset.question:has(option[value=select]:checked) .select-only,fieldset.question .select-only.has-error{display:block}.pitch p.lead{margin:0}
+fieldset.question{border:1px solid var(--line);border-radius:var(--radius);padding:.5rem .8rem;margin:.5rem 0}fieldset.question legend{font-weight:600}input.short-code{width:9rem;min-width:0}
+strong.brand{display:flex;align-items:center;gap:.6rem;font-size:1.1rem}img.logo{max-height:2.5rem;max-width:10rem;background:var(--surface);border-radius:4px;padding:2px}
 .error-summary{border:2px solid var(--bad);border-radius:6px;padding:.4rem 1rem;margin-bottom:1rem;background:var(--surface)}.error-summary ul{margin:.2rem 0}.error-summary a{color:var(--bad)}
 `;
 
@@ -127,11 +134,25 @@ export const INLINE_SCRIPT = `document.addEventListener('click', function (e) {
 });
 document.addEventListener('click', function (e) { if (e.target.closest && e.target.closest('[data-print]')) window.print(); });`;
 
-export function page(title: string, body: Html, options: { email?: string; flash?: string | null; header?: Html; team?: boolean } = {}): string {
+/** Whose page it is: the brand's name, logo and accent (the apply page, the portal's program pages), or a neutral name. */
+export interface PageBrand {
+  name: string;
+  logoPath?: string | null;
+  /** A hex colour the brand chose (contrast-checked by src/core/brand.ts). */
+  accent?: string | null;
+}
+
+const brandStyle = (accent: string | null | undefined) =>
+  accent && /^#[0-9a-f]{6}$/.test(accent)
+    ? html`<style>:root{--brand:${accent}}header .muted{color:var(--surface)}main form>div>button[type=submit]{background:var(--brand);color:var(--surface);border:1px solid var(--brand);border-radius:4px}</style>`
+    : '';
+
+export function page(title: string, body: Html, options: { email?: string; flash?: string | null; header?: Html; team?: boolean; brand?: PageBrand } = {}): string {
+  const brand = options.brand;
   return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · Affix</title><style>${raw(INLINE_STYLE)}</style></head><body>
+<title>${title} · ${brand?.name ?? 'Affix'}</title><style>${raw(INLINE_STYLE)}</style>${brandStyle(brand?.accent)}</head><body>
 <a class="skip" href="#main">Skip to the content</a>
-<header><strong>Affix</strong>${options.header ? options.header : options.email ? html`<a href="/dashboard">Programs</a>${options.team ? html`<a href="/dashboard/team">Team</a>` : ''}<a href="/dashboard/account">Sign-ins</a><span class="muted">${options.email}</span>
+<header>${brand ? html`<strong class="brand">${brand.logoPath ? html`<img src="${brand.logoPath}" alt="" class="logo">` : ''}${brand.name}</strong>` : html`<strong>Affix</strong>`}${options.header ? options.header : options.email ? html`<a href="/dashboard">Programs</a>${options.team ? html`<a href="/dashboard/team">Team</a>` : ''}<a href="/dashboard/account">Sign-ins</a><span class="muted">${options.email}</span>
 <form method="post" action="/dashboard/logout" class="inline"><button type="submit">Sign out</button></form>` : ''}</header>
 <main id="main" tabindex="-1">${options.flash ? html`<div class="flash" role="status">${options.flash}</div>` : ''}<h1>${title}</h1>${body}</main>
 <script>${raw(INLINE_SCRIPT)}</script></body></html>`.value;

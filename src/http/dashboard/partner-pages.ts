@@ -20,7 +20,6 @@ import {
   RISK_SIGNAL_WORDS,
   type RiskSignal,
   answersInFormOrder,
-  fieldLines,
 } from '../../core/partners.js';
 import { COMMISSION_TYPE_WORDS, describeCommission } from '../../core/programs.js';
 import { COMMISSION_TYPES, type Currency } from '../../core/types.js';
@@ -191,10 +190,7 @@ ${fe.terms_text ? html`<p class="error" id="terms_text-error">${fe.terms_text}</
 <label for="partner_resources">Resources for your partners (logos, copy, guidelines), one per line; addresses become links in their portal</label>
 <textarea id="partner_resources" name="partner_resources" rows="3" ${fe.partner_resources ? raw('aria-invalid="true" aria-describedby="partner_resources-error"') : ''}>${view.values?.partner_resources ?? settings.partnerResources}</textarea>
 ${fe.partner_resources ? html`<p class="error" id="partner_resources-error">${fe.partner_resources}</p>` : ''}
-<label for="field_lines">Questions, one per line: <code>key | Label | text, url or select: a, b | required</code></label>
-<textarea id="field_lines" name="field_lines" rows="4" aria-describedby="field_lines-hint${fe.field_lines ? ' field_lines-error' : ''}" ${fe.field_lines ? raw('aria-invalid="true"') : ''}>${view.values?.field_lines ?? fieldLines(settings.fields)}</textarea>
-<p class="muted" id="field_lines-hint">Example: <code>website | Your website | url | required</code></p>
-${fe.field_lines ? html`<p class="error" id="field_lines-error">${fe.field_lines}</p>` : ''}
+<p>${settings.fields.length ? `Questions asked: ${settings.fields.map((f) => f.label).join(', ')}.` : 'No question beyond name and email.'} <a href="${base}/brand#questions">Edit the questions</a> (and the brand partners see).</p>
 <div><button type="submit">Save the application page</button></div></form></section>`;
 }
 

@@ -325,7 +325,8 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
         slug: text(req, 'slug'),
         terms_text: String((req.body as Record<string, unknown>).terms_text ?? ''),
         partner_resources: String((req.body as Record<string, unknown>).partner_resources ?? ''),
-        field_lines: String((req.body as Record<string, unknown>).field_lines ?? ''),
+        // The questions are set on the Brand page's editor; an older form posting lines still sets them.
+        field_lines: (req.body as Record<string, unknown>).field_lines === undefined ? undefined : String((req.body as Record<string, unknown>).field_lines),
       });
     } catch (error) {
       return programPage(req, res, 'applications', { status: 400, fieldErrors: fieldErrors(error, { form: 'slug' }), formValues: req.body as Record<string, string> });

@@ -9,6 +9,8 @@ import type { ActivityFilter } from '../../db/dashboard.js';
 import { dailyChart, funnelChart } from './charts.js';
 import { type PartnerPagesView, applicationsSection, groupsSection, partnersSection } from './partner-pages.js';
 import { auditSection } from './audit-page.js';
+import { brandSection } from './brand-page.js';
+import type { QuestionRow } from '../../core/application-form.js';
 import { type HoldQuestion, type MoneyView, payoutsSection, promoCodesSection, webhooksSection } from './money-pages.js';
 import { type Html, errorSummary, field, html, select } from './html.js';
 import { dataTable, idCell, linkText } from './table.js';
@@ -42,6 +44,8 @@ export interface PageExtra {
   testOutcome?: TestEventOutcome | null;
   /** A bulk approval that would override holds, asked before it is done (the Payouts page). */
   holdQuestion?: HoldQuestion | null;
+  /** The form editor's rows as a refused post left them. */
+  questionRows?: QuestionRow[];
 }
 
 export type ProgramPageView = Awaited<ReturnType<typeof programPageData>> & {
@@ -85,7 +89,7 @@ ${page > 1 ? html` · <a href="${link(page - 1)}">Newer</a>` : ''}${hasOlder ? h
 
 const SECTION_LABELS: Record<ProgramSection, string> = {
   overview: 'Overview', setup: 'Set-up', partners: 'Partners', applications: 'Applications', groups: 'Groups', links: 'Links', activity: 'Activity',
-  payouts: 'Payouts', stripe: 'Stripe', paddle: 'Paddle', lemonsqueezy: 'Lemon Squeezy', inbox: 'Webhook inbox', webhooks: 'Webhooks', keys: 'API keys', audit: 'Audit log', settings: 'Settings',
+  payouts: 'Payouts', stripe: 'Stripe', paddle: 'Paddle', lemonsqueezy: 'Lemon Squeezy', inbox: 'Webhook inbox', webhooks: 'Webhooks', keys: 'API keys', audit: 'Audit log', settings: 'Settings', brand: 'Brand',
 };
 
 export const sectionUrl = (programId: number, section: ProgramSection) => `/dashboard/programs/${programId}${section === 'overview' ? '' : `/${section}`}`;
@@ -98,7 +102,7 @@ export const sectionTitle = (programName: string, section: ProgramSection) => (s
  */
 export const NAV_GROUPS: readonly { label: string; sections: readonly ProgramSection[] }[] = [
   { label: 'Daily work', sections: ['overview', 'partners', 'applications', 'groups', 'links', 'payouts', 'activity'] },
-  { label: 'Set-up and integrations', sections: ['setup', 'settings', 'stripe', 'paddle', 'lemonsqueezy', 'inbox', 'webhooks', 'keys', 'audit'] },
+  { label: 'Set-up and integrations', sections: ['setup', 'settings', 'brand', 'stripe', 'paddle', 'lemonsqueezy', 'inbox', 'webhooks', 'keys', 'audit'] },
 ];
 
 /** The program's pages as a navigation bar; the current one marked for screen readers. */
@@ -286,6 +290,7 @@ function sectionBody(view: ProgramPageView): Html {
     case 'webhooks': return webhooksSection(moneyView(view), data);
     case 'audit': return auditSection(partnerView(view), data);
     case 'settings': return settingsSection(view);
+    case 'brand': return brandSection({ programId: view.program.id, publicUrl: view.publicUrl, data, fieldErrors: view.extra.fieldErrors ?? {}, values: view.extra.formValues, rows: view.extra.questionRows });
   }
 }
 

@@ -21,7 +21,9 @@ import {
 import { AffixError } from '../../core/errors.js';
 import { type AppDeps, clock } from '../deps.js';
 import { fieldErrors } from '../dashboard/forms.js';
-import { type Html, html, page } from '../dashboard/html.js';
+import { type Html, type PageBrand, html, page } from '../dashboard/html.js';
+import { programBrand } from '../../app/brand.js';
+import { brandBanner } from './brand-banner.js';
 import { mailPreferences, saveMailPreferences } from '../../app/mail.js';
 import { csrfGuard, pageHeaders, sameOriginPosts } from '../dashboard/security.js';
 import { formBody } from '../input-guard.js';
@@ -29,14 +31,15 @@ import { failureInWords, logFailure, toAffixError } from '../respond.js';
 import { limitSignIn } from '../sign-in-limit.js';
 import { countPartnerLinkRequest } from '../../app/access.js';
 import { confirmSignInPage, linkSentPage, overviewPage, portalHeader, programPage, signInPage } from './pages.js';
-import { qrSvg } from './qr.js';
 import { addReferralRoutes } from './referrals-routes.js';
 import { registerPayoutRoutes } from './payout-routes.js';
+import { brandedQrSvg } from './branded-qr.js';
 import { errorPage, mailSettings } from '../views/components.js';
 import { referralUrl } from '../../core/programs.js';
 import { markOwnWrite, showsOwnWrite } from '../own-write.js';
 
 export const PORTAL_COOKIE = 'affix_portal';
+const NEUTRAL: PageBrand = { name: 'Partner portal' };
 
 const DONE: Record<string, string> = { link: 'Link created.', payout: 'Payout details saved.', mail: 'Mail settings saved.' };
 
@@ -53,10 +56,11 @@ export function portalRoutes(deps: AppDeps): Router {
   const reading = (req: Request) => readSide(app(), showsOwnWrite(req, clock(deps)));
   router.use('/portal', cookieParser(), pageHeaders(), sameOriginPosts(config.publicUrl));
 
-  const send = (res: Response, status: number, title: string, body: Html, flash: string | null = null) => {
+  // A program's pages carry its brand; the rest (sign-in, the list of a partner's programs across brands) a neutral name.
+  const send = (res: Response, status: number, title: string, body: Html, flash: string | null = null, brand: PageBrand = NEUTRAL) => {
     const email = res.locals.partnerEmail as string | undefined;
     const header = email ? portalHeader(email) : html``;
-    res.status(status).type('html').send(csrf.protect(res.req, res, page(title, body, { header, flash })));
+    res.status(status).type('html').send(csrf.protect(res.req, res, page(title, body, { header, flash, brand })));
   };
 
   router.get('/portal/login', (_req, res) => send(res, 200, 'Partner sign-in', signInPage(null)));
@@ -106,7 +110,8 @@ export function portalRoutes(deps: AppDeps): Router {
   const programView = async (req: Request, res: Response, status = 200, errs: Record<string, string> = {}, flash: string | null = null, typed?: Record<string, string>) => {
     const partnerId = Number(req.params.partnerId);
     const data = await portalProgram(reading(req), res.locals.partnerEmail, partnerId);
-    const qr = new Map(await Promise.all(data.links.map(async (l) => [l.linkId, await qrSvg(referralUrl(data.partner.domain, l.shortLink))] as const)));
+    const brand = (await programBrand(reading(req).pool, data.partner.programId))!;
+    const qr = new Map(await Promise.all(data.links.map(async (l) => [l.linkId, await brandedQrSvg(referralUrl(data.partner.domain, l.shortLink), brand.name)] as const)));
     const query = req.query as Record<string, string | undefined>;
     const builderValues = Object.fromEntries(BUILDER_FIELDS.map((name) => [name, typeof query[name] === 'string' ? query[name]! : '']));
     let built = null;
@@ -115,13 +120,13 @@ export function portalRoutes(deps: AppDeps): Router {
     if (query.link_id !== undefined) {
       try {
         const made = await portalDeepLink(app(), res.locals.partnerEmail, partnerId, builderValues);
-        built = { ...made, qr: await qrSvg(made.url) };
+        built = { ...made, qr: await brandedQrSvg(made.url, brand.name) };
       } catch (error) {
         fields = { ...fields, ...fieldErrors(error) };
         status = 400;
       }
     }
-    send(res, status, data.partner.programName, programPage({ data, fieldErrors: fields, built, builderValues, qr, typed }), flash);
+    send(res, status, data.partner.programName, html`${brandBanner(brand)}${programPage({ data, fieldErrors: fields, built, builderValues, qr, typed })}`, flash, brand);
   };
   router.get('/portal/programs/:partnerId', (req, res) => programView(req, res, 200, {}, DONE[String(req.query.done)] ?? null));
   router.post('/portal/programs/:partnerId/links', ...form, async (req, res) => {
@@ -146,7 +151,8 @@ export function portalRoutes(deps: AppDeps): Router {
   });
   router.get('/portal/programs/:partnerId/links/:linkId/qr.svg', async (req, res) => {
     const link = await portalLink(app(), res.locals.partnerEmail, Number(req.params.partnerId), Number(req.params.linkId));
-    res.type('image/svg+xml').attachment(`${link.shortLink}-qr.svg`).send(await qrSvg(link.url));
+    const brand = await programBrand(pool, link.programId);
+    res.type('image/svg+xml').attachment(`${link.shortLink}-qr.svg`).send(await brandedQrSvg(link.url, brand?.name ?? ''));
   });
   router.get('/portal/programs/:partnerId/payouts/:payoutId/statement.csv', async (req, res) => {
     const csv = await portalPayoutStatement(reading(req), res.locals.partnerEmail, Number(req.params.partnerId), Number(req.params.payoutId));

@@ -3,6 +3,7 @@
 // the admin router, behind its token.
 import express, { type Request, type Router } from 'express';
 import * as applications from '../../app/applications.js';
+import * as brand from '../../app/brand.js';
 import type { ManagementDeps } from '../../app/management.js';
 import { operatorFrom } from '../../app/management.js';
 import { importPartners } from '../../app/partner-import.js';
@@ -113,6 +114,14 @@ export function adminPartnerRoutes(router: Router, deps: AppDeps, app: () => Man
   });
   router.patch(`${base}/application-settings`, async (req, res) => {
     res.json({ data: wire(await applications.updateApplicationSettings(app(), operator(req), idParam(req), req.body)) });
+  });
+  // The brand partners see (the logo is uploaded in the dashboard: a file, not JSON).
+  router.get(`${base}/brand`, async (req, res) => {
+    res.json({ data: await brand.brandView(app(), operator(req), idParam(req)) });
+  });
+  router.patch(`${base}/brand`, async (req, res) => {
+    await brand.updateBrand(app(), operator(req), idParam(req), req.body);
+    res.json({ data: await brand.brandView(app(), operator(req), idParam(req)) });
   });
 
   router.post(`${base}/commissions/bulk`, async (req, res) => {
