@@ -148,7 +148,8 @@ describe.skipIf(!hasChromium)('the brand, not Affix', () => {
     expect(await textOf('section.pitch')).toBe('Small-batch coffee, roasted to order and shipped in 48 hours. Your audience gets 10% off their first bag.');
     expect(await textOf('#reward + p')).toBe('20% of every first order, paid monthly, for each customer you refer to shop.example.com.');
     expect(await page.locator('form label').allTextContents()).toEqual([
-      'Your name', 'Your email', 'Audience size', 'Your website', 'Where do you publish?', ' I have read the brand guidelines', ' I accept the program terms',
+      'Your name', 'Your email', 'Audience size', 'Your website', 'Where do you publish?', ' I have read the brand guidelines',
+      'Your link code (optional; empty for a random one)', ' I accept the program terms',
     ]);
     expect(await page.locator('#answer_where_do_you_publish').evaluate((e) => e.tagName)).toBe('TEXTAREA');
     expect(await seriousViolations()).toEqual([]);

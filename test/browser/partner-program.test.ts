@@ -42,6 +42,9 @@ async function applyWithKeyboard(url: string, width: number, who: { name: string
   await page.keyboard.press('Tab');
   expect(await focused()).toBe('answer_audience_size');
   await page.keyboard.press('ArrowDown');
+  // The link code of their own (optional; left empty: a random one).
+  await page.keyboard.press('Tab');
+  expect(await focused()).toBe('code');
   await page.keyboard.press('Tab');
   expect(await focused()).toBe('Program terms');
   await page.keyboard.press('Tab');
