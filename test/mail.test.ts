@@ -77,6 +77,13 @@ describe('mail of each kind, once per change', () => {
     expect(invitation.headers['list-unsubscribe']).toBeUndefined();
     expect(invitation.text).toMatch(/\/portal\/auth\?token=[\w-]+/);
     expect(invitation.text).toContain('Mail Shop approved you as a partner.');
+    // Beside the text, the same words as HTML in the brand's name, with the sign-in link clickable.
+    const signIn = /\/portal\/auth\?token=[\w-]+/.exec(invitation.text)![0];
+    expect(invitation.html).toContain('<strong style="font-size:18px;vertical-align:middle">Mail Shop</strong>');
+    expect(invitation.html).toContain(`<a href="${api.url}${signIn}"`);
+    // A manager's notice has its HTML part too, without a brand's header.
+    expect(notice.html).toContain(`${api.url}/dashboard/programs/${shop.programId}/applications`);
+    expect(notice.html).not.toContain('<strong style="font-size:18px');
     expect(subjects(bob)).toEqual(['Mail Shop: we received your application', 'Mail Shop: your application']);
     expect(to(bob)[1]!.text).toContain('your site is about another market');
 

@@ -2,7 +2,8 @@
 // outbox in the transaction of the change it tells of, and sent by the mail worker. The texts
 // are here; the worker adds the unsubscribe link to the mails that may carry one.
 import { errors } from '../core/errors.js';
-import { MAIL_KINDS, type MailKind, type OutgoingMail, UNSUBSCRIBE_TTL_MS, isOptIn, mail, mailRetryDelayMs, readUnsubscribeToken, unsubscribeParts, unsubscribeToken } from '../core/mail.js';
+import { MAIL_KINDS, type MailKind, type OutgoingMail, UNSUBSCRIBE_TTL_MS, isMailKind, isOptIn, mail, mailRetryDelayMs, readUnsubscribeToken, unsubscribeParts, unsubscribeToken } from '../core/mail.js';
+import { mailHtml } from '../core/mail-html.js';
 import { formatMoney } from '../core/money.js';
 import type { Currency } from '../core/types.js';
 import { type StoredMail, commissionsOfDay, lockNextDue, lockUnsent, markSent, markSkipped, noteFailure, preferencesOf, programDays, queueManagerMail, queueMails, setPreference, unsubscribe } from '../db/mail.js';
@@ -189,8 +190,11 @@ async function sendLocked(deps: SendingDeps, lock: (client: PoolClient) => Promi
         : null;
     // Texts written where the service's address is not known say {{affix}}: its public URL.
     const text = `${stored.body.replaceAll('{{affix}}', deps.publicUrl)}${parts?.footer ?? ''}`;
+    // The same words as HTML too; a partner's mail in the brand's name, logo and colour (core/mail-html.ts).
+    const brand = isMailKind(kind) && MAIL_KINDS[kind].to === 'partner' && stored.programId !== null ? await mailBrand(client, stored.programId) : undefined;
+    const html = mailHtml({ subject: stored.subject, text, brand: brand ? { name: brand.name, accent: brand.accent, logoUrl: brand.logoPath ? `${deps.publicUrl}${brand.logoPath}` : null } : null });
     try {
-      await deps.mailer.send({ to: stored.to, subject: stored.subject, text, fromName: stored.senderName, headers: parts?.headers });
+      await deps.mailer.send({ to: stored.to, subject: stored.subject, text, html, fromName: stored.senderName, headers: parts?.headers });
     } catch (error) {
       const message = (error as Error).message;
       const delay = mailRetryDelayMs(report.attempts);

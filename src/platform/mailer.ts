@@ -7,6 +7,8 @@ export interface Mail {
   to: string;
   subject: string;
   text: string;
+  /** The same mail as HTML (multipart/alternative beside the text). */
+  html?: string;
   /** The sender's name shown (a program's); the address stays AFFIX_MAIL_FROM's. */
   fromName?: string | null;
   /** Extra headers (List-Unsubscribe, List-Unsubscribe-Post). */
@@ -34,7 +36,7 @@ export function createMailer(settings: { smtpUrl: string | undefined; from: stri
   return {
     async send(mail) {
       const from = mail.fromName ? { name: mail.fromName, address } : settings.from;
-      await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, headers: mail.headers });
+      await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, ...(mail.html ? { html: mail.html } : {}), headers: mail.headers });
     },
   };
 }

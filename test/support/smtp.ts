@@ -7,6 +7,8 @@ export interface ReceivedMail {
   to: string;
   subject: string;
   text: string;
+  /** The HTML part ('' when the mail has none). */
+  html: string;
   /** The sender's display name. */
   fromName: string;
   /** Lower-cased header names -> values (List-Unsubscribe, List-Unsubscribe-Post). */
@@ -41,7 +43,7 @@ export async function startSmtpReceiver() {
           if (held) await held.promise;
           const to = Array.isArray(mail.to) ? mail.to[0] : mail.to;
           const headers = Object.fromEntries([...mail.headerLines].map((h) => [h.key, h.line.slice(h.line.indexOf(':') + 1).trim()]));
-          mails.push({ to: to?.value[0]?.address ?? '', subject: mail.subject ?? '', text: mail.text ?? '', fromName: mail.from?.value[0]?.name ?? '', headers });
+          mails.push({ to: to?.value[0]?.address ?? '', subject: mail.subject ?? '', text: mail.text ?? '', html: typeof mail.html === 'string' ? mail.html : '', fromName: mail.from?.value[0]?.name ?? '', headers });
           callback();
         })
         .catch(callback);
