@@ -14,6 +14,8 @@ import { limitInBytes } from './direct/body.js';
 import { type Trust, isOrdinaryClick, serveClick } from './direct/click.js';
 import { serveWebhook, webhookRoute } from './direct/webhooks.js';
 import { rateLimits } from './rate-limit.js';
+import { brandHosts } from './brand-host.js';
+import { brandHostRouter } from '../app/program-domains.js';
 import { adminRoutes } from './routes/admin.js';
 import { OWN_BODY_PATH } from './routes/admin-partners.js';
 import { cliAuthRoutes } from './routes/cli-auth.js';
@@ -65,13 +67,15 @@ export function requestListener(deps: HttpDeps, { app, receiveWebhook: receive }
 }
 
 export function createApp(given: HttpDeps): BuiltApp {
-  const deps: AppDeps = { ...given, mailer: given.mailer ?? createMailer(given.config.mail, given.logger) };
+  const deps: AppDeps = { ...given, mailer: given.mailer ?? createMailer(given.config.mail, given.logger), hosts: brandHostRouter(given.pool) };
   const app = express();
   app.disable('x-powered-by');
   // No ETag: the API's answers are not cached, and hashing every body cost more than the JSON itself.
   app.set('etag', false);
   app.set('trust proxy', deps.config.trustProxy);
   app.use(requestContext(deps));
+  // A brand's own hosts serve their portal or links only; unknown hosts nothing (brand-host.ts).
+  app.use(brandHosts(deps.pool, deps.hosts!, deps.config.publicUrl));
   const limits = rateLimits(deps.pool, () => clock(deps));
   const json = express.json({ limit: deps.config.bodyLimit, strict: false });
   const objectBody = (req: Request, _res: Response, next: NextFunction) => {

@@ -12,6 +12,7 @@ import { pageHeaders, sameOriginPosts } from '../dashboard/security.js';
 import { formBody } from '../input-guard.js';
 import { byClientIp, rateLimit } from '../rate-limit.js';
 import { applicationForm, receivedPage } from './pages.js';
+import { brandOf } from '../brand-host.js';
 
 export function applyRoutes(deps: AppDeps): Router {
   const router = Router();
@@ -26,6 +27,8 @@ export function applyRoutes(deps: AppDeps): Router {
     let found;
     try {
       found = await applicationPage(app(), String(req.params.program), req.params.group ? String(req.params.group) : undefined);
+      // On a brand's own host, its program's page only: another's is the same 404 as none.
+      if (brandOf(res) && found.program.programId !== brandOf(res)!.programId) throw new AffixError(404, 'This application page does not exist');
     } catch (error) {
       // A person followed a link: a page that says so, not JSON.
       if (!(error instanceof AffixError) || error.status !== 404) throw error;
@@ -45,6 +48,11 @@ export function applyRoutes(deps: AppDeps): Router {
       } catch (error) {
         if (error instanceof AffixError && error.status === 429) return show(req, res, 429, body, {}, 'Too many applications from your network in a minute: wait a minute and send again.');
         throw error;
+      }
+      const brand = brandOf(res);
+      if (brand) {
+        const found = await applicationPage(app(), String(req.params.program), req.params.group ? String(req.params.group) : undefined).catch(() => null);
+        if (!found || found.program.programId !== brand.programId) return show(req, res, 404);
       }
       try {
         await apply(app(), String(req.params.program), req.params.group ? String(req.params.group) : undefined, body, req.ip ?? null);

@@ -1,0 +1,43 @@
+// Requests by Host (docs/domains.md): the service's own host goes on as ever; a brand's portal
+// host serves only the partner portal and its program's apply page; a brand's links host only
+// redirects its program's codes; any other host gets a plain 404 that names nothing.
+import type { NextFunction, Request, Response } from 'express';
+import type { BrandHostRouter, HostOwner } from '../app/program-domains.js';
+import { linkTarget } from '../app/program-domains.js';
+import type { Pool } from '../db/pool.js';
+
+/** The brand whose host served this request (res.locals), absent on the service's own host. */
+export const brandOf = (res: Response): HostOwner | undefined => res.locals.brandHost as HostOwner | undefined;
+
+const PORTAL_PATHS = /^\/(?:portal(?:\/.*)?|apply\/[^/]+(?:\/[^/]+)?)$/;
+
+const decoded = (text: string) => {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return '';
+  }
+};
+
+const plainNotFound = (res: Response) => void res.status(404).type('text/plain').setHeader('Cache-Control', 'no-store').send('Not found\n');
+
+export function brandHosts(pool: Pool, hosts: BrandHostRouter, publicUrl: string) {
+  const own = new Set([new URL(publicUrl).hostname.toLowerCase(), 'localhost', '127.0.0.1', '[::1]']);
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const host = (req.hostname ?? '').toLowerCase();
+    if (own.has(host) || !(await hosts.anyHost())) return next();
+    const owner = host ? await hosts.owner(host) : null;
+    if (!owner) return plainNotFound(res);
+    if (owner.kind === 'links') {
+      const code = req.method === 'GET' || req.method === 'HEAD' ? /^\/([^/]+)$/.exec(req.path)?.[1] : undefined;
+      const target = code ? await linkTarget({ pool }, owner.programId, decoded(code)) : null;
+      if (!target) return plainNotFound(res);
+      res.setHeader('Cache-Control', 'no-store');
+      return void res.redirect(302, target);
+    }
+    if (req.path === '/' && (req.method === 'GET' || req.method === 'HEAD')) return void res.redirect(302, '/portal');
+    if (!PORTAL_PATHS.test(req.path)) return plainNotFound(res);
+    res.locals.brandHost = owner;
+    next();
+  };
+}
