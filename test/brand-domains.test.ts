@@ -137,6 +137,14 @@ describe('brand domains', () => {
     }
   });
 
+  it("the reverse proxy's certificate check knows the brands' hosts only", async () => {
+    const own = new URL(api.url).host;
+    expect((await hit(own, '/brand-hosts/check?domain=partners.alpha.test')).status).toBe(200);
+    expect((await hit(own, '/brand-hosts/check?domain=GO.ALPHA.TEST')).status).toBe(200);
+    expect((await hit(own, '/brand-hosts/check?domain=someone-else.test')).status).toBe(404);
+    expect((await hit('partners.alpha.test', '/brand-hosts/check?domain=partners.alpha.test')).status).toBe(404);
+  });
+
   it('an unknown host gets a plain 404 that names nothing', async () => {
     for (const path of ['/', '/portal', '/dashboard', '/apply/1']) {
       const reply = await hit('someone-else.test', path);

@@ -14,7 +14,7 @@ import { limitInBytes } from './direct/body.js';
 import { type Trust, isOrdinaryClick, serveClick } from './direct/click.js';
 import { serveWebhook, webhookRoute } from './direct/webhooks.js';
 import { rateLimits } from './rate-limit.js';
-import { brandHosts } from './brand-host.js';
+import { brandHostCheck, brandHosts } from './brand-host.js';
 import { brandHostRouter } from '../app/program-domains.js';
 import { adminRoutes } from './routes/admin.js';
 import { OWN_BODY_PATH } from './routes/admin-partners.js';
@@ -110,6 +110,7 @@ export function createApp(given: HttpDeps): BuiltApp {
     // The replica is reported, never a reason to take the instance out: writes and sign-ins never need it.
     res.status(ready ? 200 : 503).json({ ok: ready, database: ready ? 'ok' : 'unavailable', ...(replica ? { read_replica: replica } : {}) });
   });
+  app.get('/brand-hosts/check', brandHostCheck(deps.hosts!));
   app.use('/docs', express.static(DOCS_DIR, { index: false }));
   // The API reference, made once from the routes' zod schemas.
   const reference = openApiDocument(deps.config.publicUrl);

@@ -41,3 +41,15 @@ export function brandHosts(pool: Pool, hosts: BrandHostRouter, publicUrl: string
     next();
   };
 }
+
+/**
+ * GET /brand-hosts/check?domain=<host> on the service's own host: 200 when a program holds the
+ * host, else 404. The reverse proxy asks it before getting a certificate on demand (Caddy's `ask`).
+ */
+export function brandHostCheck(hosts: BrandHostRouter) {
+  return async (req: Request, res: Response) => {
+    const domain = typeof req.query.domain === 'string' ? req.query.domain.toLowerCase() : '';
+    const known = domain.length > 0 && domain.length <= 253 && (await hosts.owner(domain)) !== null;
+    res.status(known ? 200 : 404).type('text/plain').send(known ? 'OK\n' : 'Not found\n');
+  };
+}
