@@ -145,6 +145,20 @@ describe('brand domains', () => {
     expect((await hit('partners.alpha.test', '/brand-hosts/check?domain=partners.alpha.test')).status).toBe(404);
   });
 
+  it("a portal host serves its own program's apply page, not another brand's", async () => {
+    await admin('PATCH', `/programs/${alpha.programId}/application-settings`, { applications_open: true, slug: 'alpha-outdoor' });
+    await admin('PATCH', `/programs/${beta.programId}/application-settings`, { applications_open: true, slug: 'beta-books' });
+    const own = await hit('partners.alpha.test', '/apply/alpha-outdoor');
+    expect(own.status).toBe(200);
+    expect(own.text).toContain('Become a partner of Alpha Outdoor');
+    for (const path of ['/apply/beta-books', `/apply/${beta.programId}`]) {
+      const other = await hit('partners.alpha.test', path);
+      expect(other.status, path).toBe(404);
+      expect(other.text, path).not.toContain('Beta Books');
+    }
+    expect((await hit(new URL(api.url).host, '/apply/beta-books')).status).toBe(200);
+  });
+
   it('an unknown host gets a plain 404 that names nothing', async () => {
     for (const path of ['/', '/portal', '/dashboard', '/apply/1']) {
       const reply = await hit('someone-else.test', path);
