@@ -25,17 +25,19 @@ interface Reply {
 }
 
 /** One request with this Host header (fetch may not set it). */
-function hit(host: string, path: string, options: { cookie?: string; method?: string } = {}): Promise<Reply> {
+function hit(host: string, path: string, options: { cookie?: string; method?: string; json?: unknown } = {}): Promise<Reply> {
   const { port } = new URL(api.url);
+  const body = options.json === undefined ? undefined : JSON.stringify(options.json);
+  const headers = { host, ...(options.cookie ? { cookie: options.cookie } : {}), ...(body ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}) };
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: { host, ...(options.cookie ? { cookie: options.cookie } : {}) } }, (res) => {
+    const req = request({ host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk) => (text += chunk));
       res.on('end', () => resolve({ status: res.statusCode!, type: String(res.headers['content-type'] ?? ''), location: res.headers.location, text }));
     });
     req.on('error', reject);
-    req.end();
+    req.end(body);
   });
 }
 
@@ -157,6 +159,15 @@ describe('brand domains', () => {
       expect(other.text, path).not.toContain('Beta Books');
     }
     expect((await hit(new URL(api.url).host, '/apply/beta-books')).status).toBe(200);
+  });
+
+  it('a click and a webhook stay on the service host: a brand host answers them 404', async () => {
+    const click = { affiliate_url: 'https://alpha-outdoor.example/?aff=pat-alpha' };
+    const onBrand = await hit('partners.alpha.test', '/api/v1/track/click', { method: 'POST', json: click });
+    expect([onBrand.status, onBrand.text]).toEqual([404, 'Not found\n']);
+    expect((await hit('go.alpha.test', '/api/v1/track/click', { method: 'POST', json: click })).status).toBe(404);
+    expect((await hit('partners.alpha.test', `/api/v1/webhooks/stripe/${alpha.programId}`, { method: 'POST', json: {} })).status).toBe(404);
+    expect((await hit(new URL(api.url).host, '/api/v1/track/click', { method: 'POST', json: click })).status).toBe(200);
   });
 
   it('an unknown host gets a plain 404 that names nothing', async () => {

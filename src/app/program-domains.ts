@@ -63,15 +63,19 @@ export interface BrandHostRouter {
   owner(host: string): Promise<domains.HostOwner | null>;
   /** Whether any brand host exists (until then every host is served as the service's own). */
   anyHost(): Promise<boolean>;
+  /** Without a query: false only when the last look found no brand host at all (then any host is the service's). */
+  mayHaveHosts(): boolean;
   forget(host: string): void;
 }
 
 export function brandHostRouter(pool: Pool, now: () => number = Date.now): BrandHostRouter {
   const owners = new TtlCache<string, domains.HostOwner | null>(HOST_CACHE_MS, 10_000, now);
   const any = new TtlCache<'any', boolean>(HOST_CACHE_MS, 1, now);
+  let seen: boolean | null = null;
   return {
     owner: (host) => owners.get(host, (h) => domains.hostOwner(pool, h)),
-    anyHost: () => any.get('any', () => domains.anyBrandHost(pool)),
+    anyHost: () => any.get('any', async () => (seen = await domains.anyBrandHost(pool))),
+    mayHaveHosts: () => seen !== false,
     forget(host) {
       owners.forget(host);
       any.forget('any');

@@ -14,8 +14,8 @@ import { limitInBytes } from './direct/body.js';
 import { type Trust, isOrdinaryClick, serveClick } from './direct/click.js';
 import { serveWebhook, webhookRoute } from './direct/webhooks.js';
 import { rateLimits } from './rate-limit.js';
-import { brandHostCheck, brandHosts } from './brand-host.js';
-import { brandHostRouter } from '../app/program-domains.js';
+import { brandHostCheck, brandHosts, requestHostname, serviceHosts } from './brand-host.js';
+import { type BrandHostRouter, brandHostRouter } from '../app/program-domains.js';
 import { adminRoutes } from './routes/admin.js';
 import { OWN_BODY_PATH } from './routes/admin-partners.js';
 import { cliAuthRoutes } from './routes/cli-auth.js';
@@ -48,20 +48,25 @@ function requestContext(deps: HttpDeps) {
 export interface BuiltApp {
   app: express.Express;
   receiveWebhook: ReceiveWebhook;
+  /** The brand hosts' lookup the app routes by. */
+  hosts?: BrandHostRouter;
 }
 
 /**
  * The server's request listener: the ordinary click and webhook delivery served directly
  * (direct/), every other request by the Express app, whose own routes take their other shapes.
  */
-export function requestListener(deps: HttpDeps, { app, receiveWebhook: receive }: BuiltApp = createApp(deps)): RequestListener {
+export function requestListener(deps: HttpDeps, { app, receiveWebhook: receive, hosts }: BuiltApp = createApp(deps)): RequestListener {
   const clickLimit = limitInBytes(deps.config.bodyLimit);
   const webhookLimit = limitInBytes(deps.config.webhookBodyLimit);
   const trust = app.get('trust proxy fn') as Trust;
+  const own = serviceHosts(deps.config.publicUrl);
+  // Tracking and webhooks stay on the service's own host: another host's go through the app's host routing (brand-host.ts).
+  const ownHost = (req: Parameters<RequestListener>[0]) => !hosts?.mayHaveHosts() || own.has(requestHostname(req.headers));
   return (req, res) => {
-    if (isOrdinaryClick(req, clickLimit)) return void serveClick(deps, trust, req, res);
+    if (isOrdinaryClick(req, clickLimit) && ownHost(req)) return void serveClick(deps, trust, req, res);
     const webhook = webhookRoute(req, webhookLimit);
-    if (webhook) return void serveWebhook(deps, receive, webhook, req, res);
+    if (webhook && ownHost(req)) return void serveWebhook(deps, receive, webhook, req, res);
     app(req, res);
   };
 }
@@ -154,5 +159,5 @@ export function createApp(given: HttpDeps): BuiltApp {
   });
 
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => answerFailure(deps, error, res));
-  return { app, receiveWebhook };
+  return { app, receiveWebhook, hosts: deps.hosts };
 }

@@ -21,8 +21,18 @@ const decoded = (text: string) => {
 
 const plainNotFound = (res: Response) => void res.status(404).type('text/plain').setHeader('Cache-Control', 'no-store').send('Not found\n');
 
+/** The service's own host names: AFFIX_PUBLIC_URL's, and the machine's own for health checks and development. */
+export const serviceHosts = (publicUrl: string) => new Set([new URL(publicUrl).hostname.toLowerCase(), 'localhost', '127.0.0.1', '[::1]']);
+
+/** The host name a raw request names (a proxy's X-Forwarded-Host first), without its port. */
+export function requestHostname(headers: { host?: string; 'x-forwarded-host'?: string | string[] }): string {
+  const forwarded = headers['x-forwarded-host'];
+  const value = ((Array.isArray(forwarded) ? forwarded[0] : forwarded) ?? headers.host ?? '').split(',')[0]!.trim().toLowerCase();
+  return value.startsWith('[') ? value.slice(0, value.indexOf(']') + 1) : value.split(':')[0]!;
+}
+
 export function brandHosts(pool: Pool, hosts: BrandHostRouter, publicUrl: string) {
-  const own = new Set([new URL(publicUrl).hostname.toLowerCase(), 'localhost', '127.0.0.1', '[::1]']);
+  const own = serviceHosts(publicUrl);
   return async (req: Request, res: Response, next: NextFunction) => {
     const host = (req.hostname ?? '').toLowerCase();
     if (own.has(host) || !(await hosts.anyHost())) return next();
