@@ -57,15 +57,15 @@ describe("a payout's lines", () => {
     const [netted] = await runAndPay(shop.programId, 'BANK-2');
 
     for (const payout of [paid!, netted!]) {
-      const view = await partnerPayout(deps(), email, shop.partnerId, payout.id);
+      const view = await partnerPayout({ ...deps(), brandAccountId: null }, email, shop.partnerId, payout.id);
       expect(view.total, `payout ${payout.id}`).toBe(payout.amountCents);
       expect(view.total).toBe(view.payout.amountCents);
     }
-    const later = await partnerPayout(deps(), email, shop.partnerId, netted!.id);
+    const later = await partnerPayout({ ...deps(), brandAccountId: null }, email, shop.partnerId, netted!.id);
     expect(later.lines.map((l) => [l.kind, l.amountCents])).toEqual([['commission', 8000], ['commission', 100], ['clawback', -1667], ['clawback', -3333]]);
     expect(netted!.amountCents).toBe(8000 + 100 - 5000);
     // The canceled payout is nobody's statement.
-    await expect(partnerPayout(deps(), email, shop.partnerId, canceled.id)).rejects.toMatchObject({ status: 404, message: 'Payout not found' });
+    await expect(partnerPayout({ ...deps(), brandAccountId: null }, email, shop.partnerId, canceled.id)).rejects.toMatchObject({ status: 404, message: 'Payout not found' });
   });
 
   it('shows the method and where the payout went as the run recorded them, masked, even after the partner changes them', async () => {
@@ -75,7 +75,7 @@ describe("a payout's lines", () => {
     await apiSale(api, shop, 20_000);
     const [payout] = await runAndPay(shop.programId, 'SEPA-77');
     await payouts.setPayoutDetails(deps(), OPERATOR, shop.programId, shop.partnerId, { payout_method: 'paypal', payout_reference: 'new@paypal.example' });
-    const view = await partnerPayout(deps(), email, shop.partnerId, payout!.id);
+    const view = await partnerPayout({ ...deps(), brandAccountId: null }, email, shop.partnerId, payout!.id);
     expect({ method: view.payout.payoutMethod, payTo: view.payTo, reference: view.payout.reference }).toEqual({ method: 'bank_transfer', payTo: '•••• 3000', reference: 'SEPA-77' });
     expect([maskedPayTo('ana@paypal.example'), maskedPayTo('acct_1PqRsTuVwXyZ'), maskedPayTo('1234'), maskedPayTo(null)]).toEqual(['a•••@paypal.example', '•••• wXyZ', '••••', '']);
   });
@@ -85,7 +85,7 @@ describe("a payout's lines", () => {
     const shop = await portalProgram(email, { accept_all_currencies: true });
     await apiSale(api, shop, 50_000, { currency: 'JPY' }); // ¥50,000: ¥5,000
     const [payout] = await runAndPay(shop.programId, 'JP-1');
-    const view = await partnerPayout(deps(), email, shop.partnerId, payout!.id);
+    const view = await partnerPayout({ ...deps(), brandAccountId: null }, email, shop.partnerId, payout!.id);
     const text = statementPage(view, `/portal/programs/${shop.partnerId}`, email).value.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
     expect(text).toContain('Total (JPY) ¥5,000 ');
     expect(text).toContain('¥50,000 ¥5,000');

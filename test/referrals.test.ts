@@ -162,7 +162,7 @@ describe('own link codes', () => {
     const email = `${uid('own')}@codes.example`;
     const partnerId = (await must('POST', `/programs/${shop.programId}/partners`, { name: 'Own', email })).id;
     await db.pool.query('UPDATE partners SET invited_at = now() WHERE id = $1', [partnerId]);
-    const deps = { pool: db.pool, secretBox: null, now: () => new Date() };
+    const deps = { pool: db.pool, secretBox: null, now: () => new Date(), brandAccountId: null };
     const problem = async (code: string) => ((await createOwnLink(deps, email, partnerId, { short_link: code }).catch((e) => e)) as { init: { fields: Record<string, string> } }).init.fields.short_link;
     expect(await problem('Portal')).toBe('This code is reserved: choose another (not admin, api, dashboard, portal, www, test or a word starting with affix).');
     expect(await problem('a/b')).toBe('Link code must be 3 to 64 letters, digits, - or _.');

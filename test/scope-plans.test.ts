@@ -4,6 +4,7 @@
 // ones the routes really send (recorded on the app's pool) with their values, explained; and a
 // brand of 100,000 partners downloads its partners.csv whole.
 import { randomBytes } from 'node:crypto';
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApi, type TestDatabase, adminHeaders, bearer, createTestDatabase, startTestApi } from './support/harness.js';
 import { largeTables, recordStatements, scansOfLargeTables } from './support/query-plans.js';
@@ -140,6 +141,19 @@ describe('reads scoped by account, program or partner', () => {
       '/portal/invoice-details',
     ];
     for (const path of portalPaths) expect((await get(path, partner)).status, path).toBe(200);
+    // The same portal on the brand's own host (the host lookup, the portal scoped to the brand's
+    // account) and its links host's redirect.
+    await db.pool.query("INSERT INTO program_domains (host, program_id, kind) VALUES ('partners.small.test', $1, 'portal'), ('go.small.test', $1, 'links')", [small.programId]);
+    const onHost = (host: string, path: string) =>
+      recorder.during(`GET ${host}${path}`, () => new Promise<number>((resolve, reject) => {
+        request({ host: '127.0.0.1', port: new URL(api.url).port, path, headers: { host, cookie: partner.cookie } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        }).on('error', reject).end();
+      }));
+    for (const path of portalPaths.slice(0, 2)) expect(await onHost('partners.small.test', path), path).toBe(200);
+    const code = (await db.pool.query('SELECT short_link FROM referral_links WHERE id = $1', [small.linkId])).rows[0].short_link;
+    expect(await onHost('go.small.test', `/${code}`)).toBe(302);
 
     // The brand's public pages (issue 44, item 1): its application page and its logo, read by program id.
     const logoHash = 'ab'.repeat(32);

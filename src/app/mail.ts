@@ -14,6 +14,8 @@ import { sha256 } from '../core/secrets.js';
 import { insertSignInLink } from '../db/partner-portal.js';
 import type { Brand } from '../core/brand.js';
 import { programBrand } from './brand.js';
+import { programHosts } from '../db/program-domains.js';
+import { portalBaseUrl } from '../core/domains.js';
 
 type Db = Pool | PoolClient;
 
@@ -50,11 +52,14 @@ export const INVITATION_TTL_MS = 7 * 86_400_000;
  * Portal invitations in the caller's transaction: a sign-in link (its digest stored) and its
  * mail for each partner. The mail goes out once the change commits, never for one that rolled back.
  */
-export async function queueInvitations(client: Db, links: MailLinks, invitations: { email: string; programId: number; programName: string; partnerId: number; approved: boolean }[], now: Date): Promise<void> {
+export async function queueInvitations(client: Db, given: MailLinks, invitations: { email: string; programId: number; programName: string; partnerId: number; approved: boolean }[], now: Date): Promise<void> {
   const mails = [];
   const brands = new Map<number, MailBrand | undefined>();
   for (const invitation of invitations) {
     if (!brands.has(invitation.programId)) brands.set(invitation.programId, await mailBrand(client, invitation.programId));
+    // The link leads to the program's own portal host when it has one (docs/domains.md).
+    const hosts = await programHosts(client, invitation.programId);
+    const links = { publicUrl: portalBaseUrl(given.publicUrl, hosts.portal) };
     const token = randomBytes(32).toString('base64url');
     await insertSignInLink(client, sha256(token), invitation.email, new Date(now.getTime() + INVITATION_TTL_MS));
     const intro = invitation.approved ? `${invitation.programName} approved you as a partner.` : `${invitation.programName} invited you to its partner program.`;

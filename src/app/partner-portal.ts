@@ -6,7 +6,8 @@ import { z } from 'zod';
 import { errors } from '../core/errors.js';
 import { ownLinkCode } from '../core/link-codes.js';
 import { payoutStatementCsv } from '../core/payout-export.js';
-import { type DeepLinkInput, deepLink, referralUrl } from '../core/programs.js';
+import { type DeepLinkInput, deepLink } from '../core/programs.js';
+import { shownLinkUrl } from '../core/domains.js';
 import { sha256 } from '../core/secrets.js';
 import * as portal from '../db/partner-portal.js';
 import type { Pool } from '../db/pool.js';
@@ -20,6 +21,9 @@ import { setPayoutDetails } from './payouts.js';
 /** A sign-in link works once, for this long. */
 export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
 export const PARTNER_SESSION_TTL_MS = 12 * 3600_000;
+
+/** The portal's reads: on a brand's own portal host only that brand's programs (its account), everywhere else null. */
+export type PortalReadDeps = ManagementDeps & { brandAccountId: number | null };
 
 export interface PortalDeps extends ManagementDeps {
   publicUrl: string;
@@ -73,8 +77,8 @@ export const partnerOfSession = (pool: Pool, token: string, now: Date) => portal
 export const endPartnerSession = (pool: Pool, token: string) => portal.endPartnerSession(pool, sha256(token));
 
 /** Everything the signed-in partner sees: their partner rows across programs and their numbers. */
-export async function portalOverview(deps: ManagementDeps, email: string) {
-  const partners = await portal.partnersOfEmail(deps.pool, email);
+export async function portalOverview(deps: PortalReadDeps, email: string) {
+  const partners = await portal.partnersOfEmail(deps.pool, email, deps.brandAccountId);
   const ids = partners.map((p) => p.partnerId);
   const [funnel, balances] = await Promise.all([portal.partnerFunnels(deps.pool, ids), portal.partnerBalances(deps.pool, ids)]);
   return { partners, funnel, balances };
@@ -84,14 +88,14 @@ export async function portalOverview(deps: ManagementDeps, email: string) {
 const asPartner = (partnerId: number): Scope => ({ kind: 'operator', actor: { type: 'partner', id: String(partnerId), label: null, ip: null } });
 
 /** One of the signed-in partner's own rows, or the same 404 as one that does not exist. */
-export async function ownPartner(deps: ManagementDeps, email: string, partnerId: number) {
-  const partner = (await portal.partnersOfEmail(deps.pool, email)).find((p) => p.partnerId === partnerId);
+export async function ownPartner(deps: PortalReadDeps, email: string, partnerId: number) {
+  const partner = (await portal.partnersOfEmail(deps.pool, email, deps.brandAccountId)).find((p) => p.partnerId === partnerId);
   if (!partner) throw errors.notFound('Partner not found');
   return partner;
 }
 
 /** An extra referral link, where the program lets partners make their own (the brand's rule for codes). */
-export async function createOwnLink(deps: ManagementDeps, email: string, partnerId: number, input: { short_link?: unknown }) {
+export async function createOwnLink(deps: PortalReadDeps, email: string, partnerId: number, input: { short_link?: unknown }) {
   const partner = await ownPartner(deps, email, partnerId);
   if (!partner.canCreateLinks) throw errors.forbidden('This program does not let partners create links; ask the brand for one.');
   // A code the partner chooses follows the own-code rules (reserved words); empty: a random one.
@@ -100,13 +104,13 @@ export async function createOwnLink(deps: ManagementDeps, email: string, partner
 }
 
 /** The partner sets how they are paid (the same rules as when the brand sets it). */
-export async function setOwnPayoutDetails(deps: ManagementDeps, email: string, partnerId: number, input: unknown) {
+export async function setOwnPayoutDetails(deps: PortalReadDeps, email: string, partnerId: number, input: unknown) {
   const partner = await ownPartner(deps, email, partnerId);
   return setPayoutDetails(deps, asPartner(partner.partnerId), partner.programId, partner.partnerId, input);
 }
 
 /** One program of the signed-in partner's: terms, resources, each link's numbers, earnings per month (12), payouts. */
-export async function portalProgram(deps: ManagementDeps, email: string, partnerId: number) {
+export async function portalProgram(deps: PortalReadDeps, email: string, partnerId: number) {
   const partner = await ownPartner(deps, email, partnerId);
   const now = deps.now();
   const since = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 11, 1));
@@ -122,7 +126,7 @@ export async function portalProgram(deps: ManagementDeps, email: string, partner
 }
 
 /** A payout's statement (CSV) for the partner's records; 404 for anyone else's. */
-export async function portalPayoutStatement(deps: ManagementDeps, email: string, partnerId: number, payoutId: number): Promise<string> {
+export async function portalPayoutStatement(deps: PortalReadDeps, email: string, partnerId: number, payoutId: number): Promise<string> {
   const partner = await ownPartner(deps, email, partnerId);
   const statement = await portal.payoutStatement(deps.pool, partner.partnerId, payoutId);
   if (!statement) throw errors.notFound('Payout not found');
@@ -130,15 +134,15 @@ export async function portalPayoutStatement(deps: ManagementDeps, email: string,
 }
 
 /** One of the signed-in partner's links and the program's domain: a QR code names no more. */
-export async function portalLink(deps: ManagementDeps, email: string, partnerId: number, linkId: number) {
+export async function portalLink(deps: PortalReadDeps, email: string, partnerId: number, linkId: number) {
   const partner = await ownPartner(deps, email, partnerId);
   const link = (await portal.partnerLinks(deps.pool, partner.partnerId)).find((l) => l.linkId === linkId);
   if (!link) throw errors.notFound('Link not found');
-  return { ...link, url: referralUrl(partner.domain, link.shortLink), programId: partner.programId };
+  return { ...link, url: shownLinkUrl(partner, link.shortLink), programId: partner.programId };
 }
 
 /** A link of the partner's to any page of the program's site, with a sub-ID and UTM tags. */
-export async function portalDeepLink(deps: ManagementDeps, email: string, partnerId: number, input: { link_id?: unknown } & DeepLinkInput) {
+export async function portalDeepLink(deps: PortalReadDeps, email: string, partnerId: number, input: { link_id?: unknown } & DeepLinkInput) {
   const partner = await ownPartner(deps, email, partnerId);
   const links = await portal.partnerLinks(deps.pool, partner.partnerId);
   const link = links.find((l) => l.linkId === Number(input.link_id)) ?? links[0];

@@ -9,10 +9,10 @@ import { COUNTRY_CODES, linesTotal, maskedPayTo, statementLines } from '../core/
 import * as statements from '../db/payout-statements.js';
 import { withTransaction } from '../db/pool.js';
 import { type ManagementDeps, type Scope, audit, parseInput, programInScope } from './management.js';
-import { ownPartner } from './partner-portal.js';
+import { type PortalReadDeps, ownPartner } from './partner-portal.js';
 
 /** One of the signed-in partner's payouts with its lines; the same 404 for another partner's payout as for none. */
-export async function partnerPayout(deps: ManagementDeps, email: string, partnerId: number, payoutId: number) {
+export async function partnerPayout(deps: PortalReadDeps, email: string, partnerId: number, payoutId: number) {
   const partner = await ownPartner(deps, email, partnerId);
   const [found, invoice] = await Promise.all([statements.partnerPayoutStatement(deps.pool, partner.partnerId, payoutId), statements.invoiceDetails(deps.pool, email)]);
   if (!found) throw errors.notFound('Payout not found');

@@ -5,7 +5,7 @@ import { COMMISSIONS_CSV_HEADER, REFERRALS_CSV_HEADER, SUB_IDS_CSV_HEADER, commi
 import { dailyCounts } from '../db/page-rollups.js';
 import * as referrals from '../db/referrals.js';
 import type { ManagementDeps } from './management.js';
-import { ownPartner } from './partner-portal.js';
+import { type PortalReadDeps, ownPartner } from './partner-portal.js';
 
 /** Rows per page of the lists; per statement of the CSV. */
 export const REFERRALS_PAGE = 50;
@@ -21,7 +21,7 @@ const cursor = (value: unknown): number | null => {
   return Number.isSafeInteger(id) && id > 0 ? id : null;
 };
 
-export async function portalReferrals(deps: ManagementDeps, email: string, partnerId: number, query: { customers_before?: unknown; commissions_before?: unknown }) {
+export async function portalReferrals(deps: PortalReadDeps, email: string, partnerId: number, query: { customers_before?: unknown; commissions_before?: unknown }) {
   const partner = await ownPartner(deps, email, partnerId);
   const now = deps.now();
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
@@ -43,7 +43,7 @@ export async function portalReferrals(deps: ManagementDeps, email: string, partn
 }
 
 /** referrals.csv: a line per customer and currency, newest customer first, read a page at a time. */
-export async function* referralsCsv(deps: ManagementDeps, email: string, partnerId: number): AsyncGenerator<string> {
+export async function* referralsCsv(deps: PortalReadDeps, email: string, partnerId: number): AsyncGenerator<string> {
   const partner = await ownPartner(deps, email, partnerId);
   yield REFERRALS_CSV_HEADER;
   for (let beforeId: number | null = null; ; ) {
@@ -55,7 +55,7 @@ export async function* referralsCsv(deps: ManagementDeps, email: string, partner
 }
 
 /** commissions.csv: a line per commission with its sale, state and the day it can be paid. */
-export async function* commissionsCsv(deps: ManagementDeps, email: string, partnerId: number): AsyncGenerator<string> {
+export async function* commissionsCsv(deps: PortalReadDeps, email: string, partnerId: number): AsyncGenerator<string> {
   const partner = await ownPartner(deps, email, partnerId);
   yield COMMISSIONS_CSV_HEADER;
   for (let beforeId: number | null = null; ; ) {
@@ -67,7 +67,7 @@ export async function* commissionsCsv(deps: ManagementDeps, email: string, partn
 }
 
 /** sub-ids.csv: the sub-ID table of the page, every sub-ID of the same 90 days (at most 10,000, most clicked first). */
-export async function* subIdsCsv(deps: ManagementDeps, email: string, partnerId: number): AsyncGenerator<string> {
+export async function* subIdsCsv(deps: PortalReadDeps, email: string, partnerId: number): AsyncGenerator<string> {
   const partner = await ownPartner(deps, email, partnerId);
   yield SUB_IDS_CSV_HEADER;
   const now = deps.now();

@@ -155,6 +155,8 @@ export const DASHBOARD_ROUTES: Record<string, Permission> = {
   [P('POST', `${D}/payouts/settings`)]: 'payouts',
   [P('GET', `${D}/payouts/statement-details`)]: 'payouts',
   [P('POST', `${D}/payouts/statement-details`)]: 'payouts',
+  [P('GET', `${D}/settings/domains`)]: 'read',
+  [P('POST', `${D}/settings/domains`)]: 'programs',
 };
 
 /** The CLI API routes a login token reaches: the token acts as its member, with that member's role. */

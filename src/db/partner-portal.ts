@@ -65,17 +65,26 @@ export interface PortalPartner {
   payoutMethod: string | null;
   payoutReference: string | null;
   payoutCurrency: string | null;
+  /** The program's own host for its partners' links (go.brand.com), or null. */
+  linksHost: string | null;
 }
 
-/** The partner rows (one per program) of this email that a brand invited and that stand in the program (not banned, not an open application). */
-export async function partnersOfEmail(pool: Pool, email: string): Promise<PortalPartner[]> {
+/**
+ * The partner rows (one per program) of this email that a brand invited and that stand in the
+ * program (not banned, not an open application); with an account, only that brand's programs
+ * (the portal on the brand's own host).
+ */
+export async function partnersOfEmail(pool: Pool, email: string, accountId: number | null = null): Promise<PortalPartner[]> {
   const { rows } = await pool.query(
     `SELECT pa.id, pa.name, p.id AS program_id, p.name AS program_name, p.domain, t.can_create_links,
-            t.commission_type, t.commission_rate, t.recurring_duration_months, p.partner_link_limit, pa.payout_method, pa.payout_reference, pa.payout_currency, pa.status
+            t.commission_type, t.commission_rate, t.recurring_duration_months, p.partner_link_limit, pa.payout_method, pa.payout_reference, pa.payout_currency, pa.status,
+            d.host AS links_host
        FROM partners pa JOIN programs p ON p.id = pa.program_id JOIN partner_terms t ON t.partner_id = pa.id
+       LEFT JOIN program_domains d ON d.program_id = p.id AND d.kind = 'links'
       WHERE lower(pa.email) = lower($1) AND pa.invited_at IS NOT NULL AND pa.status IN ('approved', 'invited', 'archived')
+        AND ($2::bigint IS NULL OR p.account_id = $2)
       ORDER BY p.name, pa.id`,
-    [email],
+    [email, accountId],
   );
   return rows.map((row) => ({
     partnerId: Number(row.id),
@@ -90,6 +99,7 @@ export async function partnersOfEmail(pool: Pool, email: string): Promise<Portal
     payoutMethod: row.payout_method,
     payoutReference: row.payout_reference,
     payoutCurrency: row.payout_currency,
+    linksHost: row.links_host ?? null,
   }));
 }
 

@@ -14,6 +14,8 @@ import { limitInBytes } from './direct/body.js';
 import { type Trust, isOrdinaryClick, serveClick } from './direct/click.js';
 import { serveWebhook, webhookRoute } from './direct/webhooks.js';
 import { rateLimits } from './rate-limit.js';
+import { brandHostCheck, brandHosts, requestHostname, serviceHosts } from './brand-host.js';
+import { type BrandHostRouter, brandHostRouter } from '../app/program-domains.js';
 import { adminRoutes } from './routes/admin.js';
 import { OWN_BODY_PATH } from './routes/admin-partners.js';
 import { cliAuthRoutes } from './routes/cli-auth.js';
@@ -47,32 +49,39 @@ function requestContext(deps: HttpDeps) {
 export interface BuiltApp {
   app: express.Express;
   receiveWebhook: ReceiveWebhook;
+  /** The brand hosts' lookup the app routes by. */
+  hosts?: BrandHostRouter;
 }
 
 /**
  * The server's request listener: the ordinary click and webhook delivery served directly
  * (direct/), every other request by the Express app, whose own routes take their other shapes.
  */
-export function requestListener(deps: HttpDeps, { app, receiveWebhook: receive }: BuiltApp = createApp(deps)): RequestListener {
+export function requestListener(deps: HttpDeps, { app, receiveWebhook: receive, hosts }: BuiltApp = createApp(deps)): RequestListener {
   const clickLimit = limitInBytes(deps.config.bodyLimit);
   const webhookLimit = limitInBytes(deps.config.webhookBodyLimit);
   const trust = app.get('trust proxy fn') as Trust;
+  const own = serviceHosts(deps.config.publicUrl);
+  // Tracking and webhooks stay on the service's own host: another host's go through the app's host routing (brand-host.ts).
+  const ownHost = (req: Parameters<RequestListener>[0]) => !hosts?.mayHaveHosts() || own.has(requestHostname(req.headers));
   return (req, res) => {
-    if (isOrdinaryClick(req, clickLimit)) return void serveClick(deps, trust, req, res);
+    if (isOrdinaryClick(req, clickLimit) && ownHost(req)) return void serveClick(deps, trust, req, res);
     const webhook = webhookRoute(req, webhookLimit);
-    if (webhook) return void serveWebhook(deps, receive, webhook, req, res);
+    if (webhook && ownHost(req)) return void serveWebhook(deps, receive, webhook, req, res);
     app(req, res);
   };
 }
 
 export function createApp(given: HttpDeps): BuiltApp {
-  const deps: AppDeps = { ...given, mailer: given.mailer ?? createMailer(given.config.mail, given.logger) };
+  const deps: AppDeps = { ...given, mailer: given.mailer ?? createMailer(given.config.mail, given.logger), hosts: brandHostRouter(given.pool) };
   const app = express();
   app.disable('x-powered-by');
   // No ETag: the API's answers are not cached, and hashing every body cost more than the JSON itself.
   app.set('etag', false);
   app.set('trust proxy', deps.config.trustProxy);
   app.use(requestContext(deps));
+  // A brand's own hosts serve their portal or links only; unknown hosts nothing (brand-host.ts).
+  app.use(brandHosts(deps.pool, deps.hosts!, deps.config.publicUrl));
   const limits = rateLimits(deps.pool, () => clock(deps));
   const json = express.json({ limit: deps.config.bodyLimit, strict: false });
   const objectBody = (req: Request, _res: Response, next: NextFunction) => {
@@ -107,6 +116,7 @@ export function createApp(given: HttpDeps): BuiltApp {
     // The replica is reported, never a reason to take the instance out: writes and sign-ins never need it.
     res.status(ready ? 200 : 503).json({ ok: ready, database: ready ? 'ok' : 'unavailable', ...(replica ? { read_replica: replica } : {}) });
   });
+  app.get('/brand-hosts/check', brandHostCheck(deps.hosts!));
   app.use('/docs', express.static(DOCS_DIR, { index: false }));
   // The API reference, made once from the routes' zod schemas.
   const reference = openApiDocument(deps.config.publicUrl);
@@ -151,5 +161,5 @@ export function createApp(given: HttpDeps): BuiltApp {
   });
 
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => answerFailure(deps, error, res));
-  return { app, receiveWebhook };
+  return { app, receiveWebhook, hosts: deps.hosts };
 }

@@ -6,6 +6,7 @@ import type { Pool } from '../db/pool.js';
 import type { Logger } from '../platform/logger.js';
 import type { Mailer } from '../platform/mailer.js';
 import type { SecretBox } from '../platform/secret-box.js';
+import type { BrandHostRouter } from '../app/program-domains.js';
 
 export interface HttpDeps {
   config: Readonly<Config>;
@@ -25,6 +26,6 @@ export interface HttpDeps {
 }
 
 /** What createApp hands its routers: the mailer is made once, there. */
-export type AppDeps = HttpDeps & { mailer: Mailer };
+export type AppDeps = HttpDeps & { mailer: Mailer; /** The brand hosts' lookup (made by createApp); a settings change forgets its hosts there. */ hosts?: BrandHostRouter };
 
 export const clock = (deps: HttpDeps): Date => (deps.now ? deps.now() : new Date());

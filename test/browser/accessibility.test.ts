@@ -88,6 +88,7 @@ describe.skipIf(!hasChromium)('accessibility', () => {
       ['partner', `${base.slice(api.url.length)}/partners/${ana.id}`],
       ['partner-import', `${base.slice(api.url.length)}/partners/import`],
       ['program-statement-details', `${base.slice(api.url.length)}/payouts/statement-details`],
+      ['program-domains', `${base.slice(api.url.length)}/settings/domains`],
     ];
     for (const [name, path] of pages) {
       await page.goto(`${api.url}${path}`);

@@ -13,6 +13,7 @@ import { formBody } from '../input-guard.js';
 import { byClientIp, rateLimit } from '../rate-limit.js';
 import { applicationForm, receivedPage } from './pages.js';
 import { programBrand } from '../../app/brand.js';
+import { hostOwnerOf } from '../brand-host.js';
 
 export function applyRoutes(deps: AppDeps): Router {
   const router = Router();
@@ -27,6 +28,8 @@ export function applyRoutes(deps: AppDeps): Router {
     let found;
     try {
       found = await applicationPage(app(), String(req.params.program), req.params.group ? String(req.params.group) : undefined);
+      // On a brand's own host, its program's page only: another's is the same 404 as none.
+      if (hostOwnerOf(res) && found.program.programId !== hostOwnerOf(res)!.programId) throw new AffixError(404, 'This application page does not exist');
     } catch (error) {
       // A person followed a link: a page that says so, not JSON.
       if (!(error instanceof AffixError) || error.status !== 404) throw error;
@@ -47,6 +50,11 @@ export function applyRoutes(deps: AppDeps): Router {
       } catch (error) {
         if (error instanceof AffixError && error.status === 429) return show(req, res, 429, body, {}, 'Too many applications from your network in a minute: wait a minute and send again.');
         throw error;
+      }
+      const host = hostOwnerOf(res);
+      if (host) {
+        const found = await applicationPage(app(), String(req.params.program), req.params.group ? String(req.params.group) : undefined).catch(() => null);
+        if (!found || found.program.programId !== host.programId) return show(req, res, 404);
       }
       try {
         await apply(app(), String(req.params.program), req.params.group ? String(req.params.group) : undefined, body, req.ip ?? null);

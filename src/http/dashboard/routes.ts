@@ -45,6 +45,7 @@ import { MONEY_DONE, registerMoneyRoutes } from './money-routes.js';
 import { PARTNER_DONE, bulkDone, registerPartnerRoutes } from './partner-routes.js';
 import { registerStatementDetailsRoutes } from './statement-details.js';
 import { BRAND_DONE, registerBrandRoutes } from './brand-routes.js';
+import { registerDomainsRoutes } from './domains-page.js';
 import { type Html, html, page } from './html.js';
 import { invitationGonePage, joinPage as joinView, loginPage, programsPage, regenerateKeyPage, teamPage as teamView } from '../views/account-pages.js';
 import { errorPage } from '../views/components.js';
@@ -459,6 +460,7 @@ export function dashboardRoutes(deps: AppDeps): Router {
   registerPartnerRoutes(router, { ...kit, send, csrfBeforeBody: csrf.checkBeforeBody, publicUrl: config.publicUrl });
   registerStatementDetailsRoutes(router, { ...kit, send });
   registerBrandRoutes(router, { ...kit, send, csrfBeforeBody: csrf.checkBeforeBody, publicUrl: config.publicUrl });
+  registerDomainsRoutes(router, { ...kit, send, publicUrl: config.publicUrl, hosts: deps.hosts });
 
   // A dashboard address that does not exist: a page that says so (a browser asked), not JSON.
   router.use('/dashboard', () => {

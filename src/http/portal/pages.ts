@@ -3,7 +3,7 @@
 import type { portalOverview, portalProgram } from '../../app/partner-portal.js';
 import { COMMISSION_STATE_WORDS } from '../../core/commission-ledger.js';
 import { formatMoney } from '../../core/money.js';
-import { referralUrl } from '../../core/programs.js';
+import { shownLinkUrl } from '../../core/domains.js';
 import type { Currency } from '../../core/types.js';
 import { barChart } from '../dashboard/charts.js';
 import { type Html, errorSummary, field, html, raw } from '../dashboard/html.js';
@@ -103,7 +103,7 @@ ${data.balances.length === 0 ? html`<p class="muted">No commissions yet.</p>` : 
 ${referralsLink(p.partnerId)}
 <section id="links"><h2>Your links</h2>
 ${data.links.length === 0 ? html`<p>No links yet.</p>` : dataTable(['Link', 'Clicks', 'Leads', 'Sales', 'Commission', 'QR code'], data.links.map((l) => {
-  const url = referralUrl(p.domain, l.shortLink);
+  const url = shownLinkUrl(p, l.shortLink);
   return [
     html`<code title="${url}">${linkText(url)}</code>${l.enabled ? '' : ' (turned off)'} <button type="button" data-copy="${url}" aria-label="Copy link ${l.shortLink}">Copy</button>`,
     l.clicks, l.leads, l.sales,

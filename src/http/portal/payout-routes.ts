@@ -2,6 +2,7 @@
 // partner's invoice details. Another partner's payout answers the same 404 as none.
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { ManagementDeps } from '../../app/management.js';
+import type { PortalReadDeps } from '../../app/partner-portal.js';
 import { invoiceDetailsOf, partnerPayout, saveInvoiceDetails } from '../../app/payout-statements.js';
 import { fieldErrors } from '../dashboard/forms.js';
 import type { Html } from '../dashboard/html.js';
@@ -12,7 +13,7 @@ export interface PayoutRouteKit {
   send: (res: Response, status: number, title: string, body: Html, flash?: string | null) => void;
   app: () => ManagementDeps;
   /** The replica unless the page shows the partner's own write. */
-  reading: (req: Request) => ManagementDeps;
+  reading: (req: Request) => PortalReadDeps;
 }
 
 /** Where the invoice form goes back to: a statement of the portal, nothing else. */

@@ -3,13 +3,14 @@
 import type { Request, Response, Router } from 'express';
 import { commissionsCsv, portalReferrals, referralsCsv, subIdsCsv } from '../../app/referrals.js';
 import type { ManagementDeps } from '../../app/management.js';
+import type { PortalReadDeps } from '../../app/partner-portal.js';
 import { sendCsv } from '../csv-stream.js';
 import type { Html } from '../dashboard/html.js';
 import { referralsPage } from './referrals-page.js';
 
 export interface PortalPageContext {
   /** The deps a read uses (the replica when there is one). */
-  reading: (req: Request) => ManagementDeps;
+  reading: (req: Request) => PortalReadDeps;
   send: (res: Response, status: number, title: string, body: Html) => void;
 }
 

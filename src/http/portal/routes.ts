@@ -6,6 +6,7 @@ import cookieParser from 'cookie-parser';
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import {
   type PortalDeps,
+  type PortalReadDeps,
   createOwnLink,
   endPartnerSession,
   partnerOfSession,
@@ -35,8 +36,9 @@ import { addReferralRoutes } from './referrals-routes.js';
 import { registerPayoutRoutes } from './payout-routes.js';
 import { brandedQrSvg } from './branded-qr.js';
 import { errorPage, mailSettings } from '../views/components.js';
-import { referralUrl } from '../../core/programs.js';
 import { markOwnWrite, showsOwnWrite } from '../own-write.js';
+import { hostOwnerOf } from '../brand-host.js';
+import { hostOrigin, shownLinkUrl } from '../../core/domains.js';
 
 export const PORTAL_COOKIE = 'affix_portal';
 const NEUTRAL: PageBrand = { name: 'Partner portal' };
@@ -51,9 +53,14 @@ export function portalRoutes(deps: AppDeps): Router {
   // A form post that passed its checks: the partner's next pages read the primary for a while (own-write.ts).
   const wrote = markOwnWrite('/portal', secure, () => clock(deps));
   const form = [...formBody('20kb'), csrf.check, wrote];
-  const app = (): PortalDeps => ({ pool, secretBox: deps.secretBox ?? null, now: () => clock(deps), publicUrl: config.publicUrl, reads: deps.reads });
+  const base = () => ({ pool, secretBox: deps.secretBox ?? null, now: () => clock(deps), reads: deps.reads });
+  // On a brand's own portal host: only that brand's programs, and mailed links back to that host.
+  const app = (req: Request): PortalDeps & PortalReadDeps => {
+    const brand = hostOwnerOf(req.res!);
+    return { ...base(), publicUrl: brand ? hostOrigin(req.hostname) : config.publicUrl, brandAccountId: brand?.accountId ?? null };
+  };
   /** The partner's numbers: from the replica when there is one, unless the page shows their own write (a form's answer or redirect). */
-  const reading = (req: Request) => readSide(app(), showsOwnWrite(req, clock(deps)));
+  const reading = (req: Request) => readSide(app(req), showsOwnWrite(req, clock(deps)));
   router.use('/portal', cookieParser(), pageHeaders(), sameOriginPosts(config.publicUrl));
 
   // A program's pages carry its brand; the rest (sign-in, the list of a partner's programs across brands) a neutral name.
@@ -71,7 +78,7 @@ export function portalRoutes(deps: AppDeps): Router {
     async (req, res) => {
       const email = String((req.body as Record<string, unknown>).email ?? '').trim();
       try {
-        await requestSignInLink(app(), { email });
+        await requestSignInLink(app(req), { email });
       } catch (error) {
         if (!(error instanceof AffixError) || error.status !== 400) throw error;
         return send(res, 400, 'Partner sign-in', signInPage(error.init.fields?.email ?? error.message, email));
@@ -82,7 +89,7 @@ export function portalRoutes(deps: AppDeps): Router {
   // The mailed link shows a button: mail scanners that open links do not use up the sign-in.
   router.get('/portal/auth', (req, res) => send(res, 200, 'Partner sign-in', confirmSignInPage(String(req.query.token ?? ''))));
   router.post('/portal/auth', ...form, async (req, res) => {
-    const session = await signInWithLink(app(), String((req.body as Record<string, unknown>).token ?? ''));
+    const session = await signInWithLink(app(req), String((req.body as Record<string, unknown>).token ?? ''));
     if (!session) return send(res, 400, 'Partner sign-in', signInPage('This sign-in link expired or was already used. Ask for a new one.'));
     res.cookie(PORTAL_COOKIE, session.token, { httpOnly: true, sameSite: 'lax', secure, path: '/portal', maxAge: session.ttlMs });
     res.redirect(303, '/portal');
@@ -111,7 +118,7 @@ export function portalRoutes(deps: AppDeps): Router {
     const partnerId = Number(req.params.partnerId);
     const data = await portalProgram(reading(req), res.locals.partnerEmail, partnerId);
     const brand = (await programBrand(reading(req).pool, data.partner.programId))!;
-    const qr = new Map(await Promise.all(data.links.map(async (l) => [l.linkId, await brandedQrSvg(referralUrl(data.partner.domain, l.shortLink), brand.name)] as const)));
+    const qr = new Map(await Promise.all(data.links.map(async (l) => [l.linkId, await brandedQrSvg(shownLinkUrl(data.partner, l.shortLink), brand.name)] as const)));
     const query = req.query as Record<string, string | undefined>;
     const builderValues = Object.fromEntries(BUILDER_FIELDS.map((name) => [name, typeof query[name] === 'string' ? query[name]! : '']));
     let built = null;
@@ -119,7 +126,7 @@ export function portalRoutes(deps: AppDeps): Router {
     // The builder is a GET form: its answer is this page with the link made (or its problems).
     if (query.link_id !== undefined) {
       try {
-        const made = await portalDeepLink(app(), res.locals.partnerEmail, partnerId, builderValues);
+        const made = await portalDeepLink(app(req), res.locals.partnerEmail, partnerId, builderValues);
         built = { ...made, qr: await brandedQrSvg(made.url, brand.name) };
       } catch (error) {
         fields = { ...fields, ...fieldErrors(error) };
@@ -132,7 +139,7 @@ export function portalRoutes(deps: AppDeps): Router {
   router.post('/portal/programs/:partnerId/links', ...form, async (req, res) => {
     const partnerId = Number(req.params.partnerId);
     try {
-      await createOwnLink(app(), res.locals.partnerEmail, partnerId, { short_link: (req.body as Record<string, unknown>)[`short_link_${partnerId}`] });
+      await createOwnLink(app(req), res.locals.partnerEmail, partnerId, { short_link: (req.body as Record<string, unknown>)[`short_link_${partnerId}`] });
     } catch (error) {
       return programView(req, res, 400, fieldErrors(error, { short_link: `short_link_${partnerId}`, form: `short_link_${partnerId}` }));
     }
@@ -142,7 +149,7 @@ export function portalRoutes(deps: AppDeps): Router {
     const partnerId = Number(req.params.partnerId);
     const body = req.body as Record<string, unknown>;
     try {
-      await setOwnPayoutDetails(app(), res.locals.partnerEmail, partnerId, { payout_method: body.payout_method || undefined, payout_reference: body[`payout_reference_${partnerId}`] });
+      await setOwnPayoutDetails(app(req), res.locals.partnerEmail, partnerId, { payout_method: body.payout_method || undefined, payout_reference: body[`payout_reference_${partnerId}`] });
     } catch (error) {
       const errs = fieldErrors(error, { payout_method: `payout_method_${partnerId}`, payout_reference: `payout_reference_${partnerId}`, form: `payout_reference_${partnerId}` });
       return programView(req, res, 400, errs, null, Object.fromEntries(Object.entries(body).map(([k, v]) => [k, String(v)])));
@@ -150,7 +157,7 @@ export function portalRoutes(deps: AppDeps): Router {
     res.redirect(303, `/portal/programs/${partnerId}?done=payout#payout-details`);
   });
   router.get('/portal/programs/:partnerId/links/:linkId/qr.svg', async (req, res) => {
-    const link = await portalLink(app(), res.locals.partnerEmail, Number(req.params.partnerId), Number(req.params.linkId));
+    const link = await portalLink(app(req), res.locals.partnerEmail, Number(req.params.partnerId), Number(req.params.linkId));
     const brand = await programBrand(pool, link.programId);
     res.type('image/svg+xml').attachment(`${link.shortLink}-qr.svg`).send(await brandedQrSvg(link.url, brand?.name ?? ''));
   });
@@ -169,7 +176,7 @@ export function portalRoutes(deps: AppDeps): Router {
   });
 
   addReferralRoutes(router, { reading, send });
-  registerPayoutRoutes(router, { form, send, app, reading });
+  registerPayoutRoutes(router, { form, send, app: base, reading });
 
   // A portal address that does not exist: a page, not JSON.
   router.use('/portal', () => {
