@@ -196,5 +196,10 @@ describe.skipIf(!hasChromium)('the brand, not Affix', () => {
     expect(await qr.text()).toContain('>Northwind Coffee</text>');
     expect(await seriousViolations()).toEqual([]);
     await screenshotsAt(page, 'brand-portal');
+    // The program's other portal pages carry its brand too (its referrals here).
+    const programPath = new URL(page.url()).pathname;
+    await page.goto(`${api.url}${programPath}/referrals`);
+    expect(await page.title()).toBe('Your referrals: Two Currency Shop · Northwind Coffee');
+    expect(await textOf('header strong')).toBe('Northwind Coffee');
   }, 180_000);
 });

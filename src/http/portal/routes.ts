@@ -9,6 +9,7 @@ import {
   type PortalReadDeps,
   createOwnLink,
   endPartnerSession,
+  ownPartner,
   partnerOfSession,
   portalDeepLink,
   portalLink,
@@ -64,7 +65,7 @@ export function portalRoutes(deps: AppDeps): Router {
   router.use('/portal', cookieParser(), pageHeaders(), sameOriginPosts(config.publicUrl));
 
   // A program's pages carry its brand; the rest (sign-in, the list of a partner's programs across brands) a neutral name.
-  const send = (res: Response, status: number, title: string, body: Html, flash: string | null = null, brand: PageBrand = NEUTRAL) => {
+  const send = (res: Response, status: number, title: string, body: Html, flash: string | null = null, brand: PageBrand = (res.locals.programBrand as PageBrand | undefined) ?? NEUTRAL) => {
     const email = res.locals.partnerEmail as string | undefined;
     const header = email ? portalHeader(email) : html``;
     res.status(status).type('html').send(csrf.protect(res.req, res, page(title, body, { header, flash, brand })));
@@ -102,6 +103,13 @@ export function portalRoutes(deps: AppDeps): Router {
     // A partner's own numbers and payout details: never kept by a browser or a shared cache.
     res.setHeader('Cache-Control', 'no-store');
     res.locals.partnerEmail = email;
+    next();
+  });
+  // Every page of one of the partner's programs (referrals, payouts, statements) carries that
+  // program's brand; an id that is not the partner's stays neutral, and its route answers 404.
+  router.use('/portal/programs/:partnerId', async (req: Request, res: Response, next: NextFunction) => {
+    const partner = await ownPartner(reading(req), res.locals.partnerEmail, Number(req.params.partnerId)).catch(() => null);
+    if (partner) res.locals.programBrand = await programBrand(reading(req).pool, partner.programId);
     next();
   });
 
