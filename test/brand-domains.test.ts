@@ -6,6 +6,9 @@ import { request } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../src/core/secrets.js';
+import { mail } from '../src/core/mail.js';
+import { queueMails } from '../src/db/mail.js';
+import { sendNextMail } from '../src/app/mail.js';
 import { type TestApi, type TestDatabase, type SeededProgram, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 import { signedInVisitor } from './support/dashboard-visitor.js';
 
@@ -209,5 +212,18 @@ describe('brand domains', () => {
     expect(status).toBe(200);
     const mail = await db.pool.query(`SELECT body FROM mail_outbox WHERE to_email = $1 AND kind = 'partner_sign_in' ORDER BY id DESC LIMIT 1`, [email]);
     expect(mail.rows[0].body).toContain('Sign in: https://partners.alpha.test/portal/auth?token=');
+  });
+
+  it("every partner mail of a program with a portal host links to that host when sent (a reminder written with the service's address)", async () => {
+    const written = mail('payout_details_reminder', {
+      programId: alpha.programId, to: 'remind@alpha.test', senderName: 'Alpha Outdoor', subject: 'Add your payout details',
+      body: 'Add them in your partner portal: {{affix}}/portal/programs/7#payout-details\nOr ' + api.url + '/portal\n', dedupeKey: `remind-test-${alpha.programId}`,
+    });
+    await queueMails(db.pool, [written]);
+    const sent: { to: string; text: string }[] = [];
+    const mailer = { send: async (m: { to: string; text: string }) => void sent.push(m) };
+    while (await sendNextMail({ pool: db.pool, mailer, secretKey: undefined, publicUrl: api.url, now: () => new Date() }));
+    const text = sent.find((m) => m.to === 'remind@alpha.test')!.text;
+    expect(text).toBe('Add them in your partner portal: https://partners.alpha.test/portal/programs/7#payout-details\nOr https://partners.alpha.test/portal\n');
   });
 });

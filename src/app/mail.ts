@@ -194,9 +194,13 @@ async function sendLocked(deps: SendingDeps, lock: (client: PoolClient) => Promi
         ? unsubscribeParts(`${deps.publicUrl}/mail/unsubscribe?token=${unsubscribeToken(deps.secretKey, stored.to, kind, new Date(deps.now().getTime() + UNSUBSCRIBE_TTL_MS))}`, kind)
         : null;
     // Texts written where the service's address is not known say {{affix}}: its public URL.
-    const text = `${stored.body.replaceAll('{{affix}}', deps.publicUrl)}${parts?.footer ?? ''}`;
+    const toPartner = isMailKind(kind) && MAIL_KINDS[kind].to === 'partner' && stored.programId !== null;
+    // A partner's links to the portal lead to the program's own portal host when it has one (docs/domains.md).
+    const portalBase = toPartner ? portalBaseUrl(deps.publicUrl, (await programHosts(client, stored.programId!)).portal) : deps.publicUrl;
+    const body = stored.body.replaceAll('{{affix}}', deps.publicUrl).replaceAll(`${deps.publicUrl}/portal`, `${portalBase}/portal`);
+    const text = `${body}${parts?.footer ?? ''}`;
     // The same words as HTML too; a partner's mail in the brand's name, logo and colour (core/mail-html.ts).
-    const brand = isMailKind(kind) && MAIL_KINDS[kind].to === 'partner' && stored.programId !== null ? await mailBrand(client, stored.programId) : undefined;
+    const brand = toPartner ? await mailBrand(client, stored.programId!) : undefined;
     const html = mailHtml({ subject: stored.subject, text, brand: brand ? { name: brand.name, accent: brand.accent, logoUrl: brand.logoPath ? `${deps.publicUrl}${brand.logoPath}` : null } : null });
     try {
       await deps.mailer.send({ to: stored.to, subject: stored.subject, text, html, fromName: stored.senderName, headers: parts?.headers });
