@@ -2,7 +2,6 @@
 // upkeep that an API timer and a worker timer ran is now two scheduled jobs; a job sent to their
 // queues does their work (what the clock sends each minute and each hour).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOURLY_UPKEEP_QUEUE, HOUSEKEEPING_QUEUE } from '../src/platform/queue.js';
 import { type TestApi, type TestDatabase, createTestDatabase, startTestApi } from './support/harness.js';
 
 const ENV = { AFFIX_SECRET_KEY: 'upkeep-jobs-secret-key-0123456789' };
@@ -34,8 +33,8 @@ describe('periodic upkeep', () => {
     expect(rows).toEqual([
       { name: 'commission-approvals', cron: '*/10 * * * *', timezone: 'UTC' },
       { name: 'commission-digests', cron: '0 7 * * *', timezone: 'UTC' },
-      { name: HOURLY_UPKEEP_QUEUE, cron: '0 * * * *', timezone: 'UTC' },
-      { name: HOUSEKEEPING_QUEUE, cron: '* * * * *', timezone: 'UTC' },
+      { name: 'hourly-upkeep', cron: '0 * * * *', timezone: 'UTC' },
+      { name: 'housekeeping', cron: '* * * * *', timezone: 'UTC' },
     ]);
   });
 
@@ -45,7 +44,7 @@ describe('periodic upkeep', () => {
          ('upkeep_hour', now() - interval '30 minutes', 7, now() + interval '30 minutes'),
          ('upkeep_minute', now() - interval '11 minutes', 3, now() - interval '10 minutes')`,
     );
-    await api.queue!.send(HOUSEKEEPING_QUEUE, {});
+    await api.queue!.send('housekeeping', {});
     await until('the ended window is dropped', async () => (await db.pool.query("SELECT 1 FROM rate_limit_counters WHERE bucket = 'upkeep_minute'")).rowCount === 0);
     expect((await db.pool.query("SELECT bucket FROM rate_limit_counters WHERE bucket LIKE 'upkeep_%'")).rows).toEqual([{ bucket: 'upkeep_hour' }]);
 
@@ -54,7 +53,7 @@ describe('periodic upkeep', () => {
       `INSERT INTO page_rollups (program_id, partner_id, day, link_id, measure, currency, shard, value) VALUES
          (424242, -1, '2026-01-01', -1, 'clicks', '', 11, 2), (424242, -1, '2026-01-01', -1, 'clicks', '', 12, 3)`,
     );
-    await api.queue!.send(HOURLY_UPKEEP_QUEUE, {});
+    await api.queue!.send('hourly-upkeep', {});
     await until('the shards are folded', async () => (await db.pool.query('SELECT 1 FROM page_rollups WHERE program_id = 424242 AND shard <> -1')).rowCount === 0);
     expect((await db.pool.query('SELECT shard, value::int FROM page_rollups WHERE program_id = 424242')).rows).toEqual([{ shard: -1, value: 5 }]);
   });

@@ -138,7 +138,7 @@ export async function portalLink(deps: PortalReadDeps, email: string, partnerId:
   const partner = await ownPartner(deps, email, partnerId);
   const link = (await portal.partnerLinks(deps.pool, partner.partnerId)).find((l) => l.linkId === linkId);
   if (!link) throw errors.notFound('Link not found');
-  return { ...link, url: shownLinkUrl(partner, link.shortLink), programId: partner.programId };
+  return { ...link, url: shownLinkUrl(partner, link.shortLink) };
 }
 
 /** A link of the partner's to any page of the program's site, with a sub-ID and UTM tags. */

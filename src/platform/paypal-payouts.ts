@@ -4,9 +4,9 @@
 // batch, which is then read instead). Network failures and 5xx answers are retried with the same
 // id (PayPal's documented advice); 4xx answers are not. Amounts as PayPal reads them
 // (src/core/payout-export.ts, paypalAmount): a line PayPal cannot take is never sent.
-import pRetry, { AbortError } from 'p-retry';
 import { paypalAmount } from '../core/payout-export.js';
 import type { Currency } from '../core/types.js';
+import { type RetryOptions, providerRequest, retried } from './provider-request.js';
 
 export interface PayPalAccount {
   clientId: string;
@@ -40,29 +40,13 @@ export class PayPalRefusal extends Error {
   }
 }
 
-export interface PayPalOptions {
-  /** Attempts after the first for network failures and 5xx (default 4). */
-  retries?: number;
-  /** Milliseconds before the first retry (default 500; tests pass 0). */
-  minTimeoutMs?: number;
-}
+export type PayPalOptions = RetryOptions;
 
 const base = (account: PayPalAccount) => (account.sandbox ? 'https://api-m.sandbox.paypal.com' : 'https://api-m.paypal.com');
 
-/** One request: JSON in and out; a 4xx is a refusal (not retried), a 5xx or a network failure is retried. */
-async function call(url: string, init: RequestInit): Promise<any> {
-  const response = await fetch(url, init).catch((cause: unknown) => {
-    throw new Error('PayPal could not be reached', { cause });
-  });
-  const text = await response.text();
-  const body = text ? JSON.parse(text) : {};
-  if (response.status >= 500) throw new Error(`PayPal answered ${response.status}`);
-  if (response.status >= 400) throw new AbortError(Object.assign(new PayPalRefusal(response.status, String(body.name ?? body.error ?? 'ERROR'), String(body.message ?? body.error_description ?? text)), { body }));
-  return body;
-}
-
-const retried = <T>(work: () => Promise<T>, options: PayPalOptions) =>
-  pRetry(work, { retries: options.retries ?? 4, minTimeout: options.minTimeoutMs ?? 500, factor: 2 });
+/** One request: a 4xx is PayPal's refusal, with its answer kept (a duplicate's links lead to the original batch). */
+const call = (url: string, init: RequestInit) =>
+  providerRequest('PayPal', url, init, (status, body, text) => Object.assign(new PayPalRefusal(status, String(body.name ?? body.error ?? 'ERROR'), String(body.message ?? body.error_description ?? text)), { body }));
 
 async function accessToken(account: PayPalAccount, options: PayPalOptions): Promise<string> {
   const body = await retried(() => call(`${base(account)}/v1/oauth2/token`, {

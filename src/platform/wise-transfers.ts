@@ -4,9 +4,9 @@
 // answer or a crash gets the same transfer back from Wise, never a second one; a transfer already
 // funded is never funded again. Network failures and 5xx are retried; 4xx answers are not.
 import { createHash } from 'node:crypto';
-import pRetry, { AbortError } from 'p-retry';
 import { majorUnits } from '../core/money.js';
 import type { Currency } from '../core/types.js';
+import { type RetryOptions, providerRequest, retried } from './provider-request.js';
 
 export interface WiseAccount {
   /** A personal or business API token of the brand's Wise account. */
@@ -43,32 +43,19 @@ export class WiseRefusal extends Error {
   }
 }
 
-export interface WiseOptions {
-  retries?: number;
-  minTimeoutMs?: number;
-}
+export type WiseOptions = RetryOptions;
 
 const base = (account: WiseAccount) => (account.sandbox ? 'https://api.wise-sandbox.com' : 'https://api.wise.com');
 
-async function call(account: WiseAccount, path: string, init: { method: string; body?: unknown }): Promise<any> {
-  const response = await fetch(`${base(account)}${path}`, {
+const call = (account: WiseAccount, path: string, init: { method: string; body?: unknown }) =>
+  providerRequest('Wise', `${base(account)}${path}`, {
     method: init.method,
     headers: { Authorization: `Bearer ${account.token}`, 'Content-Type': 'application/json' },
     ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-  }).catch((cause: unknown) => {
-    throw new Error('Wise could not be reached', { cause });
-  });
-  const text = await response.text();
-  const body = text ? JSON.parse(text) : {};
-  if (response.status >= 500) throw new Error(`Wise answered ${response.status}`);
-  if (response.status >= 400) {
+  }, (status, body, text) => {
     const first = body.errors?.[0] ?? body;
-    throw new AbortError(new WiseRefusal(response.status, String(first.code ?? body.error ?? 'error'), String(first.message ?? body.message ?? text)));
-  }
-  return body;
-}
-
-const retried = <T>(work: () => Promise<T>, options: WiseOptions) => pRetry(work, { retries: options.retries ?? 4, minTimeout: options.minTimeoutMs ?? 500, factor: 2 });
+    return new WiseRefusal(status, String(first.code ?? body.error ?? 'error'), String(first.message ?? body.message ?? text));
+  });
 
 /** The payout's own transaction id for Wise: a UUID made from the program and payout, the same on every attempt. */
 export function wiseTransactionId(programId: number, payoutId: number): string {

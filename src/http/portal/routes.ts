@@ -25,6 +25,7 @@ import { type AppDeps, clock } from '../deps.js';
 import { fieldErrors } from '../dashboard/forms.js';
 import { type Html, type PageBrand, html, page } from '../dashboard/html.js';
 import { programBrand } from '../../app/brand.js';
+import type { Brand } from '../../core/brand.js';
 import { brandBanner } from './brand-banner.js';
 import { mailPreferences, saveMailPreferences } from '../../app/mail.js';
 import { csrfGuard, pageHeaders, sameOriginPosts } from '../dashboard/security.js';
@@ -125,7 +126,8 @@ export function portalRoutes(deps: AppDeps): Router {
   const programView = async (req: Request, res: Response, status = 200, errs: Record<string, string> = {}, flash: string | null = null, typed?: Record<string, string>) => {
     const partnerId = Number(req.params.partnerId);
     const data = await portalProgram(reading(req), res.locals.partnerEmail, partnerId);
-    const brand = (await programBrand(reading(req).pool, data.partner.programId))!;
+    // Read once for every page of the program, before its route (the middleware below the session check).
+    const brand = res.locals.programBrand as Brand;
     const qr = new Map(await Promise.all(data.links.map(async (l) => [l.linkId, await brandedQrSvg(shownLinkUrl(data.partner, l.shortLink), brand.name)] as const)));
     const query = req.query as Record<string, string | undefined>;
     const builderValues = Object.fromEntries(BUILDER_FIELDS.map((name) => [name, typeof query[name] === 'string' ? query[name]! : '']));
@@ -166,8 +168,7 @@ export function portalRoutes(deps: AppDeps): Router {
   });
   router.get('/portal/programs/:partnerId/links/:linkId/qr.svg', async (req, res) => {
     const link = await portalLink(app(req), res.locals.partnerEmail, Number(req.params.partnerId), Number(req.params.linkId));
-    const brand = await programBrand(pool, link.programId);
-    res.type('image/svg+xml').attachment(`${link.shortLink}-qr.svg`).send(await brandedQrSvg(link.url, brand?.name ?? ''));
+    res.type('image/svg+xml').attachment(`${link.shortLink}-qr.svg`).send(await brandedQrSvg(link.url, (res.locals.programBrand as Brand).name));
   });
   router.get('/portal/programs/:partnerId/payouts/:payoutId/statement.csv', async (req, res) => {
     const csv = await portalPayoutStatement(reading(req), res.locals.partnerEmail, Number(req.params.partnerId), Number(req.params.payoutId));
