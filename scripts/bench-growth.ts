@@ -1,17 +1,22 @@
-// npm run bench:growth [clicks] [samples]
+// npm run bench:growth [clicks] [samples] [-- --wait-for FILE]
 // Do tracking, readiness and the pages stay flat as history grows? On a throwaway embedded
 // PostgreSQL (or DATABASE_URL): p50/p99 of click, lead, sale and readiness through the service (its
 // own process), and of every dashboard and portal page beside its 100 ms target, before and after
 // seeding the program with `clicks` clicks (default 10 M, spread over a year) and proportionate
-// leads (10 %) and sales (1 %) by generate_series.
+// leads (10 %) and sales (1 %) by generate_series. `--wait-for FILE` holds the measurement after
+// seeding until FILE exists: the seed takes most of an hour, the figures want a quiet machine.
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { sha256 } from '../src/core/secrets.js';
 import { compactHourlyCounts } from '../src/db/hourly-counts.js';
 import { compactPageRollups } from '../src/db/page-rollups.js';
 import { ADMIN_TOKEN, benchMain, fmt, percentile, runConcurrent, startBench } from './lib/bench-kit.js';
 
-const clicks = Number(process.argv[2] ?? 10_000_000);
-const samples = Number(process.argv[3] ?? 300);
+const waitAt = process.argv.indexOf('--wait-for');
+const waitFor = waitAt > 0 ? process.argv[waitAt + 1] : undefined;
+const positional = process.argv.slice(2).filter((_, i, all) => all[i] !== '--wait-for' && all[i - 1] !== '--wait-for');
+const clicks = Number(positional[0] ?? 10_000_000);
+const samples = Number(positional[1] ?? 300);
 const BATCH = 500_000;
 
 await benchMain(async (cleanup) => {
@@ -70,6 +75,7 @@ await benchMain(async (cleanup) => {
     ['payouts', `${base}/payouts`, `affix_dashboard=${dashboardToken}`],
     ['portal', '/portal', `affix_portal=${portalToken}`],
     ['portal program', `/portal/programs/${link.partner_id}`, `affix_portal=${portalToken}`],
+    ['portal referrals', `/portal/programs/${link.partner_id}/referrals`, `affix_portal=${portalToken}`],
   ];
   const PAGE_TARGET_MS = 100;
 
@@ -150,6 +156,10 @@ await benchMain(async (cleanup) => {
   // The pages' rollups (migration 0028) were kept by the database as the seed was written; the same upkeep folds their shards.
   while ((await compactPageRollups(sql)) > 0);
   await sql.query('VACUUM ANALYZE');
+  if (waitFor) {
+    console.log(`seeded; measuring once ${waitFor} exists`);
+    while (!existsSync(waitFor)) await new Promise((resolve) => setTimeout(resolve, 5_000));
+  }
   const sizes = (await sql.query(
     `SELECT (SELECT count(*) FROM clicks WHERE program_id = $1) AS clicks, (SELECT count(*) FROM customers WHERE program_id = $1) AS customers,
             (SELECT count(*) FROM sales WHERE program_id = $1) AS sales, (SELECT count(*) FROM tracking_events WHERE program_id = $1) AS events,
