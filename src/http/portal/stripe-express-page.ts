@@ -30,13 +30,13 @@ export function stripeExpressPage(view: View, fieldErrors: Record<string, string
   const { partner, account } = view;
   const paths = expressPaths(partner.partnerId);
   const back = html`<p><a href="/portal/programs/${partner.partnerId}#payout-details">Back to ${partner.programName}</a></p>`;
-  if (!view.offered) return html`<section id="stripe-express"><h2>Get paid with Stripe</h2><p>${partner.programName} does not pay through Stripe on this server. Choose another way to be paid.</p>${back}</section>`;
+  if (!view.offered) return html`<section id="stripe-express"><h2>Your Stripe account for ${partner.programName}</h2><p>${partner.programName} does not pay through Stripe on this server. Choose another way to be paid.</p>${back}</section>`;
   const stage = expressStage(account);
   const status = html`<p id="stripe-status" class="${stage === 'connected' ? 'ok' : stage === 'not_connected' ? '' : 'unknown'}"><strong>${STAGE_WORDS[stage]}</strong></p>`;
   if (!account) {
     const chosen = (typedCountry ?? view.suggestedCountry ?? '').toUpperCase();
     const countryError = fieldErrors.country;
-    return html`${errorSummary(fieldErrors)}<section id="stripe-express"><h2>Get paid with Stripe</h2>${status}
+    return html`${errorSummary(fieldErrors)}<section id="stripe-express"><h2>Your Stripe account for ${partner.programName}</h2>${status}
 <p>${partner.programName} can pay your commissions straight into a Stripe account of your own. Stripe asks who you are and where to send the money; it takes a few minutes, and Stripe keeps those details, not ${partner.programName}.</p>
 <form method="post" action="${paths.connect}" novalidate>
 <label for="country">Country you live in (or where your business is registered)</label>
@@ -49,9 +49,9 @@ ${countryError ? html`<p class="error" id="country-error">${countryError}</p>` :
   }
   const needs = requirementsInWords([...account.pastDue, ...account.currentlyDue.filter((r) => !account.pastDue.includes(r))]);
   const why = disabledInWords(account.disabledReason);
-  return html`${errorSummary(fieldErrors)}<section id="stripe-express"><h2>Get paid with Stripe</h2>${status}
-<dl class="numbers"><div><dt>Stripe account</dt><dd><code>${account.stripeAccountId}</code></dd></div><div><dt>Country</dt><dd>${countryName(account.country)}</dd></div>
-<div><dt>Details sent to Stripe</dt><dd>${account.detailsSubmitted ? 'Yes' : 'Not yet'}</dd></div><div><dt>Payouts</dt><dd>${account.payoutsEnabled ? 'Enabled' : 'Not yet enabled'}</dd></div></dl>
+  return html`${errorSummary(fieldErrors)}<section id="stripe-express"><h2>Your Stripe account for ${partner.programName}</h2>${status}
+<dl class="numbers"><div><dt>Details sent to Stripe</dt><dd>${account.detailsSubmitted ? 'Yes' : 'Not yet'}</dd></div><div><dt>Payouts</dt><dd>${account.payoutsEnabled ? 'Enabled' : 'Not yet enabled'}</dd></div></dl>
+<p class="muted">Stripe account <code>${account.stripeAccountId}</code>, opened in ${countryName(account.country)}.</p>
 ${why && stage !== 'connected' ? html`<p>${why}</p>` : ''}
 ${needs.length ? html`<h3 id="stripe-needs-title">What Stripe still needs</h3><ul id="stripe-needs" aria-labelledby="stripe-needs-title">${needs.map((need) => html`<li>${need}</li>`)}</ul>` : ''}
 ${stage === 'connected'
