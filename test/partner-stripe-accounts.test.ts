@@ -169,6 +169,28 @@ describe('Stripe Express onboarding', () => {
     expect(stored.rows).toEqual([{ stripe_account_id: 'acct_1BenExpress' }]);
   });
 
+  it('two clicks at once send the same key and store one account', async () => {
+    const shop = await seedProgram(api);
+    const hal = await partner(shop.programId, 'Hal');
+    const keys: string[] = [];
+    // Both clicks reach Stripe before either answer (neither has stored the account yet); Stripe
+    // answers a key's second request with the first one's account.
+    let bothArrived: () => void = () => undefined;
+    const arrived = new Promise<void>((resolve) => (bothArrived = resolve));
+    nock(STRIPE).post('/v1/accounts').times(2).reply(async function () {
+      if (keys.push(this.req.headers['idempotency-key'] as string) === 2) bothArrived();
+      await arrived;
+      return [200, account('acct_1HalExpress')];
+    });
+    nock(STRIPE).post('/v1/account_links').times(2).reply(200, accountLink('https://connect.stripe.com/setup/e/acct_1HalExpress/c'));
+    const urls = await Promise.all([1, 2].map(() => startExpressOnboarding(expressDeps(), hal.email, hal.partnerId, { country: 'GB' })));
+    expect(urls).toEqual(['https://connect.stripe.com/setup/e/acct_1HalExpress/c', 'https://connect.stripe.com/setup/e/acct_1HalExpress/c']);
+    expect(new Set(keys).size).toBe(1);
+    const stored = await db.pool.query('SELECT stripe_account_id FROM partner_stripe_accounts WHERE program_id = $1', [shop.programId]);
+    expect(stored.rows).toEqual([{ stripe_account_id: 'acct_1HalExpress' }]);
+    expect(await count(db.pool, "SELECT 1 FROM audit_log WHERE program_id = $1 AND action = 'partner.stripe_account_created'", [shop.programId])).toBe(1);
+  });
+
   it('a country Stripe refuses (400) is said beside the country, not retried, and stores nothing', async () => {
     const shop = await seedProgram(api);
     const cleo = await partner(shop.programId, 'Cleo');

@@ -89,8 +89,12 @@ export async function startExpressOnboarding(deps: ExpressDeps, email: string, p
     }
     account = await withTransaction(deps.pool, async (client) => {
       const stored = await accounts.recordExpressAccount(client, { programId: partner.programId, partnerId: partner.partnerId, stripeAccountId: made.id, country }, made.state, deps.now());
-      await audit(client, asPartner(partner.partnerId), [{ programId: partner.programId, action: 'partner.stripe_account_created', objectType: 'partner', objectId: partner.partnerId, changes: { stripe_account_id: { from: null, to: stored.stripeAccountId } } }]);
-      return stored;
+      if (!stored.row) throw new AffixError(502, 'Stripe answered with an account that belongs to another partner', { code: 'stripe_account_taken' });
+      // A click at the same moment stored it first: recorded once.
+      if (stored.inserted) {
+        await audit(client, asPartner(partner.partnerId), [{ programId: partner.programId, action: 'partner.stripe_account_created', objectType: 'partner', objectId: partner.partnerId, changes: { stripe_account_id: { from: null, to: stored.row.stripeAccountId } } }]);
+      }
+      return stored.row;
     });
   }
   return onboardingLink(deps, stripe, account.programId, account.partnerId, account.stripeAccountId);

@@ -37,16 +37,18 @@ export async function expressAccountOf(db: Db, programId: number, partnerId: num
 
 /**
  * Records the account Stripe made for the enrollment. Two clicks at once both got the same
- * account (the same idempotency key): the second insert changes nothing. Answers the stored row.
+ * account (the same idempotency key): the second insert changes nothing. Answers the stored row,
+ * and whether this call stored it.
  */
-export async function recordExpressAccount(db: Db, account: { programId: number; partnerId: number; stripeAccountId: string; country: string }, state: ExpressAccountState, at: Date): Promise<ExpressAccountRow> {
-  await db.query(
+export async function recordExpressAccount(db: Db, account: { programId: number; partnerId: number; stripeAccountId: string; country: string }, state: ExpressAccountState, at: Date): Promise<{ row: ExpressAccountRow | null; inserted: boolean }> {
+  const { rowCount } = await db.query(
     `INSERT INTO partner_stripe_accounts (program_id, partner_id, stripe_account_id, country, charges_enabled, payouts_enabled, details_submitted, currently_due, past_due, disabled_reason, state_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
      ON CONFLICT DO NOTHING`,
     [account.programId, account.partnerId, account.stripeAccountId, account.country, state.chargesEnabled, state.payoutsEnabled, state.detailsSubmitted, state.currentlyDue, state.pastDue, state.disabledReason, at],
   );
-  return (await expressAccountOf(db, account.programId, account.partnerId))!;
+  // null: the account id is another enrollment's (never, unless Stripe answered with another key's account).
+  return { row: await expressAccountOf(db, account.programId, account.partnerId), inserted: rowCount === 1 };
 }
 
 /** The account and its enrollment, locked for a change of state (found by Stripe's id: the webhook's look-up, its unique index). */
