@@ -5,6 +5,7 @@
 // refusal, said in its words and never retried. An account link's URL is a bearer secret: it is
 // handed to the caller to redirect to, never logged or stored.
 import pRetry, { AbortError } from 'p-retry';
+import Stripe from 'stripe';
 import type { ExpressAccountState } from '../core/stripe-express.js';
 import type { RetryOptions } from './provider-request.js';
 
@@ -61,7 +62,8 @@ export function accountState(account: Record<string, unknown>): ExpressAccountSt
 
 export function expressAccountClient(secretKey: string, options: RetryOptions = {}): ExpressAccountClient {
   async function call(method: 'GET' | 'POST', path: string, params: Record<string, unknown> | null, idempotencyKey: string | null): Promise<Record<string, unknown>> {
-    const headers: Record<string, string> = { Authorization: `Bearer ${secretKey}` };
+    // The API version the transfers use (the stripe package's), not the account's default.
+    const headers: Record<string, string> = { Authorization: `Bearer ${secretKey}`, 'Stripe-Version': Stripe.API_VERSION };
     if (params) headers['Content-Type'] = 'application/x-www-form-urlencoded';
     if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
     const response = await fetch(`${API}${path}`, { method, headers, body: params ? formBody(params).join('&') : undefined }).catch((cause: unknown) => {
