@@ -50,11 +50,17 @@ beforeAll(async () => {
   const seeding = createPool(db.url, { max: 2, statementTimeoutMs: 120_000 });
   big = await seedBrand(seeding, `big${randomBytes(3).toString('hex')}`, BIG);
   small = await seedBrand(seeding, `small${randomBytes(3).toString('hex')}`, 20);
+  // Partners' Stripe Express accounts (issue 47): one per enrollment of both brands.
+  await seeding.query(
+    `INSERT INTO partner_stripe_accounts (partner_id, program_id, stripe_account_id, country, currently_due)
+     SELECT id, program_id, 'acct_' || id, 'DE', '{external_account}' FROM partners WHERE program_id = ANY ($1::bigint[])`,
+    [[big.programId, small.programId]],
+  );
   await seeding.query('ANALYZE');
   await seeding.end();
   appPool = createPool(db.url, { max: 5, applicationName: 'affix-test' });
   recorder = recordStatements(appPool);
-  api = await startTestApi(appPool, { AFFIX_SECRET_KEY: 'scope-plans-test-secret-key-0123' });
+  api = await startTestApi(appPool, { AFFIX_SECRET_KEY: 'scope-plans-test-secret-key-0123', STRIPE_SECRET_KEY: 'sk_test_scope_plans' });
 }, 300_000);
 
 afterAll(async () => {
@@ -139,6 +145,7 @@ describe('reads scoped by account, program or partner', () => {
       `/portal/programs/${small.partnerId}/payouts/${small.payoutId}`,
       `/portal/programs/${small.partnerId}/payouts/${small.payoutId}/statement`,
       '/portal/invoice-details',
+      `/portal/programs/${small.partnerId}/stripe`,
     ];
     for (const path of portalPaths) expect((await get(path, partner)).status, path).toBe(200);
     // The same portal on the brand's own host (the host lookup, the portal scoped to the brand's
@@ -172,7 +179,7 @@ describe('reads scoped by account, program or partner', () => {
     // The shared tables the seed filled (a guard against a seed that quietly stopped filling one).
     for (const table of ['partners', 'partner_profiles', 'referral_links', 'customers', 'clicks_default', 'sales', 'tracking_events', 'commissions', 'commission_ledger', 'clawbacks', 'payouts',
       'partner_applications', 'promo_codes', 'partner_sanctions', 'audit_log', 'account_members', 'api_keys', 'webhook_endpoints', 'webhook_messages', 'webhook_deliveries',
-      'webhook_attempts', 'webhook_events', 'page_rollups']) expect(large, table).toContain(table);
+      'webhook_attempts', 'webhook_events', 'page_rollups', 'partner_stripe_accounts']) expect(large, table).toContain(table);
     const { explained, offending } = await scansOfLargeTables(db.pool, recorder.sent, large);
     expect(explained).toBeGreaterThan(60);
     expect(offending, `reads that scan a table every brand shares:\n${offending.join('\n')}`).toEqual([]);

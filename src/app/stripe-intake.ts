@@ -12,6 +12,7 @@ import { type NewInboxEvent, type ProgramStripeSettings, type StoredEvent, noteS
 import { STRIPE_EVENTS_JOB_QUEUE } from '../platform/queue.js';
 import type { SecretBox } from '../platform/secret-box.js';
 import { TtlCache } from '../platform/ttl-cache.js';
+import { recordPartnerAccountUpdate } from './partner-stripe-accounts.js';
 
 const TOLERANCE_SECONDS = 300;
 
@@ -163,6 +164,9 @@ function programSecret(settings: ProgramSecret | null): string {
 export async function receiveConnectEvent(deps: IntakeDeps, delivery: SignedDelivery): Promise<Received> {
   if (!deps.connectSecret) throw errors.badRequest('The Connect endpoint is not configured: set STRIPE_CONNECT_WEBHOOK_SECRET');
   const event = verify(delivery, deps.connectSecret);
+  // A partner's Express account (not a brand's): its state is stored at once (src/app/partner-stripe-accounts.ts).
+  const partnerAccount = await recordPartnerAccountUpdate(deps.pool, event);
+  if (partnerAccount) return store(deps, delivery, event, { endpoint: 'connect', programId: partnerAccount.programId, status: 'processed', reason: partnerAccount.reason, waitingFor: null });
   const programId = event.account ? await programByStripeAccount(deps.pool, event.account) : null;
   const route = programId === null ? unboundAccount(event, deps.retentionDays) : routing(event);
   return store(deps, delivery, event, { endpoint: 'connect', programId, ...route });

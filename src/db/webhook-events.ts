@@ -28,8 +28,8 @@ export interface NewInboxEvent {
   apiVersion: string | null;
   /** The signed bytes: PostgreSQL parses them into the jsonb payload; kept as bytes when jsonb cannot hold them. */
   rawBody: Buffer;
-  /** queued events get a job; ignored ones are only recorded, with their reason. */
-  status: 'queued' | 'ignored';
+  /** queued events get a job; ignored ones are only recorded, with their reason; processed ones were applied by the intake itself. */
+  status: 'queued' | 'ignored' | 'processed';
   reason: string | null;
   /** The Stripe objects the event names, for support's look-ups. */
   objectIds: string[];

@@ -61,6 +61,8 @@ export interface ProgramPageInput {
   qr: Map<number, string>;
   /** What a refused form held. */
   typed?: Record<string, string>;
+  /** Where the partner's Stripe Express account stands, with its page's link (none: not offered). */
+  stripeSummary?: Html;
 }
 
 const MONTH_NAMES = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -89,7 +91,7 @@ const resourceLines = (text: string): Html =>
   html`<ul>${text.split('\n').map((line) => line.trim()).filter(Boolean).map((line) =>
     html`<li>${line.split(/(https?:\/\/[^\s<>"]+)/).map((part, i) => (i % 2 === 1 ? html`<a href="${part}" rel="noopener noreferrer">${part}</a>` : part))}</li>`)}</ul>`;
 
-export function programPage({ data, fieldErrors, built, builderValues, qr, typed }: ProgramPageInput): Html {
+export function programPage({ data, fieldErrors, built, builderValues, qr, typed, stripeSummary }: ProgramPageInput): Html {
   const p = data.partner;
   // A refused form shows what was typed, not what is stored.
   const method = typed?.payout_method ?? p.payoutMethod ?? '';
@@ -133,7 +135,7 @@ ${data.payouts.length === 0 ? html`<p>None yet.</p>` : dataTable(['Payout', 'Amo
   html`<a href="${base}/payouts/${x.id}/statement">Statement ${x.id}</a> · <a href="${base}/payouts/${x.id}/statement.csv" download><span class="visually-hidden">Statement of payout ${x.id} as </span>CSV</a>`,
 ]), { id: 'payout-history' })}
 <p><a href="/portal/invoice-details">Your invoice details</a> <span class="muted">(name, address, VAT or tax id on every statement)</span></p></section>
-<section id="payout-details"><h2>How you are paid</h2><form method="post" action="${base}/payout-details" novalidate>
+<section id="payout-details"><h2>How you are paid</h2>${stripeSummary ?? ''}<form method="post" action="${base}/payout-details" novalidate>
 <label for="payout_method_${p.partnerId}">Method</label><select id="payout_method_${p.partnerId}" name="payout_method" ${fieldErrors[`payout_method_${p.partnerId}`] ? raw(`aria-invalid="true" aria-describedby="payout_method_${p.partnerId}-error"`) : ''}>
 <option value="" ${method ? '' : html`selected`}>Choose how you are paid</option>
 ${['paypal', 'wise', 'bank_transfer', 'stripe'].map((m) => html`<option value="${m}" ${m === method ? html`selected` : ''}>${PAYOUT_METHOD_WORDS[m]}</option>`)}</select>

@@ -36,6 +36,10 @@ import { countPartnerLinkRequest } from '../../app/access.js';
 import { confirmSignInPage, linkSentPage, overviewPage, portalHeader, programPage, signInPage } from './pages.js';
 import { addReferralRoutes } from './referrals-routes.js';
 import { registerPayoutRoutes } from './payout-routes.js';
+import { registerStripeExpressRoutes } from './stripe-express-routes.js';
+import { stripeExpressSummary } from './stripe-express-page.js';
+import { expressSummaryOf } from '../../app/partner-stripe-accounts.js';
+import { expressAccountClient } from '../../platform/stripe-accounts.js';
 import { brandedQrSvg } from './branded-qr.js';
 import { errorPage, mailSettings } from '../views/components.js';
 import { markOwnWrite, showsOwnWrite } from '../own-write.js';
@@ -61,6 +65,9 @@ export function portalRoutes(deps: AppDeps): Router {
     const brand = hostOwnerOf(req.res!);
     return { ...base(), publicUrl: brand ? hostOrigin(req.hostname) : config.publicUrl, brandAccountId: brand?.accountId ?? null };
   };
+  // Partners' Stripe Express onboarding, on the platform's Stripe account (STRIPE_SECRET_KEY).
+  const stripeExpress = config.stripeSecretKey ? expressAccountClient(config.stripeSecretKey) : null;
+  const expressDeps = (req: Request) => ({ ...app(req), stripe: stripeExpress, serviceUrl: config.publicUrl });
   /** The partner's numbers: from the replica when there is one, unless the page shows their own write (a form's answer or redirect). */
   const reading = (req: Request) => readSide(app(req), showsOwnWrite(req, clock(deps)));
   router.use('/portal', cookieParser(), pageHeaders(), sameOriginPosts(config.publicUrl));
@@ -143,7 +150,8 @@ export function portalRoutes(deps: AppDeps): Router {
         status = 400;
       }
     }
-    send(res, status, data.partner.programName, html`${brandBanner(brand)}${programPage({ data, fieldErrors: fields, built, builderValues, qr, typed })}`, flash, brand);
+    const stripeSummary = stripeExpressSummary(await expressSummaryOf({ ...expressDeps(req), pool: reading(req).pool }, data.partner.programId, partnerId), partnerId);
+    send(res, status, data.partner.programName, html`${brandBanner(brand)}${programPage({ data, fieldErrors: fields, built, builderValues, qr, typed, stripeSummary })}`, flash, brand);
   };
   router.get('/portal/programs/:partnerId', (req, res) => programView(req, res, 200, {}, DONE[String(req.query.done)] ?? null));
   router.post('/portal/programs/:partnerId/links', ...form, async (req, res) => {
@@ -186,6 +194,7 @@ export function portalRoutes(deps: AppDeps): Router {
 
   addReferralRoutes(router, { reading, send });
   registerPayoutRoutes(router, { form, send, app: base, reading });
+  registerStripeExpressRoutes(router, { form, send, app: expressDeps });
 
   // A portal address that does not exist: a page, not JSON.
   router.use('/portal', () => {
