@@ -226,10 +226,12 @@ export async function partnersWithCodesOf(db: Queryable, programId: number, disc
  */
 export async function queueDiscountCodeSync(client: Queryable, programId: number, partnerIds: number[], schema = 'pgboss'): Promise<number> {
   if (partnerIds.length === 0) return 0;
+  // Most programs give no discount: their partners' changes write nothing more.
+  const given = await client.query('SELECT 1 FROM group_discounts WHERE program_id = $1 LIMIT 1', [programId]);
+  if (given.rows.length === 0) return 0;
   const { rows } = await client.query(
     `WITH ids AS (
        SELECT id, n FROM unnest($2::bigint[]) WITH ORDINALITY AS u (id, n)
-        WHERE EXISTS (SELECT 1 FROM group_discounts d WHERE d.program_id = $1)
      ), chunk AS (
        SELECT array_agg(id ORDER BY n) AS ids FROM ids GROUP BY (n - 1) / ${DISCOUNT_JOB_PARTNERS}
      ), job AS (
@@ -246,13 +248,18 @@ export async function queueDiscountCodeSync(client: Queryable, programId: number
  * approved. Nothing else about the partner.
  */
 export async function discountForLink(db: Queryable, programId: number, linkCode: string): Promise<{ code: string; terms: DiscountTerms } | null> {
+  // The link's partner first (by the link code's index), then their group's discount and code:
+  // joined the other way round, the planner walked every partner of the group.
   const { rows } = await db.query(
-    `SELECT pc.code, d.*
-       FROM referral_links l
-       JOIN partners pa ON pa.id = l.partner_id AND pa.program_id = $1 AND pa.status = 'approved'
-       JOIN group_discounts d ON d.program_id = $1 AND d.group_id = pa.group_id AND d.ended_at IS NULL
-       JOIN promo_codes pc ON pc.program_id = $1 AND pc.partner_id = pa.id AND pc.group_discount_id = d.id AND pc.active
-      WHERE lower(l.short_link) = lower($2) AND l.program_id = $1 AND l.enabled
+    `WITH partner AS MATERIALIZED (
+       SELECT pa.id, pa.group_id FROM referral_links l JOIN partners pa ON pa.id = l.partner_id
+        WHERE lower(l.short_link) = lower($2) AND l.program_id = $1 AND l.enabled AND pa.program_id = $1 AND pa.status = 'approved'
+        LIMIT 1
+     )
+     SELECT pc.code, d.*
+       FROM partner
+       JOIN group_discounts d ON d.program_id = $1 AND d.group_id = partner.group_id AND d.ended_at IS NULL
+       JOIN promo_codes pc ON pc.program_id = $1 AND pc.partner_id = partner.id AND pc.group_discount_id = d.id AND pc.active
       LIMIT 1`,
     [programId, linkCode],
   );
