@@ -80,8 +80,8 @@ describe.skipIf(!hasChromium)('the Discounts page', () => {
     const findings = await seriousViolations('program-discounts');
 
     // Refused: Paddle cannot repeat per month; the message beside the field and in the summary.
-    await page.getByLabel('Group').selectOption({ label: 'Newsletter writers' });
-    await page.getByLabel('Processor').selectOption('paddle');
+    await page.getByLabel('Group', { exact: true }).selectOption({ label: 'Newsletter writers' });
+    await page.getByLabel('Processor', { exact: true }).selectOption('paddle');
     await page.getByLabel('Percentage off (for a percentage)').fill('15');
     await page.getByLabel('Applies to').selectOption('repeating');
     await page.getByLabel('Months (for a number of months)').fill('6');
@@ -90,7 +90,7 @@ describe.skipIf(!hasChromium)('the Discounts page', () => {
     findings.push(...(await seriousViolations('program-discounts-refused')));
 
     // Given: the page says the codes are being made.
-    await page.getByLabel('Processor').selectOption('stripe');
+    await page.getByLabel('Processor', { exact: true }).selectOption('stripe');
     await submitWithKeyboard(page, 'Give the discount');
     expect(await textOf(page.locator('.flash'))).toMatch(/codes are being made/);
     expect(findings).toEqual([]);
