@@ -104,6 +104,7 @@ export async function setGroupDiscount(deps: DiscountAppDeps, scope: Scope, prog
     const before = (await discounts.listGroupDiscounts(client, programId)).find((d) => d.groupId === groupId) ?? null;
     const made = Number.isSafeInteger(groupId) ? await discounts.replaceGroupDiscount(client, programId, groupId, terms) : null;
     if (made === null) throw errors.notFound('Group not found');
+    if (made === 'raced') throw errors.conflict("The group's discount was changed at the same time: look at it again", 'discount_changed');
     const partners = new Set([...(await discounts.approvedPartnersOfGroup(client, programId, groupId)), ...(before ? await discounts.partnersWithCodesOf(client, programId, before.id) : [])]);
     await discounts.queueDiscountCodeSync(client, programId, [...partners]);
     await audit(client, scope, [{ programId, action: 'group.discount_set', objectType: 'group', objectId: groupId, changes: { discount: { from: before ? describeDiscount(before.terms) : null, to: describeDiscount(terms) } } }]);

@@ -4,7 +4,7 @@ import type { DiscountAmount, DiscountDuration, DiscountTerms } from '../core/di
 import type { ProcessorName } from '../core/processor-names.js';
 import type { Currency } from '../core/types.js';
 import { insertJobs } from './job-rows.js';
-import type { Pool, PoolClient } from './pool.js';
+import { type Pool, type PoolClient, isUniqueViolation } from './pool.js';
 
 type Queryable = Pool | PoolClient;
 
@@ -99,17 +99,22 @@ export async function groupDiscount(db: Queryable, programId: number, discountId
  * The group's new discount, ending the one it had (in the caller's transaction); null when the
  * group is not the program's.
  */
-export async function replaceGroupDiscount(client: PoolClient, programId: number, groupId: number, terms: DiscountTerms): Promise<number | null> {
+export async function replaceGroupDiscount(client: PoolClient, programId: number, groupId: number, terms: DiscountTerms): Promise<number | null | 'raced'> {
   await client.query('UPDATE group_discounts SET ended_at = now() WHERE program_id = $1 AND group_id = $2 AND ended_at IS NULL', [programId, groupId]);
   const { amount, duration } = terms;
-  const { rows } = await client.query(
+  const inserted = await client.query(
     `INSERT INTO group_discounts (program_id, group_id, processor, kind, percent_bp, amount_cents, currency, duration, duration_months)
      SELECT $1, g.id, $3, $4, $5, $6, $7, $8, $9 FROM partner_groups g WHERE g.id = $2 AND g.program_id = $1
      RETURNING id`,
     [programId, groupId, terms.processor, amount.kind, amount.kind === 'percent' ? amount.basisPoints : null, amount.kind === 'amount' ? amount.cents : null,
       amount.kind === 'amount' ? amount.currency : null, duration.kind, duration.kind === 'repeating' ? duration.months : null],
-  );
-  return rows[0] ? Number(rows[0].id) : null;
+  ).catch((error: unknown) => {
+    // Another change of the same group's discount committed first (one current discount a group).
+    if (isUniqueViolation(error)) return 'raced' as const;
+    throw error;
+  });
+  if (inserted === 'raced') return 'raced';
+  return inserted.rows[0] ? Number(inserted.rows[0].id) : null;
 }
 
 /** Ends the group's discount; false when it had none. */

@@ -37,7 +37,7 @@ describe.skipIf(!hasChromium)('the Discounts page', () => {
     const account = await admin('POST', '/accounts', { email: 'owner@discounts.example', password: 'discounts owner password' });
     const program = await admin('POST', '/programs', { account_id: account.id, name: 'Roastery', domain: 'shop.example.com', commission_type: 'percent', commission_rate: 20 });
     const groups: Record<string, number> = {};
-    for (const [name, slug] of [['Creators', 'creators'], ['Agencies', 'agencies'], ['Newsletter writers', 'newsletter']]) {
+    for (const [name, slug] of [['Creators', 'creators'], ['Agencies', 'agencies'], ['Newsletter writers', 'newsletter']] as const) {
       groups[name] = (await admin('POST', `/programs/${program.id}/groups`, { name, slug, commission_type: 'percent', commission_rate: 25, hold_days: 30 })).id;
     }
     const partners: Record<string, number> = {};
