@@ -5,13 +5,15 @@
 // a lost answer never makes a second code; 429 and 5xx are retried, other 4xx are not; a code taken
 // by another is skipped for the next one. Ban, archive and a group change deactivate the code; the
 // codes attribute sales (the promo-code step); getDiscount's lookup shows the code and its words.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { describeDiscount, discountCodeFor, processorRefusal } from '../src/core/discounts.js';
 import { DISCOUNT_CODES_QUEUE } from '../src/db/discounts.js';
 import { runDiscountJob } from '../src/jobs/discount-jobs.js';
 import { createLogger } from '../src/platform/logger.js';
 import { createSecretBox } from '../src/platform/secret-box.js';
-import { type SeededProgram, type TestApi, type TestDatabase, addPartnerLink, adminHeaders, bearer, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { ADMIN_TOKEN, type SeededProgram, type TestApi, type TestDatabase, addPartnerLink, adminHeaders, bearer, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 import { nockForThisFile } from './support/nock.js';
 
 const nock = nockForThisFile();
@@ -275,5 +277,20 @@ describe('Lemon Squeezy: a discount per partner (JSON:API)', () => {
     expect(await runJobs()).toBe(1);
     expect(nock.pendingMocks()).toEqual([]);
     expect((await codesOf(shop.programId)).map((c) => c.active)).toEqual([false, false]);
+  });
+});
+
+describe('affix admin discount', () => {
+  it('saves the key from the environment, gives, lists and ends a discount through the admin API', async () => {
+    const { shop, groupId } = await programWithGroup();
+    const affix = async (args: string[], env: Record<string, string> = {}) =>
+      (await promisify(execFile)(process.execPath, ['bin/affix.mjs', 'admin', 'discount', ...args], { env: { ...process.env, AFFIX_ADMIN_TOKEN: ADMIN_TOKEN, AFFIX_API_URL: api.url, ...env } })).stdout;
+    const p = String(shop.programId);
+    expect(JSON.parse(await affix(['api-key', '--program', p, '--processor', 'lemonsqueezy', '--store', '777'], { PROCESSOR_API_KEY: 'ls_cli_apikey_0123' }))).toEqual({ processor: 'lemonsqueezy', sandbox: false, store_id: '777' });
+    const given = JSON.parse(await affix(['set', '--program', p, '--group', String(groupId), '--processor', 'lemonsqueezy', '--percent', '15', '--duration', 'forever']));
+    expect(given).toMatchObject({ processor: 'lemonsqueezy', description: '15 % off every payment' });
+    expect(JSON.parse(await affix(['list', '--program', p]))).toMatchObject([{ id: given.id, group_id: groupId, live_codes: 0 }]);
+    await affix(['end', '--program', p, '--group', String(groupId)]);
+    expect(JSON.parse(await affix(['list', '--program', p]))).toEqual([]);
   });
 });
