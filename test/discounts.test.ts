@@ -8,7 +8,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { describeDiscount, discountCodeFor, processorRefusal } from '../src/core/discounts.js';
+import { discountCodeFor } from '../src/core/discounts.js';
 import { DISCOUNT_CODES_QUEUE } from '../src/db/discounts.js';
 import { runDiscountJob } from '../src/jobs/discount-jobs.js';
 import { createLogger } from '../src/platform/logger.js';
@@ -80,21 +80,6 @@ const codesOf = async (programId: number) =>
   (await db.pool.query('SELECT partner_id, code, stripe_promotion_code_id, processor_discount_id, active FROM promo_codes WHERE program_id = $1 ORDER BY id', [programId])).rows;
 const lastError = async (programId: number) => (await db.pool.query('SELECT last_error FROM group_discounts WHERE program_id = $1 AND ended_at IS NULL', [programId])).rows[0]?.last_error ?? null;
 const lookup = (programId: number, code: string) => api.request('GET', `/api/v1/discount?program_id=${programId}&code=${encodeURIComponent(code)}`);
-
-describe('the terms', () => {
-  it('are said in words, codes come from link codes, and what a processor cannot express is refused', () => {
-    expect(describeDiscount({ amount: { kind: 'percent', basisPoints: 2000 }, duration: { kind: 'repeating', months: 3 } })).toBe('20 % off for 3 months');
-    expect(describeDiscount({ amount: { kind: 'amount', cents: 1000, currency: 'EUR' }, duration: { kind: 'once' } })).toBe('€10.00 off the first payment');
-    expect(describeDiscount({ amount: { kind: 'percent', basisPoints: 1250 }, duration: { kind: 'forever' } })).toBe('12.5 % off every payment');
-    expect(discountCodeFor('jane-doe_1', 7, 0)).toBe('JANEDOE1');
-    expect(discountCodeFor('jane-doe_1', 7, 1)).toBe('JANEDOE12');
-    expect(discountCodeFor('a', 7, 0)).toBe('AP7');
-    expect(discountCodeFor('x'.repeat(40), 7, 2)).toHaveLength(32);
-    expect(processorRefusal({ processor: 'paddle', amount: { kind: 'percent', basisPoints: 2000 }, duration: { kind: 'repeating', months: 3 } })).toMatch(/Paddle repeats a discount per billing period/);
-    expect(processorRefusal({ processor: 'lemonsqueezy', amount: { kind: 'percent', basisPoints: 1250 }, duration: { kind: 'once' } })).toMatch(/whole percentages/);
-    expect(processorRefusal({ processor: 'stripe', amount: { kind: 'percent', basisPoints: 1250 }, duration: { kind: 'repeating', months: 3 } })).toBeNull();
-  });
-});
 
 describe('Stripe: a coupon per discount, a promotion code per partner', () => {
   it('makes the code once (a lost answer retried with the same Idempotency-Key), attributes sales by it, and deactivates it on a ban', async () => {
