@@ -6,15 +6,19 @@
 // by another is skipped for the next one. Ban, archive and a group change deactivate the code; the
 // codes attribute sales (the promo-code step); getDiscount's lookup shows the code and its words.
 import { execFile } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { discountCodeFor } from '../src/core/discounts.js';
 import { DISCOUNT_CODES_QUEUE } from '../src/db/discounts.js';
 import { runDiscountJob } from '../src/jobs/discount-jobs.js';
+import { loadFixture } from '../src/platform/fixtures.js';
 import { createLogger } from '../src/platform/logger.js';
 import { createSecretBox } from '../src/platform/secret-box.js';
 import { ADMIN_TOKEN, type SeededProgram, type TestApi, type TestDatabase, addPartnerLink, adminHeaders, bearer, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 import { nockForThisFile } from './support/nock.js';
+import { processEventsInOrder } from './support/stripe.js';
 
 const nock = nockForThisFile();
 const SECRET = 'discounts-test-secret-key-0123456789';
@@ -193,6 +197,32 @@ describe('Paddle: a discount per partner', () => {
     expect(await runJobs()).toBe(1);
     expect(nock.pendingMocks()).toEqual([]);
     expect((await codesOf(shop.programId))[0].active).toBe(false);
+  });
+
+  it("a Paddle transaction with the partner's discount and nothing else is the partner's, through the webhook intake", async () => {
+    const { shop, groupId } = await programWithGroup();
+    const secret = `pdl_ntfset_discounts_${shop.programId}_0123456789`;
+    await must('PATCH', `/programs/${shop.programId}/processors/paddle`, { webhook_secret: secret });
+    await must('PUT', `/programs/${shop.programId}/processor-api-keys/paddle`, { api_key: 'pdl_sdbx_apikey_03', sandbox: true });
+    await must('PUT', `/programs/${shop.programId}/groups/${groupId}/discount`, { processor: 'paddle', type: 'percent', percent: '10', duration: 'forever' });
+    const code = discountCodeFor(shop.shortLink, shop.partnerId, 0);
+    nock(PADDLE_SANDBOX).get('/discounts').query({ code }).reply(200, { data: [], meta: { request_id: 'r1' } });
+    nock(PADDLE_SANDBOX).post('/discounts').reply(201, { data: { id: `dsc_01web${shop.programId}`, status: 'active', code, type: 'percentage', amount: '10', recur: true }, meta: { request_id: 'r2' } });
+    expect(await runJobs()).toBe(1);
+
+    const run = `dw${shop.programId}`;
+    const event = (await loadFixture(join(import.meta.dirname, '..', 'fixtures', 'paddle', '01-transaction.completed.json'), { run, click_id: '', customer_key: '', program_id: shop.programId, email: `buyer_${run}@example.com` })) as any;
+    event.data.custom_data = null; // no click, no customer key: only the discount names the partner
+    event.data.discount_id = `dsc_01web${shop.programId}`;
+    const body = JSON.stringify(event);
+    const ts = Math.floor(Date.now() / 1000);
+    const stored = await api.request('POST', `/api/v1/webhooks/paddle/${shop.programId}`, {
+      raw: body, headers: { 'Content-Type': 'application/json', 'Paddle-Signature': `ts=${ts};h1=${createHmac('sha256', secret).update(`${ts}:${body}`).digest('hex')}` },
+    });
+    expect(stored.status, JSON.stringify(stored.body)).toBe(200);
+    await processEventsInOrder(api, [stored.body.id]);
+    const { rows } = await db.pool.query('SELECT attribution_step, partner_id FROM sales WHERE program_id = $1', [shop.programId]);
+    expect(rows).toEqual([{ attribution_step: 'promo_code', partner_id: shop.partnerId }]);
   });
 
   it('a 400 is the refusal: not retried, recorded on the discount, no code made', async () => {
