@@ -13,6 +13,7 @@ import { type Pool, createPool } from '../src/db/pool.js';
 import { sha256 } from '../src/core/secrets.js';
 import { PROGRAM_SECTIONS } from '../src/app/dashboard.js';
 import { partnerStats, programOverview, readOnly, recentEvents, saleExplanation } from '../src/db/program-insights.js';
+import { approvedPartnersOfGroup, codeMapped, discountForLink, partnerDiscountState, partnersWithCodesOf } from '../src/db/discounts.js';
 
 // SCOPE_PLANS_ROWS: fewer rows while working on this file; the test as it runs in CI uses 100,000.
 const BIG = Number(process.env.SCOPE_PLANS_ROWS ?? 100_000);
@@ -72,7 +73,25 @@ afterAll(async () => {
 describe('reads scoped by account, program or partner', () => {
   it("the small brand's lists, exports and portal pages never scan a table the 100,000-partner brand shares", async () => {
     const p = `/api/v1/admin/programs/${small.programId}`;
+    // Discounts (issue 46, item 6): the small brand's group gives one, its partner has a code in it.
+    const group = await api.request('POST', `${p}/groups`, { body: { name: 'Creators', slug: 'creators', commission_type: 'percent', commission_rate: 20, hold_days: 30 }, headers: adminHeaders });
+    await db.pool.query('UPDATE partners SET group_id = $2 WHERE id = $1', [small.partnerId, group.body.data.id]);
+    const discountId = Number((await db.pool.query("INSERT INTO group_discounts (program_id, group_id, processor, kind, percent_bp, duration) VALUES ($1, $2, 'stripe', 'percent', 2000, 'once') RETURNING id", [small.programId, group.body.data.id])).rows[0].id);
+    await db.pool.query("INSERT INTO promo_codes (program_id, partner_id, code, stripe_promotion_code_id, group_discount_id) VALUES ($1, $2, 'SMALLDISC', 'promo_smalldisc', $3)", [small.programId, small.partnerId, discountId]);
+    const linkCode = (await db.pool.query('SELECT short_link FROM referral_links WHERE id = $1', [small.linkId])).rows[0].short_link;
+    const lookup = await get(`/api/v1/discount?program_id=${small.programId}&code=${encodeURIComponent(linkCode)}`, {});
+    expect(lookup.status).toBe(200);
+    expect(JSON.parse(lookup.text).data).toEqual({ code: 'SMALLDISC', description: '20 % off the first payment' });
+    // The discount job's reads for one partner.
+    await recorder.during('discount job', async () => {
+      await partnerDiscountState(appPool, small.programId, small.partnerId);
+      await codeMapped(appPool, small.programId, 'SMALLDISC2');
+      await approvedPartnersOfGroup(appPool, small.programId, group.body.data.id);
+      await partnersWithCodesOf(appPool, small.programId, discountId);
+      await discountForLink(appPool, small.programId, linkCode);
+    });
     const adminPaths = [
+      `${p}/discounts`,
       p,
       `${p}/keys`,
       `${p}/partners`,

@@ -224,6 +224,18 @@ const TIMEOUT_MS = 5000;
         const current = consented ? (clickId ?? readCookie(CLICK_COOKIE)) : null;
         return { clickId: current, programId, hasAttribution: current !== null, affiliateUrl: consented ? affiliateUrl : null };
       },
+      async getDiscount() {
+        // The referring link's code: the stored one (after consent), else this page's ?aff=.
+        const aff = (consented && readCookie(AFF_COOKIE)) || new URL(location.href).searchParams.get('aff');
+        if (!aff || !(programId > 0)) return null;
+        try {
+          const response = await fetch(`${apiBase}/api/v1/discount?program_id=${programId}&code=${encodeURIComponent(aff)}`, { credentials: 'omit' });
+          return response.ok ? ((await response.json())?.data ?? null) : null;
+        } catch (error) {
+          warn('getDiscount failed', error);
+          return null;
+        }
+      },
       trackTest(data: Record<string, unknown> = {}) {
         const aff = readCookie(AFF_COOKIE) ?? new URL(location.href).searchParams.get('aff');
         if (!aff) return warn('trackTest needs a page opened with ?aff=<code>');

@@ -15,6 +15,7 @@ import { consumeSession, createLoginSession, findAccountForLogin, findOrCreateAc
 import { type ActivityFilter, activity, activityPages, endDashboardSession, inboxForProgram, partnersWithLinks, stripeLiveCheck } from '../db/dashboard.js';
 import { dailyCounts, funnelCounts, moneyTotals, partnerTotals } from '../db/page-rollups.js';
 import { RANKINGS, rankPartners } from '../core/measures.js';
+import { discountsPageData } from './discounts.js';
 import { processorStatus } from './processors.js';
 import { PROCESSORS } from '../core/processor-names.js';
 import type { Pool } from '../db/pool.js';
@@ -73,7 +74,7 @@ const CSV_MAX_ROWS = 100_000;
 const LEADERBOARD_SIZE = 10;
 
 /** The program's pages, each a URL of its own (`overview` is the program's own URL). */
-export const PROGRAM_SECTIONS = ['overview', 'setup', 'partners', 'applications', 'groups', 'links', 'activity', 'payouts', 'stripe', 'paddle', 'lemonsqueezy', 'inbox', 'webhooks', 'keys', 'audit', 'settings', 'brand'] as const;
+export const PROGRAM_SECTIONS = ['overview', 'setup', 'partners', 'applications', 'groups', 'discounts', 'links', 'activity', 'payouts', 'stripe', 'paddle', 'lemonsqueezy', 'inbox', 'webhooks', 'keys', 'audit', 'settings', 'brand'] as const;
 export type ProgramSection = (typeof PROGRAM_SECTIONS)[number];
 export const isProgramSection = (value: string): value is ProgramSection => (PROGRAM_SECTIONS as readonly string[]).includes(value);
 
@@ -197,6 +198,7 @@ const SECTION_DATA = {
     });
     return { log, auditFilter: filter };
   },
+  discounts: async (deps: PageDeps, id: number) => discountsPageData(deps, id),
   settings: async () => ({}),
   brand: async (deps: PageDeps, id: number) => brandPageData(deps.pool, id),
 } satisfies Record<ProgramSection, (deps: PageDeps, id: number, filter: ActivityFilter, page: number, query: PageQuery, scope: Scope) => Promise<object>>;

@@ -24,6 +24,7 @@ import {
   reapplyAfter,
 } from '../core/partners.js';
 import { parseReward } from '../core/programs.js';
+import { queueDiscountCodeSync } from '../db/discounts.js';
 import * as applications from '../db/applications.js';
 import { DEFAULT_OUTBOUND_QUEUE, writeMessages } from '../db/outbound.js';
 import * as partners from '../db/partners.js';
@@ -497,6 +498,8 @@ export async function partnerChunkIn(client: PoolClient, scope: Scope, programId
     return { id };
   });
   const changed = await applyPartnerAction(client, programId, a, chosen, now);
+  // Their discount codes follow (made on approval, deactivated on ban, archive or a group change): a job.
+  if (a.action !== 'reject') await queueDiscountCodeSync(client, programId, chosen.map((p) => p.id));
   // One entry per partner changed, in the chunk's transaction.
   await audit(
     client,

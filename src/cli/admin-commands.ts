@@ -3,6 +3,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { positiveInt, positiveNumber } from './arguments.js';
 import { adminCall, defaultApiUrl, printJson } from './http-client.js';
 import { registerMoneyCommands } from './money-commands.js';
+import { registerDiscountCommands } from './discount-commands.js';
 import { registerPartnerCommands } from './partner-commands.js';
 
 async function call(command: Command, method: string, path: string, body?: unknown): Promise<void> {
@@ -158,5 +159,6 @@ export function registerAdminCommands(program: Command): void {
     });
 
   registerMoneyCommands(admin);
+  registerDiscountCommands(admin);
   registerPartnerCommands(admin);
 }

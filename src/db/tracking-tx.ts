@@ -358,6 +358,7 @@ export class PgTrackingTx implements TrackingTx {
          FROM promo_codes pc
         WHERE pc.program_id = $1 AND pc.active
           AND (pc.stripe_promotion_code_id = ANY ($2::text[]) OR pc.stripe_coupon_id = ANY ($2::text[])
+               OR pc.processor_discount_id = ANY ($2::text[]) -- a Paddle discount Affix made (dsc_…)
                OR lower(pc.code) = ANY (SELECT lower(r) FROM unnest($2::text[]) r))
         ORDER BY (pc.stripe_promotion_code_id = ANY ($2::text[])) DESC NULLS LAST, pc.id LIMIT 1`,
       [programId, refs],

@@ -27,6 +27,7 @@ import { applyRoutes } from './apply/routes.js';
 import { brandLogoRoutes } from './brand-logo.js';
 import { mailRoutes } from './mail/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
+import { discountLookupRoute } from './routes/discount-routes.js';
 import { readinessRoute } from './routes/readiness.js';
 import { type ReceiveWebhook, stripeWebhookRoutes, webhookIntake } from './routes/stripe-webhooks.js';
 import { TRACK_CLICK_PATH, trackClickHandlers, trackClickPreflight } from './routes/track-click.js';
@@ -146,6 +147,7 @@ export function createApp(given: HttpDeps): BuiltApp {
   app.use(trackSaleRoute(deps));
   app.use(trackRefundRoute(deps));
   app.use(readinessRoute(deps));
+  app.use(discountLookupRoute(deps));
   app.use(adminRoutes(deps));
   app.use(mcpRoutes(deps));
   app.use(dashboardRoutes(deps));

@@ -13,6 +13,7 @@ import { importInput } from '../app/partner-import.js';
 import { bulkInput, editPartnerInput, groupInput, listQuery as partnersQuery, newPartnerInput, overrideInput } from '../app/partners.js';
 import { approvalReasonInput, commissionBulkInput, detailsInput, markPaidInput, reasonInput, remindInput, settingsInput as payoutSettingsInput } from '../app/payouts.js';
 import { promoInput } from '../app/promo-codes.js';
+import { apiKeyInput, discountInput } from '../app/discounts.js';
 import { signedEventSchema } from '../app/stripe-intake.js';
 import { endpointInput, updateInput as endpointUpdateInput } from '../app/webhook-endpoints.js';
 import { accountSchema, accountUpdateSchema, enabledSchema, eventsQuery, rotationSchema } from './routes/admin.js';
@@ -44,6 +45,7 @@ const ops: Operation[] = [
   { method: 'post', path: '/api/v1/track/lead', tag: 'Tracking', summary: 'Bind a signup to its click', auth: 'programKey', body: leadSchema },
   { method: 'post', path: '/api/v1/track/sale', tag: 'Tracking', summary: 'Record a payment and its commission', auth: 'programKey', body: saleSchema(false) },
   { method: 'post', path: '/api/v1/track/refund', tag: 'Tracking', summary: 'Reverse a commission, in part or whole', auth: 'programKey', body: refundSchema },
+  { method: 'get', path: '/api/v1/discount', tag: 'Tracking', summary: "The discount a referral link's visitors get (?program_id=&code=): its code and words, or null (the tracker's getDiscount())", auth: 'none' },
   { method: 'get', path: '/api/v1/programs/me/readiness', tag: 'Tracking', summary: 'Which integration steps are done, and what to do next', auth: 'programKey' },
   { method: 'post', path: '/api/v1/webhooks/stripe/{programId}', tag: 'Stripe webhooks', summary: "A program's own Stripe endpoint (raw body, Stripe-Signature)", auth: 'stripeSignature', body: signedEventSchema },
   { method: 'post', path: '/api/v1/webhooks/stripe', tag: 'Stripe webhooks', summary: 'The Stripe Connect endpoint, routed by event.account', auth: 'stripeSignature', body: signedEventSchema },
@@ -119,6 +121,11 @@ const ops: Operation[] = [
   { method: 'post', path: `${P}/promo-codes`, tag: 'Admin: money', summary: "Map a promo code to a partner", auth: 'adminToken', body: promoInput },
   { method: 'get', path: `${P}/promo-codes`, tag: 'Admin: money', summary: 'Promo codes', auth: 'adminToken' },
   { method: 'patch', path: `${P}/promo-codes/{promoCodeId}`, tag: 'Admin: money', summary: 'Activate or deactivate a promo code', auth: 'adminToken', bodyDocs: '{ active: boolean }' },
+  { method: 'get', path: `${P}/discounts`, tag: 'Admin: partners', summary: "Groups' discounts for referred buyers, with their live codes and the processor's last refusal", auth: 'adminToken' },
+  { method: 'put', path: `${P}/groups/{groupId}/discount`, tag: 'Admin: partners', summary: "Give a group's partners' buyers a discount (replaces the one it gave); codes are made by a job", auth: 'adminToken', body: discountInput },
+  { method: 'delete', path: `${P}/groups/{groupId}/discount`, tag: 'Admin: partners', summary: "End a group's discount; its codes are deactivated by a job", auth: 'adminToken' },
+  { method: 'post', path: `${P}/groups/{groupId}/discount/codes`, tag: 'Admin: partners', summary: "Make the missing codes of the group's approved partners (a job)", auth: 'adminToken' },
+  { method: 'put', path: `${P}/processor-api-keys/{processor}`, tag: 'Admin: programs', summary: 'Save the Paddle or Lemon Squeezy API key Affix makes discount codes with (sealed)', auth: 'adminToken', body: apiKeyInput },
   { method: 'post', path: `${P}/webhook-endpoints`, tag: 'Admin: webhooks', summary: 'Add an endpoint of your systems (its secret shown once)', auth: 'adminToken', body: endpointInput(false) },
   { method: 'get', path: `${P}/webhook-endpoints`, tag: 'Admin: webhooks', summary: 'Your endpoints', auth: 'adminToken' },
   { method: 'patch', path: `${P}/webhook-endpoints/{endpointId}`, tag: 'Admin: webhooks', summary: 'Turn an endpoint on or off, change its events', auth: 'adminToken', body: endpointUpdateInput },

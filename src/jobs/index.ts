@@ -12,6 +12,7 @@ import { JOB_EXPIRY_SECONDS, STRIPE_EVENTS_DEAD_QUEUE, STRIPE_EVENTS_JOB_QUEUE, 
 import { createSecretBox } from '../platform/secret-box.js';
 import { startMailJobs } from './mail-jobs.js';
 import { startBulkActionJobs } from './bulk-action-jobs.js';
+import { startDiscountJobs } from './discount-jobs.js';
 import { startMailSender } from './mail-sender.js';
 import { startMoneyJobs } from './money-jobs.js';
 import { hourlyUpkeep, startUpkeepJobs } from './upkeep-jobs.js';
@@ -141,6 +142,13 @@ export async function startWorkers(
     secretBox: null,
     now: () => deps.now?.() ?? new Date(),
     mailLinks: { publicUrl: config.publicUrl },
+  });
+  await startDiscountJobs(boss, {
+    pool: deps.pool,
+    logger: deps.logger,
+    secretBox: config.secretKey ? createSecretBox(config.secretKey) : null,
+    stripeSecretKey: config.stripeSecretKey,
+    now: () => deps.now?.() ?? new Date(),
   });
   const deliveriesListening = listenOn(OUTBOUND_CHANNEL, coalesce(wakeDeliveries), 'new webhook deliveries');
   // Periodic upkeep is on pg-boss's clock (src/jobs/upkeep-jobs.ts); once now as well, so this

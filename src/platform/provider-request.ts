@@ -1,6 +1,7 @@
-// One JSON request to a payout provider's API (PayPal, Wise), and the retry around it: a network
-// failure or a 5xx is retried (the callers make each request safe to repeat: an id of their own),
-// a 4xx is the provider's refusal, made by the caller's `refusal` and never retried.
+// One JSON request to a provider's API (PayPal, Wise; Stripe, Paddle, Lemon Squeezy for discount
+// codes), and the retry around it: a network failure, a 5xx or a 429 (rate limited) is retried (the
+// callers make each request safe to repeat: an id of their own), any other 4xx is the provider's
+// refusal, made by the caller's `refusal` and never retried.
 import pRetry, { AbortError } from 'p-retry';
 
 export interface RetryOptions {
@@ -16,7 +17,7 @@ export async function providerRequest(provider: string, url: string, init: Reque
   });
   const text = await response.text();
   const body = text ? JSON.parse(text) : {};
-  if (response.status >= 500) throw new Error(`${provider} answered ${response.status}`);
+  if (response.status >= 500 || response.status === 429) throw new Error(`${provider} answered ${response.status}`);
   if (response.status >= 400) throw new AbortError(refusal(response.status, body, text));
   return body;
 }

@@ -4,6 +4,7 @@ import PgBoss from 'pg-boss';
 import { DATABASE_TIMEOUTS, type PoolClient, type Pooling, connectionSettings, createPool } from '../db/pool.js';
 import { OUTBOUND_QUEUE } from '../db/outbound.js';
 import { BULK_ACTIONS_DEAD_QUEUE, BULK_ACTIONS_QUEUE } from '../db/bulk-actions.js';
+import { DISCOUNT_CODES_DEAD_QUEUE, DISCOUNT_CODES_QUEUE } from '../db/discounts.js';
 import type { Logger } from './logger.js';
 
 export const STRIPE_EVENTS_QUEUE = 'stripe-events';
@@ -12,6 +13,7 @@ export { OUTBOUND_QUEUE };
 /** The scheduled approval of commissions whose hold is over (docs/payouts.md). */
 export const APPROVALS_QUEUE = 'commission-approvals';
 export { BULK_ACTIONS_DEAD_QUEUE, BULK_ACTIONS_QUEUE } from '../db/bulk-actions.js';
+export { DISCOUNT_CODES_DEAD_QUEUE, DISCOUNT_CODES_QUEUE } from '../db/discounts.js';
 export const DIGEST_QUEUE = 'commission-digests';
 /** Every day at 07:00 UTC: yesterday's commissions, one mail per partner and program. */
 export const DIGEST_CRON = '0 7 * * *';
@@ -142,6 +144,11 @@ async function setUpQueues(boss: PgBoss, policy: QueuePolicy, role: { supervise:
   await boss.createQueue(BULK_ACTIONS_DEAD_QUEUE, { name: BULK_ACTIONS_DEAD_QUEUE, retryLimit: 0 }).catch(ignoreExists);
   await boss
     .createQueue(BULK_ACTIONS_QUEUE, { name: BULK_ACTIONS_QUEUE, retryLimit: 5, retryDelay: 10, retryBackoff: true, expireInSeconds: 120, deadLetter: BULK_ACTIONS_DEAD_QUEUE })
+    .catch(ignoreExists);
+  // Partners' discount codes (src/jobs/discount-jobs.ts): calls to processors, retried with backoff.
+  await boss.createQueue(DISCOUNT_CODES_DEAD_QUEUE, { name: DISCOUNT_CODES_DEAD_QUEUE, retryLimit: 0 }).catch(ignoreExists);
+  await boss
+    .createQueue(DISCOUNT_CODES_QUEUE, { name: DISCOUNT_CODES_QUEUE, retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 600, deadLetter: DISCOUNT_CODES_DEAD_QUEUE })
     .catch(ignoreExists);
   // Periodic upkeep: one run at a time (singleton), a short expiry (the next tick runs it again).
   await boss.createQueue(HOUSEKEEPING_QUEUE, { name: HOUSEKEEPING_QUEUE, retryLimit: 0, expireInSeconds: 120, policy: 'singleton' }).catch(ignoreExists);

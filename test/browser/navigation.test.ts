@@ -49,7 +49,7 @@ describe.skipIf(!hasChromium)('the program navigation', () => {
     await page.goto(base);
 
     // Two groups, the daily work first; every page in exactly one.
-    expect(await nav().getByRole('list', { name: 'Daily work' }).getByRole('link').allTextContents()).toEqual(['Overview', 'Partners', 'Applications', 'Groups', 'Links', 'Payouts', 'Activity']);
+    expect(await nav().getByRole('list', { name: 'Daily work' }).getByRole('link').allTextContents()).toEqual(['Overview', 'Partners', 'Applications', 'Groups', 'Discounts', 'Links', 'Payouts', 'Activity']);
     expect(await nav().getByRole('list', { name: 'Set-up and integrations' }).getByRole('link').allTextContents()).toEqual(['Set-up', 'Settings', 'Brand', 'Stripe', 'Paddle', 'Lemon Squeezy', 'Webhook inbox', 'Webhooks', 'API keys', 'Audit log']);
     expect(await nav().locator('[aria-current="page"]').textContent()).toBe('Overview');
     expect([await rowsOf('Daily work'), await rowsOf('Set-up and integrations')]).toEqual([1, 1]);

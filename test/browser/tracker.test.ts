@@ -288,4 +288,24 @@ describe.skipIf(!hasChromium)('browser tracker', () => {
     await expect.poll(testClicks, { timeout: 5000 }).toBe(before + 1);
     await context.close();
   });
+  it("getDiscount(): the referring partner's group discount (code and words) from another origin; null without a referral", async () => {
+    // A group discount and the partner's code, as the discount job leaves them (test/discounts.test.ts makes them against the processors).
+    const other = await addPartnerLink(api, shop.programId);
+    const group = (await db.pool.query("INSERT INTO partner_groups (program_id, name, slug, commission_type, commission_rate, hold_days) VALUES ($1, 'Creators', 'creators-disc', 'percent', 20, 30) RETURNING id", [shop.programId])).rows[0].id;
+    await db.pool.query('UPDATE partners SET group_id = $2 WHERE id = $1', [other.partnerId, group]);
+    const discount = (await db.pool.query("INSERT INTO group_discounts (program_id, group_id, processor, kind, percent_bp, duration, duration_months) VALUES ($1, $2, 'stripe', 'percent', 2000, 'repeating', 3) RETURNING id", [shop.programId, group])).rows[0].id;
+    await db.pool.query("INSERT INTO promo_codes (program_id, partner_id, code, stripe_promotion_code_id, group_discount_id) VALUES ($1, $2, 'TRACKERDISC', 'promo_trackerdisc', $3)", [shop.programId, other.partnerId, discount]);
+    const context = await browser.newContext();
+    const { page, errors } = await visit(context, `/pricing?aff=${other.shortLink}`);
+    expect(await page.evaluate(() => window.affix!.getDiscount())).toEqual({ code: 'TRACKERDISC', description: '20 % off for 3 months' });
+    // A later page without ?aff= still knows the referral (the stored link code).
+    const later = await visit(context, '/checkout');
+    expect(await later.page.evaluate(() => window.affix!.getDiscount())).toEqual({ code: 'TRACKERDISC', description: '20 % off for 3 months' });
+    const fresh = await browser.newContext();
+    const { page: unreferred } = await visit(fresh, '/pricing');
+    expect(await unreferred.evaluate(() => window.affix!.getDiscount())).toBeNull();
+    expect(errors).toEqual([]);
+    await context.close();
+    await fresh.close();
+  });
 });

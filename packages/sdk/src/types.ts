@@ -18,6 +18,17 @@ export interface AffixTracker {
   consent(granted: boolean): void;
   getData(): AffixData;
   trackTest(data?: Record<string, unknown>): void;
+  /**
+   * The discount the visitor's referring partner's group gives (its code, to apply at checkout, and
+   * its words), or null: no referral, no discount, or no answer. Never rejects.
+   */
+  getDiscount(): Promise<AffixDiscount | null>;
+}
+
+/** A discount for referred buyers (`getDiscount()`): e.g. { code: 'JANE', description: '20 % off for 3 months' }. */
+export interface AffixDiscount {
+  code: string;
+  description: string;
 }
 
 /**

@@ -6,6 +6,7 @@ import { COMMISSION_TYPE_WORDS, LEAD_AUTH_WORDS, referralUrl } from '../../core/
 import { COMMISSION_TYPES, type Currency, LEAD_AUTH_VALUES } from '../../core/types.js';
 import { PROGRAM_SECTIONS, type ProgramSection, type SectionData, type programPageData } from '../../app/dashboard.js';
 import type { ActivityFilter } from '../../db/dashboard.js';
+import { discountsSection } from './discounts-page.js';
 import { dailyChart, funnelChart } from './charts.js';
 import { type PartnerPagesView, applicationsSection, groupsSection, partnersSection } from './partner-pages.js';
 import { auditSection } from './audit-page.js';
@@ -88,7 +89,7 @@ ${page > 1 ? html` · <a href="${link(page - 1)}">Newer</a>` : ''}${hasOlder ? h
 }
 
 const SECTION_LABELS: Record<ProgramSection, string> = {
-  overview: 'Overview', setup: 'Set-up', partners: 'Partners', applications: 'Applications', groups: 'Groups', links: 'Links', activity: 'Activity',
+  overview: 'Overview', setup: 'Set-up', partners: 'Partners', applications: 'Applications', groups: 'Groups', discounts: 'Discounts', links: 'Links', activity: 'Activity',
   payouts: 'Payouts', stripe: 'Stripe', paddle: 'Paddle', lemonsqueezy: 'Lemon Squeezy', inbox: 'Webhook inbox', webhooks: 'Webhooks', keys: 'API keys', audit: 'Audit log', settings: 'Settings', brand: 'Brand',
 };
 
@@ -101,7 +102,7 @@ export const sectionTitle = (programName: string, section: ProgramSection) => (s
  * (quieter, on their own row); every section is in exactly one group.
  */
 export const NAV_GROUPS: readonly { label: string; sections: readonly ProgramSection[] }[] = [
-  { label: 'Daily work', sections: ['overview', 'partners', 'applications', 'groups', 'links', 'payouts', 'activity'] },
+  { label: 'Daily work', sections: ['overview', 'partners', 'applications', 'groups', 'discounts', 'links', 'payouts', 'activity'] },
   { label: 'Set-up and integrations', sections: ['setup', 'settings', 'brand', 'stripe', 'paddle', 'lemonsqueezy', 'inbox', 'webhooks', 'keys', 'audit'] },
 ];
 
@@ -280,6 +281,7 @@ function sectionBody(view: ProgramPageView): Html {
     case 'partners': return partnersSection(partnerView(view), data);
     case 'applications': return applicationsSection(partnerView(view), data);
     case 'groups': return groupsSection(partnerView(view), data);
+    case 'discounts': return discountsSection({ base: sectionUrl(view.program.id, 'overview'), fieldErrors: view.extra.fieldErrors ?? {}, values: view.extra.formValues }, data);
     case 'links': return html`${linksSection(view, data)}${promoCodesSection(moneyView(view), data)}`;
     case 'activity': return activitySection(view, data);
     case 'stripe': return stripeSection(view, data);

@@ -42,6 +42,7 @@ import { type AppDeps, clock } from '../deps.js';
 import { type PageExtra, programPageBody, sectionTitle, sectionUrl } from './program-page.js';
 import { fieldErrors, programInput } from './forms.js';
 import { MONEY_DONE, registerMoneyRoutes } from './money-routes.js';
+import { DISCOUNT_DONE, registerDiscountRoutes } from './discounts-routes.js';
 import { PARTNER_DONE, bulkDone, registerPartnerRoutes } from './partner-routes.js';
 import { registerStatementDetailsRoutes } from './statement-details.js';
 import { BRAND_DONE, registerBrandRoutes } from './brand-routes.js';
@@ -272,7 +273,7 @@ export function dashboardRoutes(deps: AppDeps): Router {
     const people = allows(res.locals.account.role, 'read_people');
     const behind = data.behindSeconds === null ? '' : html`<p class="muted" role="status">Figures may be up to ${data.behindSeconds} s behind.</p>`;
     const body = html`${behind}${programPageBody({ ...data, now, heldKey, extra, filter, publicUrl: config.publicUrl, connectConfigured: Boolean(config.stripeConnect), people })}`;
-    const done = DONE[String(query.done)] ?? MONEY_DONE[String(query.done)] ?? PARTNER_DONE[String(query.done)] ?? BRAND_DONE[String(query.done)] ?? (query.done === 'bulk' ? bulkDone(query) : null);
+    const done = DONE[String(query.done)] ?? MONEY_DONE[String(query.done)] ?? PARTNER_DONE[String(query.done)] ?? BRAND_DONE[String(query.done)] ?? DISCOUNT_DONE[String(query.done)] ?? (query.done === 'bulk' ? bulkDone(query) : null);
     send(res, extra.status ?? 200, sectionTitle(data.program.name, section), body, extra.status && extra.status >= 400 ? null : done);
   }
 
@@ -457,6 +458,7 @@ export function dashboardRoutes(deps: AppDeps): Router {
     back,
   };
   registerMoneyRoutes(router, kit);
+  registerDiscountRoutes(router, kit);
   registerPartnerRoutes(router, { ...kit, send, csrfBeforeBody: csrf.checkBeforeBody, publicUrl: config.publicUrl });
   registerStatementDetailsRoutes(router, { ...kit, send });
   registerBrandRoutes(router, { ...kit, send, csrfBeforeBody: csrf.checkBeforeBody, publicUrl: config.publicUrl });
