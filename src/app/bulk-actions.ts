@@ -6,7 +6,7 @@
 import { errors } from '../core/errors.js';
 import { ACTION_APPLIES_TO, type BulkReport, type ReapplyRule, addToReport, emptyReport } from '../core/partners.js';
 import * as bulkActions from '../db/bulk-actions.js';
-import * as partners from '../db/partners.js';
+import * as partnerListDb from '../db/partner-list.js';
 import { type PoolClient, withTransaction } from '../db/pool.js';
 import { currentRoleOf } from '../db/members.js';
 import { allows } from '../core/permissions.js';
@@ -36,7 +36,7 @@ export async function requestPartnerBulk(deps: PartnerDeps, scope: Scope, progra
   const expected =
     'partnerIds' in request.selection
       ? request.selection.partnerIds.length
-      : await partners.countPartnersMatching(deps.pool, programId, request.selection.filter, ACTION_APPLIES_TO[request.action]);
+      : await partnerListDb.countPartnersMatching(deps.pool, programId, request.selection.filter, ACTION_APPLIES_TO[request.action]);
   if (expected <= INLINE_LIMIT) return { done: await runBulkInline(deps, scope, request) };
   const id = await withTransaction(deps.pool, (client) =>
     bulkActions.insertBulkAction(client, {
@@ -97,7 +97,7 @@ export async function runBulkActionChunk(deps: PartnerDeps, job: bulkActions.Bul
     const ids =
       row.selection === 'ids'
         ? await bulkActions.nextIdsGiven(client, row.id, row.idsDone, PARTNER_CHUNK)
-        : await partners.partnerIdsMatching(client, row.programId, row.selection, ACTION_APPLIES_TO[row.action], row.doneUntil, PARTNER_CHUNK);
+        : await partnerListDb.partnerIdsMatching(client, row.programId, row.selection, ACTION_APPLIES_TO[row.action], row.doneUntil, PARTNER_CHUNK);
     const now = deps.now();
     if (ids.length > 0) {
       const parameters = { ...row.parameters, reapply: row.parameters.reapply as ReapplyRule };

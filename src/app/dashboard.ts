@@ -22,7 +22,7 @@ import { membersForLogin } from '../db/members.js';
 import { verifyPassword } from '../platform/passwords.js';
 import { AffixError } from '../core/errors.js';
 import * as applicationsDb from '../db/applications.js';
-import * as partnersDb from '../db/partners.js';
+import * as groupsDb from '../db/partner-groups.js';
 import * as applications from './applications.js';
 import { brandPageData } from './brand.js';
 import { type ManagementDeps, OPERATOR, type Scope, programInScope } from './management.js';
@@ -133,18 +133,18 @@ const SECTION_DATA = {
       if (!(error instanceof AffixError) || error.status !== 400) throw error;
       return partners.listPartners(deps, scope, id, {}).then((first) => ({ ...first, refused: error.message }));
     });
-    const [groups, money] = await Promise.all([partnersDb.listGroups(deps.pool, id), partners.partnersMoney(deps, scope, id, list.partners.map((p) => p.id))]);
+    const [groups, money] = await Promise.all([groupsDb.listGroups(deps.pool, id), partners.partnersMoney(deps, scope, id, list.partners.map((p) => p.id))]);
     return { list, groups, query, money, currencies };
   },
   applications: async (deps: PageDeps, id: number, _filter: ActivityFilter, _page: number, query: PageQuery) => {
     const [list, settings, groups] = await Promise.all([
       applications.listApplications(deps, OPERATOR, id, { status: query.status ?? 'pending', after: query.after }),
       applicationsDb.applicationSettings(deps.pool, id),
-      partnersDb.listGroups(deps.pool, id),
+      groupsDb.listGroups(deps.pool, id),
     ]);
     return { list, settings, groups, status: query.status ?? 'pending' };
   },
-  groups: async (deps: PageDeps, id: number) => ({ groups: await partnersDb.listGroups(deps.pool, id) }),
+  groups: async (deps: PageDeps, id: number) => ({ groups: await groupsDb.listGroups(deps.pool, id) }),
   links: async (deps: PageDeps, id: number) => {
     const [partners, promoCodes] = await Promise.all([partnersWithLinks(deps.pool, id), promoCodesDb.listPromoCodes(deps.pool, id)]);
     return { partners, promoCodes };

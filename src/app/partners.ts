@@ -26,7 +26,11 @@ import {
 import { parseReward } from '../core/programs.js';
 import * as applications from '../db/applications.js';
 import { DEFAULT_OUTBOUND_QUEUE, writeMessages } from '../db/outbound.js';
-import * as partners from '../db/partners.js';
+import * as groupsDb from '../db/partner-groups.js';
+import * as enrollmentsDb from '../db/partner-enrollments.js';
+import * as partnerDetailsDb from '../db/partner-details.js';
+import * as partnerListDb from '../db/partner-list.js';
+import * as sanctionsDb from '../db/partner-sanctions.js';
 import { type PoolClient, withTransaction } from '../db/pool.js';
 import { CURRENCY_CODE, FORM_BOOLEAN, HOLD_DAYS, PAYOUT_MINIMUMS, cancelPayoutIn, lockProgramPayouts } from './payouts.js';
 import { type MailLinks, decisionMail, mailBrand, queueInvitations } from './mail.js';
@@ -131,7 +135,7 @@ export const overrideInput = z.object({
 
 async function groupInProgram(deps: ManagementDeps, programId: number, groupId: number | null | undefined): Promise<number | null> {
   if (groupId === undefined || groupId === null) return null;
-  const group = await partners.getGroup(deps.pool, programId, groupId);
+  const group = await groupsDb.getGroup(deps.pool, programId, groupId);
   if (!group) throw errors.invalid('group_id must be a group of this program', { group_id: 'Choose a group of this program.' });
   return group.id;
 }
@@ -150,11 +154,11 @@ export async function addPartner(deps: ManagementDeps, scope: Scope, programId: 
   const groupId = await groupInProgram(deps, program.id, body.group_id);
   // The duplicate check reads first: a refused insert would end the transaction its audit entry needs.
   if (body.email) {
-    const holder = await partners.partnerIdByEmail(deps.pool, program.id, body.email);
+    const holder = await enrollmentsDb.partnerIdByEmail(deps.pool, program.id, body.email);
     if (holder !== null) throw duplicate(holder);
   }
   const made = await withTransaction(deps.pool, async (client) => {
-    const enrolled = await partners.insertEnrollment(client, program.id, {
+    const enrolled = await enrollmentsDb.insertEnrollment(client, program.id, {
       name: body.name,
       email: body.email ?? null,
       status: body.status ?? 'approved',
@@ -174,7 +178,7 @@ export async function addPartner(deps: ManagementDeps, scope: Scope, programId: 
 
 export async function showPartner(deps: ManagementDeps, scope: Scope, programId: number, partnerId: number) {
   await programInScope(deps, scope, programId);
-  const partner = Number.isSafeInteger(partnerId) ? await partners.getPartner(deps.pool, programId, partnerId) : null;
+  const partner = Number.isSafeInteger(partnerId) ? await enrollmentsDb.getPartner(deps.pool, programId, partnerId) : null;
   if (!partner) throw errors.notFound('Partner not found');
   return partner;
 }
@@ -183,11 +187,11 @@ export async function showPartner(deps: ManagementDeps, scope: Scope, programId:
 export async function partnerPage(deps: ManagementDeps, scope: Scope, programId: number, partnerId: number) {
   const partner = await showPartner(deps, scope, programId, partnerId);
   const [details, elsewhere, groups, money, linkNumbers] = await Promise.all([
-    partners.partnerDetails(deps.pool, programId, partnerId),
-    partners.otherEnrollments(deps.pool, programId, partnerId),
-    partners.listGroups(deps.pool, programId),
-    partners.partnerMoney(deps.pool, programId, [partnerId]),
-    partners.partnerLinkNumbers(deps.pool, programId, partnerId),
+    partnerDetailsDb.partnerDetails(deps.pool, programId, partnerId),
+    partnerDetailsDb.otherEnrollments(deps.pool, programId, partnerId),
+    groupsDb.listGroups(deps.pool, programId),
+    partnerDetailsDb.partnerMoney(deps.pool, programId, [partnerId]),
+    partnerDetailsDb.partnerLinkNumbers(deps.pool, programId, partnerId),
   ]);
   return { partner, ...details, links: linkNumbers, money: money.get(partnerId) ?? [], elsewhere, groups };
 }
@@ -195,13 +199,13 @@ export async function partnerPage(deps: ManagementDeps, scope: Scope, programId:
 /** The money of a page of partners per currency (the list shows each currency, never one converted). */
 export async function partnersMoney(deps: ManagementDeps, scope: Scope, programId: number, partnerIds: number[]) {
   await programInScope(deps, scope, programId);
-  return partners.partnerMoney(deps.pool, programId, partnerIds);
+  return partnerDetailsDb.partnerMoney(deps.pool, programId, partnerIds);
 }
 
 /** The currencies the program has sold in: the list's money columns sort by one of them. */
 export async function soldCurrencies(deps: ManagementDeps, scope: Scope, programId: number) {
   await programInScope(deps, scope, programId);
-  return partners.programCurrencies(deps.pool, programId);
+  return partnerDetailsDb.programCurrencies(deps.pool, programId);
 }
 
 /**
@@ -212,20 +216,20 @@ export async function editPartner(deps: ManagementDeps, scope: Scope, programId:
   await showPartner(deps, scope, programId, partnerId);
   const body = parseInput(editPartnerInput, input);
   if (body.email) {
-    const holder = await partners.partnerIdByEmail(deps.pool, programId, body.email);
+    const holder = await enrollmentsDb.partnerIdByEmail(deps.pool, programId, body.email);
     if (holder !== null && holder !== partnerId) throw duplicate(holder);
   }
-  const before = (await partners.getPartner(deps.pool, programId, partnerId))!;
+  const before = (await enrollmentsDb.getPartner(deps.pool, programId, partnerId))!;
   return withTransaction(deps.pool, async (client) => {
     if (body.name !== undefined || body.email !== undefined) {
-      const outcome = await partners.updateProfile(client, programId, partnerId, { name: body.name, email: body.email });
+      const outcome = await enrollmentsDb.updateProfile(client, programId, partnerId, { name: body.name, email: body.email });
       if (outcome === 'email_taken') {
         throw new AffixError(409, 'Another partner of your account has this email', { code: 'email_taken', fields: { email: 'Another partner of your account has this email.' } });
       }
     }
-    await partners.updateEnrollment(client, programId, partnerId, { notes: body.notes, tags: body.tags });
-    const after = (await partners.getPartner(client, programId, partnerId))!;
-    const pick = (p: partners.PartnerView) => ({ name: p.name, email: p.email, notes: p.notes, tags: p.tags });
+    await enrollmentsDb.updateEnrollment(client, programId, partnerId, { notes: body.notes, tags: body.tags });
+    const after = (await enrollmentsDb.getPartner(client, programId, partnerId))!;
+    const pick = (p: enrollmentsDb.PartnerView) => ({ name: p.name, email: p.email, notes: p.notes, tags: p.tags });
     await audit(client, scope, [{ programId, action: 'partner.updated', objectType: 'partner', objectId: partnerId, changes: changedFields(pick(before), pick(after)) }]);
     return after;
   });
@@ -238,7 +242,7 @@ export const listQuery = z.object({
   status: z.enum(PARTNER_STATUSES, { error: `status must be one of: ${PARTNER_STATUSES.join(', ')}.` }).optional().or(z.literal('').transform(() => undefined)),
   group_id: z.coerce.number().int().positive().optional().or(z.literal('').transform(() => undefined)),
   tag: z.string().trim().max(40).optional(),
-  sort: z.enum(partners.PARTNER_SORTS, { error: `sort must be one of: ${partners.PARTNER_SORTS.join(', ')}.` }).optional().or(z.literal('').transform(() => undefined)),
+  sort: z.enum(partnerListDb.PARTNER_SORTS, { error: `sort must be one of: ${partnerListDb.PARTNER_SORTS.join(', ')}.` }).optional().or(z.literal('').transform(() => undefined)),
   direction: z.enum(['asc', 'desc']).optional().or(z.literal('').transform(() => undefined)),
   currency: z.literal('').transform(() => undefined).or(CURRENCY_CODE).optional(),
   after: z.string().max(300).optional(),
@@ -246,7 +250,7 @@ export const listQuery = z.object({
 });
 
 /** A list's, export's or bulk action's filter, searched as the caller's role may (searchMatchesPeople). */
-function partnerFilter(scope: Scope, f: { q?: string; status?: PartnerStatus; group_id?: number; tag?: string } | undefined): partners.PartnerFilter {
+function partnerFilter(scope: Scope, f: { q?: string; status?: PartnerStatus; group_id?: number; tag?: string } | undefined): partnerListDb.PartnerFilter {
   return { q: f?.q || null, matchesPeople: searchMatchesPeople(roleOf(scope)), status: f?.status ?? null, groupId: f?.group_id ?? null, tag: f?.tag || null };
 }
 
@@ -270,7 +274,7 @@ export async function listPartners(deps: ManagementDeps, scope: Scope, programId
   const sort = q.sort ?? 'created';
   const limit = q.limit ?? 50;
   const filter = partnerFilter(scope, q);
-  const rows = await partners.listPartners(deps.pool, programId, filter, {
+  const rows = await partnerListDb.listPartners(deps.pool, programId, filter, {
     sort,
     direction: q.direction ?? (sort === 'name' ? 'asc' : 'desc'),
     currency: q.currency ?? 'USD',
@@ -278,9 +282,9 @@ export async function listPartners(deps: ManagementDeps, scope: Scope, programId
     limit: limit + 1,
   });
   const page = rows.slice(0, limit);
-  const last = page[page.length - 1] as (partners.PartnerListRow & { sort_value: unknown }) | undefined;
+  const last = page[page.length - 1] as (partnerListDb.PartnerListRow & { sort_value: unknown }) | undefined;
   return {
-    partners: page.map(({ sort_value: _s, ...row }: any) => row as partners.PartnerListRow),
+    partners: page.map(({ sort_value: _s, ...row }: any) => row as partnerListDb.PartnerListRow),
     next_cursor: rows.length > limit && last ? cursorOf(last.sort_value, last.id) : null,
     filter: { q: filter.q, status: filter.status, groupId: filter.groupId, tag: filter.tag, sort, currency: q.currency ?? 'USD' },
   };
@@ -296,14 +300,14 @@ export async function* exportPartnersCsv(deps: ManagementDeps, scope: Scope, pro
   const q = parseInput(listQuery, query);
   const filter = partnerFilter(scope, q);
   yield `${['partner_id', 'name', 'email', 'status', 'group', 'tags', 'referral_codes', 'created_at'].join(',')}\r\n`;
-  for await (const rows of partners.partnerExportPages(readSide(deps).pool, programId, filter)) {
+  for await (const rows of partnerListDb.partnerExportPages(readSide(deps).pool, programId, filter)) {
     yield rows.map((r) => `${[r.id, r.name, r.email, r.status, r.group_slug, r.tags.join(';'), r.codes, r.created_at].map(csvField).join(',')}\r\n`).join('');
   }
 }
 
 // ---- groups and overrides --------------------------------------------------------------------
 
-function groupSettings(input: unknown): partners.GroupSettings {
+function groupSettings(input: unknown): groupsDb.GroupSettings {
   const raw = (input ?? {}) as Record<string, unknown>;
   const parsed = groupInput.safeParse(raw);
   let reward: ReturnType<typeof parseReward> | null = null;
@@ -322,7 +326,7 @@ function groupSettings(input: unknown): partners.GroupSettings {
     throw errors.invalid(rewardError?.message ?? `${field}: ${message}`, fields);
   }
   const body = parsed.data;
-  const minimums = Object.fromEntries(Object.entries(body.payout_minimums_cents ?? {}).filter(([, v]) => v !== null && v !== undefined)) as partners.GroupSettings['payoutMinimums'];
+  const minimums = Object.fromEntries(Object.entries(body.payout_minimums_cents ?? {}).filter(([, v]) => v !== null && v !== undefined)) as groupsDb.GroupSettings['payoutMinimums'];
   return {
     name: body.name,
     slug: body.slug,
@@ -345,7 +349,7 @@ export async function createGroup(deps: ManagementDeps, scope: Scope, programId:
   await programInScope(deps, scope, programId);
   const settings = groupSettings(input);
   return withTransaction(deps.pool, async (client) => {
-    const group = await partners.insertGroup(client, programId, settings);
+    const group = await groupsDb.insertGroup(client, programId, settings);
     if (!group) throw slugTaken();
     await audit(client, scope, [{ programId, action: 'group.created', objectType: 'group', objectId: group.id, changes: changedFields(null, { ...settings }) }]);
     return group;
@@ -356,10 +360,10 @@ export async function createGroup(deps: ManagementDeps, scope: Scope, programId:
 export async function updateGroup(deps: ManagementDeps, scope: Scope, programId: number, groupId: number, input: unknown) {
   await programInScope(deps, scope, programId);
   const settings = groupSettings(input);
-  const before = Number.isSafeInteger(groupId) ? await partners.getGroup(deps.pool, programId, groupId) : null;
+  const before = Number.isSafeInteger(groupId) ? await groupsDb.getGroup(deps.pool, programId, groupId) : null;
   if (!before) throw errors.notFound('Group not found');
   return withTransaction(deps.pool, async (client) => {
-    const updated = await partners.updateGroup(client, programId, groupId, settings);
+    const updated = await groupsDb.updateGroup(client, programId, groupId, settings);
     if (updated === 'slug_taken') throw slugTaken();
     if (!updated) throw errors.notFound('Group not found');
     await audit(client, scope, [{ programId, action: 'group.updated', objectType: 'group', objectId: groupId, changes: changedFields(before as unknown as Record<string, unknown>, updated as unknown as Record<string, unknown>) }]);
@@ -369,7 +373,7 @@ export async function updateGroup(deps: ManagementDeps, scope: Scope, programId:
 
 export async function listGroups(deps: ManagementDeps, scope: Scope, programId: number) {
   await programInScope(deps, scope, programId);
-  return partners.listGroups(deps.pool, programId);
+  return groupsDb.listGroups(deps.pool, programId);
 }
 
 /** One partner's own reward, with where it comes from: it wins over their group and the program. */
@@ -378,19 +382,19 @@ export async function setOverride(deps: ManagementDeps, scope: Scope, programId:
   const { source } = parseInput(overrideInput, input);
   const reward = parseReward((input ?? {}) as Record<string, unknown>);
   return withTransaction(deps.pool, async (client) => {
-    await partners.setOverride(client, programId, partnerId, { ...reward, durationMonths: reward.recurringDurationMonths, source });
+    await groupsDb.setOverride(client, programId, partnerId, { ...reward, durationMonths: reward.recurringDurationMonths, source });
     await audit(client, scope, [{ programId, action: 'partner.override_set', objectType: 'partner', objectId: partnerId, changes: changedFields(null, { ...reward, source }) }]);
-    return (await partners.getPartner(client, programId, partnerId))!;
+    return (await enrollmentsDb.getPartner(client, programId, partnerId))!;
   });
 }
 
 export async function removeOverride(deps: ManagementDeps, scope: Scope, programId: number, partnerId: number) {
   await showPartner(deps, scope, programId, partnerId);
   return withTransaction(deps.pool, async (client) => {
-    if (await partners.removeOverride(client, programId, partnerId)) {
+    if (await groupsDb.removeOverride(client, programId, partnerId)) {
       await audit(client, scope, [{ programId, action: 'partner.override_removed', objectType: 'partner', objectId: partnerId }]);
     }
-    return (await partners.getPartner(client, programId, partnerId))!;
+    return (await enrollmentsDb.getPartner(client, programId, partnerId))!;
   });
 }
 
@@ -408,7 +412,7 @@ export interface BulkRequest {
   program: Awaited<ReturnType<typeof programInScope>>;
   action: PartnerAction;
   parameters: { reason: string | null; groupId: number | null; reapply: ReapplyRule };
-  selection: { partnerIds: number[] } | { filter: partners.PartnerFilter };
+  selection: { partnerIds: number[] } | { filter: partnerListDb.PartnerFilter };
 }
 
 export async function checkBulkRequest(deps: ManagementDeps, scope: Scope, programId: number, input: unknown): Promise<BulkRequest> {
@@ -453,7 +457,7 @@ export async function runBulkInline(deps: PartnerDeps, scope: Scope, request: Bu
   }
   // Moving to a group keeps the partners in the selection: walk by id rather than re-reading the first page.
   for (let after = 0; ; ) {
-    const ids = await partners.partnerIdsMatching(deps.pool, programId, request.selection.filter, ACTION_APPLIES_TO[request.action], after, PARTNER_CHUNK);
+    const ids = await partnerListDb.partnerIdsMatching(deps.pool, programId, request.selection.filter, ACTION_APPLIES_TO[request.action], after, PARTNER_CHUNK);
     if (ids.length === 0) return report;
     await chunk(ids);
     after = ids[ids.length - 1]!;
@@ -487,9 +491,9 @@ export type ChunkOutcome = { id: number; skipped?: string };
 export async function partnerChunkIn(client: PoolClient, scope: Scope, programId: number, a: ChunkAction, ids: number[], now: Date): Promise<{ outcomes: ChunkOutcome[]; linksCreated: number }> {
   // A ban cancels payouts and rejects commissions: the program's payout lock comes first (the one lock order).
   if (a.action === 'ban') await lockProgramPayouts(client, programId);
-  const locked = new Map((await partners.lockPartners(client, programId, ids)).map((p) => [p.id, p]));
+  const locked = new Map((await enrollmentsDb.lockPartners(client, programId, ids)).map((p) => [p.id, p]));
   const applies = ACTION_APPLIES_TO[a.action];
-  const chosen = ids.map((id) => locked.get(id)).filter((p): p is partners.LockedPartner => !!p && applies.includes(p.status) && !(a.action === 'move_group' && p.groupId === a.groupId));
+  const chosen = ids.map((id) => locked.get(id)).filter((p): p is enrollmentsDb.LockedPartner => !!p && applies.includes(p.status) && !(a.action === 'move_group' && p.groupId === a.groupId));
   const outcomes = ids.map((id): ChunkOutcome => {
     const p = locked.get(id);
     if (!p) return { id, skipped: 'not_found' };
@@ -516,7 +520,7 @@ export async function partnerChunkIn(client: PoolClient, scope: Scope, programId
 const nonEmpty = <T extends object>(changes: T): T | undefined => (Object.keys(changes).length ? changes : undefined);
 
 /** The partners the change concerns hear of it (approved, rejected, banned): one mail per partner with an email, per change. */
-async function mailDecision(client: PoolClient, programId: number, a: ChunkAction, chosen: partners.LockedPartner[], decision: 'approved' | 'rejected' | 'banned', changeKey: (p: partners.LockedPartner) => string) {
+async function mailDecision(client: PoolClient, programId: number, a: ChunkAction, chosen: enrollmentsDb.LockedPartner[], decision: 'approved' | 'rejected' | 'banned', changeKey: (p: enrollmentsDb.LockedPartner) => string) {
   if (!a.mailLinks) return;
   const links = a.mailLinks;
   const brand = await mailBrand(client, programId);
@@ -526,7 +530,7 @@ async function mailDecision(client: PoolClient, programId: number, a: ChunkActio
   );
 }
 
-async function applyPartnerAction(client: PoolClient, programId: number, a: ChunkAction, chosen: partners.LockedPartner[], now: Date) {
+async function applyPartnerAction(client: PoolClient, programId: number, a: ChunkAction, chosen: enrollmentsDb.LockedPartner[], now: Date) {
   const ids = chosen.map((p) => p.id);
   const none = { linksCreated: 0 };
   if (ids.length === 0) return none;
@@ -534,7 +538,7 @@ async function applyPartnerAction(client: PoolClient, programId: number, a: Chun
     case 'approve':
       return approvePartners(client, programId, a, chosen, now);
     case 'reject': {
-      await partners.setStatus(client, ids, 'rejected', now);
+      await enrollmentsDb.setStatus(client, ids, 'rejected', now);
       const pending = await applications.pendingApplicationsOf(client, ids);
       await applications.decideApplications(client, [...pending.values()], { status: 'rejected', reason: a.reason, reapply: a.reapply, reapplyAfter: reapplyAfter(a.reapply, now), at: now, auto: a.auto });
       await mailDecision(client, programId, a, chosen, 'rejected', (p) => `application:${pending.get(p.id) ?? now.toISOString()}`);
@@ -542,20 +546,20 @@ async function applyPartnerAction(client: PoolClient, programId: number, a: Chun
       return none;
     }
     case 'move_group':
-      await partners.setGroup(client, ids, a.groupId);
+      await enrollmentsDb.setGroup(client, ids, a.groupId);
       await emitAll(client, programId, chosen.map((p) => partnerEvent(programId, 'partner.group_changed', { partner_id: p.id, group_id: a.groupId, previous_group_id: p.groupId })));
       return none;
     case 'archive':
     case 'ban': {
       const kind = a.action === 'ban' ? 'ban' : 'archive';
-      const sanctions = await partners.insertSanctions(client, programId, kind, a.reason ?? 'archived', chosen, now);
-      await partners.setStatus(client, ids, a.action === 'ban' ? 'banned' : 'archived', now);
-      await partners.disableLinksUnder(client, sanctions);
+      const sanctions = await sanctionsDb.insertSanctions(client, programId, kind, a.reason ?? 'archived', chosen, now);
+      await enrollmentsDb.setStatus(client, ids, a.action === 'ban' ? 'banned' : 'archived', now);
+      await sanctionsDb.disableLinksUnder(client, sanctions);
       if (kind === 'ban') {
-        await partners.rejectCommissionsUnder(client, sanctions, `partner banned: ${a.reason}`);
-        for (const payout of await partners.openPayoutsOf(client, programId, ids)) {
+        await sanctionsDb.rejectCommissionsUnder(client, sanctions, `partner banned: ${a.reason}`);
+        for (const payout of await sanctionsDb.openPayoutsOf(client, programId, ids)) {
           await cancelPayoutIn(client, programId, payout.id, now);
-          await partners.stampPayoutCanceled(client, payout.id, sanctions.get(payout.partnerId)!);
+          await sanctionsDb.stampPayoutCanceled(client, payout.id, sanctions.get(payout.partnerId)!);
         }
       }
       if (kind === 'ban') await mailDecision(client, programId, a, chosen, 'banned', (p) => `sanction:${sanctions.get(p.id)}`);
@@ -566,11 +570,11 @@ async function applyPartnerAction(client: PoolClient, programId: number, a: Chun
     case 'unarchive':
     case 'unban': {
       const kind = a.action === 'unban' ? 'ban' : 'archive';
-      const active = (await partners.activeSanctions(client, ids)).filter((s) => s.kind === kind);
-      await partners.liftSanctions(client, active.map((s) => s.id), a.reason, now);
+      const active = (await sanctionsDb.activeSanctions(client, ids)).filter((s) => s.kind === kind);
+      await sanctionsDb.liftSanctions(client, active.map((s) => s.id), a.reason, now);
       for (const statusBefore of new Set(active.map((s) => s.statusBefore))) {
         const back = active.filter((s) => s.statusBefore === statusBefore).map((s) => s.partnerId);
-        await partners.setStatus(client, back, restoredStatus(statusBefore), now);
+        await enrollmentsDb.setStatus(client, back, restoredStatus(statusBefore), now);
       }
       const type = kind === 'ban' ? 'partner.unbanned' : 'partner.unarchived';
       await emitAll(client, programId, active.map((s) => partnerEvent(programId, type, { partner_id: s.partnerId, sanction_id: s.id })));
@@ -583,23 +587,23 @@ async function applyPartnerAction(client: PoolClient, programId: number, a: Chun
 const restoredStatus = (status: PartnerStatus): PartnerStatus => (status === 'banned' || status === 'archived' ? 'approved' : status);
 
 /** Approved (into a group, if one is given): a referral link for those without one, a portal invitation for those with an email. */
-async function approvePartners(client: PoolClient, programId: number, a: ChunkAction, chosen: partners.LockedPartner[], now: Date) {
+async function approvePartners(client: PoolClient, programId: number, a: ChunkAction, chosen: enrollmentsDb.LockedPartner[], now: Date) {
   const ids = chosen.map((p) => p.id);
-  await partners.setStatus(client, ids, 'approved', now);
-  if (a.groupId !== null) await partners.setGroup(client, ids, a.groupId);
+  await enrollmentsDb.setStatus(client, ids, 'approved', now);
+  if (a.groupId !== null) await enrollmentsDb.setGroup(client, ids, a.groupId);
   const applied = await applications.pendingApplicationCodes(client, ids);
   const pending = new Map([...applied].map(([partnerId, x]) => [partnerId, x.id]));
   await applications.decideApplications(client, [...pending.values()], { status: 'approved', reason: a.reason, reapply: null, reapplyAfter: null, at: now, auto: a.auto });
   // The code the applicant chose when still free, else a random one (a random one taken is drawn again).
-  const withoutLink = await partners.partnersWithoutLink(client, ids);
+  const withoutLink = await enrollmentsDb.partnersWithoutLink(client, ids);
   let waiting = withoutLink;
   for (let round = 0; waiting.length > 0; round += 1) {
-    const made = await partners.insertLinks(client, programId, waiting.map((partnerId) => ({ partnerId, code: (round === 0 && applied.get(partnerId)?.wantedCode) || randomBytes(5).toString('hex') })));
+    const made = await enrollmentsDb.insertLinks(client, programId, waiting.map((partnerId) => ({ partnerId, code: (round === 0 && applied.get(partnerId)?.wantedCode) || randomBytes(5).toString('hex') })));
     waiting = waiting.filter((partnerId) => !made.has(partnerId));
     if (round === 3 && waiting.length) throw new Error('random link codes kept colliding');
   }
   const invited = chosen.filter((p) => p.email);
-  await partners.markInvited(client, invited.map((p) => p.id), now);
+  await enrollmentsDb.markInvited(client, invited.map((p) => p.id), now);
   await emitAll(client, programId, chosen.map((p) => partnerEvent(programId, 'partner.approved', { partner_id: p.id, group_id: a.groupId ?? p.groupId, auto_decided: a.auto })));
   if (a.mailLinks) {
     // The welcome and the portal invitation (a sign-in link that lasts days), with the change.
@@ -617,7 +621,7 @@ export async function partnerActionOfOne(deps: PartnerDeps, scope: Scope, progra
   const [refusal] = Object.keys(report.skipped);
   if (refusal === 'not_found') throw errors.notFound('Partner not found');
   if (refusal) throw errors.conflict(refusalWords(action, refusal), refusal);
-  return { report, partner: (await partners.getPartner(deps.pool, programId, partnerId))! };
+  return { report, partner: (await enrollmentsDb.getPartner(deps.pool, programId, partnerId))! };
 }
 
 function refusalWords(action: PartnerAction, refusal: string): string {
