@@ -15,7 +15,7 @@ import * as enrollmentsDb from '../db/partner-enrollments.js';
 import { type PoolClient, isUniqueViolation, withTransaction } from '../db/pool.js';
 import { type ManagementDeps, type Scope, audit, parseInput, programInScope } from './management.js';
 import { SYSTEM, changedFields } from '../core/audit.js';
-import { type PartnerDeps, checkBulkRequest, runBulkInline } from './partners.js';
+import { type PartnerDeps, checkBulkRequest, runBulkInline } from './partner-bulk.js';
 import { FORM_BOOLEAN } from './payouts.js';
 import { applicationReceivedMail, mailBrand, newApplicationMail, queueForManagers } from './mail.js';
 import { queueMails } from '../db/mail.js';

@@ -1,5 +1,5 @@
 // Bulk actions on partners of any size (docs/partners.md). Up to INLINE_LIMIT partners run within
-// the request, as the rest of partners.ts does them; more become a bulk action that the
+// the request, as partner-bulk.ts does them; more become a bulk action that the
 // partner-bulk-actions job runs a chunk per transaction, recording its progress in that same
 // transaction (a chunk done is never redone; an interrupted one is redone whole). An account's
 // bulk actions run one at a time and each chunk is a job of its own, so brands take turns.
@@ -11,7 +11,7 @@ import { type PoolClient, withTransaction } from '../db/pool.js';
 import { currentRoleOf } from '../db/members.js';
 import { allows } from '../core/permissions.js';
 import { type ManagementDeps, type Scope, actorOf, programInScope, roleOf } from './management.js';
-import { PARTNER_CHUNK, type PartnerDeps, checkBulkRequest, chunkAction, partnerChunkIn, runBulkInline } from './partners.js';
+import { PARTNER_CHUNK, type PartnerDeps, checkBulkRequest, chunkAction, partnerChunkIn, runBulkInline } from './partner-bulk.js';
 
 /** Selections up to this many partners run within the request (the page's flash stays immediate). */
 export const INLINE_LIMIT = 1_000;

@@ -26,7 +26,8 @@ import * as groupsDb from '../db/partner-groups.js';
 import * as applications from './applications.js';
 import { brandPageData } from './brand.js';
 import { type ManagementDeps, OPERATOR, type Scope, programInScope } from './management.js';
-import * as partners from './partners.js';
+import * as partnerEnrollments from './partner-enrollments.js';
+import * as partnerList from './partner-list.js';
 import * as payoutsApp from './payouts.js';
 import { auditLog } from './audit.js';
 import { readSide, staleFigures } from './reads.js';
@@ -127,13 +128,13 @@ const SECTION_DATA = {
     // A query the list refuses (an old cursor, a bad sort) shows the first page with the message.
     // The caller's scope, not the operator's: its role decides what the search may match.
     // Money sorts by a currency the program sells in (USD first when it does), unless the page chose one.
-    const currencies = await partners.soldCurrencies(deps, scope, id);
+    const currencies = await partnerEnrollments.soldCurrencies(deps, scope, id);
     const currency = query.currency || (currencies.length === 0 || currencies.includes('USD') ? undefined : currencies[0]);
-    const list = await partners.listPartners(deps, scope, id, { ...query, currency }).catch((error: unknown) => {
+    const list = await partnerList.listPartners(deps, scope, id, { ...query, currency }).catch((error: unknown) => {
       if (!(error instanceof AffixError) || error.status !== 400) throw error;
-      return partners.listPartners(deps, scope, id, {}).then((first) => ({ ...first, refused: error.message }));
+      return partnerList.listPartners(deps, scope, id, {}).then((first) => ({ ...first, refused: error.message }));
     });
-    const [groups, money] = await Promise.all([groupsDb.listGroups(deps.pool, id), partners.partnersMoney(deps, scope, id, list.partners.map((p) => p.id))]);
+    const [groups, money] = await Promise.all([groupsDb.listGroups(deps.pool, id), partnerEnrollments.partnersMoney(deps, scope, id, list.partners.map((p) => p.id))]);
     return { list, groups, query, money, currencies };
   },
   applications: async (deps: PageDeps, id: number, _filter: ActivityFilter, _page: number, query: PageQuery) => {

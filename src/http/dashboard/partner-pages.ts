@@ -4,7 +4,7 @@
 import type { SectionData } from '../../app/dashboard.js';
 import type { ImportReport } from '../../app/partner-import.js';
 import type { SourceGroup } from '../../core/partners.js';
-import type { partnerPage } from '../../app/partners.js';
+import type { partnerPage } from '../../app/partner-enrollments.js';
 import { COMMISSION_STATE_WORDS, type CommissionState } from '../../core/commission-ledger.js';
 import { formatMoney } from '../../core/money.js';
 import {
