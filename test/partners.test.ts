@@ -102,7 +102,7 @@ describe('groups carry the terms', () => {
     });
     const partner = await partnerWithLink(shop, { name: uid('p'), group_id: fast.id });
     const made = await apiSale(api, partner, 10_000);
-    const { approveDueCommissions } = await import('../src/app/payouts.js');
+    const { approveDueCommissions } = await import('../src/app/commission-lifecycle.js');
     await approveDueCommissions({ pool: db.pool, secretBox: null, now: () => new Date(Date.now() + 60_000) });
     expect((await commissionRow(made.commissionId!)).stage).toBe('approved');
     // 1000 owed is under the group's 50,000 minimum: no payout line.

@@ -16,7 +16,7 @@ import { type PoolClient, isUniqueViolation, withTransaction } from '../db/pool.
 import { type ManagementDeps, type Scope, audit, parseInput, programInScope } from './management.js';
 import { SYSTEM, changedFields } from '../core/audit.js';
 import { type PartnerDeps, checkBulkRequest, runBulkInline } from './partner-bulk.js';
-import { FORM_BOOLEAN } from './payouts.js';
+import { FORM_BOOLEAN } from './payout-settings.js';
 import { applicationReceivedMail, mailBrand, newApplicationMail, queueForManagers } from './mail.js';
 import { queueMails } from '../db/mail.js';
 import { mayMailAddress } from './access.js';

@@ -28,7 +28,7 @@ import { brandPageData } from './brand.js';
 import { type ManagementDeps, OPERATOR, type Scope, programInScope } from './management.js';
 import * as partnerEnrollments from './partner-enrollments.js';
 import * as partnerList from './partner-list.js';
-import * as payoutsApp from './payouts.js';
+import * as payoutRuns from './payout-runs.js';
 import { auditLog } from './audit.js';
 import { readSide, staleFigures } from './reads.js';
 
@@ -173,7 +173,7 @@ const SECTION_DATA = {
     ]);
     return {
       balances, commissions, stage, payouts: payoutRows, payoutSettings: settings!, commissionFilter, approval, runBatch,
-      missingDetails: payoutsApp.partnersMissingDetails(balances),
+      missingDetails: payoutRuns.partnersMissingDetails(balances),
     };
   },
   webhooks: async (deps: PageDeps, id: number) => {

@@ -15,7 +15,7 @@ import * as enrollmentsDb from '../db/partner-enrollments.js';
 import * as partnerListDb from '../db/partner-list.js';
 import * as sanctionsDb from '../db/partner-sanctions.js';
 import { type PoolClient, withTransaction } from '../db/pool.js';
-import { cancelPayoutIn, lockProgramPayouts } from './payouts.js';
+import { cancelPayoutIn, lockProgramPayouts } from './payout-runs.js';
 import { type MailLinks, decisionMail, mailBrand, queueInvitations } from './mail.js';
 import { queueMails } from '../db/mail.js';
 import { type ManagementDeps, type Scope, audit, parseInput, programInScope } from './management.js';

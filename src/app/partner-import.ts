@@ -25,7 +25,7 @@ import {
 import * as imports from '../db/partner-import.js';
 import { withTransaction } from '../db/pool.js';
 import { type ManagementDeps, type Scope, audit, parseInput, programInScope } from './management.js';
-import { FORM_BOOLEAN } from './payouts.js';
+import { FORM_BOOLEAN } from './payout-settings.js';
 
 export const IMPORT_MAX_ROWS = 50_000;
 const CHUNK = 500;

@@ -7,7 +7,7 @@ import { errors } from '../core/errors.js';
 import { PARTNER_STATUSES, type PartnerStatus } from '../core/partners.js';
 import * as applications from '../db/applications.js';
 import * as partnerListDb from '../db/partner-list.js';
-import { CURRENCY_CODE } from './payouts.js';
+import { CURRENCY_CODE } from './payout-settings.js';
 import { type ManagementDeps, type Scope, parseInput, programInScope, roleOf } from './management.js';
 import { searchMatchesPeople } from '../core/permissions.js';
 

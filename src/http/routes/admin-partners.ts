@@ -11,7 +11,7 @@ import * as partnerBulkActions from '../../app/partner-bulk.js';
 import * as partnerList from '../../app/partner-list.js';
 import * as partnerEnrollments from '../../app/partner-enrollments.js';
 import * as partnerGroups from '../../app/partner-groups.js';
-import { commissionBulk } from '../../app/payouts.js';
+import { commissionBulk } from '../../app/commission-lifecycle.js';
 import { PARTNER_ACTIONS, type PartnerAction } from '../../core/partners.js';
 import type { AppDeps } from '../deps.js';
 import { sendCsv } from '../csv-stream.js';
