@@ -2,7 +2,8 @@
 // USD, EUR and VND by default (others 422), every ISO 4217 currency when the program opts in,
 // each in its own minor unit from sale to refund, payout, export, statement and KPI cards.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ManagementDeps, OPERATOR } from '../src/app/management.js';
+import { type ManagementDeps } from '../src/app/management.js';
+import { OPERATOR } from '../src/app/scope.js';
 import * as payoutConfig from '../src/app/payout-settings.js';
 import * as commissionLifecycle from '../src/app/commission-lifecycle.js';
 import * as payoutRuns from '../src/app/payout-runs.js';

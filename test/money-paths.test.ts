@@ -2,12 +2,12 @@
 // One test per finding, written as the finding reads; each failed before the fix it names.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagementDeps } from '../src/app/management.js';
-import { OPERATOR } from '../src/app/management.js';
+import { OPERATOR } from '../src/app/scope.js';
 import * as payoutConfig from '../src/app/payout-settings.js';
 import * as commissionLifecycle from '../src/app/commission-lifecycle.js';
 import * as payoutRuns from '../src/app/payout-runs.js';
 import { explainSale } from '../src/app/assistant-reads.js';
-import { activity } from '../src/db/dashboard.js';
+import { activity } from '../src/db/program-activity.js';
 import { moneyTotals } from '../src/db/page-rollups.js';
 import { commissionsByState } from '../src/db/partner-portal.js';
 import { lockPayableItems, lockProgramPayouts } from '../src/db/payouts.js';

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagementDeps } from '../src/app/management.js';
-import { OPERATOR } from '../src/app/management.js';
+import { OPERATOR } from '../src/app/scope.js';
 import * as payoutConfig from '../src/app/payout-settings.js';
 import * as commissionLifecycle from '../src/app/commission-lifecycle.js';
 import * as payoutRuns from '../src/app/payout-runs.js';

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram, trackClick } from './support/harness.js';
 import { apiRefund, apiSale, uid } from './support/money.js';
-import { OPERATOR } from '../src/app/management.js';
+import { OPERATOR } from '../src/app/scope.js';
 import { createGroup } from '../src/app/partner-groups.js';
 import { partnerActionOfOne } from '../src/app/partner-bulk.js';
 

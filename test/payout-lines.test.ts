@@ -4,7 +4,7 @@
 // them, masked; amounts in the payout's currency (JPY without decimals).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagementDeps } from '../src/app/management.js';
-import { OPERATOR } from '../src/app/management.js';
+import { OPERATOR } from '../src/app/scope.js';
 import { partnerPayout } from '../src/app/payout-statements.js';
 import * as payoutConfig from '../src/app/payout-settings.js';
 import * as commissionLifecycle from '../src/app/commission-lifecycle.js';

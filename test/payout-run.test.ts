@@ -2,7 +2,8 @@
 // others stay owed, are answered and can be reminded through the mail queue); approving needs
 // no reason; "past its hold" selects exactly the commissions whose hold is over.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ManagementDeps, OPERATOR } from '../src/app/management.js';
+import { type ManagementDeps } from '../src/app/management.js';
+import { OPERATOR } from '../src/app/scope.js';
 import * as payoutConfig from '../src/app/payout-settings.js';
 import * as commissionLifecycle from '../src/app/commission-lifecycle.js';
 import * as payoutRuns from '../src/app/payout-runs.js';

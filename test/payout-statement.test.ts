@@ -2,7 +2,7 @@
 // so a refund that lands after the payout never changes the statement (docs/partners.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagementDeps } from '../src/app/management.js';
-import { OPERATOR } from '../src/app/management.js';
+import { OPERATOR } from '../src/app/scope.js';
 import { portalPayoutStatement } from '../src/app/partner-portal.js';
 import * as payoutConfig from '../src/app/payout-settings.js';
 import * as commissionLifecycle from '../src/app/commission-lifecycle.js';

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagementDeps } from '../src/app/management.js';
-import { OPERATOR } from '../src/app/management.js';
+import { OPERATOR } from '../src/app/scope.js';
 import * as payoutRuns from '../src/app/payout-runs.js';
 import * as commissionLifecycle from '../src/app/commission-lifecycle.js';
 import * as payoutConfig from '../src/app/payout-settings.js';

@@ -11,7 +11,7 @@ import { NotYetResolvable } from '../src/core/processor.js';
 import { processStripeEvent } from '../src/jobs/stripe-event-job.js';
 import type { ProcessorAdapter } from '../src/core/processor-port.js';
 import { HeldTransaction } from '../src/db/held-transaction.js';
-import { OPERATOR } from '../src/app/management.js';
+import { OPERATOR } from '../src/app/scope.js';
 import * as payoutConfig from '../src/app/payout-settings.js';
 import * as commissionLifecycle from '../src/app/commission-lifecycle.js';
 import * as payoutRuns from '../src/app/payout-runs.js';

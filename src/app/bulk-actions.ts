@@ -10,7 +10,8 @@ import * as partnerListDb from '../db/partner-list.js';
 import { type PoolClient, withTransaction } from '../db/pool.js';
 import { currentRoleOf } from '../db/members.js';
 import { allows } from '../core/permissions.js';
-import { type ManagementDeps, type Scope, actorOf, programInScope, roleOf } from './management.js';
+import { type ManagementDeps, actorOf } from './management.js';
+import { type Scope, programInScope, roleOf } from './scope.js';
 import { PARTNER_CHUNK, type PartnerDeps, checkBulkRequest, chunkAction, partnerChunkIn, runBulkInline } from './partner-bulk.js';
 
 /** Selections up to this many partners run within the request (the page's flash stays immediate). */

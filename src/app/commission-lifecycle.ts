@@ -11,7 +11,8 @@ import type { OutboundEvent } from '../core/outbound-events.js';
 import { DEFAULT_OUTBOUND_QUEUE, writeMessages } from '../db/outbound.js';
 import * as payouts from '../db/payouts.js';
 import { type PoolClient, withTransaction } from '../db/pool.js';
-import { type ManagementDeps, type Scope, audit, parseInput, programInScope } from './management.js';
+import { type ManagementDeps, audit, parseInput } from './management.js';
+import { type Scope, programInScope } from './scope.js';
 import { SYSTEM } from '../core/audit.js';
 
 const commissionData = (c: payouts.CommissionRow) => ({

@@ -18,7 +18,8 @@ import { type PoolClient, withTransaction } from '../db/pool.js';
 import { cancelPayoutIn, lockProgramPayouts } from './payout-runs.js';
 import { type MailLinks, decisionMail, mailBrand, queueInvitations } from './mail.js';
 import { queueMails } from '../db/mail.js';
-import { type ManagementDeps, type Scope, audit, parseInput, programInScope } from './management.js';
+import { type ManagementDeps, audit, parseInput } from './management.js';
+import { type Scope, programInScope } from './scope.js';
 import { changedFields } from '../core/audit.js';
 
 /** How many partners one transaction of a bulk action changes. */

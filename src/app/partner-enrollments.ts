@@ -7,7 +7,8 @@ import * as groupsDb from '../db/partner-groups.js';
 import * as enrollmentsDb from '../db/partner-enrollments.js';
 import * as partnerDetailsDb from '../db/partner-details.js';
 import { withTransaction } from '../db/pool.js';
-import { type ManagementDeps, type Scope, audit, parseInput, programInScope } from './management.js';
+import { type ManagementDeps, audit, parseInput } from './management.js';
+import { type Scope, programInScope } from './scope.js';
 import { changedFields } from '../core/audit.js';
 
 export const newPartnerInput = z.object({

@@ -8,7 +8,8 @@ import * as groupsDb from '../db/partner-groups.js';
 import * as enrollmentsDb from '../db/partner-enrollments.js';
 import { withTransaction } from '../db/pool.js';
 import { FORM_BOOLEAN, HOLD_DAYS, PAYOUT_MINIMUMS } from './payout-settings.js';
-import { type ManagementDeps, type Scope, audit, parseInput, programInScope } from './management.js';
+import { type ManagementDeps, audit, parseInput } from './management.js';
+import { type Scope, programInScope } from './scope.js';
 import { changedFields } from '../core/audit.js';
 import { showPartner } from './partner-enrollments.js';
 

@@ -8,7 +8,8 @@ import { PARTNER_STATUSES, type PartnerStatus } from '../core/partners.js';
 import * as applications from '../db/applications.js';
 import * as partnerListDb from '../db/partner-list.js';
 import { CURRENCY_CODE } from './payout-settings.js';
-import { type ManagementDeps, type Scope, parseInput, programInScope, roleOf } from './management.js';
+import { type ManagementDeps, parseInput } from './management.js';
+import { type Scope, programInScope, roleOf } from './scope.js';
 import { searchMatchesPeople } from '../core/permissions.js';
 
 // ---- the list ----------------------------------------------------------------------------------

@@ -15,7 +15,8 @@ import { requestPartnerLink } from '../db/mail.js';
 import { withTransaction } from '../db/pool.js';
 import { mayMailAddress } from './access.js';
 import { queueInvitations, signInMail } from './mail.js';
-import { type ManagementDeps, type Scope, createLink, parseInput, programInScope } from './management.js';
+import { type ManagementDeps, createLink, parseInput } from './management.js';
+import { type Scope, programInScope } from './scope.js';
 import { setPayoutDetails } from './payout-settings.js';
 
 /** A sign-in link works once, for this long. */

@@ -9,7 +9,8 @@ import type { Currency } from '../core/types.js';
 import { toCurrency } from '../core/currency.js';
 import * as payouts from '../db/payouts.js';
 import { withTransaction } from '../db/pool.js';
-import { type ManagementDeps, type Scope, audit, parseInput, programInScope } from './management.js';
+import { type ManagementDeps, audit, parseInput } from './management.js';
+import { type Scope, programInScope } from './scope.js';
 import { changedFields } from '../core/audit.js';
 
 const minimumCents = z.coerce

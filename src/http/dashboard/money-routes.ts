@@ -1,7 +1,8 @@
 // The Payouts and Webhooks pages' forms: each posts to a use case of src/app, then redirects
 // back to its page (or shows it again with the refusal beside the field).
 import type { Request, RequestHandler, Response, Router } from 'express';
-import type { ManagementDeps, Scope } from '../../app/management.js';
+import type { ManagementDeps } from '../../app/management.js';
+import type { Scope } from '../../app/scope.js';
 import { type PortalDeps, invitePartner } from '../../app/partner-portal.js';
 import * as commissionLifecycle from '../../app/commission-lifecycle.js';
 import * as payoutRuns from '../../app/payout-runs.js';

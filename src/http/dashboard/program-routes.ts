@@ -4,7 +4,7 @@ import type { Request, Response, Router } from 'express';
 import { errors } from '../../core/errors.js';
 import { parseNewProgram } from '../../core/programs.js';
 import { allows } from '../../core/permissions.js';
-import type { ActivityFilter } from '../../db/dashboard.js';
+import type { ActivityFilter } from '../../db/program-activity.js';
 import { PROGRAM_SECTIONS, type ProgramSection, accountPrograms, activityCsv, programPageData } from '../../app/dashboard.js';
 import { createProgram, updateProgram } from '../../app/management.js';
 import { sendCsv } from '../csv-stream.js';

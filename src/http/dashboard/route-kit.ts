@@ -1,7 +1,8 @@
 // What every route file of the dashboard is given by its composer (routes.ts): the forms' guards,
 // the page sender, the caller's scope and the use cases' dependencies, built once per app.
 import type { Request, RequestHandler, Response } from 'express';
-import type { AccountScope, ManagementDeps } from '../../app/management.js';
+import type { AccountScope } from '../../app/scope.js';
+import type { ManagementDeps } from '../../app/management.js';
 import type { ProgramSection } from '../../app/dashboard.js';
 import type { AppDeps } from '../deps.js';
 import type { Html } from './html.js';

@@ -2,7 +2,7 @@
 // (docs/webhooks.md). Mounted on the admin router, behind its token.
 import type { Request, Router } from 'express';
 import type { ManagementDeps } from '../../app/management.js';
-import { operatorFrom } from '../../app/management.js';
+import { operatorFrom } from '../../app/scope.js';
 import * as payoutRuns from '../../app/payout-runs.js';
 import * as commissionLifecycle from '../../app/commission-lifecycle.js';
 import * as payoutConfig from '../../app/payout-settings.js';

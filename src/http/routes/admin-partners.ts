@@ -5,7 +5,7 @@ import express, { type Request, type Router } from 'express';
 import * as applications from '../../app/applications.js';
 import * as brand from '../../app/brand.js';
 import type { ManagementDeps } from '../../app/management.js';
-import { operatorFrom } from '../../app/management.js';
+import { operatorFrom } from '../../app/scope.js';
 import { importPartners } from '../../app/partner-import.js';
 import * as partnerBulkActions from '../../app/partner-bulk.js';
 import * as partnerList from '../../app/partner-list.js';
