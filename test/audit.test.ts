@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { approveDueCommissions } from '../src/app/payouts.js';
+import { approveDueCommissions } from '../src/app/commission-lifecycle.js';
 import { ADMIN_TOKEN, type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 import { apiSale, uid } from './support/money.js';
 import { signedInVisitor } from './support/dashboard-visitor.js';

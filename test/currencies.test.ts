@@ -2,8 +2,11 @@
 // USD, EUR and VND by default (others 422), every ISO 4217 currency when the program opts in,
 // each in its own minor unit from sale to refund, payout, export, statement and KPI cards.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ManagementDeps, OPERATOR } from '../src/app/management.js';
-import * as payouts from '../src/app/payouts.js';
+import { type ManagementDeps } from '../src/app/management.js';
+import { OPERATOR } from '../src/app/scope.js';
+import * as payoutConfig from '../src/app/payout-settings.js';
+import * as commissionLifecycle from '../src/app/commission-lifecycle.js';
+import * as payoutRuns from '../src/app/payout-runs.js';
 import { payoutCsv, payoutStatementCsv } from '../src/core/payout-export.js';
 import { trackSale } from '../src/core/track-sale.js';
 import { PgStore } from '../src/db/store.js';
@@ -72,7 +75,7 @@ describe('GBP, JPY and KWD end to end: sale, refund, payout, export, statement, 
     const shop = await seedProgram(api, { commission_type: 'fixed', commission_rate: 10 });
     await acceptAll(shop.programId, true);
     // Minimums per currency, in its own unit: £5.00, ¥5, 9.000 KWD (over what will be owed in KWD).
-    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: { GBP: 500, jpy: 5, KWD: 9000 } });
+    await payoutConfig.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: { GBP: 500, jpy: 5, KWD: 9000 } });
     const gbp = await apiSale(api, shop, 4999, { currency: 'GBP' });
     const jpy = await apiSale(api, shop, 5000, { currency: 'jpy' });
     const kwd = await apiSale(api, shop, 12345, { currency: 'KWD' });
@@ -93,22 +96,22 @@ describe('GBP, JPY and KWD end to end: sale, refund, payout, export, statement, 
       { currency: 'KWD', sale: 12345, commission: 10000, deducted: 1900 },
     ]);
 
-    expect((await payouts.payoutSettings(deps(), OPERATOR, shop.programId)).payoutMinimumsCents).toEqual({ GBP: 500, JPY: 5, KWD: 9000 });
-    await expect(payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { payout_minimums_cents: { ABC: 1 } })).rejects.toMatchObject({ status: 400 });
-    await payouts.setPayoutDetails(deps(), OPERATOR, shop.programId, shop.partnerId, { payout_method: 'paypal', payout_reference: 'ana@paypal.example', payout_currency: 'gbp' });
+    expect((await payoutConfig.payoutSettings(deps(), OPERATOR, shop.programId)).payoutMinimumsCents).toEqual({ GBP: 500, JPY: 5, KWD: 9000 });
+    await expect(payoutConfig.updatePayoutSettings(deps(), OPERATOR, shop.programId, { payout_minimums_cents: { ABC: 1 } })).rejects.toMatchObject({ status: 400 });
+    await payoutConfig.setPayoutDetails(deps(), OPERATOR, shop.programId, shop.partnerId, { payout_method: 'paypal', payout_reference: 'ana@paypal.example', payout_currency: 'gbp' });
     clock = new Date(Date.now() + 60_000);
-    await payouts.approveDueCommissions(deps());
-    const run = await payouts.runPayouts(deps(), OPERATOR, shop.programId);
+    await commissionLifecycle.approveDueCommissions(deps());
+    const run = await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId);
     expect(run.payouts.map((p) => [p.currency, p.amountCents]).sort()).toEqual([['GBP', 800], ['JPY', 8]]);
 
-    const paypal = await payouts.exportPayouts(deps(), OPERATOR, shop.programId, run.batchId, 'paypal');
+    const paypal = await payoutRuns.exportPayouts(deps(), OPERATOR, shop.programId, run.batchId, 'paypal');
     expect(paypal.trim().split('\r\n').slice(1).map((line) => line.split(',').slice(1, 3).join(',')).sort()).toEqual(['8,JPY', '8.00,GBP']);
 
     // KWD under its minimum waits; lowered, it is paid next run as 8.100 dinars.
-    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { payout_minimums_cents: { KWD: 5000 } });
-    const next = await payouts.runPayouts(deps(), OPERATOR, shop.programId);
+    await payoutConfig.updatePayoutSettings(deps(), OPERATOR, shop.programId, { payout_minimums_cents: { KWD: 5000 } });
+    const next = await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId);
     expect(next.payouts.map((p) => [p.currency, p.amountCents])).toEqual([['KWD', 8100]]);
-    const generic = await payouts.exportPayouts(deps(), OPERATOR, shop.programId, next.batchId, 'generic');
+    const generic = await payoutRuns.exportPayouts(deps(), OPERATOR, shop.programId, next.batchId, 'generic');
     expect(generic).toContain(',KWD,8.100,');
 
     // The statements: sale and commission amounts in each currency's digits.
@@ -119,7 +122,7 @@ describe('GBP, JPY and KWD end to end: sale, refund, payout, export, statement, 
     expect(statements.KWD).toMatch(/,12\.345,8\.100\r\n/);
     expect(statements.KWD).toContain('amount,8.100\r\n');
 
-    for (const payout of [...run.payouts, ...next.payouts]) await payouts.markPayoutPaid(deps(), OPERATOR, shop.programId, payout.id, { reference: `paid-${payout.id}` });
+    for (const payout of [...run.payouts, ...next.payouts]) await payoutRuns.markPayoutPaid(deps(), OPERATOR, shop.programId, payout.id, { reference: `paid-${payout.id}` });
 
     // KPI figures (revenue as sold, commission paid): one line per currency, never added up.
     const range = { from: new Date(Date.now() - DAY), to: new Date(Date.now() + DAY), partnerId: null };
@@ -206,12 +209,12 @@ describe('paying in Stripe\'s unit', () => {
     clock = new Date();
     const shop = await seedProgram(api, { commission_type: 'percent', commission_rate: 10 });
     await acceptAll(shop.programId, true);
-    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: { [currency]: 1 } });
+    await payoutConfig.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: { [currency]: 1 } });
     await apiSale(api, shop, saleAmount, { currency });
-    await payouts.setPayoutDetails(deps(), OPERATOR, shop.programId, shop.partnerId, { payout_method: 'stripe', payout_reference: 'acct_1Currencies' });
+    await payoutConfig.setPayoutDetails(deps(), OPERATOR, shop.programId, shop.partnerId, { payout_method: 'stripe', payout_reference: 'acct_1Currencies' });
     clock = new Date(Date.now() + 60_000);
-    await payouts.approveDueCommissions(deps());
-    const payout = (await payouts.runPayouts(deps(), OPERATOR, shop.programId)).payouts[0]!;
+    await commissionLifecycle.approveDueCommissions(deps());
+    const payout = (await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId)).payouts[0]!;
     return { shop, payout };
   };
   const stripeTransfers = () => {
@@ -225,7 +228,7 @@ describe('paying in Stripe\'s unit', () => {
       .persist();
     return sent;
   };
-  const pay = (programId: number, payoutId: number) => payouts.payWithStripe({ ...deps(), stripeSecretKey: 'sk_test_affix' }, OPERATOR, programId, payoutId);
+  const pay = (programId: number, payoutId: number) => payoutRuns.payWithStripe({ ...deps(), stripeSecretKey: 'sk_test_affix' }, OPERATOR, programId, payoutId);
 
   it('ISK 5000 (ISO has no decimals) goes to Stripe as 500000; MGA 500.00 (ISO 50000) as 500 whole ariary', async () => {
     const sent = stripeTransfers();
@@ -310,7 +313,7 @@ describe('settings', () => {
 
   it('two keys naming one currency ("usd" and "USD") are refused, not collapsed', async () => {
     const shop = await seedProgram(api);
-    await expect(payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { payout_minimums_cents: { usd: 1000, USD: 2000 } })).rejects.toMatchObject({
+    await expect(payoutConfig.updatePayoutSettings(deps(), OPERATOR, shop.programId, { payout_minimums_cents: { usd: 1000, USD: 2000 } })).rejects.toMatchObject({
       status: 400,
       init: { fields: { 'payout_minimums_cents.USD': 'usd and USD are both USD: give one minimum per currency.' } },
     });

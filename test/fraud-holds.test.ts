@@ -1,8 +1,10 @@
 // Fraud holds: each signal holds the sale's commission (the sale itself is recorded); a manager
 // releases or rejects it with a reason, both in the ledger and told to the brand's endpoints.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPERATOR } from '../src/app/management.js';
-import * as payouts from '../src/app/payouts.js';
+import { OPERATOR } from '../src/app/scope.js';
+import * as payoutConfig from '../src/app/payout-settings.js';
+import * as commissionLifecycle from '../src/app/commission-lifecycle.js';
+import * as payoutRuns from '../src/app/payout-runs.js';
 import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, bearer, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 
 let db: TestDatabase;
@@ -61,7 +63,7 @@ describe('fraud signals hold the commission', () => {
     expect(await journey(shop, bob.url, { clickIp: '203.0.113.20', leadIp: '203.0.113.20', secondsToSignup: 3 })).toMatchObject({ stage: 'held', reasons: ['fast_signup_same_ip'] });
     expect(await journey(shop, bob.url, { clickIp: '203.0.113.21', leadIp: '203.0.113.21', secondsToSignup: 30 })).toMatchObject({ stage: 'pending' });
     expect(await journey(shop, bob.url, { clickIp: '203.0.113.22', leadIp: '198.51.100.1', secondsToSignup: 3 })).toMatchObject({ stage: 'pending' });
-    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 30, payout_minimums_cents: {}, fraud_min_signup_seconds: 60 });
+    await payoutConfig.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 30, payout_minimums_cents: {}, fraud_min_signup_seconds: 60 });
     expect(await journey(shop, bob.url, { clickIp: '203.0.113.23', leadIp: '203.0.113.23', secondsToSignup: 30 })).toMatchObject({ stage: 'held', reasons: ['fast_signup_same_ip'] });
   });
 
@@ -99,14 +101,14 @@ describe('review', () => {
     ];
     expect(held.map((h) => h.stage)).toEqual(['held', 'held']);
     const future = { ...deps(), now: () => new Date(api.clock.now.getTime() + 90 * 86_400_000) };
-    await payouts.approveDueCommissions(future);
-    await expect(payouts.approveCommission(deps(), OPERATOR, program.programId, held[0]!.commissionId, { reason: 'x' })).rejects.toMatchObject({ status: 409, message: 'This commission is held for review: release it first' });
+    await commissionLifecycle.approveDueCommissions(future);
+    await expect(commissionLifecycle.approveCommission(deps(), OPERATOR, program.programId, held[0]!.commissionId, { reason: 'x' })).rejects.toMatchObject({ status: 409, message: 'This commission is held for review: release it first' });
     expect((await db.pool.query('SELECT stage FROM commissions WHERE id = $1', [held[0]!.commissionId])).rows[0].stage).toBe('held');
 
-    await payouts.releaseCommission(deps(), OPERATOR, program.programId, held[0]!.commissionId, { reason: 'Eve bought a gift for a friend' });
-    await payouts.rejectCommission(deps(), OPERATOR, program.programId, held[1]!.commissionId, { reason: 'Eve bought for herself' });
-    await expect(payouts.rejectCommission(deps(), OPERATOR, program.programId, held[1]!.commissionId, { reason: 'again' })).rejects.toMatchObject({ status: 409 });
-    await payouts.approveDueCommissions(future);
+    await commissionLifecycle.releaseCommission(deps(), OPERATOR, program.programId, held[0]!.commissionId, { reason: 'Eve bought a gift for a friend' });
+    await commissionLifecycle.rejectCommission(deps(), OPERATOR, program.programId, held[1]!.commissionId, { reason: 'Eve bought for herself' });
+    await expect(commissionLifecycle.rejectCommission(deps(), OPERATOR, program.programId, held[1]!.commissionId, { reason: 'again' })).rejects.toMatchObject({ status: 409 });
+    await commissionLifecycle.approveDueCommissions(future);
     const stages = await db.pool.query('SELECT id, stage FROM commissions WHERE id = ANY ($1) ORDER BY id', [held.map((h) => h.commissionId)]);
     expect(stages.rows.map((r) => r.stage)).toEqual(['approved', 'rejected']);
     const ledger = await db.pool.query(
@@ -117,7 +119,7 @@ describe('review', () => {
       { commission_id: held[0]!.commissionId, kind: 'released', pending_cents: 0, reason: 'Eve bought a gift for a friend' },
       { commission_id: held[1]!.commissionId, kind: 'rejected', pending_cents: -2000, reason: 'Eve bought for herself' },
     ]);
-    const balance = (await payouts.balances(deps(), OPERATOR, program.programId)).find((b) => b.partnerId === eve.partnerId)!;
+    const balance = (await payoutRuns.balances(deps(), OPERATOR, program.programId)).find((b) => b.partnerId === eve.partnerId)!;
     expect(balance).toMatchObject({ pendingCents: 0, approvedCents: 2000 });
     const told = await db.pool.query(`SELECT type, data->'hold_reasons' AS reasons FROM webhook_messages WHERE program_id = $1 ORDER BY created_at`, [program.programId]);
     expect(told.rows.map((r) => r.type)).toEqual(['commission.created', 'commission.created', 'commission.released', 'commission.rejected']);

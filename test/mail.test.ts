@@ -3,7 +3,7 @@
 // commissions in one digest, one-click unsubscribe of one kind with an expiring token, and a
 // partner sign-in that answers in the same time whether or not the address is a partner's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPERATOR } from '../src/app/management.js';
+import { OPERATOR } from '../src/app/scope.js';
 import { queueCommissionDigests, sendOutboxMail } from '../src/app/mail.js';
 import { unsubscribeToken } from '../src/core/mail.js';
 import { queueMails } from '../src/db/mail.js';

@@ -2,10 +2,12 @@
 // One test per finding, written as the finding reads; each failed before the fix it names.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagementDeps } from '../src/app/management.js';
-import { OPERATOR } from '../src/app/management.js';
-import * as payouts from '../src/app/payouts.js';
+import { OPERATOR } from '../src/app/scope.js';
+import * as payoutConfig from '../src/app/payout-settings.js';
+import * as commissionLifecycle from '../src/app/commission-lifecycle.js';
+import * as payoutRuns from '../src/app/payout-runs.js';
 import { explainSale } from '../src/app/assistant-reads.js';
-import { activity } from '../src/db/dashboard.js';
+import { activity } from '../src/db/program-activity.js';
 import { moneyTotals } from '../src/db/page-rollups.js';
 import { commissionsByState } from '../src/db/partner-portal.js';
 import { lockPayableItems, lockProgramPayouts } from '../src/db/payouts.js';
@@ -100,12 +102,12 @@ const disputed = (created: string, closed: string): Step[] => [
 /** A program at 20 %, commissions approved at once, no minimum. */
 async function payingProgram() {
   const shop = await seedProgram(api, { commission_rate: 20 });
-  await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: {} });
+  await payoutConfig.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: {} });
   return shop;
 }
 const approveAll = async () => {
   clock = new Date(Date.now() + 60_000);
-  await payouts.approveDueCommissions(deps());
+  await commissionLifecycle.approveDueCommissions(deps());
 };
 const paid = async (programId: number) =>
   Number((await db.pool.query("SELECT coalesce(sum(amount_cents), 0)::bigint AS s FROM payouts WHERE program_id = $1 AND status = 'paid'", [programId])).rows[0].s);
@@ -171,8 +173,8 @@ describe('2. the earliest paid sale earns the first-sale commission, whatever or
     const shop = await payingProgram();
     const later = await apiSale(api, shop, 9000, { customerKey: uid('late') });
     await approveAll();
-    const first = await payouts.runPayouts(deps(), OPERATOR, shop.programId);
-    await payouts.markPayoutPaid(deps(), OPERATOR, shop.programId, first.payouts[0]!.id, { reference: 'p1' });
+    const first = await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId);
+    await payoutRuns.markPayoutPaid(deps(), OPERATOR, shop.programId, first.payouts[0]!.id, { reference: 'p1' });
     expect(await paid(shop.programId)).toBe(1800);
     // The same customer's earlier payment arrives: it earns 200, the 1800 already paid is owed back.
     const customerKey = (await db.pool.query('SELECT customer_key FROM customers WHERE click_id = $1', [later.clickId])).rows[0].customer_key;
@@ -183,7 +185,7 @@ describe('2. the earliest paid sale earns the first-sale commission, whatever or
     // Later commissions net the debt: 200 approved + 5000 (a new customer's 25000) - 1800 = 3400.
     await apiSale(api, shop, 25_000);
     await approveAll();
-    const next = await payouts.runPayouts(deps(), OPERATOR, shop.programId);
+    const next = await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId);
     expect(next.payouts.map((p) => p.amountCents)).toEqual([3400]);
   });
 });
@@ -239,34 +241,34 @@ describe('6. cancelling a payout releases exactly what it claimed', () => {
     const shop = await payingProgram();
     const a = await apiSale(api, shop, 5000);
     await approveAll();
-    const p1 = (await payouts.runPayouts(deps(), OPERATOR, shop.programId)).payouts[0]!;
+    const p1 = (await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId)).payouts[0]!;
     expect(p1.amountCents).toBe(1000);
     await apiRefund(api, shop, a.transactionId, 2500);
     await apiSale(api, shop, 10_000);
     await approveAll();
-    const p2 = (await payouts.runPayouts(deps(), OPERATOR, shop.programId)).payouts[0]!;
+    const p2 = (await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId)).payouts[0]!;
     expect(p2.amountCents).toBe(1500);
     return { shop, p1, p2 };
   }
 
   it('payout 2 paid, payout 1 cancelled: payout 3 pays 1000, and the partner gets exactly the 2500 owed', async () => {
     const { shop, p1, p2 } = await clawbackNettedElsewhere();
-    await payouts.markPayoutPaid(deps(), OPERATOR, shop.programId, p2.id, { reference: 'p2' });
-    await payouts.cancelPayout(deps(), OPERATOR, shop.programId, p1.id);
-    const p3 = (await payouts.runPayouts(deps(), OPERATOR, shop.programId)).payouts[0]!;
+    await payoutRuns.markPayoutPaid(deps(), OPERATOR, shop.programId, p2.id, { reference: 'p2' });
+    await payoutRuns.cancelPayout(deps(), OPERATOR, shop.programId, p1.id);
+    const p3 = (await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId)).payouts[0]!;
     expect(p3.amountCents).toBe(1000);
-    await payouts.markPayoutPaid(deps(), OPERATOR, shop.programId, p3.id, { reference: 'p3' });
+    await payoutRuns.markPayoutPaid(deps(), OPERATOR, shop.programId, p3.id, { reference: 'p3' });
     // Owed 500 + 2000 = 2500, paid 2500; nothing is left owed and a run says so.
     expect(await paid(shop.programId)).toBe(2500);
     expect(await ledgerOf(shop.programId)).toEqual({ pending: 0, approved: 0, paid: 2500 });
-    await expect(payouts.runPayouts(deps(), OPERATOR, shop.programId)).rejects.toMatchObject({ status: 409, init: { code: 'nothing_to_pay' } });
+    await expect(payoutRuns.runPayouts(deps(), OPERATOR, shop.programId)).rejects.toMatchObject({ status: 409, init: { code: 'nothing_to_pay' } });
   });
 
   it('payout 2 still open and then cancelled too: everything comes back once (2500)', async () => {
     const { shop, p1, p2 } = await clawbackNettedElsewhere();
-    await payouts.cancelPayout(deps(), OPERATOR, shop.programId, p1.id);
-    await payouts.cancelPayout(deps(), OPERATOR, shop.programId, p2.id);
-    const p3 = (await payouts.runPayouts(deps(), OPERATOR, shop.programId)).payouts[0]!;
+    await payoutRuns.cancelPayout(deps(), OPERATOR, shop.programId, p1.id);
+    await payoutRuns.cancelPayout(deps(), OPERATOR, shop.programId, p2.id);
+    const p3 = (await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId)).payouts[0]!;
     expect(p3.amountCents).toBe(2500);
   });
 });
@@ -277,10 +279,10 @@ describe('6b. a cancel racing with refunds of what it claimed', () => {
     const sales = [];
     for (let i = 0; i < 5; i++) sales.push(await apiSale(api, shop, 5000));
     await approveAll();
-    const payout = (await payouts.runPayouts(deps(), OPERATOR, shop.programId)).payouts[0]!;
+    const payout = (await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId)).payouts[0]!;
     expect(payout.amountCents).toBe(5000);
     const [, ...refunds] = await Promise.all([
-      payouts.cancelPayout(deps(), OPERATOR, shop.programId, payout.id),
+      payoutRuns.cancelPayout(deps(), OPERATOR, shop.programId, payout.id),
       ...sales.map((sale) => apiRefund(api, shop, sale.transactionId, 1000)),
     ]);
     expect(refunds.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
@@ -292,9 +294,9 @@ describe('6b. a cancel racing with refunds of what it claimed', () => {
     );
     for (const row of perCommission.rows) expect(row.ledger).toBe(row.net);
     // Each refund took 200 of a 1000 commission: 4000 is owed, and a new run pays exactly that.
-    const again = (await payouts.runPayouts(deps(), OPERATOR, shop.programId)).payouts[0]!;
+    const again = (await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId)).payouts[0]!;
     expect(again.amountCents).toBe(4000);
-    await payouts.markPayoutPaid(deps(), OPERATOR, shop.programId, again.id, { reference: 'after-cancel' });
+    await payoutRuns.markPayoutPaid(deps(), OPERATOR, shop.programId, again.id, { reference: 'after-cancel' });
     expect(await paid(shop.programId)).toBe(4000);
     expect(await ledgerOf(shop.programId)).toEqual({ pending: 0, approved: 0, paid: 4000 });
   });
@@ -311,7 +313,7 @@ describe('7. refunds during a payout run wait or succeed, never 503', () => {
     const refunds = Array.from({ length: 10 }, (_, i) =>
       api.request('POST', '/api/v1/track/refund', { body: { transaction_id: last.transactionId, refund_amount_cents: 100, refund_id: `re_${i}_${last.transactionId}` }, headers: bearer(shop.apiKey) }),
     );
-    const [run, ...answers] = await Promise.all([payouts.runPayouts(deps(), OPERATOR, shop.programId), ...refunds]);
+    const [run, ...answers] = await Promise.all([payoutRuns.runPayouts(deps(), OPERATOR, shop.programId), ...refunds]);
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
     expect(run.payouts).toHaveLength(60);
     // 10 refunds of 100 on 10000 take 200 of the 2000 commission, before or after the run claimed it.
@@ -326,8 +328,8 @@ describe('8. a commission has one state and amount on every surface', () => {
     const shop = await payingProgram();
     const sold = await apiSale(api, shop, 5000);
     await approveAll();
-    const run = await payouts.runPayouts(deps(), OPERATOR, shop.programId);
-    await payouts.markPayoutPaid(deps(), OPERATOR, shop.programId, run.payouts[0]!.id, { reference: 'paid-1' });
+    const run = await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId);
+    await payoutRuns.markPayoutPaid(deps(), OPERATOR, shop.programId, run.payouts[0]!.id, { reference: 'paid-1' });
     const range = { from: new Date(Date.now() - DAY * 1000), to: new Date(Date.now() + DAY * 1000) };
     const surfaces = async () => {
       const kpis = await moneyTotals(db.pool, shop.programId, { ...range, partnerId: null });
@@ -347,7 +349,7 @@ describe('8. a commission has one state and amount on every surface', () => {
     // A second sale held for fraud and rejected: it earns nothing on any surface.
     const held = await apiSale(api, shop, 2000);
     await db.pool.query(`UPDATE commissions SET stage = 'held', hold_reasons = '{self_referral}' WHERE id = $1`, [held.commissionId]);
-    await payouts.rejectCommission(deps(), OPERATOR, shop.programId, held.commissionId!, { reason: 'fraud' });
+    await commissionLifecycle.rejectCommission(deps(), OPERATOR, shop.programId, held.commissionId!, { reason: 'fraud' });
     const afterRejected = await surfaces();
     expect(afterRejected.kpis).toEqual([expect.objectContaining({ sales: 2, commission_cents: '1000', commission_pending_cents: '0' })]);
     expect(afterRejected.stats[0].by_currency).toEqual([expect.objectContaining({ commission_cents: '1000' })]);
@@ -387,23 +389,23 @@ describe('9. one description of what a program pays', () => {
 describe('10. test-mode payments never become payable', () => {
   it('with the test-commissions opt-in, a livemode false payment makes a test commission that is never approved, paid or exported', async () => {
     const { shop, vars } = await stripeProgram();
-    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0 });
+    await payoutConfig.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0 });
     await api.request('PATCH', `/api/v1/admin/programs/${shop.programId}/stripe`, { body: { livemode_only_commissions: false }, headers: adminHeaders });
     await play(shop, vars, [{ fixture: 'checkout.session.completed.payment', change: (e) => (e.livemode = false) }]);
     const [row] = await salesOf(shop.programId);
     expect(row).toMatchObject({ state: 'test', earned: 980 });
     const commissionId = Number((await db.pool.query('SELECT id FROM commissions WHERE program_id = $1', [shop.programId])).rows[0].id);
     await approveAll();
-    await expect(payouts.approveCommission(deps(), OPERATOR, shop.programId, commissionId, { reason: 'by hand' })).rejects.toMatchObject({ status: 409, init: { code: 'test_mode' } });
+    await expect(commissionLifecycle.approveCommission(deps(), OPERATOR, shop.programId, commissionId, { reason: 'by hand' })).rejects.toMatchObject({ status: 409, init: { code: 'test_mode' } });
     expect((await salesOf(shop.programId))[0].state).toBe('test');
-    await expect(payouts.runPayouts(deps(), OPERATOR, shop.programId)).rejects.toMatchObject({ status: 409, init: { code: 'nothing_to_pay' } });
+    await expect(payoutRuns.runPayouts(deps(), OPERATOR, shop.programId)).rejects.toMatchObject({ status: 409, init: { code: 'nothing_to_pay' } });
   });
 });
 
 describe('11. a payout run never blocks its program\'s tracking', () => {
   it('while a run holds its locks, clicks, sales and Stripe intake of the program answer 200', async () => {
     const { shop, vars } = await stripeProgram();
-    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0 });
+    await payoutConfig.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0 });
     await apiSale(api, shop, 5000);
     await approveAll();
     const client = await db.pool.connect();
@@ -430,11 +432,11 @@ describe('11. a payout run never blocks its program\'s tracking', () => {
     for (let i = 0; i < 20; i++) sales.push(await apiSale(api, shop, 1000 + i));
     clock = new Date(Date.now() + 60_000);
     const outcomes = await Promise.allSettled([
-      payouts.runPayouts(deps(), OPERATOR, shop.programId),
-      ...sales.slice(0, 10).map((s) => payouts.approveCommission(deps(), OPERATOR, shop.programId, s.commissionId!, { reason: 'ok' })),
-      payouts.runPayouts(deps(), OPERATOR, shop.programId),
+      payoutRuns.runPayouts(deps(), OPERATOR, shop.programId),
+      ...sales.slice(0, 10).map((s) => commissionLifecycle.approveCommission(deps(), OPERATOR, shop.programId, s.commissionId!, { reason: 'ok' })),
+      payoutRuns.runPayouts(deps(), OPERATOR, shop.programId),
       ...sales.slice(10).map((s) => apiRefund(api, shop, s.transactionId, 500)),
-      payouts.runPayouts(deps(), OPERATOR, shop.programId),
+      payoutRuns.runPayouts(deps(), OPERATOR, shop.programId),
     ]);
     const failures = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected').map((o) => o.reason);
     for (const failure of failures) expect(failure).toMatchObject({ status: 409, init: { code: 'nothing_to_pay' } });
@@ -447,8 +449,8 @@ describe('12. paying through Stripe pays once', () => {
     const shop = await payingProgram();
     await apiSale(api, shop, 5000);
     await approveAll();
-    const payout = (await payouts.runPayouts(deps(), OPERATOR, shop.programId)).payouts[0]!;
-    await payouts.setPayoutDetails(deps(), OPERATOR, shop.programId, shop.partnerId, { payout_method: 'stripe', payout_reference: 'acct_1Twice' });
+    const payout = (await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId)).payouts[0]!;
+    await payoutConfig.setPayoutDetails(deps(), OPERATOR, shop.programId, shop.partnerId, { payout_method: 'stripe', payout_reference: 'acct_1Twice' });
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let transfers = 0;
@@ -459,10 +461,10 @@ describe('12. paying through Stripe pays once', () => {
         await gate;
         return [200, { id: 'tr_once', object: 'transfer', amount: payout.amountCents, currency: 'usd' }];
       });
-    const paying = payouts.payWithStripe({ ...deps(), stripeSecretKey: 'sk_test_affix' }, OPERATOR, shop.programId, payout.id);
+    const paying = payoutRuns.payWithStripe({ ...deps(), stripeSecretKey: 'sk_test_affix' }, OPERATOR, shop.programId, payout.id);
     while (transfers === 0) await new Promise((resolve) => setImmediate(resolve));
-    await expect(payouts.cancelPayout(deps(), OPERATOR, shop.programId, payout.id)).rejects.toMatchObject({ status: 409, init: { code: 'payout_processing' } });
-    await expect(payouts.markPayoutPaid(deps(), OPERATOR, shop.programId, payout.id, { reference: 'by hand' })).rejects.toMatchObject({ status: 409, init: { code: 'payout_processing' } });
+    await expect(payoutRuns.cancelPayout(deps(), OPERATOR, shop.programId, payout.id)).rejects.toMatchObject({ status: 409, init: { code: 'payout_processing' } });
+    await expect(payoutRuns.markPayoutPaid(deps(), OPERATOR, shop.programId, payout.id, { reference: 'by hand' })).rejects.toMatchObject({ status: 409, init: { code: 'payout_processing' } });
     release();
     expect(await paying).toMatchObject({ status: 'paid', reference: 'tr_once' });
     expect(transfers).toBe(1);
@@ -474,24 +476,24 @@ describe('13. exports hold one method; minimums are per currency', () => {
   it('the PayPal file holds only PayPal partners; USD 50.00 and VND 1,000,000 minimums apply to their own currency', async () => {
     const shop = await payingProgram();
     const bank = await addPartnerLink(api, shop.programId);
-    await payouts.setPayoutDetails(deps(), OPERATOR, shop.programId, shop.partnerId, { payout_method: 'paypal', payout_reference: 'ana@paypal.example' });
-    await payouts.setPayoutDetails(deps(), OPERATOR, shop.programId, bank.partnerId, { payout_method: 'bank_transfer', payout_reference: 'DE89370400440532013000' });
-    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { payout_minimums_cents: { USD: 5000, VND: 1_000_000 } });
+    await payoutConfig.setPayoutDetails(deps(), OPERATOR, shop.programId, shop.partnerId, { payout_method: 'paypal', payout_reference: 'ana@paypal.example' });
+    await payoutConfig.setPayoutDetails(deps(), OPERATOR, shop.programId, bank.partnerId, { payout_method: 'bank_transfer', payout_reference: 'DE89370400440532013000' });
+    await payoutConfig.updatePayoutSettings(deps(), OPERATOR, shop.programId, { payout_minimums_cents: { USD: 5000, VND: 1_000_000 } });
     await apiSale(api, shop, 30_000); // 6000 USD: over its minimum
     await apiSale(api, shop, 1_250_000, { currency: 'VND' }); // 250000 VND: under VND's minimum
     await apiSale(api, { apiKey: shop.apiKey, affiliateUrl: `https://shop.example.com/?aff=${bank.shortLink}` }, 40_000); // 8000 USD
     await approveAll();
-    const run = await payouts.runPayouts(deps(), OPERATOR, shop.programId);
+    const run = await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId);
     expect(run.payouts.map((p) => [p.partnerId, p.currency, p.amountCents]).sort()).toEqual([
       [shop.partnerId, 'USD', 6000],
       [bank.partnerId, 'USD', 8000],
     ].sort());
-    const paypal = await payouts.exportPayouts(deps(), OPERATOR, shop.programId, run.batchId, 'paypal');
+    const paypal = await payoutRuns.exportPayouts(deps(), OPERATOR, shop.programId, run.batchId, 'paypal');
     expect(paypal.trim().split('\r\n').slice(1)).toEqual([expect.stringMatching(/^ana@paypal\.example,60\.00,USD,payout-\d+,/)]);
     expect(paypal).not.toContain('DE89370400440532013000');
-    const wise = await payouts.exportPayouts(deps(), OPERATOR, shop.programId, run.batchId, 'wise');
+    const wise = await payoutRuns.exportPayouts(deps(), OPERATOR, shop.programId, run.batchId, 'wise');
     expect(wise.trim().split('\r\n')).toHaveLength(1);
-    await expect(payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { payout_minimum_cents: 5000 })).rejects.toMatchObject({
+    await expect(payoutConfig.updatePayoutSettings(deps(), OPERATOR, shop.programId, { payout_minimum_cents: 5000 })).rejects.toMatchObject({
       status: 400,
       init: { fields: { payout_minimum_cents: 'Replaced by payout_minimums_cents: one minimum per currency, like {"USD": 5000, "VND": 1000000}.' } },
     });

@@ -6,8 +6,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagementDeps } from '../src/app/management.js';
-import { OPERATOR } from '../src/app/management.js';
-import * as payouts from '../src/app/payouts.js';
+import { OPERATOR } from '../src/app/scope.js';
+import * as payoutConfig from '../src/app/payout-settings.js';
+import * as commissionLifecycle from '../src/app/commission-lifecycle.js';
+import * as payoutRuns from '../src/app/payout-runs.js';
 import { MIGRATIONS_DIR } from '../src/db/migrate.js';
 import { compactPageRollups } from '../src/db/page-rollups.js';
 import { type TestApi, type TestDatabase, addPartnerLink, bearer, createTestDatabase, seedProgram, startTestApi, trackClick } from './support/harness.js';
@@ -34,7 +36,7 @@ const rolled = (programId: number) => rolledUp(db.pool, programId);
 /** Two partners: clicks, leads (one provisional, then settled by the server), buyers in USD and EUR, a repeat buyer, a test sale, refunds, approvals, a run, a payment. */
 async function busyProgram() {
   const shop = await seedProgram(api, { commission_rate: 20, lead_auth: 'server_required' });
-  await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: {} });
+  await payoutConfig.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: {} });
   const other = await addPartnerLink(api, shop.programId);
   const otherUrl = `https://shop.example.com/?aff=${other.shortLink}`;
   for (let i = 0; i < 5; i++) await trackClick(api, otherUrl);
@@ -55,10 +57,10 @@ async function busyProgram() {
   expect(testSale.body.test_mode ?? (await api.pool.query('SELECT test FROM sales WHERE id = $1', [testSale.body.sale_id])).rows[0].test).toBe(true);
   await apiRefund(api, shop, euro.transactionId, 2500);
   clock = new Date(Date.now() + 60_000);
-  await payouts.approveDueCommissions(deps());
+  await commissionLifecycle.approveDueCommissions(deps());
   await apiRefund(api, shop, repeat.transactionId);
-  const run = await payouts.runPayouts(deps(), OPERATOR, shop.programId);
-  await payouts.markPayoutPaid(deps(), OPERATOR, shop.programId, run.payouts[0]!.id, { reference: 'p-1' });
+  const run = await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId);
+  await payoutRuns.markPayoutPaid(deps(), OPERATOR, shop.programId, run.payouts[0]!.id, { reference: 'p-1' });
   return shop;
 }
 
@@ -88,13 +90,13 @@ describe('the pages read rollups equal to a count of the rows themselves', () =>
 
   it('a payout run racing refunds and the upkeep: the rollups still equal the rows, and the ledger buckets balance to the cent', async () => {
     const shop = await seedProgram(api, { commission_rate: 20 });
-    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: {} });
+    await payoutConfig.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: {} });
     const sold = [];
     for (let i = 0; i < 6; i++) sold.push(await apiSale(api, shop, 1000 + i * 100));
     clock = new Date(Date.now() + 60_000);
-    await payouts.approveDueCommissions(deps());
+    await commissionLifecycle.approveDueCommissions(deps());
     const [run] = await Promise.all([
-      payouts.runPayouts(deps(), OPERATOR, shop.programId),
+      payoutRuns.runPayouts(deps(), OPERATOR, shop.programId),
       ...sold.slice(0, 4).map((sale) => apiRefund(api, shop, sale.transactionId, 500)),
       compactPageRollups(db.pool),
     ]);

@@ -6,8 +6,11 @@
 // shows; and a run pays the connected partner by transfer and names the one Stripe still waits on.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { type ManagementDeps, OPERATOR } from '../src/app/management.js';
-import * as payouts from '../src/app/payouts.js';
+import type { ManagementDeps } from '../src/app/management.js';
+import { OPERATOR } from '../src/app/scope.js';
+import { approveDueCommissions } from '../src/app/commission-lifecycle.js';
+import { payWithStripe, runPayouts } from '../src/app/payout-runs.js';
+import { updatePayoutSettings } from '../src/app/payout-settings.js';
 import { type ExpressDeps, startExpressOnboarding } from '../src/app/partner-stripe-accounts.js';
 import { sha256 } from '../src/core/secrets.js';
 import { expressAccountClient } from '../src/platform/stripe-accounts.js';
@@ -219,7 +222,7 @@ describe('Stripe Express onboarding', () => {
 describe('account.updated keeps the portal current, and a run pays only the connected partner', () => {
   it('needs-more-info, then connected: the portal says what Stripe needs; a run names the waiting partner and pays the connected one by transfer', async () => {
     const shop = await seedProgram(api, { commission_rate: 10 });
-    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0 });
+    await updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0 });
     const dana = await partner(shop.programId, 'Dana');
     const eli = await partner(shop.programId, 'Eli');
     for (const [who, acct] of [[dana, 'acct_1DanaExpress'], [eli, 'acct_1EliExpress']] as const) {
@@ -255,8 +258,8 @@ describe('account.updated keeps the portal current, and a run pays only the conn
     api.clock.now = new Date(Date.now() + 60_000);
     await apiSale(api, { ...shop, affiliateUrl: dana.affiliateUrl }, 50_000, { currency: 'EUR' });
     await apiSale(api, { ...shop, affiliateUrl: eli.affiliateUrl }, 30_000, { currency: 'USD' });
-    await payouts.approveDueCommissions(deps());
-    const run = await payouts.runPayouts(deps(), OPERATOR, shop.programId);
+    await approveDueCommissions(deps());
+    const run = await runPayouts(deps(), OPERATOR, shop.programId);
     expect(run.payouts.map((p) => [p.partnerId, p.currency, p.amountCents])).toEqual([[dana.partnerId, 'EUR', 5000]]);
     expect(run.missingPayoutDetails.map((w) => [w.partnerId, w.currency, w.amountCents])).toEqual([[eli.partnerId, 'USD', 3000]]);
 
@@ -266,7 +269,7 @@ describe('account.updated keeps the portal current, and a run pays only the conn
       expect(this.req.headers['idempotency-key']).toBe(`affix-payout-${run.payouts[0]!.id}`);
       return [200, { id: 'tr_1DanaPaid', object: 'transfer', amount: 5000, currency: 'eur', destination: 'acct_1DanaExpress', reversed: false }];
     });
-    const paid = await payouts.payWithStripe({ ...deps(), stripeSecretKey: 'sk_test_affix' }, OPERATOR, shop.programId, run.payouts[0]!.id);
+    const paid = await payWithStripe({ ...deps(), stripeSecretKey: 'sk_test_affix' }, OPERATOR, shop.programId, run.payouts[0]!.id);
     expect(paid).toMatchObject({ status: 'paid', reference: 'tr_1DanaPaid' });
     expect(Object.fromEntries(sent!)).toMatchObject({ amount: '5000', currency: 'eur', destination: 'acct_1DanaExpress' });
 
@@ -276,8 +279,8 @@ describe('account.updated keeps the portal current, and a run pays only the conn
     expect(page).toContain('Stripe paused payouts: some details are past due.');
     expect(page).toContain('<li>a document that proves your address</li>');
     await apiSale(api, { ...shop, affiliateUrl: dana.affiliateUrl }, 20_000, { currency: 'EUR' });
-    await payouts.approveDueCommissions(deps());
-    await expect(payouts.runPayouts(deps(), OPERATOR, shop.programId)).rejects.toMatchObject({ status: 409, init: { code: 'missing_payout_details' } });
+    await approveDueCommissions(deps());
+    await expect(runPayouts(deps(), OPERATOR, shop.programId)).rejects.toMatchObject({ status: 409, init: { code: 'missing_payout_details' } });
     const changes = await db.pool.query("SELECT actor_type, changes FROM audit_log WHERE program_id = $1 AND action = 'partner.payout_details_updated' AND object_id = $2 ORDER BY id", [shop.programId, String(dana.partnerId)]);
     expect(changes.rows.map((r) => [r.actor_type, r.changes.payout_method.to])).toEqual([['system', 'stripe'], ['system', null]]);
   });

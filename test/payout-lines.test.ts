@@ -4,9 +4,11 @@
 // them, masked; amounts in the payout's currency (JPY without decimals).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagementDeps } from '../src/app/management.js';
-import { OPERATOR } from '../src/app/management.js';
+import { OPERATOR } from '../src/app/scope.js';
 import { partnerPayout } from '../src/app/payout-statements.js';
-import * as payouts from '../src/app/payouts.js';
+import * as payoutConfig from '../src/app/payout-settings.js';
+import * as commissionLifecycle from '../src/app/commission-lifecycle.js';
+import * as payoutRuns from '../src/app/payout-runs.js';
 import { maskedPayTo } from '../src/core/payout-statements.js';
 import { statementPage } from '../src/http/portal/payout-pages.js';
 import { type TestApi, type TestDatabase, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
@@ -28,13 +30,13 @@ async function portalProgram(email: string, program: Record<string, unknown> = {
   // The email is the person's (their profile's, copied to the partner row).
   await db.pool.query('UPDATE partner_profiles SET email = $1 WHERE id = (SELECT profile_id FROM partners WHERE id = $2)', [email, shop.partnerId]);
   await db.pool.query(`UPDATE partners SET invited_at = now(), status = 'approved' WHERE id = $1`, [shop.partnerId]);
-  await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: { USD: 100, JPY: 100 } });
+  await payoutConfig.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: { USD: 100, JPY: 100 } });
   return shop;
 }
 const runAndPay = async (programId: number, reference: string) => {
-  await payouts.approveDueCommissions(deps());
-  const run = await payouts.runPayouts(deps(), OPERATOR, programId);
-  for (const p of run.payouts) await payouts.markPayoutPaid(deps(), OPERATOR, programId, p.id, { reference });
+  await commissionLifecycle.approveDueCommissions(deps());
+  const run = await payoutRuns.runPayouts(deps(), OPERATOR, programId);
+  for (const p of run.payouts) await payoutRuns.markPayoutPaid(deps(), OPERATOR, programId, p.id, { reference });
   return run.payouts;
 };
 
@@ -50,9 +52,9 @@ describe("a payout's lines", () => {
     await apiRefund(api, shop, first.transactionId, undefined, 'chargeback');
     await apiSale(api, shop, 80_000); // 8000
     // A run canceled: what it claimed (the new commission and both clawbacks) is payable again.
-    await payouts.approveDueCommissions(deps());
-    const canceled = (await payouts.runPayouts(deps(), OPERATOR, shop.programId)).payouts[0]!;
-    await payouts.cancelPayout(deps(), OPERATOR, shop.programId, canceled.id);
+    await commissionLifecycle.approveDueCommissions(deps());
+    const canceled = (await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId)).payouts[0]!;
+    await payoutRuns.cancelPayout(deps(), OPERATOR, shop.programId, canceled.id);
     await apiSale(api, shop, 1_001); // 100
     const [netted] = await runAndPay(shop.programId, 'BANK-2');
 
@@ -71,10 +73,10 @@ describe("a payout's lines", () => {
   it('shows the method and where the payout went as the run recorded them, masked, even after the partner changes them', async () => {
     const email = 'recorded@partner.example';
     const shop = await portalProgram(email);
-    await payouts.setPayoutDetails(deps(), OPERATOR, shop.programId, shop.partnerId, { payout_method: 'bank_transfer', payout_reference: 'DE89 3704 0044 0532 0130 00' });
+    await payoutConfig.setPayoutDetails(deps(), OPERATOR, shop.programId, shop.partnerId, { payout_method: 'bank_transfer', payout_reference: 'DE89 3704 0044 0532 0130 00' });
     await apiSale(api, shop, 20_000);
     const [payout] = await runAndPay(shop.programId, 'SEPA-77');
-    await payouts.setPayoutDetails(deps(), OPERATOR, shop.programId, shop.partnerId, { payout_method: 'paypal', payout_reference: 'new@paypal.example' });
+    await payoutConfig.setPayoutDetails(deps(), OPERATOR, shop.programId, shop.partnerId, { payout_method: 'paypal', payout_reference: 'new@paypal.example' });
     const view = await partnerPayout({ ...deps(), brandAccountId: null }, email, shop.partnerId, payout!.id);
     expect({ method: view.payout.payoutMethod, payTo: view.payTo, reference: view.payout.reference }).toEqual({ method: 'bank_transfer', payTo: '•••• 3000', reference: 'SEPA-77' });
     expect([maskedPayTo('ana@paypal.example'), maskedPayTo('acct_1PqRsTuVwXyZ'), maskedPayTo('1234'), maskedPayTo(null)]).toEqual(['a•••@paypal.example', '•••• wXyZ', '••••', '']);

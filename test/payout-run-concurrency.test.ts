@@ -2,8 +2,11 @@
 // (issue 43): one batch pays each partner with details once per currency, the others stay owed
 // (in no payout), and the ledger, the balances the pages read and the payouts agree to the cent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ManagementDeps, OPERATOR } from '../src/app/management.js';
-import * as payouts from '../src/app/payouts.js';
+import { type ManagementDeps } from '../src/app/management.js';
+import { OPERATOR } from '../src/app/scope.js';
+import * as payoutRuns from '../src/app/payout-runs.js';
+import * as payoutConfig from '../src/app/payout-settings.js';
+import * as commissionLifecycle from '../src/app/commission-lifecycle.js';
 import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 import { apiSale } from './support/money.js';
 
@@ -51,7 +54,7 @@ async function expectLedgerMatchesBalances(programId: number) {
        FROM commission_ledger WHERE program_id = $1 GROUP BY 1, 2 ORDER BY 1, 2`,
     [programId],
   );
-  const reported = await payouts.balances(deps(), OPERATOR, programId);
+  const reported = await payoutRuns.balances(deps(), OPERATOR, programId);
   const ledger = rows.map((r) => [Number(r.partner_id), r.currency, Number(r.pending), Number(r.approved), Number(r.paid)]);
   expect(reported.map((b) => [b.partnerId, b.currency, b.pendingCents, b.approvedCents, b.paidCents]).sort()).toEqual(ledger.sort());
   return reported;
@@ -60,13 +63,13 @@ async function expectLedgerMatchesBalances(programId: number) {
 describe('two payout runs at once, some partners without payout details', () => {
   it('one batch pays each partner with details once per currency; the others stay owed; the ledger balances to the cent', async () => {
     const shop = await seedProgram(api, { commission_rate: 10 });
-    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: {} });
+    await payoutConfig.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: {} });
     const ana = await partner(shop.programId, 'Ana', { payout_method: 'paypal', payout_reference: 'ana@paypal.example' });
     const ben = await partner(shop.programId, 'Ben', { payout_method: 'bank_transfer', payout_reference: 'DE89 3704 0044 0532 0130 00' });
     const cleo = await partner(shop.programId, 'Cleo', null);
     const dev = await partner(shop.programId, 'Dev', { payout_method: 'wise', payout_reference: 'dev@wise.example' });
     // Dev removed his details: owed, and nowhere to pay him.
-    await payouts.setPayoutDetails(deps(), OPERATOR, shop.programId, dev.partnerId, { payout_method: null });
+    await payoutConfig.setPayoutDetails(deps(), OPERATOR, shop.programId, dev.partnerId, { payout_method: null });
     const withDetails = [ana.partnerId, ben.partnerId];
     const without = [cleo.partnerId, dev.partnerId];
 
@@ -77,18 +80,18 @@ describe('two payout runs at once, some partners without payout details', () => 
       [cleo, 40_000, 'USD'], [cleo, 10_000, 'EUR'],
       [dev, 9_999, 'USD'], [dev, 15_000, 'EUR'],
     ] as const) await apiSale(api, { ...shop, affiliateUrl: who.affiliateUrl }, cents, { currency });
-    await payouts.approveDueCommissions(deps());
+    await commissionLifecycle.approveDueCommissions(deps());
     const earned = await approvedTotals(shop.programId);
     expect(earned.size).toBe(8);
 
     // The dashboard's "Run payouts" twice at the same moment (two managers, or a double click).
-    const results = await Promise.allSettled([payouts.runPayouts(deps(), OPERATOR, shop.programId), payouts.runPayouts(deps(), OPERATOR, shop.programId)]);
+    const results = await Promise.allSettled([payoutRuns.runPayouts(deps(), OPERATOR, shop.programId), payoutRuns.runPayouts(deps(), OPERATOR, shop.programId)]);
     const ran = results.filter((r) => r.status === 'fulfilled');
     const refused = results.filter((r) => r.status === 'rejected');
     expect(ran).toHaveLength(1);
     // The other found only partners without details left: refused, nothing written.
     expect(refused.map((r) => (r as PromiseRejectedResult).reason)).toMatchObject([{ status: 409, init: { code: 'missing_payout_details' } }]);
-    const run = (ran[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof payouts.runPayouts>>>).value;
+    const run = (ran[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof payoutRuns.runPayouts>>>).value;
     expect(run.missingPayoutDetails.map((w) => key(w.partnerId, w.currency)).sort()).toEqual(without.flatMap((id) => [key(id, 'EUR'), key(id, 'USD')]).sort());
 
     // Exactly one payout per partner with details and currency, for what they earned; none for the others.
@@ -106,10 +109,10 @@ describe('two payout runs at once, some partners without payout details', () => 
       const paying = withDetails.includes(b.partnerId);
       expect([b.approvedCents, b.inPayoutCents, b.paidCents], key(b.partnerId, b.currency)).toEqual([total, paying ? total : 0, 0]);
     }
-    expect(payouts.partnersMissingDetails(reported).map((m) => m.partnerId).sort()).toEqual([...without].sort());
+    expect(payoutRuns.partnersMissingDetails(reported).map((m) => m.partnerId).sort()).toEqual([...without].sort());
 
     // Paid: paid + owed = approved total, per partner and currency, to the cent.
-    for (const p of run.payouts) await payouts.markPayoutPaid(deps(), OPERATOR, shop.programId, p.id, { reference: `PAID-${p.id}` });
+    for (const p of run.payouts) await payoutRuns.markPayoutPaid(deps(), OPERATOR, shop.programId, p.id, { reference: `PAID-${p.id}` });
     reported = await expectLedgerMatchesBalances(shop.programId);
     expect(reported).toHaveLength(8);
     for (const b of reported) {

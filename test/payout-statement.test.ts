@@ -2,9 +2,11 @@
 // so a refund that lands after the payout never changes the statement (docs/partners.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagementDeps } from '../src/app/management.js';
-import { OPERATOR } from '../src/app/management.js';
+import { OPERATOR } from '../src/app/scope.js';
 import { portalPayoutStatement } from '../src/app/partner-portal.js';
-import * as payouts from '../src/app/payouts.js';
+import * as payoutConfig from '../src/app/payout-settings.js';
+import * as commissionLifecycle from '../src/app/commission-lifecycle.js';
+import * as payoutRuns from '../src/app/payout-runs.js';
 import { type TestApi, type TestDatabase, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 import { apiRefund, apiSale } from './support/money.js';
 
@@ -23,14 +25,14 @@ describe('payout statement', () => {
     const shop = await seedProgram(api, { commission_rate: 10 });
     const email = `statement-${shop.partnerId}@example.com`;
     await db.pool.query(`UPDATE partners SET email = $1, invited_at = now(), status = 'approved' WHERE id = $2`, [email, shop.partnerId]);
-    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: { USD: 1_000 } });
+    await payoutConfig.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: { USD: 1_000 } });
     const first = await apiSale(api, shop, 50_000); // 5000
     const second = await apiSale(api, shop, 30_000); // 3000
-    await payouts.approveDueCommissions(deps());
-    const run = await payouts.runPayouts(deps(), OPERATOR, shop.programId);
+    await commissionLifecycle.approveDueCommissions(deps());
+    const run = await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId);
     expect(run.payouts.map((p) => p.amountCents)).toEqual([8000]);
     const payoutId = run.payouts[0]!.id;
-    await payouts.markPayoutPaid(deps(), OPERATOR, shop.programId, payoutId, { reference: 'BANK-1' });
+    await payoutRuns.markPayoutPaid(deps(), OPERATOR, shop.programId, payoutId, { reference: 'BANK-1' });
 
     // Half of the first sale refunded after it was paid: 2500 clawed back later, not from this payout.
     await apiRefund(api, shop, first.transactionId, 25_000);

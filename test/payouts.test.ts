@@ -2,8 +2,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagementDeps } from '../src/app/management.js';
-import { OPERATOR } from '../src/app/management.js';
-import * as payouts from '../src/app/payouts.js';
+import { OPERATOR } from '../src/app/scope.js';
+import * as payoutRuns from '../src/app/payout-runs.js';
+import * as commissionLifecycle from '../src/app/commission-lifecycle.js';
+import * as payoutConfig from '../src/app/payout-settings.js';
 import { type SeededProgram, type TestApi, type TestDatabase, addPartnerLink, adminHeaders, closeTestApi, openTestApi, seedProgram, trackClick } from './support/harness.js';
 import { apiRefund, apiSale } from './support/money.js';
 import { type Step as Step2, WEBHOOK_SECRET, deliverSteps, processEventsInOrder } from './support/stripe.js';
@@ -32,7 +34,7 @@ const refund = (program: { apiKey: string }, transactionId: string, amountCents?
 
 const stageOf = async (commissionId: number) => (await db.pool.query('SELECT stage FROM commissions WHERE id = $1', [commissionId])).rows[0].stage;
 const balanceOf = async (programId: number, partnerId: number, currency = 'USD') =>
-  (await payouts.balances(deps(), OPERATOR, programId)).find((b) => b.partnerId === partnerId && b.currency === currency);
+  (await payoutRuns.balances(deps(), OPERATOR, programId)).find((b) => b.partnerId === partnerId && b.currency === currency);
 
 describe('commission lifecycle', () => {
   let shop: SeededProgram;
@@ -43,10 +45,10 @@ describe('commission lifecycle', () => {
   it('stays pending through the hold period, then the schedule approves it (and tells the brand)', async () => {
     clock = new Date();
     const { commissionId } = await sale(shop, 10_000);
-    await payouts.approveDueCommissions(deps());
+    await commissionLifecycle.approveDueCommissions(deps());
     expect(await stageOf(commissionId)).toBe('pending');
     clock = new Date(Date.now() + 31 * DAY);
-    expect(await payouts.approveDueCommissions(deps())).toBeGreaterThanOrEqual(1);
+    expect(await commissionLifecycle.approveDueCommissions(deps())).toBeGreaterThanOrEqual(1);
     expect(await stageOf(commissionId)).toBe('approved');
     const entries = await db.pool.query('SELECT kind, pending_cents, approved_cents FROM commission_ledger WHERE commission_id = $1 ORDER BY id', [commissionId]);
     expect(entries.rows).toEqual([
@@ -57,26 +59,26 @@ describe('commission lifecycle', () => {
 
   it('the hold period is the program setting', async () => {
     const quick = await seedProgram(api, { commission_rate: 10 });
-    await payouts.updatePayoutSettings(deps(), OPERATOR, quick.programId, { hold_days: 2, payout_minimums_cents: {} });
+    await payoutConfig.updatePayoutSettings(deps(), OPERATOR, quick.programId, { hold_days: 2, payout_minimums_cents: {} });
     const { commissionId } = await sale(quick, 5_000);
     clock = new Date(Date.now() + 1 * DAY);
-    await payouts.approveDueCommissions(deps());
+    await commissionLifecycle.approveDueCommissions(deps());
     expect(await stageOf(commissionId)).toBe('pending');
     clock = new Date(Date.now() + 2 * DAY + 60_000);
-    await payouts.approveDueCommissions(deps());
+    await commissionLifecycle.approveDueCommissions(deps());
     expect(await stageOf(commissionId)).toBe('approved');
   });
 
   it('a manager approves early (a reason optional, kept when given) and takes it back with a reason; taken back, the schedule leaves it alone', async () => {
     clock = new Date();
     const { commissionId } = await sale(shop, 20_000);
-    await payouts.approveCommission(deps(), OPERATOR, shop.programId, commissionId, { reason: 'verified with the customer' });
+    await commissionLifecycle.approveCommission(deps(), OPERATOR, shop.programId, commissionId, { reason: 'verified with the customer' });
     expect(await stageOf(commissionId)).toBe('approved');
-    await expect(payouts.unapproveCommission(deps(), OPERATOR, shop.programId, commissionId, {})).rejects.toMatchObject({ status: 400 });
-    await payouts.unapproveCommission(deps(), OPERATOR, shop.programId, commissionId, { reason: 'customer disputes by email' });
+    await expect(commissionLifecycle.unapproveCommission(deps(), OPERATOR, shop.programId, commissionId, {})).rejects.toMatchObject({ status: 400 });
+    await commissionLifecycle.unapproveCommission(deps(), OPERATOR, shop.programId, commissionId, { reason: 'customer disputes by email' });
     expect(await stageOf(commissionId)).toBe('pending');
     clock = new Date(Date.now() + 60 * DAY);
-    await payouts.approveDueCommissions(deps());
+    await commissionLifecycle.approveDueCommissions(deps());
     expect(await stageOf(commissionId)).toBe('pending');
     const reasons = await db.pool.query('SELECT kind, reason FROM commission_ledger WHERE commission_id = $1 AND reason IS NOT NULL ORDER BY id', [commissionId]);
     expect(reasons.rows).toEqual([
@@ -89,9 +91,9 @@ describe('commission lifecycle', () => {
     clock = new Date();
     const { transactionId, commissionId } = await sale(shop, 3_000);
     await refund(shop, transactionId);
-    await expect(payouts.approveCommission(deps(), OPERATOR, shop.programId, commissionId, { reason: 'x' })).rejects.toMatchObject({ status: 409 });
+    await expect(commissionLifecycle.approveCommission(deps(), OPERATOR, shop.programId, commissionId, { reason: 'x' })).rejects.toMatchObject({ status: 409 });
     clock = new Date(Date.now() + 60 * DAY);
-    await payouts.approveDueCommissions(deps());
+    await commissionLifecycle.approveDueCommissions(deps());
     expect(await stageOf(commissionId)).toBe('pending');
   });
 
@@ -99,9 +101,9 @@ describe('commission lifecycle', () => {
     const { commissionId } = await sale(shop, 1_000);
     const other = await seedProgram(api);
     await expect(
-      payouts.approveCommission(deps(), { kind: 'account', accountId: other.accountId, role: 'owner' }, shop.programId, commissionId, { reason: 'x' }),
+      commissionLifecycle.approveCommission(deps(), { kind: 'account', accountId: other.accountId, role: 'owner' }, shop.programId, commissionId, { reason: 'x' }),
     ).rejects.toMatchObject({ status: 404, message: 'Program not found' });
-    await expect(payouts.approveCommission(deps(), OPERATOR, other.programId, commissionId, { reason: 'x' })).rejects.toMatchObject({
+    await expect(commissionLifecycle.approveCommission(deps(), OPERATOR, other.programId, commissionId, { reason: 'x' })).rejects.toMatchObject({
       status: 404,
       message: 'Commission not found',
     });
@@ -113,32 +115,32 @@ describe('payouts', () => {
     const shop = await seedProgram(api, { commission_rate: 10 });
     const second = await addPartnerLink(api, shop.programId);
     const secondProgram = { ...shop, affiliateUrl: `https://shop.example.com/?aff=${second.shortLink}` };
-    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: { USD: 1_000, EUR: 1_000 } });
+    await payoutConfig.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: { USD: 1_000, EUR: 1_000 } });
     clock = new Date(Date.now() + 60_000);
     const a1 = await sale(shop, 50_000); // 5000
     const a2 = await sale(shop, 30_000, 'EUR'); // 3000 EUR
     await sale(secondProgram, 5_000); // 500: below the minimum
-    await payouts.approveDueCommissions(deps());
+    await commissionLifecycle.approveDueCommissions(deps());
 
-    const run = await payouts.runPayouts(deps(), OPERATOR, shop.programId);
+    const run = await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId);
     expect(run.payouts.map((p) => [p.partnerId, p.currency, p.amountCents]).sort()).toEqual([
       [shop.partnerId, 'EUR', 3000],
       [shop.partnerId, 'USD', 5000],
     ]);
-    await expect(payouts.runPayouts(deps(), OPERATOR, shop.programId)).rejects.toMatchObject({ status: 409 });
+    await expect(payoutRuns.runPayouts(deps(), OPERATOR, shop.programId)).rejects.toMatchObject({ status: 409 });
 
     const usd = run.payouts.find((p) => p.currency === 'USD')!;
-    const csv = await payouts.exportPayouts(deps(), OPERATOR, shop.programId, run.batchId, 'generic');
+    const csv = await payoutRuns.exportPayouts(deps(), OPERATOR, shop.programId, run.batchId, 'generic');
     expect(csv.split('\r\n')[0]).toBe('payout_id,batch_id,partner_id,partner_name,payout_method,pay_to,currency,amount,amount_cents,status,reference');
     expect(csv).toContain(`,USD,50.00,5000,pending,`);
-    await payouts.setPayoutDetails(deps(), OPERATOR, shop.programId, shop.partnerId, { payout_method: 'paypal', payout_reference: 'ana.paypal@example.com' });
-    const paypal = await payouts.exportPayouts(deps(), OPERATOR, shop.programId, run.batchId, 'paypal');
+    await payoutConfig.setPayoutDetails(deps(), OPERATOR, shop.programId, shop.partnerId, { payout_method: 'paypal', payout_reference: 'ana.paypal@example.com' });
+    const paypal = await payoutRuns.exportPayouts(deps(), OPERATOR, shop.programId, run.batchId, 'paypal');
     expect(paypal.split('\r\n')[0]).toBe('Email/Phone,Amount,Currency code,Reference ID,Note to recipient,Recipient wallet');
     expect(paypal).toContain(`ana.paypal@example.com,30.00,EUR,payout-`);
 
-    await expect(payouts.markPayoutPaid(deps(), OPERATOR, shop.programId, usd.id, {})).rejects.toMatchObject({ status: 400 });
-    await payouts.markPayoutPaid(deps(), OPERATOR, shop.programId, usd.id, { reference: 'PAYPAL-BATCH-1' });
-    await expect(payouts.markPayoutPaid(deps(), OPERATOR, shop.programId, usd.id, { reference: 'again' })).rejects.toMatchObject({ status: 409 });
+    await expect(payoutRuns.markPayoutPaid(deps(), OPERATOR, shop.programId, usd.id, {})).rejects.toMatchObject({ status: 400 });
+    await payoutRuns.markPayoutPaid(deps(), OPERATOR, shop.programId, usd.id, { reference: 'PAYPAL-BATCH-1' });
+    await expect(payoutRuns.markPayoutPaid(deps(), OPERATOR, shop.programId, usd.id, { reference: 'again' })).rejects.toMatchObject({ status: 409 });
     expect(await stageOf(a1.commissionId)).toBe('paid');
     expect(await balanceOf(shop.programId, shop.partnerId)).toMatchObject({ approvedCents: 0, paidCents: 5000 });
 
@@ -150,27 +152,27 @@ describe('payouts', () => {
 
     // The next payout nets it: 4000 approved - 2500 clawed back = 1500.
     await sale(shop, 40_000);
-    await payouts.approveDueCommissions(deps());
-    const next = await payouts.runPayouts(deps(), OPERATOR, shop.programId);
+    await commissionLifecycle.approveDueCommissions(deps());
+    const next = await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId);
     expect(next.payouts.map((p) => [p.currency, p.amountCents])).toEqual([['USD', 1500]]);
-    await payouts.markPayoutPaid(deps(), OPERATOR, shop.programId, next.payouts[0]!.id, { reference: 'PAYPAL-BATCH-2' });
+    await payoutRuns.markPayoutPaid(deps(), OPERATOR, shop.programId, next.payouts[0]!.id, { reference: 'PAYPAL-BATCH-2' });
     expect(await balanceOf(shop.programId, shop.partnerId)).toMatchObject({ approvedCents: 0, paidCents: 6500 });
 
     // The EUR payout is canceled: its balance is payable again.
     const eur = run.payouts.find((p) => p.currency === 'EUR')!;
-    await payouts.cancelPayout(deps(), OPERATOR, shop.programId, eur.id);
+    await payoutRuns.cancelPayout(deps(), OPERATOR, shop.programId, eur.id);
     expect(await stageOf(a2.commissionId)).toBe('approved');
-    const again = await payouts.runPayouts(deps(), OPERATOR, shop.programId);
+    const again = await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId);
     expect(again.payouts.map((p) => [p.currency, p.amountCents])).toEqual([['EUR', 3000]]);
   });
 
   it('a payout run by two managers at once makes one batch', async () => {
     const shop = await seedProgram(api, { commission_rate: 10 });
-    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: {} });
+    await payoutConfig.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: {} });
     await sale(shop, 10_000);
     clock = new Date(Date.now() + 60_000);
-    await payouts.approveDueCommissions(deps());
-    const results = await Promise.allSettled([payouts.runPayouts(deps(), OPERATOR, shop.programId), payouts.runPayouts(deps(), OPERATOR, shop.programId)]);
+    await commissionLifecycle.approveDueCommissions(deps());
+    const results = await Promise.allSettled([payoutRuns.runPayouts(deps(), OPERATOR, shop.programId), payoutRuns.runPayouts(deps(), OPERATOR, shop.programId)]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const total = await db.pool.query('SELECT count(*)::int AS n, sum(amount_cents)::int AS cents FROM payouts WHERE program_id = $1', [shop.programId]);
     expect(total.rows[0]).toEqual({ n: 1, cents: 1000 });
@@ -178,20 +180,20 @@ describe('payouts', () => {
 
   it('pays through a Stripe transfer to the partner’s connected account (idempotent per payout), then marks it paid', async () => {
     const shop = await seedProgram(api, { commission_rate: 10 });
-    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: {} });
+    await payoutConfig.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: {} });
     await sale(shop, 25_000, 'EUR');
     clock = new Date(Date.now() + 60_000);
-    await payouts.approveDueCommissions(deps());
-    const run = await payouts.runPayouts(deps(), OPERATOR, shop.programId);
+    await commissionLifecycle.approveDueCommissions(deps());
+    const run = await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId);
     const payout = run.payouts[0]!;
     const stripeDeps = { ...deps(), stripeSecretKey: 'sk_test_affix' };
-    await expect(payouts.payWithStripe(stripeDeps, OPERATOR, shop.programId, payout.id)).rejects.toMatchObject({ status: 409, init: { code: 'not_stripe' } });
-    await payouts.setPayoutDetails(deps(), OPERATOR, shop.programId, shop.partnerId, { payout_method: 'stripe', payout_reference: 'acct_1PartnerX' });
+    await expect(payoutRuns.payWithStripe(stripeDeps, OPERATOR, shop.programId, payout.id)).rejects.toMatchObject({ status: 409, init: { code: 'not_stripe' } });
+    await payoutConfig.setPayoutDetails(deps(), OPERATOR, shop.programId, shop.partnerId, { payout_method: 'stripe', payout_reference: 'acct_1PartnerX' });
 
     // Stripe refuses once: nothing is marked paid.
     nock('https://api.stripe.com').post('/v1/transfers').reply(400, { error: { type: 'invalid_request_error', message: 'Insufficient funds in your Stripe balance' } });
-    await expect(payouts.payWithStripe(stripeDeps, OPERATOR, shop.programId, payout.id)).rejects.toMatchObject({ status: 502, message: 'Stripe refused the transfer: Insufficient funds in your Stripe balance' });
-    expect((await payouts.listPayouts(deps(), OPERATOR, shop.programId))[0]!.status).toBe('pending');
+    await expect(payoutRuns.payWithStripe(stripeDeps, OPERATOR, shop.programId, payout.id)).rejects.toMatchObject({ status: 502, message: 'Stripe refused the transfer: Insufficient funds in your Stripe balance' });
+    expect((await payoutRuns.listPayouts(deps(), OPERATOR, shop.programId))[0]!.status).toBe('pending');
 
     let sent: { body: string; key: string | undefined } | null = null;
     nock('https://api.stripe.com')
@@ -200,25 +202,25 @@ describe('payouts', () => {
         sent = { body: String(body), key: this.req.headers['idempotency-key'] as string | undefined };
         return [200, { id: 'tr_affix_1', object: 'transfer', amount: payout.amountCents, currency: 'eur' }];
       });
-    const paid = await payouts.payWithStripe(stripeDeps, OPERATOR, shop.programId, payout.id);
+    const paid = await payoutRuns.payWithStripe(stripeDeps, OPERATOR, shop.programId, payout.id);
     expect(paid).toMatchObject({ status: 'paid', reference: 'tr_affix_1' });
     expect(sent!.key).toBe(`affix-payout-${payout.id}`);
     expect(new URLSearchParams(sent!.body).get('amount')).toBe('2500');
     expect(new URLSearchParams(sent!.body).get('currency')).toBe('eur');
     expect(new URLSearchParams(sent!.body).get('destination')).toBe('acct_1PartnerX');
-    await expect(payouts.payWithStripe(stripeDeps, OPERATOR, shop.programId, payout.id)).rejects.toMatchObject({ status: 409 });
+    await expect(payoutRuns.payWithStripe(stripeDeps, OPERATOR, shop.programId, payout.id)).rejects.toMatchObject({ status: 409 });
     expect(nock.isDone()).toBe(true);
   });
 
   it('partners’ payout details are checked per method', async () => {
     const shop = await seedProgram(api);
-    await expect(payouts.setPayoutDetails(deps(), OPERATOR, shop.programId, shop.partnerId, { payout_method: 'paypal', payout_reference: 'not-an-email' })).rejects.toMatchObject({
+    await expect(payoutConfig.setPayoutDetails(deps(), OPERATOR, shop.programId, shop.partnerId, { payout_method: 'paypal', payout_reference: 'not-an-email' })).rejects.toMatchObject({
       status: 400,
       init: { fields: { payout_reference: 'PayPal and Wise pay to an email address.' } },
     });
-    await payouts.setPayoutDetails(deps(), OPERATOR, shop.programId, shop.partnerId, { payout_method: 'paypal', payout_reference: 'ana@example.com', payout_currency: 'USD' });
+    await payoutConfig.setPayoutDetails(deps(), OPERATOR, shop.programId, shop.partnerId, { payout_method: 'paypal', payout_reference: 'ana@example.com', payout_currency: 'USD' });
     const other = await seedProgram(api);
-    await expect(payouts.setPayoutDetails(deps(), OPERATOR, other.programId, shop.partnerId, { payout_method: null })).rejects.toMatchObject({ status: 404 });
+    await expect(payoutConfig.setPayoutDetails(deps(), OPERATOR, other.programId, shop.partnerId, { payout_method: null })).rejects.toMatchObject({ status: 404 });
   });
 });
 
@@ -289,10 +291,10 @@ describe('ledger', () => {
     await api.request('PATCH', `/api/v1/admin/programs/${shop.programId}/stripe`, { body: { webhook_secret: WEBHOOK_SECRET }, headers: adminHeaders });
     const second = await addPartnerLink(api, shop.programId);
     const urls = [shop.affiliateUrl, `https://shop.example.com/?aff=${second.shortLink}`];
-    await payouts.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: {} });
+    await payoutConfig.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: {} });
     const sales: Made[] = [];
     const apiCustomers: Made['customer'][] = [];
-    const openPayouts = async () => (await payouts.listPayouts(deps(), OPERATOR, shop.programId)).filter((p) => p.status === 'pending');
+    const openPayouts = async () => (await payoutRuns.listPayouts(deps(), OPERATOR, shop.programId)).filter((p) => p.status === 'pending');
     const refundOf = (picked: Made, cents: number | null, reason: string) => apiRefund(api, shop, picked.transactionId, cents ?? undefined, reason);
     const stripeEvents = async (steps: Step2[], vars: Record<string, string | number>) => processEventsInOrder(api, await deliverSteps(api, shop, vars, steps));
     clock = new Date(Date.now() + 60_000);
@@ -334,22 +336,22 @@ describe('ledger', () => {
           events.push({ fixture: 'charge.dispute.created', at: 10, change: shape(closed, 'charge.dispute.closed') });
         }
         await stripeEvents(events, { run: picked.stripeRun, click_id: picked.customer.clickId, customer_key: picked.customer.key, program_id: shop.programId, email: 'x@example.com' });
-      } else if (s.kind === 'approve_due') await payouts.approveDueCommissions(deps());
-      else if (s.kind === 'approve' && picked?.commissionId) await payouts.approveCommission(deps(), OPERATOR, shop.programId, picked.commissionId, { reason: 'by hand' }).catch(ignoreRefusal);
-      else if (s.kind === 'unapprove' && picked?.commissionId) await payouts.unapproveCommission(deps(), OPERATOR, shop.programId, picked.commissionId, { reason: 'by hand' }).catch(ignoreRefusal);
-      else if (s.kind === 'run') await payouts.runPayouts(deps(), OPERATOR, shop.programId).catch(ignoreRefusal);
+      } else if (s.kind === 'approve_due') await commissionLifecycle.approveDueCommissions(deps());
+      else if (s.kind === 'approve' && picked?.commissionId) await commissionLifecycle.approveCommission(deps(), OPERATOR, shop.programId, picked.commissionId, { reason: 'by hand' }).catch(ignoreRefusal);
+      else if (s.kind === 'unapprove' && picked?.commissionId) await commissionLifecycle.unapproveCommission(deps(), OPERATOR, shop.programId, picked.commissionId, { reason: 'by hand' }).catch(ignoreRefusal);
+      else if (s.kind === 'run') await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId).catch(ignoreRefusal);
       else if (s.kind === 'run_racing_refunds' && sales.length) {
         // Refunds sent while the run works never fail: they wait for it or go first.
         await Promise.all([
-          payouts.runPayouts(deps(), OPERATOR, shop.programId).catch(ignoreRefusal),
+          payoutRuns.runPayouts(deps(), OPERATOR, shop.programId).catch(ignoreRefusal),
           ...s.picks.map((pick) => refundOf(sales[pick % sales.length]!, 50, 'refund')),
         ]);
       } else if (s.kind === 'pay' || s.kind === 'cancel') {
         const open = await openPayouts();
         const payout = open[s.pick % Math.max(open.length, 1)];
         if (!payout) continue;
-        if (s.kind === 'pay') await payouts.markPayoutPaid(deps(), OPERATOR, shop.programId, payout.id, { reference: 'ref' });
-        else await payouts.cancelPayout(deps(), OPERATOR, shop.programId, payout.id);
+        if (s.kind === 'pay') await payoutRuns.markPayoutPaid(deps(), OPERATOR, shop.programId, payout.id, { reference: 'ref' });
+        else await payoutRuns.cancelPayout(deps(), OPERATOR, shop.programId, payout.id);
       }
     }
     return shop.programId;
@@ -373,12 +375,12 @@ describe('ledger', () => {
   /** Approves and pays everything owed; each partner then received what their commissions earned (less what they still owe back). */
   async function checkPaidAsEarned(programId: number) {
     const held = await db.pool.query(`SELECT id FROM commissions WHERE program_id = $1 AND stage = 'held'`, [programId]);
-    for (const row of held.rows) await payouts.releaseCommission(deps(), OPERATOR, programId, Number(row.id), { reason: 'settle' });
+    for (const row of held.rows) await commissionLifecycle.releaseCommission(deps(), OPERATOR, programId, Number(row.id), { reason: 'settle' });
     const pending = await db.pool.query(`SELECT id FROM commission_states WHERE program_id = $1 AND state = 'pending'`, [programId]);
-    for (const row of pending.rows) await payouts.approveCommission(deps(), OPERATOR, programId, Number(row.id), { reason: 'settle' }).catch(ignoreRefusal);
-    await payouts.runPayouts(deps(), OPERATOR, programId).catch(ignoreRefusal);
-    for (const payout of await payouts.listPayouts(deps(), OPERATOR, programId)) {
-      if (payout.status === 'pending') await payouts.markPayoutPaid(deps(), OPERATOR, programId, payout.id, { reference: 'settle' });
+    for (const row of pending.rows) await commissionLifecycle.approveCommission(deps(), OPERATOR, programId, Number(row.id), { reason: 'settle' }).catch(ignoreRefusal);
+    await payoutRuns.runPayouts(deps(), OPERATOR, programId).catch(ignoreRefusal);
+    for (const payout of await payoutRuns.listPayouts(deps(), OPERATOR, programId)) {
+      if (payout.status === 'pending') await payoutRuns.markPayoutPaid(deps(), OPERATOR, programId, payout.id, { reference: 'settle' });
     }
     const { rows } = await db.pool.query(
       `WITH earned AS (SELECT partner_id, currency, sum(earned_cents)::bigint AS cents FROM commission_states WHERE program_id = $1 GROUP BY 1, 2),

@@ -11,8 +11,10 @@ import { NotYetResolvable } from '../src/core/processor.js';
 import { processStripeEvent } from '../src/jobs/stripe-event-job.js';
 import type { ProcessorAdapter } from '../src/core/processor-port.js';
 import { HeldTransaction } from '../src/db/held-transaction.js';
-import { OPERATOR } from '../src/app/management.js';
-import * as payouts from '../src/app/payouts.js';
+import { OPERATOR } from '../src/app/scope.js';
+import * as payoutConfig from '../src/app/payout-settings.js';
+import * as commissionLifecycle from '../src/app/commission-lifecycle.js';
+import * as payoutRuns from '../src/app/payout-runs.js';
 import { applyFact } from '../src/jobs/stripe-event-job.js';
 import { loadFixture } from '../src/platform/fixtures.js';
 import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, createTestDatabase, seedProgram, startTestApi, trackClick } from './support/harness.js';
@@ -263,15 +265,15 @@ describe('money moved by a processor while a payout run holds the same commissio
   it.each(PROCESSORS)('$name: a refund processed during a payout run leaves the ledger equal to what the commissions earn, to the cent', async (processor) => {
     const { shop, vars } = await shopFor(processor);
     const deps = { pool: db.pool, secretBox: null, now: () => new Date(Date.now() + 60_000) };
-    await payouts.updatePayoutSettings(deps, OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: {} });
+    await payoutConfig.updatePayoutSettings(deps, OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: {} });
     await processEventsInOrder(api, await deliverAll(processor, shop.programId, [await fixture(processor, processor.first, vars)]));
-    await payouts.approveDueCommissions(deps);
+    await commissionLifecycle.approveDueCommissions(deps);
     // Half of the first payment refunded, delivered and processed while the run claims the commission.
     const refund = await fixture(processor, processor.refund, vars);
     if (processor.name === 'paddle') refund.data.transaction_id = `txn_${vars.run}_first`;
     else Object.assign(refund, { meta: { ...refund.meta, event_name: 'order_refunded' }, data: { ...refund.data, type: 'orders', id: `${vars.run}1` } });
     const [refundId] = await deliverAll(processor, shop.programId, [refund]);
-    await Promise.all([payouts.runPayouts(deps, OPERATOR, shop.programId), processEventsInOrder(api, [refundId!])]);
+    await Promise.all([payoutRuns.runPayouts(deps, OPERATOR, shop.programId), processEventsInOrder(api, [refundId!])]);
     const { rows } = await db.pool.query(
       `SELECT (SELECT sum(amount_cents - deducted_cents)::int FROM commissions WHERE program_id = $1) AS earned,
               (SELECT sum(pending_cents + approved_cents + paid_cents)::int FROM commission_ledger WHERE program_id = $1) AS ledger,

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { lookup } from 'node:dns/promises';
 import { hostname, networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPERATOR } from '../src/app/management.js';
+import { OPERATOR } from '../src/app/scope.js';
 import { createEndpoint } from '../src/app/webhook-endpoints.js';
 import { AffixError } from '../src/core/errors.js';
 import { addressProblem } from '../src/platform/destinations.js';

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { RATE_LIMITS, type RateLimitHit, type RateLimitRule, type RequestCount, overLimit, retryAfterSeconds } from '../core/limits.js';
 import { hashEmail } from '../core/secrets.js';
-import { createDashboardSession, dashboardSessionAccount } from '../db/dashboard.js';
+import { createDashboardSession, dashboardSessionAccount } from '../db/dashboard-sessions.js';
 import { databaseAnswers } from '../db/health.js';
 import { originListedByAnyProgram, recordRefusedOrigin } from '../db/origins.js';
 import type { Pool, PoolClient } from '../db/pool.js';

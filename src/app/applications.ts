@@ -10,12 +10,14 @@ import { APPLICATION_FIELD_TYPES, type ApplicationField, type RiskSignal, blocks
 import { describeCommission } from '../core/programs.js';
 import * as applications from '../db/applications.js';
 import { DEFAULT_OUTBOUND_QUEUE, writeMessage } from '../db/outbound.js';
-import * as partners from '../db/partners.js';
+import * as groupsDb from '../db/partner-groups.js';
+import * as enrollmentsDb from '../db/partner-enrollments.js';
 import { type PoolClient, isUniqueViolation, withTransaction } from '../db/pool.js';
-import { type ManagementDeps, type Scope, audit, parseInput, programInScope } from './management.js';
+import { type ManagementDeps, audit, parseInput } from './management.js';
+import { type Scope, programInScope } from './scope.js';
 import { SYSTEM, changedFields } from '../core/audit.js';
-import { type PartnerDeps, checkBulkRequest, runBulkInline } from './partners.js';
-import { FORM_BOOLEAN } from './payouts.js';
+import { type PartnerDeps, checkBulkRequest, runBulkInline } from './partner-bulk.js';
+import { FORM_BOOLEAN } from './payout-settings.js';
 import { applicationReceivedMail, mailBrand, newApplicationMail, queueForManagers } from './mail.js';
 import { queueMails } from '../db/mail.js';
 import { mayMailAddress } from './access.js';
@@ -24,7 +26,7 @@ import { mayMailAddress } from './access.js';
 export async function applicationPage(deps: ManagementDeps, programRef: string, groupSlug?: string) {
   const program = /^[a-z0-9-]{1,63}$/i.test(programRef) ? await applications.applicationPage(deps.pool, programRef) : null;
   if (!program) throw errors.notFound('This application page does not exist');
-  const groups = (await partners.listGroups(deps.pool, program.programId)).filter((g) => g.applications_open);
+  const groups = (await groupsDb.listGroups(deps.pool, program.programId)).filter((g) => g.applications_open);
   const group = groupSlug ? (groups.find((g) => g.slug === groupSlug.toLowerCase()) ?? null) : null;
   if (groupSlug ? !group : !program.applicationsOpen) throw errors.notFound('This program is not taking applications');
   const reward = group
@@ -83,8 +85,8 @@ export async function apply(deps: PartnerDeps, programRef: string, groupSlug: st
       partnerId = made;
     } else if (standing.status === 'rejected' && standing.reapply !== 'never' && (!standing.reapplyAfter || standing.reapplyAfter <= now)) {
       partnerId = standing.partnerId;
-      await partners.setStatus(client, [partnerId], 'applied', now);
-      if (group) await partners.setGroup(client, [partnerId], group.id);
+      await enrollmentsDb.setStatus(client, [partnerId], 'applied', now);
+      if (group) await enrollmentsDb.setGroup(client, [partnerId], group.id);
     } else {
       return null;
     }
@@ -137,7 +139,7 @@ async function wantedLinkCode(deps: ManagementDeps, value: unknown, problems: Re
 async function enroll(client: PoolClient, programId: number, name: string, email: string, groupId: number | null): Promise<number | null> {
   await client.query('SAVEPOINT enroll');
   try {
-    const made = await partners.insertEnrollment(client, programId, { name, email, status: 'applied', groupId, tags: [], notes: null });
+    const made = await enrollmentsDb.insertEnrollment(client, programId, { name, email, status: 'applied', groupId, tags: [], notes: null });
     await client.query('RELEASE SAVEPOINT enroll');
     return 'partner' in made ? made.partner.id : null;
   } catch (error) {

@@ -5,7 +5,8 @@ import { z } from 'zod';
 import { ACTOR_TYPES } from '../core/audit.js';
 import { csvField } from '../core/csv.js';
 import { listAudit } from '../db/audit.js';
-import { type ManagementDeps, type Scope, parseInput, programInScope } from './management.js';
+import { type ManagementDeps, parseInput } from './management.js';
+import { type Scope, programInScope } from './scope.js';
 
 export const query = z.object({
   program_id: z.coerce.number().int().positive().optional(),

@@ -10,7 +10,8 @@ import { describeCommission } from '../core/programs.js';
 import * as applications from '../db/applications.js';
 import * as brands from '../db/brand.js';
 import { type Pool, type PoolClient, withTransaction } from '../db/pool.js';
-import { type ManagementDeps, type Scope, audit, parseInput, programInScope } from './management.js';
+import { type ManagementDeps, audit, parseInput } from './management.js';
+import { type Scope, programInScope } from './scope.js';
 import { changedFields } from '../core/audit.js';
 
 type Db = Pool | PoolClient;

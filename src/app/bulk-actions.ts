@@ -1,17 +1,18 @@
 // Bulk actions on partners of any size (docs/partners.md). Up to INLINE_LIMIT partners run within
-// the request, as the rest of partners.ts does them; more become a bulk action that the
+// the request, as partner-bulk.ts does them; more become a bulk action that the
 // partner-bulk-actions job runs a chunk per transaction, recording its progress in that same
 // transaction (a chunk done is never redone; an interrupted one is redone whole). An account's
 // bulk actions run one at a time and each chunk is a job of its own, so brands take turns.
 import { errors } from '../core/errors.js';
 import { ACTION_APPLIES_TO, type BulkReport, type ReapplyRule, addToReport, emptyReport } from '../core/partners.js';
 import * as bulkActions from '../db/bulk-actions.js';
-import * as partners from '../db/partners.js';
+import * as partnerListDb from '../db/partner-list.js';
 import { type PoolClient, withTransaction } from '../db/pool.js';
 import { currentRoleOf } from '../db/members.js';
 import { allows } from '../core/permissions.js';
-import { type ManagementDeps, type Scope, actorOf, programInScope, roleOf } from './management.js';
-import { PARTNER_CHUNK, type PartnerDeps, checkBulkRequest, chunkAction, partnerChunkIn, runBulkInline } from './partners.js';
+import { type ManagementDeps, actorOf } from './management.js';
+import { type Scope, programInScope, roleOf } from './scope.js';
+import { PARTNER_CHUNK, type PartnerDeps, checkBulkRequest, chunkAction, partnerChunkIn, runBulkInline } from './partner-bulk.js';
 
 /** Selections up to this many partners run within the request (the page's flash stays immediate). */
 export const INLINE_LIMIT = 1_000;
@@ -36,7 +37,7 @@ export async function requestPartnerBulk(deps: PartnerDeps, scope: Scope, progra
   const expected =
     'partnerIds' in request.selection
       ? request.selection.partnerIds.length
-      : await partners.countPartnersMatching(deps.pool, programId, request.selection.filter, ACTION_APPLIES_TO[request.action]);
+      : await partnerListDb.countPartnersMatching(deps.pool, programId, request.selection.filter, ACTION_APPLIES_TO[request.action]);
   if (expected <= INLINE_LIMIT) return { done: await runBulkInline(deps, scope, request) };
   const id = await withTransaction(deps.pool, (client) =>
     bulkActions.insertBulkAction(client, {
@@ -97,7 +98,7 @@ export async function runBulkActionChunk(deps: PartnerDeps, job: bulkActions.Bul
     const ids =
       row.selection === 'ids'
         ? await bulkActions.nextIdsGiven(client, row.id, row.idsDone, PARTNER_CHUNK)
-        : await partners.partnerIdsMatching(client, row.programId, row.selection, ACTION_APPLIES_TO[row.action], row.doneUntil, PARTNER_CHUNK);
+        : await partnerListDb.partnerIdsMatching(client, row.programId, row.selection, ACTION_APPLIES_TO[row.action], row.doneUntil, PARTNER_CHUNK);
     const now = deps.now();
     if (ids.length > 0) {
       const parameters = { ...row.parameters, reapply: row.parameters.reapply as ReapplyRule };

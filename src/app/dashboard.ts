@@ -12,7 +12,8 @@ import { computeReadiness } from '../core/readiness.js';
 import type { Store } from '../core/ports.js';
 import * as admin from '../db/admin.js';
 import { consumeSession, createLoginSession, findAccountForLogin, findOrCreateAccount, withLoginSession } from '../db/cli.js';
-import { type ActivityFilter, activity, activityPages, endDashboardSession, inboxForProgram, partnersWithLinks, stripeLiveCheck } from '../db/dashboard.js';
+import { type ActivityFilter, activity, activityPages, inboxForProgram, partnersWithLinks, stripeLiveCheck } from '../db/program-activity.js';
+import { endDashboardSession } from '../db/dashboard-sessions.js';
 import { dailyCounts, funnelCounts, moneyTotals, partnerTotals } from '../db/page-rollups.js';
 import { RANKINGS, rankPartners } from '../core/measures.js';
 import { discountsPageData } from './discounts.js';
@@ -23,12 +24,14 @@ import { membersForLogin } from '../db/members.js';
 import { verifyPassword } from '../platform/passwords.js';
 import { AffixError } from '../core/errors.js';
 import * as applicationsDb from '../db/applications.js';
-import * as partnersDb from '../db/partners.js';
+import * as groupsDb from '../db/partner-groups.js';
 import * as applications from './applications.js';
 import { brandPageData } from './brand.js';
-import { type ManagementDeps, OPERATOR, type Scope, programInScope } from './management.js';
-import * as partners from './partners.js';
-import * as payoutsApp from './payouts.js';
+import { type ManagementDeps } from './management.js';
+import { OPERATOR, type Scope, programInScope } from './scope.js';
+import * as partnerEnrollments from './partner-enrollments.js';
+import * as partnerList from './partner-list.js';
+import * as payoutRuns from './payout-runs.js';
 import { auditLog } from './audit.js';
 import { readSide, staleFigures } from './reads.js';
 
@@ -128,24 +131,24 @@ const SECTION_DATA = {
     // A query the list refuses (an old cursor, a bad sort) shows the first page with the message.
     // The caller's scope, not the operator's: its role decides what the search may match.
     // Money sorts by a currency the program sells in (USD first when it does), unless the page chose one.
-    const currencies = await partners.soldCurrencies(deps, scope, id);
+    const currencies = await partnerEnrollments.soldCurrencies(deps, scope, id);
     const currency = query.currency || (currencies.length === 0 || currencies.includes('USD') ? undefined : currencies[0]);
-    const list = await partners.listPartners(deps, scope, id, { ...query, currency }).catch((error: unknown) => {
+    const list = await partnerList.listPartners(deps, scope, id, { ...query, currency }).catch((error: unknown) => {
       if (!(error instanceof AffixError) || error.status !== 400) throw error;
-      return partners.listPartners(deps, scope, id, {}).then((first) => ({ ...first, refused: error.message }));
+      return partnerList.listPartners(deps, scope, id, {}).then((first) => ({ ...first, refused: error.message }));
     });
-    const [groups, money] = await Promise.all([partnersDb.listGroups(deps.pool, id), partners.partnersMoney(deps, scope, id, list.partners.map((p) => p.id))]);
+    const [groups, money] = await Promise.all([groupsDb.listGroups(deps.pool, id), partnerEnrollments.partnersMoney(deps, scope, id, list.partners.map((p) => p.id))]);
     return { list, groups, query, money, currencies };
   },
   applications: async (deps: PageDeps, id: number, _filter: ActivityFilter, _page: number, query: PageQuery) => {
     const [list, settings, groups] = await Promise.all([
       applications.listApplications(deps, OPERATOR, id, { status: query.status ?? 'pending', after: query.after }),
       applicationsDb.applicationSettings(deps.pool, id),
-      partnersDb.listGroups(deps.pool, id),
+      groupsDb.listGroups(deps.pool, id),
     ]);
     return { list, settings, groups, status: query.status ?? 'pending' };
   },
-  groups: async (deps: PageDeps, id: number) => ({ groups: await partnersDb.listGroups(deps.pool, id) }),
+  groups: async (deps: PageDeps, id: number) => ({ groups: await groupsDb.listGroups(deps.pool, id) }),
   links: async (deps: PageDeps, id: number) => {
     const [partners, promoCodes] = await Promise.all([partnersWithLinks(deps.pool, id), promoCodesDb.listPromoCodes(deps.pool, id)]);
     return { partners, promoCodes };
@@ -173,7 +176,7 @@ const SECTION_DATA = {
     ]);
     return {
       balances, commissions, stage, payouts: payoutRows, payoutSettings: settings!, commissionFilter, approval, runBatch,
-      missingDetails: payoutsApp.partnersMissingDetails(balances),
+      missingDetails: payoutRuns.partnersMissingDetails(balances),
     };
   },
   webhooks: async (deps: PageDeps, id: number) => {

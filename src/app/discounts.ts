@@ -12,7 +12,8 @@ import * as discounts from '../db/discounts.js';
 import { withTransaction } from '../db/pool.js';
 import type { SecretBox } from '../platform/secret-box.js';
 import { type DiscountAccount, type DiscountOptions, DiscountRefusal, createPartnerCode, deactivateCode, ensureStripeCoupon } from '../platform/processor-discounts.js';
-import { type ManagementDeps, type Scope, audit, parseInput, programInScope } from './management.js';
+import { type ManagementDeps, audit, parseInput } from './management.js';
+import { type Scope, programInScope } from './scope.js';
 
 // ---- the group's discount ------------------------------------------------------------------------
 

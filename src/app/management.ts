@@ -8,30 +8,15 @@ import { AffixError, MESSAGES, errors } from '../core/errors.js';
 import { LINK_CODE } from '../core/link-codes.js';
 import { checkUpdateAgainst, parseNewProgram, parseProgramUpdate, referralUrl } from '../core/programs.js';
 import * as admin from '../db/admin.js';
-import { programOwnedBy } from '../db/dashboard.js';
+import { partnerInProgram, programOfKey, programOfLink, programOwnedBy } from '../db/tenant-scope.js';
 import { type Pool, type PoolClient, withTransaction } from '../db/pool.js';
 import { type Actor, type AuditEntry, OPERATOR_ACTOR, changedFields, recordedEntries } from '../core/audit.js';
-import type { Role } from '../core/permissions.js';
 import { appendAudit } from '../db/audit.js';
 import { setAccountPassword } from '../db/cli.js';
 import { type EnqueueInTransaction, type EventFilter, type InboxEvent, getEvent, listEvents, requeueEvent } from '../db/webhook-events.js';
 import { hashPassword } from '../platform/passwords.js';
+import { OPERATOR, type Scope, keyInScope, programInScope } from './scope.js';
 import type { SecretBox } from '../platform/secret-box.js';
-
-/**
- * The operator (admin token) reaches every program; a brand only its own account's, with the
- * signed-in member's role. `actor` is who acts (the audit log records it); without one, the
- * operator or the account itself.
- */
-export type Scope = ({ kind: 'operator' } | { kind: 'account'; accountId: number; role: Role }) & { actor?: Actor };
-export type AccountScope = Scope & { kind: 'account' };
-export const OPERATOR: Scope = { kind: 'operator' };
-
-/** Whose permissions the caller has: the operator's, or its member's role (src/core/permissions.ts). */
-export const roleOf = (scope: Scope): Role | 'operator' => (scope.kind === 'operator' ? 'operator' : scope.role);
-
-/** The operator acting from a request's address (the admin API). */
-export const operatorFrom = (ip: string | null | undefined): Scope => ({ kind: 'operator', actor: { ...OPERATOR_ACTOR, ip: ip ?? null } });
 
 /** What an audit entry needs of the caller: whose account, and who (a role is not needed to record). */
 export type AuditScope = { kind: 'operator'; actor?: Actor } | { kind: 'account'; accountId: number; actor?: Actor };
@@ -83,14 +68,6 @@ export const stripeInput = z.object({
 
 // ---- programs ----------------------------------------------------------------------------
 
-/** The program when the scope may touch it; otherwise the same 404 as a program that does not exist. */
-export async function programInScope(deps: ManagementDeps, scope: Scope, programId: number): Promise<admin.ProgramView> {
-  const inScope = Number.isSafeInteger(programId) && (scope.kind === 'operator' || (await programOwnedBy(deps.pool, programId, scope.accountId)));
-  const program = inScope ? await admin.getProgram(deps.pool, programId) : null;
-  if (!program) throw errors.notFound('Program not found');
-  return program;
-}
-
 export async function createProgram(deps: ManagementDeps, accountId: unknown, input: Record<string, unknown>, scope: Scope = OPERATOR): Promise<admin.ProgramView> {
   if (typeof accountId !== 'number' || !(await admin.accountExists(deps.pool, accountId))) {
     throw errors.invalid('account_id must be the id of an existing account', { account_id: 'Choose an existing account.' });
@@ -127,7 +104,7 @@ export async function updateProgram(deps: ManagementDeps, scope: Scope, programI
 export async function createLink(deps: ManagementDeps, scope: Scope, programId: number, input: unknown, partnerLimit?: number) {
   const program = await programInScope(deps, scope, programId);
   const body = parseInput(linkInput, input);
-  if (!(await admin.partnerInProgram(deps.pool, body.partner_id, program.id))) {
+  if (!(await partnerInProgram(deps.pool, body.partner_id, program.id))) {
     throw errors.invalid('partner_id must be a partner of this program', { partner_id: 'Choose a partner of this program.' });
   }
   const shortLink = body.short_link ?? randomBytes(5).toString('hex');
@@ -151,7 +128,7 @@ export async function createLink(deps: ManagementDeps, scope: Scope, programId: 
 
 /** `inProgram`: the page the request came from names the program; a link of another is not found. */
 export async function setLinkEnabled(deps: ManagementDeps, scope: Scope, linkId: number, enabled: boolean, inProgram?: number) {
-  const programId = Number.isSafeInteger(linkId) ? await admin.programOfLink(deps.pool, linkId) : null;
+  const programId = Number.isSafeInteger(linkId) ? await programOfLink(deps.pool, linkId) : null;
   if (programId === null || (inProgram !== undefined && programId !== inProgram)) throw errors.notFound('Referral link not found');
   await programInScope(deps, scope, programId).catch(() => {
     throw errors.notFound('Referral link not found');
@@ -165,14 +142,6 @@ export async function setLinkEnabled(deps: ManagementDeps, scope: Scope, linkId:
 
 // ---- API keys ----------------------------------------------------------------------------
 
-async function keyInScope(deps: ManagementDeps, scope: Scope, keyId: number): Promise<number> {
-  const programId = Number.isSafeInteger(keyId) ? await admin.programOfKey(deps.pool, keyId) : null;
-  if (programId === null) throw errors.notFound('API key not found');
-  await programInScope(deps, scope, programId).catch(() => {
-    throw errors.notFound('API key not found');
-  });
-  return programId;
-}
 
 export async function issueKey(deps: ManagementDeps, scope: Scope, programId: number) {
   const program = await programInScope(deps, scope, programId);
@@ -207,7 +176,7 @@ export async function markKeyForRotation(deps: ManagementDeps, scope: Scope, key
   if (!rotateBy || Number.isNaN(rotateBy.getTime()) || (!planned && scope.kind !== 'operator')) {
     throw errors.invalid('rotate_by must be a time in the future', { rotate_by: 'Choose a date in the future.' });
   }
-  const programId = await admin.programOfKey(deps.pool, keyId);
+  const programId = await programOfKey(deps.pool, keyId);
   return withTransaction(deps.pool, async (client) => {
     const key = await admin.markKeyForRotation(client, keyId, rotateBy);
     if (!key) throw new AffixError(409, 'That key was already revoked');

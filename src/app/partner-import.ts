@@ -24,8 +24,9 @@ import {
 } from '../core/partners.js';
 import * as imports from '../db/partner-import.js';
 import { withTransaction } from '../db/pool.js';
-import { type ManagementDeps, type Scope, audit, parseInput, programInScope } from './management.js';
-import { FORM_BOOLEAN } from './payouts.js';
+import { type ManagementDeps, audit, parseInput } from './management.js';
+import { type Scope, programInScope } from './scope.js';
+import { FORM_BOOLEAN } from './payout-settings.js';
 
 export const IMPORT_MAX_ROWS = 50_000;
 const CHUNK = 500;

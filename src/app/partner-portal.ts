@@ -15,8 +15,9 @@ import { requestPartnerLink } from '../db/mail.js';
 import { withTransaction } from '../db/pool.js';
 import { mayMailAddress } from './access.js';
 import { queueInvitations, signInMail } from './mail.js';
-import { type ManagementDeps, type Scope, createLink, parseInput, programInScope } from './management.js';
-import { setPayoutDetails } from './payouts.js';
+import { type ManagementDeps, createLink, parseInput } from './management.js';
+import { type Scope, programInScope } from './scope.js';
+import { setPayoutDetails } from './payout-settings.js';
 
 /** A sign-in link works once, for this long. */
 export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;

@@ -8,7 +8,8 @@ import { errors } from '../core/errors.js';
 import { COUNTRY_CODES, linesTotal, maskedPayTo, statementLines } from '../core/payout-statements.js';
 import * as statements from '../db/payout-statements.js';
 import { withTransaction } from '../db/pool.js';
-import { type ManagementDeps, type Scope, audit, parseInput, programInScope } from './management.js';
+import { type ManagementDeps, audit, parseInput } from './management.js';
+import { type Scope, programInScope } from './scope.js';
 import { type PortalReadDeps, ownPartner } from './partner-portal.js';
 
 /** One of the signed-in partner's payouts with its lines; the same 404 for another partner's payout as for none. */

@@ -7,7 +7,8 @@ import { changedFields } from '../core/audit.js';
 import { withTransaction } from '../db/pool.js';
 import { type ConnectedProcessor, processorEndpointStatus, saveProcessorEndpoint } from '../db/processor-endpoints.js';
 import { ADAPTERS } from '../core/adapters.js';
-import { type ManagementDeps, type Scope, audit, parseInput, programInScope } from './management.js';
+import { type ManagementDeps, audit, parseInput } from './management.js';
+import { type Scope, programInScope } from './scope.js';
 
 export const CONNECTED_PROCESSORS: readonly ConnectedProcessor[] = ['paddle', 'lemonsqueezy'];
 export const isConnectedProcessor = (value: string): value is ConnectedProcessor => (CONNECTED_PROCESSORS as readonly string[]).includes(value);

@@ -9,7 +9,8 @@ import { referralUrl } from '../core/programs.js';
 import * as domains from '../db/program-domains.js';
 import { type Pool, withTransaction } from '../db/pool.js';
 import { TtlCache } from '../platform/ttl-cache.js';
-import { type ManagementDeps, type Scope, audit, parseInput, programInScope } from './management.js';
+import { type ManagementDeps, audit, parseInput } from './management.js';
+import { type Scope, programInScope } from './scope.js';
 
 export type { HostOwner } from '../db/program-domains.js';
 

@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import { errors } from '../core/errors.js';
 import * as promoCodes from '../db/promo-codes.js';
-import { type ManagementDeps, type Scope, parseInput, programInScope } from './management.js';
+import { type ManagementDeps, parseInput } from './management.js';
+import { type Scope, programInScope } from './scope.js';
 
 const optional = (pattern: RegExp, message: string) =>
   z

@@ -7,7 +7,8 @@ import { type SyntheticEventType, TEST_SALE_CENTS } from '../core/synthetic-even
 import { programWebhookSecret } from '../db/webhook-events.js';
 import { loadFixture } from '../platform/fixtures.js';
 import { runTestEvents } from './cli-programs.js';
-import { type ManagementDeps, type Scope, programInScope } from './management.js';
+import { type ManagementDeps } from './management.js';
+import { type Scope, programInScope } from './scope.js';
 import { type IntakeDeps, receiveProgramEvent } from './stripe-intake.js';
 import type { Store } from '../core/ports.js';
 

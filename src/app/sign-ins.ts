@@ -6,7 +6,8 @@ import { type Role, mayEndSignInsOf } from '../core/permissions.js';
 import { memberOf } from '../db/members.js';
 import { type Pool, withTransaction } from '../db/pool.js';
 import { type Person, endSessionById, endSignInsOf, listSignIns, revokeCliToken, signInCountsByPerson } from '../db/sign-ins.js';
-import { type Scope, audit } from './management.js';
+import { type Scope } from './scope.js';
+import { audit } from './management.js';
 
 export interface SignInsDeps {
   pool: Pool;

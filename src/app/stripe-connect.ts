@@ -3,7 +3,8 @@
 // brand can claim an account it does not own. Operators may still bind one by hand through the
 // admin API (admin token).
 import { withTransaction } from '../db/pool.js';
-import { type AccountScope, audit } from './management.js';
+import { type AccountScope } from './scope.js';
+import { audit } from './management.js';
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { AffixError, errors } from '../core/errors.js';

@@ -11,7 +11,8 @@ import { queueMails } from '../db/mail.js';
 import * as members from '../db/members.js';
 import { type Pool, withTransaction } from '../db/pool.js';
 import { hashPassword } from '../platform/passwords.js';
-import { type Scope, audit, parseInput } from './management.js';
+import { type Scope, memberInScope } from './scope.js';
+import { audit, parseInput } from './management.js';
 
 export const MEMBER_INVITATION_TTL_MS = 7 * 86_400_000;
 
@@ -59,11 +60,6 @@ export async function inviteMember(deps: TeamDeps, scope: Scope, input: unknown,
   });
 }
 
-async function memberInScope(deps: TeamDeps, accountId: number, memberId: number) {
-  const member = Number.isSafeInteger(memberId) ? await members.memberOf(deps.pool, accountId, memberId) : null;
-  if (!member) throw errors.notFound('Member not found');
-  return member;
-}
 
 export async function changeRole(deps: TeamDeps, scope: Scope, memberId: number, input: unknown) {
   const accountId = accountOf(scope);

@@ -11,7 +11,8 @@ import type { SecretBox } from '../platform/secret-box.js';
 import { type HostResolver, endpointNameProblem, endpointUrlProblem, sendWebhook } from '../platform/webhook-sender.js';
 import { managerMail, queueForManagers } from './mail.js';
 import { SYSTEM, changedFields } from '../core/audit.js';
-import { type ManagementDeps, type Scope, audit, parseInput, programInScope } from './management.js';
+import { type ManagementDeps, audit, parseInput } from './management.js';
+import { type Scope, endpointInScope, programInScope } from './scope.js';
 
 /** How long an old secret keeps signing after a rotation. */
 export const SECRET_OVERLAP_HOURS = 24;
@@ -86,12 +87,6 @@ export async function listEndpoints(deps: ManagementDeps, scope: Scope, programI
   return endpoints.listEndpoints(deps.pool, programId);
 }
 
-async function endpointInScope(deps: ManagementDeps, scope: Scope, programId: number, endpointId: number) {
-  await programInScope(deps, scope, programId);
-  const endpoint = Number.isSafeInteger(endpointId) ? await endpoints.getEndpoint(deps.pool, programId, endpointId) : null;
-  if (!endpoint) throw errors.notFound('Webhook endpoint not found');
-  return endpoint;
-}
 
 export const updateInput = z.object({ enabled: z.boolean({ error: 'enabled must be true or false.' }).optional(), event_types: eventTypes.optional() });
 

@@ -137,11 +137,6 @@ export async function insertPartner(db: Queryable, programId: number, name: stri
   return rows[0] as { id: number; program_id: number; name: string; created_at: Date };
 }
 
-export async function partnerInProgram(db: Queryable, partnerId: number, programId: number): Promise<boolean> {
-  const { rowCount } = await db.query('SELECT 1 FROM partners WHERE id = $1 AND program_id = $2', [partnerId, programId]);
-  return (rowCount ?? 0) > 0;
-}
-
 export interface LinkView {
   id: number;
   short_link: string;
@@ -266,17 +261,6 @@ export async function updateProgramStripe(
   return row
     ? { program_id: row.id, connect_account_id: row.stripe_account_id, webhook_secret_set: row.secret_set, livemode_only_commissions: row.livemode_only_commissions }
     : null;
-}
-
-/** The program a referral link or an API key belongs to (for scope checks), or null. */
-export async function programOfLink(db: Queryable, linkId: number): Promise<number | null> {
-  const { rows } = await db.query('SELECT program_id FROM referral_links WHERE id = $1', [linkId]);
-  return rows[0]?.program_id ?? null;
-}
-
-export async function programOfKey(db: Queryable, keyId: number): Promise<number | null> {
-  const { rows } = await db.query('SELECT program_id FROM api_keys WHERE id = $1', [keyId]);
-  return rows[0]?.program_id ?? null;
 }
 
 export async function programName(db: Queryable, programId: number): Promise<string> {

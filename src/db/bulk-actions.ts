@@ -5,7 +5,7 @@ import type { Actor } from '../core/audit.js';
 import type { PartnerAction } from '../core/partners.js';
 import type { Role } from '../core/permissions.js';
 import { insertJobs } from './job-rows.js';
-import type { PartnerFilter } from './partners.js';
+import type { PartnerFilter } from './partner-list.js';
 import type { Pool, PoolClient } from './pool.js';
 
 type Queryable = Pool | PoolClient;

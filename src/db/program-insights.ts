@@ -1,6 +1,6 @@
 // Read-only queries behind the assistant (MCP) tools. They run in READ ONLY transactions, so
 // PostgreSQL itself refuses any write that might slip in.
-import { OWN_TIME } from './dashboard.js';
+import { OWN_TIME } from './program-activity.js';
 import { type Pool, type PoolClient, withTransaction } from './pool.js';
 
 export const readOnly = <T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> =>

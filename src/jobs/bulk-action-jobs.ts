@@ -4,7 +4,7 @@
 import type PgBoss from 'pg-boss';
 import { z } from 'zod';
 import { failBulkAction, runBulkActionChunk } from '../app/bulk-actions.js';
-import type { PartnerDeps } from '../app/partners.js';
+import type { PartnerDeps } from '../app/partner-bulk.js';
 import type { Logger } from '../platform/logger.js';
 import { BULK_ACTIONS_DEAD_QUEUE, BULK_ACTIONS_QUEUE } from '../platform/queue.js';
 

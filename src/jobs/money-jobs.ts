@@ -1,7 +1,7 @@
 // Job handlers for money going out: webhook deliveries to brands and the scheduled approval.
 import type PgBoss from 'pg-boss';
 import { z } from 'zod';
-import { approveDueCommissions } from '../app/payouts.js';
+import { approveDueCommissions } from '../app/commission-lifecycle.js';
 import { type EndpointShare, type WebhookDeps, deliver } from '../app/webhook-endpoints.js';
 import type { Logger } from '../platform/logger.js';
 import { APPROVALS_QUEUE, OUTBOUND_QUEUE } from '../platform/queue.js';

@@ -4,7 +4,7 @@ import type { Request, RequestHandler, Response, Router } from 'express';
 import { mailPreferences, saveMailPreferences } from '../../app/mail.js';
 import { type PasswordDeps, changePassword, checkOwnPassword, requestPasswordReset, resetLinkOpen, resetPassword } from '../../app/passwords.js';
 import { endOwnSession, endSignInsOfPerson, ownSignIns, revokeOwnCliToken } from '../../app/sign-ins.js';
-import type { Scope } from '../../app/management.js';
+import type { Scope } from '../../app/scope.js';
 import { countPasswordResetRequest } from '../../app/access.js';
 import type { Person } from '../../db/sign-ins.js';
 import type { Pool } from '../../db/pool.js';

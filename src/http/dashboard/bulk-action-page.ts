@@ -2,7 +2,7 @@
 // the page reloads itself (the Refresh header: no script, so nothing for the CSP to allow), and
 // says so, with a link that stops it (a reader may need more time than one interval).
 import type { BulkActionView } from '../../app/bulk-actions.js';
-import { PARTNER_CHUNK } from '../../app/partners.js';
+import { PARTNER_CHUNK } from '../../app/partner-bulk.js';
 import { PARTNER_ACTION_WORDS, PARTNER_STATUS_WORDS, type PartnerAction, type PartnerStatus } from '../../core/partners.js';
 import { type Html, html } from './html.js';
 

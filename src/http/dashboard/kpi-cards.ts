@@ -5,7 +5,7 @@ import { MEASURE_WORDS } from '../../core/measures.js';
 import { formatMoney } from '../../core/money.js';
 import { PRESETS, changeInWords, presetOf, presetPeriod } from '../../core/periods.js';
 import type { Currency } from '../../core/types.js';
-import type { ActivityFilter } from '../../db/dashboard.js';
+import type { ActivityFilter } from '../../db/program-activity.js';
 import { type Html, html, raw } from './html.js';
 import { isoDay as day } from '../views/components.js';
 

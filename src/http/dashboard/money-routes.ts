@@ -1,9 +1,12 @@
 // The Payouts and Webhooks pages' forms: each posts to a use case of src/app, then redirects
 // back to its page (or shows it again with the refusal beside the field).
 import type { Request, RequestHandler, Response, Router } from 'express';
-import type { ManagementDeps, Scope } from '../../app/management.js';
+import type { ManagementDeps } from '../../app/management.js';
+import type { Scope } from '../../app/scope.js';
 import { type PortalDeps, invitePartner } from '../../app/partner-portal.js';
-import * as payouts from '../../app/payouts.js';
+import * as commissionLifecycle from '../../app/commission-lifecycle.js';
+import * as payoutRuns from '../../app/payout-runs.js';
+import * as payoutConfig from '../../app/payout-settings.js';
 import * as promo from '../../app/promo-codes.js';
 import * as webhooks from '../../app/webhook-endpoints.js';
 import type { ProgramSection } from '../../app/dashboard.js';
@@ -71,10 +74,10 @@ export function registerMoneyRoutes(router: Router, kit: MoneyRouteKit): void {
   };
 
   const reviews = {
-    approve: [payouts.approveCommission, 'approved'],
-    unapprove: [payouts.unapproveCommission, 'unapproved'],
-    release: [payouts.releaseCommission, 'released'],
-    reject: [payouts.rejectCommission, 'rejected'],
+    approve: [commissionLifecycle.approveCommission, 'approved'],
+    unapprove: [commissionLifecycle.unapproveCommission, 'unapproved'],
+    release: [commissionLifecycle.releaseCommission, 'released'],
+    reject: [commissionLifecycle.rejectCommission, 'rejected'],
   } as const;
   for (const [verb, [use, done]] of Object.entries(reviews)) {
     // A row's button posts the commissions form (its one reason field, its ticked boxes): one click, no form per row.
@@ -109,9 +112,9 @@ export function registerMoneyRoutes(router: Router, kit: MoneyRouteKit): void {
       // Ticked ones, keeping holds: only those of them past their hold.
       const selection = all || (pastHoldOnly && !ids.length)
         ? { filter: { ...filter, ...(pastHoldOnly ? { past_hold: true } : {}) } }
-        : { commission_ids: pastHoldOnly ? await payouts.pastHoldOf(app(), scope(res), id, ids) : ids };
+        : { commission_ids: pastHoldOnly ? await commissionLifecycle.pastHoldOf(app(), scope(res), id, ids) : ids };
       if (action === 'approve' && hold !== 'override' && !pastHoldOnly) {
-        const preview = await payouts.approvalPreview(app(), scope(res), id, selection);
+        const preview = await commissionLifecycle.approvalPreview(app(), scope(res), id, selection);
         const count = preview.reduce((n, p) => n + p.count, 0);
         const pastHold = preview.reduce((n, p) => n + p.pastHoldCount, 0);
         if (count > pastHold) {
@@ -124,7 +127,7 @@ export function registerMoneyRoutes(router: Router, kit: MoneyRouteKit): void {
           return programPage(req, res, 'payouts', { status: 200, holdQuestion, formValues: { bulk_reason: text(req, 'bulk_reason') } });
         }
       }
-      const report = await payouts.commissionBulk(app(), scope(res), id, { action, ...selection, reason: text(req, 'bulk_reason') });
+      const report = await commissionLifecycle.commissionBulk(app(), scope(res), id, { action, ...selection, reason: text(req, 'bulk_reason') });
       backToCommissions(req, res, id, 'bulk', { action: report.action, changed: String(report.changed), skipped: String(report.requested - report.changed) });
     } catch (error) {
       return programPage(req, res, 'payouts', { status: 400, fieldErrors: fieldErrors(error, { reason: 'bulk_reason', commission_ids: 'bulk_reason', action: 'bulk_reason', filter: 'bulk_reason', form: 'bulk_reason' }), formValues: { bulk_reason: text(req, 'bulk_reason') } });
@@ -135,7 +138,7 @@ export function registerMoneyRoutes(router: Router, kit: MoneyRouteKit): void {
     const id = await ownProgram(req, res);
     let batchId = 0;
     const ran = await attempt(req, res, 'payouts', 'payout_run', async () => {
-      batchId = (await payouts.runPayouts(app(), scope(res), id)).batchId;
+      batchId = (await payoutRuns.runPayouts(app(), scope(res), id)).batchId;
     });
     // The page says what the run paid and what waits for payout details (src/app/dashboard.ts reads the batch).
     if (ran) res.redirect(303, `${sectionUrl(id, 'payouts')}?done=payout_run&batch=${batchId}`);
@@ -145,7 +148,7 @@ export function registerMoneyRoutes(router: Router, kit: MoneyRouteKit): void {
     const partnerId = text(req, 'partner_id');
     let reminded = 0;
     const ok = await attempt(req, res, 'payouts', 'remind', async () => {
-      reminded = (await payouts.remindPayoutDetails({ ...app(), mailLinks: { publicUrl: kit.portal().publicUrl } }, scope(res), id, partnerId === 'all' || !partnerId ? {} : { partner_ids: [partnerId] })).partners;
+      reminded = (await payoutRuns.remindPayoutDetails({ ...app(), mailLinks: { publicUrl: kit.portal().publicUrl } }, scope(res), id, partnerId === 'all' || !partnerId ? {} : { partner_ids: [partnerId] })).partners;
     });
     if (ok) res.redirect(303, `${sectionUrl(id, 'payouts')}?done=${reminded === 1 ? 'reminded_one' : 'reminded'}#missing-details`);
   });
@@ -153,7 +156,7 @@ export function registerMoneyRoutes(router: Router, kit: MoneyRouteKit): void {
     const id = await ownProgram(req, res);
     const payoutId = Number(req.params.payoutId);
     const ok = await attempt(req, res, 'payouts', `reference_${payoutId}`, () =>
-      payouts.markPayoutPaid(app(), scope(res), id, payoutId, { reference: text(req, `reference_${payoutId}`) }),
+      payoutRuns.markPayoutPaid(app(), scope(res), id, payoutId, { reference: text(req, `reference_${payoutId}`) }),
     );
     if (ok) back(res, id, 'paid', 'payouts');
   });
@@ -161,13 +164,13 @@ export function registerMoneyRoutes(router: Router, kit: MoneyRouteKit): void {
     const id = await ownProgram(req, res);
     const payoutId = Number(req.params.payoutId);
     const ok = await attempt(req, res, 'payouts', `reference_${payoutId}`, () =>
-      payouts.payWithStripe({ ...app(), stripeSecretKey: kit.stripeSecretKey }, scope(res), id, payoutId),
+      payoutRuns.payWithStripe({ ...app(), stripeSecretKey: kit.stripeSecretKey }, scope(res), id, payoutId),
     );
     if (ok) back(res, id, 'paid', 'payouts');
   });
   router.post(`${base}/payouts/:payoutId/cancel`, ...form, async (req, res) => {
     const id = await ownProgram(req, res);
-    await payouts.cancelPayout(app(), scope(res), id, Number(req.params.payoutId));
+    await payoutRuns.cancelPayout(app(), scope(res), id, Number(req.params.payoutId));
     back(res, id, 'canceled', 'payouts');
   });
   router.post(`${base}/payouts/settings`, ...form, async (req, res) => {
@@ -179,13 +182,13 @@ export function registerMoneyRoutes(router: Router, kit: MoneyRouteKit): void {
     const save = async () => {
       // Minimums are typed in each currency's own units ("50.00" is $50): converted here, refused beside their field.
       body.payout_minimums_cents = typedMinimums(req.body as Record<string, unknown>, 'payout_minimum_');
-      return payouts.updatePayoutSettings(app(), scope(res), id, body);
+      return payoutConfig.updatePayoutSettings(app(), scope(res), id, body);
     };
     if (await attempt(req, res, 'payouts', 'hold_days', save)) back(res, id, 'payout_settings', 'payouts');
   });
   router.get(`${base}/payouts/batches/:batchId/export.csv`, async (req, res) => {
     const format = String(req.query.format ?? 'generic');
-    await sendCsv(res, `affix-payouts-${req.params.batchId}-${format}.csv`, payouts.payoutExportCsv(app(), scope(res), Number(req.params.id), Number(req.params.batchId), format));
+    await sendCsv(res, `affix-payouts-${req.params.batchId}-${format}.csv`, payoutRuns.payoutExportCsv(app(), scope(res), Number(req.params.id), Number(req.params.batchId), format));
   });
 
   router.post(`${base}/partners/:partnerId/invite`, ...form, async (req, res) => {

@@ -4,7 +4,7 @@
 import type { SectionData } from '../../app/dashboard.js';
 import type { ImportReport } from '../../app/partner-import.js';
 import type { SourceGroup } from '../../core/partners.js';
-import type { partnerPage } from '../../app/partners.js';
+import type { partnerPage } from '../../app/partner-enrollments.js';
 import { COMMISSION_STATE_WORDS, type CommissionState } from '../../core/commission-ledger.js';
 import { formatMoney } from '../../core/money.js';
 import {
@@ -23,7 +23,7 @@ import {
 } from '../../core/partners.js';
 import { COMMISSION_TYPE_WORDS, describeCommission } from '../../core/programs.js';
 import { COMMISSION_TYPES, type Currency } from '../../core/types.js';
-import type { GroupView } from '../../db/partners.js';
+import type { GroupView } from '../../db/partner-groups.js';
 import { type Html, field, html, raw, select } from './html.js';
 import { minimumFields } from './forms.js';
 import { dataTable } from './table.js';

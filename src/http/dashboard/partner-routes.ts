@@ -8,7 +8,10 @@ import { sendCsv } from '../csv-stream.js';
 import type { ProgramSection } from '../../app/dashboard.js';
 import { requestPartnerBulk, showBulkAction } from '../../app/bulk-actions.js';
 import { type ImportReport, importFileColumns, importPartners, keepImportFile, keptImportFile } from '../../app/partner-import.js';
-import * as partners from '../../app/partners.js';
+import * as partnerBulkActions from '../../app/partner-bulk.js';
+import * as partnerEnrollments from '../../app/partner-enrollments.js';
+import * as partnerList from '../../app/partner-list.js';
+import * as partnerGroups from '../../app/partner-groups.js';
 import { AffixError } from '../../core/errors.js';
 import { PARTNER_ACTIONS, PARTNER_ACTION_WORDS, type PartnerAction } from '../../core/partners.js';
 import { allows } from '../../core/permissions.js';
@@ -54,14 +57,14 @@ export const bulkDone = bulkFlash;
 export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): void {
   const { form, app, scope, ownProgram, programPage, back, send } = kit;
   const base = '/dashboard/programs/:id';
-  const withMail = (): partners.PartnerDeps => ({ ...app(), mailLinks: { publicUrl: kit.publicUrl } });
+  const withMail = (): partnerBulkActions.PartnerDeps => ({ ...app(), mailLinks: { publicUrl: kit.publicUrl } });
   const toReport = (res: Response, id: number, section: ProgramSection, report: { action: string; changed: number; requested: number }) =>
     res.redirect(303, `${sectionUrl(id, section)}?done=bulk&action=${report.action}&changed=${report.changed}&skipped=${report.requested - report.changed}`);
 
   router.post(`${base}/partners`, ...form, async (req, res) => {
     const id = await ownProgram(req, res);
     try {
-      await partners.addPartner(app(), scope(res), id, {
+      await partnerEnrollments.addPartner(app(), scope(res), id, {
         name: text(req, 'partner_name'),
         email: text(req, 'partner_email') || null,
         group_id: text(req, 'partner_group') || null,
@@ -112,13 +115,13 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
   });
 
   router.get(`${base}/partners.csv`, async (req, res) => {
-    await sendCsv(res, `affix-partners-${req.params.id}.csv`, partners.exportPartnersCsv(app(), scope(res), Number(req.params.id), req.query));
+    await sendCsv(res, `affix-partners-${req.params.id}.csv`, partnerList.exportPartnersCsv(app(), scope(res), Number(req.params.id), req.query));
   });
   router.get(`${base}/audit.csv`, async (req, res) => {
     await sendCsv(res, `affix-audit-${req.params.id}.csv`, auditCsv(app(), scope(res), { ...req.query, program_id: req.params.id, with_account: 'true' }));
   });
   router.get(`${base}/applications.csv`, async (req, res) => {
-    await sendCsv(res, `affix-applications-${req.params.id}.csv`, partners.exportApplicationsCsv(app(), scope(res), Number(req.params.id)));
+    await sendCsv(res, `affix-applications-${req.params.id}.csv`, partnerList.exportApplicationsCsv(app(), scope(res), Number(req.params.id)));
   });
 
   // ---- import: a file, (a mapping), a dry run that shows every row's problem, then the real run ----
@@ -158,7 +161,7 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
       else if (chosen === 'new') group_mapping[s.source] = { new_group: newNames[i] };
       else if (chosen.startsWith('group:')) group_mapping[s.source] = { group: chosen.slice(6) };
     });
-    const groups = (await partners.listGroups(app(), scope(res), id)).map((g) => ({ id: g.id, name: g.name }));
+    const groups = (await partnerGroups.listGroups(app(), scope(res), id)).map((g) => ({ id: g.id, name: g.name }));
     const flow: ImportFlow = {
       action: `${sectionUrl(id, 'partners')}/import/${fileId}`,
       fileColumns,
@@ -219,7 +222,7 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
   // ---- one partner ----------------------------------------------------------------------------
   const partnerPage = async (req: Request, res: Response, status = 200, fe: Record<string, string> = {}, values?: Record<string, string>) => {
     const id = await ownProgram(req, res);
-    const data = await partners.partnerPage(app(), scope(res), id, Number(req.params.partnerId));
+    const data = await partnerEnrollments.partnerPage(app(), scope(res), id, Number(req.params.partnerId));
     const query = req.query as Record<string, string>;
     const flash = status < 400 ? (PARTNER_DONE[query.done ?? ''] ?? bulkFlash(query)) : null;
     const body = partnerPageBody({ base: sectionUrl(id, 'overview'), publicUrl: kit.publicUrl, fieldErrors: fe, values, people: allows(res.locals.account.role, 'read_people') }, data);
@@ -232,7 +235,7 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
     const id = await ownProgram(req, res);
     const partnerId = Number(req.params.partnerId);
     try {
-      await partners.editPartner(app(), scope(res), id, partnerId, { name: text(req, 'name'), email: text(req, 'email') || null, tags: text(req, 'tags'), notes: text(req, 'notes') || null });
+      await partnerEnrollments.editPartner(app(), scope(res), id, partnerId, { name: text(req, 'name'), email: text(req, 'email') || null, tags: text(req, 'tags'), notes: text(req, 'notes') || null });
     } catch (error) {
       return partnerPage(req, res, 400, fieldErrors(error), req.body as Record<string, string>);
     }
@@ -246,7 +249,7 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
     const fromApplications = text(req, 'back') === 'applications' && (action === 'approve' || action === 'reject');
     try {
       if (!action) throw new AffixError(400, 'Choose an action.', { fields: { action: 'Choose an action.' } });
-      const { report } = await partners.partnerActionOfOne(withMail(), scope(res), id, partnerId, action, {
+      const { report } = await partnerBulkActions.partnerActionOfOne(withMail(), scope(res), id, partnerId, action, {
         reason: text(req, 'reason') || undefined,
         group_id: text(req, 'group_id') || null,
         reapply: text(req, 'reapply') || undefined,
@@ -267,7 +270,7 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
     const id = await ownProgram(req, res);
     const partnerId = Number(req.params.partnerId);
     try {
-      await partners.setOverride(app(), scope(res), id, partnerId, {
+      await partnerGroups.setOverride(app(), scope(res), id, partnerId, {
         commission_type: text(req, 'commission_type'), commission_rate: text(req, 'commission_rate'), duration_months: text(req, 'duration_months') || null, source: text(req, 'source'),
       });
     } catch (error) {
@@ -277,7 +280,7 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
   });
   router.post(`${base}/partners/:partnerId/override/remove`, ...form, async (req, res) => {
     const id = await ownProgram(req, res);
-    await partners.removeOverride(app(), scope(res), id, Number(req.params.partnerId));
+    await partnerGroups.removeOverride(app(), scope(res), id, Number(req.params.partnerId));
     res.redirect(303, partnerUrl(id, Number(req.params.partnerId), 'done=override_removed'));
   });
 
@@ -301,7 +304,7 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
   router.post(`${base}/groups`, ...form, async (req, res) => {
     const id = await ownProgram(req, res);
     try {
-      await partners.createGroup(app(), scope(res), id, groupInput(req, 'new_'));
+      await partnerGroups.createGroup(app(), scope(res), id, groupInput(req, 'new_'));
     } catch (error) {
       return programPage(req, res, 'groups', { status: 400, fieldErrors: prefixed('new_')(error) });
     }
@@ -311,7 +314,7 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
     const id = await ownProgram(req, res);
     const prefix = `g${Number(req.params.groupId)}_`;
     try {
-      await partners.updateGroup(app(), scope(res), id, Number(req.params.groupId), groupInput(req, prefix));
+      await partnerGroups.updateGroup(app(), scope(res), id, Number(req.params.groupId), groupInput(req, prefix));
     } catch (error) {
       return programPage(req, res, 'groups', { status: (error as AffixError).status ?? 400, fieldErrors: prefixed(prefix)(error) });
     }

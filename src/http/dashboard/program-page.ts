@@ -5,7 +5,7 @@ import { formatMoney } from '../../core/money.js';
 import { COMMISSION_TYPE_WORDS, LEAD_AUTH_WORDS, referralUrl } from '../../core/programs.js';
 import { COMMISSION_TYPES, type Currency, LEAD_AUTH_VALUES } from '../../core/types.js';
 import { PROGRAM_SECTIONS, type ProgramSection, type SectionData, type programPageData } from '../../app/dashboard.js';
-import type { ActivityFilter } from '../../db/dashboard.js';
+import type { ActivityFilter } from '../../db/program-activity.js';
 import { discountsSection } from './discounts-page.js';
 import { dailyChart, funnelChart } from './charts.js';
 import { type PartnerPagesView, applicationsSection, groupsSection, partnersSection } from './partner-pages.js';

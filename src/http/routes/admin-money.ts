@@ -2,8 +2,10 @@
 // (docs/webhooks.md). Mounted on the admin router, behind its token.
 import type { Request, Router } from 'express';
 import type { ManagementDeps } from '../../app/management.js';
-import { operatorFrom } from '../../app/management.js';
-import * as payouts from '../../app/payouts.js';
+import { operatorFrom } from '../../app/scope.js';
+import * as payoutRuns from '../../app/payout-runs.js';
+import * as commissionLifecycle from '../../app/commission-lifecycle.js';
+import * as payoutConfig from '../../app/payout-settings.js';
 import { invitePartner } from '../../app/partner-portal.js';
 import * as promo from '../../app/promo-codes.js';
 import { errors } from '../../core/errors.js';
@@ -20,55 +22,55 @@ export function adminMoneyRoutes(router: Router, deps: AppDeps, app: () => Manag
   const hooks = (): webhooks.WebhookDeps => ({ ...app(), outbound: deps.config.outbound });
 
   router.get(`${base}/balances`, async (req, res) => {
-    res.json({ data: wire(await payouts.balances(app(), operator(req), idParam(req))) });
+    res.json({ data: wire(await payoutRuns.balances(app(), operator(req), idParam(req))) });
   });
   router.get(`${base}/commissions`, async (req, res) => {
-    res.json({ data: wire(await payouts.commissions(app(), operator(req), idParam(req), req.query)) });
+    res.json({ data: wire(await commissionLifecycle.commissions(app(), operator(req), idParam(req), req.query)) });
   });
   router.post(`${base}/commissions/:commissionId/approve`, async (req, res) => {
-    res.json({ data: wire(await payouts.approveCommission(app(), operator(req), idParam(req), idParam(req, 'commissionId'), req.body)) });
+    res.json({ data: wire(await commissionLifecycle.approveCommission(app(), operator(req), idParam(req), idParam(req, 'commissionId'), req.body)) });
   });
   router.post(`${base}/commissions/:commissionId/unapprove`, async (req, res) => {
-    res.json({ data: wire(await payouts.unapproveCommission(app(), operator(req), idParam(req), idParam(req, 'commissionId'), req.body)) });
+    res.json({ data: wire(await commissionLifecycle.unapproveCommission(app(), operator(req), idParam(req), idParam(req, 'commissionId'), req.body)) });
   });
   router.post(`${base}/commissions/:commissionId/release`, async (req, res) => {
-    res.json({ data: wire(await payouts.releaseCommission(app(), operator(req), idParam(req), idParam(req, 'commissionId'), req.body)) });
+    res.json({ data: wire(await commissionLifecycle.releaseCommission(app(), operator(req), idParam(req), idParam(req, 'commissionId'), req.body)) });
   });
   router.post(`${base}/commissions/:commissionId/reject`, async (req, res) => {
-    res.json({ data: wire(await payouts.rejectCommission(app(), operator(req), idParam(req), idParam(req, 'commissionId'), req.body)) });
+    res.json({ data: wire(await commissionLifecycle.rejectCommission(app(), operator(req), idParam(req), idParam(req, 'commissionId'), req.body)) });
   });
   router.get(`${base}/payout-settings`, async (req, res) => {
-    res.json({ data: wire(await payouts.payoutSettings(app(), operator(req), idParam(req))) });
+    res.json({ data: wire(await payoutConfig.payoutSettings(app(), operator(req), idParam(req))) });
   });
   router.patch(`${base}/payout-settings`, async (req, res) => {
-    res.json({ data: wire(await payouts.updatePayoutSettings(app(), operator(req), idParam(req), req.body)) });
+    res.json({ data: wire(await payoutConfig.updatePayoutSettings(app(), operator(req), idParam(req), req.body)) });
   });
   router.patch(`${base}/partners/:partnerId/payout-details`, async (req, res) => {
-    res.json({ data: wire(await payouts.setPayoutDetails(app(), operator(req), idParam(req), idParam(req, 'partnerId'), req.body)) });
+    res.json({ data: wire(await payoutConfig.setPayoutDetails(app(), operator(req), idParam(req), idParam(req, 'partnerId'), req.body)) });
   });
   router.post(`${base}/payouts/run`, async (req, res) => {
-    res.status(201).json({ data: wire(await payouts.runPayouts(app(), operator(req), idParam(req))) });
+    res.status(201).json({ data: wire(await payoutRuns.runPayouts(app(), operator(req), idParam(req))) });
   });
   router.post(`${base}/payouts/remind`, async (req, res) => {
     const reminderDeps = { ...app(), mailLinks: { publicUrl: deps.config.publicUrl } };
-    res.json({ data: wire(await payouts.remindPayoutDetails(reminderDeps, operator(req), idParam(req), req.body)) });
+    res.json({ data: wire(await payoutRuns.remindPayoutDetails(reminderDeps, operator(req), idParam(req), req.body)) });
   });
   router.get(`${base}/payouts`, async (req, res) => {
-    res.json({ data: wire(await payouts.listPayouts(app(), operator(req), idParam(req))) });
+    res.json({ data: wire(await payoutRuns.listPayouts(app(), operator(req), idParam(req))) });
   });
   router.post(`${base}/payouts/:payoutId/paid`, async (req, res) => {
-    res.json({ data: wire(await payouts.markPayoutPaid(app(), operator(req), idParam(req), idParam(req, 'payoutId'), req.body)) });
+    res.json({ data: wire(await payoutRuns.markPayoutPaid(app(), operator(req), idParam(req), idParam(req, 'payoutId'), req.body)) });
   });
   router.post(`${base}/payouts/:payoutId/stripe-transfer`, async (req, res) => {
-    const paid = await payouts.payWithStripe({ ...app(), stripeSecretKey: deps.config.stripeSecretKey }, operator(req), idParam(req), idParam(req, 'payoutId'));
+    const paid = await payoutRuns.payWithStripe({ ...app(), stripeSecretKey: deps.config.stripeSecretKey }, operator(req), idParam(req), idParam(req, 'payoutId'));
     res.json({ data: wire(paid) });
   });
   router.post(`${base}/payouts/:payoutId/cancel`, async (req, res) => {
-    res.json({ data: wire(await payouts.cancelPayout(app(), operator(req), idParam(req), idParam(req, 'payoutId'))) });
+    res.json({ data: wire(await payoutRuns.cancelPayout(app(), operator(req), idParam(req), idParam(req, 'payoutId'))) });
   });
   router.get(`${base}/payout-batches/:batchId/export`, async (req, res) => {
     const format = String(req.query.format ?? 'generic');
-    await sendCsv(res, `payouts-${req.params.batchId}-${format}.csv`, payouts.payoutExportCsv(app(), operator(req), idParam(req), idParam(req, 'batchId'), format));
+    await sendCsv(res, `payouts-${req.params.batchId}-${format}.csv`, payoutRuns.payoutExportCsv(app(), operator(req), idParam(req), idParam(req, 'batchId'), format));
   });
 
   router.post(`${base}/partners/:partnerId/invite`, async (req, res) => {

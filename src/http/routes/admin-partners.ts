@@ -5,10 +5,13 @@ import express, { type Request, type Router } from 'express';
 import * as applications from '../../app/applications.js';
 import * as brand from '../../app/brand.js';
 import type { ManagementDeps } from '../../app/management.js';
-import { operatorFrom } from '../../app/management.js';
+import { operatorFrom } from '../../app/scope.js';
 import { importPartners } from '../../app/partner-import.js';
-import * as partners from '../../app/partners.js';
-import { commissionBulk } from '../../app/payouts.js';
+import * as partnerBulkActions from '../../app/partner-bulk.js';
+import * as partnerList from '../../app/partner-list.js';
+import * as partnerEnrollments from '../../app/partner-enrollments.js';
+import * as partnerGroups from '../../app/partner-groups.js';
+import { commissionBulk } from '../../app/commission-lifecycle.js';
 import { PARTNER_ACTIONS, type PartnerAction } from '../../core/partners.js';
 import type { AppDeps } from '../deps.js';
 import { sendCsv } from '../csv-stream.js';
@@ -39,16 +42,16 @@ const VERBS: Record<string, PartnerAction> = { ...Object.fromEntries(PARTNER_ACT
 
 export function adminPartnerRoutes(router: Router, deps: AppDeps, app: () => ManagementDeps, idParam: IdParam): void {
   const base = '/api/v1/admin/programs/:id';
-  const withMail = (): partners.PartnerDeps => ({ ...app(), mailLinks: { publicUrl: deps.config.publicUrl } });
+  const withMail = (): partnerBulkActions.PartnerDeps => ({ ...app(), mailLinks: { publicUrl: deps.config.publicUrl } });
 
   router.get(`${base}/partners`, async (req, res) => {
-    res.json({ data: wire(await partners.listPartners(app(), operator(req), idParam(req), req.query)) });
+    res.json({ data: wire(await partnerList.listPartners(app(), operator(req), idParam(req), req.query)) });
   });
   router.post(`${base}/partners`, async (req, res) => {
-    res.status(201).json({ data: wire(await partners.addPartner(app(), operator(req), idParam(req), req.body)) });
+    res.status(201).json({ data: wire(await partnerEnrollments.addPartner(app(), operator(req), idParam(req), req.body)) });
   });
   router.get(`${base}/partners.csv`, async (req, res) => {
-    await sendCsv(res, `partners-${idParam(req)}.csv`, partners.exportPartnersCsv(app(), operator(req), idParam(req), req.query));
+    await sendCsv(res, `partners-${idParam(req)}.csv`, partnerList.exportPartnersCsv(app(), operator(req), idParam(req), req.query));
   });
   // Small selections answer with the report; large ones 202 with the bulk action to poll (docs/partners.md).
   router.post(`${base}/partners/bulk`, express.json({ limit: BULK_BODY_LIMIT, strict: false }), refuseUnstorableBody, async (req, res) => {
@@ -76,38 +79,38 @@ export function adminPartnerRoutes(router: Router, deps: AppDeps, app: () => Man
     },
   );
   router.get(`${base}/partners/:partnerId`, async (req, res) => {
-    res.json({ data: wire(await partners.partnerPage(app(), operator(req), idParam(req), idParam(req, 'partnerId'))) });
+    res.json({ data: wire(await partnerEnrollments.partnerPage(app(), operator(req), idParam(req), idParam(req, 'partnerId'))) });
   });
   router.patch(`${base}/partners/:partnerId`, async (req, res) => {
-    res.json({ data: wire(await partners.editPartner(app(), operator(req), idParam(req), idParam(req, 'partnerId'), req.body)) });
+    res.json({ data: wire(await partnerEnrollments.editPartner(app(), operator(req), idParam(req), idParam(req, 'partnerId'), req.body)) });
   });
   router.put(`${base}/partners/:partnerId/override`, async (req, res) => {
-    res.json({ data: wire(await partners.setOverride(app(), operator(req), idParam(req), idParam(req, 'partnerId'), req.body)) });
+    res.json({ data: wire(await partnerGroups.setOverride(app(), operator(req), idParam(req), idParam(req, 'partnerId'), req.body)) });
   });
   router.delete(`${base}/partners/:partnerId/override`, async (req, res) => {
-    res.json({ data: wire(await partners.removeOverride(app(), operator(req), idParam(req), idParam(req, 'partnerId'))) });
+    res.json({ data: wire(await partnerGroups.removeOverride(app(), operator(req), idParam(req), idParam(req, 'partnerId'))) });
   });
   router.post(`${base}/partners/:partnerId/:verb`, async (req, res, next) => {
     const action = VERBS[String(req.params.verb)];
     if (!action) return next();
-    res.json({ data: wire(await partners.partnerActionOfOne(withMail(), operator(req), idParam(req), idParam(req, 'partnerId'), action, req.body)) });
+    res.json({ data: wire(await partnerBulkActions.partnerActionOfOne(withMail(), operator(req), idParam(req), idParam(req, 'partnerId'), action, req.body)) });
   });
 
   router.get(`${base}/groups`, async (req, res) => {
-    res.json({ data: wire(await partners.listGroups(app(), operator(req), idParam(req))) });
+    res.json({ data: wire(await partnerGroups.listGroups(app(), operator(req), idParam(req))) });
   });
   router.post(`${base}/groups`, async (req, res) => {
-    res.status(201).json({ data: wire(await partners.createGroup(app(), operator(req), idParam(req), req.body)) });
+    res.status(201).json({ data: wire(await partnerGroups.createGroup(app(), operator(req), idParam(req), req.body)) });
   });
   router.put(`${base}/groups/:groupId`, async (req, res) => {
-    res.json({ data: wire(await partners.updateGroup(app(), operator(req), idParam(req), idParam(req, 'groupId'), req.body)) });
+    res.json({ data: wire(await partnerGroups.updateGroup(app(), operator(req), idParam(req), idParam(req, 'groupId'), req.body)) });
   });
 
   router.get(`${base}/applications`, async (req, res) => {
     res.json({ data: wire(await applications.listApplications(app(), operator(req), idParam(req), req.query)) });
   });
   router.get(`${base}/applications.csv`, async (req, res) => {
-    await sendCsv(res, `applications-${idParam(req)}.csv`, partners.exportApplicationsCsv(app(), operator(req), idParam(req)));
+    await sendCsv(res, `applications-${idParam(req)}.csv`, partnerList.exportApplicationsCsv(app(), operator(req), idParam(req)));
   });
   router.get(`${base}/application-settings`, async (req, res) => {
     res.json({ data: wire(await applications.applicationSettings(app(), operator(req), idParam(req))) });

@@ -15,27 +15,8 @@ import { securedRouter } from '../guard.js';
 import { ADMIN_ROUTES } from '../../core/permissions.js';
 import { auditCsv, auditLog } from '../../app/audit.js';
 import { sendCsv } from '../csv-stream.js';
-import {
-  type ManagementDeps,
-  OPERATOR,
-  operatorFrom,
-  parseInput,
-  createAccount,
-  listInboxEvents,
-  showInboxEvent,
-  updateAccount,
-  createLink,
-  createProgram,
-  issueKey,
-  listKeys,
-  markKeyForRotation,
-  programInScope,
-  regenerateKey,
-  replayEvent,
-  setLinkEnabled,
-  setStripeSettings,
-  updateProgram,
-} from '../../app/management.js';
+import { type ManagementDeps, parseInput, createAccount, listInboxEvents, showInboxEvent, updateAccount, createLink, createProgram, issueKey, listKeys, markKeyForRotation, regenerateKey, replayEvent, setLinkEnabled, setStripeSettings, updateProgram } from '../../app/management.js';
+import { OPERATOR, operatorFrom, programInScope } from '../../app/scope.js';
 import { readBearer } from '../auth.js';
 import { adminMoneyRoutes } from './admin-money.js';
 import { adminDiscountRoutes } from './discount-routes.js';

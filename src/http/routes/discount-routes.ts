@@ -2,7 +2,8 @@
 // on demand, the processors' API keys), and the public lookup behind the tracker's getDiscount().
 import { type Request, Router } from 'express';
 import * as discounts from '../../app/discounts.js';
-import { type ManagementDeps, operatorFrom } from '../../app/management.js';
+import type { ManagementDeps } from '../../app/management.js';
+import { operatorFrom } from '../../app/scope.js';
 import type { AppDeps } from '../deps.js';
 import { wire } from '../wire.js';
 

@@ -1,33 +1,7 @@
-// Reads and session rows for the dashboard. Writes go through the same admin functions as the
-// admin API (src/db/admin.ts).
-import { sha256 } from '../core/secrets.js';
+// What a program's dashboard pages read beside the rollups: the activity feed (and its CSV pages),
+// the processors' inbox of the program, the partners with their links, Stripe's live check.
+// Every read is scoped by program.
 import type { Pool } from './pool.js';
-import type { Role } from '../core/permissions.js';
-
-export async function createDashboardSession(pool: Pool, token: string, accountId: number, expiresAt: Date, memberId: number | null = null): Promise<void> {
-  await pool.query('INSERT INTO dashboard_sessions (token_hash, account_id, expires_at, member_id) VALUES ($1, $2, $3, $4)', [sha256(token), accountId, expiresAt, memberId]);
-}
-
-/** Who a session is: the account, the person (a member, or the account's own sign-in: an owner) and their role. */
-export async function dashboardSessionAccount(pool: Pool, token: string): Promise<{ id: number; email: string; role: Role; memberId: number | null } | null> {
-  const { rows } = await pool.query(
-    `SELECT a.id, coalesce(m.email, a.email) AS email, coalesce(m.role, 'owner') AS role, m.id AS member_id
-       FROM dashboard_sessions s JOIN accounts a ON a.id = s.account_id LEFT JOIN account_members m ON m.id = s.member_id
-      WHERE s.token_hash = $1 AND s.expires_at > now() AND NOT a.suspended AND (s.member_id IS NULL OR m.removed_at IS NULL)`,
-    [sha256(token)],
-  );
-  const r = rows[0];
-  return r ? { id: Number(r.id), email: r.email, role: r.role, memberId: r.member_id === null ? null : Number(r.member_id) } : null;
-}
-
-export async function endDashboardSession(pool: Pool, token: string): Promise<void> {
-  await pool.query('DELETE FROM dashboard_sessions WHERE token_hash = $1', [sha256(token)]);
-}
-
-export async function programOwnedBy(pool: Pool, programId: number, accountId: number): Promise<boolean> {
-  const { rowCount } = await pool.query('SELECT 1 FROM programs WHERE id = $1 AND account_id = $2', [programId, accountId]);
-  return (rowCount ?? 0) > 0;
-}
 
 export async function stripeLiveCheck(pool: Pool, programId: number) {
   const { rows } = await pool.query(
