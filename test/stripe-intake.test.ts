@@ -40,7 +40,7 @@ let run = 0;
 const vars = () => ({ run: `in${++run}`, click_id: 'clk_x', customer_key: 'k', program_id: shop.programId, email: 'a@b.co' });
 const inboxCount = () => count(db.pool, 'SELECT 1 FROM webhook_events');
 const jobsFor = (inboxId: number) =>
-  count(db.pool, "SELECT 1 FROM pgboss.job WHERE name = 'stripe-events' AND (data ->> 'inboxId')::bigint = $1", [inboxId]);
+  count(db.pool, "SELECT 1 FROM pgboss.job WHERE name = 'processor-events' AND (data ->> 'inboxId')::bigint = $1", [inboxId]);
 
 describe('signature verification', () => {
   it('valid: stored with its job, answered after commit', async () => {
@@ -48,8 +48,8 @@ describe('signature verification', () => {
     const reply = await deliver(api, path, event);
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ received: true, id: expect.any(Number), duplicate: false, status: 'queued' });
-    const { rows } = await db.pool.query('SELECT stripe_event_id, program_id, type, endpoint, status FROM webhook_events WHERE id = $1', [reply.body.id]);
-    expect(rows).toEqual([{ stripe_event_id: event.id, program_id: shop.programId, type: 'checkout.session.completed', endpoint: 'program', status: 'queued' }]);
+    const { rows } = await db.pool.query('SELECT event_key, program_id, type, endpoint, status FROM webhook_events WHERE id = $1', [reply.body.id]);
+    expect(rows).toEqual([{ event_key: event.id, program_id: shop.programId, type: 'checkout.session.completed', endpoint: 'program', status: 'queued' }]);
     expect(await jobsFor(reply.body.id)).toBe(1);
   });
 
@@ -91,7 +91,7 @@ describe('storage', () => {
     const again = await deliver(api, path, event);
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ received: true, id: first.body.id, duplicate: true, status: 'queued' });
-    expect(await count(db.pool, 'SELECT 1 FROM webhook_events WHERE stripe_event_id = $1', [event.id])).toBe(1);
+    expect(await count(db.pool, 'SELECT 1 FROM webhook_events WHERE event_key = $1', [event.id])).toBe(1);
     expect(await jobsFor(first.body.id)).toBe(1);
   });
 
@@ -115,7 +115,7 @@ describe('storage', () => {
     } finally {
       await db.pool.query('DROP TRIGGER fail_job ON pgboss.job');
     }
-    expect(await count(db.pool, 'SELECT 1 FROM webhook_events WHERE stripe_event_id = $1', [event.id])).toBe(0);
+    expect(await count(db.pool, 'SELECT 1 FROM webhook_events WHERE event_key = $1', [event.id])).toBe(0);
     expect((await deliver(api, path, event)).body.status).toBe('queued');
   });
 });

@@ -7,7 +7,7 @@ import { verifyPaddleSignature } from '../core/paddle/signature.js';
 import { ADAPTERS } from '../core/adapters.js';
 import { type ProcessorAdapter, namespacedEventId } from '../core/processor-port.js';
 import { type ConnectedProcessor, noteProcessorSignatureFailure, processorEndpoint } from '../db/processor-endpoints.js';
-import type { IntakeDeps, Received, SignedDelivery } from './stripe-intake.js';
+import type { IntakeDeps, Received, SignedDelivery } from './webhook-intake.js';
 
 interface Door {
   adapter: ProcessorAdapter;
@@ -44,7 +44,7 @@ export async function receiveProcessorEvent(deps: IntakeDeps, processor: Connect
   const envelope = door.adapter.envelope(body, { sandbox: endpoint.sandbox });
   const handled = door.adapter.handledTypes.includes(envelope.type);
   const stored = await deps.inbox.store({
-    stripeEventId: namespacedEventId(processor, envelope.eventId),
+    eventKey: namespacedEventId(processor, envelope.eventId),
     endpoint: 'program',
     programId,
     account: null,
@@ -57,5 +57,5 @@ export async function receiveProcessorEvent(deps: IntakeDeps, processor: Connect
     objectIds: envelope.objectIds.slice(0, 16),
     waitingFor: null,
   });
-  return { ...stored, stripeEventId: namespacedEventId(processor, envelope.eventId), type: envelope.type };
+  return { ...stored, eventKey: namespacedEventId(processor, envelope.eventId), type: envelope.type };
 }

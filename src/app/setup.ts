@@ -8,7 +8,7 @@ import { programWebhookSecret } from '../db/webhook-events.js';
 import { loadFixture } from '../platform/fixtures.js';
 import { runTestEvents } from './cli-programs.js';
 import { type ManagementDeps, type Scope, programInScope } from './management.js';
-import { type IntakeDeps, receiveProgramEvent } from './stripe-intake.js';
+import { type IntakeDeps, receiveProgramEvent } from './webhook-intake.js';
 import type { Store } from '../core/ports.js';
 
 export type SetupDeps = ManagementDeps & { store: Store };
@@ -66,7 +66,7 @@ export async function sendTestStripeEvent(deps: SetupDeps & { intake: IntakeDeps
     kind: 'webhook',
     recorded: [
       `Test click and lead for customer ${lead.customerKey}.`,
-      `Stripe event ${received.stripeEventId} (${received.type}, test mode), signed with your secret: stored as inbox event ${received.id}, ${received.status}. The workers attribute it within seconds.`,
+      `Stripe event ${received.eventKey} (${received.type}, test mode), signed with your secret: stored as inbox event ${received.id}, ${received.status}. The workers attribute it within seconds.`,
     ],
     section: 'inbox',
   };

@@ -108,7 +108,7 @@ export async function* activityPages(pool: Pool, programId: number, filter: Acti
 /** The program's events that need a look (failed, parked, dead, retrying), from every processor or one. */
 export async function inboxForProgram(pool: Pool, programId: number, processor: string | null = null) {
   const { rows } = await pool.query(
-    `SELECT id, processor, stripe_event_id, type, status, reason, attempts, received_at FROM webhook_events
+    `SELECT id, processor, event_key, type, status, reason, attempts, received_at FROM webhook_events
       WHERE program_id = $1 AND status IN ('failed', 'parked', 'dead', 'retrying') AND ($2::text IS NULL OR processor = $2)
       ORDER BY id DESC LIMIT 50`,
     [programId, processor],

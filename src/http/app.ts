@@ -28,7 +28,7 @@ import { brandLogoRoutes } from './brand-logo.js';
 import { mailRoutes } from './mail/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { readinessRoute } from './routes/readiness.js';
-import { type ReceiveWebhook, stripeWebhookRoutes, webhookIntake } from './routes/stripe-webhooks.js';
+import { type ReceiveWebhook, processorWebhookRoutes, webhookIntake } from './routes/processor-webhooks.js';
 import { TRACK_CLICK_PATH, trackClickHandlers, trackClickPreflight } from './routes/track-click.js';
 import { trackLeadRoute } from './routes/track-lead.js';
 import { trackRefundRoute } from './routes/track-refund.js';
@@ -95,7 +95,7 @@ export function createApp(given: HttpDeps): BuiltApp {
   // One intake (inbox writer, secret cache) for Express's webhook routes and the direct path.
   const receiveWebhook = webhookIntake(deps);
   // Before the JSON parser: signatures are verified on the raw body.
-  app.use(stripeWebhookRoutes(deps, receiveWebhook));
+  app.use(processorWebhookRoutes(deps, receiveWebhook));
   // GET /cli/status answers 200, 401 and 429 without X-Request-ID (spec §7); its 500 has one.
   app.get('/api/v1/cli/status', (_req: Request, res: Response, next: NextFunction) => {
     res.removeHeader('X-Request-ID');

@@ -13,7 +13,7 @@ import { importInput } from '../app/partner-import.js';
 import { bulkInput, editPartnerInput, groupInput, listQuery as partnersQuery, newPartnerInput, overrideInput } from '../app/partners.js';
 import { approvalReasonInput, commissionBulkInput, detailsInput, markPaidInput, reasonInput, remindInput, settingsInput as payoutSettingsInput } from '../app/payouts.js';
 import { promoInput } from '../app/promo-codes.js';
-import { signedEventSchema } from '../app/stripe-intake.js';
+import { signedEventSchema } from '../app/webhook-intake.js';
 import { endpointInput, updateInput as endpointUpdateInput } from '../app/webhook-endpoints.js';
 import { accountSchema, accountUpdateSchema, enabledSchema, eventsQuery, rotationSchema } from './routes/admin.js';
 import { clickSchema, leadSchema, refundSchema, saleSchema } from './schemas.js';

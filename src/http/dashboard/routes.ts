@@ -19,7 +19,7 @@ import {
   programPageData,
   startSingleSignOn,
 } from '../../app/dashboard.js';
-import { stripeEventEnqueuer } from '../../platform/queue.js';
+import { processorEventEnqueuer } from '../../platform/queue.js';
 import {
   type AccountScope,
   type ManagementDeps,
@@ -51,7 +51,7 @@ import { invitationGonePage, joinPage as joinView, loginPage, programsPage, rege
 import { errorPage } from '../views/components.js';
 import { sendTestEvent, sendTestStripeEvent } from '../../app/setup.js';
 import { isConnectedProcessor, setProcessorSettings } from '../../app/processors.js';
-import { inboxWriter, secretCache } from '../../app/stripe-intake.js';
+import { inboxWriter, secretCache } from '../../app/webhook-intake.js';
 import { changeRole, invitationFor, inviteMember, joinTeam, listTeam, removeFromTeam } from '../../app/team.js';
 import { teamSignIns } from '../../app/sign-ins.js';
 import { registerAccountRoutes, registerPasswordResetRoutes } from './account-routes.js';
@@ -439,7 +439,7 @@ export function dashboardRoutes(deps: AppDeps): Router {
 
   router.post('/dashboard/programs/:id/events/:eventId/replay', ...form, async (req, res) => {
     const id = await ownProgram(req, res);
-    const enqueue = deps.queue ? stripeEventEnqueuer(deps.queue) : null;
+    const enqueue = deps.queue ? processorEventEnqueuer(deps.queue) : null;
     await replayEvent({ ...app(), enqueue }, scope(res), Number(req.params.eventId), id);
     back(res, id, 'replayed', 'inbox');
   });

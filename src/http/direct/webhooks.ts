@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpDeps } from '../deps.js';
 import { answerFailure, asResponse, beginRequest } from '../request-life.js';
-import { type ReceiveWebhook, type WebhookSource, answerReceived, assertIntakeRunning } from '../routes/stripe-webhooks.js';
+import { type ReceiveWebhook, type WebhookSource, answerReceived, assertIntakeRunning } from '../routes/processor-webhooks.js';
 import { hasPlainBody, pathOf, readBody } from './body.js';
 
 export interface WebhookRoute {

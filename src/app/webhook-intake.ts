@@ -9,7 +9,7 @@ import type { Pool } from '../db/pool.js';
 import { InboxWriter } from '../db/inbox-writer.js';
 import { signatureFailureInWords } from '../core/stripe/signature-failure.js';
 import { type NewInboxEvent, type ProgramStripeSettings, type StoredEvent, noteSignatureFailure, programByStripeAccount, programWebhookSecret } from '../db/webhook-events.js';
-import { STRIPE_EVENTS_JOB_QUEUE } from '../platform/queue.js';
+import { PROCESSOR_EVENTS_JOB_QUEUE } from '../platform/queue.js';
 import type { SecretBox } from '../platform/secret-box.js';
 import { TtlCache } from '../platform/ttl-cache.js';
 
@@ -29,7 +29,7 @@ interface ProgramSecret {
 export const secretCache = () => new TtlCache<number, ProgramSecret | null>(5_000);
 
 /** One per process: the inbox rows of concurrent deliveries are written together. */
-export const inboxWriter = (pool: Pool) => new InboxWriter(pool, STRIPE_EVENTS_JOB_QUEUE);
+export const inboxWriter = (pool: Pool) => new InboxWriter(pool, PROCESSOR_EVENTS_JOB_QUEUE);
 
 export interface IntakeDeps {
   pool: Pool;
@@ -50,7 +50,7 @@ export interface SignedDelivery {
   signature: unknown;
 }
 
-export type Received = StoredEvent & { stripeEventId: string; type: string };
+export type Received = StoredEvent & { eventKey: string; type: string };
 
 /** Ids and names Stripe sends are short printable ASCII; anything else is not a Stripe event. */
 const stripeToken = z.string().regex(/^[\x21-\x7e]{1,255}$/);
@@ -109,7 +109,7 @@ function unboundAccount(event: Stripe.Event, retentionDays: number): Routing {
 
 async function store(deps: IntakeDeps, delivery: SignedDelivery, event: Stripe.Event, inbox: Pick<NewInboxEvent, 'endpoint' | 'programId'> & Routing): Promise<Received> {
   const stored = await deps.inbox.store({
-    stripeEventId: event.id,
+    eventKey: event.id,
     type: event.type,
     livemode: event.livemode === true,
     apiVersion: event.api_version ?? null,
@@ -118,7 +118,7 @@ async function store(deps: IntakeDeps, delivery: SignedDelivery, event: Stripe.E
     account: event.account ?? null,
     ...inbox,
   });
-  return { ...stored, stripeEventId: event.id, type: event.type };
+  return { ...stored, eventKey: event.id, type: event.type };
 }
 
 /** A brand's own Stripe account: verified with the program's signing secret. */

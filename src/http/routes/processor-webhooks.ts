@@ -1,7 +1,7 @@
 // Processors' webhooks over HTTP (Stripe, Paddle, Lemon Squeezy): the raw body and signature go
 // to the intake use case; the answer says what was stored.
 import express, { type Request, type Response, Router } from 'express';
-import { type IntakeDeps, type Received, inboxWriter, receiveConnectEvent, receiveProgramEvent, secretCache } from '../../app/stripe-intake.js';
+import { type IntakeDeps, type Received, inboxWriter, receiveConnectEvent, receiveProgramEvent, secretCache } from '../../app/webhook-intake.js';
 import { receiveProcessorEvent } from '../../app/processor-intake.js';
 import { AffixError, errors } from '../../core/errors.js';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -12,7 +12,7 @@ import { type HttpDeps, clock } from '../deps.js';
 /** The answer to a stored delivery; Express's routes and the direct path (direct/webhooks.ts) share it. */
 export function answerReceived(res: Response, received: Received): void {
   // On the request's own log line (one line per request).
-  state(res).logFields = { eventId: received.stripeEventId, type: received.type, inboxId: received.id, duplicate: received.duplicate, inboxStatus: received.status };
+  state(res).logFields = { eventId: received.eventKey, type: received.type, inboxId: received.id, duplicate: received.duplicate, inboxStatus: received.status };
   writeJson(res, 200, { received: true, id: received.id, duplicate: received.duplicate, status: received.status });
 }
 
@@ -50,7 +50,7 @@ export function webhookIntake(deps: HttpDeps): ReceiveWebhook {
   };
 }
 
-export function stripeWebhookRoutes(deps: HttpDeps, receive: ReceiveWebhook = webhookIntake(deps)): Router {
+export function processorWebhookRoutes(deps: HttpDeps, receive: ReceiveWebhook = webhookIntake(deps)): Router {
   const router = Router();
   const parseRaw = express.raw({ type: () => true, limit: deps.config.webhookBodyLimit });
   // The size refusal names the limit that applied here, not the JSON API's.
