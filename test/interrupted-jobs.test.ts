@@ -4,7 +4,8 @@
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resumeInterruptedJobs } from '../src/db/interrupted-jobs.js';
-import { JOB_EXPIRY_SECONDS, PROCESSOR_EVENTS_QUEUE } from '../src/platform/queue.js';
+import { PROCESSOR_EVENTS_QUEUE } from '../src/core/queue-names.js';
+import { JOB_EXPIRY_SECONDS } from '../src/platform/queue.js';
 import { type TestApi, type TestDatabase, closeTestApi, openTestApi } from './support/harness.js';
 
 let db: TestDatabase;

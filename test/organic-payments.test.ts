@@ -11,7 +11,7 @@ import { PgTrackingTx } from '../src/db/tracking-tx.js';
 import { queueDueEvents } from '../src/db/webhook-events.js';
 import { handleProcessorEvent, handleProcessorEventBatch } from '../src/jobs/processor-event-job.js';
 import { loadFixture } from '../src/platform/fixtures.js';
-import { PROCESSOR_EVENTS_JOB_QUEUE } from '../src/platform/queue.js';
+import { PROCESSOR_EVENTS_JOB_QUEUE } from '../src/core/queue-names.js';
 import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, count, createTestDatabase, seedProgram, startTestApi, trackClick } from './support/harness.js';
 import { planNodes, recordStatements, scansOfLargeTables } from './support/query-plans.js';
 import { deliverSteps, seedStripeCustomer, workerDeps } from './support/stripe.js';

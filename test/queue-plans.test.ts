@@ -11,7 +11,8 @@ import type PgBoss from 'pg-boss';
 import { migrate } from '../src/db/migrate.js';
 import { DATABASE_TIMEOUTS, type Pool, createPool } from '../src/db/pool.js';
 import { finishEvents, loadEventPayloads, storeEvent, storeEvents, type NewInboxEvent } from '../src/db/webhook-events.js';
-import { PROCESSOR_EVENTS_JOB_QUEUE, PROCESSOR_EVENTS_QUEUE, startQueue } from '../src/platform/queue.js';
+import { PROCESSOR_EVENTS_JOB_QUEUE, PROCESSOR_EVENTS_QUEUE } from '../src/core/queue-names.js';
+import { startQueue } from '../src/platform/queue.js';
 import { type PlanNode, planAsksForJit, planNodes, recordStatements, sortsOfLargeTables, wholeTableScans } from './support/query-plans.js';
 import { type PostgresBuild, type ThrowawayServer, postgresBuilds, startThrowawayServer } from './support/postgres-versions.js';
 

@@ -3,7 +3,8 @@
 // run after it, under the new name: the queue's start-up moves them and deletes the old queues.
 import PgBoss from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROCESSOR_EVENTS_DEAD_QUEUE, PROCESSOR_EVENTS_QUEUE, startQueue } from '../src/platform/queue.js';
+import { PROCESSOR_EVENTS_DEAD_QUEUE, PROCESSOR_EVENTS_QUEUE } from '../src/core/queue-names.js';
+import { startQueue } from '../src/platform/queue.js';
 import { type TestDatabase, createTestDatabase } from './support/harness.js';
 
 const POLICY = { retryLimit: 5, retryDelaySeconds: 5 };

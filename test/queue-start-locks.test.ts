@@ -4,7 +4,8 @@
 // transaction, every new intake insert queued behind it, and after lock_timeout the worker did not start.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROCESSOR_EVENTS_QUEUE, startQueue } from '../src/platform/queue.js';
+import { PROCESSOR_EVENTS_QUEUE } from '../src/core/queue-names.js';
+import { startQueue } from '../src/platform/queue.js';
 import { type TestDatabase, createTestDatabase } from './support/harness.js';
 
 const POLICY = { retryLimit: 5, retryDelaySeconds: 5 };

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Pool, type PoolClient, createPool } from '../src/db/pool.js';
 import { type NewInboxEvent, storeEvents } from '../src/db/webhook-events.js';
 import { handleProcessorEventBatch } from '../src/jobs/processor-event-job.js';
-import { PROCESSOR_EVENTS_JOB_QUEUE } from '../src/platform/queue.js';
+import { PROCESSOR_EVENTS_JOB_QUEUE } from '../src/core/queue-names.js';
 import { type TestApi, type TestDatabase, count, createTestDatabase, startTestApi, trackClick } from './support/harness.js';
 import { CONNECT_SECRET, deliver, fixture, seedStripeCustomer, workerDeps } from './support/stripe.js';
 

@@ -11,7 +11,7 @@ import { wakeWorkers } from '../src/db/webhook-events.js';
 import { type RunningWorkers, startWorkers } from '../src/jobs/index.js';
 import { loadConfig } from '../src/platform/config.js';
 import { createLogger } from '../src/platform/logger.js';
-import { PROCESSOR_EVENTS_QUEUE } from '../src/platform/queue.js';
+import { PROCESSOR_EVENTS_QUEUE } from '../src/core/queue-names.js';
 import { type TestApi, type TestDatabase, createTestDatabase, startTestApi } from './support/harness.js';
 import { deliver, fixture, seedStripeCustomer } from './support/stripe.js';
 

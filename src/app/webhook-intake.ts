@@ -9,7 +9,7 @@ import type { Pool } from '../db/pool.js';
 import { InboxWriter } from '../db/inbox-writer.js';
 import { signatureFailureInWords } from '../core/stripe/signature-failure.js';
 import { type NewInboxEvent, type ProgramStripeSettings, type StoredEvent, noteSignatureFailure, programByStripeAccount, programWebhookSecret } from '../db/webhook-events.js';
-import { PROCESSOR_EVENTS_JOB_QUEUE } from '../platform/queue.js';
+import { PROCESSOR_EVENTS_JOB_QUEUE } from '../core/queue-names.js';
 import type { SecretBox } from '../platform/secret-box.js';
 import { TtlCache } from '../platform/ttl-cache.js';
 

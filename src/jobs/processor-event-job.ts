@@ -1,5 +1,5 @@
 // Job handler: one stored processor event -> its adapter's fact -> one core call -> the inbox row says what happened.
-import { PROCESSOR_EVENTS_JOB_QUEUE } from '../platform/queue.js';
+import { PROCESSOR_EVENTS_JOB_QUEUE } from '../core/queue-names.js';
 import type PgBoss from 'pg-boss';
 import { z } from 'zod';
 import { AffixError } from '../core/errors.js';

@@ -1,35 +1,29 @@
-// pg-boss: the job queue lives in the same PostgreSQL. Queue names, retry and expiry policy in one place.
+// pg-boss: the job queue lives in the same PostgreSQL. Retry and expiry policy and schedules in
+// one place; the queues' names are in src/core/queue-names.ts.
 import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { DATABASE_TIMEOUTS, type PoolClient, type Pooling, connectionSettings, createPool } from '../db/pool.js';
-import { OUTBOUND_QUEUE } from '../db/outbound.js';
 import { moveRenamedQueues } from '../db/renamed-queues.js';
-import { BULK_ACTIONS_DEAD_QUEUE, BULK_ACTIONS_QUEUE } from '../db/bulk-actions.js';
+import {
+  APPROVALS_QUEUE,
+  BULK_ACTIONS_DEAD_QUEUE,
+  BULK_ACTIONS_QUEUE,
+  DIGEST_QUEUE,
+  HOURLY_UPKEEP_QUEUE,
+  HOUSEKEEPING_QUEUE,
+  OUTBOUND_QUEUE,
+  PROCESSOR_EVENTS_DEAD_QUEUE,
+  PROCESSOR_EVENTS_JOB_QUEUE,
+  PROCESSOR_EVENTS_QUEUE,
+  RENAMED_QUEUES,
+} from '../core/queue-names.js';
 import type { Logger } from './logger.js';
 
-export const PROCESSOR_EVENTS_QUEUE = 'processor-events';
-export const PROCESSOR_EVENTS_DEAD_QUEUE = 'processor-events-dead';
-/** Queues' earlier names: their jobs are moved to the new name at start (src/db/renamed-queues.ts), a queue before its dead letter. */
-export const RENAMED_QUEUES = [
-  { from: 'stripe-events', to: PROCESSOR_EVENTS_QUEUE },
-  { from: 'stripe-events-dead', to: PROCESSOR_EVENTS_DEAD_QUEUE },
-] as const;
-export { OUTBOUND_QUEUE };
-/** The scheduled approval of commissions whose hold is over (docs/payouts.md). */
-export const APPROVALS_QUEUE = 'commission-approvals';
-export { BULK_ACTIONS_DEAD_QUEUE, BULK_ACTIONS_QUEUE } from '../db/bulk-actions.js';
-export const DIGEST_QUEUE = 'commission-digests';
 /** Every day at 07:00 UTC: yesterday's commissions, one mail per partner and program. */
 export const DIGEST_CRON = '0 7 * * *';
 export const APPROVALS_CRON = '*/10 * * * *';
-/** Every minute: rate-limit windows, sign-in places and payloads past retention (src/jobs/upkeep-jobs.ts). */
-export const HOUSEKEEPING_QUEUE = 'housekeeping';
 export const HOUSEKEEPING_CRON = '* * * * *';
-/** Every hour: click partitions ahead, counter and rollup shards folded (src/jobs/upkeep-jobs.ts). */
-export const HOURLY_UPKEEP_QUEUE = 'hourly-upkeep';
 export const HOURLY_UPKEEP_CRON = '0 * * * *';
-/** pg-boss's schema (its default) and the processors' events queue: where the intake writes a job beside its inbox row. */
-export const PROCESSOR_EVENTS_JOB_QUEUE = { schema: 'pgboss', name: PROCESSOR_EVENTS_QUEUE } as const;
 
 /**
  * A job whose worker died (killed, crashed, lost its database) stays `active` until it expires.
