@@ -60,7 +60,7 @@ describe('signature verification', () => {
     expect(forged.status).toBe(400);
     expect(forged.body.error.message).toMatch(/^Webhook signature verification failed: /);
     // The program page's live check says it in whole sentences, never cut mid-word.
-    const noted = async () => (await db.pool.query('SELECT stripe_last_signature_error AS e FROM programs WHERE id = $1', [shop.programId])).rows[0].e;
+    const noted = async () => (await db.pool.query("SELECT last_signature_error AS e FROM processor_endpoints WHERE program_id = $1 AND processor = 'stripe'", [shop.programId])).rows[0].e;
     expect(await noted()).toBe('No signature matched the signing secret saved here. Copy the signing secret (whsec_…) of this endpoint in Stripe and save it below.');
     const stale = await deliver(api, path, event, { timestamp: Math.floor(Date.now() / 1000) - 301 });
     expect(stale.status).toBe(400);
@@ -145,7 +145,7 @@ describe('Connect endpoint', () => {
 
 describe('signing secrets at rest', () => {
   it('are stored sealed, never in clear', async () => {
-    const { rows } = await db.pool.query('SELECT stripe_webhook_secret FROM programs WHERE id = $1', [shop.programId]);
+    const { rows } = await db.pool.query("SELECT webhook_secret_sealed AS stripe_webhook_secret FROM processor_endpoints WHERE program_id = $1 AND processor = 'stripe'", [shop.programId]);
     expect(rows[0].stripe_webhook_secret).toMatch(/^v1\./);
     expect(rows[0].stripe_webhook_secret).not.toContain(WEBHOOK_SECRET);
     const header = sign('{}', WEBHOOK_SECRET);

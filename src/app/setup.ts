@@ -4,7 +4,7 @@ import Stripe from 'stripe';
 import { AffixError } from '../core/errors.js';
 import { formatMoney } from '../core/money.js';
 import { type SyntheticEventType, TEST_SALE_CENTS } from '../core/synthetic-events.js';
-import { programWebhookSecret } from '../db/webhook-events.js';
+import { endpointForIntake } from '../db/processor-endpoints.js';
 import { loadFixture } from '../platform/fixtures.js';
 import { runTestEvents } from './cli-programs.js';
 import { type ManagementDeps, type Scope, programInScope } from './management.js';
@@ -41,8 +41,8 @@ export async function sendTestEvent(deps: SetupDeps, scope: Scope, programId: nu
  */
 export async function sendTestStripeEvent(deps: SetupDeps & { intake: IntakeDeps }, scope: Scope, programId: number): Promise<TestEventOutcome> {
   const program = await programInScope(deps, scope, programId);
-  const stored = await programWebhookSecret(deps.pool, program.id);
-  const secret = stored?.webhookSecretSealed && deps.secretBox ? deps.secretBox.open(stored.webhookSecretSealed) : null;
+  const stored = await endpointForIntake(deps.pool, program.id, 'stripe');
+  const secret = stored?.endpoint && deps.secretBox ? deps.secretBox.open(stored.endpoint.secretSealed) : null;
   if (!secret) {
     const message = 'Save the signing secret on the Stripe page first: the test event is signed with it, as Stripe signs its deliveries.';
     throw new AffixError(409, message, { code: 'stripe_not_connected', fields: { test_webhook: message } });
@@ -61,7 +61,7 @@ export async function sendTestStripeEvent(deps: SetupDeps & { intake: IntakeDeps
   event.data.object.livemode = false;
   const body = JSON.stringify(event);
   const signature = Stripe.webhooks.generateTestHeaderString({ payload: body, secret, timestamp: Math.floor(now.getTime() / 1000) });
-  const received = await receiveProgramEvent(deps.intake, String(program.id), { rawBody: Buffer.from(body), signature });
+  const received = await receiveProgramEvent(deps.intake, 'stripe', String(program.id), { rawBody: Buffer.from(body), signature }, now);
   return {
     kind: 'webhook',
     recorded: [

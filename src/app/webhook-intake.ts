@@ -1,32 +1,39 @@
-// Stripe's door: verify the signature on the raw body, then store the event and enqueue its job
-// in one transaction. No attribution happens here; the workers do it.
+// Every processor's door (Stripe, Paddle, Lemon Squeezy): verify the signature on the raw body
+// with the program's endpoint secret, read the envelope with the processor's adapter, then store
+// the event and enqueue its job in one transaction. No attribution happens here; the workers do it.
 import Stripe from 'stripe';
-import { z } from 'zod';
-import { errors } from '../core/errors.js';
-import { isHandledStripeEvent } from '../core/stripe/event-types.js';
-import { stripeObjectIds } from '../core/stripe/read-objects.js';
-import type { Pool } from '../db/pool.js';
-import { InboxWriter } from '../db/inbox-writer.js';
-import { signatureFailureInWords } from '../core/stripe/signature-failure.js';
-import { type NewInboxEvent, type ProgramStripeSettings, type StoredEvent, noteSignatureFailure, programByStripeAccount, programWebhookSecret } from '../db/webhook-events.js';
+import { ADAPTERS } from '../core/adapters.js';
+import { AffixError, errors } from '../core/errors.js';
+import { verifyLemonSqueezySignature } from '../core/lemonsqueezy/signature.js';
+import { verifyPaddleSignature } from '../core/paddle/signature.js';
+import { type ProcessorAdapter, type ProcessorEnvelope, type ProcessorName, namespacedEventId } from '../core/processor-port.js';
 import { PROCESSOR_EVENTS_JOB_QUEUE } from '../core/queue-names.js';
+import { signatureFailureInWords } from '../core/stripe/signature-failure.js';
+import { InboxWriter } from '../db/inbox-writer.js';
+import type { Pool } from '../db/pool.js';
+import { endpointForIntake, noteProcessorSignatureFailure } from '../db/processor-endpoints.js';
+import { type NewInboxEvent, type StoredEvent, programByStripeAccount } from '../db/webhook-events.js';
 import type { SecretBox } from '../platform/secret-box.js';
 import { TtlCache } from '../platform/ttl-cache.js';
 
-const TOLERANCE_SECONDS = 300;
+const STRIPE_TOLERANCE_SECONDS = 300;
 
-/** A program's signing secret, opened (null: none set, or no key to open it with). */
-interface ProgramSecret {
+/** A program's endpoint at one processor, its secret opened (null: no such program). */
+interface OpenedEndpoint {
   programId: number;
+  /** False: no endpoint saved for this processor. */
+  saved: boolean;
+  /** The signing secret, opened (null: none saved, or no key to open it with). */
   secret: string | null;
+  sandbox: boolean;
 }
 
 /**
- * Programs' signing secrets, read and opened at most every few seconds per process: a webhook
- * then costs one round trip and no decryption. A signature that fails against a cached secret
- * is checked again against the stored one, so a new secret works at once.
+ * Programs' endpoints, read and their secrets opened at most every few seconds per process, for
+ * every processor: a webhook then costs one round trip and no decryption. A signature that fails
+ * against a cached secret is checked again against the stored one, so a new secret works at once.
  */
-export const secretCache = () => new TtlCache<number, ProgramSecret | null>(5_000);
+export const secretCache = () => new TtlCache<string, OpenedEndpoint | null>(5_000);
 
 /** One per process: the inbox rows of concurrent deliveries are written together. */
 export const inboxWriter = (pool: Pool) => new InboxWriter(pool, PROCESSOR_EVENTS_JOB_QUEUE);
@@ -44,7 +51,7 @@ export interface IntakeDeps {
   paddleToleranceSeconds?: number;
 }
 
-/** What came over the wire, untouched: Stripe signs these exact bytes. */
+/** What came over the wire, untouched: the processor signs these exact bytes. */
 export interface SignedDelivery {
   rawBody: unknown;
   signature: unknown;
@@ -52,118 +59,170 @@ export interface SignedDelivery {
 
 export type Received = StoredEvent & { eventKey: string; type: string };
 
-/** Ids and names Stripe sends are short printable ASCII; anything else is not a Stripe event. */
-const stripeToken = z.string().regex(/^[\x21-\x7e]{1,255}$/);
+/** How one processor signs, and what its refusals say. */
+interface Door {
+  name: string;
+  adapter: ProcessorAdapter;
+  /**
+   * Checks the signature on the raw bytes (a 400 when it does not hold). Returns the body when
+   * checking it read it (Stripe's library parses it), else undefined: it is read after.
+   */
+  verify(rawBody: unknown, signature: unknown, secret: string, now: Date, deps: IntakeDeps): unknown;
+  /** The refusal when the endpoint cannot verify anything: no such program, or no secret to use. */
+  unusable(endpoint: OpenedEndpoint | null): AffixError | null;
+  /** The last failure as the set-up page shows it. */
+  failureInWords(message: string): string;
+}
 
-/** The envelope every Stripe event has; the object inside is read by the workers. */
-export const signedEventSchema = z.object({
-  id: stripeToken,
-  type: stripeToken,
-  livemode: z.boolean().optional(),
-  api_version: stripeToken.nullish(),
-  account: stripeToken.nullish(),
-  // Only "an object": the workers read what is inside (no walk over its keys here).
-  data: z.object({ object: z.custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value)) }),
-});
-
-function verify({ rawBody, signature }: SignedDelivery, secret: string): Stripe.Event {
-  if (typeof signature !== 'string' || !signature) throw errors.badRequest('Missing Stripe-Signature header');
+const rawBytes = (rawBody: unknown): Buffer => {
   if (!Buffer.isBuffer(rawBody)) throw errors.badRequest('Webhook body must be the raw request body');
-  let event: unknown;
+  return rawBody;
+};
+
+/** The processors other than Stripe: a program without an endpoint is "not found", as its page says. */
+function notSetUp(name: string) {
+  return (endpoint: OpenedEndpoint | null): AffixError | null => {
+    if (!endpoint?.saved) return errors.notFound(`Program not found, or ${name} is not set up for it: save its signing secret first`);
+    if (!endpoint.secret) return errors.badRequest(`Set AFFIX_SECRET_KEY to open the ${name} signing secret`);
+    return null;
+  };
+}
+
+function verifyStripe(rawBody: unknown, signature: unknown, secret: string): unknown {
+  if (typeof signature !== 'string' || !signature) throw errors.badRequest('Missing Stripe-Signature header');
+  const raw = rawBytes(rawBody);
   try {
-    event = Stripe.webhooks.constructEvent(rawBody, signature, secret, TOLERANCE_SECONDS);
+    return Stripe.webhooks.constructEvent(raw, signature, secret, STRIPE_TOLERANCE_SECONDS);
   } catch (error) {
     throw errors.badRequest(`Webhook signature verification failed: ${(error as Error).message}`);
   }
-  // Correctly signed, so Stripe will retry it for days: a clear 400 tells whoever reads the
-  // endpoint's log in Stripe's dashboard why it was refused.
-  const parsed = signedEventSchema.safeParse(event);
-  if (!parsed.success) {
-    const fields = [...new Set(parsed.error.issues.map((issue) => issue.path.join('.') || 'body'))].join(', ');
-    throw errors.badRequest(`Signed payload is not a Stripe event (check: ${fields})`);
+}
+
+const DOORS: Record<ProcessorName, Door> = {
+  stripe: {
+    name: 'Stripe',
+    adapter: ADAPTERS.stripe,
+    verify: verifyStripe,
+    unusable: (endpoint) => {
+      if (!endpoint) return errors.notFound('Program not found');
+      if (!endpoint.secret) return errors.badRequest('Stripe is not connected for this program: set its webhook signing secret first');
+      return null;
+    },
+    failureInWords: signatureFailureInWords,
+  },
+  paddle: {
+    name: 'Paddle',
+    adapter: ADAPTERS.paddle,
+    verify: (rawBody, signature, secret, now, deps) => void verifyPaddleSignature(rawBytes(rawBody), signature, secret, now, deps.paddleToleranceSeconds),
+    unusable: notSetUp('Paddle'),
+    failureInWords: (message) => message,
+  },
+  lemonsqueezy: {
+    name: 'Lemon Squeezy',
+    adapter: ADAPTERS.lemonsqueezy,
+    verify: (rawBody, signature, secret) => void verifyLemonSqueezySignature(rawBytes(rawBody), signature, secret),
+    unusable: notSetUp('Lemon Squeezy'),
+    failureInWords: (message) => message,
+  },
+};
+
+function readBody(door: Door, rawBody: Buffer, parsed: unknown): unknown {
+  if (parsed !== undefined) return parsed;
+  try {
+    return JSON.parse(rawBody.toString('utf8'));
+  } catch {
+    throw errors.badRequest(`Signed payload is not JSON: not a ${door.name} webhook`);
   }
-  return event as Stripe.Event;
 }
 
 type Routing = Pick<NewInboxEvent, 'status' | 'reason' | 'waitingFor'>;
 
-function routing(event: Stripe.Event): Routing {
-  return isHandledStripeEvent(event.type)
+function routing(door: Door, envelope: ProcessorEnvelope): Routing {
+  return door.adapter.handledTypes.includes(envelope.type)
     ? { status: 'queued', reason: null, waitingFor: null }
-    : { status: 'ignored', reason: `event type ${event.type} is not handled`, waitingFor: null };
+    : { status: 'ignored', reason: `event type ${envelope.type} is not handled`, waitingFor: null };
+}
+
+async function store(deps: IntakeDeps, processor: ProcessorName, rawBody: Buffer, envelope: ProcessorEnvelope, inbox: Pick<NewInboxEvent, 'endpoint' | 'programId'> & Routing): Promise<Received> {
+  const eventKey = namespacedEventId(processor, envelope.eventId);
+  const stored = await deps.inbox.store({
+    eventKey,
+    type: envelope.type,
+    livemode: envelope.livemode,
+    apiVersion: envelope.apiVersion ?? null,
+    rawBody,
+    objectIds: envelope.objectIds.slice(0, 16),
+    account: envelope.account ?? null,
+    ...inbox,
+  });
+  return { ...stored, eventKey, type: envelope.type };
+}
+
+/**
+ * A delivery to a program's own endpoint at its processor, verified with the secret saved for it.
+ * A signature that fails against the cached secret is checked once more against the stored one
+ * (the secret may have just changed, or the endpoint been saved); a failure then is noted for the
+ * set-up page.
+ */
+export async function receiveProgramEvent(deps: IntakeDeps, processor: ProcessorName, programRef: string, delivery: SignedDelivery, now: Date): Promise<Received> {
+  const door = DOORS[processor];
+  const programId = /^\d{1,15}$/.test(programRef) ? Number(programRef) : null;
+  if (programId === null) throw errors.notFound('Program not found');
+  const key = `${processor}:${programId}`;
+  const load = async (): Promise<OpenedEndpoint | null> => {
+    const stored = await endpointForIntake(deps.pool, programId, processor);
+    if (!stored) return null;
+    const sealed = stored.endpoint?.secretSealed ?? null;
+    return { programId: stored.programId, saved: sealed !== null, secret: sealed && deps.secretBox ? deps.secretBox.open(sealed) : null, sandbox: stored.endpoint?.sandbox ?? false };
+  };
+  const usable = (endpoint: OpenedEndpoint | null): OpenedEndpoint & { secret: string } => {
+    const refusal = door.unusable(endpoint);
+    if (refusal) throw refusal;
+    return endpoint as OpenedEndpoint & { secret: string };
+  };
+  let endpoint = await deps.secrets.get(key, load);
+  let parsed: unknown;
+  try {
+    parsed = door.verify(delivery.rawBody, delivery.signature, usable(endpoint).secret, now, deps);
+  } catch {
+    deps.secrets.forget(key);
+    endpoint = await deps.secrets.get(key, load);
+    const secret = usable(endpoint).secret;
+    try {
+      parsed = door.verify(delivery.rawBody, delivery.signature, secret, now, deps);
+    } catch (error) {
+      // A failure to note it changes nothing.
+      await noteProcessorSignatureFailure(deps.pool, endpoint!.programId, processor, door.failureInWords((error as Error).message)).catch(() => undefined);
+      throw error;
+    }
+  }
+  const rawBody = delivery.rawBody as Buffer;
+  const envelope = door.adapter.envelope(readBody(door, rawBody, parsed), { sandbox: endpoint!.sandbox });
+  return store(deps, processor, rawBody, envelope, { endpoint: 'program', programId: endpoint!.programId, ...routing(door, envelope) });
 }
 
 /**
  * A Connect event whose account is not bound yet (payments during onboarding): kept, and
  * routed and queued when the account is bound, while its payload is kept.
  */
-function unboundAccount(event: Stripe.Event, retentionDays: number): Routing {
-  if (!event.account) return { status: 'ignored', reason: 'event has no account', waitingFor: null };
-  if (!isHandledStripeEvent(event.type)) return routing(event);
+function unboundAccount(door: Door, envelope: ProcessorEnvelope, retentionDays: number): Routing {
+  if (!envelope.account) return { status: 'ignored', reason: 'event has no account', waitingFor: null };
+  if (!door.adapter.handledTypes.includes(envelope.type)) return routing(door, envelope);
   return {
     status: 'ignored',
-    reason: `no program is connected to account ${event.account} yet; processed when one is`,
-    waitingFor: { id: event.account, days: retentionDays },
+    reason: `no program is connected to account ${envelope.account} yet; processed when one is`,
+    waitingFor: { id: envelope.account, days: retentionDays },
   };
 }
 
-async function store(deps: IntakeDeps, delivery: SignedDelivery, event: Stripe.Event, inbox: Pick<NewInboxEvent, 'endpoint' | 'programId'> & Routing): Promise<Received> {
-  const stored = await deps.inbox.store({
-    eventKey: event.id,
-    type: event.type,
-    livemode: event.livemode === true,
-    apiVersion: event.api_version ?? null,
-    rawBody: delivery.rawBody as Buffer,
-    objectIds: stripeObjectIds(event),
-    account: event.account ?? null,
-    ...inbox,
-  });
-  return { ...stored, eventKey: event.id, type: event.type };
-}
-
-/** A brand's own Stripe account: verified with the program's signing secret. */
-export async function receiveProgramEvent(deps: IntakeDeps, programRef: string, delivery: SignedDelivery): Promise<Received> {
-  const programId = /^\d{1,15}$/.test(programRef) ? Number(programRef) : null;
-  if (programId === null) throw errors.notFound('Program not found');
-  const load = async (id: number): Promise<ProgramSecret | null> => {
-    const stored = await programWebhookSecret(deps.pool, id);
-    return stored && { programId: stored.programId, secret: opened(deps, stored) };
-  };
-  let settings = await deps.secrets.get(programId, load);
-  let event: Stripe.Event;
-  try {
-    event = verify(delivery, programSecret(settings));
-  } catch {
-    // The secret may have just changed (or the program was created): the stored one decides.
-    deps.secrets.forget(programId);
-    settings = await deps.secrets.get(programId, load);
-    const secret = programSecret(settings);
-    try {
-      event = verify(delivery, secret);
-    } catch (error) {
-      // The dashboard's live check shows the last failure; a failure to note it changes nothing.
-      await noteSignatureFailure(deps.pool, settings!.programId, signatureFailureInWords((error as Error).message)).catch(() => undefined);
-      throw error;
-    }
-  }
-  return store(deps, delivery, event, { endpoint: 'program', programId: settings!.programId, ...routing(event) });
-}
-
-function opened(deps: IntakeDeps, stored: ProgramStripeSettings): string | null {
-  return stored.webhookSecretSealed && deps.secretBox ? deps.secretBox.open(stored.webhookSecretSealed) : null;
-}
-
-function programSecret(settings: ProgramSecret | null): string {
-  if (!settings) throw errors.notFound('Program not found');
-  if (!settings.secret) throw errors.badRequest('Stripe is not connected for this program: set its webhook signing secret first');
-  return settings.secret;
-}
-
-/** One Connect endpoint for connected accounts: verified with the platform secret, routed by event.account. */
-export async function receiveConnectEvent(deps: IntakeDeps, delivery: SignedDelivery): Promise<Received> {
+/** Stripe's one Connect endpoint for connected accounts: verified with the platform secret, routed by event.account. */
+export async function receiveConnectEvent(deps: IntakeDeps, delivery: SignedDelivery, now: Date): Promise<Received> {
   if (!deps.connectSecret) throw errors.badRequest('The Connect endpoint is not configured: set STRIPE_CONNECT_WEBHOOK_SECRET');
-  const event = verify(delivery, deps.connectSecret);
-  const programId = event.account ? await programByStripeAccount(deps.pool, event.account) : null;
-  const route = programId === null ? unboundAccount(event, deps.retentionDays) : routing(event);
-  return store(deps, delivery, event, { endpoint: 'connect', programId, ...route });
+  const door = DOORS.stripe;
+  const parsed = door.verify(delivery.rawBody, delivery.signature, deps.connectSecret, now, deps);
+  const rawBody = delivery.rawBody as Buffer;
+  const envelope = door.adapter.envelope(readBody(door, rawBody, parsed), { sandbox: false });
+  const programId = envelope.account ? await programByStripeAccount(deps.pool, envelope.account) : null;
+  const route = programId === null ? unboundAccount(door, envelope, deps.retentionDays) : routing(door, envelope);
+  return store(deps, 'stripe', rawBody, envelope, { endpoint: 'connect', programId, ...route });
 }

@@ -36,6 +36,10 @@ export interface ProcessorEnvelope {
   livemode: boolean;
   /** The processor's object ids the event names, for support's look-ups. */
   objectIds: string[];
+  /** The connected account that sent it, when the processor has them (Stripe Connect's acct_). */
+  account?: string | null;
+  /** The processor's API version of the payload, when it says. */
+  apiVersion?: string | null;
 }
 
 export interface ProcessorAdapter {

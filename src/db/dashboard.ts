@@ -31,10 +31,11 @@ export async function programOwnedBy(pool: Pool, programId: number, accountId: n
 
 export async function stripeLiveCheck(pool: Pool, programId: number) {
   const { rows } = await pool.query(
-    `SELECT stripe_account_id, stripe_webhook_secret IS NOT NULL AS secret_set, livemode_only_commissions,
+    `SELECT p.stripe_account_id, e.program_id IS NOT NULL AS secret_set, p.livemode_only_commissions,
             (SELECT max(w.received_at) FROM webhook_events w WHERE w.program_id = p.id) AS stripe_last_event_at,
-            stripe_last_signature_error, stripe_last_signature_error_at
-       FROM programs p WHERE id = $1`,
+            e.last_signature_error AS stripe_last_signature_error, e.last_signature_error_at AS stripe_last_signature_error_at
+       FROM programs p LEFT JOIN processor_endpoints e ON e.program_id = p.id AND e.processor = 'stripe'
+      WHERE p.id = $1`,
     [programId],
   );
   return rows[0];

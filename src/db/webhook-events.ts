@@ -591,30 +591,9 @@ export async function requeueEvent(pool: Pool, enqueue: EnqueueInTransaction, id
   });
 }
 
-export interface ProgramStripeSettings {
-  programId: number;
-  webhookSecretSealed: string | null;
-}
-
-export async function programWebhookSecret(pool: Pool, programId: number): Promise<ProgramStripeSettings | null> {
-  const { rows } = await pool.query(prepared('SELECT id, stripe_webhook_secret FROM programs WHERE id = $1', [programId]));
-  return rows[0] ? { programId: rows[0].id, webhookSecretSealed: rows[0].stripe_webhook_secret } : null;
-}
-
 export async function programByStripeAccount(pool: Pool, account: string): Promise<number | null> {
   const { rows } = await pool.query('SELECT id FROM programs WHERE stripe_account_id = $1', [account]);
   return rows[0]?.id ?? null;
-}
-
-/**
- * The dashboard's live check keeps the last signature failure on the program. The last verified
- * event is read from the inbox itself (src/db/dashboard.ts): no program row is locked per event.
- */
-export async function noteSignatureFailure(pool: Pool, programId: number, signatureError: string): Promise<void> {
-  await pool.query(
-    'UPDATE programs SET stripe_last_signature_error = $2, stripe_last_signature_error_at = now() WHERE id = $1',
-    [programId, signatureError.slice(0, 300)],
-  );
 }
 
 /**

@@ -51,7 +51,7 @@ import { invitationGonePage, joinPage as joinView, loginPage, programsPage, rege
 import { errorPage } from '../views/components.js';
 import { sendTestEvent, sendTestStripeEvent } from '../../app/setup.js';
 import { isConnectedProcessor, setProcessorSettings } from '../../app/processors.js';
-import { inboxWriter, secretCache } from '../../app/webhook-intake.js';
+import type { IntakeDeps } from '../../app/webhook-intake.js';
 import { changeRole, invitationFor, inviteMember, joinTeam, listTeam, removeFromTeam } from '../../app/team.js';
 import { teamSignIns } from '../../app/sign-ins.js';
 import { registerAccountRoutes, registerPasswordResetRoutes } from './account-routes.js';
@@ -100,7 +100,8 @@ function activityFilter(q: Record<string, string | undefined>, now: Date): Activ
 
 const PAGE_TITLES: Record<number, string> = { 500: 'Something went wrong', 400: 'Bad request', 403: 'Not allowed', 404: 'Not found', 409: 'Conflict', 413: 'Too large', 429: 'Too many requests', 502: 'Stripe refused', 503: 'Unavailable' };
 
-export function dashboardRoutes(deps: AppDeps): Router {
+/** `intake`: the process's one webhook intake (http/app.ts), for the set-up page's test event. */
+export function dashboardRoutes(deps: AppDeps, intake?: IntakeDeps): Router {
   // Every route passes the permission map (src/core/permissions.ts): one guard, reads included.
   const unguarded = Router();
   const router = securedRouter(unguarded, DASHBOARD_ROUTES, (res) => res.locals.account?.role ?? null);
@@ -405,14 +406,13 @@ export function dashboardRoutes(deps: AppDeps): Router {
   });
 
   // ---- set-up: test events through the real pipeline, and what they recorded -------------------
-  const intake = { pool, inbox: inboxWriter(pool), secrets: secretCache(), secretBox: deps.secretBox ?? null, connectSecret: null, retentionDays: config.webhookRetentionDays };
   router.post('/dashboard/programs/:id/setup/test', ...form, async (req, res) => {
     const id = await ownProgram(req, res);
     const kind = String((req.body as Record<string, unknown>).kind ?? '');
     const setupDeps = { ...app(), store: deps.store };
     try {
       if (kind === 'webhook') {
-        if (!deps.queue) throw new AffixError(503, 'Webhook intake is not running on this instance');
+        if (!deps.queue || !intake) throw new AffixError(503, 'Webhook intake is not running on this instance');
         return programPage(req, res, 'setup', { testOutcome: await sendTestStripeEvent({ ...setupDeps, intake }, scope(res), id) });
       }
       if (kind !== 'click' && kind !== 'lead' && kind !== 'sale') throw errors.invalid('Choose a test to send', { test_webhook: 'Choose a test to send.' });

@@ -1,6 +1,6 @@
 // The processors' webhook deliveries served by node:http directly (body.ts says why): a burst of
 // them is what the intake must take at its ceiling. The same steps as Express's routes
-// (routes/stripe-webhooks.ts): the queue's presence, the raw body, the intake, the answer.
+// (routes/processor-webhooks.ts): the queue's presence, the raw body, the intake, the answer.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpDeps } from '../deps.js';
 import { answerFailure, asResponse, beginRequest } from '../request-life.js';
