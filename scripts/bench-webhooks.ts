@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { storeEventStatement } from '../src/db/webhook-events.js';
-import { STRIPE_EVENTS_JOB_QUEUE } from '../src/platform/queue.js';
+import { PROCESSOR_EVENTS_JOB_QUEUE } from '../src/core/queue-names.js';
 import { atRate, benchMain, databaseCpuMs, fmt, httpClient, median, percentile, processCpuMs, runConcurrent, startBench, startService, organicAttempts, statementsDuring, stripeEventSource } from './lib/bench-kit.js';
 import { startPgBouncer } from './lib/pgbouncer.js';
 
@@ -57,7 +57,7 @@ await benchMain(async (cleanup) => {
   const { signed: signedEvents, deliver } = stripeEventSource(client, program, { concurrency, secret: WEBHOOK_SECRET, organic: organicShare });
   const benchStarted = performance.now();
   const organicLine = async () => {
-    const organic = await organicAttempts(sql, STRIPE_EVENTS_JOB_QUEUE.name);
+    const organic = await organicAttempts(sql, PROCESSOR_EVENTS_JOB_QUEUE.name);
     const spread = Object.entries(organic.byAttempts).map(([attempts, payments]) => `${payments}×${attempts}`).join(', ');
     return `attempts per organic payment: mean ${fmt(organic.mean, 2)}, max ${organic.max} (${organic.payments} payments: ${spread}; ${fmt((performance.now() - benchStarted) / 1000)} s into the run)`;
   };
@@ -68,9 +68,9 @@ await benchMain(async (cleanup) => {
   const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
   const params = [
     "'evt_pgbench_' || gen_random_uuid()", "'program'", String(program.programId), 'NULL', "'checkout.session.completed'", 'false', "'2024-06-20'",
-    literal(sample.payload.replaceAll(':', ': ')) /* pgbench reads :name as a variable */, 'NULL', "'queued'", 'NULL', literal('{cs_test,pi_test}'), 'NULL', 'NULL', literal(STRIPE_EVENTS_JOB_QUEUE.name),
+    literal(sample.payload.replaceAll(':', ': ')) /* pgbench reads :name as a variable */, 'NULL', "'queued'", 'NULL', literal('{cs_test,pi_test}'), 'NULL', 'NULL', literal(PROCESSOR_EVENTS_JOB_QUEUE.name),
   ];
-  const script = `${storeEventStatement(STRIPE_EVENTS_JOB_QUEUE.schema).replace(/\$(\d+)\b/g, (_, n) => params[Number(n) - 1]!)};\n`;
+  const script = `${storeEventStatement(PROCESSOR_EVENTS_JOB_QUEUE.schema).replace(/\$(\d+)\b/g, (_, n) => params[Number(n) - 1]!)};\n`;
   const scratch = await mkdtemp(join(tmpdir(), 'affix-pgbench-'));
   cleanup(() => rm(scratch, { recursive: true, force: true }));
   const scriptFile = join(scratch, 'webhook-ingest.sql');
@@ -86,9 +86,9 @@ await benchMain(async (cleanup) => {
     } finally {
       // pgbench's rows are not events: neither the worker nor the counts below may see them.
       // Ids first: joined directly, a stale estimate once chose a nested loop over tens of thousands of rows (minutes).
-      const { rows: ids } = await sql.query("SELECT array_agg(id::text) AS ids FROM webhook_events WHERE stripe_event_id LIKE 'evt_pgbench_%'");
-      await sql.query(`DELETE FROM pgboss.job WHERE name = $1 AND data->>'inboxId' = ANY($2::text[])`, [STRIPE_EVENTS_JOB_QUEUE.name, ids[0].ids ?? []]);
-      await sql.query("DELETE FROM webhook_events WHERE stripe_event_id LIKE 'evt_pgbench_%'");
+      const { rows: ids } = await sql.query("SELECT array_agg(id::text) AS ids FROM webhook_events WHERE event_key LIKE 'evt_pgbench_%'");
+      await sql.query(`DELETE FROM pgboss.job WHERE name = $1 AND data->>'inboxId' = ANY($2::text[])`, [PROCESSOR_EVENTS_JOB_QUEUE.name, ids[0].ids ?? []]);
+      await sql.query("DELETE FROM webhook_events WHERE event_key LIKE 'evt_pgbench_%'");
     }
   }
 

@@ -4,7 +4,7 @@
 // drive the job chunk by chunk (no worker, no clock).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
-import { BULK_ACTIONS_QUEUE } from '../src/platform/queue.js';
+import { BULK_ACTIONS_QUEUE } from '../src/core/queue-names.js';
 import { type BulkJobDeps, failBulkActionJob, runBulkActionJob } from '../src/jobs/bulk-action-jobs.js';
 import { createLogger } from '../src/platform/logger.js';
 import { signedInVisitor } from './support/dashboard-visitor.js';

@@ -100,7 +100,7 @@ describe('crash recovery', () => {
       let jobId: string | undefined;
       await expect
         .poll(async () => {
-          jobId = (await db.pool.query(`SELECT id FROM pgboss.job WHERE name = 'stripe-events' AND state = 'active' AND data ->> 'inboxId' = $1`, [String(reply.body.id)])).rows[0]?.id;
+          jobId = (await db.pool.query(`SELECT id FROM pgboss.job WHERE name = 'processor-events' AND state = 'active' AND data ->> 'inboxId' = $1`, [String(reply.body.id)])).rows[0]?.id;
           return jobId;
         }, { timeout: 10_000, interval: 20 })
         .toBeDefined();

@@ -166,7 +166,7 @@ describe("Stripe endpoints with B's secret", () => {
     const event = await fixture('checkout.session.completed.payment', { run: `xtb${Date.now()}`, email: 'b@example.com', click_id: 'x', customer_key: 'y', program_id: a.programId });
     const reply = await deliver(api, `/api/v1/webhooks/stripe/${a.programId}`, event, { secret: 'whsec_brand_b_own_secret' });
     expect(reply.status).toBe(400);
-    expect((await db.pool.query('SELECT 1 FROM webhook_events WHERE stripe_event_id = $1', [event.id])).rowCount).toBe(0);
+    expect((await db.pool.query('SELECT 1 FROM webhook_events WHERE event_key = $1', [event.id])).rowCount).toBe(0);
     expect(await fingerprintOfA()).toBe(before);
   });
 });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { discountCodeFor } from '../src/core/discounts.js';
-import { DISCOUNT_CODES_QUEUE } from '../src/db/discounts.js';
+import { DISCOUNT_CODES_QUEUE } from '../src/core/queue-names.js';
 import { runDiscountJob } from '../src/jobs/discount-jobs.js';
 import { loadFixture } from '../src/platform/fixtures.js';
 import { createLogger } from '../src/platform/logger.js';

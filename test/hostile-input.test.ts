@@ -145,7 +145,7 @@ describe('signed Stripe events', () => {
     event.data.object.customer_details.name = text;
     const reply = await deliver(api, path(), event);
     expect(reply.status).toBe(200);
-    const stored = await db.pool.query('SELECT payload IS NULL AS raw_only, raw_body FROM webhook_events WHERE stripe_event_id = $1', [event.id]);
+    const stored = await db.pool.query('SELECT payload IS NULL AS raw_only, raw_body FROM webhook_events WHERE event_key = $1', [event.id]);
     expect(stored.rows[0].raw_only).toBe(true);
     expect(JSON.parse(stored.rows[0].raw_body.toString('utf8'))).toEqual(event);
     const row = await waitForEvent(db.pool, event.id, ['processed', 'failed']);

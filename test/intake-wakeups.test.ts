@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsInWake } from '../src/core/intake-rate.js';
 import { listen } from '../src/db/notifications.js';
-import { STRIPE_EVENTS_CHANNEL, wakeWorkers } from '../src/db/webhook-events.js';
+import { PROCESSOR_EVENTS_CHANNEL, wakeWorkers } from '../src/db/webhook-events.js';
 import { type TestDatabase, createTestDatabase } from './support/harness.js';
 
 let db: TestDatabase;
@@ -17,7 +17,7 @@ describe('wake-ups carry their count', () => {
     const heard: number[] = [];
     let connected!: () => void;
     const ready = new Promise<void>((resolve) => (connected = resolve));
-    const listening = listen(db.pool, STRIPE_EVENTS_CHANNEL, (payload) => {
+    const listening = listen(db.pool, PROCESSOR_EVENTS_CHANNEL, (payload) => {
       if (payload === undefined) return connected(); // the call made once listening starts
       heard.push(eventsInWake(payload));
     }, (error) => { throw error; });

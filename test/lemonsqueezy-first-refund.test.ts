@@ -8,7 +8,7 @@ import { loadFixture } from '../src/platform/fixtures.js';
 import { type TestApi, type TestDatabase, adminHeaders, createTestDatabase, seedProgram, startTestApi, trackClick } from './support/harness.js';
 import { atTheSameInstant } from './support/money.js';
 import { processEventsInOrder, workerDeps } from './support/stripe.js';
-import { processStripeEvent } from '../src/jobs/stripe-event-job.js';
+import { handleProcessorEvent } from '../src/jobs/processor-event-job.js';
 
 const SECRET = 'lemon-signing-secret-0123456789';
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'lemonsqueezy');
@@ -106,7 +106,7 @@ describe('lemon squeezy: both refunds of the same money at the same instant', ()
     }
     const [orderRefund, invoiceRefund] = await deliver(programId, [events.orderRefund, events.invoiceRefund]);
     const commissionId = Number((await db.pool.query('SELECT c.id FROM commissions c JOIN sales s ON s.id = c.sale_id WHERE s.program_id = $1', [programId])).rows[0].id);
-    const outcomes = await atTheSameInstant(db.url, commissionId, [() => processStripeEvent(workerDeps(api), orderRefund!), () => processStripeEvent(workerDeps(api), invoiceRefund!)]);
+    const outcomes = await atTheSameInstant(db.url, commissionId, [() => handleProcessorEvent(workerDeps(api), orderRefund!), () => handleProcessorEvent(workerDeps(api), invoiceRefund!)]);
     expect(outcomes.map((o) => (o.status === 'rejected' ? String(o.reason) : o.status))).toEqual(['fulfilled', 'fulfilled']);
     expect(await saleOf(programId)).toEqual([{ txn: `ls_order_${run}1`, ...expected }]);
     // Whatever either worker left to retry changes nothing more.

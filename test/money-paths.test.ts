@@ -124,7 +124,7 @@ describe('1. a free trial or 100 %-off conversion pays the first paid invoice', 
         expect(await salesOf(programId)).toEqual([
           { txn: `in_${run}_after_trial`, amount: 2900, reason: null, state: 'pending', earned: 580, deducted: 0, refunded: 0 },
         ]);
-        const zero = await db.pool.query(`SELECT status, reason FROM webhook_events WHERE stripe_event_id = $1`, [`evt_${run}_invoice_payment_succeeded_trial_start`]);
+        const zero = await db.pool.query(`SELECT status, reason FROM webhook_events WHERE event_key = $1`, [`evt_${run}_invoice_payment_succeeded_trial_start`]);
         expect(zero.rows[0]).toEqual({ status: 'ignored', reason: 'amount_paid is not positive: a $0 invoice is no sale' });
       },
     );
@@ -196,7 +196,7 @@ describe('3. a dispute inquiry changes nothing', () => {
       disputed('charge.dispute.created.inquiry', 'charge.dispute.closed.inquiry'),
       async (programId, run) => {
         expect(await salesOf(programId)).toEqual([{ txn: `cs_${run}_payment`, amount: 4900, reason: null, state: 'pending', earned: 980, deducted: 0, refunded: 0 }]);
-        const closed = await db.pool.query('SELECT status, reason FROM webhook_events WHERE stripe_event_id = $1', [`evt_${run}_charge_dispute_closed_inquiry`]);
+        const closed = await db.pool.query('SELECT status, reason FROM webhook_events WHERE event_key = $1', [`evt_${run}_charge_dispute_closed_inquiry`]);
         expect(closed.rows[0]).toEqual({ status: 'ignored', reason: 'inquiry (warning_closed): no money taken, commission unchanged' });
       },
     );

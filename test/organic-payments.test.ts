@@ -9,9 +9,9 @@ import { hashEmail } from '../src/core/secrets.js';
 import { type Pool, createPool } from '../src/db/pool.js';
 import { PgTrackingTx } from '../src/db/tracking-tx.js';
 import { queueDueEvents } from '../src/db/webhook-events.js';
-import { processStripeEvent, processStripeEventBatch } from '../src/jobs/stripe-event-job.js';
+import { handleProcessorEvent, handleProcessorEventBatch } from '../src/jobs/processor-event-job.js';
 import { loadFixture } from '../src/platform/fixtures.js';
-import { STRIPE_EVENTS_JOB_QUEUE } from '../src/platform/queue.js';
+import { PROCESSOR_EVENTS_JOB_QUEUE } from '../src/core/queue-names.js';
 import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, count, createTestDatabase, seedProgram, startTestApi, trackClick } from './support/harness.js';
 import { planNodes, recordStatements, scansOfLargeTables } from './support/query-plans.js';
 import { deliverSteps, seedStripeCustomer, workerDeps } from './support/stripe.js';
@@ -33,13 +33,13 @@ afterAll(async () => {
 });
 
 const deps = () => workerDeps(api);
-const dueCheck = (at: Date) => queueDueEvents(db.pool, STRIPE_EVENTS_JOB_QUEUE, at);
+const dueCheck = (at: Date) => queueDueEvents(db.pool, PROCESSOR_EVENTS_JOB_QUEUE, at);
 const later = (minutes: number) => new Date(Date.now() + minutes * MINUTE);
 
 /** What the event cost: attempts that did not end it (the inbox counter), and the jobs that ran or will run it (each job one attempt here: none failed). */
 async function costOf(inboxId: number) {
   const { rows } = await db.pool.query('SELECT status, reason, attempts, waited FROM webhook_events WHERE id = $1', [inboxId]);
-  const jobs = await count(db.pool, `SELECT 1 FROM pgboss.job WHERE name = $1 AND data ->> 'inboxId' = $2`, [STRIPE_EVENTS_JOB_QUEUE.name, String(inboxId)]);
+  const jobs = await count(db.pool, `SELECT 1 FROM pgboss.job WHERE name = $1 AND data ->> 'inboxId' = $2`, [PROCESSOR_EVENTS_JOB_QUEUE.name, String(inboxId)]);
   return { ...rows[0], jobs };
 }
 
@@ -68,7 +68,7 @@ async function organicCheckout(change: (event: any) => void = () => undefined) {
 describe('an organic Stripe checkout', () => {
   it('is attempted once, waits without a job, and is attributed when its lead arrives later (woken, attempted once more)', async () => {
     const { shop, vars, id } = await organicCheckout();
-    expect(await processStripeEvent(deps(), id)).toMatchObject({ status: 'ignored', reason: expect.stringMatching(/^no affiliate attribution yet: waiting up to 60 minutes/) });
+    expect(await handleProcessorEvent(deps(), id)).toMatchObject({ status: 'ignored', reason: expect.stringMatching(/^no affiliate attribution yet: waiting up to 60 minutes/) });
     expect(await costOf(id)).toMatchObject({ status: 'ignored', attempts: 1, waited: false, jobs: 1 });
     // Its keys are left where refunds wait for their sale, without a retry job.
     const waiters = await db.pool.query('SELECT wait_key, retry_job FROM event_waiters WHERE inbox_id = $1 ORDER BY wait_key', [id]);
@@ -82,7 +82,7 @@ describe('an organic Stripe checkout', () => {
     await leadArrives(shop, String(vars.customer_key));
     expect(await dueCheck(new Date())).toContain(id);
     expect(await costOf(id)).toMatchObject({ status: 'queued', waited: true, jobs: 2 });
-    expect(await processStripeEvent(deps(), id)).toMatchObject({ status: 'processed', attributionStep: 'customer_key' });
+    expect(await handleProcessorEvent(deps(), id)).toMatchObject({ status: 'processed', attributionStep: 'customer_key' });
     expect(await costOf(id)).toMatchObject({ status: 'processed', attempts: 1, jobs: 2 });
     expect(await count(db.pool, 'SELECT 1 FROM event_waiters WHERE inbox_id = $1', [id])).toBe(0);
     expect(await count(db.pool, 'SELECT 1 FROM sales s JOIN commissions c ON c.sale_id = s.id WHERE s.program_id = $1', [shop.programId])).toBe(1);
@@ -90,10 +90,10 @@ describe('an organic Stripe checkout', () => {
 
   it('that never gets a lead is attempted once more at the fallback time and ends with its reason; a replay after a late lead attributes it', async () => {
     const { shop, vars, id } = await organicCheckout();
-    await processStripeEvent(deps(), id);
+    await handleProcessorEvent(deps(), id);
     expect(await dueCheck(later(59))).not.toContain(id);
     expect(await dueCheck(later(61))).toContain(id);
-    expect(await processStripeEvent(deps(), id)).toMatchObject({
+    expect(await handleProcessorEvent(deps(), id)).toMatchObject({
       status: 'ignored',
       reason: 'no affiliate attribution: no click, lead or customer matched its affix metadata after waiting (no partner)',
     });
@@ -105,16 +105,16 @@ describe('an organic Stripe checkout', () => {
     // Nothing is lost: the stored event can be replayed once its lead is there.
     await leadArrives(shop, String(vars.customer_key));
     expect((await api.request('POST', `/api/v1/admin/webhook-events/${id}/replay`, { headers: adminHeaders })).status).toBe(200);
-    expect(await processStripeEvent(deps(), id)).toMatchObject({ status: 'processed', attributionStep: 'customer_key' });
+    expect(await handleProcessorEvent(deps(), id)).toMatchObject({ status: 'processed', attributionStep: 'customer_key' });
   });
 
   it('a lead recorded under its email (another key) wakes it too, and the wait setting is honoured', async () => {
     const { shop, vars, id } = await organicCheckout();
-    expect(await processStripeEvent({ ...deps(), attributionWaitMinutes: 5 }, id)).toMatchObject({ reason: expect.stringContaining('waiting up to 5 minutes') });
+    expect(await handleProcessorEvent({ ...deps(), attributionWaitMinutes: 5 }, id)).toMatchObject({ reason: expect.stringContaining('waiting up to 5 minutes') });
     expect(await dueCheck(later(4))).not.toContain(id);
     await leadArrives(shop, `other_${vars.customer_key}`, String(vars.email));
     expect(await dueCheck(new Date())).toContain(id);
-    expect(await processStripeEvent(deps(), id)).toMatchObject({ status: 'processed', attributionStep: 'email' });
+    expect(await handleProcessorEvent(deps(), id)).toMatchObject({ status: 'processed', attributionStep: 'email' });
   });
 
   it('a subscription invoice with our metadata waits for its Stripe customer too: the checkout that binds it (under another key) wakes it', async () => {
@@ -129,10 +129,10 @@ describe('an organic Stripe checkout', () => {
       },
       { fixture: 'checkout.session.completed.subscription', at: 1 },
     ]);
-    expect(await processStripeEvent(deps(), invoice!)).toMatchObject({ status: 'ignored', reason: expect.stringMatching(/^no affiliate attribution yet/) });
-    expect(await processStripeEvent(deps(), checkout!)).toMatchObject({ status: 'processed', attributionStep: 'click_id' });
+    expect(await handleProcessorEvent(deps(), invoice!)).toMatchObject({ status: 'ignored', reason: expect.stringMatching(/^no affiliate attribution yet/) });
+    expect(await handleProcessorEvent(deps(), checkout!)).toMatchObject({ status: 'processed', attributionStep: 'click_id' });
     expect(await dueCheck(new Date())).toContain(invoice);
-    expect(await processStripeEvent(deps(), invoice!)).toMatchObject({ status: 'processed', attributionStep: 'stripe_customer' });
+    expect(await handleProcessorEvent(deps(), invoice!)).toMatchObject({ status: 'processed', attributionStep: 'stripe_customer' });
     expect(await costOf(invoice!)).toMatchObject({ attempts: 1, jobs: 2 });
   });
 
@@ -142,7 +142,7 @@ describe('an organic Stripe checkout', () => {
       event.data.object.customer_details.email = null;
       event.data.object.customer = null;
     });
-    expect(await processStripeEvent(deps(), id)).toMatchObject({ status: 'ignored', reason: 'no affiliate attribution: no click, lead, known customer or customer key matches' });
+    expect(await handleProcessorEvent(deps(), id)).toMatchObject({ status: 'ignored', reason: 'no affiliate attribution: no click, lead, known customer or customer key matches' });
     expect(await costOf(id)).toMatchObject({ status: 'ignored', attempts: 0, jobs: 1 });
     expect(await count(db.pool, 'SELECT 1 FROM event_waiters WHERE inbox_id = $1', [id])).toBe(0);
     expect(await dueCheck(later(60 * 24))).not.toContain(id);
@@ -150,7 +150,7 @@ describe('an organic Stripe checkout', () => {
 
   it('in a worker batch: organic payments no longer roll the batch back, each attempted once', async () => {
     const checkouts = [await organicCheckout(), await organicCheckout(), await organicCheckout()];
-    const left = await processStripeEventBatch(deps(), checkouts.map(({ id }) => ({ inboxId: id, jobId: `batch-${id}` })));
+    const left = await handleProcessorEventBatch(deps(), checkouts.map(({ id }) => ({ inboxId: id, jobId: `batch-${id}` })));
     expect(left).toEqual([]);
     for (const { id } of checkouts) expect(await costOf(id)).toMatchObject({ status: 'ignored', attempts: 1, jobs: 1 });
     // The lead of the second wakes only the second.
@@ -199,11 +199,11 @@ describe('Paddle and Lemon Squeezy share the wait', () => {
     expect(reply.status).toBe(200);
     const id = reply.body.id as number;
 
-    expect(await processStripeEvent(deps(), id)).toMatchObject({ status: 'ignored', reason: expect.stringMatching(/^no affiliate attribution yet/) });
+    expect(await handleProcessorEvent(deps(), id)).toMatchObject({ status: 'ignored', reason: expect.stringMatching(/^no affiliate attribution yet/) });
     expect(await costOf(id)).toMatchObject({ status: 'ignored', attempts: 1, jobs: 1 });
     await leadArrives(shop, customerKey);
     expect(await dueCheck(new Date())).toContain(id);
-    expect(await processStripeEvent(deps(), id)).toMatchObject({ status: 'processed', attributionStep: 'customer_key' });
+    expect(await handleProcessorEvent(deps(), id)).toMatchObject({ status: 'processed', attributionStep: 'customer_key' });
     expect(await costOf(id)).toMatchObject({ status: 'processed', attempts: 1, jobs: 2 });
   });
 });
@@ -219,11 +219,11 @@ describe('the wake look-ups are served by indexes', () => {
     const other = await seedProgram(api, {});
     const mine = await seedProgram(api, {});
     await db.pool.query(
-      `INSERT INTO webhook_events (stripe_event_id, endpoint, program_id, type, livemode, payload, status)
+      `INSERT INTO webhook_events (event_key, endpoint, program_id, type, livemode, payload, status)
        SELECT 'evt_plans_' || g, 'program', $1, 'checkout.session.completed', true, '{}', 'processed' FROM generate_series(1, 20000) g`,
       [other.programId],
     );
-    const { rows } = await db.pool.query(`SELECT id FROM webhook_events WHERE stripe_event_id = 'evt_plans_1'`);
+    const { rows } = await db.pool.query(`SELECT id FROM webhook_events WHERE event_key = 'evt_plans_1'`);
     await db.pool.query(
       `INSERT INTO event_waiters (program_id, wait_key, inbox_id) SELECT $1, 'customer_key=user_' || g, $2 FROM generate_series(1, 20000) g`,
       [other.programId, rows[0].id],
@@ -246,7 +246,7 @@ describe('the wake look-ups are served by indexes', () => {
     } finally {
       client.release();
     }
-    await queueDueEvents(recorded, STRIPE_EVENTS_JOB_QUEUE, new Date());
+    await queueDueEvents(recorded, PROCESSOR_EVENTS_JOB_QUEUE, new Date());
 
     const large = new Set(['webhook_events', 'event_waiters']);
     const { explained, offending } = await scansOfLargeTables(db.pool, recorder.sent, large);

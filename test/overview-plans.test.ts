@@ -82,7 +82,7 @@ beforeAll(async () => {
       [programId],
     );
     await seed.query(
-      `INSERT INTO webhook_events (stripe_event_id, endpoint, program_id, type, livemode, status, payload, received_at)
+      `INSERT INTO webhook_events (event_key, endpoint, program_id, type, livemode, status, payload, received_at)
        SELECT 'evt_' || i, 'program', $1, 'checkout.session.completed', true, 'processed', '{}', now() - i * interval '10 minutes' FROM generate_series(1, 20000) i`,
       [programId],
     );

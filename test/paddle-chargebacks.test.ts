@@ -7,7 +7,7 @@ import { loadFixture } from '../src/platform/fixtures.js';
 import { type TestApi, type TestDatabase, adminHeaders, createTestDatabase, seedProgram, startTestApi, trackClick } from './support/harness.js';
 import { atTheSameInstant } from './support/money.js';
 import { processEventsInOrder, workerDeps } from './support/stripe.js';
-import { processStripeEvent } from '../src/jobs/stripe-event-job.js';
+import { handleProcessorEvent } from '../src/jobs/processor-event-job.js';
 
 const SECRET = 'pdl_ntfset_chargebacks_secret_0123456789';
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'paddle');
@@ -171,7 +171,7 @@ describe('paddle chargebacks count by adjustment', () => {
     const { shop, store, deliver, adjustment } = await paidSale();
     const ids = await store([await adjustment('cb1', 'chargeback', 1000), await adjustment('cb2', 'chargeback', 500)]);
     const commissionId = Number((await db.pool.query('SELECT c.id FROM commissions c JOIN sales s ON s.id = c.sale_id WHERE s.program_id = $1', [shop.programId])).rows[0].id);
-    const outcomes = await atTheSameInstant(db.url, commissionId, ids.map((id) => () => processStripeEvent(workerDeps(api), id)));
+    const outcomes = await atTheSameInstant(db.url, commissionId, ids.map((id) => () => handleProcessorEvent(workerDeps(api), id)));
     expect(outcomes.map((o) => (o.status === 'rejected' ? String(o.reason) : o.status))).toEqual(['fulfilled', 'fulfilled']);
     // 580 x 1500 / 2900 = 300
     const both = { amount: 580, refunded: 1500, deducted: 300, earned: 280 };

@@ -8,14 +8,14 @@ import fc from 'fast-check';
 import { hostileText, hostileValue } from './support/hostile.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotYetResolvable } from '../src/core/processor.js';
-import { processStripeEvent } from '../src/jobs/stripe-event-job.js';
+import { handleProcessorEvent } from '../src/jobs/processor-event-job.js';
 import type { ProcessorAdapter } from '../src/core/processor-port.js';
 import { HeldTransaction } from '../src/db/held-transaction.js';
 import { OPERATOR } from '../src/app/scope.js';
 import * as payoutConfig from '../src/app/payout-settings.js';
 import * as commissionLifecycle from '../src/app/commission-lifecycle.js';
 import * as payoutRuns from '../src/app/payout-runs.js';
-import { applyFact } from '../src/jobs/stripe-event-job.js';
+import { applyFact } from '../src/jobs/processor-event-job.js';
 import { loadFixture } from '../src/platform/fixtures.js';
 import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, createTestDatabase, seedProgram, startTestApi, trackClick } from './support/harness.js';
 import { processEventsInOrder, workerDeps } from './support/stripe.js';
@@ -313,7 +313,7 @@ describe('the processor port', () => {
         payment: {
           processor: 'paddle', transactionId: event.pay.id, amountCents: event.pay.cents, currency: 'USD', occurredAt: new Date(), livemode,
           metadata: { clickId: event.pay.click, customerKey: null, customerKeyIsReference: false, programId: null },
-          email: null, stripeCustomerId: null, paymentIds: [event.pay.id], promotionRefs: [], isRecurring: false, saleType: 'payment', subscriptionId: null, eventName: 'pay',
+          email: null, processorCustomerId: null, paymentIds: [event.pay.id], promotionRefs: [], isRecurring: false, saleType: 'payment', subscriptionId: null, eventName: 'pay',
         },
       }),
       customerOf: () => null,
@@ -353,7 +353,7 @@ describe('property: hostile signed bodies', () => {
         if (reply.status !== 200) return;
         // What the worker does with it: finished (processed, ignored or failed for good), or waiting for data; never a crash retried for days.
         try {
-          await processStripeEvent(workerDeps(api), reply.body.id);
+          await handleProcessorEvent(workerDeps(api), reply.body.id);
         } catch (error) {
           expect(error).toBeInstanceOf(NotYetResolvable);
         }

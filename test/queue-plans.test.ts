@@ -11,7 +11,8 @@ import type PgBoss from 'pg-boss';
 import { migrate } from '../src/db/migrate.js';
 import { DATABASE_TIMEOUTS, type Pool, createPool } from '../src/db/pool.js';
 import { finishEvents, loadEventPayloads, storeEvent, storeEvents, type NewInboxEvent } from '../src/db/webhook-events.js';
-import { STRIPE_EVENTS_JOB_QUEUE, STRIPE_EVENTS_QUEUE, startQueue } from '../src/platform/queue.js';
+import { PROCESSOR_EVENTS_JOB_QUEUE, PROCESSOR_EVENTS_QUEUE } from '../src/core/queue-names.js';
+import { startQueue } from '../src/platform/queue.js';
 import { type PlanNode, planAsksForJit, planNodes, recordStatements, sortsOfLargeTables, wholeTableScans } from './support/query-plans.js';
 import { type PostgresBuild, type ThrowawayServer, postgresBuilds, startThrowawayServer } from './support/postgres-versions.js';
 
@@ -19,7 +20,7 @@ const plans = createRequire(import.meta.url)('pg-boss/src/plans.js') as {
   fetchNextJob(schema: string): (options: { includeMetadata: boolean; priority: boolean }) => string;
   completeJobs(schema: string): string;
 };
-const SCHEMA = STRIPE_EVENTS_JOB_QUEUE.schema;
+const SCHEMA = PROCESSOR_EVENTS_JOB_QUEUE.schema;
 /** The text pg-boss's `work` fetches with (its defaults: no metadata, by priority). */
 const FETCH = plans.fetchNextJob(SCHEMA)({ includeMetadata: false, priority: true });
 const BATCH = 32;
@@ -69,7 +70,7 @@ function problemsOf(what: string, explained: Explained, large: Set<string>): str
 }
 
 const inboxEvent = (id: string): NewInboxEvent => ({
-  stripeEventId: id, endpoint: 'program', programId: null, account: null, type: 'checkout.session.completed', livemode: false, apiVersion: '2024-06-20',
+  eventKey: id, endpoint: 'program', programId: null, account: null, type: 'checkout.session.completed', livemode: false, apiVersion: '2024-06-20',
   rawBody: Buffer.from(JSON.stringify({ id, object: 'event' })), status: 'queued', reason: null, objectIds: ['cs_test_plan'], waitingFor: null,
 });
 
@@ -87,7 +88,7 @@ async function examine(build: PostgresBuild & { bin: string }): Promise<Examined
     const db = boss.getDb();
     const queueQuery = (text: string, values?: unknown[]) => db.executeSql(text, values ?? []) as Promise<{ rows: any[] }>;
     const version = (await setup.query('SHOW server_version')).rows[0].server_version as string;
-    const { rows: partitions } = await setup.query(`SELECT partition_name FROM ${SCHEMA}.queue WHERE name = $1`, [STRIPE_EVENTS_QUEUE]);
+    const { rows: partitions } = await setup.query(`SELECT partition_name FROM ${SCHEMA}.queue WHERE name = $1`, [PROCESSOR_EVENTS_QUEUE]);
     const partition = partitions[0].partition_name as string;
     const { rows: fetchOrder } = await setup.query(
       `SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
@@ -101,7 +102,7 @@ async function examine(build: PostgresBuild & { bin: string }): Promise<Examined
     // once analyzed (as a worker starting on a backlog does: src/db/queue-statistics.ts).
     await setup.query('ANALYZE');
     await setup.query(
-      `INSERT INTO webhook_events (stripe_event_id, endpoint, type, livemode, payload, status)
+      `INSERT INTO webhook_events (event_key, endpoint, type, livemode, payload, status)
        SELECT 'evt_plan_' || g, 'program', 'checkout.session.completed', false, '{}', CASE WHEN g <= $1 THEN 'processed' ELSE 'queued' END
          FROM generate_series(1, 2 * $1::int) g`,
       [BACKLOG],
@@ -109,13 +110,13 @@ async function examine(build: PostgresBuild & { bin: string }): Promise<Examined
     await setup.query(
       `INSERT INTO ${SCHEMA}.job (name, data, state, started_on, completed_on, created_on)
        SELECT $1, jsonb_build_object('inboxId', g), 'completed', now(), now(), now() - interval '2 hours' + g * interval '1 ms' FROM generate_series(1, $2::int) g`,
-      [STRIPE_EVENTS_QUEUE, BACKLOG],
+      [PROCESSOR_EVENTS_QUEUE, BACKLOG],
     );
     await setup.query(
       `INSERT INTO ${SCHEMA}.job (name, data, created_on, start_after)
        SELECT $1, jsonb_build_object('inboxId', g), now() - interval '1 hour' + g * interval '1 ms', now() - interval '1 hour'
          FROM generate_series($2::int + 1, 2 * $2::int) g`,
-      [STRIPE_EVENTS_QUEUE, BACKLOG],
+      [PROCESSOR_EVENTS_QUEUE, BACKLOG],
     );
     const large = new Set(['webhook_events', partition]);
 
@@ -130,22 +131,22 @@ async function examine(build: PostgresBuild & { bin: string }): Promise<Examined
 
       // pg-boss's fetch, on the queue's own connections, as its workers send it (unnamed: planned
       // with its values at each call), a few times first, as a worker polls.
-      for (let i = 0; i < 6; i++) await queueQuery(FETCH, [STRIPE_EVENTS_QUEUE, BATCH]);
-      const fetch = await explain(queueQuery, FETCH, [STRIPE_EVENTS_QUEUE, BATCH]);
+      for (let i = 0; i < 6; i++) await queueQuery(FETCH, [PROCESSOR_EVENTS_QUEUE, BATCH]);
+      const fetch = await explain(queueQuery, FETCH, [PROCESSOR_EVENTS_QUEUE, BATCH]);
       const walked = planNodes(fetch.plan).filter((node) => node['Relation Name'] === partition && node['Index Name']).map((node) => node['Index Name']!);
       fetchIndexes.push(...walked);
       if (!fetchOrderIndex || !walked.includes(fetchOrderIndex)) problems.push(`${phase}, fetch: walks ${walked.join(', ') || 'no index'}, not affix_job_fetch_order (${fetchOrderIndex ?? 'missing'})`);
       problems.push(...problemsOf(`${phase}, fetch`, fetch, large));
-      const taken = (await queueQuery(FETCH, [STRIPE_EVENTS_QUEUE, BATCH])).rows.map((row) => row.id as string);
-      const complete = await explain(queueQuery, plans.completeJobs(SCHEMA), [STRIPE_EVENTS_QUEUE, taken, null]);
+      const taken = (await queueQuery(FETCH, [PROCESSOR_EVENTS_QUEUE, BATCH])).rows.map((row) => row.id as string);
+      const complete = await explain(queueQuery, plans.completeJobs(SCHEMA), [PROCESSOR_EVENTS_QUEUE, taken, null]);
       problems.push(...problemsOf(`${phase}, completion`, complete, large));
 
       // The intake's statements (one event, several at once) and the worker batch's: its events
       // read, their outcomes written (with every wake branch taken), each as its connection
       // plans it first (with the values) and from its sixth execution (generic).
       recorder.sent.splice(0);
-      await storeEvent(app, STRIPE_EVENTS_JOB_QUEUE, inboxEvent(`evt_plan_one_${randomUUID()}`));
-      await storeEvents(app, STRIPE_EVENTS_JOB_QUEUE, [inboxEvent(`evt_plan_a_${randomUUID()}`), inboxEvent(`evt_plan_b_${randomUUID()}`)]);
+      await storeEvent(app, PROCESSOR_EVENTS_JOB_QUEUE, inboxEvent(`evt_plan_one_${randomUUID()}`));
+      await storeEvents(app, PROCESSOR_EVENTS_JOB_QUEUE, [inboxEvent(`evt_plan_a_${randomUUID()}`), inboxEvent(`evt_plan_b_${randomUUID()}`)]);
       const ids = Array.from({ length: BATCH }, (_, i) => inboxFrom + i);
       inboxFrom += BATCH;
       await loadEventPayloads(app, ids);
@@ -154,7 +155,7 @@ async function examine(build: PostgresBuild & { bin: string }): Promise<Examined
         ids.map((id) => ({
           id,
           update: { status: 'processed', attributionStep: 'click', saleId: null },
-          wake: { queue: STRIPE_EVENTS_JOB_QUEUE, programId: 1, stripeCustomerId: 'cus_plan', saleId: 1, linked: { invoiceId: 'in_plan', paymentIds: ['pi_plan'] } },
+          wake: { queue: PROCESSOR_EVENTS_JOB_QUEUE, programId: 1, processorCustomerId: 'cus_plan', saleId: 1, linked: { invoiceId: 'in_plan', paymentIds: ['pi_plan'] } },
         })),
       );
       const seen = new Set<string>();

@@ -4,7 +4,8 @@
 // transaction, every new intake insert queued behind it, and after lock_timeout the worker did not start.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STRIPE_EVENTS_QUEUE, startQueue } from '../src/platform/queue.js';
+import { PROCESSOR_EVENTS_QUEUE } from '../src/core/queue-names.js';
+import { startQueue } from '../src/platform/queue.js';
 import { type TestDatabase, createTestDatabase } from './support/harness.js';
 
 const POLICY = { retryLimit: 5, retryDelaySeconds: 5 };
@@ -26,7 +27,7 @@ describe('starting the queue beside the intake', () => {
     await intake.connect();
     try {
       await intake.query('BEGIN');
-      await intake.query(`INSERT INTO pgboss.job (name, data) VALUES ($1, '{"inboxId": 1}')`, [STRIPE_EVENTS_QUEUE]);
+      await intake.query(`INSERT INTO pgboss.job (name, data) VALUES ($1, '{"inboxId": 1}')`, [PROCESSOR_EVENTS_QUEUE]);
       const boss = await startQueue(db.url, POLICY, { supervise: false });
       await boss.stop({ graceful: false, wait: true });
       const { rows } = await db.pool.query(

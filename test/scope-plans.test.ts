@@ -14,6 +14,7 @@ import { sha256 } from '../src/core/secrets.js';
 import { PROGRAM_SECTIONS } from '../src/app/dashboard.js';
 import { partnerStats, programOverview, readOnly, recentEvents, saleExplanation } from '../src/db/program-insights.js';
 import { approvedPartnersOfGroup, codeMapped, discountForLink, partnerDiscountState, partnersWithCodesOf } from '../src/db/discounts.js';
+import { endpointForIntake } from '../src/db/processor-endpoints.js';
 
 // SCOPE_PLANS_ROWS: fewer rows while working on this file; the test as it runs in CI uses 100,000.
 const BIG = Number(process.env.SCOPE_PLANS_ROWS ?? 100_000);
@@ -193,6 +194,8 @@ describe('reads scoped by account, program or partner', () => {
     await recorder.during('mcp recent_events', () => readOnly(appPool, (c) => recentEvents(c, small.programId, 'sale', 20)));
     await recorder.during('mcp partner_stats', () => readOnly(appPool, (c) => partnerStats(c, small.programId, since)));
     await recorder.during('mcp explain_sale', () => readOnly(appPool, (c) => saleExplanation(c, small.programId, small.transactionId)));
+    // The webhook intake's read of the program's endpoint at each processor (src/app/webhook-intake.ts).
+    for (const processor of ['stripe', 'paddle', 'lemonsqueezy'] as const) await recorder.during(`intake endpoint ${processor}`, () => endpointForIntake(appPool, small.programId, processor));
 
     const large = await largeTables(db.pool, BIG / 2);
     // The shared tables the seed filled (a guard against a seed that quietly stopped filling one).

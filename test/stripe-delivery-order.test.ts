@@ -6,8 +6,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool } from '../src/db/pool.js';
 import { wakeWaitingEvents } from '../src/db/webhook-events.js';
-import { processStripeEvent, processStripeEventBatch } from '../src/jobs/stripe-event-job.js';
-import { stripeEventEnqueuer } from '../src/platform/queue.js';
+import { handleProcessorEvent, handleProcessorEventBatch } from '../src/jobs/processor-event-job.js';
+import { processorEventEnqueuer } from '../src/platform/queue.js';
 import {
   type SeededProgram,
   type TestApi,
@@ -66,7 +66,7 @@ async function moneyState(programId: number, run: string) {
     [programId],
   );
   const customers = await db.pool.query(
-    'SELECT status, provisional_lead, stripe_customer_id FROM customers WHERE program_id = $1 ORDER BY id',
+    'SELECT status, provisional_lead, processor_customer_id FROM customers WHERE program_id = $1 ORDER BY id',
     [programId],
   );
   const refunds = await db.pool.query(
@@ -77,7 +77,7 @@ async function moneyState(programId: number, run: string) {
   );
   return {
     sales: sales.rows.map((row) => ({ ...row, processor_event_id: strip(row.processor_event_id) })),
-    customers: customers.rows.map((row) => ({ ...row, stripe_customer_id: strip(row.stripe_customer_id) })),
+    customers: customers.rows.map((row) => ({ ...row, processor_customer_id: strip(row.processor_customer_id) })),
     netRefunded: refunds.rows[0].net_refunded,
     ledger: ledger.rows[0],
   };
@@ -290,7 +290,7 @@ async function programRows(programId: number, run: string) {
   const { rows: events } = await db.pool.query('SELECT kind, count(*)::int AS n FROM tracking_events WHERE program_id = $1 GROUP BY kind ORDER BY kind', [programId]);
   const { rows: counted } = await db.pool.query('SELECT kind, sum(events)::int AS n FROM tracking_hourly_counts WHERE program_id = $1 GROUP BY kind ORDER BY kind', [programId]);
   const { rows: outcomes } = await db.pool.query(
-    'SELECT type, status, reason, attribution_step FROM webhook_events WHERE program_id = $1 ORDER BY stripe_event_id',
+    'SELECT type, status, reason, attribution_step FROM webhook_events WHERE program_id = $1 ORDER BY event_key',
     [programId],
   );
   // Each payment names its own sale (the transaction its object is) and that sale's commission.
@@ -316,7 +316,7 @@ describe('a batch\'s independent payments attributed at once', () => {
       ids.push(...(await deliverAll(shop, list[0]!, [{ fixture: 'charge.refunded.partial-legacy', at: 10 }])));
       if (mode === 'at once') {
         const { deps: logged, lines } = loggedDeps();
-        expect(await processStripeEventBatch(logged, ids.map((inboxId) => ({ inboxId, jobId: `once-${inboxId}` })))).toEqual([]);
+        expect(await handleProcessorEventBatch(logged, ids.map((inboxId) => ({ inboxId, jobId: `once-${inboxId}` })))).toEqual([]);
         const processed = lines.filter((line) => line.msg === 'processor event processed');
         expect(processed.map((line) => line.together)).toEqual([7, 7, 7, 7, 7, 7, 7, undefined]);
       } else {
@@ -335,17 +335,17 @@ describe('a batch\'s independent payments attributed at once', () => {
     const [refundId] = await deliverAll(shop, list[1]!, [{ fixture: 'charge.refunded.full', at: 10 }]);
     const [renewalId] = await deliverAll(shop, list[2]!, [{ fixture: 'invoice.paid.renewal', at: 30 * DAY }]);
     const jobOf = async (inboxId: number) =>
-      (await db.pool.query("SELECT id, state, start_after > now() AS later FROM pgboss.job WHERE name = 'stripe-events' AND data ->> 'inboxId' = $1 ORDER BY created_on DESC LIMIT 1", [String(inboxId)])).rows[0];
+      (await db.pool.query("SELECT id, state, start_after > now() AS later FROM pgboss.job WHERE name = 'processor-events' AND data ->> 'inboxId' = $1 ORDER BY created_on DESC LIMIT 1", [String(inboxId)])).rows[0];
     const job = await jobOf(refundId!);
-    await expect(processStripeEvent(deps(), refundId!, job.id)).rejects.toThrow('the sale this refers to is not recorded yet');
-    await api.queue!.fail('stripe-events', job.id, { message: 'waiting' });
-    expect(await processStripeEvent(deps(), renewalId!)).toMatchObject({ status: 'ignored', waitingFor: { id: `cus_${list[2]!.run}` } });
+    await expect(handleProcessorEvent(deps(), refundId!, job.id)).rejects.toThrow('the sale this refers to is not recorded yet');
+    await api.queue!.fail('processor-events', job.id, { message: 'waiting' });
+    expect(await handleProcessorEvent(deps(), renewalId!)).toMatchObject({ status: 'ignored', waitingFor: { id: `cus_${list[2]!.run}` } });
     expect(await jobOf(refundId!)).toMatchObject({ state: 'retry', later: true });
 
     const ids: number[] = [];
     for (const vars of list) ids.push(...(await deliverAll(shop, vars, [{ fixture: 'checkout.session.completed.payment' }])));
     const { deps: logged, lines } = loggedDeps();
-    expect(await processStripeEventBatch(logged, ids.map((inboxId) => ({ inboxId, jobId: `wake-${inboxId}` })))).toEqual([]);
+    expect(await handleProcessorEventBatch(logged, ids.map((inboxId) => ({ inboxId, jobId: `wake-${inboxId}` })))).toEqual([]);
     expect(lines.filter((line) => line.msg === 'processor event processed').map((line) => line.together)).toEqual([3, 3, 3]);
     expect(lines.find((line) => line.msg.startsWith('queued events that were waiting'))?.woken).toBe(1);
     expect(await jobOf(refundId!)).toMatchObject({ state: 'retry', later: false });
@@ -366,7 +366,7 @@ describe('a batch\'s independent payments attributed at once', () => {
       ]),
     );
     const logged = batches.map(() => loggedDeps());
-    const left = await Promise.all(batches.map((ids, b) => processStripeEventBatch(logged[b]!.deps, ids.map((inboxId) => ({ inboxId, jobId: `pair-${inboxId}` })))));
+    const left = await Promise.all(batches.map((ids, b) => handleProcessorEventBatch(logged[b]!.deps, ids.map((inboxId) => ({ inboxId, jobId: `pair-${inboxId}` })))));
     expect(left).toEqual([[], []]);
     for (const { lines } of logged) {
       expect(lines.filter((line) => line.msg === 'processor event processed').map((line) => line.together)).toEqual([2, 2, undefined, undefined]);
@@ -402,7 +402,7 @@ describe('a batch\'s independent payments attributed at once', () => {
       ]);
       if (mode === 'as a batch') {
         const { deps: logged, lines } = loggedDeps();
-        const left = await processStripeEventBatch(logged, ids.map((inboxId) => ({ inboxId, jobId: `same-${inboxId}` })));
+        const left = await handleProcessorEventBatch(logged, ids.map((inboxId) => ({ inboxId, jobId: `same-${inboxId}` })));
         expect(left).toHaveLength(2);
         expect(lines.find((line) => line.msg.startsWith('batch rolled back'))?.reason).toMatch(/^events attributed at once: two events reached customer \d+$/);
       }
@@ -427,7 +427,7 @@ describe('a worker session after its batches', () => {
           { fixture: 'checkout.session.completed.payment' },
           { fixture: 'charge.refunded.partial-legacy', at: 10 },
         ]);
-        expect(await processStripeEventBatch({ ...deps(), pool: session }, ids.map((inboxId) => ({ inboxId, jobId: `s-${inboxId}` })))).toEqual([]);
+        expect(await handleProcessorEventBatch({ ...deps(), pool: session }, ids.map((inboxId) => ({ inboxId, jobId: `s-${inboxId}` })))).toEqual([]);
       }
       const { rows } = await session.query(
         `SELECT to_regclass('pg_temp.batch_rollup_rows') IS NOT NULL AS kept_rows, pg_relation_size('pg_temp.batch_rollup_rows') AS rows_bytes,
@@ -449,18 +449,18 @@ describe('single events', () => {
       { fixture: 'checkout.session.completed.payment' },
     ]);
     const jobOf = async (inboxId: number) =>
-      (await db.pool.query("SELECT id, state, start_after > now() AS later FROM pgboss.job WHERE name = 'stripe-events' AND data ->> 'inboxId' = $1", [String(inboxId)])).rows[0];
+      (await db.pool.query("SELECT id, state, start_after > now() AS later FROM pgboss.job WHERE name = 'processor-events' AND data ->> 'inboxId' = $1", [String(inboxId)])).rows[0];
     // As a worker runs it: the attempt fails waiting for the sale, and pg-boss schedules the retry.
     const job = await jobOf(refundId!);
-    await expect(processStripeEvent(deps(), refundId!, job.id)).rejects.toThrow('the sale this refers to is not recorded yet');
-    await api.queue!.fail('stripe-events', job.id, { message: 'waiting' });
+    await expect(handleProcessorEvent(deps(), refundId!, job.id)).rejects.toThrow('the sale this refers to is not recorded yet');
+    await api.queue!.fail('processor-events', job.id, { message: 'waiting' });
     expect(await jobOf(refundId!)).toMatchObject({ state: 'retry', later: true });
     const waiters = async () => (await db.pool.query('SELECT wait_key, retry_job FROM event_waiters WHERE inbox_id = $1', [refundId])).rows;
     expect(await waiters()).toContainEqual({ wait_key: `pi_${vars.run}_payment`, retry_job: job.id });
     // The sale: its statement moves the waiting refund's retry to now.
-    expect(await processStripeEvent(deps(), checkoutId!)).toMatchObject({ status: 'processed', attributionStep: 'click_id' });
+    expect(await handleProcessorEvent(deps(), checkoutId!)).toMatchObject({ status: 'processed', attributionStep: 'click_id' });
     expect(await jobOf(refundId!)).toMatchObject({ state: 'retry', later: false });
-    expect(await processStripeEvent(deps(), refundId!, job.id)).toMatchObject({ status: 'processed' });
+    expect(await handleProcessorEvent(deps(), refundId!, job.id)).toMatchObject({ status: 'processed' });
     expect(await waiters()).toEqual([]);
   });
 
@@ -473,17 +473,17 @@ describe('single events', () => {
         { fixture: 'invoice_payment.paid', at: 1 },
       ]);
       const jobOf = async (inboxId: number) =>
-        (await db.pool.query("SELECT id, state, start_after > now() AS later FROM pgboss.job WHERE name = 'stripe-events' AND data ->> 'inboxId' = $1", [String(inboxId)])).rows[0];
+        (await db.pool.query("SELECT id, state, start_after > now() AS later FROM pgboss.job WHERE name = 'processor-events' AND data ->> 'inboxId' = $1", [String(inboxId)])).rows[0];
       const job = await jobOf(refundId!);
-      await expect(processStripeEvent(deps(), refundId!, job.id)).rejects.toThrow('the sale this refers to is not recorded yet');
-      await api.queue!.fail('stripe-events', job.id, { message: 'waiting' });
+      await expect(handleProcessorEvent(deps(), refundId!, job.id)).rejects.toThrow('the sale this refers to is not recorded yet');
+      await api.queue!.fail('processor-events', job.id, { message: 'waiting' });
       // The invoice names no payment: only its link makes the refund's payment lead to it.
       const [first, second] = last === 'the link' ? [invoiceId!, linkId!] : [linkId!, invoiceId!];
-      expect(await processStripeEvent(deps(), first)).toMatchObject({ status: 'processed' });
+      expect(await handleProcessorEvent(deps(), first)).toMatchObject({ status: 'processed' });
       expect(await jobOf(refundId!)).toMatchObject({ state: 'retry', later: true });
-      expect(await processStripeEvent(deps(), second)).toMatchObject({ status: 'processed' });
+      expect(await handleProcessorEvent(deps(), second)).toMatchObject({ status: 'processed' });
       expect(await jobOf(refundId!)).toMatchObject({ state: 'retry', later: false });
-      expect(await processStripeEvent(deps(), refundId!, job.id)).toMatchObject({ status: 'processed' });
+      expect(await handleProcessorEvent(deps(), refundId!, job.id)).toMatchObject({ status: 'processed' });
       expect((await db.pool.query('SELECT * FROM event_waiters WHERE inbox_id = $1', [refundId])).rows).toEqual([]);
     });
   }
@@ -522,9 +522,9 @@ describe('single events', () => {
   it('D6: a subscription checkout binds the customer but leaves a provisional lead to the payment', async () => {
     const { shop, run, vars } = await newRun({ lead_auth: 'server_required' });
     await processInOrder(await deliverAll(shop, vars, [{ fixture: 'checkout.session.completed.subscription' }]));
-    expect((await moneyState(shop.programId, run)).customers).toEqual([{ status: 'lead', provisional_lead: true, stripe_customer_id: 'cus_RUN' }]);
+    expect((await moneyState(shop.programId, run)).customers).toEqual([{ status: 'lead', provisional_lead: true, processor_customer_id: 'cus_RUN' }]);
     await processInOrder(await deliverAll(shop, vars, [{ fixture: 'invoice.payment_succeeded.first', at: 5 }]));
-    expect((await moneyState(shop.programId, run)).customers).toEqual([{ status: 'customer', provisional_lead: false, stripe_customer_id: 'cus_RUN' }]);
+    expect((await moneyState(shop.programId, run)).customers).toEqual([{ status: 'customer', provisional_lead: false, processor_customer_id: 'cus_RUN' }]);
   });
 
   it('D8: a checkout whose client_reference_id matches nobody is an unreferred sale: ignored at once, not retried', async () => {
@@ -535,7 +535,7 @@ describe('single events', () => {
         change: (e) => Object.assign(e.data.object, { client_reference_id: `order_ref_${run}`, customer_details: { email: `stranger_${run}@example.com` } }),
       },
     ]);
-    const update = await processStripeEvent(deps(), id!);
+    const update = await handleProcessorEvent(deps(), id!);
     expect(update).toMatchObject({ status: 'ignored', reason: 'no affiliate attribution: client_reference_id matches no customer (an unreferred sale)' });
     const { rows } = await db.pool.query('SELECT status, attempts FROM webhook_events WHERE id = $1', [id]);
     expect(rows[0]).toEqual({ status: 'ignored', attempts: 0 });
@@ -548,11 +548,11 @@ describe('single events', () => {
     expect(reply.body).toMatchObject({ status: 'ignored' });
     const waiting = await db.pool.query('SELECT program_id, reason, waiting_for FROM webhook_events WHERE id = $1', [reply.body.id]);
     expect(waiting.rows[0]).toEqual({ program_id: null, reason: `no program is connected to account acct_${run} yet; processed when one is`, waiting_for: `acct_${run}` });
-    expect(await wakeWaitingEvents(db.pool, stripeEventEnqueuer(api.queue!))).not.toContain(reply.body.id);
+    expect(await wakeWaitingEvents(db.pool, processorEventEnqueuer(api.queue!))).not.toContain(reply.body.id);
 
     await api.request('PATCH', `/api/v1/admin/programs/${shop.programId}/stripe`, { body: { account_id: `acct_${run}` }, headers: adminHeaders });
-    expect(await wakeWaitingEvents(db.pool, stripeEventEnqueuer(api.queue!))).toContain(reply.body.id);
-    expect(await processStripeEvent(deps(), reply.body.id)).toMatchObject({ status: 'processed', attributionStep: 'click_id' });
+    expect(await wakeWaitingEvents(db.pool, processorEventEnqueuer(api.queue!))).toContain(reply.body.id);
+    expect(await handleProcessorEvent(deps(), reply.body.id)).toMatchObject({ status: 'processed', attributionStep: 'click_id' });
     expect((await moneyState(shop.programId, run)).sales).toEqual([expect.objectContaining({ processor_event_id: 'cs_RUN_connect', commission: 980 })]);
   });
 
@@ -561,12 +561,12 @@ describe('single events', () => {
     const event = await fixture('checkout.session.completed.connect', { ...vars, account_id: `acct_${run}` });
     const reply = await deliver(api, '/api/v1/webhooks/stripe', event, { secret: CONNECT_SECRET });
     await db.pool.query(`UPDATE webhook_events SET wait_until = now() - interval '1 second' WHERE id = $1`, [reply.body.id]);
-    await wakeWaitingEvents(db.pool, stripeEventEnqueuer(api.queue!));
+    await wakeWaitingEvents(db.pool, processorEventEnqueuer(api.queue!));
     await api.request('PATCH', `/api/v1/admin/programs/${shop.programId}/stripe`, { body: { account_id: `acct_${run}` }, headers: adminHeaders });
-    expect(await wakeWaitingEvents(db.pool, stripeEventEnqueuer(api.queue!))).not.toContain(reply.body.id);
+    expect(await wakeWaitingEvents(db.pool, processorEventEnqueuer(api.queue!))).not.toContain(reply.body.id);
     const replay = await api.request('POST', `/api/v1/admin/webhook-events/${reply.body.id}/replay`, { headers: adminHeaders });
     expect(replay.body.data).toMatchObject({ status: 'queued', program_id: shop.programId });
-    expect(await processStripeEvent(deps(), reply.body.id)).toMatchObject({ status: 'processed' });
+    expect(await handleProcessorEvent(deps(), reply.body.id)).toMatchObject({ status: 'processed' });
   });
 
   it('metadata of the peer service (affitor_click_id, affitor_customer_key) attributes like ours', async () => {
@@ -574,23 +574,23 @@ describe('single events', () => {
     const [byClick] = await deliverAll(shop, vars, [
       { fixture: 'checkout.session.completed.payment', change: (e) => (e.data.object.metadata = { affitor_click_id: vars.click_id }) },
     ]);
-    expect(await processStripeEvent(deps(), byClick!)).toMatchObject({ status: 'processed', attributionStep: 'click_id' });
+    expect(await handleProcessorEvent(deps(), byClick!)).toMatchObject({ status: 'processed', attributionStep: 'click_id' });
     const [byKey] = await deliverAll(shop, vars, [
       {
         fixture: 'checkout.session.completed.guest',
         change: (e) => Object.assign(e.data.object, { metadata: { affitor_customer_key: vars.customer_key }, customer_details: { email: `other_${run}@example.com` } }),
       },
     ]);
-    expect(await processStripeEvent(deps(), byKey!)).toMatchObject({ status: 'processed', attributionStep: 'customer_key' });
+    expect(await handleProcessorEvent(deps(), byKey!)).toMatchObject({ status: 'processed', attributionStep: 'customer_key' });
   });
 
   it('D7: replaying a processed event keeps the attribution step it recorded', async () => {
     const { shop, vars } = await newRun({});
     const [id] = await deliverAll(shop, vars, [{ fixture: 'checkout.session.completed.payment' }]);
-    await processStripeEvent(deps(), id!);
+    await handleProcessorEvent(deps(), id!);
     const replay = await api.request('POST', `/api/v1/admin/webhook-events/${id}/replay`, { headers: adminHeaders });
     expect(replay.status).toBe(200);
-    await processStripeEvent(deps(), id!);
+    await handleProcessorEvent(deps(), id!);
     const { rows } = await db.pool.query('SELECT status, reason, attribution_step, sale_id FROM webhook_events WHERE id = $1', [id]);
     expect(rows[0]).toMatchObject({ status: 'processed', reason: 'sale already recorded', attribution_step: 'click_id', sale_id: expect.any(Number) });
   });
@@ -602,14 +602,14 @@ describe('single events', () => {
                            BEGIN IF NEW.id = ${id} AND NEW.status = 'processed' THEN RAISE EXCEPTION 'outcome refused'; END IF; RETURN NEW; END $$`);
     await db.pool.query(`CREATE TRIGGER refuse_outcome_${id} BEFORE UPDATE ON webhook_events FOR EACH ROW EXECUTE FUNCTION refuse_outcome_${id}()`);
     try {
-      await expect(processStripeEvent(deps(), id!)).rejects.toThrow('outcome refused');
+      await expect(handleProcessorEvent(deps(), id!)).rejects.toThrow('outcome refused');
       expect((await moneyState(shop.programId, run)).sales).toEqual([]);
       const { rows } = await db.pool.query('SELECT status, attempts, sale_id FROM webhook_events WHERE id = $1', [id]);
       expect(rows[0]).toEqual({ status: 'retrying', attempts: 1, sale_id: null });
     } finally {
       await db.pool.query(`DROP TRIGGER refuse_outcome_${id} ON webhook_events; DROP FUNCTION refuse_outcome_${id}()`);
     }
-    expect(await processStripeEvent(deps(), id!)).toMatchObject({ status: 'processed', attributionStep: 'click_id' });
+    expect(await handleProcessorEvent(deps(), id!)).toMatchObject({ status: 'processed', attributionStep: 'click_id' });
     expect((await moneyState(shop.programId, run)).sales).toEqual([expect.objectContaining({ processor_event_id: 'cs_RUN_payment', commission: 980 })]);
   });
 });

@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Pool, type PoolClient, createPool } from '../src/db/pool.js';
 import { type NewInboxEvent, storeEvents } from '../src/db/webhook-events.js';
-import { processStripeEventBatch } from '../src/jobs/stripe-event-job.js';
-import { STRIPE_EVENTS_JOB_QUEUE } from '../src/platform/queue.js';
+import { handleProcessorEventBatch } from '../src/jobs/processor-event-job.js';
+import { PROCESSOR_EVENTS_JOB_QUEUE } from '../src/core/queue-names.js';
 import { type TestApi, type TestDatabase, count, createTestDatabase, startTestApi, trackClick } from './support/harness.js';
 import { CONNECT_SECRET, deliver, fixture, seedStripeCustomer, workerDeps } from './support/stripe.js';
 
@@ -59,7 +59,7 @@ function pauseCommits(pool: Pool) {
 
 /** The inbox row the intake would store for a verified event of the program. */
 const inboxEvent = (programId: number, event: { id: string }): NewInboxEvent => ({
-  stripeEventId: event.id, endpoint: 'program', programId, account: null, type: 'checkout.session.completed', livemode: true,
+  eventKey: event.id, endpoint: 'program', programId, account: null, type: 'checkout.session.completed', livemode: true,
   apiVersion: null, rawBody: Buffer.from(JSON.stringify(event)), status: 'queued', reason: null, objectIds: [], waitingFor: null,
 });
 
@@ -82,7 +82,7 @@ it('a redelivery of an event whose worker batch is mid-transaction, and a new ev
   }
 
   const latch = pauseCommits(workerPool);
-  const batch = processStripeEventBatch({ ...workerDeps(api), pool: workerPool }, ids.map((inboxId) => ({ inboxId, jobId: `locks-${inboxId}` })));
+  const batch = handleProcessorEventBatch({ ...workerDeps(api), pool: workerPool }, ids.map((inboxId) => ({ inboxId, jobId: `locks-${inboxId}` })));
   await latch.reached;
   // The batch holds its locks now: its outcome's row is locked against anyone who would change it.
   const locked = await db.pool.connect();
@@ -101,7 +101,7 @@ it('a redelivery of an event whose worker batch is mid-transaction, and a new ev
     const [redelivery, fresh] = await Promise.all([deliver(api, endpoint, batched[0]), deliver(api, endpoint, events[3])]);
     const ms = Date.now() - started;
     const answeredOpen = !latch.committed();
-    const together = await storeEvents(db.pool, STRIPE_EVENTS_JOB_QUEUE, [inboxEvent(shop.programId, batched[1] as { id: string }), inboxEvent(shop.programId, { id: `evt_${run}_new` })])
+    const together = await storeEvents(db.pool, PROCESSOR_EVENTS_JOB_QUEUE, [inboxEvent(shop.programId, batched[1] as { id: string }), inboxEvent(shop.programId, { id: `evt_${run}_new` })])
       .catch((error: Error) => error.message);
     return { redelivery, fresh, ms, answeredOpen, together, storedOpen: !latch.committed() };
   };
@@ -119,9 +119,9 @@ it('a redelivery of an event whose worker batch is mid-transaction, and a new ev
   expect(open.together).toEqual([{ id: ids[1], duplicate: true, status: 'queued' }, { id: expect.any(Number), duplicate: false, status: 'queued' }]);
   // The batch then committed its outcomes; the redelivery added neither a row nor a job, the new event has its own.
   expect((await db.pool.query('SELECT status FROM webhook_events WHERE id = ANY ($1::bigint[])', [ids])).rows.map((row) => row.status)).toEqual(['processed', 'processed', 'processed']);
-  expect(await count(db.pool, 'SELECT 1 FROM webhook_events WHERE stripe_event_id = $1', [batched[0]!.id])).toBe(1);
-  expect(await count(db.pool, "SELECT 1 FROM pgboss.job WHERE name = 'stripe-events' AND data ->> 'inboxId' = $1", [String(ids[0])])).toBe(1);
-  expect(await count(db.pool, "SELECT 1 FROM pgboss.job WHERE name = 'stripe-events' AND data ->> 'inboxId' = $1", [String(fresh!.body.id)])).toBe(1);
+  expect(await count(db.pool, 'SELECT 1 FROM webhook_events WHERE event_key = $1', [batched[0]!.id])).toBe(1);
+  expect(await count(db.pool, "SELECT 1 FROM pgboss.job WHERE name = 'processor-events' AND data ->> 'inboxId' = $1", [String(ids[0])])).toBe(1);
+  expect(await count(db.pool, "SELECT 1 FROM pgboss.job WHERE name = 'processor-events' AND data ->> 'inboxId' = $1", [String(fresh!.body.id)])).toBe(1);
 });
 
 it('an inbox row without its key (stored by a version before migration 0039 running beside this one) is answered as a redelivery, alone and in one statement with others', async () => {
@@ -130,12 +130,12 @@ it('an inbox row without its key (stored by a version before migration 0039 runn
   const event = await fixture('checkout.session.completed.payment', { run: `${run}_old`, customer_key: `user_${run}_old`, program_id: shop.programId, email: `buyer_${run}_old@example.com` });
   const first = await deliver(api, endpoint, event);
   expect(first.status).toBe(200);
-  await db.pool.query('DELETE FROM webhook_event_keys WHERE stripe_event_id = $1', [event.id]);
+  await db.pool.query('DELETE FROM webhook_event_keys WHERE event_key = $1', [event.id]);
   const again = await deliver(api, endpoint, event);
   expect(again.status).toBe(200);
   expect(again.body).toMatchObject({ received: true, id: first.body.id, duplicate: true });
-  await db.pool.query('DELETE FROM webhook_event_keys WHERE stripe_event_id = $1', [event.id]);
-  const together = await storeEvents(db.pool, STRIPE_EVENTS_JOB_QUEUE, [inboxEvent(shop.programId, event as { id: string }), inboxEvent(shop.programId, { id: `evt_${run}_beside` })]);
+  await db.pool.query('DELETE FROM webhook_event_keys WHERE event_key = $1', [event.id]);
+  const together = await storeEvents(db.pool, PROCESSOR_EVENTS_JOB_QUEUE, [inboxEvent(shop.programId, event as { id: string }), inboxEvent(shop.programId, { id: `evt_${run}_beside` })]);
   expect(together).toEqual([{ id: first.body.id, duplicate: true, status: expect.any(String) }, { id: expect.any(Number), duplicate: false, status: 'queued' }]);
-  expect(await count(db.pool, 'SELECT 1 FROM webhook_events WHERE stripe_event_id = $1', [event.id])).toBe(1);
+  expect(await count(db.pool, 'SELECT 1 FROM webhook_events WHERE event_key = $1', [event.id])).toBe(1);
 });

@@ -6,8 +6,9 @@ import type PgBoss from 'pg-boss';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InboxWriter } from '../src/db/inbox-writer.js';
-import { type NewInboxEvent, STRIPE_EVENTS_CHANNEL, storeEvent } from '../src/db/webhook-events.js';
-import { STRIPE_EVENTS_JOB_QUEUE, STRIPE_EVENTS_QUEUE, startQueue } from '../src/platform/queue.js';
+import { type NewInboxEvent, PROCESSOR_EVENTS_CHANNEL, storeEvent } from '../src/db/webhook-events.js';
+import { PROCESSOR_EVENTS_JOB_QUEUE, PROCESSOR_EVENTS_QUEUE } from '../src/core/queue-names.js';
+import { startQueue } from '../src/platform/queue.js';
 import { type TestDatabase, count, createTestDatabase } from './support/harness.js';
 
 let db: TestDatabase;
@@ -23,7 +24,7 @@ afterAll(async () => {
 });
 
 const event = (id: string, status: NewInboxEvent['status'] = 'queued'): NewInboxEvent => ({
-  stripeEventId: id, endpoint: 'program', programId: null, account: null, type: 'checkout.session.completed', livemode: false,
+  eventKey: id, endpoint: 'program', programId: null, account: null, type: 'checkout.session.completed', livemode: false,
   apiVersion: null, rawBody: Buffer.from(JSON.stringify({ id })), status, reason: null, objectIds: [], waitingFor: null,
 });
 
@@ -31,9 +32,9 @@ const POLICY_COLUMNS = `name, priority, state, retry_limit, retry_count, retry_d
   singleton_key, singleton_on, round(extract(epoch from keep_until - start_after) / 60) AS keep_minutes`;
 
 it('writes the job pg-boss itself would write for the queue (policy, expiry, dead letter, retention)', async () => {
-  const stored = await storeEvent(db.pool, STRIPE_EVENTS_JOB_QUEUE, event('evt_statement_1'));
+  const stored = await storeEvent(db.pool, PROCESSOR_EVENTS_JOB_QUEUE, event('evt_statement_1'));
   const ours = (await db.pool.query(`SELECT ${POLICY_COLUMNS}, data FROM pgboss.job WHERE data->>'inboxId' = $1`, [String(stored.id)])).rows;
-  const theirsId = await boss.send(STRIPE_EVENTS_QUEUE, { inboxId: -1 });
+  const theirsId = await boss.send(PROCESSOR_EVENTS_QUEUE, { inboxId: -1 });
   const theirs = (await db.pool.query(`SELECT ${POLICY_COLUMNS}, data FROM pgboss.job WHERE id = $1`, [theirsId])).rows;
   expect(ours).toHaveLength(1);
   expect({ ...ours[0], data: null }).toEqual({ ...theirs[0], data: null });
@@ -41,29 +42,29 @@ it('writes the job pg-boss itself would write for the queue (policy, expiry, dea
 });
 
 it('a redelivery adds neither a row nor a job; an ignored event gets no job', async () => {
-  const first = await storeEvent(db.pool, STRIPE_EVENTS_JOB_QUEUE, event('evt_statement_2'));
-  const again = await storeEvent(db.pool, STRIPE_EVENTS_JOB_QUEUE, event('evt_statement_2'));
+  const first = await storeEvent(db.pool, PROCESSOR_EVENTS_JOB_QUEUE, event('evt_statement_2'));
+  const again = await storeEvent(db.pool, PROCESSOR_EVENTS_JOB_QUEUE, event('evt_statement_2'));
   expect(again).toEqual({ ...first, duplicate: true });
   expect(await count(db.pool, "SELECT 1 FROM pgboss.job WHERE data->>'inboxId' = $1", [String(first.id)])).toBe(1);
-  const ignored = await storeEvent(db.pool, STRIPE_EVENTS_JOB_QUEUE, event('evt_statement_3', 'ignored'));
+  const ignored = await storeEvent(db.pool, PROCESSOR_EVENTS_JOB_QUEUE, event('evt_statement_3', 'ignored'));
   expect(await count(db.pool, "SELECT 1 FROM pgboss.job WHERE data->>'inboxId' = $1", [String(ignored.id)])).toBe(0);
 });
 
 it('no job, no row: a queue that does not exist stores nothing', async () => {
   await expect(storeEvent(db.pool, { schema: 'pgboss', name: 'no-such-queue' }, event('evt_statement_4'))).rejects.toThrow();
-  expect(await count(db.pool, "SELECT 1 FROM webhook_events WHERE stripe_event_id = 'evt_statement_4'")).toBe(0);
+  expect(await count(db.pool, "SELECT 1 FROM webhook_events WHERE event_key = 'evt_statement_4'")).toBe(0);
 });
 
 it('wakes listening workers after the row commits, outside its statement (a redelivery or an ignored event wakes nobody)', async () => {
   const listener = new pg.Client({ connectionString: db.url });
   await listener.connect();
   try {
-    await listener.query(`LISTEN ${STRIPE_EVENTS_CHANNEL}`);
+    await listener.query(`LISTEN ${PROCESSOR_EVENTS_CHANNEL}`);
     const heard: string[] = [];
     listener.on('notification', (message) => heard.push(message.channel));
     // The statement alone notifies nobody: its commit holds no NOTIFY lock.
-    await storeEvent(db.pool, STRIPE_EVENTS_JOB_QUEUE, event('evt_statement_5'));
-    const writer = new InboxWriter(db.pool, STRIPE_EVENTS_JOB_QUEUE);
+    await storeEvent(db.pool, PROCESSOR_EVENTS_JOB_QUEUE, event('evt_statement_5'));
+    const writer = new InboxWriter(db.pool, PROCESSOR_EVENTS_JOB_QUEUE);
     await writer.store(event('evt_statement_5'));
     await writer.store(event('evt_statement_5b', 'ignored'));
     await listener.query('SELECT 1');
@@ -71,7 +72,7 @@ it('wakes listening workers after the row commits, outside its statement (a rede
     // The writer, once the new row committed.
     const stored = await writer.store(event('evt_statement_6'));
     expect(stored.duplicate).toBe(false);
-    await expect.poll(() => heard, { timeout: 5_000 }).toEqual([STRIPE_EVENTS_CHANNEL]);
+    await expect.poll(() => heard, { timeout: 5_000 }).toEqual([PROCESSOR_EVENTS_CHANNEL]);
   } finally {
     await listener.end();
   }
@@ -79,7 +80,7 @@ it('wakes listening workers after the row commits, outside its statement (a rede
 
 describe('concurrent deliveries written together', () => {
   // One statement on its way at a time: the first event goes alone, the ones behind it together.
-  const writer = () => new InboxWriter(db.pool, STRIPE_EVENTS_JOB_QUEUE, { inFlight: 1, batch: 32 });
+  const writer = () => new InboxWriter(db.pool, PROCESSOR_EVENTS_JOB_QUEUE, { inFlight: 1, batch: 32 });
   const ROW = `endpoint, program_id, account, type, livemode, api_version, payload, raw_body, status, reason, object_ids, waiting_for,
                round(extract(epoch from wait_until - received_at) / 86400) AS wait_days`;
   const varied = (id: string, i: number): NewInboxEvent => ({
@@ -96,15 +97,15 @@ describe('concurrent deliveries written together', () => {
     const batched = Array.from({ length: 10 }, (_, i) => varied(`evt_batched_${i}`, i));
     const together = await Promise.all(batched.map((e) => shared.store(e)));
     expect(new Set(together.map((answer) => answer.id)).size).toBe(10);
-    const transactions = await db.pool.query("SELECT count(DISTINCT xmin::text)::int AS n FROM webhook_events WHERE stripe_event_id LIKE 'evt_batched_%'");
+    const transactions = await db.pool.query("SELECT count(DISTINCT xmin::text)::int AS n FROM webhook_events WHERE event_key LIKE 'evt_batched_%'");
     expect(transactions.rows[0].n).toBe(2);
     for (let i = 0; i < 10; i++) {
       expect(together[i]).toEqual({ id: expect.any(Number), duplicate: false, status: batched[i]!.status });
       const [alone] = (await db.pool.query(`SELECT ${ROW} FROM webhook_events WHERE id = $1`, [answers[i]!.id])).rows;
-      const [inBatch] = (await db.pool.query(`SELECT ${ROW}, stripe_event_id FROM webhook_events WHERE id = $1`, [together[i]!.id])).rows;
-      expect(inBatch.stripe_event_id).toBe(`evt_batched_${i}`);
+      const [inBatch] = (await db.pool.query(`SELECT ${ROW}, event_key FROM webhook_events WHERE id = $1`, [together[i]!.id])).rows;
+      expect(inBatch.event_key).toBe(`evt_batched_${i}`);
       const strip = (row: Record<string, unknown>) => JSON.parse(JSON.stringify(row).replaceAll('evt_batched_', 'X').replaceAll('evt_batch_', 'X'));
-      expect(strip({ ...inBatch, stripe_event_id: undefined })).toEqual(strip(alone));
+      expect(strip({ ...inBatch, event_key: undefined })).toEqual(strip(alone));
       const jobs = await count(db.pool, "SELECT 1 FROM pgboss.job WHERE data->>'inboxId' = $1", [String(together[i]!.id)]);
       expect(jobs).toBe(batched[i]!.status === 'queued' ? 1 : 0);
     }
@@ -119,7 +120,7 @@ describe('concurrent deliveries written together', () => {
     expect(againA).toEqual({ ...first, duplicate: true });
     expect(b).toMatchObject({ duplicate: false, status: 'queued' });
     expect(againB).toEqual({ ...b, duplicate: true });
-    expect(await count(db.pool, "SELECT 1 FROM webhook_events WHERE stripe_event_id = 'evt_batch_dup_b'")).toBe(1);
+    expect(await count(db.pool, "SELECT 1 FROM webhook_events WHERE event_key = 'evt_batch_dup_b'")).toBe(1);
     expect(await count(db.pool, "SELECT 1 FROM pgboss.job WHERE data->>'inboxId' = $1", [String(b!.id)])).toBe(1);
   });
 

@@ -40,7 +40,7 @@ let run = 0;
 const vars = () => ({ run: `in${++run}`, click_id: 'clk_x', customer_key: 'k', program_id: shop.programId, email: 'a@b.co' });
 const inboxCount = () => count(db.pool, 'SELECT 1 FROM webhook_events');
 const jobsFor = (inboxId: number) =>
-  count(db.pool, "SELECT 1 FROM pgboss.job WHERE name = 'stripe-events' AND (data ->> 'inboxId')::bigint = $1", [inboxId]);
+  count(db.pool, "SELECT 1 FROM pgboss.job WHERE name = 'processor-events' AND (data ->> 'inboxId')::bigint = $1", [inboxId]);
 
 describe('signature verification', () => {
   it('valid: stored with its job, answered after commit', async () => {
@@ -48,8 +48,8 @@ describe('signature verification', () => {
     const reply = await deliver(api, path, event);
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ received: true, id: expect.any(Number), duplicate: false, status: 'queued' });
-    const { rows } = await db.pool.query('SELECT stripe_event_id, program_id, type, endpoint, status FROM webhook_events WHERE id = $1', [reply.body.id]);
-    expect(rows).toEqual([{ stripe_event_id: event.id, program_id: shop.programId, type: 'checkout.session.completed', endpoint: 'program', status: 'queued' }]);
+    const { rows } = await db.pool.query('SELECT event_key, program_id, type, endpoint, status FROM webhook_events WHERE id = $1', [reply.body.id]);
+    expect(rows).toEqual([{ event_key: event.id, program_id: shop.programId, type: 'checkout.session.completed', endpoint: 'program', status: 'queued' }]);
     expect(await jobsFor(reply.body.id)).toBe(1);
   });
 
@@ -60,7 +60,7 @@ describe('signature verification', () => {
     expect(forged.status).toBe(400);
     expect(forged.body.error.message).toMatch(/^Webhook signature verification failed: /);
     // The program page's live check says it in whole sentences, never cut mid-word.
-    const noted = async () => (await db.pool.query('SELECT stripe_last_signature_error AS e FROM programs WHERE id = $1', [shop.programId])).rows[0].e;
+    const noted = async () => (await db.pool.query("SELECT last_signature_error AS e FROM processor_endpoints WHERE program_id = $1 AND processor = 'stripe'", [shop.programId])).rows[0].e;
     expect(await noted()).toBe('No signature matched the signing secret saved here. Copy the signing secret (whsec_…) of this endpoint in Stripe and save it below.');
     const stale = await deliver(api, path, event, { timestamp: Math.floor(Date.now() / 1000) - 301 });
     expect(stale.status).toBe(400);
@@ -91,7 +91,7 @@ describe('storage', () => {
     const again = await deliver(api, path, event);
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ received: true, id: first.body.id, duplicate: true, status: 'queued' });
-    expect(await count(db.pool, 'SELECT 1 FROM webhook_events WHERE stripe_event_id = $1', [event.id])).toBe(1);
+    expect(await count(db.pool, 'SELECT 1 FROM webhook_events WHERE event_key = $1', [event.id])).toBe(1);
     expect(await jobsFor(first.body.id)).toBe(1);
   });
 
@@ -115,7 +115,7 @@ describe('storage', () => {
     } finally {
       await db.pool.query('DROP TRIGGER fail_job ON pgboss.job');
     }
-    expect(await count(db.pool, 'SELECT 1 FROM webhook_events WHERE stripe_event_id = $1', [event.id])).toBe(0);
+    expect(await count(db.pool, 'SELECT 1 FROM webhook_events WHERE event_key = $1', [event.id])).toBe(0);
     expect((await deliver(api, path, event)).body.status).toBe('queued');
   });
 });
@@ -145,7 +145,7 @@ describe('Connect endpoint', () => {
 
 describe('signing secrets at rest', () => {
   it('are stored sealed, never in clear', async () => {
-    const { rows } = await db.pool.query('SELECT stripe_webhook_secret FROM programs WHERE id = $1', [shop.programId]);
+    const { rows } = await db.pool.query("SELECT webhook_secret_sealed AS stripe_webhook_secret FROM processor_endpoints WHERE program_id = $1 AND processor = 'stripe'", [shop.programId]);
     expect(rows[0].stripe_webhook_secret).toMatch(/^v1\./);
     expect(rows[0].stripe_webhook_secret).not.toContain(WEBHOOK_SECRET);
     const header = sign('{}', WEBHOOK_SECRET);

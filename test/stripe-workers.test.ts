@@ -134,9 +134,9 @@ describe('subscriptions (both invoice shapes)', () => {
     const { send, run, customerKey } = await setup({ commission_type: 'recurring_percent', commission_rate: 10, lead_auth: 'server_required' });
     const checkout = await send('checkout.session.completed.subscription');
     expect(await waitForEvent(db.pool, checkout.id, ['processed'])).toMatchObject({ attribution_step: 'click_id', sale_id: null });
-    const { rows } = await db.pool.query('SELECT stripe_customer_id, provisional_lead FROM customers WHERE customer_key = $1', [customerKey]);
+    const { rows } = await db.pool.query('SELECT processor_customer_id, provisional_lead FROM customers WHERE customer_key = $1', [customerKey]);
     // The checkout binds; the payment (the invoice) settles the provisional lead (spec §3).
-    expect(rows).toEqual([{ stripe_customer_id: `cus_${run}`, provisional_lead: true }]);
+    expect(rows).toEqual([{ processor_customer_id: `cus_${run}`, provisional_lead: true }]);
     expect(await saleRow(`cs_${run}_subscription`)).toEqual([]);
 
     const first = await send('invoice.payment_succeeded.first');

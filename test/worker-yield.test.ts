@@ -11,7 +11,7 @@ import { wakeWorkers } from '../src/db/webhook-events.js';
 import { type RunningWorkers, startWorkers } from '../src/jobs/index.js';
 import { loadConfig } from '../src/platform/config.js';
 import { createLogger } from '../src/platform/logger.js';
-import { STRIPE_EVENTS_QUEUE } from '../src/platform/queue.js';
+import { PROCESSOR_EVENTS_QUEUE } from '../src/core/queue-names.js';
 import { type TestApi, type TestDatabase, createTestDatabase, startTestApi } from './support/harness.js';
 import { deliver, fixture, seedStripeCustomer } from './support/stripe.js';
 
@@ -40,7 +40,7 @@ function watched(boss: PgBoss): PgBoss {
     get(target, property) {
       if (property === 'work') {
         return async (name: string, ...args: unknown[]) => {
-          if (name !== STRIPE_EVENTS_QUEUE) return (target.work as (...all: unknown[]) => Promise<string>)(name, ...args);
+          if (name !== PROCESSOR_EVENTS_QUEUE) return (target.work as (...all: unknown[]) => Promise<string>)(name, ...args);
           const [options, handler] = args as [PgBoss.WorkOptions, PgBoss.WorkHandler<unknown>];
           const fetcher = ids.length;
           ids.push('');

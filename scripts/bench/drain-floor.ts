@@ -68,7 +68,7 @@ await benchMain(async (cleanup) => {
           const customers = await c.query({
             name: 'floor-customers',
             text: `INSERT INTO customers (${customer.join(', ')})
-                   SELECT ${copy(customer, 'c', { customer_key: 'c.customer_key || t.tag', click_id: 'c.click_id || t.tag', stripe_customer_id: 'NULL' })}
+                   SELECT ${copy(customer, 'c', { customer_key: 'c.customer_key || t.tag', click_id: 'c.click_id || t.tag', processor_customer_id: 'NULL' })}
                      FROM unnest($1::bigint[], $2::text[]) AS t (id, tag) JOIN customers c ON c.id = t.id RETURNING id`,
             values: [like.map((m) => m.customer), tags],
           });
@@ -111,7 +111,7 @@ await benchMain(async (cleanup) => {
           await c.query({
             name: 'floor-jobs',
             text: `UPDATE pgboss.job SET state = 'completed', completed_on = now()
-                    WHERE name = 'stripe-events' AND state = 'created' AND (data ->> 'inboxId')::bigint = ANY ($1::bigint[])`,
+                    WHERE name = 'processor-events' AND state = 'created' AND (data ->> 'inboxId')::bigint = ANY ($1::bigint[])`,
             values: [ids],
           });
           written += ids.length;

@@ -281,7 +281,7 @@ let eventCounter = 0;
  */
 export async function organicAttempts(sql: pg.Pool, queueName: string): Promise<{ payments: number; mean: number; max: number; byAttempts: Record<number, number> }> {
   const { rows } = await sql.query(
-    `WITH organic AS (SELECT id::text AS inbox_id FROM webhook_events WHERE stripe_event_id LIKE 'evt_organic%'),
+    `WITH organic AS (SELECT id::text AS inbox_id FROM webhook_events WHERE event_key LIKE 'evt_organic%'),
           jobs AS (SELECT data ->> 'inboxId' AS inbox_id, state, retry_count FROM pgboss.job WHERE name = $1
                    UNION ALL SELECT data ->> 'inboxId', state, retry_count FROM pgboss.archive WHERE name = $1),
           runs AS (SELECT o.inbox_id, coalesce(sum(CASE WHEN j.state = 'created' THEN 0 WHEN j.state = 'retry' THEN j.retry_count ELSE j.retry_count + 1 END), 0)::int AS attempts

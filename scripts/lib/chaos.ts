@@ -412,7 +412,7 @@ function watchRecovery(observer: pg.Pool) {
   return {
     async snapshot() {
       const at = Date.now();
-      const { rows } = await observer.query("SELECT id FROM pgboss.job WHERE name = 'stripe-events' AND state = 'active'").catch(() => ({ rows: [] }));
+      const { rows } = await observer.query("SELECT id FROM pgboss.job WHERE name = 'processor-events' AND state = 'active'").catch(() => ({ rows: [] }));
       for (const row of rows as { id: string }[]) if (!pending.has(row.id)) pending.set(row.id, at);
     },
     async stop() {
@@ -430,7 +430,7 @@ async function busyWorkers(observer: pg.Pool, timeoutMs: number): Promise<void> 
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const { rows } = await observer
-      .query("SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'stripe-events' AND state = 'active'")
+      .query("SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'processor-events' AND state = 'active'")
       .catch(() => ({ rows: [{ n: 0 }] }));
     if (rows[0].n > 0) return;
     await sleep(10);
@@ -443,7 +443,7 @@ async function settle(observer: pg.Pool, timeoutMs: number): Promise<void> {
     const { rows } = await observer
       .query(
         `SELECT (SELECT count(*) FROM webhook_events WHERE status IN ('queued', 'retrying'))::int AS open,
-                (SELECT count(*) FROM pgboss.job WHERE name LIKE 'stripe-events%' AND state IN ('created', 'retry', 'active'))::int AS jobs`,
+                (SELECT count(*) FROM pgboss.job WHERE name LIKE 'processor-events%' AND state IN ('created', 'retry', 'active'))::int AS jobs`,
       )
       .catch(() => ({ rows: [{ open: 1, jobs: 1 }] }));
     if (rows[0].open === 0 && rows[0].jobs === 0) return;
@@ -453,12 +453,12 @@ async function settle(observer: pg.Pool, timeoutMs: number): Promise<void> {
 
 async function verify(observer: pg.Pool, expectations: Expectation[]) {
   const ids = expectations.map((e) => e.eventId);
-  const inbox = await observer.query('SELECT stripe_event_id, status, reason FROM webhook_events WHERE stripe_event_id = ANY($1)', [ids]);
+  const inbox = await observer.query('SELECT event_key, status, reason FROM webhook_events WHERE event_key = ANY($1)', [ids]);
   const seen = new Map<string, { status: string; reason: string | null }[]>();
-  for (const row of inbox.rows) seen.set(row.stripe_event_id, [...(seen.get(row.stripe_event_id) ?? []), row]);
+  for (const row of inbox.rows) seen.set(row.event_key, [...(seen.get(row.event_key) ?? []), row]);
   const lostEvents = ids.filter((id) => !seen.has(id));
   const duplicatedEvents = ids.filter((id) => (seen.get(id)?.length ?? 0) > 1);
-  const notProcessed = inbox.rows.filter((row) => row.status !== 'processed').map((row) => `${row.stripe_event_id}: ${row.status} ${row.reason ?? ''}`);
+  const notProcessed = inbox.rows.filter((row) => row.status !== 'processed').map((row) => `${row.event_key}: ${row.status} ${row.reason ?? ''}`);
 
   const saleIds = expectations.flatMap((e) => (e.sale ? [e.sale.transactionId] : []));
   const sales = await observer.query(
@@ -495,7 +495,7 @@ async function verify(observer: pg.Pool, expectations: Expectation[]) {
       row.refunds === (isRefunded ? 1 : 0);
     if (!ok) wrongMoney.push(`${expectation.sale.transactionId}: ${JSON.stringify(row)}`);
   }
-  const stuck = await observer.query("SELECT count(*)::int AS n FROM pgboss.job WHERE name LIKE 'stripe-events%' AND state IN ('created', 'retry', 'active')");
+  const stuck = await observer.query("SELECT count(*)::int AS n FROM pgboss.job WHERE name LIKE 'processor-events%' AND state IN ('created', 'retry', 'active')");
 
   return { lostEvents, duplicatedEvents, lostSales, duplicatedSales, wrongMoney, notProcessed, stuckJobs: stuck.rows[0].n };
 }

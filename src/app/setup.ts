@@ -4,12 +4,12 @@ import Stripe from 'stripe';
 import { AffixError } from '../core/errors.js';
 import { formatMoney } from '../core/money.js';
 import { type SyntheticEventType, TEST_SALE_CENTS } from '../core/synthetic-events.js';
-import { programWebhookSecret } from '../db/webhook-events.js';
+import { endpointForIntake } from '../db/processor-endpoints.js';
 import { loadFixture } from '../platform/fixtures.js';
 import { runTestEvents } from './cli-programs.js';
 import { type ManagementDeps } from './management.js';
 import { type Scope, programInScope } from './scope.js';
-import { type IntakeDeps, receiveProgramEvent } from './stripe-intake.js';
+import { type IntakeDeps, receiveProgramEvent } from './webhook-intake.js';
 import type { Store } from '../core/ports.js';
 
 export type SetupDeps = ManagementDeps & { store: Store };
@@ -42,8 +42,8 @@ export async function sendTestEvent(deps: SetupDeps, scope: Scope, programId: nu
  */
 export async function sendTestStripeEvent(deps: SetupDeps & { intake: IntakeDeps }, scope: Scope, programId: number): Promise<TestEventOutcome> {
   const program = await programInScope(deps, scope, programId);
-  const stored = await programWebhookSecret(deps.pool, program.id);
-  const secret = stored?.webhookSecretSealed && deps.secretBox ? deps.secretBox.open(stored.webhookSecretSealed) : null;
+  const stored = await endpointForIntake(deps.pool, program.id, 'stripe');
+  const secret = stored?.endpoint && deps.secretBox ? deps.secretBox.open(stored.endpoint.secretSealed) : null;
   if (!secret) {
     const message = 'Save the signing secret on the Stripe page first: the test event is signed with it, as Stripe signs its deliveries.';
     throw new AffixError(409, message, { code: 'stripe_not_connected', fields: { test_webhook: message } });
@@ -62,12 +62,12 @@ export async function sendTestStripeEvent(deps: SetupDeps & { intake: IntakeDeps
   event.data.object.livemode = false;
   const body = JSON.stringify(event);
   const signature = Stripe.webhooks.generateTestHeaderString({ payload: body, secret, timestamp: Math.floor(now.getTime() / 1000) });
-  const received = await receiveProgramEvent(deps.intake, String(program.id), { rawBody: Buffer.from(body), signature });
+  const received = await receiveProgramEvent(deps.intake, 'stripe', String(program.id), { rawBody: Buffer.from(body), signature }, now);
   return {
     kind: 'webhook',
     recorded: [
       `Test click and lead for customer ${lead.customerKey}.`,
-      `Stripe event ${received.stripeEventId} (${received.type}, test mode), signed with your secret: stored as inbox event ${received.id}, ${received.status}. The workers attribute it within seconds.`,
+      `Stripe event ${received.eventKey} (${received.type}, test mode), signed with your secret: stored as inbox event ${received.id}, ${received.status}. The workers attribute it within seconds.`,
     ],
     section: 'inbox',
   };

@@ -12,13 +12,13 @@ export async function attributedClick(tx: Pick<TrackingTx, 'findClick'>, clickId
 /**
  * The customer bound to a (first) click, created when the click has none yet. A customer key is
  * bound to it when it has none and no other customer of the program holds that key. A customer
- * created here gets the payment's Stripe customer too, unless another customer holds it.
+ * created here gets the payment's processor customer too, unless another customer holds it.
  */
 export async function customerForClick(
   tx: TrackingTx,
   click: ClickWithCode,
   customerKey: string | null,
-  stripeCustomerId: string | null = null,
+  processorCustomerId: string | null = null,
 ): Promise<Omit<ResolvedCustomer, 'step'> & { created: boolean }> {
   const { existing, keyTaken } = await tx.findClickCustomer(click.clickId, click.programId, customerKey);
   if (existing) {
@@ -37,7 +37,7 @@ export async function customerForClick(
     provisionalLead: false,
     leadAt: null,
     convertedAt: null,
-    stripeCustomerId,
+    processorCustomerId,
   });
   return { customer, created: true };
 }

@@ -13,7 +13,7 @@ const payment = (n: number, change: Record<string, unknown> = {}): ProcessorFact
     livemode: true,
     metadata: { clickId: `clk_${n}`, customerKey: `user_${n}`, customerKeyIsReference: false, programId: null },
     email: `buyer${n}@example.com`,
-    stripeCustomerId: `cus_${n}`,
+    processorCustomerId: `cus_${n}`,
     paymentIds: [`pi_${n}`],
     promotionRefs: [],
     isRecurring: false,
@@ -31,7 +31,7 @@ describe('atOnceCount: the leading payments of a batch that name nothing in comm
 
   it('stops before a payment sharing any id with an earlier one: the email (any case), the customer, the payment, the click', () => {
     expect(atOnceCount([payment(1), payment(2, { email: ' BUYER1@example.com' }), payment(3)])).toBe(1);
-    expect(atOnceCount([payment(1), payment(2, { stripeCustomerId: 'cus_1' })])).toBe(1);
+    expect(atOnceCount([payment(1), payment(2, { processorCustomerId: 'cus_1' })])).toBe(1);
     expect(atOnceCount([payment(1), payment(2, { paymentIds: ['pi_9', 'pi_1'] })])).toBe(1);
     expect(atOnceCount([payment(1), payment(2), payment(3, { metadata: { clickId: 'clk_2', customerKey: null, customerKeyIsReference: false, programId: null } })])).toBe(2);
     expect(atOnceCount([payment(1), payment(2, { transactionId: 'cs_1' })])).toBe(1);

@@ -17,7 +17,7 @@ export function paymentKeys(fact: Extract<ProcessorFact, { kind: 'payment' }>): 
   if (payment.metadata.clickId) keys.push(`click:${payment.metadata.clickId}`);
   if (payment.metadata.customerKey) keys.push(`customer_key:${payment.metadata.customerKey}`);
   if (payment.email) keys.push(`email:${hashEmail(payment.email).toString('hex')}`);
-  if (payment.stripeCustomerId) keys.push(`processor_customer:${payment.stripeCustomerId}`);
+  if (payment.processorCustomerId) keys.push(`processor_customer:${payment.processorCustomerId}`);
   if (payment.subscriptionId) keys.push(`subscription:${payment.subscriptionId}`);
   for (const ref of payment.promotionRefs) keys.push(`promotion:${ref.toLowerCase()}`);
   return keys;

@@ -58,13 +58,13 @@ export interface NewCustomer {
   convertedAt: Date | null;
   /** The customer's IP at signup (fraud signals), when known. */
   leadIp?: string | null;
-  /** Bound unless a customer of the program already holds it (as bindStripeCustomerIfFree). */
-  stripeCustomerId?: string | null;
+  /** Bound unless a customer of the program already holds it (as bindProcessorCustomerIfFree). */
+  processorCustomerId?: string | null;
 }
 
 export interface CustomerPatch {
   customerKey?: string;
-  stripeCustomerId?: string;
+  processorCustomerId?: string;
   status?: CustomerStatus;
   emailHash?: Buffer;
   provisionalLead?: boolean;
@@ -177,9 +177,9 @@ export interface TrackingTx {
   updateCustomer(customerId: number, patch: CustomerPatch): Promise<void>;
 
   findCustomerByEmailHash(programId: number, emailHash: Buffer): Promise<Customer | null>;
-  findCustomerByStripeCustomer(programId: number, stripeCustomerId: string): Promise<Customer | null>;
-  /** Sets the customer's Stripe customer unless a customer of the program already holds it (one statement). */
-  bindStripeCustomerIfFree(programId: number, customerId: number, stripeCustomerId: string): Promise<void>;
+  findCustomerByProcessorCustomer(programId: number, processorCustomerId: string): Promise<Customer | null>;
+  /** Sets the customer's processor customer unless a customer of the program already holds it (one statement). */
+  bindProcessorCustomerIfFree(programId: number, customerId: number, processorCustomerId: string): Promise<void>;
 
   /** The sale with this transaction id in the program's brand (account), if any. */
   findSaleIdByTransactionId(programId: number, transactionId: string): Promise<number | null>;

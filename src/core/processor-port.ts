@@ -15,7 +15,7 @@ export type ProcessorFact =
   /** A paid payment: a sale when it can be attributed. */
   | { kind: 'payment'; payment: ForProgram<ProcessorPayment> }
   /** A checkout that paid nothing yet (a trial, a subscription's checkout): binds the processor's customer to the referral, no sale. */
-  | { kind: 'bind'; checkout: Pick<ProcessorPayment, 'metadata' | 'email' | 'stripeCustomerId' | 'promotionRefs'> }
+  | { kind: 'bind'; checkout: Pick<ProcessorPayment, 'metadata' | 'email' | 'processorCustomerId' | 'promotionRefs'> }
   /** Money given back (a refund or a credit). */
   | { kind: 'refund'; refund: ForProgram<ProcessorRefund> }
   /** A refund that failed after it was counted: its deduction is given back. */
@@ -36,6 +36,10 @@ export interface ProcessorEnvelope {
   livemode: boolean;
   /** The processor's object ids the event names, for support's look-ups. */
   objectIds: string[];
+  /** The connected account that sent it, when the processor has them (Stripe Connect's acct_). */
+  account?: string | null;
+  /** The processor's API version of the payload, when it says. */
+  apiVersion?: string | null;
 }
 
 export interface ProcessorAdapter {

@@ -37,7 +37,7 @@ export interface ProcessorPayment {
     programId: string | null;
   };
   email: string | null;
-  stripeCustomerId: string | null;
+  processorCustomerId: string | null;
   /** Payment intent (or charge) ids a later refund or dispute will name. */
   paymentIds: string[];
   /** Promotion code ids, codes and coupon ids the payment used (the fifth step, promo_code). */
@@ -56,8 +56,8 @@ export type ProcessorOutcome =
   | { kind: 'duplicate'; saleId: number }
   | { kind: 'window_expired'; clickAgeDays: number; windowDays: number }
   | { kind: 'program_mismatch'; metadataProgramId: string }
-  /** Not attributable yet: re-examined when a checkout or first sale binds this Stripe customer. */
-  | { kind: 'waiting_for_customer'; stripeCustomerId: string }
+  /** Not attributable yet: re-examined when a checkout or first sale binds this processor customer. */
+  | { kind: 'waiting_for_customer'; processorCustomerId: string }
   /** Our metadata, nothing matches yet: waits for a click, lead or customer with one of these keys. */
   | { kind: 'waiting_for_attribution'; keys: AttributionKeys }
   /** `waited`: it had waited for its click or lead, and nothing came (its last attempt). */
@@ -68,7 +68,7 @@ export interface AttributionKeys {
   clickId: string | null;
   customerKey: string | null;
   emailHash: Buffer | null;
-  stripeCustomerId: string | null;
+  processorCustomerId: string | null;
 }
 
 /** How an attempt goes: `lastAttempt` once the event has waited for its attribution (it waits once). */
@@ -101,11 +101,11 @@ export class NotYetResolvable extends Error {
 const hasAffixMetadata = (payment: Pick<ProcessorPayment, 'metadata'>) =>
   Boolean(payment.metadata.clickId || (payment.metadata.customerKey && !payment.metadata.customerKeyIsReference));
 
-const attributionKeys = (payment: Pick<ProcessorPayment, 'metadata' | 'email' | 'stripeCustomerId'>): AttributionKeys => ({
+const attributionKeys = (payment: Pick<ProcessorPayment, 'metadata' | 'email' | 'processorCustomerId'>): AttributionKeys => ({
   clickId: payment.metadata.clickId,
   customerKey: payment.metadata.customerKey,
   emailHash: payment.email ? hashEmail(payment.email) : null,
-  stripeCustomerId: payment.stripeCustomerId,
+  processorCustomerId: payment.processorCustomerId,
 });
 
 /**
@@ -114,7 +114,7 @@ const attributionKeys = (payment: Pick<ProcessorPayment, 'metadata' | 'email' | 
  * retrying; the attempt after that wait is its last. Without our metadata nothing could ever
  * attribute it: null (the caller decides).
  */
-function awaitAttribution(payment: Pick<ProcessorPayment, 'metadata' | 'email' | 'stripeCustomerId'>, options: AttemptOptions): ProcessorOutcome | null {
+function awaitAttribution(payment: Pick<ProcessorPayment, 'metadata' | 'email' | 'processorCustomerId'>, options: AttemptOptions): ProcessorOutcome | null {
   if (!hasAffixMetadata(payment)) return null;
   if (options.lastAttempt) return { kind: 'unresolved', referenceOnly: false, waited: true };
   return { kind: 'waiting_for_attribution', keys: attributionKeys(payment) };
@@ -122,20 +122,20 @@ function awaitAttribution(payment: Pick<ProcessorPayment, 'metadata' | 'email' |
 
 /**
  * Nothing matches. Our metadata: its click or lead may come later (awaitAttribution). A
- * subscription payment of a Stripe customer: its checkout (or first invoice) may bind the
+ * subscription payment of a processor customer: its checkout (or first invoice) may bind the
  * customer within the second, in any order, so it waits for that. Otherwise simply unreferred.
  */
-function unmatched(payment: Pick<ProcessorPayment, 'metadata' | 'email' | 'stripeCustomerId' | 'saleType'>, options: AttemptOptions): ProcessorOutcome {
+function unmatched(payment: Pick<ProcessorPayment, 'metadata' | 'email' | 'processorCustomerId' | 'saleType'>, options: AttemptOptions): ProcessorOutcome {
   const waiting = awaitAttribution(payment, options);
   if (waiting) return waiting;
-  if (payment.saleType === 'subscription' && payment.stripeCustomerId) {
-    return { kind: 'waiting_for_customer', stripeCustomerId: payment.stripeCustomerId };
+  if (payment.saleType === 'subscription' && payment.processorCustomerId) {
+    return { kind: 'waiting_for_customer', processorCustomerId: payment.processorCustomerId };
   }
   return { kind: 'unresolved', referenceOnly: payment.metadata.customerKeyIsReference };
 }
 
 /**
- * Spec §6 order: (1) affix_click_id, (2) email matched to a lead, (3) Stripe customer seen in an
+ * Spec §6 order: (1) affix_click_id, (2) email matched to a lead, (3) processor customer seen in an
  * earlier attributed session, (4) affix_customer_key alone; then ours, (5) a promotion code the
  * brand mapped to a partner. Last, because a code is shared on coupon sites: a click or a
  * customer the partner really brought is stronger evidence. Null when nothing matches.
@@ -143,20 +143,20 @@ function unmatched(payment: Pick<ProcessorPayment, 'metadata' | 'email' | 'strip
 export async function resolveProcessorCustomer(
   tx: TrackingTx,
   program: Program,
-  payment: Pick<ProcessorPayment, 'metadata' | 'email' | 'stripeCustomerId' | 'promotionRefs'>,
+  payment: Pick<ProcessorPayment, 'metadata' | 'email' | 'processorCustomerId' | 'promotionRefs'>,
   now: Date,
 ): Promise<ResolvedCustomer | null> {
   const { clickId, customerKey } = payment.metadata;
   if (clickId) {
     const first = await attributedClick(tx, clickId);
-    if (first && first.programId === program.id) return { ...(await customerForClick(tx, first, customerKey, payment.stripeCustomerId)), step: 'click_id' };
+    if (first && first.programId === program.id) return { ...(await customerForClick(tx, first, customerKey, payment.processorCustomerId)), step: 'click_id' };
   }
   if (payment.email) {
     const byEmail = await tx.findCustomerByEmailHash(program.id, hashEmail(payment.email));
     if (byEmail) return { customer: byEmail, step: 'email' };
   }
-  if (payment.stripeCustomerId) {
-    const byStripe = await tx.findCustomerByStripeCustomer(program.id, payment.stripeCustomerId);
+  if (payment.processorCustomerId) {
+    const byStripe = await tx.findCustomerByProcessorCustomer(program.id, payment.processorCustomerId);
     if (byStripe) return { customer: byStripe, step: 'stripe_customer' };
   }
   if (customerKey) {
@@ -173,13 +173,13 @@ async function loadProgram(tx: TrackingTx, programId: number): Promise<Program> 
 }
 
 /**
- * Remembers the Stripe customer on the attributed customer, so renewals without metadata still
+ * Remembers the processor customer on the attributed customer, so renewals without metadata still
  * resolve. The first customer bound keeps it: nothing changes when any customer of the program
  * (this one included) already holds it.
  */
-async function bindStripeCustomer(tx: TrackingTx, resolved: ResolvedCustomer, stripeCustomerId: string | null, program: Program) {
+async function bindProcessorCustomer(tx: TrackingTx, resolved: ResolvedCustomer, processorCustomerId: string | null, program: Program) {
   // A customer created by this resolution was bound as it was written (customerForClick).
-  if (stripeCustomerId && !resolved.created) await tx.bindStripeCustomerIfFree(program.id, resolved.customer.id, stripeCustomerId);
+  if (processorCustomerId && !resolved.created) await tx.bindProcessorCustomerIfFree(program.id, resolved.customer.id, processorCustomerId);
 }
 
 const mismatch = (program: Program, payment: Pick<ProcessorPayment, 'metadata'>): ProcessorOutcome | null =>
@@ -205,7 +205,7 @@ export async function recordProcessorPayment(store: Transactions, payment: Proce
       if (duplicateId !== null) return { kind: 'duplicate', saleId: duplicateId };
       const resolved = await resolveProcessorCustomer(tx, program, payment, now);
       if (!resolved) return unmatched(payment, options);
-      await bindStripeCustomer(tx, resolved, payment.stripeCustomerId, program);
+      await bindProcessorCustomer(tx, resolved, payment.processorCustomerId, program);
       const outcome = await recordSale(
         tx,
         program,
@@ -249,12 +249,12 @@ export async function recordProcessorPayment(store: Transactions, payment: Proce
 
 /**
  * Subscription checkouts: the sale comes with the invoice (spec §3), the checkout binds the
- * Stripe customer through the same resolution. A provisional lead is settled by the payment
+ * processor customer through the same resolution. A provisional lead is settled by the payment
  * (the invoice), not here: with a free trial nothing may ever be paid.
  */
 export async function bindProcessorCheckout(
   store: Transactions,
-  checkout: Pick<ProcessorPayment, 'programId' | 'metadata' | 'email' | 'stripeCustomerId' | 'promotionRefs'>,
+  checkout: Pick<ProcessorPayment, 'programId' | 'metadata' | 'email' | 'processorCustomerId' | 'promotionRefs'>,
   now: Date,
   options: AttemptOptions = {},
 ): Promise<ProcessorOutcome> {
@@ -264,7 +264,7 @@ export async function bindProcessorCheckout(
     if (wrongProgram) return wrongProgram;
     const resolved = await resolveProcessorCustomer(tx, program, checkout, now);
     if (!resolved) return awaitAttribution(checkout, options) ?? { kind: 'unresolved', referenceOnly: checkout.metadata.customerKeyIsReference };
-    await bindStripeCustomer(tx, resolved, checkout.stripeCustomerId, program);
+    await bindProcessorCustomer(tx, resolved, checkout.processorCustomerId, program);
     return { kind: 'bound', customerId: resolved.customer.id, step: resolved.step };
   });
 }

@@ -242,13 +242,27 @@ export async function updateProgramStripe(
   programId: number,
   update: { sealedSecret?: string | null; accountId?: string | null; livemodeOnlyCommissions?: boolean },
 ): Promise<StripeSettingsView | null> {
+  // The signing secret is the program's Stripe endpoint (processor_endpoints, as Paddle's and
+  // Lemon Squeezy's): saved, replaced (its last failure kept), or removed with a null.
   const { rows } = await db.query(
-    `UPDATE programs SET
-        stripe_webhook_secret = CASE WHEN $2 THEN $3 ELSE stripe_webhook_secret END,
-        stripe_account_id = CASE WHEN $4 THEN $5 ELSE stripe_account_id END,
-        livemode_only_commissions = coalesce($6, livemode_only_commissions)
-      WHERE id = $1
-      RETURNING id, stripe_account_id, stripe_webhook_secret IS NOT NULL AS secret_set, livemode_only_commissions`,
+    `WITH program AS (
+       UPDATE programs SET
+          stripe_account_id = CASE WHEN $4 THEN $5 ELSE stripe_account_id END,
+          livemode_only_commissions = coalesce($6, livemode_only_commissions)
+        WHERE id = $1
+        RETURNING id, stripe_account_id, livemode_only_commissions
+     ), removed AS (
+       DELETE FROM processor_endpoints e USING program
+        WHERE $2 AND $3::text IS NULL AND e.program_id = program.id AND e.processor = 'stripe'
+     ), saved AS (
+       INSERT INTO processor_endpoints (program_id, processor, webhook_secret_sealed)
+       SELECT id, 'stripe', $3 FROM program WHERE $2 AND $3::text IS NOT NULL
+       ON CONFLICT (program_id, processor) DO UPDATE SET webhook_secret_sealed = EXCLUDED.webhook_secret_sealed, updated_at = now()
+     )
+     SELECT id, stripe_account_id, livemode_only_commissions,
+            CASE WHEN $2 THEN $3::text IS NOT NULL
+                 ELSE EXISTS (SELECT 1 FROM processor_endpoints e WHERE e.program_id = program.id AND e.processor = 'stripe') END AS secret_set
+       FROM program`,
     [programId, update.sealedSecret !== undefined, update.sealedSecret ?? null, update.accountId !== undefined, update.accountId ?? null,
       update.livemodeOnlyCommissions ?? null],
   ).catch((error: unknown) => {

@@ -4,15 +4,13 @@
 import type { Actor } from '../core/audit.js';
 import type { PartnerAction } from '../core/partners.js';
 import type { Role } from '../core/permissions.js';
+import { BULK_ACTIONS_QUEUE, JOB_SCHEMA } from '../core/queue-names.js';
 import { insertJobs } from './job-rows.js';
 import type { PartnerFilter } from './partner-list.js';
 import type { Pool, PoolClient } from './pool.js';
 
 type Queryable = Pool | PoolClient;
 
-export const BULK_ACTIONS_QUEUE = 'partner-bulk-actions';
-/** Jobs out of retries: their bulk action is marked failed (src/jobs/bulk-action-jobs.ts). */
-export const BULK_ACTIONS_DEAD_QUEUE = 'partner-bulk-actions-dead';
 
 export type BulkActionState = 'queued' | 'running' | 'done' | 'failed';
 
@@ -102,7 +100,7 @@ const jobOf = (schema: string, from: string, where?: string) =>
  * Stores the bulk action; its first job is written with it when the account has no other under
  * way (otherwise it waits its turn: finishAndPassTurn starts it).
  */
-export async function insertBulkAction(client: PoolClient, b: NewBulkAction, schema = 'pgboss'): Promise<number> {
+export async function insertBulkAction(client: PoolClient, b: NewBulkAction, schema = JOB_SCHEMA): Promise<number> {
   await lockAccountTurn(client, b.accountId);
   const ids = 'partnerIds' in b.selection ? b.selection.partnerIds : null;
   const filter = 'filter' in b.selection ? b.selection.filter : null;
@@ -143,7 +141,7 @@ export interface ChunkProgress {
 }
 
 /** A chunk done: its counts added and the next chunk's job written, in the chunk's transaction. */
-export async function recordChunk(client: PoolClient, row: BulkActionRow, chunk: ChunkProgress, at: Date, schema = 'pgboss'): Promise<void> {
+export async function recordChunk(client: PoolClient, row: BulkActionRow, chunk: ChunkProgress, at: Date, schema = JOB_SCHEMA): Promise<void> {
   const skipped = { ...row.skipped };
   for (const [reason, n] of Object.entries(chunk.skipped)) skipped[reason] = (skipped[reason] ?? 0) + n;
   await client.query(
@@ -158,7 +156,7 @@ export async function recordChunk(client: PoolClient, row: BulkActionRow, chunk:
 }
 
 /** The bulk action ended (done, or failed with why); the account's next waiting one gets its first job. */
-export async function finishAndPassTurn(client: PoolClient, row: BulkActionRow, end: { state: 'done' } | { state: 'failed'; error: string }, at: Date, schema = 'pgboss'): Promise<void> {
+export async function finishAndPassTurn(client: PoolClient, row: BulkActionRow, end: { state: 'done' } | { state: 'failed'; error: string }, at: Date, schema = JOB_SCHEMA): Promise<void> {
   await lockAccountTurn(client, row.accountId);
   const ended = await client.query(
     `UPDATE bulk_actions SET state = $2, error = $3, started_at = coalesce(started_at, $4), finished_at = $4 WHERE id = $1 AND state IN ('queued', 'running')`,

@@ -129,7 +129,7 @@ export interface ProgramStatusFacts {
 export async function programStatusFacts(pool: Pool, programId: number): Promise<ProgramStatusFacts | null> {
   const { rows } = await pool.query(
     `SELECT p.name, p.domain, p.allowed_origins,
-            (p.stripe_webhook_secret IS NOT NULL OR p.stripe_account_id IS NOT NULL) AS stripe_connected,
+            (EXISTS (SELECT 1 FROM processor_endpoints e WHERE e.program_id = p.id AND e.processor = 'stripe') OR p.stripe_account_id IS NOT NULL) AS stripe_connected,
             p.stripe_charges_enabled,
             (SELECT count(DISTINCT l.partner_id) FROM referral_links l
               WHERE l.program_id = p.id AND l.enabled

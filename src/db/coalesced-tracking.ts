@@ -26,8 +26,8 @@ interface Call {
 type Each = (calls: unknown[][]) => Promise<unknown[]>;
 
 /** Calls whose arguments or result name a customer row, and where. */
-const CUSTOMER_ARGUMENT: Record<string, number> = { updateCustomer: 0, saleHistory: 0, fraudFacts: 0, bindStripeCustomerIfFree: 1 };
-const CUSTOMER_RESULT = new Set(['insertCustomer', 'findCustomerByKey', 'findCustomerByClickId', 'findCustomerByEmailHash', 'findCustomerByStripeCustomer']);
+const CUSTOMER_ARGUMENT: Record<string, number> = { updateCustomer: 0, saleHistory: 0, fraudFacts: 0, bindProcessorCustomerIfFree: 1 };
+const CUSTOMER_RESULT = new Set(['insertCustomer', 'findCustomerByKey', 'findCustomerByClickId', 'findCustomerByEmailHash', 'findCustomerByProcessorCustomer']);
 
 export class CoalescedTracking {
   private queue: Call[] = [];

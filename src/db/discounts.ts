@@ -3,14 +3,13 @@
 import type { DiscountAmount, DiscountDuration, DiscountTerms } from '../core/discounts.js';
 import type { ProcessorName } from '../core/processor-names.js';
 import type { Currency } from '../core/types.js';
+import { DISCOUNT_CODES_QUEUE } from '../core/queue-names.js';
 import { insertJobs } from './job-rows.js';
 import { type Pool, type PoolClient, isUniqueViolation } from './pool.js';
 
 type Queryable = Pool | PoolClient;
 
 /** The job that makes and deactivates partners' codes (src/jobs/discount-jobs.ts). */
-export const DISCOUNT_CODES_QUEUE = 'discount-codes';
-export const DISCOUNT_CODES_DEAD_QUEUE = 'discount-codes-dead';
 /** Partners per job: each costs a few calls to the processor. */
 export const DISCOUNT_JOB_PARTNERS = 25;
 

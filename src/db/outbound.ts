@@ -1,17 +1,14 @@
 // Outbound webhooks' messages and deliveries. A message is written in the transaction of the
 // change it tells of, with one delivery (and its job) per listening endpoint.
 import type { OutboundEvent } from '../core/outbound-events.js';
+import { JOB_SCHEMA, type JobQueue, OUTBOUND_QUEUE } from '../core/queue-names.js';
 import { insertJobs, notifyIfJobs } from './job-rows.js';
 import type { PoolClient } from './pool.js';
 import { prepared } from './prepared.js';
 
-export const OUTBOUND_QUEUE = 'webhook-deliveries';
 /** Where the delivery jobs go: pg-boss's schema and the deliveries' queue. */
-export interface OutboundQueue {
-  schema: string;
-  name: string;
-}
-export const DEFAULT_OUTBOUND_QUEUE: OutboundQueue = { schema: 'pgboss', name: OUTBOUND_QUEUE };
+export type OutboundQueue = JobQueue;
+export const DEFAULT_OUTBOUND_QUEUE: OutboundQueue = { schema: JOB_SCHEMA, name: OUTBOUND_QUEUE };
 
 /**
  * A commission's event carries the commission's one `state` as the commission_states view reads

@@ -1,6 +1,8 @@
-// A program's endpoint at Paddle or Lemon Squeezy: its sealed signing secret, sandbox flag and
-// last signature failure (migration 0029).
+// A program's endpoint at a processor (Stripe, Paddle, Lemon Squeezy): its sealed signing secret,
+// sandbox flag and last signature failure (migration 0029; Stripe's since migration 0061).
+import type { ProcessorName } from '../core/processor-port.js';
 import type { Pool, PoolClient } from './pool.js';
+import { prepared } from './prepared.js';
 
 type Queryable = Pool | PoolClient;
 export type ConnectedProcessor = 'paddle' | 'lemonsqueezy';
@@ -11,9 +13,22 @@ export interface ProcessorEndpoint {
   sandbox: boolean;
 }
 
-export async function processorEndpoint(db: Queryable, programId: number, processor: ConnectedProcessor): Promise<ProcessorEndpoint | null> {
-  const { rows } = await db.query('SELECT program_id, webhook_secret_sealed, sandbox FROM processor_endpoints WHERE program_id = $1 AND processor = $2', [programId, processor]);
-  return rows[0] ? { programId: Number(rows[0].program_id), secretSealed: rows[0].webhook_secret_sealed, sandbox: rows[0].sandbox } : null;
+/** What the intake reads per delivery: the program, and its endpoint at the processor if set up (null: no such program). */
+export interface IntakeEndpoint {
+  programId: number;
+  endpoint: Omit<ProcessorEndpoint, 'programId'> | null;
+}
+
+export async function endpointForIntake(db: Queryable, programId: number, processor: ProcessorName): Promise<IntakeEndpoint | null> {
+  const { rows } = await db.query(prepared(
+    `SELECT p.id, e.webhook_secret_sealed, e.sandbox
+       FROM programs p LEFT JOIN processor_endpoints e ON e.program_id = p.id AND e.processor = $2
+      WHERE p.id = $1`,
+    [programId, processor],
+  ));
+  const row = rows[0];
+  if (!row) return null;
+  return { programId: Number(row.id), endpoint: row.webhook_secret_sealed === null ? null : { secretSealed: row.webhook_secret_sealed, sandbox: row.sandbox } };
 }
 
 /** Saves the secret (sealed) and the sandbox flag; a secret left out keeps the saved one. */
@@ -32,8 +47,9 @@ export async function saveProcessorEndpoint(db: Queryable, programId: number, pr
   return (updated.rowCount ?? 0) > 0;
 }
 
-export async function noteProcessorSignatureFailure(db: Queryable, programId: number, processor: ConnectedProcessor, message: string): Promise<void> {
-  await db.query('UPDATE processor_endpoints SET last_signature_error = $3, last_signature_error_at = now() WHERE program_id = $1 AND processor = $2', [programId, processor, message]);
+/** The set-up pages show the last failure; the last verified event is read from the inbox itself (no row locked per event). */
+export async function noteProcessorSignatureFailure(db: Queryable, programId: number, processor: ProcessorName, message: string): Promise<void> {
+  await db.query('UPDATE processor_endpoints SET last_signature_error = $3, last_signature_error_at = now() WHERE program_id = $1 AND processor = $2', [programId, processor, message.slice(0, 300)]);
 }
 
 /** What the set-up page shows: secret saved, sandbox, the last failure, the last event received. */

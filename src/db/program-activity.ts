@@ -5,10 +5,11 @@ import type { Pool } from './pool.js';
 
 export async function stripeLiveCheck(pool: Pool, programId: number) {
   const { rows } = await pool.query(
-    `SELECT stripe_account_id, stripe_webhook_secret IS NOT NULL AS secret_set, livemode_only_commissions,
+    `SELECT p.stripe_account_id, e.program_id IS NOT NULL AS secret_set, p.livemode_only_commissions,
             (SELECT max(w.received_at) FROM webhook_events w WHERE w.program_id = p.id) AS stripe_last_event_at,
-            stripe_last_signature_error, stripe_last_signature_error_at
-       FROM programs p WHERE id = $1`,
+            e.last_signature_error AS stripe_last_signature_error, e.last_signature_error_at AS stripe_last_signature_error_at
+       FROM programs p LEFT JOIN processor_endpoints e ON e.program_id = p.id AND e.processor = 'stripe'
+      WHERE p.id = $1`,
     [programId],
   );
   return rows[0];
@@ -82,7 +83,7 @@ export async function* activityPages(pool: Pool, programId: number, filter: Acti
 /** The program's events that need a look (failed, parked, dead, retrying), from every processor or one. */
 export async function inboxForProgram(pool: Pool, programId: number, processor: string | null = null) {
   const { rows } = await pool.query(
-    `SELECT id, processor, stripe_event_id, type, status, reason, attempts, received_at FROM webhook_events
+    `SELECT id, processor, event_key, type, status, reason, attempts, received_at FROM webhook_events
       WHERE program_id = $1 AND status IN ('failed', 'parked', 'dead', 'retrying') AND ($2::text IS NULL OR processor = $2)
       ORDER BY id DESC LIMIT 50`,
     [programId, processor],

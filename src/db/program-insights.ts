@@ -10,7 +10,7 @@ export async function programOverview(client: PoolClient, programId: number) {
   const { rows } = await client.query(
     `SELECT id, name, domain, commission_type, commission_rate::float8 AS commission_rate, recurring_duration_months AS duration_months,
             attribution_window_days, lead_auth, allowed_origins,
-            (stripe_webhook_secret IS NOT NULL OR stripe_account_id IS NOT NULL) AS stripe_connected, created_at
+            (EXISTS (SELECT 1 FROM processor_endpoints e WHERE e.program_id = programs.id AND e.processor = 'stripe') OR stripe_account_id IS NOT NULL) AS stripe_connected, created_at
        FROM programs WHERE id = $1`,
     [programId],
   );

@@ -40,9 +40,9 @@ export async function lookUpEach(client: PoolClient, single: string, types: read
   return found;
 }
 
-/** No customer of the program holds this Stripe customer yet: the first one bound keeps it. */
-export const stripeCustomerFree = (programId: string, stripeCustomerId: string) =>
-  `NOT EXISTS (SELECT 1 FROM customers WHERE program_id = ${programId} AND stripe_customer_id = ${stripeCustomerId})`;
+/** No customer of the program holds this processor customer yet: the first one bound keeps it. */
+export const stripeCustomerFree = (programId: string, processorCustomerId: string) =>
+  `NOT EXISTS (SELECT 1 FROM customers WHERE program_id = ${programId} AND processor_customer_id = ${processorCustomerId})`;
 
 const CUSTOMER_INPUT: readonly Column<NewCustomer>[] = [
   ['program_id', 'bigint', (c) => c.programId],
@@ -57,11 +57,11 @@ const CUSTOMER_INPUT: readonly Column<NewCustomer>[] = [
   ['lead_at', 'timestamptz', (c) => c.leadAt],
   ['converted_at', 'timestamptz', (c) => c.convertedAt],
   ['lead_ip', 'inet', (c) => c.leadIp ?? null],
-  ['stripe_customer_id', 'text', (c) => c.stripeCustomerId ?? null],
+  ['processor_customer_id', 'text', (c) => c.processorCustomerId ?? null],
 ];
 
 /**
- * New customers; each gets its Stripe customer unless a customer of the program holds it already.
+ * New customers; each gets its processor customer unless a customer of the program holds it already.
  * Payments waiting for one of their keys become due (wakeAttributionWaits).
  */
 export async function insertCustomers(client: PoolClient, customers: readonly NewCustomer[]): Promise<Customer[]> {
@@ -70,12 +70,12 @@ export async function insertCustomers(client: PoolClient, customers: readonly Ne
       `WITH ${input(CUSTOMER_INPUT, 'customers_id_seq')},
        written AS (
          INSERT INTO customers (id, program_id, customer_key, status, click_id, clicked_at, link_id, partner_id, email_hash,
-                                provisional_lead, lead_at, converted_at, lead_ip, stripe_customer_id)
+                                provisional_lead, lead_at, converted_at, lead_ip, processor_customer_id)
          SELECT i.id, i.program_id, i.customer_key, i.status, i.click_id, i.clicked_at, i.link_id, i.partner_id, i.email_hash,
                 i.provisional_lead, i.lead_at, i.converted_at, i.lead_ip,
-                CASE WHEN ${stripeCustomerFree('i.program_id', 'i.stripe_customer_id')} THEN i.stripe_customer_id END
+                CASE WHEN ${stripeCustomerFree('i.program_id', 'i.processor_customer_id')} THEN i.processor_customer_id END
            FROM input i ORDER BY i.ord
-         RETURNING ${CUSTOMER_COLUMNS}, email_hash, stripe_customer_id
+         RETURNING ${CUSTOMER_COLUMNS}, email_hash, processor_customer_id
        ), ${wakeAttributionWaits('written')}
        SELECT written.* FROM written JOIN input i USING (id) ORDER BY i.ord`,
       columnValues(CUSTOMER_INPUT, customers),

@@ -132,13 +132,13 @@ export class PgTrackingTx implements TrackingTx {
     const sets = customerSets(patch, params);
     if (sets.length === 0) return;
     // A key the customer gets now may be what a waiting payment names (wakeAttributionWaits).
-    const newKeys = patch.customerKey !== undefined || patch.emailHash !== undefined || patch.click !== undefined || patch.stripeCustomerId !== undefined;
+    const newKeys = patch.customerKey !== undefined || patch.emailHash !== undefined || patch.click !== undefined || patch.processorCustomerId !== undefined;
     if (!newKeys) {
       await this.query(`UPDATE customers SET ${sets.join(', ')} WHERE id = $1`, params);
       return;
     }
     await this.query(
-      `WITH updated AS (UPDATE customers SET ${sets.join(', ')} WHERE id = $1 RETURNING program_id, click_id, customer_key, email_hash, stripe_customer_id),
+      `WITH updated AS (UPDATE customers SET ${sets.join(', ')} WHERE id = $1 RETURNING program_id, click_id, customer_key, email_hash, processor_customer_id),
        ${wakeAttributionWaits('updated')}
        SELECT 1`,
       params,
@@ -154,22 +154,22 @@ export class PgTrackingTx implements TrackingTx {
     );
   }
 
-  findCustomerByStripeCustomer(programId: number, stripeCustomerId: string) {
+  findCustomerByProcessorCustomer(programId: number, processorCustomerId: string) {
     return this.one(
-      `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE program_id = $1 AND stripe_customer_id = $2 FOR UPDATE`,
-      [programId, stripeCustomerId],
+      `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE program_id = $1 AND processor_customer_id = $2 FOR UPDATE`,
+      [programId, processorCustomerId],
       toCustomer,
     );
   }
 
-  async bindStripeCustomerIfFree(programId: number, customerId: number, stripeCustomerId: string): Promise<void> {
-    // A payment waiting for this Stripe customer (its checkout binds it) becomes due (wakeAttributionWaits).
+  async bindProcessorCustomerIfFree(programId: number, customerId: number, processorCustomerId: string): Promise<void> {
+    // A payment waiting for this processor customer (its checkout binds it) becomes due (wakeAttributionWaits).
     await this.query(
-      `WITH updated AS (UPDATE customers SET stripe_customer_id = $3 WHERE id = $2 AND ${stripeCustomerFree('$1', '$3')}
-                         RETURNING program_id, click_id, customer_key, email_hash, stripe_customer_id),
+      `WITH updated AS (UPDATE customers SET processor_customer_id = $3 WHERE id = $2 AND ${stripeCustomerFree('$1', '$3')}
+                         RETURNING program_id, click_id, customer_key, email_hash, processor_customer_id),
        ${wakeAttributionWaits('updated')}
        SELECT 1`,
-      [programId, customerId, stripeCustomerId],
+      [programId, customerId, processorCustomerId],
     );
   }
 
@@ -445,7 +445,7 @@ function customerSets(patch: CustomerPatch, params: unknown[]): string[] {
     sets.push(`${column} = $${params.length}`);
   };
   if (patch.customerKey !== undefined) set('customer_key', patch.customerKey);
-  if (patch.stripeCustomerId !== undefined) set('stripe_customer_id', patch.stripeCustomerId);
+  if (patch.processorCustomerId !== undefined) set('processor_customer_id', patch.processorCustomerId);
   if (patch.status !== undefined) set('status', patch.status);
   if (patch.emailHash !== undefined) set('email_hash', patch.emailHash);
   if (patch.provisionalLead !== undefined) set('provisional_lead', patch.provisionalLead);

@@ -1,7 +1,7 @@
 // The processors' webhook inbox (Stripe, Paddle, Lemon Squeezy). A stored event and its job are written in one transaction.
 import pg from 'pg';
 import { AffixError } from '../core/errors.js';
-import type { InboxStatus, Waiting } from '../core/stripe/event-types.js';
+import type { InboxStatus, Waiting } from '../core/inbox.js';
 import type { ProcessorName } from '../core/processor-port.js';
 import { isRejectedValue } from './errors.js';
 import { insertJobs, notifyIfJobs } from './job-rows.js';
@@ -16,10 +16,10 @@ import { attributionWaitKeys } from './attribution-waits.js';
  */
 export type EnqueueInTransaction = (client: PoolClient, job: { inboxId: number }) => Promise<unknown>;
 
-export { INBOX_STATUSES, type InboxStatus } from '../core/stripe/event-types.js';
+export { INBOX_STATUSES, type InboxStatus } from '../core/inbox.js';
 
 export interface NewInboxEvent {
-  stripeEventId: string;
+  eventKey: string;
   endpoint: 'program' | 'connect';
   programId: number | null;
   account: string | null;
@@ -31,7 +31,7 @@ export interface NewInboxEvent {
   /** queued events get a job; ignored ones are only recorded, with their reason; processed ones were applied by the intake itself. */
   status: 'queued' | 'ignored' | 'processed';
   reason: string | null;
-  /** The Stripe objects the event names, for support's look-ups. */
+  /** The processor's objects the event names, for support's look-ups. */
   objectIds: string[];
   /** Ignored until this (a Connect account) is bound: then routed and queued. */
   waitingFor: Waiting | null;
@@ -41,7 +41,10 @@ export interface InboxEvent {
   id: number;
   /** Which processor sent it (from its event id's namespace, migration 0029). */
   processor: ProcessorName;
-  /** The processor's event id (namespaced for processors other than Stripe). */
+  /**
+   * The event's key in the inbox: the processor's event id, namespaced for processors other than
+   * Stripe (column event_key). The admin API answers it under its first name, which clients read.
+   */
   stripe_event_id: string;
   endpoint: string;
   program_id: number | null;
@@ -59,17 +62,17 @@ export interface InboxEvent {
   /** The payload was purged after the retention period (the row stays; replay is no longer possible). */
   purged_at: Date | null;
   object_ids: string[];
-  /** Ignored for now: re-examined when this Stripe customer or Connect account is bound. */
+  /** Ignored for now: re-examined when this processor customer or Connect account is bound. */
   waiting_for: string | null;
   wait_until: Date | null;
   /** Queued again after waiting for its attribution: its next unmatched attempt is its last (read by the workers' load only). */
   waited?: boolean;
 }
 
-const COLUMNS = `id, processor, stripe_event_id, endpoint, program_id, account, type, livemode, status, reason, attempts,
+const COLUMNS = `id, processor, event_key AS stripe_event_id, endpoint, program_id, account, type, livemode, status, reason, attempts,
   attribution_step, sale_id, result, received_at, updated_at, purged_at, object_ids, waiting_for, wait_until`;
 
-/** Stores the event and enqueues its job atomically. A redelivery (same Stripe id) changes nothing. */
+/** Stores the event and enqueues its job atomically. A redelivery (same event key) changes nothing. */
 export interface StoredEvent {
   id: number;
   duplicate: boolean;
@@ -77,7 +80,7 @@ export interface StoredEvent {
 }
 
 /** Workers LISTEN here; an inbox row's commit wakes them instead of their next poll. */
-export const STRIPE_EVENTS_CHANNEL = 'affix_stripe_events';
+export const PROCESSOR_EVENTS_CHANNEL = 'affix_processor_events';
 
 /** The job row pg-boss itself would write for this queue (its policy read from pgboss.queue). */
 export interface InboxJobQueue {
@@ -102,7 +105,7 @@ export async function storeEvent(pool: Pool, queue: InboxJobQueue, event: NewInb
  */
 export async function wakeWorkers(pool: Pool, events: number): Promise<void> {
   // The count tells the workers how fast the intake is storing (core/intake-rate.ts).
-  await pool.query(prepared('SELECT pg_notify($1, $2)', [STRIPE_EVENTS_CHANNEL, String(events)]));
+  await pool.query(prepared('SELECT pg_notify($1, $2)', [PROCESSOR_EVENTS_CHANNEL, String(events)]));
 }
 
 /**
@@ -115,18 +118,18 @@ export async function wakeWorkers(pool: Pool, events: number): Promise<void> {
  * transaction). A conflict waits at most for another delivery of the same event to commit.
  */
 export const storeEventStatement = (jobSchema: string) => `WITH key AS (
-       INSERT INTO webhook_event_keys (stripe_event_id) VALUES ($1)
-       ON CONFLICT (stripe_event_id) DO NOTHING
-       RETURNING stripe_event_id
+       INSERT INTO webhook_event_keys (event_key) VALUES ($1)
+       ON CONFLICT (event_key) DO NOTHING
+       RETURNING event_key
      ), event AS (
-       INSERT INTO webhook_events (stripe_event_id, endpoint, program_id, account, type, livemode, api_version, payload, raw_body, status, reason,
+       INSERT INTO webhook_events (event_key, endpoint, program_id, account, type, livemode, api_version, payload, raw_body, status, reason,
                                    object_ids, waiting_for, wait_until)
-       SELECT key.stripe_event_id, $2::text, $3::bigint, $4::text, $5::text, $6::boolean, $7::text, $8::jsonb, $9::bytea, $10::text, $11::text,
+       SELECT key.event_key, $2::text, $3::bigint, $4::text, $5::text, $6::boolean, $7::text, $8::jsonb, $9::bytea, $10::text, $11::text,
               $12::text[], $13::text, now() + make_interval(days => $14::int)
          FROM key
        -- An inbox row without a key (stored by a version before migration 0039 while it ran beside
        -- this one) is a redelivery too: answered as one, never an error. The normal path never conflicts here.
-       ON CONFLICT (stripe_event_id) DO NOTHING
+       ON CONFLICT (event_key) DO NOTHING
        RETURNING id, status
      ), job AS (
        ${insertJobs({ schema: jobSchema, queue: '$15', data: "jsonb_build_object('inboxId', event.id)", from: 'event', where: "event.status = 'queued'" })}
@@ -144,14 +147,14 @@ async function insertEvent(pool: Pool, queue: InboxJobQueue, event: NewInboxEven
   const asJson = rawOnly ? null : event.rawBody.toString('utf8');
   const { rows } = await pool.query(prepared(
     storeEventStatement(queue.schema),
-    [event.stripeEventId, event.endpoint, event.programId, event.account, event.type, event.livemode, event.apiVersion,
+    [event.eventKey, event.endpoint, event.programId, event.account, event.type, event.livemode, event.apiVersion,
       asJson, rawOnly ? event.rawBody : null, event.status, event.reason, event.objectIds, event.waitingFor?.id ?? null,
       event.waitingFor?.days ?? null, queue.name],
   ));
   if (rows[0]) return { id: rows[0].id, duplicate: false, status: rows[0].status };
   // A redelivery (or the same event arriving twice at once: the conflict waited for the first to
   // commit). A plain read: it never waits, even on a worker's batch updating the row.
-  const existing = await pool.query('SELECT id, status FROM webhook_events WHERE stripe_event_id = $1', [event.stripeEventId]);
+  const existing = await pool.query('SELECT id, status FROM webhook_events WHERE event_key = $1', [event.eventKey]);
   return { id: existing.rows[0].id, duplicate: true, status: existing.rows[0].status };
 }
 
@@ -166,61 +169,61 @@ const STORE_EVENTS = (jobSchema: string) => `WITH input AS (
        SELECT i.*, p.payload
          FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::boolean[], $7::text[], $9::text[], $10::text[],
                      $11::text[], $12::text[], $13::int[]) WITH ORDINALITY
-              AS i (stripe_event_id, endpoint, program_id, account, type, livemode, api_version, status, reason, object_ids, waiting_for,
+              AS i (event_key, endpoint, program_id, account, type, livemode, api_version, status, reason, object_ids, waiting_for,
                     wait_days, n)
          JOIN jsonb_array_elements($8::jsonb) WITH ORDINALITY AS p (payload, n) ON p.n = i.n
      ), first AS (
-       SELECT DISTINCT ON (stripe_event_id) * FROM input ORDER BY stripe_event_id, n
+       SELECT DISTINCT ON (event_key) * FROM input ORDER BY event_key, n
      ), key AS (
-       INSERT INTO webhook_event_keys (stripe_event_id)
-       SELECT stripe_event_id FROM first ORDER BY stripe_event_id
-       ON CONFLICT (stripe_event_id) DO NOTHING
-       RETURNING stripe_event_id
+       INSERT INTO webhook_event_keys (event_key)
+       SELECT event_key FROM first ORDER BY event_key
+       ON CONFLICT (event_key) DO NOTHING
+       RETURNING event_key
      ), event AS (
-       INSERT INTO webhook_events (stripe_event_id, endpoint, program_id, account, type, livemode, api_version, payload, status, reason,
+       INSERT INTO webhook_events (event_key, endpoint, program_id, account, type, livemode, api_version, payload, status, reason,
                                    object_ids, waiting_for, wait_until)
-       SELECT stripe_event_id, endpoint, program_id, account, type, livemode, api_version, payload, status, reason,
+       SELECT event_key, endpoint, program_id, account, type, livemode, api_version, payload, status, reason,
               ARRAY(SELECT jsonb_array_elements_text(object_ids::jsonb)), waiting_for,
               now() + make_interval(days => wait_days)
-         FROM first JOIN key USING (stripe_event_id) ORDER BY n
-       ON CONFLICT (stripe_event_id) DO NOTHING
-       RETURNING id, status, stripe_event_id
+         FROM first JOIN key USING (event_key) ORDER BY n
+       ON CONFLICT (event_key) DO NOTHING
+       RETURNING id, status, event_key
      ), job AS (
        ${insertJobs({ schema: jobSchema, queue: '$14', data: "jsonb_build_object('inboxId', event.id)", from: 'event', where: "event.status = 'queued'" })}
      )
-     SELECT event.id, event.status, event.stripe_event_id
+     SELECT event.id, event.status, event.event_key
        FROM event`;
 
 /**
  * Stores events together (see InboxWriter), each answered as storeEvent would: its row, or the
- * row already stored under its Stripe id (a redelivery, or the same id twice in the batch).
+ * row already stored under its event key (a redelivery, or the same id twice in the batch).
  * Throws for the whole batch when any payload is refused: the caller stores them one by one.
  */
 export async function storeEvents(pool: Pool, queue: InboxJobQueue, events: NewInboxEvent[]): Promise<StoredEvent[]> {
   const column = <T>(pick: (event: NewInboxEvent) => T) => events.map(pick);
   const { rows } = await pool.query(prepared(STORE_EVENTS(queue.schema), [
-    column((e) => e.stripeEventId), column((e) => e.endpoint), column((e) => e.programId), column((e) => e.account),
+    column((e) => e.eventKey), column((e) => e.endpoint), column((e) => e.programId), column((e) => e.account),
     column((e) => e.type), column((e) => e.livemode), column((e) => e.apiVersion),
     `[${events.map((e) => e.rawBody.toString('utf8')).join(',')}]`,
     column((e) => e.status), column((e) => e.reason), column((e) => JSON.stringify(e.objectIds)), column((e) => e.waitingFor?.id ?? null),
     column((e) => e.waitingFor?.days ?? null),
     queue.name,
   ]));
-  const written = new Map<string, StoredEvent>(rows.map((row) => [row.stripe_event_id, { id: Number(row.id), duplicate: false, status: row.status }]));
+  const written = new Map<string, StoredEvent>(rows.map((row) => [row.event_key, { id: Number(row.id), duplicate: false, status: row.status }]));
   const answers: (StoredEvent | null)[] = events.map((event) => {
-    const stored = written.get(event.stripeEventId);
+    const stored = written.get(event.eventKey);
     if (!stored) return null;
-    written.delete(event.stripeEventId); // the same id again in this batch is a redelivery
+    written.delete(event.eventKey); // the same id again in this batch is a redelivery
     return stored;
   });
-  const missing = events.filter((_, i) => answers[i] === null).map((event) => event.stripeEventId);
+  const missing = events.filter((_, i) => answers[i] === null).map((event) => event.eventKey);
   if (missing.length) {
-    const existing = await pool.query('SELECT id, status, stripe_event_id FROM webhook_events WHERE stripe_event_id = ANY ($1::text[])', [missing]);
-    const byId = new Map(existing.rows.map((row) => [row.stripe_event_id, { id: Number(row.id), duplicate: true, status: row.status }]));
-    events.forEach((event, i) => (answers[i] ??= byId.get(event.stripeEventId) ?? null));
+    const existing = await pool.query('SELECT id, status, event_key FROM webhook_events WHERE event_key = ANY ($1::text[])', [missing]);
+    const byId = new Map(existing.rows.map((row) => [row.event_key, { id: Number(row.id), duplicate: true, status: row.status }]));
+    events.forEach((event, i) => (answers[i] ??= byId.get(event.eventKey) ?? null));
   }
   return answers.map((answer, i) => {
-    if (!answer) throw new Error(`inbox row for ${events[i]!.stripeEventId} neither written nor found`);
+    if (!answer) throw new Error(`inbox row for ${events[i]!.eventKey} neither written nor found`);
     return answer;
   });
 }
@@ -257,7 +260,7 @@ export interface AwaitingAttribution {
   customerKey: string | null;
   /** The email's SHA-256 (customers.email_hash). */
   emailHash: Buffer | null;
-  stripeCustomerId: string | null;
+  processorCustomerId: string | null;
   seconds: number;
 }
 
@@ -278,14 +281,14 @@ const FINISH = `UPDATE webhook_events SET ${finishSet({ status: '$2', reason: '$
 const REQUEUE_WAITING = `status = 'queued', reason = NULL, attempts = 0, result = '{}', waiting_for = NULL, wait_until = NULL, updated_at = now()`;
 
 /**
- * What the event just made findable in its program: a Stripe customer it bound (events waiting
+ * What the event just made findable in its program: a processor customer it bound (events waiting
  * for it go back on the queue) and a sale it recorded (events retrying until their sale exists,
  * a refund or dispute delivered first, are retried now instead of at their next back-off).
  */
 export interface WakeWaiting {
   queue: InboxJobQueue;
   programId: number;
-  stripeCustomerId: string | null;
+  processorCustomerId: string | null;
   saleId?: number | null;
   /** Payments just linked to an invoice: a refund naming one finds the invoice's sale now, when it is recorded. */
   linked?: { invoiceId: string; paymentIds: string[] } | null;
@@ -303,7 +306,7 @@ const SALE_KEYS = `array_remove(ARRAY[s.processor_event_id, s.provider_payment_i
  * more). Returns the ids queued again.
  */
 export async function finishEvent(pool: Pool | PoolClient, id: number, update: EventUpdate, wake: WakeWaiting | null = null): Promise<number[]> {
-  if (!wake || (!wake.stripeCustomerId && !wake.saleId && !wake.linked && !update.awaitingAttribution)) {
+  if (!wake || (!wake.processorCustomerId && !wake.saleId && !wake.linked && !update.awaitingAttribution)) {
     await pool.query(
       prepared(FINISH, [id, update.status, storable(update.reason), update.attributionStep ?? null, update.saleId ?? null,
         storable(JSON.stringify(update.result ?? {})), update.waitingFor?.id ?? null, update.waitingFor?.days ?? null]),
@@ -330,7 +333,7 @@ const FINISHED_INPUT: readonly Column<FinishedEvent>[] = [
   ['waiting_for', 'text', (e) => e.update.waitingFor?.id ?? null],
   ['wait_days', 'integer', (e) => e.update.waitingFor?.days ?? null],
   ['program_id', 'bigint', (e) => e.wake.programId],
-  ['customer', 'text', (e) => e.wake.stripeCustomerId],
+  ['customer', 'text', (e) => e.wake.processorCustomerId],
   ['recorded_sale_id', 'bigint', (e) => e.wake.saleId ?? null],
   ['linked_invoice', 'text', (e) => e.wake.linked?.invoiceId ?? null],
   ['linked_payments', 'jsonb', (e) => JSON.stringify(e.wake.linked?.paymentIds ?? [])],
@@ -338,7 +341,7 @@ const FINISHED_INPUT: readonly Column<FinishedEvent>[] = [
   ['wait_click_id', 'text', (e) => e.update.awaitingAttribution?.clickId ?? null],
   ['wait_customer_key', 'text', (e) => e.update.awaitingAttribution?.customerKey ?? null],
   ['wait_email_hash', 'text', (e) => e.update.awaitingAttribution?.emailHash?.toString('hex') ?? null],
-  ['wait_stripe_customer', 'text', (e) => e.update.awaitingAttribution?.stripeCustomerId ?? null],
+  ['wait_processor_customer', 'text', (e) => e.update.awaitingAttribution?.processorCustomerId ?? null],
 ];
 
 /**
@@ -349,12 +352,12 @@ const ATTRIBUTION_DUE_AT = `CASE WHEN i.wait_seconds IS NULL THEN NULL
          WHEN EXISTS (SELECT 1 FROM customers c WHERE c.program_id = i.program_id AND c.customer_key = i.wait_customer_key)
            OR EXISTS (SELECT 1 FROM customers c WHERE c.program_id = i.program_id AND c.email_hash = decode(i.wait_email_hash, 'hex'))
            OR EXISTS (SELECT 1 FROM customers c WHERE c.program_id = i.program_id AND c.click_id = i.wait_click_id)
-           OR EXISTS (SELECT 1 FROM customers c WHERE c.program_id = i.program_id AND c.stripe_customer_id = i.wait_stripe_customer) THEN now()
+           OR EXISTS (SELECT 1 FROM customers c WHERE c.program_id = i.program_id AND c.processor_customer_id = i.wait_processor_customer) THEN now()
          ELSE now() + make_interval(secs => i.wait_seconds) END`;
 
 /**
  * Events' outcomes (as finishEvent) in one statement, with what each made findable woken: the
- * events waiting for a Stripe customer one bound go back on the queue, and the refunds and
+ * events waiting for a processor customer one bound go back on the queue, and the refunds and
  * disputes waiting for a sale one recorded (or for an invoice's sale its link makes findable) are
  * retried now. A payment that starts waiting for its attribution leaves its keys in
  * event_waiters. All of one queue. Returns the ids queued again.
@@ -364,7 +367,7 @@ export async function finishEvents(pool: Pool | PoolClient, events: readonly Fin
   const queue = events[0]!.wake.queue;
   const params: unknown[] = columnValues(FINISHED_INPUT, events);
   const queueName = `$${params.push(queue.name)}`;
-  const channel = `$${params.push(STRIPE_EVENTS_CHANNEL)}`;
+  const channel = `$${params.push(PROCESSOR_EVENTS_CHANNEL)}`;
   const { rows } = await pool.query(
     prepared(
       `WITH input AS (SELECT t.* FROM ${unnestRows(FINISHED_INPUT)}),
@@ -375,7 +378,7 @@ export async function finishEvents(pool: Pool | PoolClient, events: readonly Fin
        ), awaiting AS (
          INSERT INTO event_waiters (program_id, wait_key, inbox_id)
          SELECT DISTINCT i.program_id, k.key, i.id
-           FROM input i CROSS JOIN LATERAL unnest(${attributionWaitKeys({ clickId: 'i.wait_click_id', customerKey: 'i.wait_customer_key', emailHashHex: 'i.wait_email_hash', stripeCustomerId: 'i.wait_stripe_customer' })}) AS k (key)
+           FROM input i CROSS JOIN LATERAL unnest(${attributionWaitKeys({ clickId: 'i.wait_click_id', customerKey: 'i.wait_customer_key', emailHashHex: 'i.wait_email_hash', processorCustomerId: 'i.wait_processor_customer' })}) AS k (key)
           WHERE i.wait_seconds IS NOT NULL AND k.key IS NOT NULL
          ON CONFLICT (program_id, wait_key, inbox_id) DO NOTHING
        ), woken AS (
@@ -383,7 +386,7 @@ export async function finishEvents(pool: Pool | PoolClient, events: readonly Fin
            FROM input i
           WHERE i.customer IS NOT NULL AND w.waiting_for = i.customer AND w.program_id = i.program_id AND w.status = 'ignored'
             AND w.wait_until > now() AND w.id NOT IN (SELECT id FROM input)
-            AND EXISTS (SELECT 1 FROM customers c WHERE c.program_id = i.program_id AND c.stripe_customer_id = i.customer)
+            AND EXISTS (SELECT 1 FROM customers c WHERE c.program_id = i.program_id AND c.processor_customer_id = i.customer)
          RETURNING w.id
        ), job AS (${insertJobs({ schema: queue.schema, queue: queueName, data: "jsonb_build_object('inboxId', woken.id)", from: 'woken' })}),
        -- The ids now findable: those of each sale recorded, and payments linked to an invoice already recorded as a sale.
@@ -413,7 +416,7 @@ export async function finishEvents(pool: Pool | PoolClient, events: readonly Fin
 }
 
 /**
- * Events waiting for a Stripe customer or Connect account that is now bound go back on the
+ * Events waiting for a processor customer or Connect account that is now bound go back on the
  * queue (a Connect event gets its program), each with its job, in one transaction. Every
  * worker runs it on a timer: it catches an event that started waiting while its binding
  * committed, and Connect accounts bound through the API. Waits that ran out are closed.
@@ -428,7 +431,7 @@ export async function wakeWaitingEvents(pool: Pool, enqueue: EnqueueInTransactio
       `UPDATE webhook_events w SET ${REQUEUE_WAITING}
          FROM customers c
         WHERE w.waiting_for IS NOT NULL AND w.status = 'ignored' AND w.program_id IS NOT NULL
-          AND c.program_id = w.program_id AND c.stripe_customer_id = w.waiting_for
+          AND c.program_id = w.program_id AND c.processor_customer_id = w.waiting_for
        RETURNING w.id`,
     );
     const byAccount = await client.query(
@@ -466,7 +469,7 @@ export async function queueDueEvents(pool: Pool, queue: InboxJobQueue, now: Date
          DELETE FROM event_waiters WHERE inbox_id = ANY (ARRAY(SELECT id FROM queued))
        ), job AS (${insertJobs({ schema: queue.schema, queue: '$3', data: "jsonb_build_object('inboxId', queued.id)", from: 'queued' })})
        SELECT queued.id, ${notifyIfJobs('$4')} AS wake FROM queued`,
-      [now, limit, queue.name, STRIPE_EVENTS_CHANNEL],
+      [now, limit, queue.name, PROCESSOR_EVENTS_CHANNEL],
     ),
   );
   return rows.map((row) => Number(row.id));
@@ -531,7 +534,7 @@ export async function listEvents(pool: Pool, filter: EventFilter): Promise<Inbox
   const { rows } = await pool.query(
     `SELECT ${COLUMNS} FROM webhook_events
       WHERE ($1::text IS NULL OR status = $1) AND ($2::bigint IS NULL OR program_id = $2)
-        AND ($4::text IS NULL OR stripe_event_id = $4 OR object_ids @> ARRAY[$4::text]) AND ($5::text IS NULL OR processor = $5)
+        AND ($4::text IS NULL OR event_key = $4 OR object_ids @> ARRAY[$4::text]) AND ($5::text IS NULL OR processor = $5)
       ORDER BY id DESC LIMIT $3`,
     [filter.status ?? null, filter.programId ?? null, filter.limit, filter.stripeId ?? null, filter.processor ?? null],
   );
@@ -550,7 +553,7 @@ export interface InboxEventDetail extends InboxEvent {
 
 const COLUMNS_OF_W = COLUMNS.split(',').map((column) => `w.${column.trim()}`).join(', ');
 
-/** By inbox id, or by Stripe event id (evt_). */
+/** By inbox id, or by event key (a Stripe evt_ id, or a namespaced one). */
 export async function getEvent(pool: Pool, ref: number | string): Promise<InboxEventDetail | null> {
   const { rows } = await pool.query(
     `SELECT ${COLUMNS_OF_W},
@@ -559,7 +562,7 @@ export async function getEvent(pool: Pool, ref: number | string): Promise<InboxE
        FROM webhook_events w
        LEFT JOIN sales s ON s.id = w.sale_id
        LEFT JOIN commission_states c ON c.sale_id = s.id
-      WHERE ${typeof ref === 'number' ? 'w.id = $1' : 'w.stripe_event_id = $1'}`,
+      WHERE ${typeof ref === 'number' ? 'w.id = $1' : 'w.event_key = $1'}`,
     [ref],
   );
   return rows[0] ?? null;
@@ -588,30 +591,9 @@ export async function requeueEvent(pool: Pool, enqueue: EnqueueInTransaction, id
   });
 }
 
-export interface ProgramStripeSettings {
-  programId: number;
-  webhookSecretSealed: string | null;
-}
-
-export async function programWebhookSecret(pool: Pool, programId: number): Promise<ProgramStripeSettings | null> {
-  const { rows } = await pool.query(prepared('SELECT id, stripe_webhook_secret FROM programs WHERE id = $1', [programId]));
-  return rows[0] ? { programId: rows[0].id, webhookSecretSealed: rows[0].stripe_webhook_secret } : null;
-}
-
 export async function programByStripeAccount(pool: Pool, account: string): Promise<number | null> {
   const { rows } = await pool.query('SELECT id FROM programs WHERE stripe_account_id = $1', [account]);
   return rows[0]?.id ?? null;
-}
-
-/**
- * The dashboard's live check keeps the last signature failure on the program. The last verified
- * event is read from the inbox itself (src/db/dashboard.ts): no program row is locked per event.
- */
-export async function noteSignatureFailure(pool: Pool, programId: number, signatureError: string): Promise<void> {
-  await pool.query(
-    'UPDATE programs SET stripe_last_signature_error = $2, stripe_last_signature_error_at = now() WHERE id = $1',
-    [programId, signatureError.slice(0, 300)],
-  );
 }
 
 /**

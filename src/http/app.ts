@@ -29,7 +29,7 @@ import { mailRoutes } from './mail/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { discountLookupRoute } from './routes/discount-routes.js';
 import { readinessRoute } from './routes/readiness.js';
-import { type ReceiveWebhook, stripeWebhookRoutes, webhookIntake } from './routes/stripe-webhooks.js';
+import { type ReceiveWebhook, intakeDeps, processorWebhookRoutes, webhookIntake } from './routes/processor-webhooks.js';
 import { TRACK_CLICK_PATH, trackClickHandlers, trackClickPreflight } from './routes/track-click.js';
 import { trackLeadRoute } from './routes/track-lead.js';
 import { trackRefundRoute } from './routes/track-refund.js';
@@ -93,10 +93,11 @@ export function createApp(given: HttpDeps): BuiltApp {
   // The busiest route (every visit through every partner's link) first, with the same counting
   // and parsing as every route below: Express then tries one layer for it rather than twenty.
   app.post(TRACK_CLICK_PATH, limits, json, refuseUnstorableBody, objectBody, ...trackClickHandlers(deps));
-  // One intake (inbox writer, secret cache) for Express's webhook routes and the direct path.
-  const receiveWebhook = webhookIntake(deps);
+  // One intake (inbox writer, secret cache) for Express's webhook routes, the direct path and the dashboard's test event.
+  const intake = intakeDeps(deps);
+  const receiveWebhook = webhookIntake(deps, intake);
   // Before the JSON parser: signatures are verified on the raw body.
-  app.use(stripeWebhookRoutes(deps, receiveWebhook));
+  app.use(processorWebhookRoutes(deps, receiveWebhook));
   // GET /cli/status answers 200, 401 and 429 without X-Request-ID (spec §7); its 500 has one.
   app.get('/api/v1/cli/status', (_req: Request, res: Response, next: NextFunction) => {
     res.removeHeader('X-Request-ID');
@@ -150,7 +151,7 @@ export function createApp(given: HttpDeps): BuiltApp {
   app.use(discountLookupRoute(deps));
   app.use(adminRoutes(deps));
   app.use(mcpRoutes(deps));
-  app.use(dashboardRoutes(deps));
+  app.use(dashboardRoutes(deps, intake));
   app.use(portalRoutes(deps));
   app.use(applyRoutes(deps));
   app.use(brandLogoRoutes(deps));

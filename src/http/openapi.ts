@@ -19,10 +19,23 @@ import { detailsInput, settingsInput as payoutSettingsInput } from '../app/payou
 import { markPaidInput, remindInput } from '../app/payout-runs.js';
 import { promoInput } from '../app/promo-codes.js';
 import { apiKeyInput, discountInput } from '../app/discounts.js';
-import { signedEventSchema } from '../app/stripe-intake.js';
 import { endpointInput, updateInput as endpointUpdateInput } from '../app/webhook-endpoints.js';
 import { accountSchema, accountUpdateSchema, enabledSchema, eventsQuery, rotationSchema } from './routes/admin.js';
 import { clickSchema, leadSchema, refundSchema, saleSchema } from './schemas.js';
+
+/**
+ * The envelope of a Stripe event, for the reference only: Stripe's adapter checks it on every
+ * delivery (src/core/stripe/adapter.ts, `envelope`).
+ */
+const stripeToken = z.string().regex(/^[\x21-\x7e]{1,255}$/);
+const signedEventSchema = z.object({
+  id: stripeToken,
+  type: stripeToken,
+  livemode: z.boolean().optional(),
+  api_version: stripeToken.nullish(),
+  account: stripeToken.nullish(),
+  data: z.object({ object: z.custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value)) }),
+});
 
 type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
 type Auth = 'none' | 'programKey' | 'adminToken' | 'cliToken' | 'stripeSignature' | 'paddleSignature' | 'lemonSqueezySignature';

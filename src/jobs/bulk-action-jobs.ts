@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { failBulkAction, runBulkActionChunk } from '../app/bulk-actions.js';
 import type { PartnerDeps } from '../app/partner-bulk.js';
 import type { Logger } from '../platform/logger.js';
-import { BULK_ACTIONS_DEAD_QUEUE, BULK_ACTIONS_QUEUE } from '../platform/queue.js';
+import { BULK_ACTIONS_DEAD_QUEUE, BULK_ACTIONS_QUEUE } from '../core/queue-names.js';
 
 const bulkActionJob = z.object({ bulkActionId: z.number().int().positive(), chunk: z.number().int().min(0) });
 

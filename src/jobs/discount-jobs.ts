@@ -6,7 +6,7 @@ import type PgBoss from 'pg-boss';
 import { z } from 'zod';
 import { type DiscountJobDeps, syncPartnerCodes } from '../app/discounts.js';
 import type { Logger } from '../platform/logger.js';
-import { DISCOUNT_CODES_DEAD_QUEUE, DISCOUNT_CODES_QUEUE } from '../platform/queue.js';
+import { DISCOUNT_CODES_DEAD_QUEUE, DISCOUNT_CODES_QUEUE } from '../core/queue-names.js';
 
 const discountJob = z.object({ programId: z.number().int().positive(), partnerIds: z.array(z.number().int().positive()).max(1000) });
 

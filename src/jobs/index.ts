@@ -7,8 +7,9 @@ import { type Listening, listen } from '../db/notifications.js';
 import type { Pool } from '../db/pool.js';
 import { OUTBOUND_CHANNEL } from '../db/outbound.js';
 import { analyzeJobTable } from '../db/queue-statistics.js';
-import { STRIPE_EVENTS_CHANNEL, markExhausted, queueDueEvents, wakeWaitingEvents } from '../db/webhook-events.js';
-import { JOB_EXPIRY_SECONDS, STRIPE_EVENTS_DEAD_QUEUE, STRIPE_EVENTS_JOB_QUEUE, STRIPE_EVENTS_QUEUE, type StripeEventJob, stripeEventEnqueuer } from '../platform/queue.js';
+import { PROCESSOR_EVENTS_CHANNEL, markExhausted, queueDueEvents, wakeWaitingEvents } from '../db/webhook-events.js';
+import { PROCESSOR_EVENTS_DEAD_QUEUE, PROCESSOR_EVENTS_JOB_QUEUE, PROCESSOR_EVENTS_QUEUE } from '../core/queue-names.js';
+import { JOB_EXPIRY_SECONDS, type ProcessorEventJob, processorEventEnqueuer } from '../platform/queue.js';
 import { createSecretBox } from '../platform/secret-box.js';
 import { startMailJobs } from './mail-jobs.js';
 import { startBulkActionJobs } from './bulk-action-jobs.js';
@@ -17,7 +18,7 @@ import { startMailSender } from './mail-sender.js';
 import { startMoneyJobs } from './money-jobs.js';
 import { hourlyUpkeep, startUpkeepJobs } from './upkeep-jobs.js';
 import { type Mailer, createMailer } from '../platform/mailer.js';
-import { type QueuedEvent, type WorkerDeps, processStripeEvent, processStripeEventBatch, stripeEventJobSchema } from './stripe-event-job.js';
+import { type QueuedEvent, type WorkerDeps, handleProcessorEvent, handleProcessorEventBatch, processorEventJobSchema } from './processor-event-job.js';
 
 /** How often a worker looks for jobs whose worker died, for waiting events now bound, and for payments whose wait is due (idempotent). */
 export const RESUME_SWEEP_MS = 5_000;
@@ -30,9 +31,9 @@ export interface RunningWorkers {
 /** One job on its own: completed with the batch when it succeeds, failed alone (for pg-boss to retry) when it throws. */
 async function runJob(deps: WorkerDeps, job: QueuedEvent): Promise<void> {
   try {
-    await processStripeEvent(deps, job.inboxId, job.jobId);
+    await handleProcessorEvent(deps, job.inboxId, job.jobId);
   } catch (error) {
-    await deps.queue.fail(STRIPE_EVENTS_QUEUE, job.jobId, { message: (error as Error).message });
+    await deps.queue.fail(PROCESSOR_EVENTS_QUEUE, job.jobId, { message: (error as Error).message });
   }
 }
 
@@ -40,14 +41,14 @@ async function runJob(deps: WorkerDeps, job: QueuedEvent): Promise<void> {
  * A fetched batch: attributed in one transaction when every event goes through; otherwise (and
  * for the few the batch leaves alone) each job runs on its own, side by side.
  */
-async function runJobs(deps: WorkerDeps, jobs: PgBoss.Job<StripeEventJob>[]): Promise<void> {
+async function runJobs(deps: WorkerDeps, jobs: PgBoss.Job<ProcessorEventJob>[]): Promise<void> {
   const queued: QueuedEvent[] = [];
   for (const job of jobs) {
-    const parsed = stripeEventJobSchema.safeParse(job.data);
+    const parsed = processorEventJobSchema.safeParse(job.data);
     if (parsed.success) queued.push({ inboxId: parsed.data.inboxId, jobId: job.id });
-    else await deps.queue.fail(STRIPE_EVENTS_QUEUE, job.id, { message: parsed.error.message });
+    else await deps.queue.fail(PROCESSOR_EVENTS_QUEUE, job.id, { message: parsed.error.message });
   }
-  const alone = await processStripeEventBatch(deps, queued).catch(() => queued);
+  const alone = await handleProcessorEventBatch(deps, queued).catch(() => queued);
   await Promise.all(alone.map((job) => runJob(deps, job)));
 }
 
@@ -85,7 +86,7 @@ export async function startWorkers(
   // is none, and the workers find new events and deliveries by polling alone.
   const listenOn = (channel: string, wake: (payload?: string) => void, what: string): Listening =>
     listenPool ? listen(listenPool, channel, wake, (error) => deps.logger.warn({ err: error }, `listening for ${what} failed; polling until it is back`)) : { stop: async () => undefined };
-  await analyzeJobTable(deps.pool, STRIPE_EVENTS_JOB_QUEUE.schema).catch((error) => deps.logger.warn({ err: error }, 'analyzing the job table failed'));
+  await analyzeJobTable(deps.pool, PROCESSOR_EVENTS_JOB_QUEUE.schema).catch((error) => deps.logger.warn({ err: error }, 'analyzing the job table failed'));
   const options = { batchSize: config.worker.batchSize, pollingIntervalSeconds: config.worker.pollSeconds };
   // While the intake stores a burst, the fetchers beyond the first wait (core/intake-rate.ts).
   const intake = new IntakeRate();
@@ -95,7 +96,7 @@ export async function startWorkers(
   const wakeAll = () => workerIds.forEach((id, fetcher) => waits(fetcher) || boss.notifyWorker(id));
   for (let i = 0; i < config.worker.concurrency; i++) {
     let workerId = '';
-    workerId = await boss.work<StripeEventJob>(STRIPE_EVENTS_QUEUE, options, async (jobs) => {
+    workerId = await boss.work<ProcessorEventJob>(PROCESSOR_EVENTS_QUEUE, options, async (jobs) => {
       if (jobs.length === 0) return;
       // Jobs were found: fetch the next ones right away instead of sleeping the polling interval
       // (the first fetcher wakes the others too once a burst is over).
@@ -108,14 +109,14 @@ export async function startWorkers(
     workerIds.push(workerId);
   }
   const wake = coalesce(wakeAll);
-  const listening = listenOn(STRIPE_EVENTS_CHANNEL, (payload) => {
+  const listening = listenOn(PROCESSOR_EVENTS_CHANNEL, (payload) => {
     intake.add(eventsInWake(payload), nowMs());
     wake();
   }, 'new events');
   // Retries exhausted: the event stays visible as parked (waiting on data) or dead (errors), replayable.
-  await boss.work<StripeEventJob>(STRIPE_EVENTS_DEAD_QUEUE, options, async (jobs) => {
+  await boss.work<ProcessorEventJob>(PROCESSOR_EVENTS_DEAD_QUEUE, options, async (jobs) => {
     for (const job of jobs) {
-      const { inboxId } = stripeEventJobSchema.parse(job.data);
+      const { inboxId } = processorEventJobSchema.parse(job.data);
       await markExhausted(deps.pool, inboxId);
       deps.logger.warn({ jobId: job.id, inboxId }, 'stripe event retries exhausted');
     }
@@ -159,15 +160,15 @@ export async function startWorkers(
   // The sweep is a timer, not a scheduled job: it bounds how long an interrupted job or a due
   // payment waits (seconds), and pg-boss's clock ticks once a minute.
   const sweep = setInterval(() => {
-    resumeInterruptedJobs(deps.pool, STRIPE_EVENTS_QUEUE, JOB_EXPIRY_SECONDS)
+    resumeInterruptedJobs(deps.pool, PROCESSOR_EVENTS_QUEUE, JOB_EXPIRY_SECONDS)
       .then((resumed) => resumed && deps.logger.warn({ resumed }, 'resumed jobs whose worker was lost'))
       .catch((error) => deps.logger.warn({ err: error }, 'looking for interrupted jobs failed'));
     // Events that started waiting while their binding committed (the fast path missed them).
-    wakeWaitingEvents(deps.pool, stripeEventEnqueuer(boss))
+    wakeWaitingEvents(deps.pool, processorEventEnqueuer(boss))
       .then((woken) => woken.length && deps.logger.info({ woken: woken.length }, 'queued events whose customer or account is now bound'))
       .catch((error) => deps.logger.warn({ err: error }, 'looking for waiting events failed'));
     // Payments that waited for their click or lead: one was recorded, or their wait ran out.
-    queueDueEvents(deps.pool, STRIPE_EVENTS_JOB_QUEUE, deps.now?.() ?? new Date())
+    queueDueEvents(deps.pool, PROCESSOR_EVENTS_JOB_QUEUE, deps.now?.() ?? new Date())
       .then((queued) => queued.length && deps.logger.info({ queued: queued.length }, 'queued payments whose wait for their attribution is over'))
       .catch((error) => deps.logger.warn({ err: error }, 'looking for payments due after their wait failed'));
   }, RESUME_SWEEP_MS);

@@ -4,7 +4,7 @@ import type PgBoss from 'pg-boss';
 import { queueCommissionDigests, queueDailySummaries } from '../app/mail.js';
 import type { Pool } from '../db/pool.js';
 import type { Logger } from '../platform/logger.js';
-import { DIGEST_QUEUE } from '../platform/queue.js';
+import { DIGEST_QUEUE } from '../core/queue-names.js';
 
 export async function startMailJobs(boss: PgBoss, deps: { pool: Pool; logger: Logger; publicUrl: string; now: () => Date }): Promise<void> {
   await boss.work(DIGEST_QUEUE, async () => {

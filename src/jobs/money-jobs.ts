@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { approveDueCommissions } from '../app/commission-lifecycle.js';
 import { type EndpointShare, type WebhookDeps, deliver } from '../app/webhook-endpoints.js';
 import type { Logger } from '../platform/logger.js';
-import { APPROVALS_QUEUE, OUTBOUND_QUEUE } from '../platform/queue.js';
+import { APPROVALS_QUEUE, OUTBOUND_QUEUE } from '../core/queue-names.js';
 
 const deliveryJob = z.object({ deliveryId: z.number().int().positive() });
 

@@ -10,7 +10,7 @@ import type { Pool } from '../db/pool.js';
 import { pruneRateLimitCounters } from '../db/rate-limit.js';
 import { purgeExpiredPayloads } from '../db/webhook-events.js';
 import type { Logger } from '../platform/logger.js';
-import { HOURLY_UPKEEP_QUEUE, HOUSEKEEPING_QUEUE } from '../platform/queue.js';
+import { HOURLY_UPKEEP_QUEUE, HOUSEKEEPING_QUEUE } from '../core/queue-names.js';
 
 export interface UpkeepDeps {
   pool: Pool;

@@ -1,6 +1,6 @@
 // Environment parsed once, with zod, into a frozen object that is passed in (never read at import).
 import { DEFAULT_RETRY_SCHEDULE_SECONDS } from '../core/outbound-events.js';
-import { DEFAULT_ATTRIBUTION_WAIT_MINUTES } from '../core/stripe/event-types.js';
+import { DEFAULT_ATTRIBUTION_WAIT_MINUTES } from '../core/inbox.js';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 

@@ -1,35 +1,35 @@
-// pg-boss: the job queue lives in the same PostgreSQL. Queue names, retry and expiry policy in one place.
+// pg-boss: the job queue lives in the same PostgreSQL. Retry and expiry policy and schedules in
+// one place; the queues' names are in src/core/queue-names.ts.
 import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { DATABASE_TIMEOUTS, type PoolClient, type Pooling, connectionSettings, createPool } from '../db/pool.js';
-import { OUTBOUND_QUEUE } from '../db/outbound.js';
-import { BULK_ACTIONS_DEAD_QUEUE, BULK_ACTIONS_QUEUE } from '../db/bulk-actions.js';
-import { DISCOUNT_CODES_DEAD_QUEUE, DISCOUNT_CODES_QUEUE } from '../db/discounts.js';
+import { moveRenamedQueues } from '../db/renamed-queues.js';
+import {
+  APPROVALS_QUEUE,
+  BULK_ACTIONS_DEAD_QUEUE,
+  BULK_ACTIONS_QUEUE,
+  DIGEST_QUEUE,
+  DISCOUNT_CODES_DEAD_QUEUE,
+  DISCOUNT_CODES_QUEUE,
+  HOURLY_UPKEEP_QUEUE,
+  HOUSEKEEPING_QUEUE,
+  OUTBOUND_QUEUE,
+  PROCESSOR_EVENTS_DEAD_QUEUE,
+  PROCESSOR_EVENTS_JOB_QUEUE,
+  PROCESSOR_EVENTS_QUEUE,
+  RENAMED_QUEUES,
+} from '../core/queue-names.js';
 import type { Logger } from './logger.js';
 
-export const STRIPE_EVENTS_QUEUE = 'stripe-events';
-export const STRIPE_EVENTS_DEAD_QUEUE = 'stripe-events-dead';
-export { OUTBOUND_QUEUE };
-/** The scheduled approval of commissions whose hold is over (docs/payouts.md). */
-export const APPROVALS_QUEUE = 'commission-approvals';
-export { BULK_ACTIONS_DEAD_QUEUE, BULK_ACTIONS_QUEUE } from '../db/bulk-actions.js';
-export { DISCOUNT_CODES_DEAD_QUEUE, DISCOUNT_CODES_QUEUE } from '../db/discounts.js';
-export const DIGEST_QUEUE = 'commission-digests';
 /** Every day at 07:00 UTC: yesterday's commissions, one mail per partner and program. */
 export const DIGEST_CRON = '0 7 * * *';
 export const APPROVALS_CRON = '*/10 * * * *';
-/** Every minute: rate-limit windows, sign-in places and payloads past retention (src/jobs/upkeep-jobs.ts). */
-export const HOUSEKEEPING_QUEUE = 'housekeeping';
 export const HOUSEKEEPING_CRON = '* * * * *';
-/** Every hour: click partitions ahead, counter and rollup shards folded (src/jobs/upkeep-jobs.ts). */
-export const HOURLY_UPKEEP_QUEUE = 'hourly-upkeep';
 export const HOURLY_UPKEEP_CRON = '0 * * * *';
-/** pg-boss's schema (its default) and the Stripe queue: where the intake writes a job beside its inbox row. */
-export const STRIPE_EVENTS_JOB_QUEUE = { schema: 'pgboss', name: STRIPE_EVENTS_QUEUE } as const;
 
 /**
  * A job whose worker died (killed, crashed, lost its database) stays `active` until it expires.
- * A Stripe event takes milliseconds and every statement is cut at
+ * A processor's event takes milliseconds and every statement is cut at
  * DATABASE_TIMEOUTS.workerStatementMs (15 s), so 20 s of expiry cannot cut a live job. Workers
  * put expired jobs back every 5 s without backoff (src/db/interrupted-jobs.ts): an interrupted
  * job runs again within about 20 + 5 + one polling interval, measured by `npm run chaos`.
@@ -83,7 +83,7 @@ export async function startQueue(
   try {
     await lock.query('BEGIN; SET LOCAL lock_timeout = 0; SET LOCAL statement_timeout = 0; SET LOCAL idle_in_transaction_session_timeout = 0');
     await lock.query('SELECT pg_advisory_xact_lock($1)', [QUEUE_SETUP_LOCK]);
-    await setUpQueues(boss, policy, role);
+    await setUpQueues(boss, policy, role, lock);
     await lock.query('COMMIT');
   } finally {
     await lock.end().catch(() => undefined);
@@ -121,19 +121,19 @@ function pooledQueueDatabase(connectionString: string, settings: Parameters<type
 /** Advisory lock key of queue setup (migrations use their own). */
 const QUEUE_SETUP_LOCK = 744_217_002;
 
-async function setUpQueues(boss: PgBoss, policy: QueuePolicy, role: { supervise: boolean }): Promise<void> {
+async function setUpQueues(boss: PgBoss, policy: QueuePolicy, role: { supervise: boolean; logger?: Logger }, setup: pg.Client): Promise<void> {
   await boss.start();
-  await boss.createQueue(STRIPE_EVENTS_DEAD_QUEUE, { name: STRIPE_EVENTS_DEAD_QUEUE, retryLimit: 0 }).catch(ignoreExists);
+  await boss.createQueue(PROCESSOR_EVENTS_DEAD_QUEUE, { name: PROCESSOR_EVENTS_DEAD_QUEUE, retryLimit: 0 }).catch(ignoreExists);
   const options: PgBoss.Queue = {
-    name: STRIPE_EVENTS_QUEUE,
+    name: PROCESSOR_EVENTS_QUEUE,
     retryLimit: policy.retryLimit,
     retryDelay: policy.retryDelaySeconds,
     retryBackoff: true,
     expireInSeconds: JOB_EXPIRY_SECONDS,
-    deadLetter: STRIPE_EVENTS_DEAD_QUEUE,
+    deadLetter: PROCESSOR_EVENTS_DEAD_QUEUE,
   };
-  await boss.createQueue(STRIPE_EVENTS_QUEUE, options).catch(ignoreExists);
-  await boss.updateQueue(STRIPE_EVENTS_QUEUE, options);
+  await boss.createQueue(PROCESSOR_EVENTS_QUEUE, options).catch(ignoreExists);
+  await boss.updateQueue(PROCESSOR_EVENTS_QUEUE, options);
   // A delivery's own retries follow its schedule (each a new job); pg-boss retries only an attempt
   // whose worker died (expired), and the attempt checks the delivery's state first.
   await boss.createQueue(OUTBOUND_QUEUE, { name: OUTBOUND_QUEUE, retryLimit: 3, retryDelay: 5, expireInSeconds: 60 }).catch(ignoreExists);
@@ -164,28 +164,33 @@ async function setUpQueues(boss: PgBoss, policy: QueuePolicy, role: { supervise:
   // with IF NOT EXISTS, CREATE INDEX first waits for a SHARE lock on the job table behind every
   // open intake transaction, and every webhook stored meanwhile waits behind it.
   const db = boss.getDb();
-  const { rows } = await db.executeSql('SELECT to_regclass($1) AS index', [`${STRIPE_EVENTS_JOB_QUEUE.schema}.affix_job_fetch_order`]);
+  const { rows } = await db.executeSql('SELECT to_regclass($1) AS index', [`${PROCESSOR_EVENTS_JOB_QUEUE.schema}.affix_job_fetch_order`]);
   if (!rows[0].index) {
     await db
-      .executeSql(`CREATE INDEX IF NOT EXISTS affix_job_fetch_order ON ${STRIPE_EVENTS_JOB_QUEUE.schema}.job (name, priority DESC, created_on, id) WHERE state < 'active'`, [])
+      .executeSql(`CREATE INDEX IF NOT EXISTS affix_job_fetch_order ON ${PROCESSOR_EVENTS_JOB_QUEUE.schema}.job (name, priority DESC, created_on, id) WHERE state < 'active'`, [])
       .catch(ignoreExists);
   }
+  // Last: jobs queued under an earlier name (before a deploy) move in the set-up's transaction,
+  // together. Deleting an old queue drops its partition, which locks the job table until that
+  // transaction commits: nothing of pg-boss's own set-up may come after it.
+  const moved = await moveRenamedQueues(setup, PROCESSOR_EVENTS_JOB_QUEUE.schema, RENAMED_QUEUES);
+  if (moved) role.logger?.info({ moved }, 'job queue: jobs moved from renamed queues');
 }
 
 function ignoreExists(error: unknown): void {
   if (!/already exists/i.test(String((error as Error)?.message))) throw error;
 }
 
-export interface StripeEventJob {
+export interface ProcessorEventJob {
   inboxId: number;
 }
 
 /** Enqueues inside the caller's transaction: the job exists exactly when the inbox row does. */
-export const stripeEventEnqueuer =
+export const processorEventEnqueuer =
   (boss: PgBoss) =>
-  (client: PoolClient, job: StripeEventJob): Promise<string | null> =>
-    enqueueStripeEvent(boss, client, job);
+  (client: PoolClient, job: ProcessorEventJob): Promise<string | null> =>
+    enqueueProcessorEvent(boss, client, job);
 
-function enqueueStripeEvent(boss: PgBoss, client: PoolClient, job: StripeEventJob): Promise<string | null> {
-  return boss.send(STRIPE_EVENTS_QUEUE, job, { db: { executeSql: (text, values) => client.query(text, values) } });
+function enqueueProcessorEvent(boss: PgBoss, client: PoolClient, job: ProcessorEventJob): Promise<string | null> {
+  return boss.send(PROCESSOR_EVENTS_QUEUE, job, { db: { executeSql: (text, values) => client.query(text, values) } });
 }

@@ -63,6 +63,18 @@ describe.skipIf(!hasChromium)('accessibility', () => {
 
     // The brand on the apply page and the portal (issue 44, item 1): its name, pitch and accent.
     await api.pool.query("UPDATE programs SET brand_name = 'Axe Coffee', brand_pitch = 'Coffee worth talking about.', accent_color = '#7a3e12' WHERE id = $1", [program.id]);
+    // The Stripe page's live check and the inbox (issue 45, item 2): a saved signing secret with
+    // its last failure (both on the program's Stripe endpoint) and a Paddle event that needs a look.
+    await admin('PATCH', `/programs/${program.id}/stripe`, { webhook_secret: 'whsec_axe_program_secret' });
+    await api.pool.query(
+      "UPDATE processor_endpoints SET last_signature_error = 'No signature matched the signing secret saved here.', last_signature_error_at = now() WHERE program_id = $1 AND processor = 'stripe'",
+      [program.id],
+    );
+    await api.pool.query(
+      `INSERT INTO webhook_events (event_key, endpoint, program_id, type, livemode, payload, status, reason, attempts)
+       VALUES ('paddle:evt_01hv8axe0000000000000000dead', 'program', $1, 'adjustment.created', true, '{}', 'dead', 'the sale this refers to is not recorded yet', 6)`,
+      [program.id],
+    );
     const findings: Finding[] = [];
     // Signed out: the sign-in pages and the public application page.
     for (const [name, path] of [['dashboard-sign-in', '/dashboard/login'], ['forgot-password', '/dashboard/password/forgot'], ['portal-sign-in', '/portal/login'], ['apply', '/apply/axe-shop'], ['not-found', '/dashboard/nowhere']] as const) {

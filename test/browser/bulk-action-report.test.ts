@@ -6,7 +6,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBulkActionJob } from '../../src/jobs/bulk-action-jobs.js';
 import { createLogger } from '../../src/platform/logger.js';
-import { BULK_ACTIONS_QUEUE } from '../../src/platform/queue.js';
+import { BULK_ACTIONS_QUEUE } from '../../src/core/queue-names.js';
 import { adminOf, axeAudit, hasChromium, openBrowserApp, screenshotsAt, submitWithKeyboard, textOf } from '../support/browser.js';
 import type { TestApi } from '../support/harness.js';
 

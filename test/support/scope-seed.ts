@@ -110,7 +110,7 @@ export async function seedBrand(pool: Pool, tag: string, partners: number): Prom
      SELECT $4 || '-msg-' || e.n, e.id, 'delivered', 1, now() FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM webhook_endpoints WHERE program_id = $1) e`,
     `INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, duration_ms)
      SELECT d.id, now(), 200, 5 FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.program_id = $1`,
-    `INSERT INTO webhook_events (stripe_event_id, endpoint, program_id, type, livemode, status, reason, payload)
+    `INSERT INTO webhook_events (event_key, endpoint, program_id, type, livemode, status, reason, payload)
      SELECT $4 || '-evt-' || i, 'program', $1, 'checkout.session.completed', true, CASE WHEN i % 2 = 0 THEN 'processed' ELSE 'failed' END, 'seeded', '{}'
        FROM generate_series(1, $3::int) i`,
   ]);

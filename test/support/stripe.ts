@@ -2,9 +2,10 @@
 import Stripe from 'stripe';
 import { NotYetResolvable } from '../../src/core/processor.js';
 import { queueDueEvents, wakeWaitingEvents } from '../../src/db/webhook-events.js';
-import { processStripeEvent, processStripeEventBatch } from '../../src/jobs/stripe-event-job.js';
+import { handleProcessorEvent, handleProcessorEventBatch } from '../../src/jobs/processor-event-job.js';
 import { createLogger } from '../../src/platform/logger.js';
-import { STRIPE_EVENTS_JOB_QUEUE, stripeEventEnqueuer } from '../../src/platform/queue.js';
+import { PROCESSOR_EVENTS_JOB_QUEUE } from '../../src/core/queue-names.js';
+import { processorEventEnqueuer } from '../../src/platform/queue.js';
 import type { Pool } from '../../src/db/pool.js';
 import type { InboxStatus } from '../../src/db/webhook-events.js';
 import { type FixtureVars, loadFixture } from '../../src/platform/fixtures.js';
@@ -45,19 +46,19 @@ export interface InboxRow {
 }
 
 /** Polls the inbox until the event reaches one of `statuses` (workers run in the background). */
-export async function waitForEvent(pool: Pool, stripeEventId: string, statuses: InboxStatus[], timeoutMs = 20_000): Promise<InboxRow> {
+export async function waitForEvent(pool: Pool, eventKey: string, statuses: InboxStatus[], timeoutMs = 20_000): Promise<InboxRow> {
   const started = Date.now();
   let last: InboxRow | undefined;
   while (Date.now() - started < timeoutMs) {
     const { rows } = await pool.query(
-      'SELECT id, status, reason, attempts, attribution_step, sale_id, result FROM webhook_events WHERE stripe_event_id = $1',
-      [stripeEventId],
+      'SELECT id, status, reason, attempts, attribution_step, sale_id, result FROM webhook_events WHERE event_key = $1',
+      [eventKey],
     );
     last = rows[0];
     if (last && statuses.includes(last.status)) return last;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`event ${stripeEventId} did not reach ${statuses.join('/')}; last: ${JSON.stringify(last)}`);
+  throw new Error(`event ${eventKey} did not reach ${statuses.join('/')}; last: ${JSON.stringify(last)}`);
 }
 
 let runs = 0;
@@ -110,7 +111,7 @@ export async function deliverSteps(api: TestApi, shop: SeededProgram, vars: Reco
  * the batch left or gave back, one at a time as the workers would. Says whether the batch committed.
  */
 export async function processEventsAsBatch(api: TestApi, inboxIds: number[]): Promise<{ batched: boolean }> {
-  const left = await processStripeEventBatch(workerDeps(api), inboxIds.map((inboxId) => ({ inboxId, jobId: `batch-${inboxId}` })));
+  const left = await handleProcessorEventBatch(workerDeps(api), inboxIds.map((inboxId) => ({ inboxId, jobId: `batch-${inboxId}` })));
   // Those it left, those that must wait, and those a binding in the batch queued again.
   await processEventsInOrder(api, inboxIds);
   return { batched: left.length === 0 };
@@ -125,14 +126,14 @@ export async function processEventsInOrder(api: TestApi, inboxIds: number[]): Pr
   for (let round = 0; round < 10 && pending.length; round++) {
     for (const id of pending) {
       try {
-        await processStripeEvent(workerDeps(api), id);
+        await handleProcessorEvent(workerDeps(api), id);
       } catch (error) {
         if (!(error instanceof NotYetResolvable)) throw error;
       }
     }
-    await wakeWaitingEvents(api.pool, stripeEventEnqueuer(api.queue!));
+    await wakeWaitingEvents(api.pool, processorEventEnqueuer(api.queue!));
     // Payments whose click or lead was recorded meanwhile (their wait's fallback is far off).
-    await queueDueEvents(api.pool, STRIPE_EVENTS_JOB_QUEUE, new Date());
+    await queueDueEvents(api.pool, PROCESSOR_EVENTS_JOB_QUEUE, new Date());
     const { rows } = await api.pool.query(
       `SELECT id FROM webhook_events WHERE id = ANY ($1::bigint[]) AND status IN ('queued', 'retrying') ORDER BY id`,
       [inboxIds],

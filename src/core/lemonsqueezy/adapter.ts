@@ -44,7 +44,7 @@ function payment(read: Read, transactionId: string, livemode: boolean, recurring
     // Lemon Squeezy sends custom data on orders, not on subscription payments: those link through the customer.
     metadata: readReferralMetadata(read.custom),
     email: metadataText(a.user_email),
-    stripeCustomerId: namespacedCustomer('lemonsqueezy', a.customer_id === undefined || a.customer_id === null ? null : String(a.customer_id)),
+    processorCustomerId: namespacedCustomer('lemonsqueezy', a.customer_id === undefined || a.customer_id === null ? null : String(a.customer_id)),
     promotionRefs: [],
   };
   if (a.status !== 'paid') return { kind: 'ignored', reason: `status ${a.status}: not paid` };

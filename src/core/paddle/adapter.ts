@@ -33,7 +33,7 @@ function transactionCompleted(event: Obj, livemode: boolean): ProcessorFact {
     metadata: readReferralMetadata(custom),
     // Paddle's transactions carry no email: a checkout that wants email matching passes it as custom data.
     email: metadataText(custom.affix_email),
-    stripeCustomerId: customer,
+    processorCustomerId: customer,
     promotionRefs: compact([metadataText(txn.discount_id)]),
   };
   const total = amount(totals.grand_total ?? totals.total);

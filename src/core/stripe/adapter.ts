@@ -1,4 +1,5 @@
 // Stripe as one adapter of the processor port: each handled event type read as one fact.
+import { errors } from '../errors.js';
 import { type DisputeEvent, disputeEffect } from '../disputes.js';
 import type { ProcessorAdapter, ProcessorFact } from '../processor-port.js';
 import { type HandledStripeEventType, HANDLED_STRIPE_EVENT_TYPES, STRIPE_EVENTS_TO_SELECT, isHandledStripeEvent } from './event-types.js';
@@ -73,13 +74,39 @@ const READERS: Record<HandledStripeEventType, Reader> = {
   'charge.dispute.closed': disputeReader('closed'),
 };
 
+/** Ids and names Stripe sends are short printable ASCII; anything else is not a Stripe event. */
+const isToken = (value: unknown): value is string => typeof value === 'string' && /^[\x21-\x7e]{1,255}$/.test(value);
+const isObject = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The envelope every Stripe event has (id, type, livemode, api_version, account, data.object),
+ * checked field by field: the fields that are not as Stripe sends them, in that order. Only "an
+ * object" for data.object: the workers read what is inside (no walk over its keys here).
+ */
+function envelopeProblems(event: unknown): string[] {
+  if (!isObject(event)) return ['body'];
+  const problems: string[] = [];
+  if (!isToken(event.id)) problems.push('id');
+  if (!isToken(event.type)) problems.push('type');
+  if (event.livemode !== undefined && typeof event.livemode !== 'boolean') problems.push('livemode');
+  if (event.api_version !== undefined && event.api_version !== null && !isToken(event.api_version)) problems.push('api_version');
+  if (event.account !== undefined && event.account !== null && !isToken(event.account)) problems.push('account');
+  if (!isObject(event.data)) problems.push('data');
+  else if (!isObject(event.data.object)) problems.push('data.object');
+  return problems;
+}
+
 export const stripeAdapter: ProcessorAdapter = {
   name: 'stripe',
   handledTypes: HANDLED_STRIPE_EVENT_TYPES,
   eventsToSelect: STRIPE_EVENTS_TO_SELECT,
   envelope: (event) => {
+    // Correctly signed, so Stripe will retry it for days: a clear 400 tells whoever reads the
+    // endpoint's log in Stripe's dashboard why it was refused.
+    const fields = envelopeProblems(event);
+    if (fields.length) throw errors.badRequest(`Signed payload is not a Stripe event (check: ${fields.join(', ')})`);
     const e = event as Obj;
-    return { eventId: String(e.id), type: String(e.type), livemode: e.livemode === true, objectIds: stripeObjectIds(e) };
+    return { eventId: e.id, type: e.type, livemode: e.livemode === true, objectIds: stripeObjectIds(e), account: e.account ?? null, apiVersion: e.api_version ?? null };
   },
   read: (event) => {
     const e = event as { type: string; created: unknown; livemode?: unknown; data?: { object?: unknown } };

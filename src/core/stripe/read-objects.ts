@@ -61,7 +61,7 @@ export function readCheckoutSession(session: Obj): CheckoutFacts {
       currency: String(session.currency ?? ''),
       metadata: readMetadata(session.metadata, text(session.client_reference_id)),
       email: text(session.customer_details?.email) ?? text(session.customer_email),
-      stripeCustomerId: idOf(session.customer),
+      processorCustomerId: idOf(session.customer),
       paymentIds: compact([idOf(session.payment_intent)]),
       promotionRefs: promotionRefs(session),
       isRecurring: false,
@@ -99,7 +99,7 @@ export function readInvoice(invoice: Obj): InvoiceFacts {
       currency: String(invoice.currency ?? ''),
       metadata: readMetadata(details?.metadata),
       email: text(invoice.customer_email),
-      stripeCustomerId: idOf(invoice.customer),
+      processorCustomerId: idOf(invoice.customer),
       paymentIds: compact([
         idOf(invoice.payment_intent),
         idOf(invoice.charge),

@@ -220,9 +220,9 @@ function inboxSection(view: ProgramPageView, { inbox, processor }: Of<'inbox'>):
   return html`<section id="inbox"><h2>Failed, parked and dead events</h2>
 <nav class="tabs" aria-label="Processor">${choices.map(([value, words]) => html`<a href="${value ? `${inboxUrl}?processor=${value}` : inboxUrl}" ${value === processor ? html`aria-current="page"` : ''}>${words}</a>`)}</nav>
 ${inbox.length === 0 ? html`<p>Nothing waiting.</p>` : dataTable(['Event', 'Processor', 'Type', 'Status', 'Reason', ''], inbox.map((e) => [
-  html`${idCell(e.stripe_event_id)}
-<button type="button" data-copy="${e.stripe_event_id}" aria-label="Copy event id ${e.stripe_event_id}">Copy</button>`, PROCESSOR_NAMES[e.processor as ProcessorName] ?? e.processor, e.type, `${e.status} (${e.attempts} attempts)`, e.reason ?? '',
-  html`<form method="post" action="${base}/events/${e.id}/replay" class="inline"><button type="submit" aria-label="Replay ${e.stripe_event_id}">Replay</button></form>`]))}</section>`;
+  html`${idCell(e.event_key)}
+<button type="button" data-copy="${e.event_key}" aria-label="Copy event id ${e.event_key}">Copy</button>`, PROCESSOR_NAMES[e.processor as ProcessorName] ?? e.processor, e.type, `${e.status} (${e.attempts} attempts)`, e.reason ?? '',
+  html`<form method="post" action="${base}/events/${e.id}/replay" class="inline"><button type="submit" aria-label="Replay ${e.event_key}">Replay</button></form>`]))}</section>`;
 }
 
 /** A refund or chargeback of a sale, as money (restored: a lost dispute given back). */

@@ -28,6 +28,7 @@ import { registerLinkRoutes } from './link-routes.js';
 import { registerKeyRoutes } from './key-routes.js';
 import { registerProcessorRoutes } from './processor-routes.js';
 import { registerSetupTestRoutes } from './setup-test-routes.js';
+import type { IntakeDeps } from '../../app/webhook-intake.js';
 import { registerMoneyRoutes } from './money-routes.js';
 import { registerDiscountRoutes } from './discounts-routes.js';
 import { registerPartnerRoutes } from './partner-routes.js';
@@ -37,7 +38,8 @@ import { registerDomainsRoutes } from './domains-page.js';
 
 const PAGE_TITLES: Record<number, string> = { 500: 'Something went wrong', 400: 'Bad request', 403: 'Not allowed', 404: 'Not found', 409: 'Conflict', 413: 'Too large', 429: 'Too many requests', 502: 'Stripe refused', 503: 'Unavailable' };
 
-export function dashboardRoutes(deps: AppDeps): Router {
+/** `intake`: the process's one webhook intake (http/app.ts), for the set-up page's test event. */
+export function dashboardRoutes(deps: AppDeps, intake?: IntakeDeps): Router {
   // Every route passes the permission map (src/core/permissions.ts): one guard, reads included.
   const unguarded = Router();
   const router = securedRouter(unguarded, DASHBOARD_ROUTES, (res) => res.locals.account?.role ?? null);
@@ -88,7 +90,7 @@ export function dashboardRoutes(deps: AppDeps): Router {
   registerLinkRoutes(router, kit);
   registerKeyRoutes(router, kit);
   registerProcessorRoutes(router, kit);
-  registerSetupTestRoutes(router, kit);
+  registerSetupTestRoutes(router, kit, intake);
   const pageKit = { ...kit, hooks: () => ({ ...app(), outbound: config.outbound }), stripeSecretKey: config.stripeSecretKey, portal: () => ({ ...app(), mailer: deps.mailer, publicUrl: config.publicUrl }) };
   registerMoneyRoutes(router, pageKit);
   registerDiscountRoutes(router, pageKit);

@@ -5,22 +5,21 @@ import type { Router } from 'express';
 import { AffixError, errors } from '../../core/errors.js';
 import { replayEvent } from '../../app/management.js';
 import { sendTestEvent, sendTestStripeEvent } from '../../app/setup.js';
-import { inboxWriter, secretCache } from '../../app/stripe-intake.js';
-import { stripeEventEnqueuer } from '../../platform/queue.js';
+import type { IntakeDeps } from '../../app/webhook-intake.js';
+import { processorEventEnqueuer } from '../../platform/queue.js';
 import { fieldErrors } from './forms.js';
 import type { ProgramKit } from './route-kit.js';
 
-export function registerSetupTestRoutes(router: Router, kit: ProgramKit): void {
+/** `intake`: the process's one webhook intake (http/app.ts), for the set-up page's test event. */
+export function registerSetupTestRoutes(router: Router, kit: ProgramKit, intake?: IntakeDeps): void {
   const { form, app, scope, ownProgram, programPage, back, deps } = kit;
-  const { pool, config } = deps;
-  const intake = { pool, inbox: inboxWriter(pool), secrets: secretCache(), secretBox: deps.secretBox ?? null, connectSecret: null, retentionDays: config.webhookRetentionDays };
   router.post('/dashboard/programs/:id/setup/test', ...form, async (req, res) => {
     const id = await ownProgram(req, res);
     const kind = String((req.body as Record<string, unknown>).kind ?? '');
     const setupDeps = { ...app(), store: deps.store };
     try {
       if (kind === 'webhook') {
-        if (!deps.queue) throw new AffixError(503, 'Webhook intake is not running on this instance');
+        if (!deps.queue || !intake) throw new AffixError(503, 'Webhook intake is not running on this instance');
         return programPage(req, res, 'setup', { testOutcome: await sendTestStripeEvent({ ...setupDeps, intake }, scope(res), id) });
       }
       if (kind !== 'click' && kind !== 'lead' && kind !== 'sale') throw errors.invalid('Choose a test to send', { test_webhook: 'Choose a test to send.' });
@@ -32,7 +31,7 @@ export function registerSetupTestRoutes(router: Router, kit: ProgramKit): void {
 
   router.post('/dashboard/programs/:id/events/:eventId/replay', ...form, async (req, res) => {
     const id = await ownProgram(req, res);
-    const enqueue = deps.queue ? stripeEventEnqueuer(deps.queue) : null;
+    const enqueue = deps.queue ? processorEventEnqueuer(deps.queue) : null;
     await replayEvent({ ...app(), enqueue }, scope(res), Number(req.params.eventId), id);
     back(res, id, 'replayed', 'inbox');
   });

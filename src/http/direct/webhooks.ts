@@ -1,10 +1,10 @@
 // The processors' webhook deliveries served by node:http directly (body.ts says why): a burst of
 // them is what the intake must take at its ceiling. The same steps as Express's routes
-// (routes/stripe-webhooks.ts): the queue's presence, the raw body, the intake, the answer.
+// (routes/processor-webhooks.ts): the queue's presence, the raw body, the intake, the answer.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpDeps } from '../deps.js';
 import { answerFailure, asResponse, beginRequest } from '../request-life.js';
-import { type ReceiveWebhook, type WebhookSource, answerReceived, assertIntakeRunning } from '../routes/stripe-webhooks.js';
+import { type ReceiveWebhook, type WebhookSource, answerReceived, assertIntakeRunning } from '../routes/processor-webhooks.js';
 import { hasPlainBody, pathOf, readBody } from './body.js';
 
 export interface WebhookRoute {

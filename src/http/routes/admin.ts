@@ -6,10 +6,10 @@ import { z } from 'zod';
 import { NO_CONTROL_CHARACTERS, hasControlCharacter } from '../../core/names.js';
 import { errors } from '../../core/errors.js';
 import { sha256 } from '../../core/secrets.js';
-import { INBOX_STATUSES, type InboxStatus } from '../../core/stripe/event-types.js';
+import { INBOX_STATUSES, type InboxStatus } from '../../core/inbox.js';
 import { PROCESSORS } from '../../core/processor-names.js';
 import { isConnectedProcessor, processorSetup, setProcessorSettings } from '../../app/processors.js';
-import { stripeEventEnqueuer } from '../../platform/queue.js';
+import { processorEventEnqueuer } from '../../platform/queue.js';
 import { adminPartnerRoutes } from './admin-partners.js';
 import { securedRouter } from '../guard.js';
 import { ADMIN_ROUTES } from '../../core/permissions.js';
@@ -158,7 +158,7 @@ export function adminRoutes(deps: AppDeps): Router {
   });
 
   router.post('/api/v1/admin/webhook-events/:id/replay', async (req, res) => {
-    const enqueue = deps.queue ? stripeEventEnqueuer(deps.queue) : null;
+    const enqueue = deps.queue ? processorEventEnqueuer(deps.queue) : null;
     res.json({ data: await replayEvent({ ...app(), enqueue }, operator(req), eventRef(req)) });
   });
 

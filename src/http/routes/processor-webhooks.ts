@@ -1,8 +1,7 @@
 // Processors' webhooks over HTTP (Stripe, Paddle, Lemon Squeezy): the raw body and signature go
 // to the intake use case; the answer says what was stored.
 import express, { type Request, type Response, Router } from 'express';
-import { type IntakeDeps, type Received, inboxWriter, receiveConnectEvent, receiveProgramEvent, secretCache } from '../../app/stripe-intake.js';
-import { receiveProcessorEvent } from '../../app/processor-intake.js';
+import { type IntakeDeps, type Received, inboxWriter, receiveConnectEvent, receiveProgramEvent, secretCache } from '../../app/webhook-intake.js';
 import { AffixError, errors } from '../../core/errors.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { state } from '../context.js';
@@ -12,7 +11,7 @@ import { type HttpDeps, clock } from '../deps.js';
 /** The answer to a stored delivery; Express's routes and the direct path (direct/webhooks.ts) share it. */
 export function answerReceived(res: Response, received: Received): void {
   // On the request's own log line (one line per request).
-  state(res).logFields = { eventId: received.stripeEventId, type: received.type, inboxId: received.id, duplicate: received.duplicate, inboxStatus: received.status };
+  state(res).logFields = { eventId: received.eventKey, type: received.type, inboxId: received.id, duplicate: received.duplicate, inboxStatus: received.status };
   writeJson(res, 200, { received: true, id: received.id, duplicate: received.duplicate, status: received.status });
 }
 
@@ -26,31 +25,33 @@ export type WebhookSource = 'stripe' | 'paddle' | 'lemonsqueezy';
 /** Hands a delivery to its intake: verified on the raw body, stored with its job. */
 export type ReceiveWebhook = (source: WebhookSource, programId: string | null, rawBody: Buffer, headers: IncomingHttpHeaders) => Promise<Received>;
 
-/** One intake (its inbox writer and secret cache) for every route that receives deliveries. */
-export function webhookIntake(deps: HttpDeps): ReceiveWebhook {
-  const secrets = secretCache();
-  const inbox = inboxWriter(deps.pool);
-  const intake = (): IntakeDeps => ({
+/** The process's one intake: its inbox writer and secret cache, for every route that receives deliveries and the dashboard's test event. */
+export function intakeDeps(deps: HttpDeps): IntakeDeps {
+  return {
     pool: deps.pool,
-    inbox,
-    secrets,
+    inbox: inboxWriter(deps.pool),
+    secrets: secretCache(),
     secretBox: deps.secretBox ?? null,
     connectSecret: deps.config.stripeConnectWebhookSecret ?? null,
     retentionDays: deps.config.webhookRetentionDays,
     paddleToleranceSeconds: deps.config.paddleSignatureToleranceSeconds,
-  });
-  return async (source, programId, rawBody, headers) => {
-    // The same inbox and writer for every processor; each signs its own way.
-    if (source === 'stripe') {
-      const delivery = { rawBody, signature: headers['stripe-signature'] };
-      return programId === null ? receiveConnectEvent(intake(), delivery) : receiveProgramEvent(intake(), programId, delivery);
-    }
-    const signature = source === 'paddle' ? headers['paddle-signature'] : headers['x-signature'];
-    return receiveProcessorEvent(intake(), source, programId ?? '', { rawBody, signature }, clock(deps));
   };
 }
 
-export function stripeWebhookRoutes(deps: HttpDeps, receive: ReceiveWebhook = webhookIntake(deps)): Router {
+/** Where each processor puts its signature. */
+const SIGNATURE_HEADER: Record<WebhookSource, string> = { stripe: 'stripe-signature', paddle: 'paddle-signature', lemonsqueezy: 'x-signature' };
+
+/** Hands each delivery to the one intake: verified on the raw body, stored with its job. */
+export function webhookIntake(deps: HttpDeps, intake: IntakeDeps = intakeDeps(deps)): ReceiveWebhook {
+  return async (source, programId, rawBody, headers) => {
+    const delivery = { rawBody, signature: headers[SIGNATURE_HEADER[source]] };
+    // Only Stripe has an endpoint without a program: Connect's, routed by the event's account.
+    if (source === 'stripe' && programId === null) return receiveConnectEvent(intake, delivery, clock(deps));
+    return receiveProgramEvent(intake, source, programId ?? '', delivery, clock(deps));
+  };
+}
+
+export function processorWebhookRoutes(deps: HttpDeps, receive: ReceiveWebhook = webhookIntake(deps)): Router {
   const router = Router();
   const parseRaw = express.raw({ type: () => true, limit: deps.config.webhookBodyLimit });
   // The size refusal names the limit that applied here, not the JSON API's.

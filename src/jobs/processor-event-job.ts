@@ -1,5 +1,5 @@
 // Job handler: one stored processor event -> its adapter's fact -> one core call -> the inbox row says what happened.
-import { STRIPE_EVENTS_JOB_QUEUE } from '../platform/queue.js';
+import { PROCESSOR_EVENTS_JOB_QUEUE } from '../core/queue-names.js';
 import type PgBoss from 'pg-boss';
 import { z } from 'zod';
 import { AffixError } from '../core/errors.js';
@@ -15,7 +15,7 @@ import {
   revertProcessorRefund,
 } from '../core/processor.js';
 import type { Transactions } from '../core/ports.js';
-import { DEFAULT_ATTRIBUTION_WAIT_MINUTES, WAIT_FOR_CUSTOMER_DAYS } from '../core/stripe/event-types.js';
+import { DEFAULT_ATTRIBUTION_WAIT_MINUTES, WAIT_FOR_CUSTOMER_DAYS } from '../core/inbox.js';
 import type { ProcessorFact } from '../core/processor-port.js';
 import { atOnceCount } from '../core/fact-keys.js';
 import { ADAPTERS } from '../core/adapters.js';
@@ -26,7 +26,7 @@ import type { Pool } from '../db/pool.js';
 import { type EventUpdate, type InboxEvent, type WakeWaiting, finishEvent, finishEvents, loadEventPayload, loadEventPayloads, recordFailedAttempt } from '../db/webhook-events.js';
 import type { Logger } from '../platform/logger.js';
 
-export const stripeEventJobSchema = z.object({ inboxId: z.number().int().positive() });
+export const processorEventJobSchema = z.object({ inboxId: z.number().int().positive() });
 
 export interface WorkerDeps {
   pool: Pool;
@@ -66,8 +66,8 @@ function fromOutcome(outcome: ProcessorOutcome, attempt: Attempt): EventUpdate {
     case 'waiting_for_customer':
       return {
         status: 'ignored',
-        reason: `no affiliate attribution yet: waiting for a checkout or first sale to bind customer ${outcome.stripeCustomerId}`,
-        waitingFor: { id: outcome.stripeCustomerId, days: WAIT_FOR_CUSTOMER_DAYS },
+        reason: `no affiliate attribution yet: waiting for a checkout or first sale to bind customer ${outcome.processorCustomerId}`,
+        waitingFor: { id: outcome.processorCustomerId, days: WAIT_FOR_CUSTOMER_DAYS },
       };
     case 'waiting_for_attribution':
       return {
@@ -140,7 +140,7 @@ async function attribute(store: Transactions, event: AttributableEvent, payload:
   const saleId = update.attributionStep ? (update.saleId ?? null) : null;
   const linked = fact.kind === 'payment_link' ? { invoiceId: fact.transactionId, paymentIds: fact.paymentIds } : null;
   // finishEvent writes the outcome alone when none of these is set.
-  return { update, wake: { queue: STRIPE_EVENTS_JOB_QUEUE, programId: event.program_id, stripeCustomerId: customer, saleId, linked } };
+  return { update, wake: { queue: PROCESSOR_EVENTS_JOB_QUEUE, programId: event.program_id, processorCustomerId: customer, saleId, linked } };
 }
 
 /** `together`: how many events of its batch were attributed at once with it (none: alone or in the batch's order). */
@@ -167,13 +167,13 @@ export interface QueuedEvent {
 /**
  * A batch of events attributed in one transaction, each with its outcome, and one commit: its
  * leading payments that name nothing in common at once (src/core/fact-keys.ts), the others
- * after them in the order given. Returns the events left to process one by one (`processStripeEvent`): all
+ * after them in the order given. Returns the events left to process one by one (`handleProcessorEvent`): all
  * of them when any event fails, retries or is refused (the batch is rolled back: each is then
  * handled, retried or failed alone, exactly as it would have been), and otherwise the rare
  * ones the batch leaves alone (not found, already final, purged, programless, or a second job
  * for an event of the batch).
  */
-export async function processStripeEventBatch(deps: WorkerDeps, queued: QueuedEvent[]): Promise<QueuedEvent[]> {
+export async function handleProcessorEventBatch(deps: WorkerDeps, queued: QueuedEvent[]): Promise<QueuedEvent[]> {
   if (queued.length < 2) return queued;
   const loaded = await loadEventPayloads(deps.pool, queued.map((item) => item.inboxId));
   const alone: QueuedEvent[] = [];
@@ -237,7 +237,7 @@ function permanentFailure(error: unknown): string | null {
  * Processes one inbox row. Final rows are left alone (a duplicate job is a no-op). Errors that
  * may resolve later are recorded and rethrown so pg-boss retries; unsupported input is final.
  */
-export async function processStripeEvent(deps: WorkerDeps, inboxId: number, jobId = ''): Promise<EventUpdate | null> {
+export async function handleProcessorEvent(deps: WorkerDeps, inboxId: number, jobId = ''): Promise<EventUpdate | null> {
   const log = deps.logger.child({ jobId, inboxId });
   const loaded = await loadEventPayload(deps.pool, inboxId);
   if (!loaded) {
