@@ -38,6 +38,7 @@ import {
 } from '../../app/management.js';
 import { readBearer } from '../auth.js';
 import { adminMoneyRoutes } from './admin-money.js';
+import { adminRewardRuleRoutes } from './admin-reward-rules-routes.js';
 import { type AppDeps, clock } from '../deps.js';
 
 const idParam = (req: Request, name = 'id'): number => {
@@ -189,5 +190,6 @@ export function adminRoutes(deps: AppDeps): Router {
 
   adminMoneyRoutes(router, deps, app, idParam);
   adminPartnerRoutes(router, deps, app, idParam);
+  adminRewardRuleRoutes(router, app, idParam);
   return unguarded;
 }
