@@ -1,7 +1,10 @@
 // Reward rules wired into commissions (issue 46 items 1-3, docs/rewards.md): what a sale carries,
 // rule sets per program and group (draft, publish, versions), tiers, caps under concurrent sales,
 // and the words every commission keeps.
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256 } from '../src/core/secrets.js';
+import { signedInVisitor } from './support/dashboard-visitor.js';
 import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, bearer, closeTestApi, openTestApi, seedProgram, trackClick } from './support/harness.js';
 import { uid } from './support/money.js';
 
@@ -202,5 +205,44 @@ describe('every commission explains itself over webhooks', () => {
     const { transactionId } = await sale(shop, 10_000);
     const { rows } = await api.pool.query("SELECT data FROM webhook_messages WHERE program_id = $1 AND type = 'commission.created'", [shop.programId]);
     expect(rows[0].data).toMatchObject({ transaction_id: transactionId, amount_cents: 2_000, terms: { source: 'program' }, reward: { words: '20 % — program terms, first paid sale', rule_set_id: null, rule_set_version: null, rule_id: null } });
+  });
+});
+
+describe('every commission explains itself on every surface', () => {
+  it('the dashboard\'s commission rows, the admin API, the portal\'s referrals page and its commissions.csv show the words', async () => {
+    const shop = await seedProgram(api, { commission_rate: 20 });
+    await must('PUT', `/programs/${shop.programId}/reward-rules/draft`, { rule_set: annualRules });
+    await must('POST', `/programs/${shop.programId}/reward-rules/publish`, {});
+    const email = `${uid('ana')}@partners.example`;
+    await must('PATCH', `/programs/${shop.programId}/partners/${shop.partnerId}`, { email });
+    await api.pool.query('UPDATE partners SET invited_at = now() WHERE id = $1', [shop.partnerId]);
+    await sale(shop, 10_000, { interval: 'year' });
+    const words = "30 % — rule 'Annual plans' (interval year), month 1 of 3";
+    const escaped = words.replace(/'/g, '&#39;');
+
+    const listed = await must('GET', `/programs/${shop.programId}/commissions`);
+    expect(listed.rows[0]).toMatchObject({ reward_words: words });
+
+    await must('PATCH', `/accounts/${shop.accountId}`, { password: 'reward rules owner password 1' });
+    const owner = (await api.pool.query('SELECT email FROM accounts WHERE id = $1', [shop.accountId])).rows[0].email;
+    const dashboard = await signedInVisitor(api.url, owner, 'reward rules owner password 1');
+    for (const path of [`/dashboard/programs/${shop.programId}/payouts?stage=pending`, `/dashboard/programs/${shop.programId}/partners/${shop.partnerId}`]) {
+      const page = await dashboard.get(path);
+      expect(page.status, path).toBe(200);
+      expect(page.text, path).toContain(escaped);
+    }
+
+    const token = randomBytes(24).toString('base64url');
+    await api.pool.query("INSERT INTO partner_sessions (token_hash, email, expires_at) VALUES ($1, lower($2), now() + interval '1 hour')", [sha256(token), email]);
+    const portal = async (path: string) => {
+      const response = await fetch(`${api.url}${path}`, { headers: { cookie: `affix_portal=${token}` }, redirect: 'manual' });
+      return { status: response.status, text: await response.text() };
+    };
+    const page = await portal(`/portal/programs/${shop.partnerId}/referrals`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(escaped);
+    const csv = await portal(`/portal/programs/${shop.partnerId}/commissions.csv`);
+    expect(csv.text.split('\n')[0]).toMatch(/,why\r?$/);
+    expect(csv.text).toContain(words);
   });
 });

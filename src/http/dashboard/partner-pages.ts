@@ -286,8 +286,8 @@ ${data.money.length ? dataTable(
     { id: 'links-table', caption: `${p.name}'s links, all time` },
   ) : html`<p>No link yet: <a href="${base}/links">create one</a>.</p>`}</section>
 <section id="partner-commissions"><h2>Commissions</h2>${data.commissions.length ? dataTable(
-    ['Date', 'Sale', 'Earned', 'State', 'Terms'],
-    data.commissions.map((c: any) => [day(c.created_at), html`<code>${c.transaction_id}</code>`, html`<strong>${money(c.earned_cents, c.currency)}</strong>${c.earned_cents !== c.amount_cents ? html` <span class="muted">of ${money(c.amount_cents, c.currency)}</span>` : ''}`, html`<span class="badge state-${c.state}">${COMMISSION_STATE_WORDS[c.state as CommissionState]}</span>`, c.terms ? `${c.terms.source} terms (${describeCommission(c.terms.commission_type, String(c.terms.commission_rate), c.terms.duration_months)})` : '']),
+    ['Date', 'Sale', 'Earned', 'State', 'Why'],
+    data.commissions.map((c: any) => [day(c.created_at), html`<code>${c.transaction_id}</code>`, html`<strong>${money(c.earned_cents, c.currency)}</strong>${c.earned_cents !== c.amount_cents ? html` <span class="muted">of ${money(c.amount_cents, c.currency)}</span>` : ''}`, html`<span class="badge state-${c.state}">${COMMISSION_STATE_WORDS[c.state as CommissionState]}</span>`, c.reward_words ?? (c.terms ? `${c.terms.source} terms (${describeCommission(c.terms.commission_type, String(c.terms.commission_rate), c.terms.duration_months)})` : '')]),
     { id: 'commissions-table', caption: `${p.name}'s latest commissions` },
   ) : html`<p>None yet.</p>`}</section>
 <section id="partner-payouts"><h2>Payouts</h2>${data.payouts.length ? dataTable(
