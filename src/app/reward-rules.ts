@@ -60,8 +60,8 @@ export const ruleSetDocument: z.ZodType<RuleSetDocument> = z
   })
   .strict() as z.ZodType<RuleSetDocument>;
 
-const draftInput = z.object({ group_id: z.number().int().positive().nullish(), rule_set: ruleSetDocument });
-const publishInput = z.object({ group_id: z.number().int().positive().nullish() });
+export const draftInput = z.object({ group_id: z.number().int().positive().nullish(), rule_set: ruleSetDocument });
+export const publishInput = z.object({ group_id: z.number().int().positive().nullish() });
 
 const view = (row: ruleSets.RuleSetRow) => ({
   id: row.id,
