@@ -149,10 +149,13 @@ export async function lockRewardCaps(client: PoolClient, programId: number): Pro
   await client.query(prepared("SELECT pg_advisory_xact_lock(hashtext('affix:reward-caps'), $1::int)", [programId]));
 }
 
-/** What rule-made commissions already used: the customer's (all time), the partner's and the program's in the month, in the currency. */
+/**
+ * What rule-made commissions already used: the customer's (all time: their sales, then each one's
+ * commission), the partner's and the program's in the month (commissions_reward_month_idx), in the currency.
+ */
 export const REWARD_USAGE = `
   SELECT (SELECT coalesce(sum(c.amount_cents), 0) FROM sales s JOIN commissions c ON c.sale_id = s.id
-           WHERE s.customer_id = $3 AND c.currency = $4 AND c.reward_month IS NOT NULL AND c.moved_to_sale_id IS NULL)::bigint AS customer,
+           WHERE s.customer_id = $3 AND c.currency = $4 AND c.rule_id IS NOT NULL AND c.moved_to_sale_id IS NULL)::bigint AS customer,
          (SELECT coalesce(sum(amount_cents), 0) FROM commissions
            WHERE program_id = $1 AND reward_month = $5 AND partner_id = $2 AND currency = $4)::bigint AS partner_month,
          (SELECT coalesce(sum(amount_cents), 0) FROM commissions
