@@ -231,6 +231,9 @@ describe('every commission explains itself on every surface', () => {
       expect(page.status, path).toBe(200);
       expect(page.text, path).toContain(escaped);
     }
+    // The partner's page says what pays them now: the rule set, not the commission type.
+    const partnerPage = (await dashboard.get(`/dashboard/programs/${shop.programId}/partners/${shop.partnerId}`)).text;
+    expect(partnerPage).toContain("Paid on: <strong>reward rules</strong> (the rule set of the program, version 1; each commission says which rule), approved after 30 days.");
 
     const token = randomBytes(24).toString('base64url');
     await api.pool.query("INSERT INTO partner_sessions (token_hash, email, expires_at) VALUES ($1, lower($2), now() + interval '1 hour')", [sha256(token), email]);

@@ -113,3 +113,10 @@ export async function publishDraft(deps: ManagementDeps, scope: Scope, programId
     return view(published);
   });
 }
+
+/** The rule set that pays a partner now (null: their commission type pays; a partner's own terms always do). */
+export async function payingRuleSet(deps: ManagementDeps, scope: Scope, programId: number, partner: { group_id: number | null; terms: { source: string } }) {
+  await programInScope(deps, scope, programId);
+  if (partner.terms.source === 'override') return null;
+  return ruleSets.payingVersion(deps.pool, programId, partner.group_id);
+}

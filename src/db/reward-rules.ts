@@ -100,6 +100,13 @@ export const REWARD_TERMS = `
       ORDER BY pick LIMIT 1
     ) r ON true`;
 
+/** The published version that pays a partner of this group (else the program's): its version and whose it is. */
+export async function payingVersion(db: Queryable, programId: number, groupId: number | null): Promise<{ version: number; groupName: string | null } | null> {
+  const { rows } = await db.query(prepared(REWARD_TERMS, [programId, groupId]));
+  const r = rows[0];
+  return r && r.id !== null ? { version: r.version, groupName: r.group_id === null ? null : r.group_name } : null;
+}
+
 export async function rewardTerms(client: PoolClient, programId: number, groupId: number | null): Promise<{ ruleSet: PublishedRuleSet | null; groupName: string | null }> {
   const { rows } = await client.query(prepared(REWARD_TERMS, [programId, groupId]));
   const r = rows[0] ?? {};
