@@ -82,6 +82,8 @@ describe('assistant (MCP) endpoint', () => {
     expect(explained).toMatchObject({
       transaction_id: TXN, attribution_step: 'customer_key', customer_key: 'mcp_user', partner_code: shop.shortLink,
       commission_cents: 1000, commission_state: 'pending', commission_earned_cents: 800, refunded_total_cents: 1000, deducted_cents: 200, commission_reason: null,
+      // Why the commission is what it is (docs/rewards.md).
+      commission_why: '20 % — program terms, first paid sale', commission_rule_id: null,
       refunds: [expect.objectContaining({ amount_cents: 1000, deduction_cents: 200, reason: 'refund' })],
     });
     const missing = await client.callTool({ name: 'explain_sale', arguments: { transaction_id: 'nope' } });

@@ -15,6 +15,7 @@ import { PROGRAM_SECTIONS } from '../src/app/dashboard.js';
 import { partnerStats, programOverview, readOnly, recentEvents, saleExplanation } from '../src/db/program-insights.js';
 import { approvedPartnersOfGroup, codeMapped, discountForLink, partnerDiscountState, partnersWithCodesOf } from '../src/db/discounts.js';
 import { endpointForIntake } from '../src/db/processor-endpoints.js';
+import * as rewardReads from '../src/db/reward-rules.js';
 
 // SCOPE_PLANS_ROWS: fewer rows while working on this file; the test as it runs in CI uses 100,000.
 const BIG = Number(process.env.SCOPE_PLANS_ROWS ?? 100_000);
@@ -114,6 +115,7 @@ describe('reads scoped by account, program or partner', () => {
       `${p}/payouts`,
       `${p}/payout-batches/${small.batchId}/export?format=generic`,
       `${p}/promo-codes`,
+      `${p}/reward-rules`,
       `${p}/webhook-endpoints`,
       `${p}/webhook-endpoints/${small.endpointId}/deliveries`,
       `/api/v1/admin/webhook-events?program_id=${small.programId}`,
@@ -196,6 +198,21 @@ describe('reads scoped by account, program or partner', () => {
     await recorder.during('mcp explain_sale', () => readOnly(appPool, (c) => saleExplanation(c, small.programId, small.transactionId)));
     // The webhook intake's read of the program's endpoint at each processor (src/app/webhook-intake.ts).
     for (const processor of ['stripe', 'paddle', 'lemonsqueezy'] as const) await recorder.during(`intake endpoint ${processor}`, () => endpointForIntake(appPool, small.programId, processor));
+
+    // What deciding a sale under reward rules reads (docs/rewards.md): the published set, the
+    // customer's earlier sales, the partner's tier figures, what the caps used.
+    const { rows: [sold] } = await db.pool.query('SELECT customer_id, occurred_at FROM sales WHERE processor_event_id = $1', [small.transactionId]);
+    const client = await appPool.connect();
+    try {
+      await recorder.during('reward rules', async () => {
+        await rewardReads.rewardTerms(client, small.programId, null);
+        await rewardReads.rewardHistory(client, Number(sold.customer_id), new Date(), 'txn_next');
+        await rewardReads.partnerFigures(client, small.programId, small.partnerId, new Date(Date.now() - 90 * 86_400_000), new Date());
+        await rewardReads.rewardUsage(client, { programId: small.programId, partnerId: small.partnerId, customerId: Number(sold.customer_id), currency: 'USD', month: new Date(Date.UTC(2026, 10, 1)) });
+      });
+    } finally {
+      client.release();
+    }
 
     const large = await largeTables(db.pool, BIG / 2);
     // The shared tables the seed filled (a guard against a seed that quietly stopped filling one).

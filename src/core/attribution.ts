@@ -60,7 +60,7 @@ export interface CommissionEligibilityInput {
 }
 
 /** Why a recorded sale carries no commission (stored on the sale, shown everywhere it is). */
-export type CommissionReason = 'not_first_sale' | 'duration_ended' | 'test_mode' | 'no_partner' | 'commission_failed';
+export type CommissionReason = 'not_first_sale' | 'duration_ended' | 'test_mode' | 'no_partner' | 'commission_failed' | 'no_reward_rule' | 'cap_reached';
 
 export type CommissionEligibility =
   | {

@@ -1,5 +1,8 @@
 // The repository interface the core needs. src/db implements it with SQL; the core never
 // sees pg, express or pg-boss.
+import type { PurchaseFacts } from './sale-facts.js';
+import type { CommissionExplanation, PartnerFigures, PublishedRuleSet, RewardHistory } from './commission-rewards.js';
+import type { RewardUsage } from './rewards.js';
 import type { PartnerStatus, Terms } from './partners.js';
 import type { OutgoingMail } from './mail.js';
 import type { CommissionReason, SaleHistory } from './attribution.js';
@@ -117,6 +120,8 @@ export interface NewSale {
   source: string;
   details: Record<string, unknown>;
   commissionReason: CommissionReason | null;
+  /** Products, prices, interval and country, for the reward rules (none given: empty). */
+  purchase?: PurchaseFacts;
 }
 
 export interface NewCommission {
@@ -135,6 +140,8 @@ export interface NewCommission {
   terms: Terms;
   /** The partner is banned: the commission is made rejected, stamped with the ban, with this entry after its first. */
   rejectedBy: { sanctionId: number; ledger: LedgerEntry } | null;
+  /** What paid it and why, in words (src/core/commission-rewards.ts); stored with it, never rewritten. */
+  explanation?: CommissionExplanation;
 }
 
 /** A partner's terms now (partner_terms view), with their enrollment's standing. */
@@ -229,6 +236,16 @@ export interface TrackingTx {
   findPromoCode(programId: number, refs: string[]): Promise<{ id: number; partnerId: number; linkId: number | null } | null>;
   /** The terms a commission of this partner is made under now (override, then group, then program). */
   partnerTerms(partnerId: number): Promise<PartnerTerms | null>;
+  /** The published reward rule set for a partner of this group (else the program's), and the group's name. */
+  rewardTerms(programId: number, groupId: number | null): Promise<{ ruleSet: PublishedRuleSet | null; groupName: string | null }>;
+  /** The customer's paid sales before this one (by when they were paid). */
+  rewardHistory(customerId: number, paidAt: Date, transactionId: string): Promise<RewardHistory>;
+  /** A partner's customers and revenue per currency over [from, to), for the tiers. */
+  partnerFigures(programId: number, partnerId: number, from: Date, to: Date): Promise<PartnerFigures>;
+  /** Serialises decisions under caps of one program until this transaction ends. */
+  lockRewardCaps(programId: number): Promise<void>;
+  /** What rule-made commissions already used of the caps, in the currency and the month. */
+  rewardUsage(scope: { programId: number; partnerId: number; customerId: number; currency: Currency; month: Date }): Promise<RewardUsage>;
   /** What the fraud signals need to know about this customer and partner (src/core/fraud.ts). */
   fraudFacts(customerId: number, partnerId: number, ipWindowMinutes: number): Promise<FraudFacts>;
   /** A mail to the program's managers, written in this transaction (sent once it commits). */

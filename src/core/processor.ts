@@ -1,5 +1,6 @@
 // Payments reported by a payment processor (its webhooks, through the workers; src/core/processor-port.ts).
 // The attribution order of spec §6, then the same recordSale / refundSale as the API.
+import { NO_PURCHASE_FACTS, type PurchaseFacts } from './sale-facts.js';
 import { customerForPromoCode } from './promo-codes.js';
 import { acceptedCurrency } from './currency.js';
 import { attributedClick, customerForClick } from './customers.js';
@@ -48,6 +49,8 @@ export interface ProcessorPayment {
   eventName: string;
   /** Tax included in the amount, when the processor says. */
   taxCents?: number | null;
+  /** Products, prices, interval and country, for the reward rules (src/core/sale-facts.ts). */
+  purchase?: PurchaseFacts;
 }
 
 export type ProcessorOutcome =
@@ -227,6 +230,7 @@ export async function recordProcessorPayment(store: Transactions, payment: Proce
           taxCents: payment.taxCents ?? null,
           source: payment.processor,
           details: { payment_ids: payment.paymentIds },
+          purchase: payment.purchase ?? NO_PURCHASE_FACTS,
         },
         now,
         // A failed commission fails the event: it is retried as a whole, nothing is left half-done.

@@ -51,11 +51,11 @@ export function referralCsvLines(c: { customerKey: string | null; firstSeen: Dat
   return c.money.map((m) => line([...first, m.currency, majorUnits(m.saleCents, m.currency as Currency), majorUnits(m.earnedCents, m.currency as Currency)])).join('');
 }
 
-export const COMMISSIONS_CSV_HEADER = line(['commission_id', 'customer', 'sale_date', 'currency', 'sale_amount', 'commission', 'state', 'available_on', 'paid_on']);
+export const COMMISSIONS_CSV_HEADER = line(['commission_id', 'customer', 'sale_date', 'currency', 'sale_amount', 'commission', 'state', 'available_on', 'paid_on', 'why']);
 
-export function commissionCsvLine(c: { id: number; customerKey: string | null; saleAt: Date; currency: string; saleCents: number; earnedCents: number; state: CommissionState; createdAt: Date; holdDays: number; paidAt: Date | null }): string {
+export function commissionCsvLine(c: { id: number; customerKey: string | null; saleAt: Date; currency: string; saleCents: number; earnedCents: number; state: CommissionState; createdAt: Date; holdDays: number; paidAt: Date | null; rewardWords?: string | null }): string {
   const currency = c.currency as Currency;
-  return line([c.id, maskedCustomer(c.customerKey), day(c.saleAt), c.currency, majorUnits(c.saleCents, currency), majorUnits(c.earnedCents, currency), COMMISSION_STATE_WORDS[c.state], day(availableOn(c)), day(c.paidAt)]);
+  return line([c.id, maskedCustomer(c.customerKey), day(c.saleAt), c.currency, majorUnits(c.saleCents, currency), majorUnits(c.earnedCents, currency), COMMISSION_STATE_WORDS[c.state], day(availableOn(c)), day(c.paidAt), c.rewardWords ?? '']);
 }
 
 export const SUB_IDS_CSV_HEADER = line(['sub_id', 'clicks', 'leads', 'sales']);

@@ -205,15 +205,25 @@ function durationMonths(rule: RewardRule): number | null {
   return rule.steps.length > 1 && last ? last : null;
 }
 
+const TERMS_WORDS: Record<'override' | 'group' | 'program', string> = { override: "the partner's own terms", group: 'group terms', program: 'program terms' };
+
 /**
  * Why a commission is what it is, in words every surface shows:
- * "30 % — group Creators, rule 'Annual plans' (interval year), month 2 of 3".
+ * "30 % — group Creators, rule 'Annual plans' (interval year), month 2 of 3". The one writer of
+ * these words: a commission made by the commission type (no rule set) passes it as a rule and
+ * `terms` says whose terms they are ("20 % — group Creators, first paid sale", "20 % — program terms").
  */
-export function rewardWords(decision: RewardDecision, facts: Pick<RewardFacts, 'currency' | 'paymentNumber'>, context: { group?: string | null } = {}): string {
+export function rewardWords(
+  decision: RewardDecision,
+  facts: Pick<RewardFacts, 'currency' | 'paymentNumber'>,
+  context: { group?: string | null; terms?: 'override' | 'group' | 'program' | null } = {},
+): string {
   const where = context.group ? `group ${context.group}, ` : '';
-  if (!decision.rule) return REASON_WORDS.no_rule;
+  if (!decision.rule) return context.group ? `Nothing — group ${context.group}: ${REASON_WORDS.no_rule}` : REASON_WORDS.no_rule;
   const rule = decision.rule;
-  const named = decision.ruleIndex === null ? `${where}default` : `${where}rule '${rule.name}'${conditionWords(rule) ? ` (${conditionWords(rule)})` : ''}`;
+  const named = context.terms
+    ? context.terms === 'group' && context.group ? `group ${context.group}` : `${where}${TERMS_WORDS[context.terms]}`
+    : decision.ruleIndex === null ? `${where}default` : `${where}rule '${rule.name}'${conditionWords(rule) ? ` (${conditionWords(rule)})` : ''}`;
   if (!decision.pays) return `Nothing — ${named}: ${decision.cappedBy ? CAP_WORDS[decision.cappedBy] : REASON_WORDS[decision.reason]}`;
   const step = rule.steps[decision.step]!;
   const of = durationMonths(rule);

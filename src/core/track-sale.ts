@@ -1,6 +1,9 @@
 // POST /track/sale: record a payment, attribute it, create the commission (spec §3, §4.3).
 // The Stripe workers call recordSale too, with the customer they resolved.
 import { BANNED_REASON, MOVED_REASON, createdEntry, movedAwayChange, rejectedEntry } from './commission-ledger.js';
+import { type SaleToReward, decideUnderRuleSet, rewardRuleSetFor, termsExplanation } from './sale-rewards.js';
+import { rewardSnapshot } from './commission-rewards.js';
+import { NO_PURCHASE_FACTS, type PurchaseFacts } from './sale-facts.js';
 import { type Terms, termsSnapshot } from './partners.js';
 import { heldCommissionMail } from './mail.js';
 import { fraudSignals } from './fraud.js';
@@ -29,6 +32,8 @@ export interface SaleDetails {
   taxCents: number | null;
   source: string;
   details: Record<string, unknown>;
+  /** Products, prices, interval and country, for the reward rules (src/core/sale-facts.ts). */
+  purchase?: PurchaseFacts;
 }
 
 export interface TrackSaleInput extends Omit<SaleDetails, 'currency'> {
@@ -139,19 +144,31 @@ export async function recordSale(
   const banId = terms.banId ?? null;
   // Decided before the sale row exists, so the row says why it has no commission (if so).
   // The first paid sale rule: sale.isRecurring is stored, never consulted (docs/architecture.md, "Commission types").
-  const eligibility = commissionEligibility({
-    type: terms.commissionType,
-    history: resolved.created ? NO_SALES : await tx.saleHistory(customer.id),
-    sale: { occurredAt: paymentAt, transactionId },
-    recurringDurationMonths: terms.recurringDurationMonths,
-  });
+  const history = resolved.created ? NO_SALES : await tx.saleHistory(customer.id);
+  const toReward: SaleToReward | null = customer.partnerId === null || sale.test ? null : {
+    programId: program.id, partnerId: customer.partnerId, customerId: customer.id, transactionId,
+    amountCents: sale.amountCents, currency: sale.currency, paidAt: paymentAt, purchase: sale.purchase,
+  };
+  // A published rule set (the group's, else the program's) decides instead of the commission type (docs/rewards.md).
+  const rewardTerms = toReward ? await rewardRuleSetFor(tx, program.id, terms) : null;
+  const ruled = toReward && rewardTerms?.ruleSet ? await decideUnderRuleSet(tx, rewardTerms.ruleSet, toReward, resolved.created === true) : null;
+  const eligibility = ruled
+    ? ({ eligible: true, moveFrom: null } as const)
+    : commissionEligibility({
+        type: terms.commissionType,
+        history,
+        sale: { occurredAt: paymentAt, transactionId },
+        recurringDurationMonths: terms.recurringDurationMonths,
+      });
   const commissionReason: CommissionReason | null = sale.test
     ? 'test_mode'
     : customer.partnerId === null
       ? 'no_partner'
-      : eligibility.eligible
-        ? null
-        : eligibility.reason;
+      : ruled && !ruled.pays
+        ? ruled.reason
+        : eligibility.eligible
+          ? null
+          : eligibility.reason;
 
   const saleId = await tx.insertSale(
     {
@@ -175,6 +192,7 @@ export async function recordSale(
       attributionStep: step,
       source: sale.source,
       details: sale.details,
+      purchase: sale.purchase ?? NO_PURCHASE_FACTS,
       commissionReason,
     },
     {
@@ -204,12 +222,15 @@ export async function recordSale(
   if (commissionReason !== null) return { ...base, ...withoutCommission, partnerMissing: commissionReason === 'no_partner' };
   const partnerId = customer.partnerId as number;
 
-  const commissionCents = computeCommissionCents({
-    type: terms.commissionType,
-    rate: terms.commissionRate,
-    amountCents: sale.amountCents,
-    currency: sale.currency,
-  });
+  const commissionCents = ruled?.pays
+    ? ruled.cents
+    : computeCommissionCents({
+        type: terms.commissionType,
+        rate: terms.commissionRate,
+        amountCents: sale.amountCents,
+        currency: sale.currency,
+      });
+  const explanation = ruled?.pays ? ruled.explanation : termsExplanation(terms, history, toReward!, commissionCents, rewardTerms?.groupName ?? null);
   // Signals hold the commission for a manager; the sale is recorded either way.
   const holdReasons = fraudSignals(await tx.fraudFacts(customer.id, partnerId, program.fraud.ipWindowMinutes), program.fraud);
   const moveFrom = eligibility.eligible ? eligibility.moveFrom : null;
@@ -221,6 +242,7 @@ export async function recordSale(
       // A processor's test-mode payment the program chose to see as a commission: never approved or paid.
       test: sale.livemode === false,
       terms,
+      explanation,
       // A banned partner's sale is recorded; its commission is rejected under the ban (lifting it restores the commission).
       rejectedBy: banId !== null ? { sanctionId: banId, ledger: rejectedEntry({ amountCents: commissionCents, deductedCents: 0 }, BANNED_REASON) } : null,
     });
@@ -245,6 +267,7 @@ export async function recordSale(
       // Its state is added where the event is written, from the one rule (commission_states).
       currency: sale.currency, hold_reasons: holdReasons,
       terms: termsSnapshot(terms),
+      reward: rewardSnapshot(explanation),
     },
   });
   return { ...base, commissionId, commissionCents, commissionReason: null, partnerMissing: false, commissionFailed: false };

@@ -51,6 +51,8 @@ export class CoalescedTracking {
   private call(event: number, method: string, args: unknown[]): Promise<unknown> {
     // A savepoint's rollback would take the other events' statements with it.
     if (method === 'withSavepoint') return Promise.reject(new NotAtOnce('a savepoint'));
+    // Caps read what the commissions before them used: events beside each other would not see each other's.
+    if (method === 'lockRewardCaps') return Promise.reject(new NotAtOnce('reward caps'));
     return new Promise((resolve, reject) => {
       this.queue.push({ event, method, args, resolve, reject });
       if (this.scheduled) return;

@@ -27,10 +27,12 @@ export interface CommissionRow extends CommissionPosition {
   earnedCents: number;
   /** Its own hold period (its group's terms when it was made); null: the program's. */
   holdDays: number | null;
+  /** Why it is what it is, in words (null: made before commissions explained themselves). */
+  rewardWords: string | null;
 }
 
 const COMMISSION_FIELDS = `c.id, c.program_id, c.partner_id, pa.name AS partner_name, c.sale_id, s.processor_event_id, c.currency, (s.test OR c.test) AS test,
-         c.stage, c.status, c.payout_id, c.payout_cents, c.amount_cents, c.deducted_cents, c.created_at, c.auto_approve, c.hold_reasons, cs.state, cs.earned_cents, c.hold_days AS own_hold_days`;
+         c.stage, c.status, c.payout_id, c.payout_cents, c.amount_cents, c.deducted_cents, c.created_at, c.auto_approve, c.hold_reasons, cs.state, cs.earned_cents, c.hold_days AS own_hold_days, c.reward_words`;
 const COMMISSION_FROM = 'commissions c JOIN commission_states cs ON cs.id = c.id JOIN sales s ON s.id = c.sale_id LEFT JOIN partners pa ON pa.id = c.partner_id';
 const COMMISSION_SELECT = `SELECT ${COMMISSION_FIELDS} FROM ${COMMISSION_FROM}`;
 
@@ -55,6 +57,7 @@ const toCommissionRow = (row: any): CommissionRow => ({
   state: row.state,
   earnedCents: Number(row.earned_cents),
   holdDays: row.own_hold_days ?? null,
+  rewardWords: row.reward_words ?? null,
 });
 
 /** Locks one commission of the program (null when it is not the program's). */

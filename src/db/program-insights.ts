@@ -59,7 +59,8 @@ export async function saleExplanation(client: PoolClient, programId: number, tra
             s.attribution_step, s.is_recurring, s.commission_reason, cu.customer_key, cu.click_id, cu.clicked_at, cu.lead_at, cu.converted_at,
             l.short_link AS partner_code, pa.name AS partner_name, s.partner_id,
             c.id AS commission_id, c.amount_cents AS commission_cents, c.state AS commission_state, c.earned_cents AS commission_earned_cents,
-            c.deducted_cents, cm.refunded_total_cents
+            c.deducted_cents, cm.refunded_total_cents, cm.reward_words AS commission_why, cm.rule_id AS commission_rule_id,
+            s.product_ids, s.price_ids, s.billing_interval, s.buyer_country
        FROM sales s
        LEFT JOIN customers cu ON cu.id = s.customer_id
        LEFT JOIN referral_links l ON l.id = cu.link_id

@@ -67,13 +67,15 @@ export interface PartnerCommissionRow {
   /** Its own hold, else its program's (the rule approval applies). */
   holdDays: number;
   paidAt: Date | null;
+  /** Why it is what it is, in words (null: made before commissions explained themselves). */
+  rewardWords: string | null;
 }
 
 /** The partner's commissions with their sales, newest first, `limit` after `beforeId`. */
 export async function partnerCommissions(db: Queryable, partnerId: number, page: { beforeId: number | null; limit: number }): Promise<PartnerCommissionRow[]> {
   const { rows } = await db.query(
     `SELECT c.id, s.customer_id, cu.customer_key, s.occurred_at, c.currency, s.amount_cents AS sale_cents, cs.earned_cents, cs.state, c.created_at,
-            coalesce(c.hold_days, p.hold_days) AS hold_days, c.paid_at
+            coalesce(c.hold_days, p.hold_days) AS hold_days, c.paid_at, c.reward_words
        FROM commissions c JOIN commission_states cs ON cs.id = c.id JOIN sales s ON s.id = c.sale_id JOIN programs p ON p.id = c.program_id
        LEFT JOIN customers cu ON cu.id = s.customer_id
       WHERE c.partner_id = $1 AND ($2::bigint IS NULL OR c.id < $2)
@@ -92,6 +94,7 @@ export async function partnerCommissions(db: Queryable, partnerId: number, page:
     createdAt: r.created_at,
     holdDays: r.hold_days,
     paidAt: r.paid_at,
+    rewardWords: r.reward_words,
   }));
 }
 

@@ -108,6 +108,11 @@ const SALE_INPUT: readonly Column<SaleWithWrites>[] = [
   ['source', 'text', ({ sale }) => sale.source],
   ['details', 'jsonb', ({ sale }) => sale.details],
   ['commission_reason', 'text', ({ sale }) => sale.commissionReason],
+  // Lists go as jsonb: unnest would flatten a text[][].
+  ['product_ids', 'jsonb', ({ sale }) => JSON.stringify(sale.purchase?.productIds ?? [])],
+  ['price_ids', 'jsonb', ({ sale }) => JSON.stringify(sale.purchase?.priceIds ?? [])],
+  ['billing_interval', 'text', ({ sale }) => sale.purchase?.interval ?? null],
+  ['buyer_country', 'text', ({ sale }) => sale.purchase?.country ?? null],
   ['event_program_id', 'bigint', ({ withSale }) => withSale.event.programId],
   ['event_kind', 'text', ({ withSale }) => withSale.event.kind],
   ['event_customer_id', 'bigint', ({ withSale }) => withSale.event.customerId],
@@ -131,10 +136,12 @@ export async function insertSales(client: PoolClient, sales: readonly SaleWithWr
        sale AS (
          INSERT INTO sales (id, program_id, customer_id, partner_id, processor_event_id, amount_cents, currency, occurred_at,
                             provider, provider_payment_id, livemode, test, sale_type, is_recurring, subscription_id,
-                            subscription_interval, event_name, tax_cents, attribution_step, source, details, commission_reason, account_id)
+                            subscription_interval, event_name, tax_cents, attribution_step, source, details, commission_reason, account_id,
+                            product_ids, price_ids, billing_interval, buyer_country)
          SELECT i.id, i.program_id, i.customer_id, i.partner_id, i.processor_event_id, i.amount_cents, i.currency, i.occurred_at,
                 i.provider, i.provider_payment_id, i.livemode, i.test, i.sale_type, i.is_recurring, i.subscription_id,
-                i.subscription_interval, i.event_name, i.tax_cents, i.attribution_step, i.source, i.details, i.commission_reason, p.account_id
+                i.subscription_interval, i.event_name, i.tax_cents, i.attribution_step, i.source, i.details, i.commission_reason, p.account_id,
+                ARRAY(SELECT jsonb_array_elements_text(i.product_ids)), ARRAY(SELECT jsonb_array_elements_text(i.price_ids)), i.billing_interval, i.buyer_country
            FROM input i JOIN programs p ON p.id = i.program_id ORDER BY i.ord
          ON CONFLICT (account_id, processor_event_id) DO NOTHING
          RETURNING id
@@ -173,6 +180,10 @@ const COMMISSION_INPUT: readonly Column<NewCommission>[] = [
   ['terms', 'jsonb', (c) => termsSnapshot(c.terms)],
   ['hold_days', 'integer', (c) => c.terms.holdDays],
   ['sanction_id', 'bigint', (c) => c.rejectedBy?.sanctionId ?? null],
+  ['rule_set_id', 'bigint', (c) => c.explanation?.ruleSetId ?? null],
+  ['rule_id', 'text', (c) => c.explanation?.ruleId ?? null],
+  ['reward_words', 'text', (c) => c.explanation?.words ?? null],
+  ['reward_month', 'date', (c) => c.explanation?.rewardMonth?.toISOString().slice(0, 10) ?? null],
   ['entry_kind', 'text', (c) => c.ledger.kind],
   ['entry_pending', 'bigint', (c) => c.ledger.pendingCents],
   ['entry_approved', 'bigint', (c) => c.ledger.approvedCents],
@@ -193,11 +204,12 @@ export async function insertCommissions(client: PoolClient, commissions: readonl
        held AS (SELECT i.*, ARRAY(SELECT jsonb_array_elements_text(i.hold_reasons)) AS holds FROM input i),
        commission AS (
          INSERT INTO commissions (id, sale_id, program_id, partner_id, amount_cents, currency, stage, hold_reasons, test, terms, hold_days,
-                                  rejected_by_sanction_id, stage_before_sanction)
+                                  rejected_by_sanction_id, stage_before_sanction, rule_set_id, rule_id, reward_words, reward_month)
          SELECT h.id, h.sale_id, h.program_id, h.partner_id, h.amount_cents, h.currency,
                 CASE WHEN h.sanction_id IS NOT NULL THEN 'rejected' WHEN cardinality(h.holds) > 0 THEN 'held' ELSE 'pending' END,
                 nullif(h.holds, '{}'), h.test, h.terms, h.hold_days, h.sanction_id,
-                CASE WHEN h.sanction_id IS NULL THEN NULL WHEN cardinality(h.holds) > 0 THEN 'held' ELSE 'pending' END
+                CASE WHEN h.sanction_id IS NULL THEN NULL WHEN cardinality(h.holds) > 0 THEN 'held' ELSE 'pending' END,
+                h.rule_set_id, h.rule_id, h.reward_words, h.reward_month
            FROM held h ORDER BY h.ord
          RETURNING id, program_id, partner_id, currency
        ), made AS (SELECT i.* FROM commission c JOIN input i USING (id)),

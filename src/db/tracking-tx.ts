@@ -18,6 +18,8 @@ import type {
   TrackingTx,
   WrittenWithSale,
 } from '../core/ports.js';
+import * as rewards from './reward-rules.js';
+import type { Currency } from '../core/types.js';
 import { countEventCte } from './hourly-counts.js';
 import { SALE_ID_BY_TRANSACTION, insertCommissions, insertCustomers, insertSales, lookUpEach, stripeCustomerFree } from './tracking-sets.js';
 import { appendEntries, entryParams } from './ledger.js';
@@ -373,6 +375,26 @@ export class PgTrackingTx implements TrackingTx {
   async partnerTerms(partnerId: number): Promise<PartnerTerms | null> {
     const { rows } = await this.query(PARTNER_TERMS, [partnerId]);
     return rows[0] ? toPartnerTerms(rows[0]) : null;
+  }
+
+  rewardTerms(programId: number, groupId: number | null) {
+    return rewards.rewardTerms(this.client, programId, groupId);
+  }
+
+  rewardHistory(customerId: number, paidAt: Date, transactionId: string) {
+    return rewards.rewardHistory(this.client, customerId, paidAt, transactionId);
+  }
+
+  partnerFigures(programId: number, partnerId: number, from: Date, to: Date) {
+    return rewards.partnerFigures(this.client, programId, partnerId, from, to);
+  }
+
+  lockRewardCaps(programId: number) {
+    return rewards.lockRewardCaps(this.client, programId);
+  }
+
+  rewardUsage(scope: { programId: number; partnerId: number; customerId: number; currency: Currency; month: Date }) {
+    return rewards.rewardUsage(this.client, scope);
   }
 
   async fraudFacts(customerId: number, partnerId: number, ipWindowMinutes: number): Promise<FraudFacts> {

@@ -19,6 +19,7 @@ import { detailsInput, settingsInput as payoutSettingsInput } from '../app/payou
 import { markPaidInput, remindInput } from '../app/payout-runs.js';
 import { promoInput } from '../app/promo-codes.js';
 import { apiKeyInput, discountInput } from '../app/discounts.js';
+import { draftInput as rewardRuleDraftInput, publishInput as rewardRulePublishInput } from '../app/reward-rules.js';
 import { endpointInput, updateInput as endpointUpdateInput } from '../app/webhook-endpoints.js';
 import { accountSchema, accountUpdateSchema, enabledSchema, eventsQuery, rotationSchema } from './routes/admin.js';
 import { clickSchema, leadSchema, refundSchema, saleSchema } from './schemas.js';
@@ -122,6 +123,9 @@ const ops: Operation[] = [
   { method: 'post', path: `${P}/commissions/bulk`, tag: 'Admin: money', summary: 'Approve, release or reject commissions in bulk', auth: 'adminToken', body: commissionBulkInput },
   { method: 'get', path: `${P}/balances`, tag: 'Admin: money', summary: "Each partner's balance per currency", auth: 'adminToken' },
   { method: 'get', path: `${P}/commissions`, tag: 'Admin: money', summary: 'Commissions by state', auth: 'adminToken' },
+  { method: 'get', path: `${P}/reward-rules`, tag: 'Admin: money', summary: "Reward rule sets of the program and its groups: each scope's draft and published versions (docs/rewards.md)", auth: 'adminToken' },
+  { method: 'put', path: `${P}/reward-rules/draft`, tag: 'Admin: money', summary: "Write the draft rule set of the program (or of a group: group_id)", auth: 'adminToken', body: rewardRuleDraftInput },
+  { method: 'post', path: `${P}/reward-rules/publish`, tag: 'Admin: money', summary: 'Publish the draft as the next version (audited); new sales are paid by it', auth: 'adminToken', body: rewardRulePublishInput },
   ...(['approve', 'unapprove', 'release', 'reject'] as const).map((verb): Operation => ({
     method: 'post', path: `${P}/commissions/{commissionId}/${verb}`, tag: 'Admin: money', summary: verb === 'approve' ? 'Approve a commission (a reason is optional, kept when given)' : `${verb.charAt(0).toUpperCase()}${verb.slice(1)} a commission, with a reason`, auth: 'adminToken', body: verb === 'approve' ? approvalReasonInput : reasonInput,
   })),

@@ -1,5 +1,6 @@
 // Request schemas of the tracking API (zod). Browsers send nulls and extra fields: both are
 // tolerated. Each field carries the spec's exact message; the first failing field wins.
+import { BILLING_INTERVALS } from '../core/rewards.js';
 import { z } from 'zod';
 import { MESSAGES, PROVIDERS, errors, providerMessage } from '../core/errors.js';
 import { OCCURRED_AT_MAX_AGE_MS, OCCURRED_AT_MAX_AHEAD_MS } from '../core/limits.js';
@@ -125,6 +126,14 @@ export const saleSchema = (testMode: boolean) =>
       .number(message('tax_cents must be a non-negative integer'))
       .int(message('tax_cents must be a non-negative integer'))
       .min(0, message('tax_cents must be a non-negative integer'))
+      .nullish(),
+    // What the reward rules read (docs/rewards.md): the product and price bought, the billing interval, the buyer's country.
+    product_id: optionalText('product_id', 255),
+    price_id: optionalText('price_id', 255),
+    interval: z.enum(BILLING_INTERVALS, message('interval must be day, week, month, year or one_time')).nullish(),
+    country: z
+      .string(message('country must be an ISO 3166-1 alpha-2 code such as DE'))
+      .regex(/^[A-Za-z]{2}$/, message('country must be an ISO 3166-1 alpha-2 code such as DE'))
       .nullish(),
   });
 

@@ -4,6 +4,7 @@
 // sub-ID; the CSVs say the same; nothing of another partner's; axe finds nothing serious.
 import { randomBytes } from 'node:crypto';
 import AxeBuilder from '@axe-core/playwright';
+import { parse } from 'csv-parse/sync';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/core/secrets.js';
@@ -84,9 +85,10 @@ describe.skipIf(!hasChromium)("a partner's referrals", () => {
     ]);
     const today = day(new Date());
     expect(await rows('#commission-table')).toEqual([
-      [today, 'a***@example.org', '$50.00', '$10.00', 'paid', availableOn(anna), today],
-      [today, 'b***@company.de', '€80.00', '€0.00', 'reversed', '—', '—'],
-      [today, 'j***@gmail.com', '$120.00', '$24.00', 'awaiting approval', availableOn(jane), '—'],
+      // Each commission says why it is what it is (docs/rewards.md).
+      [today, 'a***@example.org', '$50.00', '$10.00 20 % — program terms, first paid sale', 'paid', availableOn(anna), today],
+      [today, 'b***@company.de', '€80.00', '€0.00 20 % — program terms, first paid sale', 'reversed', '—', '—'],
+      [today, 'j***@gmail.com', '$120.00', '$24.00 20 % — program terms, first paid sale', 'awaiting approval', availableOn(jane), '—'],
     ]);
     expect(await rows('#sub-id-table')).toEqual([['yt-review', '4', '2', '1'], ['newsletter', '2', '1', '1']]);
     expect(await page.locator('#daily-clicks p').first().textContent()).toBe('10 clicks in the last 30 days (UTC days).');
@@ -105,11 +107,13 @@ describe.skipIf(!hasChromium)("a partner's referrals", () => {
       ['u***12', 'lead', '0', '', '', ''],
       ['j***@gmail.com', 'customer', '1', 'USD', '120.00', '24.00'],
     ]);
-    expect((await csv('commissions.csv')).map((l) => l.split(',').slice(1))).toEqual([
-      'customer,sale_date,currency,sale_amount,commission,state,available_on,paid_on'.split(','),
-      ['a***@example.org', today, 'USD', '50.00', '10.00', 'paid', availableOn(anna), today],
-      ['b***@company.de', today, 'EUR', '80.00', '0.00', 'reversed', '', ''],
-      ['j***@gmail.com', today, 'USD', '120.00', '24.00', 'awaiting approval', availableOn(jane), ''],
+    // The words carry commas: read as CSV.
+    const commissionsCsv = parse((await csv('commissions.csv')).join('\r\n'), { bom: true }) as string[][];
+    expect(commissionsCsv.map((l) => l.slice(1))).toEqual([
+      'customer,sale_date,currency,sale_amount,commission,state,available_on,paid_on,why'.split(','),
+      ['a***@example.org', today, 'USD', '50.00', '10.00', 'paid', availableOn(anna), today, '20 % — program terms, first paid sale'],
+      ['b***@company.de', today, 'EUR', '80.00', '0.00', 'reversed', '', '', '20 % — program terms, first paid sale'],
+      ['j***@gmail.com', today, 'USD', '120.00', '24.00', 'awaiting approval', availableOn(jane), '', '20 % — program terms, first paid sale'],
     ]);
     expect(await csv('sub-ids.csv')).toEqual(['sub_id,clicks,leads,sales', 'yt-review,4,2,1', 'newsletter,2,1,1']);
     // Leo's page is not hers: the same 404 as a page that does not exist.

@@ -1,6 +1,7 @@
 // Lemon Squeezy as one adapter of the processor port (docs/lemonsqueezy.md). Only where each
 // fact sits in Lemon Squeezy's webhooks; every rule after that is the core's.
 import { createHash } from 'node:crypto';
+import { lemonSqueezyPurchase } from '../sale-facts.js';
 import { errors } from '../errors.js';
 import { type ProcessorAdapter, type ProcessorFact, namespacedCustomer } from '../processor-port.js';
 import { metadataText, readReferralMetadata } from '../referral-metadata.js';
@@ -67,6 +68,7 @@ function payment(read: Read, transactionId: string, livemode: boolean, recurring
       subscriptionId,
       eventName: read.name,
       taxCents: typeof a.tax === 'number' ? a.tax : null,
+      purchase: lemonSqueezyPurchase(a),
     },
   };
 }

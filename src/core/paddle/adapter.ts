@@ -1,6 +1,7 @@
 // Paddle Billing as one adapter of the processor port (docs/paddle.md). Only where each fact
 // sits in Paddle's notifications; every rule after that is the core's.
 import { errors } from '../errors.js';
+import { paddleTransactionPurchase } from '../sale-facts.js';
 import { type ProcessorAdapter, type ProcessorFact, namespacedCustomer } from '../processor-port.js';
 import { metadataText, readReferralMetadata } from '../referral-metadata.js';
 
@@ -57,6 +58,7 @@ function transactionCompleted(event: Obj, livemode: boolean): ProcessorFact {
       subscriptionId,
       eventName: String(event.event_type),
       taxCents: Number.isSafeInteger(amount(totals.tax)) ? amount(totals.tax) : null,
+      purchase: paddleTransactionPurchase(txn),
     },
   };
 }

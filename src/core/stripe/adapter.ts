@@ -3,6 +3,7 @@ import { errors } from '../errors.js';
 import { type DisputeEvent, disputeEffect } from '../disputes.js';
 import type { ProcessorAdapter, ProcessorFact } from '../processor-port.js';
 import { type HandledStripeEventType, HANDLED_STRIPE_EVENT_TYPES, STRIPE_EVENTS_TO_SELECT, isHandledStripeEvent } from './event-types.js';
+import { stripeCheckoutPurchase, stripeInvoicePurchase } from '../sale-facts.js';
 import { readCheckoutSession, readDispute, readInvoice, readInvoicePayment, readRefund, readRefundedCharge, stripeCustomerOf, stripeObjectIds } from './read-objects.js';
 
 type Obj = Record<string, any>;
@@ -21,7 +22,7 @@ function checkoutCompleted(object: Obj, base: Base): ProcessorFact {
   if (checkout.paymentStatus === 'unpaid') return { kind: 'ignored', reason: 'payment not settled yet; waiting for checkout.session.async_payment_succeeded' };
   if (checkout.paymentStatus !== 'paid') return { kind: 'ignored', reason: `payment_status ${checkout.paymentStatus}` };
   if (checkout.payment.amountCents <= 0) return { kind: 'ignored', reason: 'session total is not positive' };
-  return { kind: 'payment', payment: { ...base, ...checkout.payment } };
+  return { kind: 'payment', payment: { ...base, ...checkout.payment, purchase: stripeCheckoutPurchase(object) } };
 }
 
 function invoicePaid(object: Obj, base: Base): ProcessorFact {
@@ -30,7 +31,7 @@ function invoicePaid(object: Obj, base: Base): ProcessorFact {
   // A $0 invoice (a trial's start, a 100 %-off coupon) is no sale: the first paid one is the first sale.
   if (invoice.payment.amountCents <= 0) return { kind: 'ignored', reason: 'amount_paid is not positive: a $0 invoice is no sale' };
   // The first-sale rule orders sales by when they were paid: the invoice's own time, else the event's.
-  return { kind: 'payment', payment: { ...base, occurredAt: invoice.paidAt ?? base.occurredAt, ...invoice.payment } };
+  return { kind: 'payment', payment: { ...base, occurredAt: invoice.paidAt ?? base.occurredAt, ...invoice.payment, purchase: stripeInvoicePurchase(object) } };
 }
 
 function invoicePaymentPaid(object: Obj): ProcessorFact {

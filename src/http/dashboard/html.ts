@@ -38,6 +38,7 @@ label{display:block;margin-top:.6rem;font-weight:600}input,select{font-size:1rem
 button,a.button{font-size:.95rem;padding:.4rem .9rem;margin-top:.6rem;cursor:pointer}
 a.button{display:inline-block;border:1px solid #767676;border-radius:2px;background:#efefef;color:#000;text-decoration:none}
 .error{color:var(--bad);font-weight:600;margin:.2rem 0}.ok{color:var(--good)}.muted{color:var(--muted)}
+.why,.compact td small.why{display:block;font-size:.75rem;line-height:1.15}
 .flash{background:#e8f4ea;border:1px solid #9ac79f;padding:.6rem 1rem;border-radius:6px;margin-bottom:1rem}
 .key{font-family:monospace;background:#fff7d6;padding:.4rem;border:1px solid #e0c860;word-break:break-all}
 .pass{color:var(--good)}.fail{color:var(--bad)}.unknown{color:var(--warn)}.inline{display:inline}
@@ -96,7 +97,7 @@ form:has(select[name=commission_type] option[value^=recurring]:checked) .recurri
 @media (min-width:40rem){.bulk-bar{position:sticky;bottom:0;z-index:2;background:var(--surface);box-shadow:0 -2px 8px rgba(0,0,0,.15)}.bulk-bar fieldset.bulk{display:flex;flex-wrap:wrap;gap:0 1rem;align-items:flex-end}.bulk-bar fieldset.bulk input,.bulk-bar fieldset.bulk select{min-width:10rem}}
 th.num,td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}th[aria-sort] a{font-weight:700}table th a{color:var(--ink)}
 @media (max-width:40rem){th.num,td.num{text-align:left}table.partners-table tr{display:grid;grid-template-columns:repeat(4,minmax(0,1fr));gap:.3rem .6rem}table.partners-table td[data-label=Partner]{grid-column:2/-1}table.partners-table td[data-label=Status]{grid-column:span 2}table.partners-table td[data-label=Joined]{grid-column:span 2}table.partners-table .badge{white-space:nowrap;overflow-wrap:normal}
-#money-table tr,#links-table tr,#payouts-table tr,#commissions-table tr{display:grid;grid-template-columns:repeat(3,minmax(0,1fr));gap:.2rem .6rem}#commissions-table td[data-label=Terms]{grid-column:1/-1}}
+#money-table tr,#links-table tr,#payouts-table tr,#commissions-table tr{display:grid;grid-template-columns:repeat(3,minmax(0,1fr));gap:.2rem .6rem}#commissions-table td[data-label=Why]{grid-column:1/-1}}
 table.partners-table tr:has(input:checked){background:#eef0ff}.bulk-bar fieldset.bulk>div{min-width:0}.bulk-bar fieldset.bulk label{margin-top:.3rem}
 .decide{display:flex;flex-wrap:wrap;gap:0 1rem;align-items:flex-start}.decide details{flex:1 1 12rem}.decide details[open]{flex-basis:100%}
 details.reject>summary,details.destructive>summary{display:inline-block;cursor:pointer;margin-top:.6rem;padding:.35rem .9rem;border:1px solid var(--bad);border-radius:2px;color:var(--bad)}

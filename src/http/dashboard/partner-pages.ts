@@ -38,6 +38,8 @@ export interface PartnerPagesView {
   values?: Record<string, string>;
   /** The signed-in role may see partners' emails, IPs and payout details (a viewer may not). */
   people: boolean;
+  /** The published reward rule set that pays this partner, when one does (docs/rewards.md). */
+  rules?: { version: number; groupName: string | null } | null;
 }
 
 /** A person's address, or what a role that may not see it reads instead. */
@@ -269,7 +271,7 @@ ${a === 'reject' ? html`<label for="reject_reapply">May apply again</label><sele
 <section id="profile"><h2>${p.name} ${statusBadge(p.status)}</h2>
 <p class="muted">${personal(view, p.email, 'No email yet')} · partner ${p.id} · since ${day(p.created_at)}${p.group_name ? ` · ${p.group_name}` : ''}${p.invited_at ? ` · invited ${day(p.invited_at)}` : ''}</p>
 ${p.sanction ? html`<p class="error">${p.sanction.kind === 'ban' ? 'Banned' : 'Archived'} on ${day(p.sanction.created_at)}: ${p.sanction.reason}</p>` : ''}
-<p>Paid on: <strong>${describeCommission(terms.commission_type, String(terms.commission_rate), terms.duration_months)}</strong> (${terms.source === 'override' ? `own terms: ${terms.override_source}` : terms.source === 'group' ? `group ${p.group_name}` : 'program terms'}), approved after ${terms.hold_days} days.</p>
+<p>Paid on: ${view.rules ? html`<strong>reward rules</strong> (the rule set of ${view.rules.groupName ? `group ${view.rules.groupName}` : 'the program'}, version ${view.rules.version}; each commission says which rule)` : html`<strong>${describeCommission(terms.commission_type, String(terms.commission_rate), terms.duration_months)}</strong> (${terms.source === 'override' ? `own terms: ${terms.override_source}` : terms.source === 'group' ? `group ${p.group_name}` : 'program terms'})`}, approved after ${terms.hold_days} days.</p>
 <p id="payout-method">Payout method: ${p.payout_method ? html`<strong>${METHOD_WORDS[p.payout_method] ?? p.payout_method}</strong>${view.people && p.payout_reference ? ` to ${p.payout_reference}` : ''}${p.payout_currency ? ` · paid in ${p.payout_currency}` : ''}` : html`<strong>none yet</strong> <span class="muted">(the partner sets it in their portal; nothing can be paid until then)</span>`}</p>
 ${data.elsewhere.length ? html`<p>Also in: ${data.elsewhere.map((e, i) => html`${i ? ', ' : ''}${e.program_name} (${PARTNER_STATUS_WORDS[e.status]})`)}</p>` : ''}</section>
 <section id="partner-money"><h2>Money</h2>
@@ -286,8 +288,8 @@ ${data.money.length ? dataTable(
     { id: 'links-table', caption: `${p.name}'s links, all time` },
   ) : html`<p>No link yet: <a href="${base}/links">create one</a>.</p>`}</section>
 <section id="partner-commissions"><h2>Commissions</h2>${data.commissions.length ? dataTable(
-    ['Date', 'Sale', 'Earned', 'State', 'Terms'],
-    data.commissions.map((c: any) => [day(c.created_at), html`<code>${c.transaction_id}</code>`, html`<strong>${money(c.earned_cents, c.currency)}</strong>${c.earned_cents !== c.amount_cents ? html` <span class="muted">of ${money(c.amount_cents, c.currency)}</span>` : ''}`, html`<span class="badge state-${c.state}">${COMMISSION_STATE_WORDS[c.state as CommissionState]}</span>`, c.terms ? `${c.terms.source} terms (${describeCommission(c.terms.commission_type, String(c.terms.commission_rate), c.terms.duration_months)})` : '']),
+    ['Date', 'Sale', 'Earned', 'State', 'Why'],
+    data.commissions.map((c: any) => [day(c.created_at), html`<code>${c.transaction_id}</code>`, html`<strong>${money(c.earned_cents, c.currency)}</strong>${c.earned_cents !== c.amount_cents ? html` <span class="muted">of ${money(c.amount_cents, c.currency)}</span>` : ''}`, html`<span class="badge state-${c.state}">${COMMISSION_STATE_WORDS[c.state as CommissionState]}</span>`, c.reward_words ?? (c.terms ? `${c.terms.source} terms (${describeCommission(c.terms.commission_type, String(c.terms.commission_rate), c.terms.duration_months)})` : '')]),
     { id: 'commissions-table', caption: `${p.name}'s latest commissions` },
   ) : html`<p>None yet.</p>`}</section>
 <section id="partner-payouts"><h2>Payouts</h2>${data.payouts.length ? dataTable(

@@ -20,6 +20,7 @@ import { REPORT_REFRESH_SECONDS, bulkActionBody, bulkActionTitle, isUnderWay } f
 import type { Html } from './html.js';
 import type { MoneyRouteKit } from './money-routes.js';
 import { type ImportFlow, importPageBody, partnerPageBody } from './partner-pages.js';
+import { payingRuleSet } from '../../app/reward-rules.js';
 import { sectionUrl, withProgramNav } from './program-page.js';
 import { UPLOAD_FIELD, uploadBody } from './uploads.js';
 
@@ -225,7 +226,8 @@ export function registerPartnerRoutes(router: Router, kit: PartnerRouteKit): voi
     const data = await partnerEnrollments.partnerPage(app(), scope(res), id, Number(req.params.partnerId));
     const query = req.query as Record<string, string>;
     const flash = status < 400 ? (PARTNER_DONE[query.done ?? ''] ?? bulkFlash(query)) : null;
-    const body = partnerPageBody({ base: sectionUrl(id, 'overview'), publicUrl: kit.publicUrl, fieldErrors: fe, values, people: allows(res.locals.account.role, 'read_people') }, data);
+    const rules = await payingRuleSet(app(), scope(res), id, data.partner);
+    const body = partnerPageBody({ base: sectionUrl(id, 'overview'), publicUrl: kit.publicUrl, fieldErrors: fe, values, people: allows(res.locals.account.role, 'read_people'), rules }, data);
     send(res, status, data.partner.name, withProgramNav(id, 'partners', body, fe), flash);
   };
   const partnerUrl = (id: number, partnerId: number, done: string) => `${sectionUrl(id, 'partners')}/${partnerId}?${done}`;

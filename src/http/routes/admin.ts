@@ -20,6 +20,7 @@ import { OPERATOR, operatorFrom, programInScope } from '../../app/scope.js';
 import { readBearer } from '../auth.js';
 import { adminMoneyRoutes } from './admin-money.js';
 import { adminDiscountRoutes } from './discount-routes.js';
+import { adminRewardRuleRoutes } from './admin-reward-rules-routes.js';
 import { type AppDeps, clock } from '../deps.js';
 
 const idParam = (req: Request, name = 'id'): number => {
@@ -172,5 +173,6 @@ export function adminRoutes(deps: AppDeps): Router {
   adminMoneyRoutes(router, deps, app, idParam);
   adminPartnerRoutes(router, deps, app, idParam);
   adminDiscountRoutes(router, deps, app, idParam);
+  adminRewardRuleRoutes(router, app, idParam);
   return unguarded;
 }

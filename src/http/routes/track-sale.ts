@@ -2,6 +2,7 @@
 import { Router } from 'express';
 import { MESSAGES, errors } from '../../core/errors.js';
 import { type TrackSaleInput, type TrackSaleResult, trackSale } from '../../core/track-sale.js';
+import { type PurchaseFacts, countryCode } from '../../core/sale-facts.js';
 import { programKeyAuth } from '../auth.js';
 import { failsWith, state } from '../context.js';
 import { type HttpDeps, clock } from '../deps.js';
@@ -9,6 +10,16 @@ import { sendJson } from '../respond.js';
 import { parseSaleBody } from '../schemas.js';
 
 type SaleBody = ReturnType<typeof parseSaleBody>;
+
+/** The rules' facts as sent; a subscription_interval the server SDK sends names the interval when interval does not. */
+function purchaseFacts(body: SaleBody): PurchaseFacts {
+  return {
+    productIds: body.product_id ? [body.product_id] : [],
+    priceIds: body.price_id ? [body.price_id] : [],
+    interval: body.interval ?? (body.subscription_interval === 'monthly' ? 'month' : body.subscription_interval === 'annual' ? 'year' : null),
+    country: countryCode(body.country),
+  };
+}
 
 function toInput(body: SaleBody, programId: number, now: Date): TrackSaleInput {
   return {
@@ -32,6 +43,7 @@ function toInput(body: SaleBody, programId: number, now: Date): TrackSaleInput {
     taxCents: body.tax_cents ?? null,
     source: 'api',
     details: body.additional_data ?? {},
+    purchase: purchaseFacts(body),
     now,
   };
 }
