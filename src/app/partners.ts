@@ -29,7 +29,7 @@ import { DEFAULT_OUTBOUND_QUEUE, writeMessages } from '../db/outbound.js';
 import * as partners from '../db/partners.js';
 import { type PoolClient, withTransaction } from '../db/pool.js';
 import { CURRENCY_CODE, FORM_BOOLEAN, HOLD_DAYS, PAYOUT_MINIMUMS, cancelPayoutIn, lockProgramPayouts } from './payouts.js';
-import { type MailLinks, decisionMail, mailBrand, queueInvitations } from './mail.js';
+import { type MailLinks, approvalLinks, decisionMail, mailBrand, queueInvitations } from './mail.js';
 import { queueMails } from '../db/mail.js';
 import { type ManagementDeps, type Scope, audit, parseInput, programInScope, roleOf } from './management.js';
 import { searchMatchesPeople } from '../core/permissions.js';
@@ -520,9 +520,10 @@ async function mailDecision(client: PoolClient, programId: number, a: ChunkActio
   if (!a.mailLinks) return;
   const links = a.mailLinks;
   const brand = await mailBrand(client, programId);
+  const shown = decision === 'approved' ? await approvalLinks(client, programId, chosen.map((p) => p.id)) : new Map<number, string>();
   await queueMails(
     client,
-    chosen.filter((p) => p.email).map((p) => decisionMail(links, { programId, programName: a.programName, brand, email: p.email!, partnerId: p.id, decision, reason: a.reason, changeKey: changeKey(p) })),
+    chosen.filter((p) => p.email).map((p) => decisionMail(links, { programId, programName: a.programName, brand, email: p.email!, partnerId: p.id, decision, reason: a.reason, changeKey: changeKey(p), link: shown.get(p.id) })),
   );
 }
 
