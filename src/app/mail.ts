@@ -66,10 +66,15 @@ export async function queueInvitations(client: Db, given: MailLinks, invitations
     const links = { publicUrl: portalBaseUrl(given.publicUrl, hosts.portal) };
     const token = randomBytes(32).toString('base64url');
     await insertSignInLink(client, sha256(token), invitation.email, new Date(now.getTime() + INVITATION_TTL_MS));
-    const intro = invitation.approved ? `${invitation.programName} approved you as a partner.` : `${invitation.programName} invited you to its partner program.`;
-    mails.push({ ...signInMail(links, invitation.email, token, intro, INVITATION_TTL_MS / 60_000, invitation.programName, `invitation:${sha256(token).toString('hex')}`, brands.get(invitation.programId)), programId: invitation.programId, kind: 'partner_invitation' as const });
+    mails.push(invitationMail(links, invitation, token, brands.get(invitation.programId)));
   }
   await queueMails(client, mails);
+}
+
+/** A portal invitation: a sign-in link that lasts days, from the program's brand. */
+export function invitationMail(links: MailLinks, invitation: { email: string; programId: number; programName: string; approved: boolean }, token: string, brand: MailBrand | undefined): OutgoingMail {
+  const intro = invitation.approved ? `${invitation.programName} approved you as a partner.` : `${invitation.programName} invited you to its partner program.`;
+  return { ...signInMail(links, invitation.email, token, intro, INVITATION_TTL_MS / 60_000, invitation.programName, `invitation:${sha256(token).toString('hex')}`, brand), programId: invitation.programId, kind: 'partner_invitation' };
 }
 
 export function applicationReceivedMail(links: MailLinks, p: { programId: number; programName: string; brand?: MailBrand; email: string; applicationId: number }): OutgoingMail {
@@ -205,7 +210,40 @@ export interface SendReport {
 }
 
 /** The content id of the approval mail's QR code (the HTML's `cid:`). */
-const QR_CID = 'referral-link-qr@affix';
+export const QR_CID = 'referral-link-qr@affix';
+
+/** A mail as it goes out: its text (with the unsubscribe footer), its HTML part, the images the HTML shows, its headers. */
+export interface RenderedMail {
+  text: string;
+  html: string;
+  headers: Record<string, string> | undefined;
+  images: { cid: string; filename: string; contentType: string; content: Buffer }[];
+}
+
+/**
+ * What a stored mail becomes when sent (and what the dashboard's previews show): the service's
+ * address for {{affix}}, a partner's portal links on the program's portal host, the footer and
+ * headers of `unsubscribeUrl` (none: no footer), the HTML in the brand's name, and the approval
+ * mail's QR code.
+ */
+export async function renderMail(db: Db, publicUrl: string, m: { programId: number | null; kind: string; subject: string; body: string }, unsubscribeUrl: string | null): Promise<RenderedMail> {
+  const kind = m.kind as MailKind;
+  const parts = unsubscribeUrl ? unsubscribeParts(unsubscribeUrl, kind) : null;
+  // Texts written where the service's address is not known say {{affix}}: its public URL.
+  const toPartner = isMailKind(kind) && MAIL_KINDS[kind].to === 'partner' && m.programId !== null;
+  // A partner's links to the portal lead to the program's own portal host when it has one (docs/domains.md).
+  const portalBase = toPartner ? portalBaseUrl(publicUrl, (await programHosts(db, m.programId!)).portal) : publicUrl;
+  const body = m.body.replaceAll('{{affix}}', publicUrl).replaceAll(`${publicUrl}/portal`, `${portalBase}/portal`);
+  const text = `${body}${parts?.footer ?? ''}`;
+  // The same words as HTML too; a partner's mail in the brand's name, logo and colour (core/mail-html.ts).
+  const brand = toPartner ? await mailBrand(db, m.programId!) : undefined;
+  // The approval mail's link as a QR code too: an inline PNG part the HTML shows (mail programs drop SVG).
+  const qrUrl = kind === 'application_approved' ? referralLinkIn(body) : null;
+  const image = qrUrl ? { after: qrUrl, src: `cid:${QR_CID}`, alt: `QR code of your referral link ${qrUrl}`, size: 180 } : null;
+  const html = mailHtml({ subject: m.subject, text, brand: brand ? { name: brand.name, accent: brand.accent, logoUrl: brand.logoPath ? `${publicUrl}${brand.logoPath}` : null } : null, image });
+  const images = qrUrl ? [{ cid: QR_CID, filename: 'referral-link-qr.png', contentType: 'image/png', content: await qrPng(qrUrl) }] : [];
+  return { text, html, headers: parts?.headers, images };
+}
 
 /** Sends the next mail due (urgent kinds first, then accounts in turn: docs/mail.md); null when none is due. */
 export const sendNextMail = (deps: SendingDeps): Promise<SendReport | null> => sendLocked(deps, (client) => lockNextDue(client, deps.now()));
@@ -231,25 +269,10 @@ async function sendLocked(deps: SendingDeps, lock: (client: PoolClient) => Promi
       return { ...report, outcome: 'unsubscribed' as const, attempts: stored.attempts };
     }
     const kind = stored.kind as MailKind;
-    const parts =
-      stored.canUnsubscribe && deps.secretKey
-        ? unsubscribeParts(`${deps.publicUrl}/mail/unsubscribe?token=${unsubscribeToken(deps.secretKey, stored.to, kind, new Date(deps.now().getTime() + UNSUBSCRIBE_TTL_MS))}`, kind)
-        : null;
-    // Texts written where the service's address is not known say {{affix}}: its public URL.
-    const toPartner = isMailKind(kind) && MAIL_KINDS[kind].to === 'partner' && stored.programId !== null;
-    // A partner's links to the portal lead to the program's own portal host when it has one (docs/domains.md).
-    const portalBase = toPartner ? portalBaseUrl(deps.publicUrl, (await programHosts(client, stored.programId!)).portal) : deps.publicUrl;
-    const body = stored.body.replaceAll('{{affix}}', deps.publicUrl).replaceAll(`${deps.publicUrl}/portal`, `${portalBase}/portal`);
-    const text = `${body}${parts?.footer ?? ''}`;
-    // The same words as HTML too; a partner's mail in the brand's name, logo and colour (core/mail-html.ts).
-    const brand = toPartner ? await mailBrand(client, stored.programId!) : undefined;
-    // The approval mail's link as a QR code too: an inline PNG part the HTML shows (mail programs drop SVG).
-    const qrUrl = kind === 'application_approved' ? referralLinkIn(body) : null;
-    const image = qrUrl ? { after: qrUrl, src: `cid:${QR_CID}`, alt: `QR code of your referral link ${qrUrl}`, size: 180 } : null;
-    const html = mailHtml({ subject: stored.subject, text, brand: brand ? { name: brand.name, accent: brand.accent, logoUrl: brand.logoPath ? `${deps.publicUrl}${brand.logoPath}` : null } : null, image });
-    const images = qrUrl ? [{ cid: QR_CID, filename: 'referral-link-qr.png', contentType: 'image/png', content: await qrPng(qrUrl) }] : [];
+    const unsubscribeUrl = stored.canUnsubscribe && deps.secretKey ? `${deps.publicUrl}/mail/unsubscribe?token=${unsubscribeToken(deps.secretKey, stored.to, kind, new Date(deps.now().getTime() + UNSUBSCRIBE_TTL_MS))}` : null;
+    const { text, html, headers, images } = await renderMail(client, deps.publicUrl, stored, unsubscribeUrl);
     try {
-      await deps.mailer.send({ to: stored.to, subject: stored.subject, text, html, fromName: stored.senderName, headers: parts?.headers, images });
+      await deps.mailer.send({ to: stored.to, subject: stored.subject, text, html, fromName: stored.senderName, headers, images });
     } catch (error) {
       const message = (error as Error).message;
       const delay = mailRetryDelayMs(report.attempts);
@@ -302,6 +325,15 @@ export async function saveMailPreferences(pool: Pool, email: string, audience: '
   for (const { kind } of await mailPreferences(pool, email, audience)) await setPreference(pool, email, kind, on.includes(kind));
 }
 
+/** One program's numbers of `day` for its managers. */
+export const dailySummaryMail = (p: { programId: number; name: string; clicks: number; leads: number; sales: number; pendingApplications: number }, day: string) =>
+  managerMail('daily_summary', {
+    programId: p.programId,
+    subject: `${p.name} on ${day}: ${p.clicks} clicks, ${p.leads} signups, ${p.sales} sales`,
+    body: `${p.name} on ${day} (UTC):\n- ${p.clicks} clicks\n- ${p.leads} signups\n- ${p.sales} sales\n- ${p.pendingApplications} applications waiting for review\n\nThe overview: {{affix}}/dashboard/programs/${p.programId}\n`,
+    key: `daily_summary:${p.programId}:${day}`,
+  });
+
 /** The managers' daily summary (opt-in): yesterday's numbers of each program that had any, to those who asked for it. */
 export async function queueDailySummaries(deps: { pool: Pool; now: () => Date }): Promise<number> {
   const today = new Date(Date.UTC(deps.now().getUTCFullYear(), deps.now().getUTCMonth(), deps.now().getUTCDate()));
@@ -309,12 +341,7 @@ export async function queueDailySummaries(deps: { pool: Pool; now: () => Date })
   const day = from.toISOString().slice(0, 10);
   const programs = await programDays(deps.pool, from, today);
   for (const p of programs) {
-    await queueManagerMail(deps.pool, p.programId, managerMail('daily_summary', {
-      programId: p.programId,
-      subject: `${p.name} on ${day}: ${p.clicks} clicks, ${p.leads} signups, ${p.sales} sales`,
-      body: `${p.name} on ${day} (UTC):\n- ${p.clicks} clicks\n- ${p.leads} signups\n- ${p.sales} sales\n- ${p.pendingApplications} applications waiting for review\n\nThe overview: {{affix}}/dashboard/programs/${p.programId}\n`,
-      key: `daily_summary:${p.programId}:${day}`,
-    }));
+    await queueManagerMail(deps.pool, p.programId, dailySummaryMail(p, day));
   }
   return programs.length;
 }

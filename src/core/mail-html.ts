@@ -61,7 +61,7 @@ export function mailHtml(mail: { subject: string; text: string; brand: MailHtmlB
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escape(mail.subject)}</title></head>
 <body style="margin:0;padding:24px;background:#f7f7f9;color:#1a1a1a;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;font-size:16px;line-height:1.5">
-<div role="article" aria-label="${escape(mail.subject)}" style="max-width:560px;margin:0 auto;background:#ffffff;padding:24px;border-radius:8px">
+<div role="article" aria-label="${escape(mail.subject)}" style="max-width:560px;margin:0 auto;background:#ffffff;padding:24px;border-radius:8px;overflow-wrap:anywhere;word-break:break-word">
 ${header}${paragraphs(body, accent, 'margin:0 0 16px', mail.image)}
 ${footer ? `<hr style="border:0;border-top:1px solid #ddd;margin:24px 0 12px">\n${paragraphs(footer, accent, 'margin:0 0 8px;font-size:13px;color:#555')}` : ''}
 </div></body></html>

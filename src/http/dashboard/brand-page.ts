@@ -33,7 +33,7 @@ export function brandSection(view: BrandPageView): Html {
   const accent = brand.accent ?? DEFAULT_ACCENT;
   const applyUrl = slug ? `${view.publicUrl}/apply/${slug}` : null;
   return html`<section id="brand"><h2>Your brand</h2>
-<p class="muted">Partners see it on your application page${applyUrl ? html` (<a href="${applyUrl}">${applyUrl}</a>)` : ''}, on this program's pages of their portal, in the mails they get and under their QR codes.</p>
+<p class="muted">Partners see it on your application page${applyUrl ? html` (<a href="${applyUrl}">${applyUrl}</a>)` : ''}, on this program's pages of their portal, in the mails they get (<a href="${base}/settings/mail-previews">see every mail</a>) and under their QR codes.</p>
 <div class="brand-preview" aria-label="Header preview" role="img" style="background:${accent}">${brand.logoPath ? html`<img src="${brand.logoPath}" alt="" class="logo">` : ''}<strong>${brand.name}</strong></div>
 <form method="post" action="${base}/brand" novalidate>
 ${field('brand_name', `Name partners see (empty: the program's name, ${brand.programName})`, v('brand_name', brand.brandName ?? ''), fe, `maxlength="${BRAND_NAME_MAX}" class="medium" autocomplete="organization"`)}

@@ -46,6 +46,7 @@ import { PARTNER_DONE, bulkDone, registerPartnerRoutes } from './partner-routes.
 import { registerStatementDetailsRoutes } from './statement-details.js';
 import { BRAND_DONE, registerBrandRoutes } from './brand-routes.js';
 import { registerDomainsRoutes } from './domains-page.js';
+import { registerMailPreviewsRoutes } from './mail-previews-page.js';
 import { type Html, html, page } from './html.js';
 import { invitationGonePage, joinPage as joinView, loginPage, programsPage, regenerateKeyPage, teamPage as teamView } from '../views/account-pages.js';
 import { errorPage } from '../views/components.js';
@@ -461,6 +462,7 @@ export function dashboardRoutes(deps: AppDeps): Router {
   registerStatementDetailsRoutes(router, { ...kit, send });
   registerBrandRoutes(router, { ...kit, send, csrfBeforeBody: csrf.checkBeforeBody, publicUrl: config.publicUrl });
   registerDomainsRoutes(router, { ...kit, send, publicUrl: config.publicUrl, hosts: deps.hosts });
+  registerMailPreviewsRoutes(router, { ...kit, send, publicUrl: config.publicUrl });
 
   // A dashboard address that does not exist: a page that says so (a browser asked), not JSON.
   router.use('/dashboard', () => {
