@@ -24,9 +24,9 @@ export function maskedCustomer(customerKey: string | null): string {
 export const CUSTOMER_LABELS = ['masked_email', 'masked_key', 'name'] as const;
 export type CustomerLabel = (typeof CUSTOMER_LABELS)[number];
 export const CUSTOMER_LABEL_WORDS: Record<CustomerLabel, string> = {
-  masked_email: 'The masked email (j***@example.com) or masked id',
-  masked_key: 'The masked customer id only (u***42; an email too, without its domain)',
-  name: "The name your backend sends with the lead (customer_name); the masked email when there is none",
+  masked_email: 'Masked email (j***@example.com)',
+  masked_key: 'Masked customer id (u***42)',
+  name: 'Name sent with the lead',
 };
 
 /** The masked id without the domain of an email: the first character and the last two of the whole key. */

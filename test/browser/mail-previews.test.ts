@@ -62,6 +62,20 @@ describe.skipIf(!hasChromium)('mail previews', () => {
     const foreign = await page.goto(`${api.url}/dashboard/programs/${theirs.id}/settings/mail-previews`);
     expect(foreign!.status()).toBe(404);
 
+    // The Brand page links here, and sets what partners see of a referred customer (issue 44, item 3).
+    await page.goto(`${api.url}/dashboard/programs/${program.id}/brand`);
+    expect(await page.getByRole('link', { name: 'see every mail' }).getAttribute('href')).toBe(`/dashboard/programs/${program.id}/settings/mail-previews`);
+    await page.getByLabel('What partners see of each customer they referred').selectOption('name');
+    await page.getByRole('button', { name: 'Save the brand' }).focus();
+    await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+    expect((await api.pool.query('SELECT referral_customer_label FROM programs WHERE id = $1', [program.id])).rows[0].referral_customer_label).toBe('name');
+    for (const width of [390, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      const result = await axeAudit(page);
+      expect(result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${width}: ${v.id}`)).toEqual([]);
+    }
+    await screenshotsAt(page, 'program-brand-customer-label');
+
     await page.goto(`${api.url}/dashboard/programs/${program.id}/settings/mail-previews`);
     for (const width of [390, 1280]) {
       await page.setViewportSize({ width, height: 900 });
@@ -69,5 +83,5 @@ describe.skipIf(!hasChromium)('mail previews', () => {
       expect(result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${width}: ${v.id}`)).toEqual([]);
     }
     await screenshotsAt(page, 'mail-previews');
-  });
+  }, 120_000);
 });

@@ -44,7 +44,7 @@ ${field('reward_summary', 'Reward summary', v('reward_summary', brand.rewardSumm
 ${field('accent_color', 'Accent colour (a hex code like #1d4ed8; empty: the default)', v('accent_color', brand.accent ?? ''), fe, 'class="short-code" autocomplete="off" spellcheck="false" aria-describedby="accent_color-hint"')}
 <p class="muted" id="accent_color-hint"><span class="swatch" style="background:${accent}"></span> Used behind white text and as text on the page, so it needs a contrast of at least ${MIN_CONTRAST}:1 with both (WCAG AA).</p>
 <div>${select('customer_label', 'What partners see of each customer they referred', v('customer_label', brand.customerLabel), [...CUSTOMER_LABELS], fe, CUSTOMER_LABEL_WORDS)}</div>
-<p class="muted" id="customer_label-hint">On the portal's Referrals page and in its CSV files. A name is what your backend sends as <code>customer_name</code> with the lead (see the API docs).</p>
+<p class="muted" id="customer_label-hint">On the portal's Referrals page and in its CSV files. A masked id hides an email's domain too. A name is what your backend sends as <code>customer_name</code> with the lead (see the API docs); a customer without one is shown masked.</p>
 <div><button type="submit">Save the brand</button></div></form></section>
 <section id="logo"><h2>Logo</h2>
 ${brand.logoPath ? html`<p><img src="${brand.logoPath}" alt="Your current logo" class="logo-large"></p>
