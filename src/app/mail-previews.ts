@@ -10,6 +10,9 @@ import {
   payoutDetailsReminderMail, payoutSentMail, renderMail, signInMail,
 } from './mail.js';
 import { type ManagementDeps, type Scope, programInScope } from './management.js';
+import { passwordResetMail } from './passwords.js';
+import { memberInvitationMail } from './team.js';
+import { endpointDisabledMail } from './webhook-endpoints.js';
 
 /** The sample partner every preview is written to. */
 export const SAMPLE_PARTNER = { id: 1, name: 'Alex Rivera', email: 'alex.rivera@example.com', code: 'alex' } as const;
@@ -49,6 +52,9 @@ export async function mailPreviews(deps: ManagementDeps & { publicUrl: string },
     ['new_application', 'New application (to managers)', newApplicationMail(links, { programId, programName: name, applicationId: 1, name: SAMPLE_PARTNER.name, signals: ['signed up seconds after the click'] })],
     ['commission_held', 'Commission held for review (to managers)', heldCommissionMail(programId, 1, 'sale_2026_0001', ['same_ip_as_partner'])],
     ['daily_summary', "Yesterday's numbers (to managers)", dailySummaryMail({ programId, name, clicks: 1_204, leads: 37, sales: 9, pendingApplications: 2 }, day)],
+    ['endpoint_disabled', 'Webhook endpoint turned off (to managers)', endpointDisabledMail({ programId, endpointId: 1, deliveryId: 1, url: 'https://api.example.com/affix-webhooks' }, 'it failed every attempt for 3 days')],
+    ['member_invitation', 'Invitation to your team', memberInvitationMail(deps.publicUrl, name, 'sam@example.com', 'finance', SAMPLE_TOKEN)],
+    ['password_reset', 'Password reset (to your team)', passwordResetMail(deps.publicUrl, 'sam@example.com', SAMPLE_TOKEN)],
   ];
   const previews: MailPreview[] = [];
   for (const [id, title, m] of samples) {

@@ -16,7 +16,7 @@ const textOf = (selector: string) => visibleText(page.locator(selector));
 const TEMPLATES = [
   'Sign-in link', 'Invitation to the portal', 'Application received', 'Application approved (with the link and its QR code)', 'Application rejected',
   'Daily summary of commissions', 'Add your payout details', 'Payout sent', 'Removed from the program', 'New application (to managers)',
-  'Commission held for review (to managers)', "Yesterday's numbers (to managers)",
+  'Commission held for review (to managers)', "Yesterday's numbers (to managers)", 'Webhook endpoint turned off (to managers)', 'Invitation to your team', 'Password reset (to your team)',
 ];
 
 describe.skipIf(!hasChromium)('mail previews', () => {

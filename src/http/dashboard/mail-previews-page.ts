@@ -44,7 +44,7 @@ function previewSection(p: MailPreview, qrUrl: string): Html {
   // The QR code is a part of the mail (`cid:`); here the same image comes from the dashboard.
   const srcdoc = p.rendered.html.replaceAll(`cid:${QR_CID}`, qrUrl);
   return html`<section class="mail-preview" id="mail-${p.id}" aria-labelledby="mail-${p.id}-title"><h3 id="mail-${p.id}-title">${p.title}</h3>
-<dl><dt>To</dt><dd>${p.audience === 'partner' ? `${SAMPLE_PARTNER.name} <${SAMPLE_PARTNER.email}> (a sample partner)` : 'Your managers (by their roles)'}</dd>
+<dl><dt>To</dt><dd>${p.audience === 'partner' ? `${SAMPLE_PARTNER.name} <${SAMPLE_PARTNER.email}> (a sample partner)` : p.kind === 'member_invitation' || p.kind === 'password_reset' ? 'A member of your team (a sample address)' : 'Your managers (by their roles)'}</dd>
 <dt>From</dt><dd>${p.fromName}</dd><dt>Subject</dt><dd>${p.subject}</dd>${p.rendered.images.length ? html`<dt>Parts</dt><dd>text, HTML, and its QR code as an inline PNG</dd>` : html`<dt>Parts</dt><dd>text and HTML</dd>`}</dl>
 <div class="mail-panes"><div><h4 id="mail-${p.id}-text">Text</h4><pre aria-labelledby="mail-${p.id}-text" tabindex="0">${p.rendered.text}</pre></div>
 <div><h4>HTML</h4><iframe sandbox="allow-same-origin" srcdoc="${srcdoc}" title="HTML of the mail “${p.title}”" loading="lazy" style="height:${frameHeight(p)}px"></iframe></div></div></section>`;
@@ -53,7 +53,7 @@ function previewSection(p: MailPreview, qrUrl: string): Html {
 export function mailPreviewsBody(programId: number, previews: MailPreview[]): Html {
   const base = `${sectionUrl(programId, 'settings')}/mail-previews`;
   return html`${STYLE}<section id="mail-previews"><h2>Mail previews</h2>
-<p>Every mail the program sends, as it goes out, with sample data: your brand's name, logo and colour, your own hosts, and a sample partner. Change the brand on the <a href="${sectionUrl(programId, 'brand')}">Brand</a> page and the previews follow. Mail to your team (invitations, password resets) and the notices of payout runs and webhook endpoints come from Affix and are not shown.</p>
+<p>Every mail the program sends, as it goes out, with sample data: your brand's name, logo and colour, your own hosts, and a sample partner. Change the brand on the <a href="${sectionUrl(programId, 'brand')}">Brand</a> page and the previews follow. Only the managers' notice of a payout run ready to pay is not shown here.</p>
 <nav aria-label="Mail templates"><ul>${previews.map((p) => html`<li><a href="#mail-${p.id}">${p.title}</a></li>`)}</ul></nav>
 ${previews.map((p) => previewSection(p, `${base}/referral-qr.png`))}
 <p><a href="${sectionUrl(programId, 'settings')}">Back to Settings</a></p></section>`;
