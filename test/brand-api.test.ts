@@ -22,7 +22,7 @@ describe('the brand through the admin API', () => {
     expect(set.status).toBe(200);
     expect(set.body.data).toEqual({
       name: 'Northwind', brand_name: 'Northwind', pitch: 'Coffee worth talking about.', reward_summary: '20% of every sale for 12 months',
-      generated_reward_summary: '20% of every sale for 12 months', accent_color: '#1d4ed8', logo_path: null,
+      generated_reward_summary: '20% of every sale for 12 months', accent_color: '#1d4ed8', logo_path: null, customer_label: 'masked_email',
     });
     const emptied = await admin('PATCH', `/programs/${shop.programId}/brand`, { brand_name: '', accent_color: '' });
     expect({ name: emptied.body.data.name, accent: emptied.body.data.accent_color, pitch: emptied.body.data.pitch }).toEqual({ name: 'Roastery', accent: null, pitch: 'Coffee worth talking about.' });

@@ -9,6 +9,7 @@ import { unsubscribeToken } from '../src/core/mail.js';
 import { queueMails } from '../src/db/mail.js';
 import { withTransaction } from '../src/db/pool.js';
 import { createMailer } from '../src/platform/mailer.js';
+import { qrPng } from '../src/platform/qr-image.js';
 import { createLogger } from '../src/platform/logger.js';
 import { type TestApi, type TestDatabase, adminHeaders, bearer, closeTestApi, openTestApi, seedProgram, trackClick } from './support/harness.js';
 import { apiSale, uid } from './support/money.js';
@@ -89,7 +90,7 @@ describe('mail of each kind, once per change', () => {
 
     await must('POST', `/programs/${shop.programId}/partners/${id(ann)}/ban`, { reason: 'cookie stuffing' });
     await outboxSent(db.pool);
-    expect(subjects(ann).at(-1)).toBe('Mail Shop: partner program');
+    expect(subjects(ann).at(-1)).toBe('Mail Shop: you were removed from the partner program');
     expect(to(ann).at(-1)!.text).toContain('cookie stuffing');
   });
 
@@ -381,5 +382,83 @@ describe('mail to an address anyone can type, capped per address', () => {
     expect((await db.pool.query("SELECT count(*)::int AS n FROM partners WHERE email = $1 AND status = 'applied'", [email])).rows[0].n).toBe(7);
     expect(subjects(email)).toHaveLength(5);
     expect(subjects(email).every((s) => s.endsWith(': we received your application'))).toBe(true);
+  });
+});
+
+describe('mail people open (issue 44, item 4)', () => {
+  it("the approval mail carries the partner's link on the links host and its QR code as an inline image of the HTML part", async () => {
+    const shop = await seedProgram(api, { name: 'Link Shop' });
+    const linksHost = `go.${uid('links').replaceAll('_', '-').toLowerCase()}.test`;
+    await db.pool.query("INSERT INTO program_domains (host, program_id, kind) VALUES ($1, $2, 'links')", [linksHost, shop.programId]);
+    const slug = uid('qr').replaceAll('_', '-').toLowerCase();
+    await must('PATCH', `/programs/${shop.programId}/application-settings`, { applications_open: true, slug });
+    const cleo = `${uid('cleo')}@creators.test`;
+    await form(`/apply/${slug}`, { name: 'Cleo', email: cleo, accept_terms: 'on' }, '203.0.113.90');
+    await outboxSent(db.pool);
+    const { applications } = await must('GET', `/programs/${shop.programId}/applications`);
+    const partnerId = applications.find((a: any) => a.email === cleo).partner_id;
+    await must('POST', `/programs/${shop.programId}/partners/${partnerId}/approve`, {});
+    await outboxSent(db.pool);
+    const code = (await db.pool.query('SELECT short_link FROM referral_links WHERE program_id = $1 AND partner_id = $2', [shop.programId, partnerId])).rows[0].short_link;
+    const link = `https://${linksHost}/${code}`;
+    const approved = to(cleo).find((m) => m.subject === 'Link Shop: you are approved')!;
+    expect(approved.text).toContain(`Your referral link: ${link}\n`);
+    expect(approved.html).toContain(`<a href="${link}"`);
+    // The QR code: a PNG part of the mail, inline, that the HTML shows by its content id, and that holds the link.
+    expect(approved.html).toContain(`<img src="cid:referral-link-qr@affix" alt="QR code of your referral link ${link}" width="180" height="180"`);
+    const images = approved.attachments.filter((a) => a.contentType === 'image/png');
+    expect(images.map((a) => [a.cid, a.inline])).toEqual([['referral-link-qr@affix', true]]);
+    expect(images[0]!.content.equals(await qrPng(link))).toBe(true);
+    // Other mails carry no image.
+    expect(to(cleo).filter((m) => m !== approved).every((m) => m.attachments.length === 0)).toBe(true);
+
+    // Without a links host, the link is the referral URL on the program's site (as the portal shows it).
+    const plain = await seedProgram(api, { name: 'Plain Shop' });
+    const plainSlug = uid('plain').replaceAll('_', '-').toLowerCase();
+    await must('PATCH', `/programs/${plain.programId}/application-settings`, { applications_open: true, slug: plainSlug });
+    const dan = `${uid('dan')}@creators.test`;
+    await form(`/apply/${plainSlug}`, { name: 'Dan', email: dan, accept_terms: 'on' }, '203.0.113.91');
+    await outboxSent(db.pool);
+    const danId = (await must('GET', `/programs/${plain.programId}/applications`)).applications.find((a: any) => a.email === dan).partner_id;
+    await must('POST', `/programs/${plain.programId}/partners/${danId}/approve`, {});
+    await outboxSent(db.pool);
+    const danCode = (await db.pool.query('SELECT short_link FROM referral_links WHERE program_id = $1 AND partner_id = $2', [plain.programId, danId])).rows[0].short_link;
+    const danMail = to(dan).find((m) => m.subject === 'Plain Shop: you are approved')!;
+    expect(danMail.text).toContain(`Your referral link: https://shop.example.com/?aff=${danCode}\n`);
+    expect(danMail.attachments.map((a) => a.cid)).toEqual(['referral-link-qr@affix']);
+  });
+
+  it('the removal mail says what changed and what the partner can do', async () => {
+    const shop = await seedProgram(api, { name: 'Strict Shop' });
+    const email = `${uid('removed')}@creators.test`;
+    await must('PATCH', `/programs/${shop.programId}/partners/${shop.partnerId}`, { email });
+    await must('POST', `/programs/${shop.programId}/partners/${shop.partnerId}/invite`);
+    await must('POST', `/programs/${shop.programId}/partners/${shop.partnerId}/ban`, { reason: 'brand bidding on search ads' });
+    await outboxSent(db.pool);
+    const removed = to(email).find((m) => m.subject === 'Strict Shop: you were removed from the partner program')!;
+    expect(removed.text).toContain('Strict Shop removed you from its partner program: brand bidding on search ads.');
+    expect(removed.text).toContain('What changed:\n- Your referral links no longer record clicks');
+    expect(removed.text).toContain('- Commissions not yet approved are rejected, and payouts not yet sent are cancelled.');
+    expect(removed.text).toContain('What you can do:\n- Take your links and codes of Strict Shop down');
+    expect(removed.text).toContain('If you think this is a mistake, write to the Strict Shop team');
+    expect(removed.html).toContain('What you can do:');
+  });
+
+  it('the digest says when the commissions can be paid, which are held for review, and where to follow them', async () => {
+    const shop = await seedProgram(api, { name: 'Hold Shop', commission_rate: 10 });
+    const email = `${uid('held')}@creators.test`;
+    await must('PATCH', `/programs/${shop.programId}/partners/${shop.partnerId}`, { email });
+    await must('POST', `/programs/${shop.programId}/partners/${shop.partnerId}/invite`);
+    for (const cents of [1000, 2000]) await apiSale(api, shop, cents);
+    await db.pool.query("UPDATE commissions SET hold_days = 14, stage = CASE WHEN id = (SELECT min(id) FROM commissions WHERE program_id = $1) THEN 'held' ELSE stage END WHERE program_id = $1", [shop.programId]);
+    const today = new Date().toISOString().slice(0, 10);
+    await queueCommissionDigests({ pool: db.pool, publicUrl: api.url, now: () => new Date(Date.now() + 86_400_000) });
+    await outboxSent(db.pool);
+    const digest = to(email).find((m) => m.subject.includes('earned'))!;
+    const ends = new Date(Date.parse(`${today}T00:00:00Z`) + 15 * 86_400_000).toISOString().slice(0, 10);
+    expect(digest.text).toContain(`What happens next: they wait out the program's hold of 14 days (time for refunds), which ends by ${ends}; then, unless a sale is refunded meanwhile, they are approved and paid with the next payout.`);
+    expect(digest.text).toContain('1 of them is held for review by the team: paid only once the team releases it.');
+    expect(digest.text).toContain(`- See each sale, its commission and the day it can be paid: ${api.url}/portal/programs/${shop.partnerId}/referrals`);
+    expect(digest.text).toContain(`- Make sure your payout details are set, so the payout can pay you: ${api.url}/portal/programs/${shop.partnerId}#payout-details`);
   });
 });

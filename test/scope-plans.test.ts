@@ -12,6 +12,7 @@ import { type SeededBrand, seedBrand } from './support/scope-seed.js';
 import { type Pool, createPool } from '../src/db/pool.js';
 import { sha256 } from '../src/core/secrets.js';
 import { PROGRAM_SECTIONS } from '../src/app/dashboard.js';
+import { firstLinksOf } from '../src/db/approval-links.js';
 import { partnerStats, programOverview, readOnly, recentEvents, saleExplanation } from '../src/db/program-insights.js';
 import { approvedPartnersOfGroup, codeMapped, discountForLink, partnerDiscountState, partnersWithCodesOf } from '../src/db/discounts.js';
 import { endpointForIntake } from '../src/db/processor-endpoints.js';
@@ -108,6 +109,7 @@ describe('reads scoped by account, program or partner', () => {
       `${p}/applications`,
       `${p}/applications.csv`,
       `${p}/application-settings`,
+      `${p}/domains`,
       `${p}/balances`,
       `${p}/commissions`,
       `${p}/commissions?state=paid`,
@@ -150,6 +152,8 @@ describe('reads scoped by account, program or partner', () => {
       `${d}/applications.csv`,
       `${d}/payouts/batches/${small.batchId}/export.csv?format=generic`,
       `${d}/payouts/statement-details`,
+      `${d}/settings/mail-previews`,
+      `${d}/settings/mail-previews/referral-qr.png`,
     ];
     for (const path of dashboardPaths) expect((await get(path, brand)).status, path).toBe(200);
 
@@ -189,6 +193,9 @@ describe('reads scoped by account, program or partner', () => {
     await db.pool.query("UPDATE programs SET slug = 'small-brand', applications_open = true, logo_sha256 = $2 WHERE id = $1", [small.programId, logoHash]);
     await db.pool.query("INSERT INTO program_logos (program_id, content_type, bytes, sha256) VALUES ($1, 'image/png', '\\x89504e470d0a1a0a', $2)", [small.programId, logoHash]);
     for (const path of ['/apply/small-brand', `/brand-logos/${small.programId}/${logoHash}`]) expect((await get(path, {})).status, path).toBe(200);
+
+    // The approval mail's link (read in the approval's transaction, issue 44 item 4).
+    await recorder.during('approval mail links', () => firstLinksOf(appPool, small.programId, [small.partnerId]));
 
     // The assistant's (MCP) reads.
     const since = new Date(Date.now() - 30 * 86_400_000);

@@ -7,6 +7,7 @@ import { type EditorAction, type QuestionRow, applyEditorAction } from '../core/
 import { BRAND_NAME_MAX, type Brand, PITCH_MAX, REWARD_SUMMARY_MAX, brandOf, checkAccent, checkLogo } from '../core/brand.js';
 import { errors } from '../core/errors.js';
 import { describeCommission } from '../core/programs.js';
+import { CUSTOMER_LABELS, type CustomerLabel } from '../core/referrals.js';
 import * as applications from '../db/applications.js';
 import * as brands from '../db/brand.js';
 import { type Pool, type PoolClient, withTransaction } from '../db/pool.js';
@@ -17,11 +18,11 @@ import { changedFields } from '../core/audit.js';
 type Db = Pool | PoolClient;
 
 /** The brand as pages, mail and QR codes show it; null when the program does not exist. */
-export async function programBrand(db: Db, programId: number): Promise<(Brand & { logoSha256: string | null; brandName: string | null; programName: string; generatedSummary: string }) | null> {
+export async function programBrand(db: Db, programId: number): Promise<(Brand & { logoSha256: string | null; brandName: string | null; programName: string; generatedSummary: string; customerLabel: CustomerLabel }) | null> {
   const row = await brands.programBrand(db, programId);
   if (!row) return null;
   const generatedSummary = describeCommission(row.commissionType, row.commissionRate, row.durationMonths);
-  return { ...brandOf(row, generatedSummary), logoSha256: row.logoSha256, brandName: row.brandName, programName: row.programName, generatedSummary };
+  return { ...brandOf(row, generatedSummary), logoSha256: row.logoSha256, brandName: row.brandName, programName: row.programName, generatedSummary, customerLabel: row.customerLabel };
 }
 
 /** The brand as the admin API answers it. */
@@ -30,7 +31,7 @@ export async function brandView(deps: ManagementDeps, scope: Scope, programId: n
   const b = (await programBrand(deps.pool, programId))!;
   return {
     name: b.name, brand_name: b.brandName, pitch: b.pitch, reward_summary: b.rewardSummary, generated_reward_summary: b.generatedSummary,
-    accent_color: b.accent, logo_path: b.logoPath,
+    accent_color: b.accent, logo_path: b.logoPath, customer_label: b.customerLabel,
   };
 }
 
@@ -53,6 +54,8 @@ export const brandInput = z.object({
   pitch: optionalText(PITCH_MAX, 'The pitch').optional(),
   reward_summary: optionalText(REWARD_SUMMARY_MAX, 'The reward summary').optional(),
   accent_color: z.string().trim().max(20).optional(),
+  /** What partners see of each customer they referred, in the portal's Referrals page and its CSV. */
+  customer_label: z.enum(CUSTOMER_LABELS, { message: `Choose one of ${CUSTOMER_LABELS.join(', ')}.` }).optional(),
 });
 
 /** Sets the brand's name, pitch, reward summary (empty: written from the terms) and accent colour (empty: the service's; else contrast-checked). */
@@ -74,10 +77,11 @@ export async function updateBrand(deps: ManagementDeps, scope: Scope, programId:
     pitch: body.pitch === undefined ? current.pitch : (body.pitch ?? ''),
     rewardSummary: body.reward_summary === undefined ? current.rewardSummary : body.reward_summary,
     accent,
+    customerLabel: body.customer_label ?? current.customerLabel,
   };
   await withTransaction(deps.pool, async (client) => {
     await brands.setBrandTexts(client, programId, next);
-    const before = { brandName: current.brandName, pitch: current.pitch, rewardSummary: current.rewardSummary, accent: current.accent };
+    const before = { brandName: current.brandName, pitch: current.pitch, rewardSummary: current.rewardSummary, accent: current.accent, customerLabel: current.customerLabel };
     await audit(client, scope, [{ programId, action: 'brand.updated', objectType: 'program', objectId: programId, changes: changedFields(before, next) }]);
   });
   return next;

@@ -15,7 +15,11 @@ import { insertSignInLink } from '../db/partner-portal.js';
 import type { Brand } from '../core/brand.js';
 import { programBrand } from './brand.js';
 import { programHosts } from '../db/program-domains.js';
-import { portalBaseUrl } from '../core/domains.js';
+import { portalBaseUrl, shownLinkUrl } from '../core/domains.js';
+import { holdEndsAt } from '../core/commission-ledger.js';
+import { referralLinkIn, referralLinkLine } from '../core/referral-link-mail.js';
+import { firstLinksOf } from '../db/approval-links.js';
+import { qrPng } from '../platform/qr-image.js';
 
 type Db = Pool | PoolClient;
 
@@ -62,10 +66,15 @@ export async function queueInvitations(client: Db, given: MailLinks, invitations
     const links = { publicUrl: portalBaseUrl(given.publicUrl, hosts.portal) };
     const token = randomBytes(32).toString('base64url');
     await insertSignInLink(client, sha256(token), invitation.email, new Date(now.getTime() + INVITATION_TTL_MS));
-    const intro = invitation.approved ? `${invitation.programName} approved you as a partner.` : `${invitation.programName} invited you to its partner program.`;
-    mails.push({ ...signInMail(links, invitation.email, token, intro, INVITATION_TTL_MS / 60_000, invitation.programName, `invitation:${sha256(token).toString('hex')}`, brands.get(invitation.programId)), programId: invitation.programId, kind: 'partner_invitation' as const });
+    mails.push(invitationMail(links, invitation, token, brands.get(invitation.programId)));
   }
   await queueMails(client, mails);
+}
+
+/** A portal invitation: a sign-in link that lasts days, from the program's brand. */
+export function invitationMail(links: MailLinks, invitation: { email: string; programId: number; programName: string; approved: boolean }, token: string, brand: MailBrand | undefined): OutgoingMail {
+  const intro = invitation.approved ? `${invitation.programName} approved you as a partner.` : `${invitation.programName} invited you to its partner program.`;
+  return { ...signInMail(links, invitation.email, token, intro, INVITATION_TTL_MS / 60_000, invitation.programName, `invitation:${sha256(token).toString('hex')}`, brand), programId: invitation.programId, kind: 'partner_invitation' };
 }
 
 export function applicationReceivedMail(links: MailLinks, p: { programId: number; programName: string; brand?: MailBrand; email: string; applicationId: number }): OutgoingMail {
@@ -90,16 +99,31 @@ export function newApplicationMail(links: MailLinks, p: { programId: number; pro
   return rest;
 }
 
-export function decisionMail(links: MailLinks, p: { programId: number; programName: string; brand?: MailBrand; email: string; partnerId: number; decision: 'approved' | 'rejected' | 'banned'; reason: string | null; changeKey: string }): OutgoingMail {
+/**
+ * The partner's decision mail. Approved: their referral link (`link`, as the portal shows it: on
+ * the program's links host when it has one) and, in the HTML part, its QR code. Removed: what
+ * stopped, what became of their commissions and payouts, and what they can do.
+ */
+export function decisionMail(links: MailLinks, p: { programId: number; programName: string; brand?: MailBrand; email: string; partnerId: number; decision: 'approved' | 'rejected' | 'banned'; reason: string | null; changeKey: string; link?: string | null }): OutgoingMail {
   const kind: MailKind = p.decision === 'approved' ? 'application_approved' : p.decision === 'rejected' ? 'application_rejected' : 'partner_banned';
   const body =
     p.decision === 'approved'
-      ? `Welcome to the ${p.programName} partner program.\n\nYour referral link and your numbers are in your partner portal: ${portal(links)} (a sign-in link follows in a separate mail).\n`
+      ? `Welcome to the ${p.programName} partner program.\n\n${
+          p.link ? `${referralLinkLine(p.link)}\nShare it on your site, in posts, videos or mail: the customers who come through it are credited to you, and you earn on what they buy.\n\n` : ''
+        }Your links, sub-IDs, referrals and commissions are in your partner portal: ${portal(links)} (a sign-in link follows in a separate mail).\n`
       : p.decision === 'rejected'
         ? `Thank you for applying to ${p.programName}. The team decided not to approve the application${p.reason ? `: ${p.reason}` : ''}.\n`
-        : `${p.programName} removed you from its partner program${p.reason ? `: ${p.reason}` : ''}. Your links no longer record clicks.\n`;
-  const subject = p.decision === 'approved' ? `${p.programName}: you are approved` : p.decision === 'rejected' ? `${p.programName}: your application` : `${p.programName}: partner program`;
+        : `${p.programName} removed you from its partner program${p.reason ? `: ${p.reason}` : ''}.\n\n` +
+          `What changed:\n- Your referral links no longer record clicks: visitors who follow them are not credited to you.\n- Commissions not yet approved are rejected, and payouts not yet sent are cancelled.\n- Commissions already approved stay yours but are not paid while you are removed.\n\n` +
+          `What you can do:\n- Take your links and codes of ${p.programName} down from your pages, posts and videos.\n- If you think this is a mistake, write to the ${p.programName} team: they can lift the removal, which turns your links back on and restores the commissions it rejected.\n`;
+  const subject = p.decision === 'approved' ? `${p.programName}: you are approved` : p.decision === 'rejected' ? `${p.programName}: your application` : `${p.programName}: you were removed from the partner program`;
   return mail(kind, { programId: p.programId, to: p.email, subject, ...fromBrand(p.brand, p.programName, body), dedupeKey: `${kind}:${p.partnerId}:${p.changeKey}` });
+}
+
+/** Each partner's link as their approval mail shows it (their first enabled one; none yet: no line). */
+export async function approvalLinks(client: Db, programId: number, partnerIds: number[]): Promise<Map<number, string>> {
+  const { domain, linksHost, codes } = await firstLinksOf(client, programId, partnerIds);
+  return new Map([...codes].map(([partnerId, code]) => [partnerId, shownLinkUrl({ domain, linksHost }, code)]));
 }
 
 export function payoutSentMail(links: MailLinks, p: { programId: number; programName: string; brand?: MailBrand; email: string; payoutId: number; amountCents: number; currency: Currency; reference: string }): OutgoingMail {
@@ -124,13 +148,33 @@ export function payoutDetailsReminderMail(links: MailLinks, p: { programId: numb
   });
 }
 
-export function commissionDigestMail(links: MailLinks, p: { programId: number; programName: string; brand?: MailBrand; email: string; partnerId: number; day: string; lines: { currency: Currency; count: number; cents: number }[] }): OutgoingMail {
+/**
+ * Yesterday's new commissions of one partner and program: how much, in which currencies, that they
+ * wait out the hold (and when they can be paid at the latest), which are held for review, and
+ * where to follow them and to make sure they can be paid.
+ */
+export function commissionDigestMail(links: MailLinks, p: { programId: number; programName: string; brand?: MailBrand; email: string; partnerId: number; day: string; lines: { currency: Currency; count: number; cents: number; held?: number; holdDays?: number }[] }): OutgoingMail {
   const total = p.lines.reduce((n, l) => n + l.count, 0);
+  const held = p.lines.reduce((n, l) => n + (l.held ?? 0), 0);
+  const holdDays = Math.max(0, ...p.lines.map((l) => l.holdDays ?? 0));
+  // Earned during `day` (UTC): the hold of the last of them ends by the start of the day after (day + holdDays).
+  const approvedBy = holdEndsAt(new Date(`${p.day}T00:00:00Z`), holdDays + 1).toISOString().slice(0, 10);
+  const them = total === 1 ? 'it' : 'they';
+  const next =
+    holdDays > 0
+      ? `What happens next: ${them} wait${total === 1 ? 's' : ''} out the program's hold of ${holdDays} day${holdDays === 1 ? '' : 's'} (time for refunds), which ends by ${approvedBy}; then, unless ${total === 1 ? 'the sale is' : 'a sale is'} refunded meanwhile, ${them} ${total === 1 ? 'is' : 'are'} approved and paid with the next payout.`
+      : `What happens next: ${them} ${total === 1 ? 'is' : 'are'} approved and paid with the next payout, if the sale${total === 1 ? ' is' : 's are'} not refunded meanwhile.`;
+  const review = held ? `\n${held === total ? (total === 1 ? 'It is' : 'They are') : `${held} of them ${held === 1 ? 'is' : 'are'}`} held for review by the team: paid only once the team releases ${held === 1 ? 'it' : 'them'}.` : '';
   return mail('commission_digest', {
     programId: p.programId,
     to: p.email,
     subject: `${p.programName}: ${total} commission${total === 1 ? '' : 's'} earned on ${p.day}`,
-    ...fromBrand(p.brand, p.programName, `On ${p.day} your referrals to ${p.programName} earned:\n${p.lines.map((l) => `- ${l.count} commission${l.count === 1 ? '' : 's'}: ${formatMoney(l.cents, l.currency)}`).join('\n')}\n\nThey are approved after the program's hold period. Details: ${portal(links)}\n`),
+    ...fromBrand(
+      p.brand,
+      p.programName,
+      `On ${p.day} your referrals to ${p.programName} earned:\n${p.lines.map((l) => `- ${l.count} commission${l.count === 1 ? '' : 's'}: ${formatMoney(l.cents, l.currency)}`).join('\n')}\n\n${next}${review}\n\n` +
+        `What you can do:\n- See each sale, its commission and the day it can be paid: ${portal(links)}/programs/${p.partnerId}/referrals\n- Make sure your payout details are set, so the payout can pay you: ${portal(links)}/programs/${p.partnerId}#payout-details\n`,
+    ),
     dedupeKey: `commission_digest:${p.partnerId}:${p.day}`,
   });
 }
@@ -165,6 +209,42 @@ export interface SendReport {
   retryAt?: Date;
 }
 
+/** The content id of the approval mail's QR code (the HTML's `cid:`). */
+export const QR_CID = 'referral-link-qr@affix';
+
+/** A mail as it goes out: its text (with the unsubscribe footer), its HTML part, the images the HTML shows, its headers. */
+export interface RenderedMail {
+  text: string;
+  html: string;
+  headers: Record<string, string> | undefined;
+  images: { cid: string; filename: string; contentType: string; content: Buffer }[];
+}
+
+/**
+ * What a stored mail becomes when sent (and what the dashboard's previews show): the service's
+ * address for {{affix}}, a partner's portal links on the program's portal host, the footer and
+ * headers of `unsubscribeUrl` (none: no footer), the HTML in the brand's name, and the approval
+ * mail's QR code.
+ */
+export async function renderMail(db: Db, publicUrl: string, m: { programId: number | null; kind: string; subject: string; body: string }, unsubscribeUrl: string | null): Promise<RenderedMail> {
+  const kind = m.kind as MailKind;
+  const parts = unsubscribeUrl ? unsubscribeParts(unsubscribeUrl, kind) : null;
+  // Texts written where the service's address is not known say {{affix}}: its public URL.
+  const toPartner = isMailKind(kind) && MAIL_KINDS[kind].to === 'partner' && m.programId !== null;
+  // A partner's links to the portal lead to the program's own portal host when it has one (docs/domains.md).
+  const portalBase = toPartner ? portalBaseUrl(publicUrl, (await programHosts(db, m.programId!)).portal) : publicUrl;
+  const body = m.body.replaceAll('{{affix}}', publicUrl).replaceAll(`${publicUrl}/portal`, `${portalBase}/portal`);
+  const text = `${body}${parts?.footer ?? ''}`;
+  // The same words as HTML too; a partner's mail in the brand's name, logo and colour (core/mail-html.ts).
+  const brand = toPartner ? await mailBrand(db, m.programId!) : undefined;
+  // The approval mail's link as a QR code too: an inline PNG part the HTML shows (mail programs drop SVG).
+  const qrUrl = kind === 'application_approved' ? referralLinkIn(body) : null;
+  const image = qrUrl ? { after: qrUrl, src: `cid:${QR_CID}`, alt: `QR code of your referral link ${qrUrl}`, size: 180 } : null;
+  const html = mailHtml({ subject: m.subject, text, brand: brand ? { name: brand.name, accent: brand.accent, logoUrl: brand.logoPath ? `${publicUrl}${brand.logoPath}` : null } : null, image });
+  const images = qrUrl ? [{ cid: QR_CID, filename: 'referral-link-qr.png', contentType: 'image/png', content: await qrPng(qrUrl) }] : [];
+  return { text, html, headers: parts?.headers, images };
+}
+
 /** Sends the next mail due (urgent kinds first, then accounts in turn: docs/mail.md); null when none is due. */
 export const sendNextMail = (deps: SendingDeps): Promise<SendReport | null> => sendLocked(deps, (client) => lockNextDue(client, deps.now()));
 
@@ -189,21 +269,10 @@ async function sendLocked(deps: SendingDeps, lock: (client: PoolClient) => Promi
       return { ...report, outcome: 'unsubscribed' as const, attempts: stored.attempts };
     }
     const kind = stored.kind as MailKind;
-    const parts =
-      stored.canUnsubscribe && deps.secretKey
-        ? unsubscribeParts(`${deps.publicUrl}/mail/unsubscribe?token=${unsubscribeToken(deps.secretKey, stored.to, kind, new Date(deps.now().getTime() + UNSUBSCRIBE_TTL_MS))}`, kind)
-        : null;
-    // Texts written where the service's address is not known say {{affix}}: its public URL.
-    const toPartner = isMailKind(kind) && MAIL_KINDS[kind].to === 'partner' && stored.programId !== null;
-    // A partner's links to the portal lead to the program's own portal host when it has one (docs/domains.md).
-    const portalBase = toPartner ? portalBaseUrl(deps.publicUrl, (await programHosts(client, stored.programId!)).portal) : deps.publicUrl;
-    const body = stored.body.replaceAll('{{affix}}', deps.publicUrl).replaceAll(`${deps.publicUrl}/portal`, `${portalBase}/portal`);
-    const text = `${body}${parts?.footer ?? ''}`;
-    // The same words as HTML too; a partner's mail in the brand's name, logo and colour (core/mail-html.ts).
-    const brand = toPartner ? await mailBrand(client, stored.programId!) : undefined;
-    const html = mailHtml({ subject: stored.subject, text, brand: brand ? { name: brand.name, accent: brand.accent, logoUrl: brand.logoPath ? `${deps.publicUrl}${brand.logoPath}` : null } : null });
+    const unsubscribeUrl = stored.canUnsubscribe && deps.secretKey ? `${deps.publicUrl}/mail/unsubscribe?token=${unsubscribeToken(deps.secretKey, stored.to, kind, new Date(deps.now().getTime() + UNSUBSCRIBE_TTL_MS))}` : null;
+    const { text, html, headers, images } = await renderMail(client, deps.publicUrl, stored, unsubscribeUrl);
     try {
-      await deps.mailer.send({ to: stored.to, subject: stored.subject, text, html, fromName: stored.senderName, headers: parts?.headers });
+      await deps.mailer.send({ to: stored.to, subject: stored.subject, text, html, fromName: stored.senderName, headers, images });
     } catch (error) {
       const message = (error as Error).message;
       const delay = mailRetryDelayMs(report.attempts);
@@ -227,7 +296,7 @@ export async function queueCommissionDigests(deps: { pool: Pool; now: () => Date
   const brands = new Map<number, MailBrand | undefined>();
   for (const programId of new Set(rows.map((r) => r.programId))) brands.set(programId, await mailBrand(deps.pool, programId));
   const mails = [...byPartner.values()].map((lines) =>
-    commissionDigestMail(deps, { programId: lines[0]!.programId, programName: lines[0]!.programName, brand: brands.get(lines[0]!.programId), email: lines[0]!.email, partnerId: lines[0]!.partnerId, day, lines: lines.map((l) => ({ currency: l.currency as Currency, count: l.count, cents: l.cents })) }),
+    commissionDigestMail(deps, { programId: lines[0]!.programId, programName: lines[0]!.programName, brand: brands.get(lines[0]!.programId), email: lines[0]!.email, partnerId: lines[0]!.partnerId, day, lines: lines.map((l) => ({ currency: l.currency as Currency, count: l.count, cents: l.cents, held: l.held, holdDays: l.holdDays })) }),
   );
   return queueMails(deps.pool, mails);
 }
@@ -256,6 +325,15 @@ export async function saveMailPreferences(pool: Pool, email: string, audience: '
   for (const { kind } of await mailPreferences(pool, email, audience)) await setPreference(pool, email, kind, on.includes(kind));
 }
 
+/** One program's numbers of `day` for its managers. */
+export const dailySummaryMail = (p: { programId: number; name: string; clicks: number; leads: number; sales: number; pendingApplications: number }, day: string) =>
+  managerMail('daily_summary', {
+    programId: p.programId,
+    subject: `${p.name} on ${day}: ${p.clicks} clicks, ${p.leads} signups, ${p.sales} sales`,
+    body: `${p.name} on ${day} (UTC):\n- ${p.clicks} clicks\n- ${p.leads} signups\n- ${p.sales} sales\n- ${p.pendingApplications} applications waiting for review\n\nThe overview: {{affix}}/dashboard/programs/${p.programId}\n`,
+    key: `daily_summary:${p.programId}:${day}`,
+  });
+
 /** The managers' daily summary (opt-in): yesterday's numbers of each program that had any, to those who asked for it. */
 export async function queueDailySummaries(deps: { pool: Pool; now: () => Date }): Promise<number> {
   const today = new Date(Date.UTC(deps.now().getUTCFullYear(), deps.now().getUTCMonth(), deps.now().getUTCDate()));
@@ -263,12 +341,7 @@ export async function queueDailySummaries(deps: { pool: Pool; now: () => Date })
   const day = from.toISOString().slice(0, 10);
   const programs = await programDays(deps.pool, from, today);
   for (const p of programs) {
-    await queueManagerMail(deps.pool, p.programId, managerMail('daily_summary', {
-      programId: p.programId,
-      subject: `${p.name} on ${day}: ${p.clicks} clicks, ${p.leads} signups, ${p.sales} sales`,
-      body: `${p.name} on ${day} (UTC):\n- ${p.clicks} clicks\n- ${p.leads} signups\n- ${p.sales} sales\n- ${p.pendingApplications} applications waiting for review\n\nThe overview: {{affix}}/dashboard/programs/${p.programId}\n`,
-      key: `daily_summary:${p.programId}:${day}`,
-    }));
+    await queueManagerMail(deps.pool, p.programId, dailySummaryMail(p, day));
   }
   return programs.length;
 }

@@ -17,7 +17,7 @@ import * as partnerListDb from '../db/partner-list.js';
 import * as sanctionsDb from '../db/partner-sanctions.js';
 import { type PoolClient, withTransaction } from '../db/pool.js';
 import { cancelPayoutIn, lockProgramPayouts } from './payout-runs.js';
-import { type MailLinks, decisionMail, mailBrand, queueInvitations } from './mail.js';
+import { type MailLinks, approvalLinks, decisionMail, mailBrand, queueInvitations } from './mail.js';
 import { queueMails } from '../db/mail.js';
 import { type ManagementDeps, audit, parseInput } from './management.js';
 import { type Scope, programInScope } from './scope.js';
@@ -187,9 +187,10 @@ async function mailDecision(client: PoolClient, programId: number, a: ChunkActio
   if (!a.mailLinks) return;
   const links = a.mailLinks;
   const brand = await mailBrand(client, programId);
+  const shown = decision === 'approved' ? await approvalLinks(client, programId, chosen.map((p) => p.id)) : new Map<number, string>();
   await queueMails(
     client,
-    chosen.filter((p) => p.email).map((p) => decisionMail(links, { programId, programName: a.programName, brand, email: p.email!, partnerId: p.id, decision, reason: a.reason, changeKey: changeKey(p) })),
+    chosen.filter((p) => p.email).map((p) => decisionMail(links, { programId, programName: a.programName, brand, email: p.email!, partnerId: p.id, decision, reason: a.reason, changeKey: changeKey(p), link: shown.get(p.id) })),
   );
 }
 

@@ -46,15 +46,19 @@ export async function requestPasswordReset(deps: PasswordDeps, input: unknown, i
   const token = randomBytes(32).toString('base64url');
   const tokenHash = sha256(token);
   const address = email.trim().toLowerCase();
-  await requestPasswordResetLink(deps.pool, { tokenHash, email: address, expiresAt: new Date(now.getTime() + PASSWORD_RESET_TTL_MS) }, resetForm(ip), mail('password_reset', {
+  await requestPasswordResetLink(deps.pool, { tokenHash, email: address, expiresAt: new Date(now.getTime() + PASSWORD_RESET_TTL_MS) }, resetForm(ip), passwordResetMail(deps.publicUrl, address, token));
+}
+
+/** The password reset link's mail (works once, within 30 minutes); the dashboard's previews show it too. */
+export const passwordResetMail = (publicUrl: string, address: string, token: string) =>
+  mail('password_reset', {
     programId: null,
     to: address,
     senderName: 'Affix',
     subject: 'Reset your Affix password',
-    body: `Someone (we hope you) asked to reset the password of ${address} on Affix.\n\nChoose a new password: ${deps.publicUrl}/dashboard/password/reset?token=${token}\n\nThe link works once, within 30 minutes. Using it signs you out everywhere (every browser and every CLI). If you did not ask, ignore this mail: your password stays as it is.\n`,
-    dedupeKey: `password_reset:${tokenHash.toString('hex')}`,
-  }));
-}
+    body: `Someone (we hope you) asked to reset the password of ${address} on Affix.\n\nChoose a new password: ${publicUrl}/dashboard/password/reset?token=${token}\n\nThe link works once, within 30 minutes. Using it signs you out everywhere (every browser and every CLI). If you did not ask, ignore this mail: your password stays as it is.\n`,
+    dedupeKey: `password_reset:${sha256(token).toString('hex')}`,
+  });
 
 /** Whether a reset link can still be used (the page asks for the new password only then). */
 export const resetLinkOpen = async (deps: PasswordDeps, token: string): Promise<boolean> => TOKEN.test(token) && (await passwords.openPasswordReset(deps.pool, sha256(token), deps.now())) !== null;

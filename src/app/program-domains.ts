@@ -56,6 +56,28 @@ export async function updateProgramDomains(deps: ManagementDeps & { hosts?: Bran
   return wanted;
 }
 
+/** The program's hosts as the admin API answers them (null: none of that kind). */
+export const domainsView = (hosts: BrandHosts) => ({ portal_host: hosts.portal, links_host: hosts.links });
+
+const patchInput = z.object({ portal_host: z.string().max(300).nullable().optional(), links_host: z.string().max(300).nullable().optional() }).strict();
+/** The admin API's body: each host given changes (`""` or null removes it); one left out stays as it is. */
+export const domainsPatchInput = patchInput;
+
+/**
+ * The admin API's PATCH: the hosts given, the others kept, then the dashboard's update (the same
+ * checks, the same "taken", the same audit entry).
+ */
+export async function patchProgramDomains(deps: ManagementDeps & { hosts?: BrandHostRouter }, scope: Scope, programId: number, input: unknown, serviceHost: string): Promise<BrandHosts> {
+  await programInScope(deps, scope, programId);
+  const given = parseInput(patchInput, input ?? {});
+  const current = await domains.programHosts(deps.pool, programId);
+  const value = (kind: 'portal' | 'links') => {
+    const typed = given[`${kind}_host`];
+    return typed === undefined ? (current[kind] ?? '') : (typed ?? '');
+  };
+  return updateProgramDomains(deps, scope, programId, { portal_host: value('portal'), links_host: value('links') }, serviceHost);
+}
+
 /** How long a host's owner (or its absence) is kept: a new or moved host works everywhere within this. */
 export const HOST_CACHE_MS = 30_000;
 

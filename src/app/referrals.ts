@@ -25,15 +25,18 @@ export async function portalReferrals(deps: PortalReadDeps, email: string, partn
   const partner = await ownPartner(deps, email, partnerId);
   const now = deps.now();
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  const [customers, commissions, daily, subIds] = await Promise.all([
+  const [customers, commissions, daily, subIds, label] = await Promise.all([
     referrals.referredCustomers(deps.pool, partner.partnerId, { beforeId: cursor(query.customers_before), limit: REFERRALS_PAGE + 1 }),
     referrals.partnerCommissions(deps.pool, partner.partnerId, { beforeId: cursor(query.commissions_before), limit: REFERRALS_PAGE + 1 }),
     dailyCounts(deps.pool, partner.programId, { from: new Date(today - (DAILY_DAYS - 1) * 86_400_000), to: new Date(today + 86_400_000), partnerId: partner.partnerId }),
     referrals.subIdNumbers(deps.pool, partner.partnerId, new Date(today - SUB_ID_DAYS * 86_400_000), SUB_ID_ROWS),
+    referrals.customerLabelOf(deps.pool, partner.programId),
   ]);
   const page = <T extends { id: number }>(rows: T[]) => ({ rows: rows.slice(0, REFERRALS_PAGE), next: rows.length > REFERRALS_PAGE ? rows[REFERRALS_PAGE - 1]!.id : null });
   return {
     partner,
+    /** What the brand lets the partner see of each customer (core/referrals.ts customerShown). */
+    label,
     customers: page(customers),
     commissions: page(commissions),
     daily,
@@ -45,10 +48,11 @@ export async function portalReferrals(deps: PortalReadDeps, email: string, partn
 /** referrals.csv: a line per customer and currency, newest customer first, read a page at a time. */
 export async function* referralsCsv(deps: PortalReadDeps, email: string, partnerId: number): AsyncGenerator<string> {
   const partner = await ownPartner(deps, email, partnerId);
+  const label = await referrals.customerLabelOf(deps.pool, partner.programId);
   yield REFERRALS_CSV_HEADER;
   for (let beforeId: number | null = null; ; ) {
     const rows = await referrals.referredCustomers(deps.pool, partner.partnerId, { beforeId, limit: CSV_PAGE });
-    if (rows.length) yield rows.map(referralCsvLines).join('');
+    if (rows.length) yield rows.map((row) => referralCsvLines(row, label)).join('');
     if (rows.length < CSV_PAGE) return;
     beforeId = rows[rows.length - 1]!.id;
   }
@@ -57,10 +61,11 @@ export async function* referralsCsv(deps: PortalReadDeps, email: string, partner
 /** commissions.csv: a line per commission with its sale, state and the day it can be paid. */
 export async function* commissionsCsv(deps: PortalReadDeps, email: string, partnerId: number): AsyncGenerator<string> {
   const partner = await ownPartner(deps, email, partnerId);
+  const label = await referrals.customerLabelOf(deps.pool, partner.programId);
   yield COMMISSIONS_CSV_HEADER;
   for (let beforeId: number | null = null; ; ) {
     const rows = await referrals.partnerCommissions(deps.pool, partner.partnerId, { beforeId, limit: CSV_PAGE });
-    if (rows.length) yield rows.map(commissionCsvLine).join('');
+    if (rows.length) yield rows.map((row) => commissionCsvLine(row, label)).join('');
     if (rows.length < CSV_PAGE) return;
     beforeId = rows[rows.length - 1]!.id;
   }

@@ -46,20 +46,23 @@ export async function inviteMember(deps: TeamDeps, scope: Scope, input: unknown,
     if (memberId === null) throw new AffixError(409, 'This address is already on the team', { fields: { email: 'This address is already on the team.' } });
     await members.insertInvitation(client, memberId, sha256(token), new Date(deps.now().getTime() + MEMBER_INVITATION_TTL_MS));
     await queueMails(client, [
-      mail('member_invitation', {
-        programId: null,
-        to: body.email,
-        senderName: accountName,
-        subject: `${accountName} invited you to its Affix team`,
-        body: `${accountName} invited you to its partner programs on Affix as ${body.role}.\n\nJoin (choose your password): ${deps.publicUrl}/dashboard/join?token=${token}\n\nThe link works once, within 7 days.\n`,
-        dedupeKey: `member_invitation:${sha256(token).toString('hex')}`,
-      }),
+      memberInvitationMail(deps.publicUrl, accountName, body.email, body.role, token),
     ]);
     await audit(client, scope, [{ programId: null, action: 'member.invited', objectType: 'member', objectId: memberId, changes: { email: { from: null, to: body.email }, role: { from: null, to: body.role } } }]);
     return { memberId };
   });
 }
 
+/** The invitation to a team (its link works once, within 7 days); the dashboard's previews show it too. */
+export const memberInvitationMail = (publicUrl: string, accountName: string, email: string, role: string, token: string) =>
+  mail('member_invitation', {
+    programId: null,
+    to: email,
+    senderName: accountName,
+    subject: `${accountName} invited you to its Affix team`,
+    body: `${accountName} invited you to its partner programs on Affix as ${role}.\n\nJoin (choose your password): ${publicUrl}/dashboard/join?token=${token}\n\nThe link works once, within 7 days.\n`,
+    dedupeKey: `member_invitation:${sha256(token).toString('hex')}`,
+  });
 
 export async function changeRole(deps: TeamDeps, scope: Scope, memberId: number, input: unknown) {
   const accountId = accountOf(scope);

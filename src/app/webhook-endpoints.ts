@@ -210,11 +210,15 @@ async function turnOff(client: PoolClient, work: endpoints.DeliveryWork, reason:
   await queueForManagers(
     client,
     work.programId,
-    managerMail('endpoint_disabled', {
-      programId: work.programId,
-      subject: 'A webhook endpoint was turned off',
-      body: `Affix turned off your webhook endpoint ${work.url}: ${reason}.\n\nFix the receiver, then turn it on again and replay what it missed: {{affix}}/dashboard/programs/${work.programId}/webhooks\n`,
-      key: `endpoint_disabled:${work.endpointId}:${work.deliveryId}`,
-    }),
+    endpointDisabledMail(work, reason),
   );
 }
+
+/** The managers hear that Affix turned an endpoint off; the dashboard's previews show it too. */
+export const endpointDisabledMail = (work: { programId: number; endpointId: number; deliveryId: number; url: string }, reason: string) =>
+  managerMail('endpoint_disabled', {
+    programId: work.programId,
+    subject: 'A webhook endpoint was turned off',
+    body: `Affix turned off your webhook endpoint ${work.url}: ${reason}.\n\nFix the receiver, then turn it on again and replay what it missed: {{affix}}/dashboard/programs/${work.programId}/webhooks\n`,
+    key: `endpoint_disabled:${work.endpointId}:${work.deliveryId}`,
+  });

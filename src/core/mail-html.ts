@@ -27,16 +27,29 @@ function line(text: string, accent: string): string {
   return out + escape(text.slice(last));
 }
 
-const paragraphs = (text: string, accent: string, style: string) =>
+/** An image shown after the paragraph holding `after` (the approval mail's QR code after the link). */
+export interface MailHtmlImage {
+  after: string;
+  /** "cid:…": a part of the mail. */
+  src: string;
+  alt: string;
+  /** CSS pixels a side (the image is square). */
+  size: number;
+}
+
+const imageTag = (image: MailHtmlImage) =>
+  `<p style="margin:0 0 16px"><img src="${escape(image.src)}" alt="${escape(image.alt)}" width="${image.size}" height="${image.size}" style="display:block;width:${image.size}px;height:${image.size}px;border:0"></p>`;
+
+const paragraphs = (text: string, accent: string, style: string, image?: MailHtmlImage | null) =>
   text
     .split(/\n{2,}/)
     .map((p) => p.trim())
     .filter(Boolean)
-    .map((p) => `<p style="${style}">${p.split('\n').map((l) => line(l, accent)).join('<br>')}</p>`)
+    .map((p) => `<p style="${style}">${p.split('\n').map((l) => line(l, accent)).join('<br>')}</p>${image && p.includes(image.after) ? `\n${imageTag(image)}` : ''}`)
     .join('\n');
 
 /** The HTML part of a mail whose text is `text` (its footer after a "--" line shown small). */
-export function mailHtml(mail: { subject: string; text: string; brand: MailHtmlBrand | null }): string {
+export function mailHtml(mail: { subject: string; text: string; brand: MailHtmlBrand | null; image?: MailHtmlImage | null }): string {
   const accent = mail.brand?.accent ?? '#1f4fd1';
   const [body, footer] = mail.text.split(/\n--\n/, 2) as [string, string | undefined];
   const name = mail.brand?.name ?? '';
@@ -48,8 +61,8 @@ export function mailHtml(mail: { subject: string; text: string; brand: MailHtmlB
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escape(mail.subject)}</title></head>
 <body style="margin:0;padding:24px;background:#f7f7f9;color:#1a1a1a;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;font-size:16px;line-height:1.5">
-<div role="article" aria-label="${escape(mail.subject)}" style="max-width:560px;margin:0 auto;background:#ffffff;padding:24px;border-radius:8px">
-${header}${paragraphs(body, accent, 'margin:0 0 16px')}
+<div role="article" aria-label="${escape(mail.subject)}" style="max-width:560px;margin:0 auto;background:#ffffff;padding:24px;border-radius:8px;overflow-wrap:anywhere;word-break:break-word">
+${header}${paragraphs(body, accent, 'margin:0 0 16px', mail.image)}
 ${footer ? `<hr style="border:0;border-top:1px solid #ddd;margin:24px 0 12px">\n${paragraphs(footer, accent, 'margin:0 0 8px;font-size:13px;color:#555')}` : ''}
 </div></body></html>
 `;

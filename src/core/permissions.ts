@@ -162,6 +162,8 @@ export const DASHBOARD_ROUTES: Record<string, Permission> = {
   [P('POST', `${D}/payouts/statement-details`)]: 'payouts',
   [P('GET', `${D}/settings/domains`)]: 'read',
   [P('POST', `${D}/settings/domains`)]: 'programs',
+  [P('GET', `${D}/settings/mail-previews`)]: 'read',
+  [P('GET', `${D}/settings/mail-previews/referral-qr.png`)]: 'read',
 };
 
 /** The CLI API routes a login token reaches: the token acts as its member, with that member's role. */
@@ -248,6 +250,8 @@ export const ADMIN_ROUTES: Record<string, Permission> = {
   [P('PATCH', `${A}/programs/:id/application-settings`)]: 'operator',
   [P('GET', `${A}/programs/:id/brand`)]: 'operator',
   [P('PATCH', `${A}/programs/:id/brand`)]: 'operator',
+  [P('GET', `${A}/programs/:id/domains`)]: 'operator',
+  [P('PATCH', `${A}/programs/:id/domains`)]: 'operator',
   [P('POST', `${A}/programs/:id/commissions/bulk`)]: 'operator',
 };
 

@@ -63,6 +63,8 @@ export interface NewCustomer {
   leadIp?: string | null;
   /** Bound unless a customer of the program already holds it (as bindProcessorCustomerIfFree). */
   processorCustomerId?: string | null;
+  /** The brand's name for its customer (the lead's `customer_name`). */
+  name?: string | null;
 }
 
 export interface CustomerPatch {
@@ -74,6 +76,7 @@ export interface CustomerPatch {
   leadAt?: Date;
   convertedAt?: Date;
   leadIp?: string;
+  name?: string;
   click?: { clickId: string; clickedAt: Date; linkId: number | null; partnerId: number | null };
 }
 

@@ -20,6 +20,28 @@ export function maskedCustomer(customerKey: string | null): string {
   return chars.length >= 6 ? `${chars[0]}***${chars.slice(-2).join('')}` : '***';
 }
 
+/** What the brand lets its partners see of a customer (Brand settings); masked_email is the default. */
+export const CUSTOMER_LABELS = ['masked_email', 'masked_key', 'name'] as const;
+export type CustomerLabel = (typeof CUSTOMER_LABELS)[number];
+export const CUSTOMER_LABEL_WORDS: Record<CustomerLabel, string> = {
+  masked_email: 'Masked email (j***@example.com)',
+  masked_key: 'Masked customer id (u***42)',
+  name: 'Name sent with the lead',
+};
+
+/** The masked id without the domain of an email: the first character and the last two of the whole key. */
+function maskedKey(customerKey: string | null): string {
+  const chars = [...(customerKey ?? '').trim()];
+  if (chars.length === 0) return 'no id given';
+  return chars.length >= 6 ? `${chars[0]}***${chars.slice(-2).join('')}` : '***';
+}
+
+/** A referred customer as the brand chose to show them to the partner who referred them. */
+export function customerShown(c: { customerKey: string | null; customerName?: string | null }, label: CustomerLabel): string {
+  if (label === 'name' && c.customerName) return c.customerName;
+  return label === 'masked_key' ? maskedKey(c.customerKey) : maskedCustomer(c.customerKey);
+}
+
 export type ReferralStatus = 'lead' | 'customer' | 'refunded';
 
 /** Lead (signed up, not paid), customer (has paid), or refunded (every sale refunded in full or charged back). */
@@ -45,17 +67,17 @@ const line = (cells: unknown[]) => `${cells.map(csvField).join(',')}\r\n`;
 export const REFERRALS_CSV_HEADER = line(['customer', 'first_seen', 'status', 'sales', 'currency', 'sales_amount', 'earned']);
 
 /** A customer's lines: one per currency they bought in (a lead: one line without money). */
-export function referralCsvLines(c: { customerKey: string | null; firstSeen: Date; status: 'lead' | 'customer'; sales: number; refundedSales: number; money: Array<{ currency: string; saleCents: number; earnedCents: number }> }): string {
-  const first = [maskedCustomer(c.customerKey), day(c.firstSeen), referralStatus(c), c.sales];
+export function referralCsvLines(c: { customerKey: string | null; customerName?: string | null; firstSeen: Date; status: 'lead' | 'customer'; sales: number; refundedSales: number; money: Array<{ currency: string; saleCents: number; earnedCents: number }> }, label: CustomerLabel = 'masked_email'): string {
+  const first = [customerShown(c, label), day(c.firstSeen), referralStatus(c), c.sales];
   if (c.money.length === 0) return line([...first, '', '', '']);
   return c.money.map((m) => line([...first, m.currency, majorUnits(m.saleCents, m.currency as Currency), majorUnits(m.earnedCents, m.currency as Currency)])).join('');
 }
 
 export const COMMISSIONS_CSV_HEADER = line(['commission_id', 'customer', 'sale_date', 'currency', 'sale_amount', 'commission', 'state', 'available_on', 'paid_on', 'why']);
 
-export function commissionCsvLine(c: { id: number; customerKey: string | null; saleAt: Date; currency: string; saleCents: number; earnedCents: number; state: CommissionState; createdAt: Date; holdDays: number; paidAt: Date | null; rewardWords?: string | null }): string {
+export function commissionCsvLine(c: { id: number; customerKey: string | null; customerName?: string | null; saleAt: Date; currency: string; saleCents: number; earnedCents: number; state: CommissionState; createdAt: Date; holdDays: number; paidAt: Date | null; rewardWords?: string | null }, label: CustomerLabel = 'masked_email'): string {
   const currency = c.currency as Currency;
-  return line([c.id, maskedCustomer(c.customerKey), day(c.saleAt), c.currency, majorUnits(c.saleCents, currency), majorUnits(c.earnedCents, currency), COMMISSION_STATE_WORDS[c.state], day(availableOn(c)), day(c.paidAt), c.rewardWords ?? '']);
+  return line([c.id, customerShown(c, label), day(c.saleAt), c.currency, majorUnits(c.saleCents, currency), majorUnits(c.earnedCents, currency), COMMISSION_STATE_WORDS[c.state], day(availableOn(c)), day(c.paidAt), c.rewardWords ?? '']);
 }
 
 export const SUB_IDS_CSV_HEADER = line(['sub_id', 'clicks', 'leads', 'sales']);

@@ -13,6 +13,8 @@ export interface TrackLeadInput {
   clickId: string | null;
   customerKey: string | null;
   email: string | null;
+  /** The brand's name or label for its customer (`customer_name`), shown to the partner if the brand chose so. */
+  customerName?: string | null;
   /** Program named in the body (browser mode, when only customer_key is sent). */
   bodyProgramId: number | null;
   eventName: string | null;
@@ -76,6 +78,7 @@ export async function trackLead(store: Store, input: TrackLeadInput): Promise<Tr
         ...(input.ip ? { leadIp: input.ip } : {}),
         ...(input.customerKey && !customer.customerKey ? { customerKey: input.customerKey } : {}),
         ...(emailHash ? { emailHash } : {}),
+        ...(input.customerName ? { name: input.customerName } : {}),
         ...(rebind ? { click: { clickId: click.clickId, clickedAt: click.createdAt, linkId: click.linkId, partnerId: click.partnerId } } : {}),
       });
       settled = settlesProvisional;
@@ -93,6 +96,7 @@ export async function trackLead(store: Store, input: TrackLeadInput): Promise<Tr
         leadAt: input.now,
         convertedAt: null,
         leadIp: input.ip ?? null,
+        name: input.customerName ?? null,
       });
     }
 

@@ -1,6 +1,7 @@
 // The program's brand (issue 44, item 1): its name, pitch, reward summary, accent colour and the
 // logo's hash on the program's row; the logo's bytes in program_logos. Every read by program id.
 import type { LogoType } from '../core/brand.js';
+import type { CustomerLabel } from '../core/referrals.js';
 import type { CommissionType } from '../core/types.js';
 import type { Pool, PoolClient } from './pool.js';
 import { normalizeDecimal } from './rows.js';
@@ -18,12 +19,15 @@ export interface BrandRow {
   commissionType: CommissionType;
   commissionRate: string;
   durationMonths: number | null;
+  /** What partners see of a referred customer (core/referrals.ts). */
+  customerLabel: CustomerLabel;
 }
 
 /** The program's brand and its commission terms (the reward summary is written from them when the brand wrote none). */
 export async function programBrand(db: Queryable, programId: number): Promise<BrandRow | null> {
   const { rows } = await db.query(
-    `SELECT id, name, brand_name, brand_pitch, reward_summary, accent_color, logo_sha256, commission_type, commission_rate, recurring_duration_months
+    `SELECT id, name, brand_name, brand_pitch, reward_summary, accent_color, logo_sha256, commission_type, commission_rate, recurring_duration_months,
+            referral_customer_label
        FROM programs WHERE id = $1`,
     [programId],
   );
@@ -40,11 +44,14 @@ export async function programBrand(db: Queryable, programId: number): Promise<Br
     commissionType: r.commission_type,
     commissionRate: normalizeDecimal(r.commission_rate),
     durationMonths: r.recurring_duration_months,
+    customerLabel: r.referral_customer_label,
   };
 }
 
-export async function setBrandTexts(db: Queryable, programId: number, b: { brandName: string | null; pitch: string; rewardSummary: string | null; accent: string | null }): Promise<void> {
-  await db.query('UPDATE programs SET brand_name = $2, brand_pitch = $3, reward_summary = $4, accent_color = $5 WHERE id = $1', [programId, b.brandName, b.pitch, b.rewardSummary, b.accent]);
+export async function setBrandTexts(db: Queryable, programId: number, b: { brandName: string | null; pitch: string; rewardSummary: string | null; accent: string | null; customerLabel: CustomerLabel }): Promise<void> {
+  await db.query('UPDATE programs SET brand_name = $2, brand_pitch = $3, reward_summary = $4, accent_color = $5, referral_customer_label = $6 WHERE id = $1', [
+    programId, b.brandName, b.pitch, b.rewardSummary, b.accent, b.customerLabel,
+  ]);
 }
 
 /** Stores the logo and points the program at it (one statement each, in the caller's transaction). */

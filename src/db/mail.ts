@@ -193,14 +193,15 @@ export const unsubscribe = (pool: Pool, email: string, kind: string) => setPrefe
 /** Yesterday's commissions (or any day's) per partner and program, for the digest: partners with an email only. */
 export async function commissionsOfDay(db: Queryable, from: Date, to: Date) {
   const { rows } = await db.query(
-    `SELECT c.partner_id, c.program_id, p.name AS program_name, pa.email, pa.name, c.currency, count(*)::int AS n, sum(c.amount_cents)::bigint AS cents
+    `SELECT c.partner_id, c.program_id, p.name AS program_name, pa.email, pa.name, c.currency, count(*)::int AS n, sum(c.amount_cents)::bigint AS cents,
+            (count(*) FILTER (WHERE c.stage = 'held'))::int AS held, max(coalesce(c.hold_days, p.hold_days))::int AS hold_days
        FROM commissions c JOIN partners pa ON pa.id = c.partner_id JOIN programs p ON p.id = c.program_id
       WHERE c.created_at >= $1 AND c.created_at < $2 AND NOT c.test AND c.moved_to_sale_id IS NULL AND c.stage <> 'rejected'
         AND pa.email IS NOT NULL AND pa.invited_at IS NOT NULL AND pa.status IN ('approved', 'invited')
       GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 6`,
     [from, to],
   );
-  return rows.map((r) => ({ partnerId: Number(r.partner_id), programId: Number(r.program_id), programName: r.program_name as string, email: r.email as string, name: r.name as string, currency: r.currency as string, count: r.n as number, cents: Number(r.cents) }));
+  return rows.map((r) => ({ partnerId: Number(r.partner_id), programId: Number(r.program_id), programName: r.program_name as string, email: r.email as string, name: r.name as string, currency: r.currency as string, count: r.n as number, cents: Number(r.cents), held: r.held as number, holdDays: r.hold_days as number }));
 }
 
 /**

@@ -2,6 +2,7 @@
 // and commissions those made, and their clicks per sub-ID. Every statement takes one partner row's
 // id (the signed-in partner's, checked by the caller) and is served by an index on it.
 import type { CommissionState } from '../core/commission-ledger.js';
+import type { CustomerLabel } from '../core/referrals.js';
 import type { Pool, PoolClient } from './pool.js';
 
 type Queryable = Pool | PoolClient;
@@ -15,6 +16,8 @@ export async function linkCodeInUse(db: Queryable, code: string): Promise<boolea
 export interface ReferredCustomerRow {
   id: number;
   customerKey: string | null;
+  /** The name the brand's backend sent with the lead (customer_name), if any. */
+  customerName: string | null;
   /** The funnel step the customer reached: lead or customer (one who has paid). */
   status: 'lead' | 'customer';
   firstSeen: Date;
@@ -28,7 +31,7 @@ export interface ReferredCustomerRow {
 /** The partner's referred customers (leads and paying ones), newest first, `limit` after `beforeId`. */
 export async function referredCustomers(db: Queryable, partnerId: number, page: { beforeId: number | null; limit: number }): Promise<ReferredCustomerRow[]> {
   const { rows } = await db.query(
-    `SELECT cu.id, cu.customer_key, cu.status, coalesce(cu.clicked_at, cu.lead_at, cu.created_at) AS first_seen, m.sales, m.refunded, m.money
+    `SELECT cu.id, cu.customer_key, cu.name AS customer_name, cu.status, coalesce(cu.clicked_at, cu.lead_at, cu.created_at) AS first_seen, m.sales, m.refunded, m.money
        FROM customers cu
        LEFT JOIN LATERAL (
          SELECT coalesce(sum(x.sales), 0)::int AS sales, coalesce(sum(x.refunded), 0)::int AS refunded,
@@ -45,6 +48,7 @@ export async function referredCustomers(db: Queryable, partnerId: number, page: 
   return rows.map((r) => ({
     id: Number(r.id),
     customerKey: r.customer_key,
+    customerName: r.customer_name,
     status: r.status,
     firstSeen: r.first_seen,
     sales: r.sales,
@@ -57,6 +61,7 @@ export interface PartnerCommissionRow {
   id: number;
   customerId: number | null;
   customerKey: string | null;
+  customerName: string | null;
   saleAt: Date;
   currency: string;
   saleCents: number;
@@ -74,7 +79,7 @@ export interface PartnerCommissionRow {
 /** The partner's commissions with their sales, newest first, `limit` after `beforeId`. */
 export async function partnerCommissions(db: Queryable, partnerId: number, page: { beforeId: number | null; limit: number }): Promise<PartnerCommissionRow[]> {
   const { rows } = await db.query(
-    `SELECT c.id, s.customer_id, cu.customer_key, s.occurred_at, c.currency, s.amount_cents AS sale_cents, cs.earned_cents, cs.state, c.created_at,
+    `SELECT c.id, s.customer_id, cu.customer_key, cu.name AS customer_name, s.occurred_at, c.currency, s.amount_cents AS sale_cents, cs.earned_cents, cs.state, c.created_at,
             coalesce(c.hold_days, p.hold_days) AS hold_days, c.paid_at, c.reward_words
        FROM commissions c JOIN commission_states cs ON cs.id = c.id JOIN sales s ON s.id = c.sale_id JOIN programs p ON p.id = c.program_id
        LEFT JOIN customers cu ON cu.id = s.customer_id
@@ -86,6 +91,7 @@ export async function partnerCommissions(db: Queryable, partnerId: number, page:
     id: Number(r.id),
     customerId: r.customer_id === null ? null : Number(r.customer_id),
     customerKey: r.customer_key,
+    customerName: r.customer_name,
     saleAt: r.occurred_at,
     currency: r.currency,
     saleCents: Number(r.sale_cents),
@@ -122,4 +128,10 @@ export async function subIdNumbers(db: Queryable, partnerId: number, since: Date
     [partnerId, since, limit],
   );
   return rows.map((r) => ({ subId: r.sub_id, clicks: r.clicks, leads: r.leads, sales: r.sales }));
+}
+
+/** What the program lets its partners see of a customer (its Brand settings), by the program's key. */
+export async function customerLabelOf(db: Queryable, programId: number): Promise<CustomerLabel> {
+  const { rows } = await db.query('SELECT referral_customer_label FROM programs WHERE id = $1', [programId]);
+  return (rows[0]?.referral_customer_label as CustomerLabel | undefined) ?? 'masked_email';
 }

@@ -58,6 +58,7 @@ const CUSTOMER_INPUT: readonly Column<NewCustomer>[] = [
   ['converted_at', 'timestamptz', (c) => c.convertedAt],
   ['lead_ip', 'inet', (c) => c.leadIp ?? null],
   ['processor_customer_id', 'text', (c) => c.processorCustomerId ?? null],
+  ['name', 'text', (c) => c.name ?? null],
 ];
 
 /**
@@ -70,9 +71,9 @@ export async function insertCustomers(client: PoolClient, customers: readonly Ne
       `WITH ${input(CUSTOMER_INPUT, 'customers_id_seq')},
        written AS (
          INSERT INTO customers (id, program_id, customer_key, status, click_id, clicked_at, link_id, partner_id, email_hash,
-                                provisional_lead, lead_at, converted_at, lead_ip, processor_customer_id)
+                                provisional_lead, lead_at, converted_at, lead_ip, name, processor_customer_id)
          SELECT i.id, i.program_id, i.customer_key, i.status, i.click_id, i.clicked_at, i.link_id, i.partner_id, i.email_hash,
-                i.provisional_lead, i.lead_at, i.converted_at, i.lead_ip,
+                i.provisional_lead, i.lead_at, i.converted_at, i.lead_ip, i.name,
                 CASE WHEN ${stripeCustomerFree('i.program_id', 'i.processor_customer_id')} THEN i.processor_customer_id END
            FROM input i ORDER BY i.ord
          RETURNING ${CUSTOMER_COLUMNS}, email_hash, processor_customer_id

@@ -474,6 +474,7 @@ function customerSets(patch: CustomerPatch, params: unknown[]): string[] {
   if (patch.leadAt !== undefined) set('lead_at', patch.leadAt);
   if (patch.convertedAt !== undefined) set('converted_at', patch.convertedAt);
   if (patch.leadIp !== undefined) set('lead_ip', patch.leadIp);
+  if (patch.name !== undefined) set('name', patch.name);
   if (patch.click) {
     set('click_id', patch.click.clickId);
     set('clicked_at', patch.click.clickedAt);

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { settingsInput as applicationSettingsInput } from '../app/applications.js';
 import { brandInput } from '../app/brand.js';
+import { domainsPatchInput } from '../app/program-domains.js';
 import { query as auditQuery } from '../app/audit.js';
 import { linkInput, stripeInput } from '../app/management.js';
 import { processorInput } from '../app/processors.js';
@@ -120,6 +121,8 @@ const ops: Operation[] = [
   { method: 'patch', path: `${P}/application-settings`, tag: 'Admin: partners', summary: 'Open the application page; terms, resources, questions', auth: 'adminToken', body: applicationSettingsInput },
   { method: 'get', path: `${P}/brand`, tag: 'Admin: partners', summary: 'The brand partners see: name, pitch, reward summary, accent colour, logo address', auth: 'adminToken' },
   { method: 'patch', path: `${P}/brand`, tag: 'Admin: partners', summary: 'Set the brand partners see (the accent colour is contrast-checked; empty values go back to the defaults)', auth: 'adminToken', body: brandInput },
+  { method: 'get', path: `${P}/domains`, tag: 'Admin: partners', summary: "The program's own hosts: the partner portal's (`portal_host`) and the short links' (`links_host`); null where none", auth: 'adminToken' },
+  { method: 'patch', path: `${P}/domains`, tag: 'Admin: partners', summary: 'Set or remove (`""` or null) the portal or links host; one left out stays. A host another program holds is refused as taken', auth: 'adminToken', body: domainsPatchInput, bodyDocs: 'Host names alone, like partners.example.com (docs/domains.md)' },
   { method: 'post', path: `${P}/commissions/bulk`, tag: 'Admin: money', summary: 'Approve, release or reject commissions in bulk', auth: 'adminToken', body: commissionBulkInput },
   { method: 'get', path: `${P}/balances`, tag: 'Admin: money', summary: "Each partner's balance per currency", auth: 'adminToken' },
   { method: 'get', path: `${P}/commissions`, tag: 'Admin: money', summary: 'Commissions by state', auth: 'adminToken' },

@@ -68,6 +68,8 @@ export const leadSchema = z.object({
   customer_key: identifier('customer_key'),
   email: optionalText('email', 320),
   event_name: optionalText('event_name', 255),
+  /** The brand's name or label for its customer, shown to the partner when the brand chose so (docs/api.md). */
+  customer_name: optionalText('customer_name', 100),
   additional_data: additionalData,
   page_url: optionalText('page_url'),
   session_id: optionalText('session_id', 255),

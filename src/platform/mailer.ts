@@ -13,6 +13,8 @@ export interface Mail {
   fromName?: string | null;
   /** Extra headers (List-Unsubscribe, List-Unsubscribe-Post). */
   headers?: Record<string, string>;
+  /** Images the HTML shows as `cid:<cid>` (parts of the mail beside the HTML: multipart/related). */
+  images?: { cid: string; filename: string; contentType: string; content: Buffer }[];
 }
 
 export interface Mailer {
@@ -36,7 +38,8 @@ export function createMailer(settings: { smtpUrl: string | undefined; from: stri
   return {
     async send(mail) {
       const from = mail.fromName ? { name: mail.fromName, address } : settings.from;
-      await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, ...(mail.html ? { html: mail.html } : {}), headers: mail.headers });
+      const attachments = (mail.images ?? []).map((i) => ({ cid: i.cid, filename: i.filename, contentType: i.contentType, content: i.content, contentDisposition: 'inline' as const }));
+      await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, ...(mail.html ? { html: mail.html } : {}), ...(attachments.length ? { attachments } : {}), headers: mail.headers });
     },
   };
 }

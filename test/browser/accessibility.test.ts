@@ -101,6 +101,7 @@ describe.skipIf(!hasChromium)('accessibility', () => {
       ['partner-import', `${base.slice(api.url.length)}/partners/import`],
       ['program-statement-details', `${base.slice(api.url.length)}/payouts/statement-details`],
       ['program-domains', `${base.slice(api.url.length)}/settings/domains`],
+      ['program-mail-previews', `${base.slice(api.url.length)}/settings/mail-previews`],
     ];
     for (const [name, path] of pages) {
       await page.goto(`${api.url}${path}`);

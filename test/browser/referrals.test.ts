@@ -47,7 +47,7 @@ describe.skipIf(!hasChromium)("a partner's referrals", () => {
     const news = [await click('maya', 'newsletter'), await click('maya', 'newsletter')];
     for (let i = 0; i < 3; i += 1) await click('maya');
     // Jane signs up and buys ($120); user_8812 only signs up; Bob buys in EUR and is refunded in full; Anna buys ($50), approved and paid.
-    await track('lead', { click_id: yt[0], customer_key: 'jane.doe@gmail.com', email: 'jane.doe@gmail.com' });
+    await track('lead', { click_id: yt[0], customer_key: 'jane.doe@gmail.com', email: 'jane.doe@gmail.com', customer_name: 'Jane (Pro, yearly)' });
     await track('sale', { transaction_id: 'nw_jane_1', amount_cents: 12_000, currency: 'USD', customer_key: 'jane.doe@gmail.com' });
     await track('lead', { click_id: yt[1], customer_key: 'user_8812' });
     await track('sale', { transaction_id: 'nw_bob_1', amount_cents: 8_000, currency: 'EUR', click_id: news[0], customer_key: 'bob@company.de' });
@@ -118,5 +118,15 @@ describe.skipIf(!hasChromium)("a partner's referrals", () => {
     expect(await csv('sub-ids.csv')).toEqual(['sub_id,clicks,leads,sales', 'yt-review,4,2,1', 'newsletter,2,1,1']);
     // Leo's page is not hers: the same 404 as a page that does not exist.
     expect((await page.request.get(`${api.url}/portal/programs/${leo}/referrals`)).status()).toBe(404);
+
+    // The brand chooses to show the name its backend sent with the lead (issue 44, item 3): Jane by
+    // that name, the others (no name sent) masked as before; the page and the CSV alike.
+    await admin('PATCH', `/programs/${program.id}/brand`, { customer_label: 'name' });
+    await page.reload();
+    expect((await rows('#customer-table')).map((r) => r[0])).toEqual(['a***@example.org', 'b***@company.de', 'u***12', 'Jane (Pro, yearly)']);
+    expect((await rows('#commission-table')).map((r) => r[1])).toEqual(['a***@example.org', 'b***@company.de', 'Jane (Pro, yearly)']);
+    expect((await csv('referrals.csv')).at(-1)).toContain('"Jane (Pro, yearly)"');
+    expect(await seriousViolations()).toEqual([]);
+    await screenshotsAt(page, 'portal-referrals-named');
   }, 120_000);
 });

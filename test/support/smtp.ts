@@ -13,6 +13,8 @@ export interface ReceivedMail {
   fromName: string;
   /** Lower-cased header names -> values (List-Unsubscribe, List-Unsubscribe-Post). */
   headers: Record<string, string>;
+  /** The mail's other parts (an inline image: its content id, shown by the HTML as `cid:`). */
+  attachments: { contentType: string; cid: string | null; inline: boolean; content: Buffer }[];
 }
 
 /** Waits until the mail worker has sent (or skipped) every mail written so far: mail is sent by jobs, after the answer. */
@@ -38,12 +40,14 @@ export async function startSmtpReceiver() {
     disableReverseLookup: true,
     logger: false,
     onData(stream, _session, callback) {
-      simpleParser(stream)
+      // keepCidLinks: the HTML as mailed (`cid:` kept), not with the images made data: URLs.
+      simpleParser(stream, { keepCidLinks: true })
         .then(async (mail) => {
           if (held) await held.promise;
           const to = Array.isArray(mail.to) ? mail.to[0] : mail.to;
           const headers = Object.fromEntries([...mail.headerLines].map((h) => [h.key, h.line.slice(h.line.indexOf(':') + 1).trim()]));
-          mails.push({ to: to?.value[0]?.address ?? '', subject: mail.subject ?? '', text: mail.text ?? '', html: typeof mail.html === 'string' ? mail.html : '', fromName: mail.from?.value[0]?.name ?? '', headers });
+          mails.push({ to: to?.value[0]?.address ?? '', subject: mail.subject ?? '', text: mail.text ?? '', html: typeof mail.html === 'string' ? mail.html : '', fromName: mail.from?.value[0]?.name ?? '', headers,
+            attachments: mail.attachments.map((a) => ({ contentType: a.contentType, cid: a.cid ?? null, inline: a.contentDisposition === 'inline' || a.related === true, content: a.content })) });
           callback();
         })
         .catch(callback);

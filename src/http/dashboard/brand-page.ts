@@ -5,6 +5,7 @@ import type { brandPageData } from '../../app/brand.js';
 import { type QuestionRow, rowsOf } from '../../core/application-form.js';
 import { BRAND_NAME_MAX, DEFAULT_ACCENT, LOGO_MAX_BYTES, MIN_CONTRAST, PITCH_MAX, REWARD_SUMMARY_MAX } from '../../core/brand.js';
 import { APPLICATION_FIELD_TYPES, APPLICATION_FIELD_TYPE_WORDS } from '../../core/partners.js';
+import { CUSTOMER_LABELS, CUSTOMER_LABEL_WORDS } from '../../core/referrals.js';
 import { type Html, field, html, raw, select } from './html.js';
 
 export interface BrandPageView {
@@ -33,7 +34,7 @@ export function brandSection(view: BrandPageView): Html {
   const accent = brand.accent ?? DEFAULT_ACCENT;
   const applyUrl = slug ? `${view.publicUrl}/apply/${slug}` : null;
   return html`<section id="brand"><h2>Your brand</h2>
-<p class="muted">Partners see it on your application page${applyUrl ? html` (<a href="${applyUrl}">${applyUrl}</a>)` : ''}, on this program's pages of their portal, in the mails they get and under their QR codes.</p>
+<p class="muted">Partners see it on your application page${applyUrl ? html` (<a href="${applyUrl}">${applyUrl}</a>)` : ''}, on this program's pages of their portal, in the mails they get (<a href="${base}/settings/mail-previews">see every mail</a>) and under their QR codes.</p>
 <div class="brand-preview" aria-label="Header preview" role="img" style="background:${accent}">${brand.logoPath ? html`<img src="${brand.logoPath}" alt="" class="logo">` : ''}<strong>${brand.name}</strong></div>
 <form method="post" action="${base}/brand" novalidate>
 ${field('brand_name', `Name partners see (empty: the program's name, ${brand.programName})`, v('brand_name', brand.brandName ?? ''), fe, `maxlength="${BRAND_NAME_MAX}" class="medium" autocomplete="organization"`)}
@@ -42,6 +43,8 @@ ${field('reward_summary', 'Reward summary', v('reward_summary', brand.rewardSumm
 <p class="muted" id="reward_summary-hint">Empty: written from your commission terms ("${brand.generatedSummary}").</p>
 ${field('accent_color', 'Accent colour (a hex code like #1d4ed8; empty: the default)', v('accent_color', brand.accent ?? ''), fe, 'class="short-code" autocomplete="off" spellcheck="false" aria-describedby="accent_color-hint"')}
 <p class="muted" id="accent_color-hint"><span class="swatch" style="background:${accent}"></span> Used behind white text and as text on the page, so it needs a contrast of at least ${MIN_CONTRAST}:1 with both (WCAG AA).</p>
+<div>${select('customer_label', 'What partners see of each customer they referred', v('customer_label', brand.customerLabel), [...CUSTOMER_LABELS], fe, CUSTOMER_LABEL_WORDS)}</div>
+<p class="muted" id="customer_label-hint">On the portal's Referrals page and in its CSV files. A masked id hides an email's domain too. A name is what your backend sends as <code>customer_name</code> with the lead (see the API docs); a customer without one is shown masked.</p>
 <div><button type="submit">Save the brand</button></div></form></section>
 <section id="logo"><h2>Logo</h2>
 ${brand.logoPath ? html`<p><img src="${brand.logoPath}" alt="Your current logo" class="logo-large"></p>

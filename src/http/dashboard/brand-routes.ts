@@ -42,7 +42,7 @@ export function registerBrandRoutes(router: Router, kit: PartnerRouteKit): void 
   router.post(`${base}/brand`, ...form, async (req, res) => {
     const id = await ownProgram(req, res);
     try {
-      await updateBrand(app(), scope(res), id, { brand_name: text(req, 'brand_name'), pitch: text(req, 'pitch'), reward_summary: text(req, 'reward_summary'), accent_color: text(req, 'accent_color') });
+      await updateBrand(app(), scope(res), id, { brand_name: text(req, 'brand_name'), pitch: text(req, 'pitch'), reward_summary: text(req, 'reward_summary'), accent_color: text(req, 'accent_color'), ...(text(req, 'customer_label') ? { customer_label: text(req, 'customer_label') } : {}) });
     } catch (error) {
       return programPage(req, res, 'brand', { status: 400, fieldErrors: fieldErrors(error, { form: 'brand_name' }), formValues: req.body as Record<string, string> });
     }

@@ -251,7 +251,8 @@ ${activityPager(view.filter, data.activityPage, sectionUrl(view.program.id, 'ove
 function settingsSection(view: ProgramPageView): Html {
   const { extra, program } = view;
   return html`<section id="settings"><h2>Settings</h2>${programForm(extra.settingsValues ?? { ...program }, extra.settingsErrors ?? {}, `${sectionUrl(program.id, 'overview')}/settings`, 'Save settings')}
-<p><a href="${sectionUrl(program.id, 'settings')}/domains">Your own domains</a>: your partner portal and partners' links on hosts of yours.</p></section>`;
+<p><a href="${sectionUrl(program.id, 'settings')}/domains">Your own domains</a>: your partner portal and partners' links on hosts of yours.</p>
+<p><a href="${sectionUrl(program.id, 'settings')}/mail-previews">Mail previews</a>: every mail partners and managers get, with sample data, as text and HTML.</p></section>`;
 }
 
 const moneyView = (view: ProgramPageView): MoneyView => ({

@@ -4,7 +4,7 @@
 import type { portalReferrals } from '../../app/referrals.js';
 import { COMMISSION_STATE_WORDS } from '../../core/commission-ledger.js';
 import { formatMoney } from '../../core/money.js';
-import { availableOn, maskedCustomer, referralStatus } from '../../core/referrals.js';
+import { type CustomerLabel, availableOn, customerShown, referralStatus } from '../../core/referrals.js';
 import type { Currency } from '../../core/types.js';
 import { barChart } from '../dashboard/charts.js';
 import { type Html, html } from '../dashboard/html.js';
@@ -19,6 +19,13 @@ const STATUS_WORDS = { lead: 'lead', customer: 'customer', refunded: 'refunded' 
 /** The link to a program page's referrals, for the program page. */
 export const referralsLink = (partnerId: number): Html =>
   html`<p><a href="/portal/programs/${partnerId}/referrals">Your referrals: customers, commissions and when they are paid, sub-IDs</a></p>`;
+
+/** What the list's note says of its customers, as the brand chose to show them. */
+const LABEL_NOTE: Record<CustomerLabel, string> = {
+  masked_email: 'Emails are shown masked.',
+  masked_key: 'Customers are shown by their masked id.',
+  name: 'Customers are shown by the name the brand gave them (masked when it gave none).',
+};
 
 export function referralsPage(data: Referrals, query: Record<string, unknown>): Html {
   const base = `/portal/programs/${data.partner.partnerId}/referrals`;
@@ -38,16 +45,16 @@ export function referralsPage(data: Referrals, query: Record<string, unknown>): 
   const csv = (name: string, what: string) => html`<p><a href="/portal/programs/${data.partner.partnerId}/${name}" download>Download ${what} (CSV)</a></p>`;
   return html`<p><a href="/portal/programs/${data.partner.partnerId}">Back to ${data.partner.programName}</a></p>
 <section id="customers" class="compact"><h2>Customers you referred</h2>
-<p class="muted">Leads signed up; customers have paid; refunded: every payment was refunded. Emails are shown masked.</p>
+<p class="muted">Leads signed up; customers have paid; refunded: every payment was refunded. ${LABEL_NOTE[data.label]}</p>
 ${data.customers.rows.length === 0 ? html`<p>${data.firstPage ? 'Nobody yet: share your link.' : 'No older customers.'}</p>` : dataTable(['Customer', 'First seen', 'Status', 'Sales', 'Bought', 'Your commission'], data.customers.rows.map((c) => [
-  maskedCustomer(c.customerKey), day(c.firstSeen), STATUS_WORDS[referralStatus(c)], c.sales,
+  customerShown(c, data.label), day(c.firstSeen), STATUS_WORDS[referralStatus(c)], c.sales,
   c.money.map((m) => money(m.saleCents, m.currency)).join(', ') || '—', c.money.map((m) => money(m.earnedCents, m.currency)).join(', ') || '—',
 ]), { id: 'customer-table', caption: 'Customers you referred, newest first' })}
 ${data.customers.next ? html`<p><a href="${pageLink('customers_before', data.customers.next, 'customers')}">Older customers</a></p>` : ''}${csv('referrals.csv', 'all customers')}</section>
 <section id="commissions" class="compact"><h2>Sales and commissions</h2>
 <p class="muted">A commission can be paid from its “available on” day, once the brand approves it; a refund takes it back.</p>
 ${data.commissions.rows.length === 0 ? html`<p>${data.firstPage ? 'No sales yet.' : 'No older commissions.'}</p>` : dataTable(['Sale date', 'Customer', 'Sale', 'Commission', 'State', 'Available on', 'Paid on'], data.commissions.rows.map((c) => [
-  day(c.saleAt), maskedCustomer(c.customerKey), money(c.saleCents, c.currency), html`${money(c.earnedCents, c.currency)}${c.rewardWords ? html` <small class="muted why">${c.rewardWords}</small>` : ''}`, COMMISSION_STATE_WORDS[c.state],
+  day(c.saleAt), customerShown(c, data.label), money(c.saleCents, c.currency), html`${money(c.earnedCents, c.currency)}${c.rewardWords ? html` <small class="muted why">${c.rewardWords}</small>` : ''}`, COMMISSION_STATE_WORDS[c.state],
   day(availableOn(c)) || '—', day(c.paidAt) || '—',
 ]), { id: 'commission-table', caption: 'Your commissions, newest first' })}
 ${data.commissions.next ? html`<p><a href="${pageLink('commissions_before', data.commissions.next, 'commissions')}">Older commissions</a></p>` : ''}${csv('commissions.csv', 'all commissions')}</section>

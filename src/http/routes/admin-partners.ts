@@ -4,6 +4,7 @@
 import express, { type Request, type Router } from 'express';
 import * as applications from '../../app/applications.js';
 import * as brand from '../../app/brand.js';
+import { adminDomainRoutes } from './admin-domains.js';
 import type { ManagementDeps } from '../../app/management.js';
 import { operatorFrom } from '../../app/scope.js';
 import { importPartners } from '../../app/partner-import.js';
@@ -126,6 +127,7 @@ export function adminPartnerRoutes(router: Router, deps: AppDeps, app: () => Man
     await brand.updateBrand(app(), operator(req), idParam(req), req.body);
     res.json({ data: await brand.brandView(app(), operator(req), idParam(req)) });
   });
+  adminDomainRoutes(router, deps, app, idParam);
 
   router.post(`${base}/commissions/bulk`, async (req, res) => {
     res.json({ data: wire(await commissionBulk(app(), operator(req), idParam(req), req.body)) });

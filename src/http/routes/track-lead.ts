@@ -31,6 +31,7 @@ export function trackLeadRoute(deps: HttpDeps): Router {
         clickId: body.click_id,
         customerKey: body.customer_key,
         email: body.email,
+        customerName: body.customer_name,
         bodyProgramId: body.program_id,
         eventName: body.event_name,
         additionalData: body.additional_data,
