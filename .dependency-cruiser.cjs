@@ -51,10 +51,10 @@ module.exports = {
       name: 'doors-through-app',
       comment:
         'HTTP routes, the dashboard, the assistant and the CLI reach the database only through src/app use cases (one rule, one place). ' +
-        'Types may be shared; db/errors.ts classifies PostgreSQL errors for the error answer. Jobs process the inbox rows they own directly.',
+        'Types may be shared; db/infra/errors.ts classifies PostgreSQL errors for the error answer. Jobs process the inbox rows they own directly.',
       severity: 'error',
       from: { path: '^src/(http|mcp|cli)/' },
-      to: { path: '^src/db/', pathNot: '^src/db/errors\\.ts$', dependencyTypesNot: ['type-only'] },
+      to: { path: '^src/db/', pathNot: '^src/db/infra/errors\\.ts$', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'nothing-imports-start',

@@ -8,8 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { sha256 } from '../src/core/secrets.js';
-import { compactHourlyCounts } from '../src/db/hourly-counts.js';
-import { compactPageRollups } from '../src/db/page-rollups.js';
+import { compactHourlyCounts } from '../src/db/tracking/hourly-counts.js';
+import { compactPageRollups } from '../src/db/reads/page-rollups.js';
 import { ADMIN_TOKEN, benchMain, fmt, percentile, runConcurrent, startBench } from './lib/bench-kit.js';
 
 const waitAt = process.argv.indexOf('--wait-for');

@@ -23,7 +23,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { storeEventStatement } from '../src/db/webhook-events.js';
+import { storeEventStatement } from '../src/db/inbox/inbound-events.js';
 import { PROCESSOR_EVENTS_JOB_QUEUE } from '../src/core/queue-names.js';
 import { atRate, benchMain, databaseCpuMs, fmt, httpClient, median, percentile, processCpuMs, runConcurrent, startBench, startService, organicAttempts, statementsDuring, stripeEventSource } from './lib/bench-kit.js';
 import { startPgBouncer } from './lib/pgbouncer.js';

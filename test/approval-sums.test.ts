@@ -3,7 +3,7 @@
 // refunds, test mode and filters; and, opened without dates, they read only the commissions still
 // inside their hold, however many older ones wait (docs/payouts.md, "Approving").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { approvalSums } from '../src/db/payouts.js';
+import { approvalSums } from '../src/db/money/commissions-and-payouts.js';
 import { type SeededProgram, type TestApi, type TestDatabase, addPartnerLink, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 import { apiRefund, apiSale } from './support/money.js';
 import { type PlanNode, planNodes } from './support/query-plans.js';

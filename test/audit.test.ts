@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { approveDueCommissions } from '../src/app/commission-lifecycle.js';
+import { approveDueCommissions } from '../src/app/money/commission-lifecycle.js';
 import { ADMIN_TOKEN, type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 import { apiSale, uid } from './support/money.js';
 import { signedInVisitor } from './support/dashboard-visitor.js';
@@ -125,7 +125,7 @@ describe('the audit log', () => {
   }, 60_000);
 
   it('ending a member’s sign-ins and changing a password are in the account’s log: the program’s audit page and the admin API show who and from where', async () => {
-    const { openDashboardSession } = await import('../src/app/access.js');
+    const { openDashboardSession } = await import('../src/app/accounts/access.js');
     const shop = await seedProgram(api);
     await must('PATCH', `/accounts/${shop.accountId}`, { password: 'audit owner password 2' });
     const email = (await db.pool.query('SELECT email FROM accounts WHERE id = $1', [shop.accountId])).rows[0].email;

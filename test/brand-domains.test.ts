@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../src/core/secrets.js';
 import { mail } from '../src/core/mail.js';
-import { queueMails } from '../src/db/mail.js';
-import { sendNextMail } from '../src/app/mail.js';
+import { queueMails } from '../src/db/outbound/mail-outbox.js';
+import { sendNextMail } from '../src/app/outbound/mail.js';
 import { type TestApi, type TestDatabase, type SeededProgram, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 import { signedInVisitor } from './support/dashboard-visitor.js';
 

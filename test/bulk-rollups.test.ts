@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApi, type TestDatabase, addPartnerLink, createTestDatabase, seedProgram, startTestApi } from './support/harness.js';
 import { recountRollups, rolledUp } from './support/rollups.js';
-import { type Pool, createPool } from '../src/db/pool.js';
+import { type Pool, createPool } from '../src/db/infra/pool.js';
 
 let db: TestDatabase;
 let api: TestApi;

@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHAIN_LIMIT } from '../src/app/cli-programs.js';
+import { CHAIN_LIMIT } from '../src/app/programs/cli-programs.js';
 import { requestCount } from '../src/core/limits.js';
 import { type TestDatabase, createTestDatabase } from './support/harness.js';
 

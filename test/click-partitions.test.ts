@@ -1,6 +1,6 @@
-// Monthly click partitions made ahead by the workers (src/db/partitions.ts), with an injected date.
+// Monthly click partitions made ahead by the workers (src/db/infra/partitions.ts), with an injected date.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ensureClickPartitions } from '../src/db/partitions.js';
+import { ensureClickPartitions } from '../src/db/infra/partitions.js';
 import { type TestDatabase, createTestDatabase } from './support/harness.js';
 
 let db: TestDatabase;

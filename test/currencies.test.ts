@@ -2,16 +2,16 @@
 // USD, EUR and VND by default (others 422), every ISO 4217 currency when the program opts in,
 // each in its own minor unit from sale to refund, payout, export, statement and KPI cards.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ManagementDeps } from '../src/app/management.js';
-import { OPERATOR } from '../src/app/scope.js';
-import * as payoutConfig from '../src/app/payout-settings.js';
-import * as commissionLifecycle from '../src/app/commission-lifecycle.js';
-import * as payoutRuns from '../src/app/payout-runs.js';
+import { type ManagementDeps } from '../src/app/programs/management.js';
+import { OPERATOR } from '../src/app/accounts/scope.js';
+import * as payoutConfig from '../src/app/money/payout-settings.js';
+import * as commissionLifecycle from '../src/app/money/commission-lifecycle.js';
+import * as payoutRuns from '../src/app/money/payout-runs.js';
 import { payoutCsv, payoutStatementCsv } from '../src/core/payout-export.js';
 import { trackSale } from '../src/core/track-sale.js';
-import { PgStore } from '../src/db/store.js';
-import { payoutStatement } from '../src/db/partner-portal.js';
-import { moneyTotals } from '../src/db/page-rollups.js';
+import { PgStore } from '../src/db/tracking/store.js';
+import { payoutStatement } from '../src/db/partners/portal.js';
+import { moneyTotals } from '../src/db/reads/page-rollups.js';
 import { kpiCards } from '../src/http/dashboard/kpi-cards.js';
 import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, bearer, createTestDatabase, seedProgram, startTestApi, trackClick } from './support/harness.js';
 import { apiRefund, apiSale, uid } from './support/money.js';

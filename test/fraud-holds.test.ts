@@ -1,10 +1,10 @@
 // Fraud holds: each signal holds the sale's commission (the sale itself is recorded); a manager
 // releases or rejects it with a reason, both in the ledger and told to the brand's endpoints.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPERATOR } from '../src/app/scope.js';
-import * as payoutConfig from '../src/app/payout-settings.js';
-import * as commissionLifecycle from '../src/app/commission-lifecycle.js';
-import * as payoutRuns from '../src/app/payout-runs.js';
+import { OPERATOR } from '../src/app/accounts/scope.js';
+import * as payoutConfig from '../src/app/money/payout-settings.js';
+import * as commissionLifecycle from '../src/app/money/commission-lifecycle.js';
+import * as payoutRuns from '../src/app/money/payout-runs.js';
 import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, bearer, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 
 let db: TestDatabase;

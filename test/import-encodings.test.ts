@@ -2,7 +2,7 @@
 // mark is dropped, UTF-16 is decoded, bytes that are not UTF-8 are refused in words naming the fix;
 // the JSON form takes a file as large as its schema allows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDashboardSession } from '../src/app/access.js';
+import { openDashboardSession } from '../src/app/accounts/access.js';
 import { decodeCsvBytes } from '../src/core/csv-encoding.js';
 import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 import { uid } from './support/money.js';

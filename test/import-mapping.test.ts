@@ -4,7 +4,7 @@
 // real run makes the groups and the partners in one transaction, audited, and the same file with
 // the same mapping again changes nothing. Two imports at once make a name-known partner once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertImported } from '../src/db/partner-import.js';
+import { insertImported } from '../src/db/partners/import.js';
 import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, count, openTestApi, seedProgram } from './support/harness.js';
 import { uid } from './support/money.js';
 

@@ -1,9 +1,9 @@
 // The intake's wake-ups say how many events each stands for; the workers' listener reads the
-// count (src/db/webhook-events.ts wakeWorkers, src/db/notifications.ts listen).
+// count (src/db/inbox/inbound-events.ts wakeWorkers, src/db/infra/notifications.ts listen).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsInWake } from '../src/core/intake-rate.js';
-import { listen } from '../src/db/notifications.js';
-import { PROCESSOR_EVENTS_CHANNEL, wakeWorkers } from '../src/db/webhook-events.js';
+import { listen } from '../src/db/infra/notifications.js';
+import { PROCESSOR_EVENTS_CHANNEL, wakeWorkers } from '../src/db/inbox/inbound-events.js';
 import { type TestDatabase, createTestDatabase } from './support/harness.js';
 
 let db: TestDatabase;

@@ -3,7 +3,7 @@
 // only after the backoff: minutes for a job that had waited a few times).
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resumeInterruptedJobs } from '../src/db/interrupted-jobs.js';
+import { resumeInterruptedJobs } from '../src/db/infra/interrupted-jobs.js';
 import { PROCESSOR_EVENTS_QUEUE } from '../src/core/queue-names.js';
 import { JOB_EXPIRY_SECONDS } from '../src/platform/queue.js';
 import { type TestApi, type TestDatabase, closeTestApi, openTestApi } from './support/harness.js';

@@ -3,11 +3,11 @@
 // commissions in one digest, one-click unsubscribe of one kind with an expiring token, and a
 // partner sign-in that answers in the same time whether or not the address is a partner's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPERATOR } from '../src/app/scope.js';
-import { queueCommissionDigests, sendOutboxMail } from '../src/app/mail.js';
+import { OPERATOR } from '../src/app/accounts/scope.js';
+import { queueCommissionDigests, sendOutboxMail } from '../src/app/outbound/mail.js';
 import { unsubscribeToken } from '../src/core/mail.js';
-import { queueMails } from '../src/db/mail.js';
-import { withTransaction } from '../src/db/pool.js';
+import { queueMails } from '../src/db/outbound/mail-outbox.js';
+import { withTransaction } from '../src/db/infra/pool.js';
 import { createMailer } from '../src/platform/mailer.js';
 import { qrPng } from '../src/platform/qr-image.js';
 import { createLogger } from '../src/platform/logger.js';
@@ -252,7 +252,7 @@ describe('partner sign-in that does not leak', () => {
 
 describe('password reset mail', () => {
   it('essential (no unsubscribe, sent even with every notice turned off), through the outbox; an unknown address gets the same page and no mail', async () => {
-    const { saveMailPreferences } = await import('../src/app/mail.js');
+    const { saveMailPreferences } = await import('../src/app/outbound/mail.js');
     const owner = `${uid('reset')}@brand.test`;
     await must('POST', '/accounts', { email: owner, password: 'owner password 123' });
     await saveMailPreferences(db.pool, owner, 'manager', []);
@@ -310,7 +310,7 @@ describe('a mail server that refuses', () => {
 
 describe('preferences per person and kind', () => {
   it('a manager turns notices off and on in the dashboard; the kinds turned off are skipped, the others sent', async () => {
-    const { openDashboardSession } = await import('../src/app/access.js');
+    const { openDashboardSession } = await import('../src/app/accounts/access.js');
     const shop = await seedProgram(api, { name: 'Pref Shop' });
     const manager = (await db.pool.query('SELECT email FROM accounts WHERE id = $1', [shop.accountId])).rows[0].email;
     const { token } = await openDashboardSession(db.pool, shop.accountId, new Date());
@@ -328,7 +328,7 @@ describe('preferences per person and kind', () => {
       body: new URLSearchParams([['_csrf', csrf], ['on', 'payout_run_ready']]).toString(),
     });
     expect(saved.status).toBe(303);
-    const { mailPreferences } = await import('../src/app/mail.js');
+    const { mailPreferences } = await import('../src/app/outbound/mail.js');
     expect((await mailPreferences(db.pool, manager, 'manager')).map((p) => [p.kind, p.on])).toEqual([
       ['new_application', false],
       ['commission_held', false],
@@ -347,7 +347,7 @@ describe('preferences per person and kind', () => {
   });
 
   it("the daily summary is opt-in: only who turned it on gets yesterday's numbers", async () => {
-    const { queueDailySummaries, saveMailPreferences } = await import('../src/app/mail.js');
+    const { queueDailySummaries, saveMailPreferences } = await import('../src/app/outbound/mail.js');
     const shop = await seedProgram(api, { name: 'Summary Shop' });
     const manager = (await db.pool.query('SELECT email FROM accounts WHERE id = $1', [shop.accountId])).rows[0].email;
     const finance = `${uid('sumfin')}@team.test`;

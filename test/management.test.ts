@@ -1,8 +1,8 @@
 // src/app/management: the rules the admin API and the dashboard share, called with both scopes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ManagementDeps, createLink, issueKey, markKeyForRotation, regenerateKey, setLinkEnabled, setStripeSettings } from '../src/app/management.js';
-import { OPERATOR, type Scope, programInScope } from '../src/app/scope.js';
-import { addPartner } from '../src/app/partner-enrollments.js';
+import { type ManagementDeps, createLink, issueKey, markKeyForRotation, regenerateKey, setLinkEnabled, setStripeSettings } from '../src/app/programs/management.js';
+import { OPERATOR, type Scope, programInScope } from '../src/app/accounts/scope.js';
+import { addPartner } from '../src/app/partners/enrollments.js';
 import { AffixError } from '../src/core/errors.js';
 import { createSecretBox } from '../src/platform/secret-box.js';
 import { type SeededProgram, type TestApi, type TestDatabase, closeTestApi, openTestApi, seedProgram } from './support/harness.js';

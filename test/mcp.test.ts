@@ -2,7 +2,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readOnly } from '../src/db/program-insights.js';
+import { readOnly } from '../src/db/reads/assistant-insights.js';
 import { type SeededProgram, type TestApi, type TestDatabase, bearer, closeTestApi, openTestApi, seedProgram, trackClick } from './support/harness.js';
 
 let db: TestDatabase;

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { MIGRATIONS_DIR, migrate } from '../src/db/migrate.js';
-import { createPool } from '../src/db/pool.js';
+import { MIGRATIONS_DIR, migrate } from '../src/db/infra/migrate.js';
+import { createPool } from '../src/db/infra/pool.js';
 
 // An empty database (not the template) migrated from nothing, twice, by racing processes.
 const name = `affix_m_${Date.now()}`;

@@ -1,20 +1,20 @@
 // Money on every real billing path (programs at 20 %: a 4900 sale earns 980, a 2900 invoice 580).
 // One test per finding, written as the finding reads; each failed before the fix it names.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ManagementDeps } from '../src/app/management.js';
-import { OPERATOR } from '../src/app/scope.js';
-import * as payoutConfig from '../src/app/payout-settings.js';
-import * as commissionLifecycle from '../src/app/commission-lifecycle.js';
-import * as payoutRuns from '../src/app/payout-runs.js';
-import { explainSale } from '../src/app/assistant-reads.js';
-import { activity } from '../src/db/program-activity.js';
-import { moneyTotals } from '../src/db/page-rollups.js';
-import { commissionsByState } from '../src/db/partner-portal.js';
-import { lockPayableItems, lockProgramPayouts } from '../src/db/payouts.js';
-import { partnerStats } from '../src/db/program-insights.js';
-import { PgStore } from '../src/db/store.js';
+import type { ManagementDeps } from '../src/app/programs/management.js';
+import { OPERATOR } from '../src/app/accounts/scope.js';
+import * as payoutConfig from '../src/app/money/payout-settings.js';
+import * as commissionLifecycle from '../src/app/money/commission-lifecycle.js';
+import * as payoutRuns from '../src/app/money/payout-runs.js';
+import { explainSale } from '../src/app/reads/assistant-reads.js';
+import { activity } from '../src/db/reads/program-activity.js';
+import { moneyTotals } from '../src/db/reads/page-rollups.js';
+import { commissionsByState } from '../src/db/partners/portal.js';
+import { lockPayableItems, lockProgramPayouts } from '../src/db/money/commissions-and-payouts.js';
+import { partnerStats } from '../src/db/reads/assistant-insights.js';
+import { PgStore } from '../src/db/tracking/store.js';
 import { describeCommission } from '../src/core/programs.js';
-import { getEvent } from '../src/db/webhook-events.js';
+import { getEvent } from '../src/db/inbox/inbound-events.js';
 import { type SeededProgram, type TestApi, type TestDatabase, addPartnerLink, adminHeaders, bearer, createTestDatabase, seedProgram, startTestApi } from './support/harness.js';
 import { apiRefund, apiSale, uid } from './support/money.js';
 import { type Step, deliver, deliverSteps, fixture, processEventsInOrder, seedStripeCustomer, sign } from './support/stripe.js';
@@ -380,7 +380,7 @@ describe('9. one description of what a program pays', () => {
     expect(describeCommission('recurring_percent', '20', 12)).toBe('20% of every sale for 12 months');
     // The surfaces call it rather than spelling their own (a test per surface lives with it: cli-api, the dashboard and portal browser tests).
     const sources = await Promise.all(
-      ['src/http/routes/cli-programs.ts', 'src/http/views/account-pages.ts', 'src/db/partner-portal.ts'].map((file) => import('node:fs/promises').then((fs) => fs.readFile(file, 'utf8'))),
+      ['src/http/routes/cli-programs.ts', 'src/http/dashboard/account-pages.ts', 'src/db/partners/portal.ts'].map((file) => import('node:fs/promises').then((fs) => fs.readFile(file, 'utf8'))),
     );
     for (const source of sources) expect(source).toContain('describeCommission(');
   });

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDemo, walkthrough } from '../src/app/demo.js';
-import { SIGN_IN_LINK_TTL_MS } from '../src/app/partner-portal.js';
-import { INVITATION_TTL_MS } from '../src/app/mail.js';
+import { ensureDemo, walkthrough } from '../src/app/programs/demo.js';
+import { SIGN_IN_LINK_TTL_MS } from '../src/app/partners/portal.js';
+import { INVITATION_TTL_MS } from '../src/app/outbound/mail.js';
 import type { Config } from '../src/platform/config.js';
 import { type TestApi, type TestDatabase, adminHeaders, bearer, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 

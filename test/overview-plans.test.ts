@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApi, type TestDatabase, createTestDatabase, seedProgram, startTestApi } from './support/harness.js';
 import { type PlanNode, planNodes, recordStatements, sortsOfLargeTables } from './support/query-plans.js';
-import { type Pool, createPool } from '../src/db/pool.js';
+import { type Pool, createPool } from '../src/db/infra/pool.js';
 import { sha256 } from '../src/core/secrets.js';
 
 /** Tables whose rows grow with the program's history. */

@@ -165,7 +165,7 @@ describe('partner portal', () => {
     const saved = await b.go('POST', '/portal/mail', [['on', 'commission_digest'], ['on', 'payout_sent']]);
     expect(saved.status).toBe(200);
     expect(saved.text).toContain('Mail settings saved.');
-    const { mailPreferences } = await import('../src/app/mail.js');
+    const { mailPreferences } = await import('../src/app/outbound/mail.js');
     expect((await mailPreferences(db.pool, 'ana@partner.example', 'partner')).map((p) => [p.kind, p.on])).toEqual([['commission_digest', true], ['payout_details_reminder', false]]);
     const repeated = await b.go('POST', '/portal/mail', [['on', 'commission_digest'], ['extra', '1'], ['extra', '2']]);
     expect(repeated.status).toBe(400);

@@ -6,12 +6,12 @@
 // shows; and a run pays the connected partner by transfer and names the one Stripe still waits on.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import type { ManagementDeps } from '../src/app/management.js';
-import { OPERATOR } from '../src/app/scope.js';
-import { approveDueCommissions } from '../src/app/commission-lifecycle.js';
-import { payWithStripe, runPayouts } from '../src/app/payout-runs.js';
-import { updatePayoutSettings } from '../src/app/payout-settings.js';
-import { type ExpressDeps, startExpressOnboarding } from '../src/app/partner-stripe-accounts.js';
+import type { ManagementDeps } from '../src/app/programs/management.js';
+import { OPERATOR } from '../src/app/accounts/scope.js';
+import { approveDueCommissions } from '../src/app/money/commission-lifecycle.js';
+import { payWithStripe, runPayouts } from '../src/app/money/payout-runs.js';
+import { updatePayoutSettings } from '../src/app/money/payout-settings.js';
+import { type ExpressDeps, startExpressOnboarding } from '../src/app/money/partner-stripe-accounts.js';
 import { sha256 } from '../src/core/secrets.js';
 import { expressAccountClient } from '../src/platform/stripe-accounts.js';
 import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, count, openTestApi, seedProgram } from './support/harness.js';

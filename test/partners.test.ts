@@ -3,9 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram, trackClick } from './support/harness.js';
 import { apiRefund, apiSale, uid } from './support/money.js';
-import { OPERATOR } from '../src/app/scope.js';
-import { createGroup } from '../src/app/partner-groups.js';
-import { partnerActionOfOne } from '../src/app/partner-bulk.js';
+import { OPERATOR } from '../src/app/accounts/scope.js';
+import { createGroup } from '../src/app/partners/groups.js';
+import { partnerActionOfOne } from '../src/app/partners/bulk-actions.js';
 
 let db: TestDatabase;
 let api: TestApi;
@@ -102,7 +102,7 @@ describe('groups carry the terms', () => {
     });
     const partner = await partnerWithLink(shop, { name: uid('p'), group_id: fast.id });
     const made = await apiSale(api, partner, 10_000);
-    const { approveDueCommissions } = await import('../src/app/commission-lifecycle.js');
+    const { approveDueCommissions } = await import('../src/app/money/commission-lifecycle.js');
     await approveDueCommissions({ pool: db.pool, secretBox: null, now: () => new Date(Date.now() + 60_000) });
     expect((await commissionRow(made.commissionId!)).stage).toBe('approved');
     // 1000 owed is under the group's 50,000 minimum: no payout line.

@@ -3,12 +3,12 @@
 // refunds after payment and a canceled payout; the method and where it went as the run recorded
 // them, masked; amounts in the payout's currency (JPY without decimals).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ManagementDeps } from '../src/app/management.js';
-import { OPERATOR } from '../src/app/scope.js';
-import { partnerPayout } from '../src/app/payout-statements.js';
-import * as payoutConfig from '../src/app/payout-settings.js';
-import * as commissionLifecycle from '../src/app/commission-lifecycle.js';
-import * as payoutRuns from '../src/app/payout-runs.js';
+import type { ManagementDeps } from '../src/app/programs/management.js';
+import { OPERATOR } from '../src/app/accounts/scope.js';
+import { partnerPayout } from '../src/app/money/payout-statements.js';
+import * as payoutConfig from '../src/app/money/payout-settings.js';
+import * as commissionLifecycle from '../src/app/money/commission-lifecycle.js';
+import * as payoutRuns from '../src/app/money/payout-runs.js';
 import { maskedPayTo } from '../src/core/payout-statements.js';
 import { statementPage } from '../src/http/portal/payout-pages.js';
 import { type TestApi, type TestDatabase, closeTestApi, openTestApi, seedProgram } from './support/harness.js';

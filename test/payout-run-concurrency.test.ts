@@ -2,11 +2,11 @@
 // (issue 43): one batch pays each partner with details once per currency, the others stay owed
 // (in no payout), and the ledger, the balances the pages read and the payouts agree to the cent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ManagementDeps } from '../src/app/management.js';
-import { OPERATOR } from '../src/app/scope.js';
-import * as payoutRuns from '../src/app/payout-runs.js';
-import * as payoutConfig from '../src/app/payout-settings.js';
-import * as commissionLifecycle from '../src/app/commission-lifecycle.js';
+import { type ManagementDeps } from '../src/app/programs/management.js';
+import { OPERATOR } from '../src/app/accounts/scope.js';
+import * as payoutRuns from '../src/app/money/payout-runs.js';
+import * as payoutConfig from '../src/app/money/payout-settings.js';
+import * as commissionLifecycle from '../src/app/money/commission-lifecycle.js';
 import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 import { apiSale } from './support/money.js';
 

@@ -2,11 +2,11 @@
 // others stay owed, are answered and can be reminded through the mail queue); approving needs
 // no reason; "past its hold" selects exactly the commissions whose hold is over.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ManagementDeps } from '../src/app/management.js';
-import { OPERATOR } from '../src/app/scope.js';
-import * as payoutConfig from '../src/app/payout-settings.js';
-import * as commissionLifecycle from '../src/app/commission-lifecycle.js';
-import * as payoutRuns from '../src/app/payout-runs.js';
+import { type ManagementDeps } from '../src/app/programs/management.js';
+import { OPERATOR } from '../src/app/accounts/scope.js';
+import * as payoutConfig from '../src/app/money/payout-settings.js';
+import * as commissionLifecycle from '../src/app/money/commission-lifecycle.js';
+import * as payoutRuns from '../src/app/money/payout-runs.js';
 import { type TestApi, type TestDatabase, addPartnerLink, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 import { apiSale } from './support/money.js';
 

@@ -1,12 +1,12 @@
 // A payout's statement shows what was paid: each line is the amount fixed when the payout was made,
 // so a refund that lands after the payout never changes the statement (docs/partners.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ManagementDeps } from '../src/app/management.js';
-import { OPERATOR } from '../src/app/scope.js';
-import { portalPayoutStatement } from '../src/app/partner-portal.js';
-import * as payoutConfig from '../src/app/payout-settings.js';
-import * as commissionLifecycle from '../src/app/commission-lifecycle.js';
-import * as payoutRuns from '../src/app/payout-runs.js';
+import type { ManagementDeps } from '../src/app/programs/management.js';
+import { OPERATOR } from '../src/app/accounts/scope.js';
+import { portalPayoutStatement } from '../src/app/partners/portal.js';
+import * as payoutConfig from '../src/app/money/payout-settings.js';
+import * as commissionLifecycle from '../src/app/money/commission-lifecycle.js';
+import * as payoutRuns from '../src/app/money/payout-runs.js';
 import { type TestApi, type TestDatabase, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 import { apiRefund, apiSale } from './support/money.js';
 

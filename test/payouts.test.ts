@@ -1,11 +1,11 @@
 // The commission lifecycle, payouts and the ledger on a real database (docs/payouts.md).
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ManagementDeps } from '../src/app/management.js';
-import { OPERATOR } from '../src/app/scope.js';
-import * as payoutRuns from '../src/app/payout-runs.js';
-import * as commissionLifecycle from '../src/app/commission-lifecycle.js';
-import * as payoutConfig from '../src/app/payout-settings.js';
+import type { ManagementDeps } from '../src/app/programs/management.js';
+import { OPERATOR } from '../src/app/accounts/scope.js';
+import * as payoutRuns from '../src/app/money/payout-runs.js';
+import * as commissionLifecycle from '../src/app/money/commission-lifecycle.js';
+import * as payoutConfig from '../src/app/money/payout-settings.js';
 import { type SeededProgram, type TestApi, type TestDatabase, addPartnerLink, adminHeaders, closeTestApi, openTestApi, seedProgram, trackClick } from './support/harness.js';
 import { apiRefund, apiSale } from './support/money.js';
 import { type Step as Step2, WEBHOOK_SECRET, deliverSteps, processEventsInOrder } from './support/stripe.js';

@@ -3,10 +3,10 @@
 // wherever a search term reaches partner rows: the partners page, the CSV, a bulk action on
 // "every partner the search matches". The expectations are written here, not read from the map.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDashboardSession } from '../src/app/access.js';
-import type { Scope } from '../src/app/scope.js';
-import { exportPartnersCsv, listPartners } from '../src/app/partner-list.js';
-import { partnerBulk } from '../src/app/partner-bulk.js';
+import { openDashboardSession } from '../src/app/accounts/access.js';
+import type { Scope } from '../src/app/accounts/scope.js';
+import { exportPartnersCsv, listPartners } from '../src/app/partners/list.js';
+import { partnerBulk } from '../src/app/partners/bulk-actions.js';
 import { ROLES, type Role, searchMatchesPeople } from '../src/core/permissions.js';
 import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 

@@ -8,9 +8,9 @@ import { createRequire } from 'node:module';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type PgBoss from 'pg-boss';
-import { migrate } from '../src/db/migrate.js';
-import { DATABASE_TIMEOUTS, type Pool, createPool } from '../src/db/pool.js';
-import { finishEvents, loadEventPayloads, storeEvent, storeEvents, type NewInboxEvent } from '../src/db/webhook-events.js';
+import { migrate } from '../src/db/infra/migrate.js';
+import { DATABASE_TIMEOUTS, type Pool, createPool } from '../src/db/infra/pool.js';
+import { finishEvents, loadEventPayloads, storeEvent, storeEvents, type NewInboxEvent } from '../src/db/inbox/inbound-events.js';
 import { PROCESSOR_EVENTS_JOB_QUEUE, PROCESSOR_EVENTS_QUEUE } from '../src/core/queue-names.js';
 import { startQueue } from '../src/platform/queue.js';
 import { type PlanNode, planAsksForJit, planNodes, recordStatements, sortsOfLargeTables, wholeTableScans } from './support/query-plans.js';
@@ -99,7 +99,7 @@ async function examine(build: PostgresBuild & { bin: string }): Promise<Examined
 
     // The queue's statistics as a quiet hour leaves them (no job waiting); then a burst: 20,000
     // events waiting beside 20,000 done. Plans are checked on those stale statistics, and again
-    // once analyzed (as a worker starting on a backlog does: src/db/queue-statistics.ts).
+    // once analyzed (as a worker starting on a backlog does: src/db/infra/queue-statistics.ts).
     await setup.query('ANALYZE');
     await setup.query(
       `INSERT INTO webhook_events (event_key, endpoint, type, livemode, payload, status)

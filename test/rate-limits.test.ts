@@ -10,7 +10,7 @@ import {
   seedProgram,
   startTestApi,
 } from './support/harness.js';
-import { pruneRateLimitCounters } from '../src/db/rate-limit.js';
+import { pruneRateLimitCounters } from '../src/db/infra/rate-limit.js';
 import { loadConfig } from '../src/platform/config.js';
 
 let db: TestDatabase;

@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Socket, connect, createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROGRAM_SECTIONS } from '../src/app/dashboard.js';
+import { PROGRAM_SECTIONS } from '../src/app/programs/dashboard-pages.js';
 import { sha256 } from '../src/core/secrets.js';
 import { createLogger } from '../src/platform/logger.js';
 import { type TestApi, type TestDatabase, closeTestApi, createTestDatabase, openTestApi, seedProgram, startTestApi } from './support/harness.js';

@@ -18,7 +18,7 @@ import { sha256 } from '../src/core/secrets.js';
 import { ADMIN_TOKEN, type TestApi, seedProgram } from './support/harness.js';
 import { apiSale } from './support/money.js';
 import { dashboardVisitor } from './support/dashboard-visitor.js';
-import { PROGRAM_SECTIONS } from '../src/app/dashboard.js';
+import { PROGRAM_SECTIONS } from '../src/app/programs/dashboard-pages.js';
 
 const available = hasReplicationServers();
 if (!available) console.warn("[read-replica] Debian's PostgreSQL 15 is not installed (scripts/install-test-servers.sh): the replica test is skipped");

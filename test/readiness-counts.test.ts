@@ -1,8 +1,8 @@
 // Readiness's 24-hour counts come from hourly counters plus the first, partial hour by index
-// (src/db/store.ts). They must equal an exact count at any moment, whatever the hour boundary.
+// (src/db/tracking/store.ts). They must equal an exact count at any moment, whatever the hour boundary.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { compactHourlyCounts } from '../src/db/hourly-counts.js';
-import { PgStore } from '../src/db/store.js';
+import { compactHourlyCounts } from '../src/db/tracking/hourly-counts.js';
+import { PgStore } from '../src/db/tracking/store.js';
 import { type TestDatabase, createTestDatabase } from './support/harness.js';
 
 let db: TestDatabase;

@@ -94,7 +94,7 @@ describe('GET /api/v1/programs/me/readiness', () => {
   });
 
   it('api_key fails for a program whose keys are all revoked (as the dashboard sees it)', async () => {
-    const { PgStore } = await import('../src/db/store.js');
+    const { PgStore } = await import('../src/db/tracking/store.js');
     const { computeReadiness } = await import('../src/core/readiness.js');
     const keyless = await seedProgram(api);
     await db.pool.query('UPDATE api_keys SET revoked_at = now() WHERE program_id = $1', [keyless.programId]);

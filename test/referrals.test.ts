@@ -5,7 +5,7 @@
 // uniqueness rules, and approval gives the applicant the code they chose when it is still free.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOwnLink } from '../src/app/partner-portal.js';
+import { createOwnLink } from '../src/app/partners/portal.js';
 import { sha256 } from '../src/core/secrets.js';
 import { type TestApi, type TestDatabase, adminHeaders, bearer, closeTestApi, openTestApi, seedProgram, trackClick } from './support/harness.js';
 import { uid } from './support/money.js';

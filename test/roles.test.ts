@@ -6,9 +6,9 @@
 // payout details; a removed member's session ends.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDashboardSession } from '../src/app/access.js';
+import { openDashboardSession } from '../src/app/accounts/access.js';
 import { DASHBOARD_ROUTES, PERMISSIONS, type Permission, ROLES, type Role, allows } from '../src/core/permissions.js';
-import { PgStore } from '../src/db/store.js';
+import { PgStore } from '../src/db/tracking/store.js';
 import { dashboardRoutes } from '../src/http/dashboard/routes.js';
 import { loadConfig } from '../src/platform/config.js';
 import { createLogger } from '../src/platform/logger.js';
@@ -306,7 +306,7 @@ describe('what each role sees', () => {
 
 describe('CLI tokens act as their member', () => {
   it("a viewer's token lists programs but cannot create one; an admin's can; a removed member's token stops", async () => {
-    const { insertLoginToken } = await import('../src/db/cli.js');
+    const { insertLoginToken } = await import('../src/db/accounts/cli-logins.js');
     const tokens = new Map<Role, string>();
     for (const role of ['viewer', 'admin'] as const) {
       const token = `affix_cli_roles_${role}_${Date.now()}`;

@@ -9,14 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApi, type TestDatabase, adminHeaders, bearer, createTestDatabase, startTestApi } from './support/harness.js';
 import { largeTables, recordStatements, scansOfLargeTables } from './support/query-plans.js';
 import { type SeededBrand, seedBrand } from './support/scope-seed.js';
-import { type Pool, createPool } from '../src/db/pool.js';
+import { type Pool, createPool } from '../src/db/infra/pool.js';
 import { sha256 } from '../src/core/secrets.js';
-import { PROGRAM_SECTIONS } from '../src/app/dashboard.js';
-import { firstLinksOf } from '../src/db/approval-links.js';
-import { partnerStats, programOverview, readOnly, recentEvents, saleExplanation } from '../src/db/program-insights.js';
-import { approvedPartnersOfGroup, codeMapped, discountForLink, partnerDiscountState, partnersWithCodesOf } from '../src/db/discounts.js';
-import { endpointForIntake } from '../src/db/processor-endpoints.js';
-import * as rewardReads from '../src/db/reward-rules.js';
+import { PROGRAM_SECTIONS } from '../src/app/programs/dashboard-pages.js';
+import { firstLinksOf } from '../src/db/partners/approval-links.js';
+import { partnerStats, programOverview, readOnly, recentEvents, saleExplanation } from '../src/db/reads/assistant-insights.js';
+import { approvedPartnersOfGroup, codeMapped, discountForLink, partnerDiscountState, partnersWithCodesOf } from '../src/db/partners/discounts.js';
+import { endpointForIntake } from '../src/db/inbox/processor-endpoints.js';
+import * as rewardReads from '../src/db/money/reward-rules.js';
 
 // SCOPE_PLANS_ROWS: fewer rows while working on this file; the test as it runs in CI uses 100,000.
 const BIG = Number(process.env.SCOPE_PLANS_ROWS ?? 100_000);
@@ -203,7 +203,7 @@ describe('reads scoped by account, program or partner', () => {
     await recorder.during('mcp recent_events', () => readOnly(appPool, (c) => recentEvents(c, small.programId, 'sale', 20)));
     await recorder.during('mcp partner_stats', () => readOnly(appPool, (c) => partnerStats(c, small.programId, since)));
     await recorder.during('mcp explain_sale', () => readOnly(appPool, (c) => saleExplanation(c, small.programId, small.transactionId)));
-    // The webhook intake's read of the program's endpoint at each processor (src/app/webhook-intake.ts).
+    // The webhook intake's read of the program's endpoint at each processor (src/app/inbox/webhook-intake.ts).
     for (const processor of ['stripe', 'paddle', 'lemonsqueezy'] as const) await recorder.during(`intake endpoint ${processor}`, () => endpointForIntake(appPool, small.programId, processor));
 
     // What deciding a sale under reward rules reads (docs/rewards.md): the published set, the

@@ -5,9 +5,9 @@
 // current password. Every end and every password change is in the audit log.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDashboardSession } from '../src/app/access.js';
+import { openDashboardSession } from '../src/app/accounts/access.js';
 import { sha256 } from '../src/core/secrets.js';
-import { insertLoginToken } from '../src/db/cli.js';
+import { insertLoginToken } from '../src/db/accounts/cli-logins.js';
 import { hashPassword } from '../src/platform/passwords.js';
 import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi } from './support/harness.js';
 import { dashboardVisitor } from './support/dashboard-visitor.js';

@@ -5,8 +5,8 @@
 // COMMIT, when every lock it takes is held, and the deliveries must be answered before it
 // is let go.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Pool, type PoolClient, createPool } from '../src/db/pool.js';
-import { type NewInboxEvent, storeEvents } from '../src/db/webhook-events.js';
+import { type Pool, type PoolClient, createPool } from '../src/db/infra/pool.js';
+import { type NewInboxEvent, storeEvents } from '../src/db/inbox/inbound-events.js';
 import { handleProcessorEventBatch } from '../src/jobs/processor-event-job.js';
 import { PROCESSOR_EVENTS_JOB_QUEUE } from '../src/core/queue-names.js';
 import { type TestApi, type TestDatabase, count, createTestDatabase, startTestApi, trackClick } from './support/harness.js';

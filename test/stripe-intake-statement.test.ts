@@ -5,8 +5,8 @@
 import type PgBoss from 'pg-boss';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InboxWriter } from '../src/db/inbox-writer.js';
-import { type NewInboxEvent, PROCESSOR_EVENTS_CHANNEL, storeEvent } from '../src/db/webhook-events.js';
+import { InboxWriter } from '../src/db/inbox/inbox-writer.js';
+import { type NewInboxEvent, PROCESSOR_EVENTS_CHANNEL, storeEvent } from '../src/db/inbox/inbound-events.js';
 import { PROCESSOR_EVENTS_JOB_QUEUE, PROCESSOR_EVENTS_QUEUE } from '../src/core/queue-names.js';
 import { startQueue } from '../src/platform/queue.js';
 import { type TestDatabase, count, createTestDatabase } from './support/harness.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PgClickPath } from '../src/db/click-path.js';
-import { LinkCache, linksChanged } from '../src/db/link-cache.js';
+import { PgClickPath } from '../src/db/tracking/click-path.js';
+import { LinkCache, linksChanged } from '../src/db/tracking/link-cache.js';
 import { loadConfig } from '../src/platform/config.js';
 import {
   type SeededProgram,

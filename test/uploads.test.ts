@@ -7,7 +7,7 @@ import { type IncomingMessage, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDashboardSession } from '../src/app/access.js';
+import { openDashboardSession } from '../src/app/accounts/access.js';
 import { type SeededProgram, type TestApi, type TestDatabase, closeTestApi, count, openTestApi, seedProgram } from './support/harness.js';
 
 let db: TestDatabase;

@@ -7,7 +7,7 @@
 import type PgBoss from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BURST_PAUSE_MS } from '../src/core/intake-rate.js';
-import { wakeWorkers } from '../src/db/webhook-events.js';
+import { wakeWorkers } from '../src/db/inbox/inbound-events.js';
 import { type RunningWorkers, startWorkers } from '../src/jobs/index.js';
 import { loadConfig } from '../src/platform/config.js';
 import { createLogger } from '../src/platform/logger.js';

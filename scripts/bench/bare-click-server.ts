@@ -3,8 +3,8 @@
 // service runs). No routing, validation, lookups or rate limit. Usage: tsx bare-click-server.ts <db url> <port> <program> <link> <partner>
 import { createServer } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { PgClickPath } from '../../src/db/click-path.js';
-import { createPool } from '../../src/db/pool.js';
+import { PgClickPath } from '../../src/db/tracking/click-path.js';
+import { createPool } from '../../src/db/infra/pool.js';
 
 const [url, port, programId, linkId, partnerId] = process.argv.slice(2);
 const pool = createPool(url!, { max: 20 });

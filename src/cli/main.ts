@@ -22,7 +22,7 @@ program.exitOverride();
 async function runService(roles: Roles): Promise<void> {
   const [{ startService }, { walkthrough }, { loadConfig }, { createLogger }] = await Promise.all([
     import('../start/service.js'),
-    import('../app/demo.js'),
+    import('../app/programs/demo.js'),
     import('../platform/config.js'),
     import('../platform/logger.js'),
   ]);

@@ -4,7 +4,7 @@
 
 /** WCAG 2 AA for normal text: the accent carries white text (header, buttons) and is text on the page. */
 export const MIN_CONTRAST = 4.5;
-/** The colours the accent meets: white text on it, and the page's background (src/http/dashboard/html.ts --page). */
+/** The colours the accent meets: white text on it, and the page's background (src/http/kit/html.ts --page). */
 export const WHITE = '#ffffff';
 export const PAGE_BACKGROUND = '#f7f7f9';
 /** The service's own accent when the brand chose none. */

@@ -1,5 +1,5 @@
 // A brand's own host names: which are acceptable, and which address a partner is shown (the
-// brand's host when it has one, the service's otherwise). Pure: the table is src/db/program-domains.ts.
+// brand's host when it has one, the service's otherwise). Pure: the table is src/db/programs/domains.ts.
 import { referralUrl } from './programs.js';
 
 export const DOMAIN_KINDS = ['portal', 'links'] as const;

@@ -86,7 +86,7 @@ export function readUnsubscribeToken(secret: string, token: string, now: Date): 
   return { ok: true, email: parsed.e, kind: parsed.k };
 }
 
-/** A mail as the outbox stores it (src/db/mail.ts). */
+/** A mail as the outbox stores it (src/db/outbound/mail-outbox.ts). */
 export interface OutgoingMail {
   programId: number | null;
   kind: MailKind;

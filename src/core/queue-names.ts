@@ -18,7 +18,7 @@ export const PROCESSOR_EVENTS_DEAD_QUEUE = 'processor-events-dead';
 /** Where the intake writes a job beside its inbox row. */
 export const PROCESSOR_EVENTS_JOB_QUEUE = { schema: JOB_SCHEMA, name: PROCESSOR_EVENTS_QUEUE } as const;
 
-/** Outbound webhooks' deliveries, a job per delivery (src/db/outbound.ts). */
+/** Outbound webhooks' deliveries, a job per delivery (src/db/outbound/messages.ts). */
 export const OUTBOUND_QUEUE = 'webhook-deliveries';
 /** The scheduled approval of commissions whose hold is over (docs/payouts.md). */
 export const APPROVALS_QUEUE = 'commission-approvals';
@@ -38,7 +38,7 @@ export const HOUSEKEEPING_QUEUE = 'housekeeping';
 export const HOURLY_UPKEEP_QUEUE = 'hourly-upkeep';
 
 /**
- * Queues' earlier names: their jobs are moved to the new name at start (src/db/renamed-queues.ts),
+ * Queues' earlier names: their jobs are moved to the new name at start (src/db/infra/renamed-queues.ts),
  * a queue before its dead letter. `stripe-events` until migration 0060 (issue 45).
  */
 export const RENAMED_QUEUES = [

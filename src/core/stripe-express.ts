@@ -1,6 +1,6 @@
 // A partner's Stripe Express account (docs/payouts.md, "Stripe Express"): where it stands, what
 // Stripe still needs in words a partner understands, and the key that makes its creation safe
-// to repeat. Pure: the calls are src/platform/stripe-accounts.ts, the rows src/db/partner-stripe-accounts.ts.
+// to repeat. Pure: the calls are src/platform/stripe-accounts.ts, the rows src/db/money/partner-stripe-accounts.ts.
 import { hashEmail } from './secrets.js';
 
 /** Stripe's state of an account, as its `account` object says it. */

@@ -2,9 +2,9 @@
 // host serves only the partner portal and its program's apply page; a brand's links host only
 // redirects its program's codes; any other host gets a plain 404 that names nothing.
 import type { NextFunction, Request, Response } from 'express';
-import type { BrandHostRouter, HostOwner } from '../app/program-domains.js';
-import { linkTarget } from '../app/program-domains.js';
-import type { Pool } from '../db/pool.js';
+import type { BrandHostRouter, HostOwner } from '../app/programs/domains.js';
+import { linkTarget } from '../app/programs/domains.js';
+import type { Pool } from '../db/infra/pool.js';
 
 /** The brand whose host served this request (res.locals), absent on the service's own host. */
 export const hostOwnerOf = (res: Response): HostOwner | undefined => res.locals.brandHost as HostOwner | undefined;

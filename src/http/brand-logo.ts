@@ -3,7 +3,7 @@
 // sniffed again, never run as a document (a sandbox and no sources), kept a year (the address
 // changes with the logo).
 import { Router } from 'express';
-import { logoAt } from '../app/brand.js';
+import { logoAt } from '../app/programs/brand.js';
 import { errors } from '../core/errors.js';
 import type { AppDeps } from './deps.js';
 

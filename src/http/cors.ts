@@ -4,8 +4,8 @@
 // program does not list is kept as the program's last refusal, which its set-up checklist shows
 // (the answer is the same either way, so nobody learns another program's origins from it).
 import type { NextFunction, Request, Response } from 'express';
-import type { Pool } from '../db/pool.js';
-import { noteTrackerOrigin, originListed } from '../app/access.js';
+import type { Pool } from '../db/infra/pool.js';
+import { noteTrackerOrigin, originListed } from '../app/accounts/access.js';
 
 const EXPOSED = 'X-Request-ID, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After';
 

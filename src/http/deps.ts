@@ -1,18 +1,18 @@
 import type PgBoss from 'pg-boss';
 import type { Config } from '../platform/config.js';
 import type { Store } from '../core/ports.js';
-import type { ReadReplica } from '../app/reads.js';
-import type { Pool } from '../db/pool.js';
+import type { ReadReplica } from '../app/reads/read-side.js';
+import type { Pool } from '../db/infra/pool.js';
 import type { Logger } from '../platform/logger.js';
 import type { Mailer } from '../platform/mailer.js';
 import type { SecretBox } from '../platform/secret-box.js';
-import type { BrandHostRouter } from '../app/program-domains.js';
+import type { BrandHostRouter } from '../app/programs/domains.js';
 
 export interface HttpDeps {
   config: Readonly<Config>;
   pool: Pool;
   store: Store;
-  /** A replica the dashboard's figures, the exports and the portal read (src/app/reads.ts); absent, they read `pool`. */
+  /** A replica the dashboard's figures, the exports and the portal read (src/app/reads/read-side.ts); absent, they read `pool`. */
   reads?: ReadReplica;
   logger: Logger;
   /** The job queue; the webhook endpoints answer 503 without it. */

@@ -4,24 +4,24 @@
 // say so and name the docs page. test/openapi.test.ts checks the document with a validator and
 // that every /api route the app registers is in it.
 import { z } from 'zod';
-import { settingsInput as applicationSettingsInput } from '../app/applications.js';
-import { brandInput } from '../app/brand.js';
-import { domainsPatchInput } from '../app/program-domains.js';
-import { query as auditQuery } from '../app/audit.js';
-import { linkInput, stripeInput } from '../app/management.js';
-import { processorInput } from '../app/processors.js';
-import { importInput } from '../app/partner-import.js';
-import { bulkInput } from '../app/partner-bulk.js';
-import { editPartnerInput, newPartnerInput } from '../app/partner-enrollments.js';
-import { groupInput, overrideInput } from '../app/partner-groups.js';
-import { listQuery as partnersQuery } from '../app/partner-list.js';
-import { approvalReasonInput, commissionBulkInput, reasonInput } from '../app/commission-lifecycle.js';
-import { detailsInput, settingsInput as payoutSettingsInput } from '../app/payout-settings.js';
-import { markPaidInput, remindInput } from '../app/payout-runs.js';
-import { promoInput } from '../app/promo-codes.js';
-import { apiKeyInput, discountInput } from '../app/discounts.js';
-import { draftInput as rewardRuleDraftInput, publishInput as rewardRulePublishInput } from '../app/reward-rules.js';
-import { endpointInput, updateInput as endpointUpdateInput } from '../app/webhook-endpoints.js';
+import { settingsInput as applicationSettingsInput } from '../app/partners/applications.js';
+import { brandInput } from '../app/programs/brand.js';
+import { domainsPatchInput } from '../app/programs/domains.js';
+import { query as auditQuery } from '../app/accounts/audit-log.js';
+import { linkInput, stripeInput } from '../app/programs/management.js';
+import { processorInput } from '../app/inbox/processor-settings.js';
+import { importInput } from '../app/partners/import.js';
+import { bulkInput } from '../app/partners/bulk-actions.js';
+import { editPartnerInput, newPartnerInput } from '../app/partners/enrollments.js';
+import { groupInput, overrideInput } from '../app/partners/groups.js';
+import { listQuery as partnersQuery } from '../app/partners/list.js';
+import { approvalReasonInput, commissionBulkInput, reasonInput } from '../app/money/commission-lifecycle.js';
+import { detailsInput, settingsInput as payoutSettingsInput } from '../app/money/payout-settings.js';
+import { markPaidInput, remindInput } from '../app/money/payout-runs.js';
+import { promoInput } from '../app/partners/promo-codes.js';
+import { apiKeyInput, discountInput } from '../app/partners/discounts.js';
+import { draftInput as rewardRuleDraftInput, publishInput as rewardRulePublishInput } from '../app/money/reward-rules.js';
+import { endpointInput, updateInput as endpointUpdateInput } from '../app/outbound/webhook-endpoints.js';
 import { accountSchema, accountUpdateSchema, enabledSchema, eventsQuery, rotationSchema } from './routes/admin.js';
 import { clickSchema, leadSchema, refundSchema, saleSchema } from './schemas.js';
 

@@ -1,7 +1,7 @@
 // Whether a page shows the caller's own write: the page a form redirects to (`?done=…`), a
 // form's own answer (not a GET), or any page for a short while after the caller's last form
 // post (a cookie: the program a form has just created is found on its every page, whichever
-// instance answers). Such pages read the primary (src/app/reads.ts); others may read a replica.
+// instance answers). Such pages read the primary (src/app/reads/read-side.ts); others may read a replica.
 import type { NextFunction, Request, Response } from 'express';
 
 const OWN_WRITE_COOKIE = 'affix_own_write';

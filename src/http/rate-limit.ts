@@ -6,8 +6,8 @@ import type { NextFunction, Request, Response } from 'express';
 import { type AffixError, errors } from '../core/errors.js';
 import { RATE_LIMITS, type RateLimitHit, type RateLimitRule, type RequestCount, overLimit, requestCount, retryAfterSeconds } from '../core/limits.js';
 import { sha256 } from '../core/secrets.js';
-import type { Pool } from '../db/pool.js';
-import { countRequest } from '../app/access.js';
+import type { Pool } from '../db/infra/pool.js';
+import { countRequest } from '../app/accounts/access.js';
 import { readBearer } from './auth.js';
 import { state } from './context.js';
 

@@ -2,7 +2,7 @@
 import type { Response } from 'express';
 import { rotationWarning } from '../core/api-keys.js';
 import { AffixError, MESSAGES, errors } from '../core/errors.js';
-import { isDatabaseUnavailable, isRejectedValue } from '../db/errors.js';
+import { isDatabaseUnavailable, isRejectedValue } from '../db/infra/errors.js';
 import type { Logger } from '../platform/logger.js';
 import { state } from './context.js';
 

@@ -2,8 +2,8 @@
 // sign-in and password change), counted in PostgreSQL: only wrong passwords count (the rules:
 // src/core/sign-in-limits.ts). limitSignIn counts every request of a form that checks no password.
 import type { NextFunction, Request, Response } from 'express';
-import type { Pool } from '../db/pool.js';
-import { passwordWasRight, startSignInAttempt } from '../app/access.js';
+import type { Pool } from '../db/infra/pool.js';
+import { passwordWasRight, startSignInAttempt } from '../app/accounts/access.js';
 import { state } from './context.js';
 
 export type RefuseSignIn = (req: Request, res: Response, message: string, retryAfterSeconds: number) => void;

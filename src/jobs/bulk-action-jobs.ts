@@ -1,10 +1,10 @@
-// Job handlers for bulk actions on partners (src/app/bulk-actions.ts): each job runs one chunk and
+// Job handlers for bulk actions on partners (src/app/partners/bulk-action-jobs.ts): each job runs one chunk and
 // writes the next chunk's job with it, so the queue serves brands' chunks in turn. A job out of
 // retries marks its bulk action failed (the dead-letter queue), which lets the account's next start.
 import type PgBoss from 'pg-boss';
 import { z } from 'zod';
-import { failBulkAction, runBulkActionChunk } from '../app/bulk-actions.js';
-import type { PartnerDeps } from '../app/partner-bulk.js';
+import { failBulkAction, runBulkActionChunk } from '../app/partners/bulk-action-jobs.js';
+import type { PartnerDeps } from '../app/partners/bulk-actions.js';
 import type { Logger } from '../platform/logger.js';
 import { BULK_ACTIONS_DEAD_QUEUE, BULK_ACTIONS_QUEUE } from '../core/queue-names.js';
 

@@ -1,10 +1,10 @@
-// Job handlers for partners' discount codes (src/app/discounts.ts): each job brings up to
+// Job handlers for partners' discount codes (src/app/partners/discounts.ts): each job brings up to
 // DISCOUNT_JOB_PARTNERS partners' codes in line with their status and group. The processors'
 // calls are retried within the job (p-retry); a job that still fails is retried by the queue, and
 // every step is safe to repeat. Log lines name programs and partners by id only.
 import type PgBoss from 'pg-boss';
 import { z } from 'zod';
-import { type DiscountJobDeps, syncPartnerCodes } from '../app/discounts.js';
+import { type DiscountJobDeps, syncPartnerCodes } from '../app/partners/discounts.js';
 import type { Logger } from '../platform/logger.js';
 import { DISCOUNT_CODES_DEAD_QUEUE, DISCOUNT_CODES_QUEUE } from '../core/queue-names.js';
 

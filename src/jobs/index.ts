@@ -2,12 +2,12 @@
 import type PgBoss from 'pg-boss';
 import type { Config } from '../platform/config.js';
 import { BURST_PAUSE_MS, IntakeRate, eventsInWake, intakeBusy } from '../core/intake-rate.js';
-import { resumeInterruptedJobs } from '../db/interrupted-jobs.js';
-import { type Listening, listen } from '../db/notifications.js';
-import type { Pool } from '../db/pool.js';
-import { OUTBOUND_CHANNEL } from '../db/outbound.js';
-import { analyzeJobTable } from '../db/queue-statistics.js';
-import { PROCESSOR_EVENTS_CHANNEL, markExhausted, queueDueEvents, wakeWaitingEvents } from '../db/webhook-events.js';
+import { resumeInterruptedJobs } from '../db/infra/interrupted-jobs.js';
+import { type Listening, listen } from '../db/infra/notifications.js';
+import type { Pool } from '../db/infra/pool.js';
+import { OUTBOUND_CHANNEL } from '../db/outbound/messages.js';
+import { analyzeJobTable } from '../db/infra/queue-statistics.js';
+import { PROCESSOR_EVENTS_CHANNEL, markExhausted, queueDueEvents, wakeWaitingEvents } from '../db/inbox/inbound-events.js';
 import { PROCESSOR_EVENTS_DEAD_QUEUE, PROCESSOR_EVENTS_JOB_QUEUE, PROCESSOR_EVENTS_QUEUE } from '../core/queue-names.js';
 import { JOB_EXPIRY_SECONDS, type ProcessorEventJob, processorEventEnqueuer } from '../platform/queue.js';
 import { createSecretBox } from '../platform/secret-box.js';

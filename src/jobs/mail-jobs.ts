@@ -1,8 +1,8 @@
 // Job handlers for mail: the daily commission digest and the managers' daily summary (the mail
 // itself is sent from the outbox by the mail senders, src/jobs/mail-sender.ts).
 import type PgBoss from 'pg-boss';
-import { queueCommissionDigests, queueDailySummaries } from '../app/mail.js';
-import type { Pool } from '../db/pool.js';
+import { queueCommissionDigests, queueDailySummaries } from '../app/outbound/mail.js';
+import type { Pool } from '../db/infra/pool.js';
 import type { Logger } from '../platform/logger.js';
 import { DIGEST_QUEUE } from '../core/queue-names.js';
 

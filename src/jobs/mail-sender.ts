@@ -1,10 +1,10 @@
 // The mail senders: each takes the next mail due from the outbox (urgent kinds first, then
 // accounts in turn: docs/mail.md) and sends it, one after another. A mail written anywhere wakes
 // idle senders (LISTEN, WAKE_DELAY_MS later); polling covers a lost listener and retries come due.
-import { type SendReport, type SendingDeps, sendNextMail } from '../app/mail.js';
-import { MAIL_CHANNEL } from '../db/mail.js';
-import { listen } from '../db/notifications.js';
-import type { Pool } from '../db/pool.js';
+import { type SendReport, type SendingDeps, sendNextMail } from '../app/outbound/mail.js';
+import { MAIL_CHANNEL } from '../db/outbound/mail-outbox.js';
+import { listen } from '../db/infra/notifications.js';
+import type { Pool } from '../db/infra/pool.js';
 import type { Logger } from '../platform/logger.js';
 import { maskEmail } from '../platform/mailer.js';
 

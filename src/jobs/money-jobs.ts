@@ -1,8 +1,8 @@
 // Job handlers for money going out: webhook deliveries to brands and the scheduled approval.
 import type PgBoss from 'pg-boss';
 import { z } from 'zod';
-import { approveDueCommissions } from '../app/commission-lifecycle.js';
-import { type EndpointShare, type WebhookDeps, deliver } from '../app/webhook-endpoints.js';
+import { approveDueCommissions } from '../app/money/commission-lifecycle.js';
+import { type EndpointShare, type WebhookDeps, deliver } from '../app/outbound/webhook-endpoints.js';
 import type { Logger } from '../platform/logger.js';
 import { APPROVALS_QUEUE, OUTBOUND_QUEUE } from '../core/queue-names.js';
 

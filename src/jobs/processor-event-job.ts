@@ -19,11 +19,11 @@ import { DEFAULT_ATTRIBUTION_WAIT_MINUTES, WAIT_FOR_CUSTOMER_DAYS } from '../cor
 import type { ProcessorFact } from '../core/processor-port.js';
 import { atOnceCount } from '../core/fact-keys.js';
 import { ADAPTERS } from '../core/adapters.js';
-import { isRejectedValue } from '../db/errors.js';
-import { BatchTransaction } from '../db/batch-transaction.js';
-import { HeldTransaction } from '../db/held-transaction.js';
-import type { Pool } from '../db/pool.js';
-import { type EventUpdate, type InboxEvent, type WakeWaiting, finishEvent, finishEvents, loadEventPayload, loadEventPayloads, recordFailedAttempt } from '../db/webhook-events.js';
+import { isRejectedValue } from '../db/infra/errors.js';
+import { BatchTransaction } from '../db/tracking/batch-transaction.js';
+import { HeldTransaction } from '../db/tracking/held-transaction.js';
+import type { Pool } from '../db/infra/pool.js';
+import { type EventUpdate, type InboxEvent, type WakeWaiting, finishEvent, finishEvents, loadEventPayload, loadEventPayloads, recordFailedAttempt } from '../db/inbox/inbound-events.js';
 import type { Logger } from '../platform/logger.js';
 
 export const processorEventJobSchema = z.object({ inboxId: z.number().int().positive() });

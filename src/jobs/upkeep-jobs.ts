@@ -2,13 +2,13 @@
 // each run is a job on a singleton queue, so one instance does it at a time whatever runs, and a
 // missed run (no worker up) happens at the next tick. Each step is idempotent and fails alone.
 import type PgBoss from 'pg-boss';
-import { forgetOldSignInPlaces } from '../app/access.js';
-import { compactHourlyCounts } from '../db/hourly-counts.js';
-import { compactPageRollups } from '../db/page-rollups.js';
-import { ensureClickPartitions } from '../db/partitions.js';
-import type { Pool } from '../db/pool.js';
-import { pruneRateLimitCounters } from '../db/rate-limit.js';
-import { purgeExpiredPayloads } from '../db/webhook-events.js';
+import { forgetOldSignInPlaces } from '../app/accounts/access.js';
+import { compactHourlyCounts } from '../db/tracking/hourly-counts.js';
+import { compactPageRollups } from '../db/reads/page-rollups.js';
+import { ensureClickPartitions } from '../db/infra/partitions.js';
+import type { Pool } from '../db/infra/pool.js';
+import { pruneRateLimitCounters } from '../db/infra/rate-limit.js';
+import { purgeExpiredPayloads } from '../db/inbox/inbound-events.js';
 import type { Logger } from '../platform/logger.js';
 import { HOURLY_UPKEEP_QUEUE, HOUSEKEEPING_QUEUE } from '../core/queue-names.js';
 

@@ -2,7 +2,7 @@
 // program the key belongs to. Stateless: one server per request, nothing kept in memory.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { type ReadDeps, explainSale, latestEvents, partnerTotals, programReadiness, programSettings } from '../app/assistant-reads.js';
+import { type ReadDeps, explainSale, latestEvents, partnerTotals, programReadiness, programSettings } from '../app/reads/assistant-reads.js';
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 

@@ -2,8 +2,8 @@
 // one place; the queues' names are in src/core/queue-names.ts.
 import pg from 'pg';
 import PgBoss from 'pg-boss';
-import { DATABASE_TIMEOUTS, type PoolClient, type Pooling, connectionSettings, createPool } from '../db/pool.js';
-import { moveRenamedQueues } from '../db/renamed-queues.js';
+import { DATABASE_TIMEOUTS, type PoolClient, type Pooling, connectionSettings, createPool } from '../db/infra/pool.js';
+import { moveRenamedQueues } from '../db/infra/renamed-queues.js';
 import {
   APPROVALS_QUEUE,
   BULK_ACTIONS_DEAD_QUEUE,
@@ -31,7 +31,7 @@ export const HOURLY_UPKEEP_CRON = '0 * * * *';
  * A job whose worker died (killed, crashed, lost its database) stays `active` until it expires.
  * A processor's event takes milliseconds and every statement is cut at
  * DATABASE_TIMEOUTS.workerStatementMs (15 s), so 20 s of expiry cannot cut a live job. Workers
- * put expired jobs back every 5 s without backoff (src/db/interrupted-jobs.ts): an interrupted
+ * put expired jobs back every 5 s without backoff (src/db/infra/interrupted-jobs.ts): an interrupted
  * job runs again within about 20 + 5 + one polling interval, measured by `npm run chaos`.
  * pg-boss's own supervision (every 10 s) archives, and dead-letters jobs out of retries.
  */

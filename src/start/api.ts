@@ -3,9 +3,9 @@ import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type PgBoss from 'pg-boss';
 import { type Config, withListeningPort } from '../platform/config.js';
-import { type Pool, fallingBackToPrimary } from '../db/pool.js';
-import type { ReadReplica } from '../app/reads.js';
-import { PgStore } from '../db/store.js';
+import { type Pool, fallingBackToPrimary } from '../db/infra/pool.js';
+import type { ReadReplica } from '../app/reads/read-side.js';
+import { PgStore } from '../db/tracking/store.js';
 import { requestListener } from '../http/app.js';
 import type { Logger } from '../platform/logger.js';
 import { createSecretBox } from '../platform/secret-box.js';
@@ -20,7 +20,7 @@ export interface RunningApi {
 }
 
 /**
- * The replica's side of the reads (app/reads.ts). While the replica cannot be reached its reads go
+ * The replica's side of the reads (app/reads/read-side.ts). While the replica cannot be reached its reads go
  * to the primary: said once when that starts and once when the replica answers again, not per
  * page (the reason only: the URL, and its password, are never logged).
  */

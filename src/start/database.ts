@@ -4,10 +4,10 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../platform/config.js';
-import { migrate } from '../db/migrate.js';
-import { type Pool, type Pooling, createPool } from '../db/pool.js';
+import { migrate } from '../db/infra/migrate.js';
+import { type Pool, type Pooling, createPool } from '../db/infra/pool.js';
 import pRetry from 'p-retry';
-import { isDatabaseUnavailable } from '../db/errors.js';
+import { isDatabaseUnavailable } from '../db/infra/errors.js';
 import type { Logger } from '../platform/logger.js';
 
 export interface Database {

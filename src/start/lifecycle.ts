@@ -1,6 +1,6 @@
 // One explicit shutdown. Each part registers how it stops; a signal (or a caller) stops them in
 // reverse order of start: the last thing started is the first stopped.
-import { isDatabaseUnavailable } from '../db/errors.js';
+import { isDatabaseUnavailable } from '../db/infra/errors.js';
 import type { Logger } from '../platform/logger.js';
 
 export interface Lifecycle {

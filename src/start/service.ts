@@ -1,8 +1,8 @@
 // Starts the service's parts in order and registers how each stops: the API and the workers
 // on one database, in one process or apart. `affix start|api|worker` call this.
 import type { Config } from '../platform/config.js';
-import { DATABASE_TIMEOUTS } from '../db/pool.js';
-import { type DemoProgram, ensureDemo } from '../app/demo.js';
+import { DATABASE_TIMEOUTS } from '../db/infra/pool.js';
+import { type DemoProgram, ensureDemo } from '../app/programs/demo.js';
 import { startWorkers } from '../jobs/index.js';
 import type { Logger } from '../platform/logger.js';
 import { startQueue } from '../platform/queue.js';

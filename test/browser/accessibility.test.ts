@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { PROGRAM_SECTIONS } from '../../src/app/dashboard.js';
+import { PROGRAM_SECTIONS } from '../../src/app/programs/dashboard-pages.js';
 import { type BrowserAppWithMail, adminOf, axeAudit, browserAppWithMail, hasChromium, screenshotsAt, submitWithKeyboard } from '../support/browser.js';
 import { type TestApi, bearer, trackClick } from '../support/harness.js';
 

@@ -3,8 +3,8 @@
 // partners, payouts, the partner's portal and the assistant's explain_sale all say the same.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { explainSale } from '../../src/app/assistant-reads.js';
-import { PgStore } from '../../src/db/store.js';
+import { explainSale } from '../../src/app/reads/assistant-reads.js';
+import { PgStore } from '../../src/db/tracking/store.js';
 import { type BrowserAppWithMail, adminOf, browserAppWithMail, hasChromium, screenshotsAt, submitWithKeyboard, textOf } from '../support/browser.js';
 import { type TestApi, bearer, trackClick } from '../support/harness.js';
 

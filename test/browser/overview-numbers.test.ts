@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { presetPeriod } from '../../src/core/periods.js';
 import { formatMoney } from '../../src/core/money.js';
 import type { Currency } from '../../src/core/types.js';
-import type { Pool } from '../../src/db/pool.js';
+import type { Pool } from '../../src/db/infra/pool.js';
 import { adminOf, browserAppWithMail, hasChromium, screenshotsAt, textOf } from '../support/browser.js';
 import type { TestApi } from '../support/harness.js';
 import { seedRealisticProgram } from '../support/realistic-program.js';

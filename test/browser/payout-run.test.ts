@@ -4,7 +4,7 @@
 // the queue), and the run's summary says how many and how much waits. Each export holds its payout.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { approveDueCommissions } from '../../src/app/commission-lifecycle.js';
+import { approveDueCommissions } from '../../src/app/money/commission-lifecycle.js';
 import { type BrowserAppWithMail, adminOf, browserAppWithMail, hasChromium, screenshotsAt, submitWithKeyboard, textOf } from '../support/browser.js';
 import { type TestApi, bearer, trackClick } from '../support/harness.js';
 

@@ -5,7 +5,7 @@
 // and shows sales on an axis of their own; the overview ranks partners.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { PROGRAM_SECTIONS } from '../../src/app/dashboard.js';
+import { PROGRAM_SECTIONS } from '../../src/app/programs/dashboard-pages.js';
 import { type BrowserAppWithMail, adminOf, browserAppWithMail, hasChromium, screenshotsAt, submitWithKeyboard } from '../support/browser.js';
 import type { TestApi } from '../support/harness.js';
 import { seedRealisticProgram } from '../support/realistic-program.js';

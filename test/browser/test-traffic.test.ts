@@ -6,7 +6,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { adminOf, browserAppWithMail, hasChromium, screenshotsAt, submitWithKeyboard, textOf } from '../support/browser.js';
 import { type TestApi, bearer } from '../support/harness.js';
-import { listAccountPrograms } from '../../src/db/cli.js';
+import { listAccountPrograms } from '../../src/db/accounts/cli-logins.js';
 
 let api: TestApi;
 let page: Page;

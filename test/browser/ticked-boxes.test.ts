@@ -4,7 +4,7 @@
 // portal. Each shows its success and what it says is stored.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { mailPreferences, saveMailPreferences } from '../../src/app/mail.js';
+import { mailPreferences, saveMailPreferences } from '../../src/app/outbound/mail.js';
 import { type BrowserAppWithMail, adminOf, browserAppWithMail, hasChromium, submitWithKeyboard, textOf } from '../support/browser.js';
 import { type TestApi, bearer, trackClick } from '../support/harness.js';
 

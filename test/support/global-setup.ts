@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from '../../src/start/embedded-postgres.js';
-import { migrate } from '../../src/db/migrate.js';
-import { createPool } from '../../src/db/pool.js';
+import { migrate } from '../../src/db/infra/migrate.js';
+import { createPool } from '../../src/db/infra/pool.js';
 import { stablePort } from '../../scripts/lib/ports.js';
 
 export const TEMPLATE_DB = 'affix_test_template';

@@ -1,6 +1,6 @@
 // The statements a pool's clients send, and their plans: what a request really asked the
 // database, explained with the values it was sent with. Structure only, never timings.
-import type { Pool } from '../../src/db/pool.js';
+import type { Pool } from '../../src/db/infra/pool.js';
 
 export interface SentStatement {
   text: string;

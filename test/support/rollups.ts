@@ -1,6 +1,6 @@
 // The pages' rollups beside a count made from the recorded rows themselves (the definition
 // they must keep), for the tests of every path that records.
-import type { Pool } from '../../src/db/pool.js';
+import type { Pool } from '../../src/db/infra/pool.js';
 
 /**
  * Every measure counted from the rows themselves, per program, partner and day and per partner's

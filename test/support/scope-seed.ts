@@ -7,7 +7,7 @@
 // would: the partners' names and emails, the rollups), so it needs a superuser's connection. After
 // the partners and their links, two chains of statements that need nothing of each other run side
 // by side on two connections.
-import type { Pool } from '../../src/db/pool.js';
+import type { Pool } from '../../src/db/infra/pool.js';
 
 export interface SeededBrand {
   accountId: number;

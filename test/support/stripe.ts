@@ -1,13 +1,13 @@
 // Signing and delivering Stripe events to the test API, and waiting for the workers.
 import Stripe from 'stripe';
 import { NotYetResolvable } from '../../src/core/processor.js';
-import { queueDueEvents, wakeWaitingEvents } from '../../src/db/webhook-events.js';
+import { queueDueEvents, wakeWaitingEvents } from '../../src/db/inbox/inbound-events.js';
 import { handleProcessorEvent, handleProcessorEventBatch } from '../../src/jobs/processor-event-job.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { PROCESSOR_EVENTS_JOB_QUEUE } from '../../src/core/queue-names.js';
 import { processorEventEnqueuer } from '../../src/platform/queue.js';
-import type { Pool } from '../../src/db/pool.js';
-import type { InboxStatus } from '../../src/db/webhook-events.js';
+import type { Pool } from '../../src/db/infra/pool.js';
+import type { InboxStatus } from '../../src/db/inbox/inbound-events.js';
 import { type FixtureVars, loadFixture } from '../../src/platform/fixtures.js';
 import { type Reply, type SeededProgram, type TestApi, adminHeaders, seedProgram, trackClick } from './harness.js';
 

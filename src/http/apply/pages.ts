@@ -1,8 +1,8 @@
 // The application page: the program's terms and rewards, then the form (name, email, the
 // brand's questions, the terms to accept). Every field keyboard-reachable, errors beside them.
-import type { applicationPage } from '../../app/applications.js';
+import type { applicationPage } from '../../app/partners/applications.js';
 import type { Brand } from '../../core/brand.js';
-import { type Html, field, html, raw } from '../dashboard/html.js';
+import { type Html, field, html, raw } from '../kit/html.js';
 
 /** The brand's pitch, in its words, above the terms. */
 const brandIntro = (brand: Brand): Html => (brand.pitch ? html`<section aria-label="About ${brand.name}" class="pitch"><p class="lead">${brand.pitch}</p></section>` : html``);

@@ -2,17 +2,17 @@
 // the form. No session, no cookie: posts must come from this site; each IP may apply a few
 // times a minute; the answer to an application is the same whoever sends it.
 import { type Request, type Response, Router } from 'express';
-import { APPLICATION_RECEIVED, apply, applicationPage } from '../../app/applications.js';
+import { APPLICATION_RECEIVED, apply, applicationPage } from '../../app/partners/applications.js';
 import { AffixError } from '../../core/errors.js';
 import { RATE_LIMITS } from '../../core/limits.js';
 import { type AppDeps, clock } from '../deps.js';
-import { fieldErrors } from '../dashboard/forms.js';
-import { page } from '../dashboard/html.js';
-import { pageHeaders, sameOriginPosts } from '../dashboard/security.js';
+import { fieldErrors } from '../kit/forms.js';
+import { page } from '../kit/html.js';
+import { pageHeaders, sameOriginPosts } from '../kit/security.js';
 import { formBody } from '../input-guard.js';
 import { byClientIp, rateLimit } from '../rate-limit.js';
 import { applicationForm, receivedPage } from './pages.js';
-import { programBrand } from '../../app/brand.js';
+import { programBrand } from '../../app/programs/brand.js';
 import { hostOwnerOf } from '../brand-host.js';
 
 export function applyRoutes(deps: AppDeps): Router {

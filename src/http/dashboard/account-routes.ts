@@ -1,18 +1,18 @@
 // A person's own things (docs/team.md): their sign-ins page (mail, password, their own CLI tokens
 // and sessions), a forgotten password (public), and ending a member's sessions from the team page.
 import type { Request, RequestHandler, Response, Router } from 'express';
-import { mailPreferences, saveMailPreferences } from '../../app/mail.js';
-import { type PasswordDeps, changePassword, checkOwnPassword, requestPasswordReset, resetLinkOpen, resetPassword } from '../../app/passwords.js';
-import { endOwnSession, endSignInsOfPerson, ownSignIns, revokeOwnCliToken } from '../../app/sign-ins.js';
-import type { Scope } from '../../app/scope.js';
-import { countPasswordResetRequest } from '../../app/access.js';
-import type { Person } from '../../db/sign-ins.js';
-import type { Pool } from '../../db/pool.js';
+import { mailPreferences, saveMailPreferences } from '../../app/outbound/mail.js';
+import { type PasswordDeps, changePassword, checkOwnPassword, requestPasswordReset, resetLinkOpen, resetPassword } from '../../app/accounts/passwords.js';
+import { endOwnSession, endSignInsOfPerson, ownSignIns, revokeOwnCliToken } from '../../app/accounts/sign-ins.js';
+import type { Scope } from '../../app/accounts/scope.js';
+import { countPasswordResetRequest } from '../../app/accounts/access.js';
+import type { Person } from '../../db/accounts/sign-ins.js';
+import type { Pool } from '../../db/infra/pool.js';
 import { limitSignIn, limitedPasswordCheck } from '../sign-in-limit.js';
-import { signInsPage } from '../views/account-pages.js';
-import { forgotPasswordPage, resetGonePage, resetPasswordPage } from '../views/password-pages.js';
-import { fieldErrors } from './forms.js';
-import type { Html } from './html.js';
+import { signInsPage } from './account-pages.js';
+import { forgotPasswordPage, resetGonePage, resetPasswordPage } from './password-pages.js';
+import { fieldErrors } from '../kit/forms.js';
+import type { Html } from '../kit/html.js';
 import { SESSION_COOKIE } from './session.js';
 
 export interface AccountRouteKit {

@@ -1,9 +1,9 @@
 // The program's audit log page: who changed what, when and from where, filtered, paged, as CSV.
-import type { SectionData } from '../../app/dashboard.js';
+import type { SectionData } from '../../app/programs/dashboard-pages.js';
 import { ACTOR_TYPES } from '../../core/audit.js';
-import { type Html, html, raw } from './html.js';
+import { type Html, html, raw } from '../kit/html.js';
 import type { PartnerPagesView } from './partner-pages.js';
-import { minute as when } from '../views/components.js';
+import { minute as when } from '../kit/components.js';
 
 type Of<S extends SectionData['section']> = Extract<SectionData, { section: S }>;
 

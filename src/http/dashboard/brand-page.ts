@@ -1,12 +1,12 @@
 // The program's Brand page (issue 44, item 1): the brand's name, pitch, reward summary and accent
 // colour; its logo; and the application questions as an editor of rows. Every button posts the
 // form (no script): add, remove, move up or down, save.
-import type { brandPageData } from '../../app/brand.js';
+import type { brandPageData } from '../../app/programs/brand.js';
 import { type QuestionRow, rowsOf } from '../../core/application-form.js';
 import { BRAND_NAME_MAX, DEFAULT_ACCENT, LOGO_MAX_BYTES, MIN_CONTRAST, PITCH_MAX, REWARD_SUMMARY_MAX } from '../../core/brand.js';
 import { APPLICATION_FIELD_TYPES, APPLICATION_FIELD_TYPE_WORDS } from '../../core/partners.js';
 import { CUSTOMER_LABELS, CUSTOMER_LABEL_WORDS } from '../../core/referrals.js';
-import { type Html, field, html, raw, select } from './html.js';
+import { type Html, field, html, raw, select } from '../kit/html.js';
 
 export interface BrandPageView {
   programId: number;

@@ -2,11 +2,11 @@
 // multipart upload, its type read from its bytes by src/core/brand.ts), and the question editor.
 import type { Request, Response, Router } from 'express';
 import multer from 'multer';
-import { editQuestions, removeLogo, updateBrand, uploadLogo } from '../../app/brand.js';
+import { editQuestions, removeLogo, updateBrand, uploadLogo } from '../../app/programs/brand.js';
 import { type QuestionRow, readEditorAction } from '../../core/application-form.js';
 import { LOGO_MAX_BYTES } from '../../core/brand.js';
 import { refuseRepeatedFields, refuseUnstorableBody } from '../input-guard.js';
-import { fieldErrors } from './forms.js';
+import { fieldErrors } from '../kit/forms.js';
 import type { PartnerRouteKit } from './partner-routes.js';
 
 export const BRAND_DONE: Record<string, string> = {

@@ -1,10 +1,10 @@
 // The report page of a bulk action run by the job: its state and counts so far. While it runs
 // the page reloads itself (the Refresh header: no script, so nothing for the CSP to allow), and
 // says so, with a link that stops it (a reader may need more time than one interval).
-import type { BulkActionView } from '../../app/bulk-actions.js';
-import { PARTNER_CHUNK } from '../../app/partner-bulk.js';
+import type { BulkActionView } from '../../app/partners/bulk-action-jobs.js';
+import { PARTNER_CHUNK } from '../../app/partners/bulk-actions.js';
 import { PARTNER_ACTION_WORDS, PARTNER_STATUS_WORDS, type PartnerAction, type PartnerStatus } from '../../core/partners.js';
-import { type Html, html } from './html.js';
+import { type Html, html } from '../kit/html.js';
 
 /** Seconds between reloads while the action runs. */
 export const REPORT_REFRESH_SECONDS = 5;

@@ -1,10 +1,10 @@
 // The program's Discounts page (docs/discounts.md): each group's discount for referred buyers,
 // its live codes and the processor's last refusal, the form that gives a group one, and the
 // Paddle and Lemon Squeezy API keys Affix makes codes with.
-import type { SectionData } from '../../app/dashboard.js';
+import type { SectionData } from '../../app/programs/dashboard-pages.js';
 import { PROCESSORS, PROCESSOR_NAMES } from '../../core/processor-names.js';
-import { type Html, field, html, select } from './html.js';
-import { minute as when } from '../views/components.js';
+import { type Html, field, html, select } from '../kit/html.js';
+import { minute as when } from '../kit/components.js';
 
 type Of<S extends SectionData['section']> = Extract<SectionData, { section: S }>;
 

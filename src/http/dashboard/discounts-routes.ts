@@ -1,9 +1,9 @@
-// The Discounts page's forms (docs/discounts.md): each posts to a use case of src/app/discounts.ts,
+// The Discounts page's forms (docs/discounts.md): each posts to a use case of src/app/partners/discounts.ts,
 // then redirects back to the page (or shows it again with the refusal beside the field). Codes are
 // made and deactivated by the job, never here.
 import type { Request, Response, Router } from 'express';
-import * as discounts from '../../app/discounts.js';
-import { fieldErrors } from './forms.js';
+import * as discounts from '../../app/partners/discounts.js';
+import { fieldErrors } from '../kit/forms.js';
 import type { MoneyRouteKit } from './money-routes.js';
 
 export const DISCOUNT_DONE: Record<string, string> = {

@@ -1,11 +1,11 @@
 // The program's own host names (Settings → Domains): partners.brand.com for the partner portal,
 // go.brand.com for partners' short links. What DNS and the reverse proxy need: docs/domains.md.
 import type { Request, RequestHandler, Response, Router } from 'express';
-import type { ManagementDeps } from '../../app/management.js';
-import type { Scope } from '../../app/scope.js';
-import { type BrandHostRouter, programDomainsOf, updateProgramDomains } from '../../app/program-domains.js';
-import { fieldErrors } from './forms.js';
-import { type Html, field, html } from './html.js';
+import type { ManagementDeps } from '../../app/programs/management.js';
+import type { Scope } from '../../app/accounts/scope.js';
+import { type BrandHostRouter, programDomainsOf, updateProgramDomains } from '../../app/programs/domains.js';
+import { fieldErrors } from '../kit/forms.js';
+import { type Html, field, html } from '../kit/html.js';
 import { sectionUrl, withProgramNav } from './program-page.js';
 
 export interface DomainsKit {

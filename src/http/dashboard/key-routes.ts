@@ -2,8 +2,8 @@
 // once), mark one for rotation. A new key is shown once, by the page the browser is sent to.
 import type { Response, Router } from 'express';
 import { errors } from '../../core/errors.js';
-import { issueKey, listKeys, markKeyForRotation, regenerateKey } from '../../app/management.js';
-import { regenerateKeyPage } from '../views/account-pages.js';
+import { issueKey, listKeys, markKeyForRotation, regenerateKey } from '../../app/programs/management.js';
+import { regenerateKeyPage } from './account-pages.js';
 import type { ProgramKit } from './route-kit.js';
 import { holdNewKey } from './session.js';
 

@@ -1,13 +1,13 @@
 // The overview's numbers at a glance: period presets, and a card per number with its change
 // against as many days just before.
-import type { SectionData } from '../../app/dashboard.js';
+import type { SectionData } from '../../app/programs/dashboard-pages.js';
 import { MEASURE_WORDS } from '../../core/measures.js';
 import { formatMoney } from '../../core/money.js';
 import { PRESETS, changeInWords, presetOf, presetPeriod } from '../../core/periods.js';
 import type { Currency } from '../../core/types.js';
-import type { ActivityFilter } from '../../db/program-activity.js';
-import { type Html, html, raw } from './html.js';
-import { isoDay as day } from '../views/components.js';
+import type { ActivityFilter } from '../../db/reads/program-activity.js';
+import { type Html, html, raw } from '../kit/html.js';
+import { isoDay as day } from '../kit/components.js';
 
 type Overview = Extract<SectionData, { section: 'overview' }>;
 const DAY = 86_400_000;

@@ -1,7 +1,7 @@
 // A program's referral links made and switched on or off from the dashboard's Links page.
 import type { Router } from 'express';
-import { createLink, setLinkEnabled } from '../../app/management.js';
-import { fieldErrors } from './forms.js';
+import { createLink, setLinkEnabled } from '../../app/programs/management.js';
+import { fieldErrors } from '../kit/forms.js';
 import type { ProgramKit } from './route-kit.js';
 
 export function registerLinkRoutes(router: Router, kit: ProgramKit): void {

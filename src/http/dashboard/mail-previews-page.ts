@@ -4,11 +4,11 @@
 // allow-scripts; the page's Content-Security-Policy applies to it too), forms and pop-ups are
 // off, and only its images load with the manager's session (the QR code comes from the dashboard).
 import type { Request, RequestHandler, Response, Router } from 'express';
-import type { ManagementDeps } from '../../app/management.js';
-import type { Scope } from '../../app/scope.js';
-import { type MailPreview, SAMPLE_PARTNER, mailPreviews, previewQrPng } from '../../app/mail-previews.js';
-import { QR_CID } from '../../app/mail.js';
-import { type Html, html } from './html.js';
+import type { ManagementDeps } from '../../app/programs/management.js';
+import type { Scope } from '../../app/accounts/scope.js';
+import { type MailPreview, SAMPLE_PARTNER, mailPreviews, previewQrPng } from '../../app/outbound/mail-previews.js';
+import { QR_CID } from '../../app/outbound/mail.js';
+import { type Html, html } from '../kit/html.js';
 import { sectionUrl, withProgramNav } from './program-page.js';
 
 export interface MailPreviewsKit {

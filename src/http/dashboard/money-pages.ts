@@ -1,13 +1,13 @@
 // The program's Payouts and Webhooks pages, rendered from what src/app/dashboard gathered.
-import type { SectionData } from '../../app/dashboard.js';
+import type { SectionData } from '../../app/programs/dashboard-pages.js';
 import { OUTBOUND_EVENT_TYPES, outboundBody } from '../../core/outbound-events.js';
 import { COMMISSION_STATES, COMMISSION_STATE_WORDS, type PayoutMinimums, holdEndsAt } from '../../core/commission-ledger.js';
 import { formatMoney, majorUnits } from '../../core/money.js';
 import type { Currency } from '../../core/types.js';
-import { minimumFields } from './forms.js';
-import { type Html, field, html, raw } from './html.js';
-import { dataTable, idCell } from './table.js';
-import { plural, minute as when } from '../views/components.js';
+import { minimumFields } from '../kit/forms.js';
+import { type Html, field, html, raw } from '../kit/html.js';
+import { dataTable, idCell } from '../kit/table.js';
+import { plural, minute as when } from '../kit/components.js';
 
 type Of<S extends SectionData['section']> = Extract<SectionData, { section: S }>;
 

@@ -1,17 +1,17 @@
 // The Payouts and Webhooks pages' forms: each posts to a use case of src/app, then redirects
 // back to its page (or shows it again with the refusal beside the field).
 import type { Request, RequestHandler, Response, Router } from 'express';
-import type { ManagementDeps } from '../../app/management.js';
-import type { Scope } from '../../app/scope.js';
-import { type PortalDeps, invitePartner } from '../../app/partner-portal.js';
-import * as commissionLifecycle from '../../app/commission-lifecycle.js';
-import * as payoutRuns from '../../app/payout-runs.js';
-import * as payoutConfig from '../../app/payout-settings.js';
-import * as promo from '../../app/promo-codes.js';
-import * as webhooks from '../../app/webhook-endpoints.js';
-import type { ProgramSection } from '../../app/dashboard.js';
+import type { ManagementDeps } from '../../app/programs/management.js';
+import type { Scope } from '../../app/accounts/scope.js';
+import { type PortalDeps, invitePartner } from '../../app/partners/portal.js';
+import * as commissionLifecycle from '../../app/money/commission-lifecycle.js';
+import * as payoutRuns from '../../app/money/payout-runs.js';
+import * as payoutConfig from '../../app/money/payout-settings.js';
+import * as promo from '../../app/partners/promo-codes.js';
+import * as webhooks from '../../app/outbound/webhook-endpoints.js';
+import type { ProgramSection } from '../../app/programs/dashboard-pages.js';
 import { OUTBOUND_EVENT_TYPES } from '../../core/outbound-events.js';
-import { fieldErrors, typedMinimums } from './forms.js';
+import { fieldErrors, typedMinimums } from '../kit/forms.js';
 import type { PageExtra } from './program-page.js';
 import { sendCsv } from '../csv-stream.js';
 import { sectionUrl } from './program-page.js';
@@ -140,7 +140,7 @@ export function registerMoneyRoutes(router: Router, kit: MoneyRouteKit): void {
     const ran = await attempt(req, res, 'payouts', 'payout_run', async () => {
       batchId = (await payoutRuns.runPayouts(app(), scope(res), id)).batchId;
     });
-    // The page says what the run paid and what waits for payout details (src/app/dashboard.ts reads the batch).
+    // The page says what the run paid and what waits for payout details (src/app/programs/dashboard-pages.ts reads the batch).
     if (ran) res.redirect(303, `${sectionUrl(id, 'payouts')}?done=payout_run&batch=${batchId}`);
   });
   router.post(`${base}/payouts/remind`, ...form, async (req, res) => {

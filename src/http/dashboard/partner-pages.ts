@@ -1,10 +1,10 @@
 // The program's Partners, Applications and Groups pages, one partner's page and the import
 // page, rendered from what src/app gathered. Lists are cards (readable at 390 px without
 // sideways scrolling); every action is a native form, so the keyboard reaches all of it.
-import type { SectionData } from '../../app/dashboard.js';
-import type { ImportReport } from '../../app/partner-import.js';
+import type { SectionData } from '../../app/programs/dashboard-pages.js';
+import type { ImportReport } from '../../app/partners/import.js';
 import type { SourceGroup } from '../../core/partners.js';
-import type { partnerPage } from '../../app/partner-enrollments.js';
+import type { partnerPage } from '../../app/partners/enrollments.js';
 import { COMMISSION_STATE_WORDS, type CommissionState } from '../../core/commission-ledger.js';
 import { formatMoney } from '../../core/money.js';
 import {
@@ -23,11 +23,11 @@ import {
 } from '../../core/partners.js';
 import { COMMISSION_TYPE_WORDS, describeCommission } from '../../core/programs.js';
 import { COMMISSION_TYPES, type Currency } from '../../core/types.js';
-import type { GroupView } from '../../db/partner-groups.js';
-import { type Html, field, html, raw, select } from './html.js';
-import { minimumFields } from './forms.js';
-import { dataTable } from './table.js';
-import { isoDay as day, plural } from '../views/components.js';
+import type { GroupView } from '../../db/partners/groups.js';
+import { type Html, field, html, raw, select } from '../kit/html.js';
+import { minimumFields } from '../kit/forms.js';
+import { dataTable } from '../kit/table.js';
+import { isoDay as day, plural } from '../kit/components.js';
 
 type Of<S extends SectionData['section']> = Extract<SectionData, { section: S }>;
 

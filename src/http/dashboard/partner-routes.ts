@@ -2,25 +2,25 @@
 // posts to a use case of src/app, then redirects back (or shows the page again with the
 // refusal beside its field). A single partner's action is the bulk action of one.
 import type { Request, Response, Router } from 'express';
-import { updateApplicationSettings } from '../../app/applications.js';
-import { auditCsv } from '../../app/audit.js';
+import { updateApplicationSettings } from '../../app/partners/applications.js';
+import { auditCsv } from '../../app/accounts/audit-log.js';
 import { sendCsv } from '../csv-stream.js';
-import type { ProgramSection } from '../../app/dashboard.js';
-import { requestPartnerBulk, showBulkAction } from '../../app/bulk-actions.js';
-import { type ImportReport, importFileColumns, importPartners, keepImportFile, keptImportFile } from '../../app/partner-import.js';
-import * as partnerBulkActions from '../../app/partner-bulk.js';
-import * as partnerEnrollments from '../../app/partner-enrollments.js';
-import * as partnerList from '../../app/partner-list.js';
-import * as partnerGroups from '../../app/partner-groups.js';
+import type { ProgramSection } from '../../app/programs/dashboard-pages.js';
+import { requestPartnerBulk, showBulkAction } from '../../app/partners/bulk-action-jobs.js';
+import { type ImportReport, importFileColumns, importPartners, keepImportFile, keptImportFile } from '../../app/partners/import.js';
+import * as partnerBulkActions from '../../app/partners/bulk-actions.js';
+import * as partnerEnrollments from '../../app/partners/enrollments.js';
+import * as partnerList from '../../app/partners/list.js';
+import * as partnerGroups from '../../app/partners/groups.js';
 import { AffixError } from '../../core/errors.js';
 import { PARTNER_ACTIONS, PARTNER_ACTION_WORDS, type PartnerAction } from '../../core/partners.js';
 import { allows } from '../../core/permissions.js';
-import { fieldErrors, typedMinimums } from './forms.js';
+import { fieldErrors, typedMinimums } from '../kit/forms.js';
 import { REPORT_REFRESH_SECONDS, bulkActionBody, bulkActionTitle, isUnderWay } from './bulk-action-page.js';
-import type { Html } from './html.js';
+import type { Html } from '../kit/html.js';
 import type { MoneyRouteKit } from './money-routes.js';
 import { type ImportFlow, importPageBody, partnerPageBody } from './partner-pages.js';
-import { payingRuleSet } from '../../app/reward-rules.js';
+import { payingRuleSet } from '../../app/money/reward-rules.js';
 import { sectionUrl, withProgramNav } from './program-page.js';
 import { UPLOAD_FIELD, uploadBody } from './uploads.js';
 

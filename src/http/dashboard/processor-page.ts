@@ -1,9 +1,9 @@
 // The Paddle and Lemon Squeezy pages of a program: the endpoint to add, the events to select,
 // where the signing secret goes, and how the endpoint is doing (docs/paddle.md, docs/lemonsqueezy.md).
-import type { processorStatus } from '../../app/processors.js';
+import type { processorStatus } from '../../app/inbox/processor-settings.js';
 import { PROCESSOR_NAMES } from '../../core/processor-names.js';
-import { type Html, field, html } from './html.js';
-import { humanDate } from '../views/components.js';
+import { type Html, field, html } from '../kit/html.js';
+import { humanDate } from '../kit/components.js';
 
 type Endpoint = Awaited<ReturnType<typeof processorStatus>>;
 

@@ -2,10 +2,10 @@
 // secret, and a Stripe Connect account bound through Stripe's OAuth.
 import type { Router } from 'express';
 import { errors } from '../../core/errors.js';
-import { setStripeSettings } from '../../app/management.js';
-import { isConnectedProcessor, setProcessorSettings } from '../../app/processors.js';
-import { connectCallbackPath, finishStripeConnect, startStripeConnect } from '../../app/stripe-connect.js';
-import { fieldErrors } from './forms.js';
+import { setStripeSettings } from '../../app/programs/management.js';
+import { isConnectedProcessor, setProcessorSettings } from '../../app/inbox/processor-settings.js';
+import { connectCallbackPath, finishStripeConnect, startStripeConnect } from '../../app/inbox/stripe-connect.js';
+import { fieldErrors } from '../kit/forms.js';
 import type { ProgramKit } from './route-kit.js';
 
 export function registerProcessorRoutes(router: Router, kit: ProgramKit): void {

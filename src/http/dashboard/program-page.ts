@@ -4,24 +4,24 @@ import { COMMISSION_STATE_WORDS, type CommissionState } from '../../core/commiss
 import { formatMoney } from '../../core/money.js';
 import { COMMISSION_TYPE_WORDS, LEAD_AUTH_WORDS, referralUrl } from '../../core/programs.js';
 import { COMMISSION_TYPES, type Currency, LEAD_AUTH_VALUES } from '../../core/types.js';
-import { PROGRAM_SECTIONS, type ProgramSection, type SectionData, type programPageData } from '../../app/dashboard.js';
-import type { ActivityFilter } from '../../db/program-activity.js';
+import { PROGRAM_SECTIONS, type ProgramSection, type SectionData, type programPageData } from '../../app/programs/dashboard-pages.js';
+import type { ActivityFilter } from '../../db/reads/program-activity.js';
 import { discountsSection } from './discounts-page.js';
-import { dailyChart, funnelChart } from './charts.js';
+import { dailyChart, funnelChart } from '../kit/charts.js';
 import { type PartnerPagesView, applicationsSection, groupsSection, partnersSection } from './partner-pages.js';
 import { auditSection } from './audit-page.js';
 import { brandSection } from './brand-page.js';
 import type { QuestionRow } from '../../core/application-form.js';
 import { type HoldQuestion, type MoneyView, payoutsSection, promoCodesSection, webhooksSection } from './money-pages.js';
-import { type Html, errorSummary, field, html, select } from './html.js';
-import { dataTable, idCell, linkText } from './table.js';
+import { type Html, errorSummary, field, html, select } from '../kit/html.js';
+import { dataTable, idCell, linkText } from '../kit/table.js';
 import { processorSection } from './processor-page.js';
 import { PROCESSORS, PROCESSOR_NAMES, type ProcessorName } from '../../core/processor-names.js';
 import { kpiCards, presetLinks } from './kpi-cards.js';
 import { MEASURE_WORDS, RANKINGS, type Ranking } from '../../core/measures.js';
 import { readinessSummary, setupSection } from './setup-page.js';
-import type { TestEventOutcome } from '../../app/setup.js';
-import { humanDate, isoDay as day } from '../views/components.js';
+import type { TestEventOutcome } from '../../app/programs/setup-tests.js';
+import { humanDate, isoDay as day } from '../kit/components.js';
 
 const DAY = 86_400_000;
 

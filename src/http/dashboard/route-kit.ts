@@ -1,11 +1,11 @@
 // What every route file of the dashboard is given by its composer (routes.ts): the forms' guards,
 // the page sender, the caller's scope and the use cases' dependencies, built once per app.
 import type { Request, RequestHandler, Response } from 'express';
-import type { AccountScope } from '../../app/scope.js';
-import type { ManagementDeps } from '../../app/management.js';
-import type { ProgramSection } from '../../app/dashboard.js';
+import type { AccountScope } from '../../app/accounts/scope.js';
+import type { ManagementDeps } from '../../app/programs/management.js';
+import type { ProgramSection } from '../../app/programs/dashboard-pages.js';
 import type { AppDeps } from '../deps.js';
-import type { Html } from './html.js';
+import type { Html } from '../kit/html.js';
 import type { PageExtra } from './program-page.js';
 
 export interface DashboardKit {

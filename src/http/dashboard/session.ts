@@ -1,8 +1,8 @@
 // Dashboard sign-in: the same accounts and passwords as the CLI's sign-in page; the session
 // lives in PostgreSQL and the browser holds only a random token (HttpOnly, SameSite=Lax).
 import type { NextFunction, Request, Response } from 'express';
-import { dashboardAccount, openDashboardSession } from '../../app/access.js';
-import type { Pool } from '../../db/pool.js';
+import { dashboardAccount, openDashboardSession } from '../../app/accounts/access.js';
+import type { Pool } from '../../db/infra/pool.js';
 import type { SecretBox } from '../../platform/secret-box.js';
 
 export const SESSION_COOKIE = 'affix_dashboard';

@@ -1,11 +1,11 @@
 // The program's set-up page: the tracker snippet, the server lines, the Stripe endpoint and its
 // events, test events that show what Affix recorded; and readiness in words, each step linking to
 // where it is done (the overview shows the same list, folded away once every step is seen).
-import type { SectionData } from '../../app/dashboard.js';
-import type { TestEventOutcome } from '../../app/setup.js';
+import type { SectionData } from '../../app/programs/dashboard-pages.js';
+import type { TestEventOutcome } from '../../app/programs/setup-tests.js';
 import { GATE_ORDER, type GateName, ORIGINS_ACTION, type Readiness } from '../../core/readiness.js';
 import { STRIPE_EVENTS_TO_SELECT } from '../../core/stripe/event-types.js';
-import { type Html, html, raw } from './html.js';
+import { type Html, html, raw } from '../kit/html.js';
 
 type SetupData = Extract<SectionData, { section: 'setup' }>;
 

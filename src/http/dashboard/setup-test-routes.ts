@@ -3,11 +3,11 @@
 // inbound event from the Inbox page.
 import type { Router } from 'express';
 import { AffixError, errors } from '../../core/errors.js';
-import { replayEvent } from '../../app/management.js';
-import { sendTestEvent, sendTestStripeEvent } from '../../app/setup.js';
-import type { IntakeDeps } from '../../app/webhook-intake.js';
+import { replayEvent } from '../../app/programs/management.js';
+import { sendTestEvent, sendTestStripeEvent } from '../../app/programs/setup-tests.js';
+import type { IntakeDeps } from '../../app/inbox/webhook-intake.js';
 import { processorEventEnqueuer } from '../../platform/queue.js';
-import { fieldErrors } from './forms.js';
+import { fieldErrors } from '../kit/forms.js';
 import type { ProgramKit } from './route-kit.js';
 
 /** `intake`: the process's one webhook intake (http/app.ts), for the set-up page's test event. */

@@ -5,10 +5,10 @@ import type { Router } from 'express';
 import { errors } from '../../core/errors.js';
 import { LOGIN_SESSION_TTL_MS } from '../../core/cli-login.js';
 import { createIdTokenVerifier, issuerSignInUrl } from '../../platform/id-tokens.js';
-import { checkPassword, endBrowserSession, finishSingleSignOn, startSingleSignOn } from '../../app/dashboard.js';
+import { checkPassword, endBrowserSession, finishSingleSignOn, startSingleSignOn } from '../../app/programs/dashboard-pages.js';
 import { formBody } from '../input-guard.js';
 import { limitedPasswordCheck } from '../sign-in-limit.js';
-import { loginPage } from '../views/account-pages.js';
+import { loginPage } from './account-pages.js';
 import type { DashboardKit } from './route-kit.js';
 import { SESSION_COOKIE, startSession } from './session.js';
 

@@ -1,11 +1,11 @@
 // The brand's details on its partners' payout statements (legal name, address, tax id): a small
 // page under Payouts. Empty, a statement names the program alone.
 import type { Request, RequestHandler, Response, Router } from 'express';
-import type { ManagementDeps } from '../../app/management.js';
-import type { Scope } from '../../app/scope.js';
-import { statementDetailsOf, updateStatementDetails } from '../../app/payout-statements.js';
-import { fieldErrors } from './forms.js';
-import { type Html, field, html, raw } from './html.js';
+import type { ManagementDeps } from '../../app/programs/management.js';
+import type { Scope } from '../../app/accounts/scope.js';
+import { statementDetailsOf, updateStatementDetails } from '../../app/money/payout-statements.js';
+import { fieldErrors } from '../kit/forms.js';
+import { type Html, field, html, raw } from '../kit/html.js';
 import { sectionUrl, withProgramNav } from './program-page.js';
 
 export interface StatementDetailsKit {

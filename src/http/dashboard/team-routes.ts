@@ -3,10 +3,10 @@
 // (owners and admins).
 import type { Request, Response, Router } from 'express';
 import { AffixError } from '../../core/errors.js';
-import { changeRole, invitationFor, inviteMember, joinTeam, listTeam, removeFromTeam } from '../../app/team.js';
-import { teamSignIns } from '../../app/sign-ins.js';
-import { invitationGonePage, joinPage as joinView, teamPage as teamView } from '../views/account-pages.js';
-import { fieldErrors } from './forms.js';
+import { changeRole, invitationFor, inviteMember, joinTeam, listTeam, removeFromTeam } from '../../app/accounts/team.js';
+import { teamSignIns } from '../../app/accounts/sign-ins.js';
+import { invitationGonePage, joinPage as joinView, teamPage as teamView } from './account-pages.js';
+import { fieldErrors } from '../kit/forms.js';
 import type { DashboardKit } from './route-kit.js';
 import { startSession } from './session.js';
 

@@ -2,12 +2,12 @@
 // the List-Unsubscribe header, from their own servers (no cookie, no origin to check: the signed,
 // expiring token is the proof). A person opening the link sees a button that posts the same.
 import express, { type Request, type Response, Router } from 'express';
-import { unsubscribeWithToken } from '../../app/mail.js';
+import { unsubscribeWithToken } from '../../app/outbound/mail.js';
 import { AffixError } from '../../core/errors.js';
 import { type AppDeps, clock } from '../deps.js';
-import { page } from '../dashboard/html.js';
-import { unsubscribeQuestion, unsubscribeRefused, unsubscribed } from '../views/mail-pages.js';
-import { pageHeaders } from '../dashboard/security.js';
+import { page } from '../kit/html.js';
+import { unsubscribeQuestion, unsubscribeRefused, unsubscribed } from './pages.js';
+import { pageHeaders } from '../kit/security.js';
 
 export function mailRoutes(deps: AppDeps): Router {
   const router = Router();

@@ -1,14 +1,14 @@
 // The partner portal's pages, rendered from src/app/partner-portal's overview. Same look and
 // rules as the brand dashboard: server-rendered, native controls, errors beside their field.
-import type { portalOverview, portalProgram } from '../../app/partner-portal.js';
+import type { portalOverview, portalProgram } from '../../app/partners/portal.js';
 import { COMMISSION_STATE_WORDS } from '../../core/commission-ledger.js';
 import { formatMoney } from '../../core/money.js';
 import { shownLinkUrl } from '../../core/domains.js';
 import type { Currency } from '../../core/types.js';
-import { barChart } from '../dashboard/charts.js';
-import { type Html, errorSummary, field, html, raw } from '../dashboard/html.js';
-import { dataTable, linkText } from '../dashboard/table.js';
-import { isoDay as day } from '../views/components.js';
+import { barChart } from '../kit/charts.js';
+import { type Html, errorSummary, field, html, raw } from '../kit/html.js';
+import { dataTable, linkText } from '../kit/table.js';
+import { isoDay as day } from '../kit/components.js';
 import { referralsLink } from './referrals-page.js';
 import { PAYOUT_METHOD_WORDS, payoutStateWords } from './payout-pages.js';
 

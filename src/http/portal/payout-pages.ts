@@ -1,12 +1,12 @@
 // The partner's payouts in detail: one payout with its lines, its printable statement (print CSS:
 // "Save as PDF" in any browser gives the PDF), and the form for the partner's invoice details.
-import type { partnerPayout } from '../../app/payout-statements.js';
+import type { partnerPayout } from '../../app/money/payout-statements.js';
 import { COUNTRY_CODES, type StatementLine, countryName } from '../../core/payout-statements.js';
 import { formatMoney } from '../../core/money.js';
-import type { InvoiceDetails } from '../../db/payout-statements.js';
-import { type Html, errorSummary, field, html, raw } from '../dashboard/html.js';
-import { idCell } from '../dashboard/table.js';
-import { isoDay as day } from '../views/components.js';
+import type { InvoiceDetails } from '../../db/money/payout-statements.js';
+import { type Html, errorSummary, field, html, raw } from '../kit/html.js';
+import { idCell } from '../kit/table.js';
+import { isoDay as day } from '../kit/components.js';
 
 type PayoutView = Awaited<ReturnType<typeof partnerPayout>>;
 

@@ -1,11 +1,11 @@
 // The portal's payout pages: one payout with its lines, its printable statement, and the
 // partner's invoice details. Another partner's payout answers the same 404 as none.
 import type { Request, RequestHandler, Response, Router } from 'express';
-import type { ManagementDeps } from '../../app/management.js';
-import type { PortalReadDeps } from '../../app/partner-portal.js';
-import { invoiceDetailsOf, partnerPayout, saveInvoiceDetails } from '../../app/payout-statements.js';
-import { fieldErrors } from '../dashboard/forms.js';
-import type { Html } from '../dashboard/html.js';
+import type { ManagementDeps } from '../../app/programs/management.js';
+import type { PortalReadDeps } from '../../app/partners/portal.js';
+import { invoiceDetailsOf, partnerPayout, saveInvoiceDetails } from '../../app/money/payout-statements.js';
+import { fieldErrors } from '../kit/forms.js';
+import type { Html } from '../kit/html.js';
 import { invoiceDetailsPage, payoutPage, statementPage } from './payout-pages.js';
 
 export interface PayoutRouteKit {

@@ -1,15 +1,15 @@
 // The partner's referrals page (/portal/programs/:partnerId/referrals): clicks per day, the
 // numbers per sub-ID, the customers they referred and each commission with the day it can be
 // paid; long lists a page at a time, the same as CSV.
-import type { portalReferrals } from '../../app/referrals.js';
+import type { portalReferrals } from '../../app/partners/referrals.js';
 import { COMMISSION_STATE_WORDS } from '../../core/commission-ledger.js';
 import { formatMoney } from '../../core/money.js';
 import { type CustomerLabel, availableOn, customerShown, referralStatus } from '../../core/referrals.js';
 import type { Currency } from '../../core/types.js';
-import { barChart } from '../dashboard/charts.js';
-import { type Html, html } from '../dashboard/html.js';
-import { dataTable } from '../dashboard/table.js';
-import { isoDay as day } from '../views/components.js';
+import { barChart } from '../kit/charts.js';
+import { type Html, html } from '../kit/html.js';
+import { dataTable } from '../kit/table.js';
+import { isoDay as day } from '../kit/components.js';
 
 type Referrals = Awaited<ReturnType<typeof portalReferrals>>;
 

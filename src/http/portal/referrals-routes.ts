@@ -1,11 +1,11 @@
 // The referrals page and its CSV downloads, on the portal's router (after its session check,
 // before its 404): every one scoped to the signed-in partner's enrollment by src/app/referrals.
 import type { Request, Response, Router } from 'express';
-import { commissionsCsv, portalReferrals, referralsCsv, subIdsCsv } from '../../app/referrals.js';
-import type { ManagementDeps } from '../../app/management.js';
-import type { PortalReadDeps } from '../../app/partner-portal.js';
+import { commissionsCsv, portalReferrals, referralsCsv, subIdsCsv } from '../../app/partners/referrals.js';
+import type { ManagementDeps } from '../../app/programs/management.js';
+import type { PortalReadDeps } from '../../app/partners/portal.js';
 import { sendCsv } from '../csv-stream.js';
-import type { Html } from '../dashboard/html.js';
+import type { Html } from '../kit/html.js';
 import { referralsPage } from './referrals-page.js';
 
 export interface PortalPageContext {

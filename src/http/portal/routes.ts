@@ -1,7 +1,7 @@
 // The partner portal (/portal): sign-in by emailed one-time link, then the partner's own numbers
 // across every program that invited them. Sessions are random tokens (digests in PostgreSQL) in
 // an HttpOnly cookie scoped to /portal; every form carries a CSRF token; cross-site posts are refused.
-import { readSide } from '../../app/reads.js';
+import { readSide } from '../../app/reads/read-side.js';
 import cookieParser from 'cookie-parser';
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import {
@@ -19,29 +19,29 @@ import {
   requestSignInLink,
   setOwnPayoutDetails,
   signInWithLink,
-} from '../../app/partner-portal.js';
+} from '../../app/partners/portal.js';
 import { AffixError } from '../../core/errors.js';
 import { type AppDeps, clock } from '../deps.js';
-import { fieldErrors } from '../dashboard/forms.js';
-import { type Html, type PageBrand, html, page } from '../dashboard/html.js';
-import { programBrand } from '../../app/brand.js';
+import { fieldErrors } from '../kit/forms.js';
+import { type Html, type PageBrand, html, page } from '../kit/html.js';
+import { programBrand } from '../../app/programs/brand.js';
 import type { Brand } from '../../core/brand.js';
 import { brandBanner } from './brand-banner.js';
-import { mailPreferences, saveMailPreferences } from '../../app/mail.js';
-import { csrfGuard, pageHeaders, sameOriginPosts } from '../dashboard/security.js';
+import { mailPreferences, saveMailPreferences } from '../../app/outbound/mail.js';
+import { csrfGuard, pageHeaders, sameOriginPosts } from '../kit/security.js';
 import { formBody } from '../input-guard.js';
 import { failureInWords, logFailure, toAffixError } from '../respond.js';
 import { limitSignIn } from '../sign-in-limit.js';
-import { countPartnerLinkRequest } from '../../app/access.js';
+import { countPartnerLinkRequest } from '../../app/accounts/access.js';
 import { confirmSignInPage, linkSentPage, overviewPage, portalHeader, programPage, signInPage } from './pages.js';
 import { addReferralRoutes } from './referrals-routes.js';
 import { registerPayoutRoutes } from './payout-routes.js';
 import { registerStripeExpressRoutes } from './stripe-express-routes.js';
 import { stripeExpressSummary } from './stripe-express-page.js';
-import { expressSummaryOf } from '../../app/partner-stripe-accounts.js';
+import { expressSummaryOf } from '../../app/money/partner-stripe-accounts.js';
 import { expressAccountClient } from '../../platform/stripe-accounts.js';
 import { brandedQrSvg } from './branded-qr.js';
-import { errorPage, mailSettings } from '../views/components.js';
+import { errorPage, mailSettings } from '../kit/components.js';
 import { markOwnWrite, showsOwnWrite } from '../own-write.js';
 import { hostOwnerOf } from '../brand-host.js';
 import { hostOrigin, shownLinkUrl } from '../../core/domains.js';

@@ -1,10 +1,10 @@
 // The portal's "Get paid with Stripe" page: where the partner's Stripe Express account stands,
 // what Stripe still needs (in words), and the button that sends them to Stripe's onboarding.
-import type { expressAccountView } from '../../app/partner-stripe-accounts.js';
-import { expressPaths } from '../../app/partner-stripe-accounts.js';
+import type { expressAccountView } from '../../app/money/partner-stripe-accounts.js';
+import { expressPaths } from '../../app/money/partner-stripe-accounts.js';
 import { COUNTRY_CODES, countryName } from '../../core/payout-statements.js';
 import { disabledInWords, expressStage, requirementsInWords } from '../../core/stripe-express.js';
-import { type Html, errorSummary, html, raw } from '../dashboard/html.js';
+import { type Html, errorSummary, html, raw } from '../kit/html.js';
 
 type View = Awaited<ReturnType<typeof expressAccountView>>;
 

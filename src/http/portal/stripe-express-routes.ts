@@ -1,9 +1,9 @@
 // The portal's Stripe Express onboarding: the page, "Connect with Stripe" (a form post: it makes
 // an account), and the two addresses Stripe sends the partner back to (refresh and return).
 import type { Request, RequestHandler, Response, Router } from 'express';
-import { type ExpressDeps, continueExpressOnboarding, expressAccountView, expressPaths, expressReturn, startExpressOnboarding } from '../../app/partner-stripe-accounts.js';
-import { fieldErrors } from '../dashboard/forms.js';
-import type { Html } from '../dashboard/html.js';
+import { type ExpressDeps, continueExpressOnboarding, expressAccountView, expressPaths, expressReturn, startExpressOnboarding } from '../../app/money/partner-stripe-accounts.js';
+import { fieldErrors } from '../kit/forms.js';
+import type { Html } from '../kit/html.js';
 import { stripeExpressPage } from './stripe-express-page.js';
 
 export interface StripeExpressKit {

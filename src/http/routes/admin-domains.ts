@@ -1,9 +1,9 @@
 // Admin API for a program's own hosts (docs/domains.md): the same as the dashboard's Settings →
-// Domains (src/app/program-domains.ts: its checks, "taken", its audit entry), as JSON.
+// Domains (src/app/programs/domains.ts: its checks, "taken", its audit entry), as JSON.
 import type { Request, Router } from 'express';
-import type { ManagementDeps } from '../../app/management.js';
-import { operatorFrom } from '../../app/scope.js';
-import { domainsView, patchProgramDomains, programDomainsOf } from '../../app/program-domains.js';
+import type { ManagementDeps } from '../../app/programs/management.js';
+import { operatorFrom } from '../../app/accounts/scope.js';
+import { domainsView, patchProgramDomains, programDomainsOf } from '../../app/programs/domains.js';
 import type { AppDeps } from '../deps.js';
 
 const operator = (req: Request) => operatorFrom(req.ip);

@@ -1,15 +1,15 @@
 // Admin API for money owed to partners (docs/payouts.md) and webhooks to the brand
 // (docs/webhooks.md). Mounted on the admin router, behind its token.
 import type { Request, Router } from 'express';
-import type { ManagementDeps } from '../../app/management.js';
-import { operatorFrom } from '../../app/scope.js';
-import * as payoutRuns from '../../app/payout-runs.js';
-import * as commissionLifecycle from '../../app/commission-lifecycle.js';
-import * as payoutConfig from '../../app/payout-settings.js';
-import { invitePartner } from '../../app/partner-portal.js';
-import * as promo from '../../app/promo-codes.js';
+import type { ManagementDeps } from '../../app/programs/management.js';
+import { operatorFrom } from '../../app/accounts/scope.js';
+import * as payoutRuns from '../../app/money/payout-runs.js';
+import * as commissionLifecycle from '../../app/money/commission-lifecycle.js';
+import * as payoutConfig from '../../app/money/payout-settings.js';
+import { invitePartner } from '../../app/partners/portal.js';
+import * as promo from '../../app/partners/promo-codes.js';
 import { errors } from '../../core/errors.js';
-import * as webhooks from '../../app/webhook-endpoints.js';
+import * as webhooks from '../../app/outbound/webhook-endpoints.js';
 import type { AppDeps } from '../deps.js';
 import { sendCsv } from '../csv-stream.js';
 import { wire } from '../wire.js';

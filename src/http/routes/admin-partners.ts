@@ -2,24 +2,24 @@
 // action of one), bulk actions, groups, overrides, applications, import and export. Mounted on
 // the admin router, behind its token.
 import express, { type Request, type Router } from 'express';
-import * as applications from '../../app/applications.js';
-import * as brand from '../../app/brand.js';
+import * as applications from '../../app/partners/applications.js';
+import * as brand from '../../app/programs/brand.js';
 import { adminDomainRoutes } from './admin-domains.js';
-import type { ManagementDeps } from '../../app/management.js';
-import { operatorFrom } from '../../app/scope.js';
-import { importPartners } from '../../app/partner-import.js';
-import * as partnerBulkActions from '../../app/partner-bulk.js';
-import * as partnerList from '../../app/partner-list.js';
-import * as partnerEnrollments from '../../app/partner-enrollments.js';
-import * as partnerGroups from '../../app/partner-groups.js';
-import { commissionBulk } from '../../app/commission-lifecycle.js';
+import type { ManagementDeps } from '../../app/programs/management.js';
+import { operatorFrom } from '../../app/accounts/scope.js';
+import { importPartners } from '../../app/partners/import.js';
+import * as partnerBulkActions from '../../app/partners/bulk-actions.js';
+import * as partnerList from '../../app/partners/list.js';
+import * as partnerEnrollments from '../../app/partners/enrollments.js';
+import * as partnerGroups from '../../app/partners/groups.js';
+import { commissionBulk } from '../../app/money/commission-lifecycle.js';
 import { PARTNER_ACTIONS, type PartnerAction } from '../../core/partners.js';
 import type { AppDeps } from '../deps.js';
 import { sendCsv } from '../csv-stream.js';
 import { wire } from '../wire.js';
 import { refuseUnstorableBody } from '../input-guard.js';
 import { decodeCsvBytes } from '../../core/csv-encoding.js';
-import { requestPartnerBulk, showBulkAction } from '../../app/bulk-actions.js';
+import { requestPartnerBulk, showBulkAction } from '../../app/partners/bulk-action-jobs.js';
 
 type IdParam = (req: Request, name?: string) => number;
 

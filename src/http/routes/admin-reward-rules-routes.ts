@@ -2,9 +2,9 @@
 // Mounted on the admin router, behind its token. The answers are snake_case already; a rule set
 // is answered as it is written (docs/rewards.md), the same names in and out.
 import type { Request, Router } from 'express';
-import type { ManagementDeps } from '../../app/management.js';
-import { operatorFrom } from '../../app/scope.js';
-import * as rewardRules from '../../app/reward-rules.js';
+import type { ManagementDeps } from '../../app/programs/management.js';
+import { operatorFrom } from '../../app/accounts/scope.js';
+import * as rewardRules from '../../app/money/reward-rules.js';
 
 type IdParam = (req: Request, name?: string) => number;
 const operator = (req: Request) => operatorFrom(req.ip);

@@ -2,12 +2,12 @@
 import express, { type Request, type Response, Router } from 'express';
 import { CLI_MESSAGES, confirmationCode } from '../../core/cli-login.js';
 import { AffixError, errors } from '../../core/errors.js';
-import { completeCliLogin, pollCliLogin, revokeCliLogin, startCliLogin } from '../../app/cli-sign-in.js';
-import { checkPassword } from '../../app/dashboard.js';
+import { completeCliLogin, pollCliLogin, revokeCliLogin, startCliLogin } from '../../app/accounts/cli-sign-in.js';
+import { checkPassword } from '../../app/programs/dashboard-pages.js';
 import { type IdTokenConfig, createIdTokenVerifier, issueLocalIdToken, issuerSignInUrl } from '../../platform/id-tokens.js';
 import { formBody } from '../input-guard.js';
 import { limitedPasswordCheck } from '../sign-in-limit.js';
-import { pageHeaders } from '../dashboard/security.js';
+import { pageHeaders } from '../kit/security.js';
 import { readBearer } from '../auth.js';
 import { failsWith } from '../context.js';
 import { type HttpDeps, clock } from '../deps.js';

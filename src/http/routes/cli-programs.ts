@@ -3,9 +3,9 @@ import { type NextFunction, type Request, type Response, Router } from 'express'
 import { CLI_MESSAGES, invalidEventType } from '../../core/cli-login.js';
 import { AffixError, MESSAGES, errors } from '../../core/errors.js';
 import { describeCommission } from '../../core/programs.js';
-import { createProgram, issueKey } from '../../app/management.js';
+import { createProgram, issueKey } from '../../app/programs/management.js';
 import type { SyntheticEventType } from '../../core/synthetic-events.js';
-import { cliProgramStatus, cliPrograms, loginTokenVerdict, runTestEvents } from '../../app/cli-programs.js';
+import { cliProgramStatus, cliPrograms, loginTokenVerdict, runTestEvents } from '../../app/programs/cli-programs.js';
 import { programKeyAuth, readBearer } from '../auth.js';
 import { failsWith, state } from '../context.js';
 import { type HttpDeps, clock } from '../deps.js';

@@ -1,9 +1,9 @@
 // Discounts for referred buyers (docs/discounts.md): the admin API (a group's discount, its codes
 // on demand, the processors' API keys), and the public lookup behind the tracker's getDiscount().
 import { type Request, Router } from 'express';
-import * as discounts from '../../app/discounts.js';
-import type { ManagementDeps } from '../../app/management.js';
-import { operatorFrom } from '../../app/scope.js';
+import * as discounts from '../../app/partners/discounts.js';
+import type { ManagementDeps } from '../../app/programs/management.js';
+import { operatorFrom } from '../../app/accounts/scope.js';
 import type { AppDeps } from '../deps.js';
 import { wire } from '../wire.js';
 

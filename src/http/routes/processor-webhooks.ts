@@ -1,7 +1,7 @@
 // Processors' webhooks over HTTP (Stripe, Paddle, Lemon Squeezy): the raw body and signature go
 // to the intake use case; the answer says what was stored.
 import express, { type Request, type Response, Router } from 'express';
-import { type IntakeDeps, type Received, inboxWriter, receiveConnectEvent, receiveProgramEvent, secretCache } from '../../app/webhook-intake.js';
+import { type IntakeDeps, type Received, inboxWriter, receiveConnectEvent, receiveProgramEvent, secretCache } from '../../app/inbox/webhook-intake.js';
 import { AffixError, errors } from '../../core/errors.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { state } from '../context.js';

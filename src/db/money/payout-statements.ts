@@ -1,0 +1,102 @@
+// A partner's payout statements: one payout with the commissions it paid and the clawbacks it
+// netted, the brand's statement details, and the partner's invoice details. Every read is scoped
+// by the partner row (a payout of another partner reads as none) or by the signed-in email.
+import type { StatementClawback, StatementCommission } from '../../core/payout-statements.js';
+import type { Currency } from '../../core/types.js';
+import type { Pool, PoolClient } from '../infra/pool.js';
+
+type Queryable = Pool | PoolClient;
+
+export interface StatementPayout {
+  id: number;
+  batchId: number;
+  currency: Currency;
+  amountCents: number;
+  status: string;
+  reference: string | null;
+  paidAt: Date | null;
+  createdAt: Date;
+  /** As the run recorded them (null on payouts made before they were recorded). */
+  payoutMethod: string | null;
+  payTo: string | null;
+  programName: string;
+  brand: StatementDetails;
+  partnerName: string;
+}
+
+export interface StatementDetails {
+  legalName: string;
+  address: string;
+  taxId: string;
+}
+
+/** One payout of this partner row (not canceled), its commissions and clawbacks; null when it is not theirs. */
+export async function partnerPayoutStatement(db: Queryable, partnerId: number, payoutId: number): Promise<{ payout: StatementPayout; commissions: StatementCommission[]; clawbacks: StatementClawback[] } | null> {
+  if (!Number.isSafeInteger(partnerId) || !Number.isSafeInteger(payoutId)) return null;
+  const { rows } = await db.query(
+    `SELECT p.id, p.batch_id, p.currency, p.amount_cents, p.status, p.reference, p.paid_at, p.created_at, p.payout_method, p.pay_to,
+            pr.name AS program_name, pr.statement_legal_name, pr.statement_address, pr.statement_tax_id, pa.name AS partner_name
+       FROM payouts p JOIN programs pr ON pr.id = p.program_id JOIN partners pa ON pa.id = p.partner_id
+      WHERE p.id = $1 AND p.partner_id = $2 AND p.status <> 'canceled'`,
+    [payoutId, partnerId],
+  );
+  const p = rows[0];
+  if (!p) return null;
+  const [commissions, clawbacks] = await Promise.all([
+    db.query(
+      `SELECT c.id, s.processor_event_id, s.occurred_at, s.amount_cents AS sale_cents, c.payout_cents
+         FROM commissions c JOIN sales s ON s.id = c.sale_id WHERE c.payout_id = $1 AND c.partner_id = $2 ORDER BY s.occurred_at, c.id`,
+      [payoutId, partnerId],
+    ),
+    db.query(
+      `SELECT k.id, k.commission_id, k.amount_cents, k.created_at, s.processor_event_id, s.occurred_at
+         FROM clawbacks k JOIN commissions c ON c.id = k.commission_id JOIN sales s ON s.id = c.sale_id
+        WHERE k.payout_id = $1 AND k.partner_id = $2 ORDER BY k.created_at, k.id`,
+      [payoutId, partnerId],
+    ),
+  ]);
+  return {
+    payout: {
+      id: Number(p.id), batchId: Number(p.batch_id), currency: p.currency, amountCents: Number(p.amount_cents), status: p.status, reference: p.reference,
+      paidAt: p.paid_at, createdAt: p.created_at, payoutMethod: p.payout_method, payTo: p.pay_to, programName: p.program_name,
+      brand: { legalName: p.statement_legal_name, address: p.statement_address, taxId: p.statement_tax_id }, partnerName: p.partner_name,
+    },
+    commissions: commissions.rows.map((r) => ({
+      commissionId: Number(r.id), transactionId: r.processor_event_id, saleDate: r.occurred_at, saleCents: Number(r.sale_cents), paidCents: Number(r.payout_cents),
+    })),
+    clawbacks: clawbacks.rows.map((r) => ({
+      clawbackId: Number(r.id), commissionId: Number(r.commission_id), transactionId: r.processor_event_id, saleDate: r.occurred_at, amountCents: Number(r.amount_cents), madeAt: r.created_at,
+    })),
+  };
+}
+
+export interface InvoiceDetails {
+  name: string;
+  address: string;
+  country: string;
+  taxId: string;
+}
+
+/** The signed-in person's invoice details, or null before they gave any. */
+export async function invoiceDetails(db: Queryable, email: string): Promise<InvoiceDetails | null> {
+  const { rows } = await db.query('SELECT name, address, country, tax_id FROM partner_invoice_details WHERE email = lower($1)', [email]);
+  return rows[0] ? { name: rows[0].name, address: rows[0].address, country: rows[0].country, taxId: rows[0].tax_id } : null;
+}
+
+export async function saveInvoiceDetails(db: Queryable, email: string, details: InvoiceDetails, at: Date): Promise<void> {
+  await db.query(
+    `INSERT INTO partner_invoice_details (email, name, address, country, tax_id, updated_at) VALUES (lower($1), $2, $3, $4, $5, $6)
+     ON CONFLICT (email) DO UPDATE SET name = EXCLUDED.name, address = EXCLUDED.address, country = EXCLUDED.country, tax_id = EXCLUDED.tax_id, updated_at = EXCLUDED.updated_at`,
+    [email, details.name, details.address, details.country, details.taxId, at],
+  );
+}
+
+/** The brand as its statements name it (the program's). */
+export async function statementDetails(db: Queryable, programId: number): Promise<StatementDetails | null> {
+  const { rows } = await db.query('SELECT statement_legal_name, statement_address, statement_tax_id FROM programs WHERE id = $1', [programId]);
+  return rows[0] ? { legalName: rows[0].statement_legal_name, address: rows[0].statement_address, taxId: rows[0].statement_tax_id } : null;
+}
+
+export async function setStatementDetails(db: Queryable, programId: number, details: StatementDetails): Promise<void> {
+  await db.query('UPDATE programs SET statement_legal_name = $2, statement_address = $3, statement_tax_id = $4 WHERE id = $1', [programId, details.legalName, details.address, details.taxId]);
+}
