@@ -14,7 +14,7 @@ import { lockPayableItems, lockProgramPayouts } from '../src/db/money/commission
 import { partnerStats } from '../src/db/reads/assistant-insights.js';
 import { PgStore } from '../src/db/tracking/store.js';
 import { describeCommission } from '../src/core/programs.js';
-import { getEvent } from '../src/db/inbox/inbound-events.js';
+import { getEvent } from '../src/db/inbox/event-browsing.js';
 import { type SeededProgram, type TestApi, type TestDatabase, addPartnerLink, adminHeaders, bearer, createTestDatabase, seedProgram, startTestApi } from './support/harness.js';
 import { apiRefund, apiSale, uid } from './support/money.js';
 import { type Step, deliver, deliverSteps, fixture, processEventsInOrder, seedStripeCustomer, sign } from './support/stripe.js';

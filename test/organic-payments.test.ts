@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashEmail } from '../src/core/secrets.js';
 import { type Pool, createPool } from '../src/db/infra/pool.js';
 import { PgTrackingTx } from '../src/db/tracking/tracking-tx.js';
-import { queueDueEvents } from '../src/db/inbox/inbound-events.js';
+import { queueDueEvents } from '../src/db/inbox/event-outcomes.js';
 import { handleProcessorEvent, handleProcessorEventBatch } from '../src/jobs/processor-event-job.js';
 import { loadFixture } from '../src/platform/fixtures.js';
 import { PROCESSOR_EVENTS_JOB_QUEUE } from '../src/core/queue-names.js';

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool } from '../src/db/infra/pool.js';
-import { wakeWaitingEvents } from '../src/db/inbox/inbound-events.js';
+import { wakeWaitingEvents } from '../src/db/inbox/event-outcomes.js';
 import { handleProcessorEvent, handleProcessorEventBatch } from '../src/jobs/processor-event-job.js';
 import { processorEventEnqueuer } from '../src/platform/queue.js';
 import {

@@ -14,7 +14,7 @@ import {
 } from './support/harness.js';
 import { WEBHOOK_SECRET, deliver, fixture, waitForEvent } from './support/stripe.js';
 import { dashboardVisitor } from './support/dashboard-visitor.js';
-import { purgeExpiredPayloads } from '../src/db/inbox/inbound-events.js';
+import { purgeExpiredPayloads } from '../src/db/inbox/payload-retention.js';
 import { nockForThisFile } from './support/nock.js';
 
 const nock = nockForThisFile();

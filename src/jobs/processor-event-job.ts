@@ -23,7 +23,8 @@ import { isRejectedValue } from '../db/infra/errors.js';
 import { BatchTransaction } from '../db/tracking/batch-transaction.js';
 import { HeldTransaction } from '../db/tracking/held-transaction.js';
 import type { Pool } from '../db/infra/pool.js';
-import { type EventUpdate, type InboxEvent, type WakeWaiting, finishEvent, finishEvents, loadEventPayload, loadEventPayloads, recordFailedAttempt } from '../db/inbox/inbound-events.js';
+import { type EventUpdate, type WakeWaiting, finishEvent, finishEvents, recordFailedAttempt } from '../db/inbox/event-outcomes.js';
+import { type InboxEvent, loadEventPayload, loadEventPayloads } from '../db/inbox/inbound-events.js';
 import type { Logger } from '../platform/logger.js';
 
 export const processorEventJobSchema = z.object({ inboxId: z.number().int().positive() });

@@ -8,7 +8,7 @@ import { compactPageRollups } from '../db/reads/page-rollups.js';
 import { ensureClickPartitions } from '../db/infra/partitions.js';
 import type { Pool } from '../db/infra/pool.js';
 import { pruneRateLimitCounters } from '../db/infra/rate-limit.js';
-import { purgeExpiredPayloads } from '../db/inbox/inbound-events.js';
+import { purgeExpiredPayloads } from '../db/inbox/payload-retention.js';
 import type { Logger } from '../platform/logger.js';
 import { HOURLY_UPKEEP_QUEUE, HOUSEKEEPING_QUEUE } from '../core/queue-names.js';
 

@@ -1,7 +1,7 @@
 // Signing and delivering Stripe events to the test API, and waiting for the workers.
 import Stripe from 'stripe';
 import { NotYetResolvable } from '../../src/core/processor.js';
-import { queueDueEvents, wakeWaitingEvents } from '../../src/db/inbox/inbound-events.js';
+import { queueDueEvents, wakeWaitingEvents } from '../../src/db/inbox/event-outcomes.js';
 import { handleProcessorEvent, handleProcessorEventBatch } from '../../src/jobs/processor-event-job.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { PROCESSOR_EVENTS_JOB_QUEUE } from '../../src/core/queue-names.js';

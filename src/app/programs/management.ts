@@ -13,7 +13,8 @@ import { type Pool, type PoolClient, withTransaction } from '../../db/infra/pool
 import { type Actor, type AuditEntry, OPERATOR_ACTOR, changedFields, recordedEntries } from '../../core/audit.js';
 import { appendAudit } from '../../db/accounts/audit-log.js';
 import { setAccountPassword } from '../../db/accounts/cli-logins.js';
-import { type EnqueueInTransaction, type EventFilter, type InboxEvent, getEvent, listEvents, requeueEvent } from '../../db/inbox/inbound-events.js';
+import { type EnqueueInTransaction, type InboxEvent } from '../../db/inbox/inbound-events.js';
+import { type EventFilter, getEvent, listEvents, requeueEvent } from '../../db/inbox/event-browsing.js';
 import { hashPassword } from '../../platform/passwords.js';
 import { OPERATOR, type Scope, keyInScope, programInScope } from '../accounts/scope.js';
 import type { SecretBox } from '../../platform/secret-box.js';
