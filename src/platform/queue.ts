@@ -59,12 +59,12 @@ export async function startQueue(
     ...connectionSettings(connectionString, settings),
     // pg-boss's fetch orders waiting jobs by priority, created_on, id. Its own index is on
     // start_after, and the queue's statistics are stale after every burst (they still say
-    // "no job waiting"): the planner then sorted the whole backlog on each fetch (6.7 ms at 3000
-    // jobs). On the queue's connections a sort is the last resort: the fetch walks the index
-    // below in its order and reads only the rows it takes (0.6 ms, whatever the backlog).
-    // JIT off beside it: the fetch still sorts its 32 taken rows (its window function), so
-    // enable_sort=off prices the plan at 10^10, past every jit_*_above_cost; a server built with
-    // LLVM (Debian's, most packaged and managed ones) then compiled each fetch (100-600 ms).
+    // "no job waiting"): the planner then sorted the whole backlog on each fetch. On the queue's
+    // connections a sort is the last resort: the fetch walks the index below in its order and
+    // reads only the rows it takes, whatever the backlog. JIT off beside it: the fetch still
+    // sorts its 32 taken rows (its window function), so enable_sort=off prices the plan at 10^10,
+    // past every jit_*_above_cost; a server built with LLVM (Debian's, most packaged and managed
+    // ones) then compiled each fetch. Figures: docs/operations.md, "Performance".
     ...(pooled ? { db: pooled } : { options: QUEUE_SESSION_OPTIONS }),
     supervise: role.supervise,
     maintenanceIntervalSeconds: SUPERVISION_INTERVAL_SECONDS,
