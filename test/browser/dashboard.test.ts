@@ -91,7 +91,7 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     expect(await page.getByRole('link', { name: 'Go to Links' }).count()).toBeGreaterThan(0);
     // A page per section, the current one marked.
     const nav = page.getByRole('navigation', { name: 'Program pages' });
-    expect(await nav.getByRole('link').allTextContents()).toEqual(['Overview', 'Partners', 'Applications', 'Groups', 'Links', 'Payouts', 'Activity', 'Set-up', 'Settings', 'Brand', 'Stripe', 'Paddle', 'Lemon Squeezy', 'Webhook inbox', 'Webhooks', 'API keys', 'Audit log']);
+    expect(await nav.getByRole('link').allTextContents()).toEqual(['Overview', 'Partners', 'Applications', 'Groups', 'Discounts', 'Links', 'Payouts', 'Activity', 'Set-up', 'Settings', 'Brand', 'Stripe', 'Paddle', 'Lemon Squeezy', 'Webhook inbox', 'Webhooks', 'API keys', 'Audit log']);
     expect(await nav.locator('[aria-current="page"]').textContent()).toBe('Overview');
   });
 
