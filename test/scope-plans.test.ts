@@ -17,6 +17,7 @@ import { partnerStats, programOverview, readOnly, recentEvents, saleExplanation 
 import { approvedPartnersOfGroup, codeMapped, discountForLink, partnerDiscountState, partnersWithCodesOf } from '../src/db/partners/discounts.js';
 import { endpointForIntake } from '../src/db/inbox/processor-endpoints.js';
 import * as rewardReads from '../src/db/money/reward-rules.js';
+import { backtestSales, draftOf } from '../src/db/money/backtest-sales.js';
 
 // SCOPE_PLANS_ROWS: fewer rows while working on this file; the test as it runs in CI uses 100,000.
 const BIG = Number(process.env.SCOPE_PLANS_ROWS ?? 100_000);
@@ -216,6 +217,13 @@ describe('reads scoped by account, program or partner', () => {
         await rewardReads.rewardHistory(client, Number(sold.customer_id), new Date(), 'txn_next');
         await rewardReads.partnerFigures(client, small.programId, small.partnerId, new Date(Date.now() - 90 * 86_400_000), new Date());
         await rewardReads.rewardUsage(client, { programId: small.programId, partnerId: small.partnerId, customerId: Number(sold.customer_id), currency: 'USD', month: new Date(Date.UTC(2026, 10, 1)) });
+      });
+      // The backtest (issue 46 item 4): the draft, then the period's sales a page at a time, each
+      // with its customer's earlier sales and its commission (two pages: the cursor's read too).
+      await recorder.during('reward backtest', async () => {
+        await draftOf(client, small.programId, null);
+        const range = { programId: small.programId, groupId: null, readFrom: new Date(Date.now() - 400 * 86_400_000), from: new Date(Date.now() - 365 * 86_400_000), to: new Date() };
+        for await (const sale of backtestSales(client, range, 1)) expect(sale.saleId).toBeGreaterThan(0);
       });
     } finally {
       client.release();

@@ -242,6 +242,7 @@ export const ADMIN_ROUTES: Record<string, Permission> = {
   [P('GET', `${A}/programs/:id/reward-rules`)]: 'operator',
   [P('PUT', `${A}/programs/:id/reward-rules/draft`)]: 'operator',
   [P('POST', `${A}/programs/:id/reward-rules/publish`)]: 'operator',
+  [P('POST', `${A}/programs/:id/reward-rules/backtest`)]: 'operator',
   [P('POST', `${A}/programs/:id/groups`)]: 'operator',
   [P('PUT', `${A}/programs/:id/groups/:groupId`)]: 'operator',
   [P('GET', `${A}/programs/:id/applications`)]: 'operator',

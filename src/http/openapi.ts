@@ -20,6 +20,7 @@ import { detailsInput, settingsInput as payoutSettingsInput } from '../app/money
 import { markPaidInput, remindInput } from '../app/money/payout-runs.js';
 import { promoInput } from '../app/partners/promo-codes.js';
 import { apiKeyInput, discountInput } from '../app/partners/discounts.js';
+import { backtestInput as rewardRuleBacktestInput } from '../app/money/backtest.js';
 import { draftInput as rewardRuleDraftInput, publishInput as rewardRulePublishInput } from '../app/money/reward-rules.js';
 import { endpointInput, updateInput as endpointUpdateInput } from '../app/outbound/webhook-endpoints.js';
 import { accountSchema, accountUpdateSchema, enabledSchema, eventsQuery, rotationSchema } from './routes/admin.js';
@@ -129,6 +130,7 @@ const ops: Operation[] = [
   { method: 'get', path: `${P}/reward-rules`, tag: 'Admin: money', summary: "Reward rule sets of the program and its groups: each scope's draft and published versions (docs/rewards.md)", auth: 'adminToken' },
   { method: 'put', path: `${P}/reward-rules/draft`, tag: 'Admin: money', summary: "Write the draft rule set of the program (or of a group: group_id)", auth: 'adminToken', body: rewardRuleDraftInput },
   { method: 'post', path: `${P}/reward-rules/publish`, tag: 'Admin: money', summary: 'Publish the draft as the next version (audited); new sales are paid by it', auth: 'adminToken', body: rewardRulePublishInput },
+  { method: 'post', path: `${P}/reward-rules/backtest`, tag: 'Admin: money', summary: "What the draft (group_id: the group's) would have paid for the period's stored sales beside what was paid, per currency, partner and rule, and the sales that change (from/to default to the last 90 days; writes nothing)", auth: 'adminToken', body: rewardRuleBacktestInput },
   ...(['approve', 'unapprove', 'release', 'reject'] as const).map((verb): Operation => ({
     method: 'post', path: `${P}/commissions/{commissionId}/${verb}`, tag: 'Admin: money', summary: verb === 'approve' ? 'Approve a commission (a reason is optional, kept when given)' : `${verb.charAt(0).toUpperCase()}${verb.slice(1)} a commission, with a reason`, auth: 'adminToken', body: verb === 'approve' ? approvalReasonInput : reasonInput,
   })),

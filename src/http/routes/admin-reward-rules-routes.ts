@@ -1,10 +1,11 @@
-// Admin API for reward rule sets (docs/rewards.md): read them, write a draft, publish it.
+// Admin API for reward rule sets (docs/rewards.md): read them, write a draft, backtest it, publish it.
 // Mounted on the admin router, behind its token. The answers are snake_case already; a rule set
 // is answered as it is written (docs/rewards.md), the same names in and out.
 import type { Request, Router } from 'express';
 import type { ManagementDeps } from '../../app/programs/management.js';
 import { operatorFrom } from '../../app/accounts/scope.js';
 import * as rewardRules from '../../app/money/reward-rules.js';
+import { backtest, backtestPeriod } from '../../app/money/backtest.js';
 
 type IdParam = (req: Request, name?: string) => number;
 const operator = (req: Request) => operatorFrom(req.ip);
@@ -19,5 +20,10 @@ export function adminRewardRuleRoutes(router: Router, app: () => ManagementDeps,
   });
   router.post(`${base}/publish`, async (req, res) => {
     res.status(201).json({ data: await rewardRules.publishDraft(app(), operator(req), idParam(req), req.body) });
+  });
+  // A read: nothing is written (docs/rewards.md, Backtest).
+  router.post(`${base}/backtest`, async (req, res) => {
+    const deps = app();
+    res.json({ data: await backtest(deps, operator(req), idParam(req), backtestPeriod(deps, req.body)) });
   });
 }
