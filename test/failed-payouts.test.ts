@@ -128,6 +128,9 @@ describe('a paid payout that failed', () => {
       if (p.status === 'pending') await payoutRuns.markPayoutPaid(deps(), OPERATOR, o.programId, p.id, { reference: `P-${p.id}` });
     }
     await runAndPay(o.programId).catch((e) => expect(e).toMatchObject({ status: 409 }));
+    // The first payout failed; exactly one other paid the same commissions again.
+    const all = await payoutRuns.listPayouts(deps(), OPERATOR, o.programId);
+    expect(all.map((p) => [p.id === paid!.id ? 'first' : 'again', p.status, p.amountCents]).sort()).toEqual([['again', 'paid', 5_000], ['first', 'failed', 5_000]]);
     const b = await balanceOf(o.programId, o.partnerId);
     expect([b.approvedCents, b.paidCents]).toEqual([0, 5_000]);
   });
