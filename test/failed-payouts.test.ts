@@ -119,7 +119,7 @@ describe('a paid payout that failed', () => {
   it('a run at the same moment as a failure never pays the commissions twice', async () => {
     const o = await owedPartner('Cleo', [40_000, 10_000]);
     const [paid] = await runAndPay(o.programId);
-    await atTheSameInstant(db.url, o.sales[0]!.commissionId!, [
+    await atTheSameInstant<unknown>(db.url, o.sales[0]!.commissionId!, [
       () => payoutRuns.runPayouts(deps(), OPERATOR, o.programId),
       () => failPayout(deps(), OPERATOR, o.programId, paid!.id, { reason: 'returned' }),
     ]);
