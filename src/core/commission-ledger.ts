@@ -24,7 +24,7 @@ export const COMMISSION_STATE_WORDS: Record<CommissionState, string> = {
 };
 export const COMMISSION_STATES = Object.keys(COMMISSION_STATE_WORDS) as CommissionState[];
 
-export type LedgerKind = 'created' | 'adjusted' | 'approved' | 'unapproved' | 'paid' | 'clawed_back' | 'clawback_settled' | 'released' | 'rejected' | 'moved' | 'reinstated';
+export type LedgerKind = 'created' | 'adjusted' | 'approved' | 'unapproved' | 'paid' | 'clawed_back' | 'clawback_settled' | 'released' | 'rejected' | 'moved' | 'reinstated' | 'payout_failed';
 
 /** One append-only entry: what it moves in or out of each of the commission's three buckets. */
 export interface LedgerEntry {

@@ -12,6 +12,7 @@ export const MAIL_KINDS = {
   application_rejected: { to: 'partner', essential: true, words: 'Application rejected' },
   commission_digest: { to: 'partner', essential: false, words: 'Daily summary of commissions earned' },
   payout_sent: { to: 'partner', essential: true, words: 'Payout sent' },
+  payout_failed: { to: 'partner', essential: true, words: 'Payout failed or returned' },
   partner_banned: { to: 'partner', essential: true, words: 'Removed from a program' },
   payout_details_reminder: { to: 'partner', essential: false, words: 'Reminders to add payout details' },
   // To the brand's team

@@ -143,6 +143,7 @@ const ops: Operation[] = [
   { method: 'post', path: `${P}/payouts/{payoutId}/paid`, tag: 'Admin: money', summary: 'Mark a payout paid, with its reference', auth: 'adminToken', body: markPaidInput },
   { method: 'post', path: `${P}/payouts/{payoutId}/stripe-transfer`, tag: 'Admin: money', summary: 'Pay a payout as a Stripe transfer', auth: 'adminToken' },
   { method: 'post', path: `${P}/payouts/{payoutId}/cancel`, tag: 'Admin: money', summary: 'Cancel a payout (its commissions are owed again)', auth: 'adminToken' },
+  { method: 'post', path: `${P}/payouts/{payoutId}/fail`, tag: 'Admin: money', summary: 'Mark a paid or processing payout failed or returned (its commissions are owed again; the partner is mailed)', auth: 'adminToken' },
   { method: 'get', path: `${P}/payout-batches/{batchId}/export`, tag: 'Admin: money', summary: 'A batch for PayPal, Wise or as CSV (?format=)', auth: 'adminToken', csv: true },
   { method: 'post', path: `${P}/partners/{partnerId}/invite`, tag: 'Admin: partners', summary: 'Invite a partner to the portal', auth: 'adminToken' },
   { method: 'post', path: `${P}/promo-codes`, tag: 'Admin: money', summary: "Map a promo code to a partner", auth: 'adminToken', body: promoInput },

@@ -151,6 +151,11 @@ describe.skipIf(!hasChromium)('accessibility', () => {
     await page.getByLabel('VAT or tax id (if you have one)').fill('DE<1>');
     await submitWithKeyboard(page, 'Save invoice details');
     findings.push(...(await audit('portal-invoice-details-refused')));
+    // The same payout came back: its page says so, why, and links to the payout details.
+    await admin('POST', `/programs/${program.id}/payouts/${payout}/fail`, { reason: 'The bank returned it: account closed' });
+    await page.goto(`${api.url}/portal/programs/${ana.id}/payouts/${payout}`);
+    expect(await page.locator('#payout-failed').textContent()).toContain('The bank returned it: account closed');
+    findings.push(...(await audit('portal-payout-failed')));
 
     expect(findings).toEqual([]);
   }, 300_000);

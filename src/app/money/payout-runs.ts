@@ -159,7 +159,7 @@ export const markPaidInput = z.object({
  * The payout of a program the caller may touch, locked (after the program's payout lock: the
  * one lock order, src/db/money/commissions-and-payouts.ts) and in one of the statuses the change accepts.
  */
-async function withPayout<T>(
+export async function withPayout<T>(
   deps: ManagementDeps,
   programId: number,
   payoutId: number,
@@ -282,9 +282,14 @@ export async function cancelPayout(deps: ManagementDeps, scope: Scope, programId
 }
 
 async function releasePayout(client: PoolClient, payout: payouts.PayoutRow, at: Date): Promise<void> {
+  await releasePayoutClaim(client, payout);
+  await payouts.setPayoutStatus(client, payout.id, 'canceled', null, at);
+}
+
+/** Exactly what the payout claimed is owed again: its approved commissions unclaimed, its clawbacks released (a cancel, a failure). */
+export async function releasePayoutClaim(client: PoolClient, payout: payouts.PayoutRow): Promise<void> {
   const unclaimed = await payouts.unclaimCommissions(client, payout.id);
   await payouts.applyClaimRelease(client, payout, releaseClaim(await payouts.clawbacksMadeUnder(client, payout.id, unclaimed)));
-  await payouts.setPayoutStatus(client, payout.id, 'canceled', null, at);
 }
 
 /**
@@ -313,7 +318,7 @@ export async function* payoutExportCsv(deps: ManagementDeps, scope: Scope, progr
   // PayPal and Wise files hold only the partners paid by that method (a bank reference has no place in PayPal's Email column).
   const method = format === 'generic' ? null : format;
   const lines = (rows: payouts.PayoutRow[]) =>
-    payoutCsvLines(format as ExportFormat, rows.filter((r) => r.status !== 'canceled' && (method === null || r.payoutMethod === method)), { programName: program.name });
+    payoutCsvLines(format as ExportFormat, rows.filter((r) => r.status !== 'canceled' && r.status !== 'failed' && (method === null || r.payoutMethod === method)), { programName: program.name });
   yield payoutCsvHeader(format as ExportFormat);
   yield lines(first.value);
   for await (const rows of pages) yield lines(rows);

@@ -136,6 +136,22 @@ export function payoutSentMail(links: MailLinks, p: { programId: number; program
   });
 }
 
+/** A payout failed or came back: what failed, that the money is owed again, and what to fix (their payout details). */
+export function payoutFailedMail(links: MailLinks, p: { programId: number; programName: string; brand?: MailBrand; email: string; partnerId: number; payoutId: number; amountCents: number; currency: Currency; reason: string }): OutgoingMail {
+  const amount = formatMoney(p.amountCents, p.currency);
+  return mail('payout_failed', {
+    programId: p.programId,
+    to: p.email,
+    subject: `${p.programName}: your payout of ${amount} failed`,
+    ...fromBrand(
+      p.brand,
+      p.programName,
+      `${p.programName} sent you a payout of ${amount} (payout ${p.payoutId}) and it failed or was returned: ${p.reason}\n\nThe money is owed to you again and the next payout pays it. Check your payout details (method and where to pay) in your partner portal and correct them if needed: ${portal(links)}/programs/${p.partnerId}#payout-details\n`,
+    ),
+    dedupeKey: `payout_failed:${p.payoutId}`,
+  });
+}
+
 /** The brand owes the partner money and cannot pay it: no payout details. One a partner a day at most (its key). */
 export function payoutDetailsReminderMail(links: MailLinks, p: { programId: number; programName: string; brand?: MailBrand; email: string; partnerId: number; owed: { currency: Currency; cents: number }[]; day: string }): OutgoingMail {
   const owed = p.owed.map((o) => formatMoney(o.cents, o.currency)).join(' and ');

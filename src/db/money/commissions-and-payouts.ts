@@ -302,7 +302,7 @@ export async function insertBatch(client: PoolClient, programId: number, lines: 
   return batchId;
 }
 
-export type PayoutStatus = 'pending' | 'processing' | 'paid' | 'canceled';
+export type PayoutStatus = 'pending' | 'processing' | 'paid' | 'canceled' | 'failed';
 
 export interface PayoutRow {
   id: number;
@@ -556,7 +556,7 @@ export async function partnersToRemind(db: Queryable, programId: number, partner
 export async function batchTotals(db: Queryable, programId: number, batchId: number): Promise<{ currency: Currency; count: number; cents: number }[]> {
   const { rows } = await db.query(
     `SELECT currency, count(*)::int AS n, sum(amount_cents)::bigint AS cents FROM payouts
-      WHERE batch_id = $1 AND program_id = $2 AND status <> 'canceled' GROUP BY currency ORDER BY currency`,
+      WHERE batch_id = $1 AND program_id = $2 AND status NOT IN ('canceled', 'failed') GROUP BY currency ORDER BY currency`,
     [batchId, programId],
   );
   return rows.map((r) => ({ currency: r.currency, count: r.n, cents: Number(r.cents) }));

@@ -16,6 +16,9 @@ export interface StatementPayout {
   reference: string | null;
   paidAt: Date | null;
   createdAt: Date;
+  /** Why it failed or came back ('failed' payouts only). */
+  failureReason?: string | null;
+  failedAt?: Date | null;
   /** As the run recorded them (null on payouts made before they were recorded). */
   payoutMethod: string | null;
   payTo: string | null;
@@ -34,7 +37,7 @@ export interface StatementDetails {
 export async function partnerPayoutStatement(db: Queryable, partnerId: number, payoutId: number): Promise<{ payout: StatementPayout; commissions: StatementCommission[]; clawbacks: StatementClawback[] } | null> {
   if (!Number.isSafeInteger(partnerId) || !Number.isSafeInteger(payoutId)) return null;
   const { rows } = await db.query(
-    `SELECT p.id, p.batch_id, p.currency, p.amount_cents, p.status, p.reference, p.paid_at, p.created_at, p.payout_method, p.pay_to,
+    `SELECT p.id, p.batch_id, p.currency, p.amount_cents, p.status, p.reference, p.paid_at, p.created_at, p.payout_method, p.pay_to, p.failure_reason, p.failed_at,
             pr.name AS program_name, pr.statement_legal_name, pr.statement_address, pr.statement_tax_id, pa.name AS partner_name
        FROM payouts p JOIN programs pr ON pr.id = p.program_id JOIN partners pa ON pa.id = p.partner_id
       WHERE p.id = $1 AND p.partner_id = $2 AND p.status <> 'canceled'`,
@@ -58,7 +61,7 @@ export async function partnerPayoutStatement(db: Queryable, partnerId: number, p
   return {
     payout: {
       id: Number(p.id), batchId: Number(p.batch_id), currency: p.currency, amountCents: Number(p.amount_cents), status: p.status, reference: p.reference,
-      paidAt: p.paid_at, createdAt: p.created_at, payoutMethod: p.payout_method, payTo: p.pay_to, programName: p.program_name,
+      paidAt: p.paid_at, createdAt: p.created_at, failureReason: p.failure_reason, failedAt: p.failed_at, payoutMethod: p.payout_method, payTo: p.pay_to, programName: p.program_name,
       brand: { legalName: p.statement_legal_name, address: p.statement_address, taxId: p.statement_tax_id }, partnerName: p.partner_name,
     },
     commissions: commissions.rows.map((r) => ({

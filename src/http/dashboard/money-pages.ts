@@ -73,7 +73,11 @@ export function payoutsSection(view: MoneyView, data: Of<'payouts'>): Html {
   const money = (cents: number, currency: string) => formatMoney(cents, currency as 'USD');
   // A Stripe transfer in flight stays in view, with the one action that finishes it.
   const open = data.payouts.filter((p) => p.status === 'pending' || p.status === 'processing');
-  const batches = [...new Set(data.payouts.filter((p) => p.status !== 'canceled').map((p) => p.batchId))].slice(0, 10);
+  const sent = data.payouts.filter((p) => p.status === 'paid' || p.status === 'failed').slice(0, 20);
+  // "Mark failed" asks the reason (a bounce code, "account closed"): the partner reads it in their mail.
+  const failForm = (id: number) =>
+    html`<form method="post" action="${base}/payouts/${id}/fail" class="inline">${field(`failure_reason_${id}`, `Why payout ${id} failed or came back`, '', fe)}<button type="submit">Mark payout ${id} failed</button></form>`;
+  const batches = [...new Set(data.payouts.filter((p) => p.status !== 'canceled' && p.status !== 'failed').map((p) => p.batchId))].slice(0, 10);
   const settings = data.payoutSettings;
   const missing = data.missingDetails;
   const missingOwed = (() => {
@@ -102,10 +106,16 @@ ${open.length === 0 ? html`<p>No payout waits to be paid.</p>` : dataTable(
   open.map((p) => [`${p.id} (batch ${p.batchId})`, p.partnerName, money(p.amountCents, p.currency), !view.people ? 'hidden for your role' : p.payoutMethod && p.payoutReference ? `${p.payoutMethod}: ${p.payoutReference}` : html`<span class="fail">missing payout details</span>`,
     p.status === 'processing' ? html`<p>A Stripe transfer is under way: pay it through Stripe again to finish (the same transfer, never a second one).</p>` : html`<form method="post" action="${base}/payouts/${p.id}/paid" class="inline">${field(`reference_${p.id}`, `Payment reference for payout ${p.id}`, '', fe)}<button type="submit">Mark payout ${p.id} paid</button></form>`,
     html`${p.payoutMethod === 'stripe' ? html`<form method="post" action="${base}/payouts/${p.id}/stripe-transfer" class="inline"><button type="submit">Pay payout ${p.id} through Stripe</button></form>` : ''}
-${p.status === 'processing' ? '' : html`<form method="post" action="${base}/payouts/${p.id}/cancel" class="inline"><button type="submit">Cancel payout ${p.id}</button></form>`}`]),
+${p.status === 'processing' ? failForm(p.id) : html`<form method="post" action="${base}/payouts/${p.id}/cancel" class="inline"><button type="submit">Cancel payout ${p.id}</button></form>`}`]),
 )}
 ${batches.length ? html`<h3>Exports</h3><ul>${batches.map((b) => html`<li>Batch ${b}: <a href="${base}/payouts/batches/${b}/export.csv?format=generic">CSV</a> · <a href="${base}/payouts/batches/${b}/export.csv?format=paypal">PayPal Payouts</a> · <a href="${base}/payouts/batches/${b}/export.csv?format=wise">Wise batch</a></li>`)}</ul>` : ''}
 </section>
+${sent.length ? html`<section id="sent-payouts"><h2>Sent payouts</h2>
+<p class="muted">A payout that failed or came back (a bounced transfer, a returned PayPal item): mark it failed with the reason. Its balance is owed again, the next run pays it, and the partner is mailed to check their payout details.</p>
+<div class="compact">${dataTable(
+  ['Payout', 'Partner', 'Amount', 'Status', ''],
+  sent.map((p) => [`${p.id} (batch ${p.batchId})`, p.partnerName, money(p.amountCents, p.currency), p.status === 'failed' ? html`<span class="fail">failed</span>` : `paid${p.reference ? ` (${p.reference})` : ''}`, p.status === 'paid' ? failForm(p.id) : '']),
+)}</div></section>` : ''}
 ${commissionsSection(view, data)}
 <section id="payout-settings"><details ${Object.keys(fe).some((k) => SETTINGS_FIELD.test(k)) ? raw('open') : ''}><summary><h2 class="inline">Payout and fraud settings</h2> <span class="muted">hold ${plural(settings.holdDays, 'day')}; minimums ${minimumsInWords(settings.payoutMinimumsCents)}</span></summary><form method="post" action="${base}/payouts/settings" novalidate>
 ${field('hold_days', 'Hold period in days (a commission is approved after it; longer than your refund window)', String(settings.holdDays), fe, 'inputmode="numeric"')}

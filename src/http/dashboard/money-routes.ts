@@ -6,6 +6,7 @@ import type { Scope } from '../../app/accounts/scope.js';
 import { type PortalDeps, invitePartner } from '../../app/partners/portal.js';
 import * as commissionLifecycle from '../../app/money/commission-lifecycle.js';
 import * as payoutRuns from '../../app/money/payout-runs.js';
+import { failPayout } from '../../app/money/failed-payouts.js';
 import * as payoutConfig from '../../app/money/payout-settings.js';
 import * as promo from '../../app/partners/promo-codes.js';
 import * as webhooks from '../../app/outbound/webhook-endpoints.js';
@@ -41,6 +42,7 @@ export const MONEY_DONE: Record<string, string> = {
   reminded: 'Reminders queued: each partner gets a link to add their payout details (at most one a day).',
   paid: 'Payout marked paid.',
   canceled: 'Payout canceled: its balance is payable again.',
+  failed: 'Payout marked failed: its balance is owed again and the partner was asked to check their payout details.',
   payout_settings: 'Payout settings saved.',
   endpoint_toggled: 'Endpoint updated.',
   promo_code: 'Promo code added.',
@@ -167,6 +169,14 @@ export function registerMoneyRoutes(router: Router, kit: MoneyRouteKit): void {
       payoutRuns.payWithStripe({ ...app(), stripeSecretKey: kit.stripeSecretKey }, scope(res), id, payoutId),
     );
     if (ok) back(res, id, 'paid', 'payouts');
+  });
+  router.post(`${base}/payouts/:payoutId/fail`, ...form, async (req, res) => {
+    const id = await ownProgram(req, res);
+    const payoutId = Number(req.params.payoutId);
+    const ok = await attempt(req, res, 'payouts', `failure_reason_${payoutId}`, () =>
+      failPayout(app(), scope(res), id, payoutId, { reason: text(req, `failure_reason_${payoutId}`) }),
+    );
+    if (ok) back(res, id, 'failed', 'payouts');
   });
   router.post(`${base}/payouts/:payoutId/cancel`, ...form, async (req, res) => {
     const id = await ownProgram(req, res);

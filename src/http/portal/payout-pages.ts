@@ -11,7 +11,7 @@ import { isoDay as day } from '../kit/components.js';
 type PayoutView = Awaited<ReturnType<typeof partnerPayout>>;
 
 export const PAYOUT_METHOD_WORDS: Record<string, string> = { paypal: 'PayPal', wise: 'Wise', bank_transfer: 'Bank transfer', stripe: 'Stripe' };
-export const payoutStateWords = (status: string) => (status === 'pending' || status === 'processing' ? 'On its way' : status === 'paid' ? 'Paid' : status);
+export const payoutStateWords = (status: string) => (status === 'pending' || status === 'processing' ? 'On its way' : status === 'paid' ? 'Paid' : status === 'failed' ? 'Failed: owed to you again' : status);
 
 const money = (cents: number, currency: string) => formatMoney(cents, currency as 'USD');
 
@@ -30,6 +30,8 @@ export function payoutPage(view: PayoutView, base: string): Html {
   const { payout, lines } = view;
   const c = payout.currency;
   return html`<p><a href="${base}#payouts">Back to ${payout.programName}</a></p>
+${payout.status === 'failed' ? html`<div class="error-summary" id="payout-failed" role="alert"><p><strong>This payout failed or came back${payout.failedAt ? html` on ${day(payout.failedAt)}` : ''}:</strong> ${payout.failureReason ?? 'no reason given'}.</p>
+<p>The money is owed to you again and the next payout pays it. <a href="${base}#payout-details">Check your payout details</a> (method and where to pay) and correct them if needed.</p></div>` : ''}
 <section id="payout-summary"><h2>Summary</h2>
 <dl class="numbers payout-facts"><div><dt>Amount</dt><dd>${money(payout.amountCents, c)}</dd></div><div><dt>State</dt><dd>${payoutStateWords(payout.status)}</dd></div>
 <div><dt>Made on</dt><dd>${day(payout.createdAt)}</dd></div><div><dt>Paid on</dt><dd>${payout.paidAt ? day(payout.paidAt) : '—'}</dd></div>
@@ -42,7 +44,7 @@ export function payoutPage(view: PayoutView, base: string): Html {
 ${lines.map((line) => html`<tr class="${line.kind}"><td data-label="Sale date">${day(line.saleDate)}</td><td data-label="Transaction">${idCell(line.transactionId)}</td><td data-label="Line">${lineWords(line)}</td>
 <td data-label="Sale" class="num">${line.kind === 'commission' ? money(line.saleCents, c) : '—'}</td><td data-label="Paid" class="num"><strong>${money(line.amountCents, c)}</strong></td></tr>`)}
 </tbody></table></div>
-<p id="lines-total">Total paid: <strong>${money(view.total, c)}</strong></p></section>`;
+<p id="lines-total">Total paid: <strong>${money(view.total, c)}</strong>${payout.status === 'failed' ? ' (it failed: what it was to pay is owed to you again)' : ''}</p></section>`;
 }
 
 /** An address block's lines (blank ones dropped). */

@@ -4,6 +4,7 @@ import type { Request, Router } from 'express';
 import type { ManagementDeps } from '../../app/programs/management.js';
 import { operatorFrom } from '../../app/accounts/scope.js';
 import * as payoutRuns from '../../app/money/payout-runs.js';
+import { failPayout } from '../../app/money/failed-payouts.js';
 import * as commissionLifecycle from '../../app/money/commission-lifecycle.js';
 import * as payoutConfig from '../../app/money/payout-settings.js';
 import { invitePartner } from '../../app/partners/portal.js';
@@ -67,6 +68,11 @@ export function adminMoneyRoutes(router: Router, deps: AppDeps, app: () => Manag
   });
   router.post(`${base}/payouts/:payoutId/cancel`, async (req, res) => {
     res.json({ data: wire(await payoutRuns.cancelPayout(app(), operator(req), idParam(req), idParam(req, 'payoutId'))) });
+  });
+  router.post(`${base}/payouts/:payoutId/fail`, async (req, res) => {
+    const body = (req.body ?? {}) as { reason?: unknown; provider_reference?: unknown };
+    const failed = await failPayout(app(), operator(req), idParam(req), idParam(req, 'payoutId'), { reason: body.reason as string, providerReference: body.provider_reference as string | null | undefined });
+    res.json({ data: wire(failed) });
   });
   router.get(`${base}/payout-batches/:batchId/export`, async (req, res) => {
     const format = String(req.query.format ?? 'generic');
