@@ -30,7 +30,7 @@ export function payoutPage(view: PayoutView, base: string): Html {
   const { payout, lines } = view;
   const c = payout.currency;
   return html`<p><a href="${base}#payouts">Back to ${payout.programName}</a></p>
-${payout.status === 'failed' ? html`<div class="error-summary" id="payout-failed" role="alert"><p><strong>This payout failed or came back${payout.failedAt ? html` on ${day(payout.failedAt)}` : ''}:</strong> ${payout.failureReason ?? 'no reason given'}.</p>
+${payout.status === 'failed' ? html`<div class="error-summary" id="payout-failed" role="alert"><p><strong>This payout failed or came back${payout.failedAt ? html` on ${day(payout.failedAt)}` : ''}:</strong> ${(payout.failureReason ?? 'no reason given').replace(/[.!?]$/, '')}.</p>
 <p>The money is owed to you again and the next payout pays it. <a href="${base}#payout-details">Check your payout details</a> (method and where to pay) and correct them if needed.</p></div>` : ''}
 <section id="payout-summary"><h2>Summary</h2>
 <dl class="numbers payout-facts"><div><dt>Amount</dt><dd>${money(payout.amountCents, c)}</dd></div><div><dt>State</dt><dd>${payoutStateWords(payout.status)}</dd></div>
