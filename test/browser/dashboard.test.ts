@@ -325,6 +325,27 @@ describe.skipIf(!hasChromium)('dashboard', () => {
       await receiver.close();
     }
   });
+
+  it('a paid payout that came back is marked failed: the reason is asked beside it, its balance is owed again', async () => {
+    const payout = (await api.pool.query("SELECT id, amount_cents FROM payouts WHERE program_id = $1 AND status = 'paid' ORDER BY id DESC LIMIT 1", [programId])).rows[0];
+    await page.goto(`${api.url}/dashboard/programs/${programId}/payouts`);
+    expect(await textOf(page.locator('#sent-payouts'))).toContain('paid (PAYPAL-7781)');
+    // Without a reason: refused beside its field, nothing changed.
+    await submit(`Mark payout ${payout.id} failed`);
+    const reason = page.getByLabel(`Why payout ${payout.id} failed or came back`);
+    await expect.poll(() => reason.getAttribute('aria-invalid')).toBe('true');
+    expect(await textOf(page.locator(`#failure_reason_${payout.id}-error`))).toBe('Say why the payout failed (what the bank or provider answered).');
+    expect((await api.pool.query('SELECT status FROM payouts WHERE id = $1', [payout.id])).rows[0].status).toBe('paid');
+    await reason.fill('PayPal returned it: the account is closed.');
+    await submit(`Mark payout ${payout.id} failed`);
+    await expect.poll(() => textOf(page.getByRole('status'))).toBe('Payout marked failed: its balance is owed again and the partner was asked to check their payout details.');
+    expect(await textOf(page.locator('#sent-payouts'))).toContain('failed');
+    expect(await page.getByRole('button', { name: `Mark payout ${payout.id} failed` }).count()).toBe(0);
+    const after = (await api.pool.query('SELECT status, failure_reason FROM payouts WHERE id = $1', [payout.id])).rows[0];
+    expect(after).toEqual({ status: 'failed', failure_reason: 'PayPal returned it: the account is closed.' });
+    // Owed again: the next run may pay it.
+    expect(await textOf(page.locator('#owed tbody tr').first())).toContain(`$${(Number(payout.amount_cents) / 100).toFixed(2)}`);
+  });
   it('no page scrolls sideways at 390 px or 1280 px; the recurring duration shows only for recurring types', async () => {
     const alice = (await api.pool.query("SELECT id FROM partners WHERE program_id = $1 AND name = 'Alice'", [programId])).rows[0].id;
     const sections = ['', '/partners', '/applications', '/groups', `/partners/${alice}`, '/partners/import', '/links', '/activity', '/payouts', '/stripe', '/inbox', '/webhooks', '/keys', '/audit', '/settings'];
