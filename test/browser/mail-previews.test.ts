@@ -1,6 +1,7 @@
 // Issue 44, item 4: the dashboard previews every mail the program sends, with sample data — the
 // brand's name and colour, its links host, the approval mail's link and QR code — as text and as
 // HTML in a sandboxed frame (no script runs there), reached from the program's Settings.
+import { MAIL_KINDS } from '../../src/core/mail.js';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { adminOf, axeAudit, browserAppWithMail, hasChromium, screenshotsAt, textOf as visibleText } from '../support/browser.js';
@@ -15,8 +16,8 @@ const textOf = (selector: string) => visibleText(page.locator(selector));
 
 const TEMPLATES = [
   'Sign-in link', 'Invitation to the portal', 'Application received', 'Application approved (with the link and its QR code)', 'Application rejected',
-  'Daily summary of commissions', 'Add your payout details', 'Payout sent', 'Removed from the program', 'New application (to managers)',
-  'Commission held for review (to managers)', "Yesterday's numbers (to managers)", 'Webhook endpoint turned off (to managers)', 'Invitation to your team', 'Password reset (to your team)',
+  'Daily summary of commissions', 'Add your payout details', 'Payout sent', 'Payout failed or returned', 'Removed from the program', 'New application (to managers)',
+  'Commission held for review (to managers)', 'Payout run ready to pay (to managers)', "Yesterday's numbers (to managers)", 'Webhook endpoint turned off (to managers)', 'Invitation to your team', 'Password reset (to your team)',
 ];
 
 describe.skipIf(!hasChromium)('mail previews', () => {
@@ -35,6 +36,8 @@ describe.skipIf(!hasChromium)('mail previews', () => {
     expect(page.url()).toBe(`${api.url}/dashboard/programs/${program.id}/settings/mail-previews`);
     expect(await page.title()).toBe('Mail previews · Affix');
     expect(await page.locator('.mail-preview h3').allTextContents()).toEqual(TEMPLATES);
+    // Every kind of mail the service sends has its preview.
+    for (const kind of Object.keys(MAIL_KINDS)) expect(await page.locator(`#mail-${kind}`).count(), kind).toBe(1);
 
     // The approval mail: the sample partner's link on the links host, the brand, the QR code shown.
     const approved = page.locator('#mail-application_approved');

@@ -17,7 +17,7 @@ import * as payouts from '../../db/money/commissions-and-payouts.js';
 import { type PoolClient, withTransaction } from '../../db/infra/pool.js';
 import { type ManagementDeps, audit, parseInput } from '../programs/management.js';
 import { type Scope, programInScope } from '../accounts/scope.js';
-import { type MailLinks, mailBrand, managerMail, payoutDetailsReminderMail, payoutSentMail, queueForManagers } from '../outbound/mail.js';
+import { type MailLinks, mailBrand, payoutDetailsReminderMail, payoutRunReadyMail, payoutSentMail, queueForManagers } from '../outbound/mail.js';
 import { queueMails } from '../../db/outbound/mail-outbox.js';
 import { programName } from '../../db/programs/programs-links-keys.js';
 
@@ -59,18 +59,17 @@ export async function runPayouts(deps: ManagementDeps, scope: Scope, programId: 
       throw errors.conflict('Nothing to pay: no partner has an approved balance at or above the minimum', 'nothing_to_pay');
     }
     const batchId = await payouts.insertBatch(client, programId, lines, payable);
-    const waitingNote = missingPayoutDetails.length ? ` ${new Set(waiting.map((w) => w.partnerId)).size} partner(s) without payout details wait (${owedWords(waiting)}): {{affix}}/dashboard/programs/${programId}/payouts#missing-details\n` : '';
     await audit(client, scope, [
       { programId, action: 'payout.run', objectType: 'payout_batch', objectId: batchId, changes: { payouts: { from: null, to: lines.length }, ...(waiting.length ? { waiting_for_details: { from: null, to: waiting.length } } : {}) } },
     ]);
     await queueForManagers(
       client,
       programId,
-      managerMail('payout_run_ready', {
+      payoutRunReadyMail({
         programId,
-        subject: `Payout batch ${batchId} is ready to pay (${lines.length} payout${lines.length === 1 ? '' : 's'})`,
-        body: `A payout run made batch ${batchId} with ${lines.length} payout${lines.length === 1 ? '' : 's'}. Export it, pay, then mark each payout paid: {{affix}}/dashboard/programs/${programId}/payouts\n${waitingNote}`,
-        key: `payout_run_ready:${batchId}`,
+        batchId,
+        payouts: lines.length,
+        waiting: missingPayoutDetails.length ? { partners: new Set(waiting.map((w) => w.partnerId)).size, owed: owedWords(waiting) } : null,
       }),
     );
     // Every payout of the batch (a list page stops at 200; a run pays thousands).

@@ -7,7 +7,7 @@ import { programHosts } from '../../db/programs/domains.js';
 import { qrPng } from '../../platform/qr-image.js';
 import {
   type MailLinks, type RenderedMail, applicationReceivedMail, commissionDigestMail, dailySummaryMail, decisionMail, invitationMail, mailBrand, newApplicationMail,
-  payoutDetailsReminderMail, payoutSentMail, renderMail, signInMail,
+  payoutDetailsReminderMail, payoutFailedMail, payoutRunReadyMail, payoutSentMail, renderMail, signInMail,
 } from './mail.js';
 import type { ManagementDeps } from '../programs/management.js';
 import { type Scope, programInScope } from '../accounts/scope.js';
@@ -49,9 +49,11 @@ export async function mailPreviews(deps: ManagementDeps & { publicUrl: string },
     ['commission_digest', 'Daily summary of commissions', commissionDigestMail(links, { ...base, day, lines: [{ currency: 'USD', count: 3, cents: 4_500, held: 1, holdDays: 30 }, { currency: 'EUR', count: 1, cents: 1_200, held: 0, holdDays: 30 }] })],
     ['payout_details_reminder', 'Add your payout details', payoutDetailsReminderMail(links, { ...base, owed: [{ currency: 'USD', cents: 12_000 }], day })],
     ['payout_sent', 'Payout sent', payoutSentMail(links, { ...base, payoutId: 1, amountCents: 12_000, currency: 'USD', reference: 'PAYOUT-2026-11-001' })],
+    ['payout_failed', 'Payout failed or returned', payoutFailedMail(links, { ...base, payoutId: 1, amountCents: 12_000, currency: 'USD', reason: 'PayPal returned it: the account is closed' })],
     ['partner_banned', 'Removed from the program', decisionMail(links, { ...base, decision: 'banned', reason: 'ads bidding on the brand name', changeKey: 'preview' })],
     ['new_application', 'New application (to managers)', newApplicationMail(links, { programId, programName: name, applicationId: 1, name: SAMPLE_PARTNER.name, signals: ['signed up seconds after the click'] })],
     ['commission_held', 'Commission held for review (to managers)', heldCommissionMail(programId, 1, 'sale_2026_0001', ['same_ip_as_partner'])],
+    ['payout_run_ready', 'Payout run ready to pay (to managers)', payoutRunReadyMail({ programId, batchId: 1, payouts: 12, waiting: { partners: 2, owed: '$120.00 and €40.00' } })],
     ['daily_summary', "Yesterday's numbers (to managers)", dailySummaryMail({ programId, name, clicks: 1_204, leads: 37, sales: 9, pendingApplications: 2 }, day)],
     ['endpoint_disabled', 'Webhook endpoint turned off (to managers)', endpointDisabledMail({ programId, endpointId: 1, deliveryId: 1, url: 'https://api.example.com/affix-webhooks' }, 'it failed every attempt for 3 days')],
     ['member_invitation', 'Invitation to your team', memberInvitationMail(deps.publicUrl, name, 'sam@example.com', 'finance', SAMPLE_TOKEN)],

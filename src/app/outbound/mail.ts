@@ -200,6 +200,17 @@ export const managerMail = (kind: MailKind, p: { programId: number; subject: str
   return rest;
 };
 
+/** A payout run made a batch: its managers are told to pay it, and who waits for payout details. */
+export const payoutRunReadyMail = (p: { programId: number; batchId: number; payouts: number; waiting: { partners: number; owed: string } | null }): Omit<OutgoingMail, 'to'> =>
+  managerMail('payout_run_ready', {
+    programId: p.programId,
+    subject: `Payout batch ${p.batchId} is ready to pay (${p.payouts} payout${p.payouts === 1 ? '' : 's'})`,
+    body: `A payout run made batch ${p.batchId} with ${p.payouts} payout${p.payouts === 1 ? '' : 's'}. Export it, pay, then mark each payout paid: {{affix}}/dashboard/programs/${p.programId}/payouts\n${
+      p.waiting ? ` ${p.waiting.partners} partner(s) without payout details wait (${p.waiting.owed}): {{affix}}/dashboard/programs/${p.programId}/payouts#missing-details\n` : ''
+    }`,
+    key: `payout_run_ready:${p.batchId}`,
+  });
+
 export const queue = (db: Db, mails: OutgoingMail[]) => queueMails(db, mails);
 export const queueForManagers = (db: Db, programId: number, m: Omit<OutgoingMail, 'to'>) => queueManagerMail(db, programId, m);
 
