@@ -7,7 +7,7 @@ import { createLogger } from '../../src/platform/logger.js';
 import { PROCESSOR_EVENTS_JOB_QUEUE } from '../../src/core/queue-names.js';
 import { processorEventEnqueuer } from '../../src/platform/queue.js';
 import type { Pool } from '../../src/db/infra/pool.js';
-import type { InboxStatus } from '../../src/db/inbox/inbound-events.js';
+import type { InboxEvent, InboxStatus } from '../../src/db/inbox/inbound-events.js';
 import { type FixtureVars, loadFixture } from '../../src/platform/fixtures.js';
 import { type Reply, type SeededProgram, type TestApi, adminHeaders, seedProgram, trackClick } from './harness.js';
 
@@ -35,15 +35,8 @@ export async function deliver(
 
 export const fixture = (name: string, vars: FixtureVars) => loadFixture(name, vars);
 
-export interface InboxRow {
-  id: number;
-  status: InboxStatus;
-  reason: string | null;
-  attempts: number;
-  attribution_step: string | null;
-  sale_id: number | null;
-  result: Record<string, unknown>;
-}
+/** What the tests read of an inbox row. */
+export type InboxRow = Pick<InboxEvent, 'id' | 'status' | 'reason' | 'attempts' | 'attribution_step' | 'sale_id' | 'result'>;
 
 /** Polls the inbox until the event reaches one of `statuses` (workers run in the background). */
 export async function waitForEvent(pool: Pool, eventKey: string, statuses: InboxStatus[], timeoutMs = 20_000): Promise<InboxRow> {
