@@ -34,7 +34,8 @@ describe.skipIf(!hasChromium)('mail previews', () => {
     await page.getByRole('link', { name: 'Mail previews' }).click();
     expect(page.url()).toBe(`${api.url}/dashboard/programs/${program.id}/settings/mail-previews`);
     expect(await page.title()).toBe('Mail previews · Affix');
-    expect(await page.locator('.mail-preview h3').allTextContents()).toEqual(TEMPLATES);
+    // The page is long (a frame per mail): read it once the browser has parsed all of it.
+    await expect.poll(() => page.locator('.mail-preview h3').allTextContents()).toEqual(TEMPLATES);
     // Every kind of mail the service sends (written down here) has its preview, once.
     const KINDS = [
       'partner_sign_in', 'partner_invitation', 'application_received', 'application_approved', 'application_rejected', 'commission_digest',
