@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApi, type TestDatabase, adminHeaders, bearer, closeTestApi, openTestApi, startTestApi } from './support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { type TestApi, type TestDatabase, adminHeaders, bearer, startTestApi } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 
 let db: TestDatabase;
 let api: TestApi;
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi());
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({}, (t) => ({ db, api } = t));
 
 const admin = (method: string, path: string, body?: unknown, headers: Record<string, string> = adminHeaders) =>
   api.request(method, `/api/v1/admin${path}`, { body, headers });

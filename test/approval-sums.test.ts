@@ -2,9 +2,10 @@
 // equal to a recount of the commissions' rows in every state, with group holds kept on commissions,
 // refunds, test mode and filters; and, opened without dates, they read only the commissions still
 // inside their hold, however many older ones wait (docs/payouts.md, "Approving").
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { approvalSums } from '../src/db/money/commissions-and-payouts.js';
-import { type SeededProgram, type TestApi, type TestDatabase, addPartnerLink, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { type SeededProgram, type TestApi, type TestDatabase, addPartnerLink, seedProgram } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { apiRefund, apiSale } from './support/money.js';
 import { type PlanNode, planNodes } from './support/query-plans.js';
 
@@ -12,10 +13,7 @@ let db: TestDatabase;
 let api: TestApi;
 const DAY = 86_400_000;
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi());
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({}, (t) => ({ db, api } = t));
 
 /** The same sums counted from the rows: the commission_states view's 'pending', each against its own hold. */
 async function recount(programId: number, now: Date, filter: { partner_id?: number; from?: Date; to?: Date } = {}) {

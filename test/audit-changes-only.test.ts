@@ -1,16 +1,14 @@
 // Only changes are recorded (docs/audit.md): a save that changes nothing writes no audit entry,
 // where it once wrote one with `changes: {}`; a save that changes something still writes one.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { type TestApi, type TestDatabase, adminHeaders, seedProgram } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { uid } from './support/money.js';
 
 let db: TestDatabase;
 let api: TestApi;
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'audit-changes-only-secret-0123' }));
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ env: { AFFIX_SECRET_KEY: 'audit-changes-only-secret-0123' } }, (t) => ({ db, api } = t));
 
 const must = async (method: string, path: string, body?: unknown) => {
   const reply = await api.request(method, `/api/v1/admin${path}`, { body, headers: adminHeaders });

@@ -4,19 +4,17 @@
 // what changed, secrets never in clear; read by the admin API, the CLI and the dashboard (CSV).
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { approveDueCommissions } from '../src/app/money/commission-lifecycle.js';
-import { ADMIN_TOKEN, type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { ADMIN_TOKEN, type TestApi, type TestDatabase, adminHeaders, seedProgram } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { apiSale, uid } from './support/money.js';
 import { signedInVisitor } from './support/dashboard-visitor.js';
 
 let db: TestDatabase;
 let api: TestApi;
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'audit-test-secret-key-0123456789' }, { queueUrl: 'own' }));
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ env: { AFFIX_SECRET_KEY: 'audit-test-secret-key-0123456789' }, options: { queueUrl: 'own' } }, (t) => ({ db, api } = t));
 
 const admin = (method: string, path: string, body?: unknown, ip = '203.0.113.90') =>
   api.request(method, `/api/v1/admin${path}`, { body, headers: { ...adminHeaders, 'X-Forwarded-For': ip } });

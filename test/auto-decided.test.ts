@@ -1,16 +1,14 @@
 // An application a group's auto-approve decides says so (docs/partners.md): auto_decided is true
 // in the API answer, the CSV export and the partner.approved webhook; a manager's decision is false.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { type TestApi, type TestDatabase, adminHeaders, seedProgram } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { uid } from './support/money.js';
 
 let db: TestDatabase;
 let api: TestApi;
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'auto-decided-test-secret-0123' }, { queueUrl: 'own' }));
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ env: { AFFIX_SECRET_KEY: 'auto-decided-test-secret-0123' }, options: { queueUrl: 'own' } }, (t) => ({ db, api } = t));
 
 const must = async (method: string, path: string, body?: unknown) => {
   const reply = await api.request(method, `/api/v1/admin${path}`, { body, headers: adminHeaders });

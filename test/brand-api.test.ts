@@ -1,14 +1,12 @@
 // Issue 44, item 1: the brand through the admin API (contrast-checked colour, defaults when
 // emptied) and in the partner's mail: the decision mail comes from the brand and names it first.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { type TestApi, type TestDatabase, adminHeaders, seedProgram } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 
 let db: TestDatabase;
 let api: TestApi;
-beforeAll(async () => {
-  ({ db, api } = await openTestApi());
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({}, (t) => ({ db, api } = t));
 
 const admin = (method: string, path: string, body?: unknown) => api.request(method, `/api/v1/admin${path}`, { body, headers: adminHeaders });
 

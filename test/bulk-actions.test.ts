@@ -2,8 +2,9 @@
 // (100,000 ids through the admin API, refused above with words), and a large selection is a
 // bulk action the job runs a chunk per transaction while the request answers at once. The tests
 // drive the job chunk by chunk (no worker, no clock).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type TestApi, type TestDatabase, adminHeaders, seedProgram } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { BULK_ACTIONS_QUEUE } from '../src/core/queue-names.js';
 import { type BulkJobDeps, failBulkActionJob, runBulkActionJob } from '../src/jobs/bulk-action-jobs.js';
 import { createLogger } from '../src/platform/logger.js';
@@ -13,11 +14,10 @@ let db: TestDatabase;
 let api: TestApi;
 let jobDeps: BulkJobDeps;
 
+useSeededApi({ env: { AFFIX_SECRET_KEY: 'bulk-actions-test-secret-key-01' }, options: { queueUrl: 'own' } }, (t) => ({ db, api } = t));
 beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'bulk-actions-test-secret-key-01' }, { queueUrl: 'own' }));
   jobDeps = { pool: db.pool, secretBox: null, now: () => new Date(api.clock.now), logger: createLogger('silent'), mailLinks: { publicUrl: api.url } };
 });
-afterAll(() => closeTestApi({ db, api }));
 
 const admin = (method: string, path: string, body?: unknown) => api.request(method, `/api/v1/admin${path}`, { body, headers: adminHeaders });
 const must = async (method: string, path: string, body?: unknown) => {

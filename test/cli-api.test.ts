@@ -1,16 +1,14 @@
 // The CLI API (spec §4.6, §7 CLI rows, §3 login session states), over HTTP.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { issueLocalIdToken } from '../src/platform/id-tokens.js';
-import { type TestApi, type TestDatabase, adminHeaders, bearer, closeTestApi, openTestApi, platformError, seedProgram, startTestApi } from './support/harness.js';
+import { type TestApi, type TestDatabase, adminHeaders, bearer, platformError, seedProgram, startTestApi } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 
 const SECRET_KEY = 'cli-test-secret-key-0123456789';
 let db: TestDatabase;
 let api: TestApi;
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: SECRET_KEY, AFFIX_PUBLIC_URL: 'http://affix.test' }));
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ env: { AFFIX_SECRET_KEY: SECRET_KEY, AFFIX_PUBLIC_URL: 'http://affix.test' } }, (t) => ({ db, api } = t));
 
 const json = { 'Content-Type': 'application/json' };
 const idToken = (email: string) => issueLocalIdToken({ publicUrl: 'http://affix.test', secretKey: SECRET_KEY }, email);

@@ -3,18 +3,16 @@
 // answer names A's ids, customers or accounts.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   type SeededProgram,
   type TestApi,
   type TestDatabase,
   adminHeaders,
   bearer,
-  closeTestApi,
-  openTestApi,
-  seedProgram,
   trackClick,
 } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { WEBHOOK_SECRET, deliver, fixture, waitForEvent } from './support/stripe.js';
 
 let db: TestDatabase;
@@ -51,10 +49,8 @@ async function fingerprintOfA(): Promise<string> {
   return rows[0].h;
 }
 
+useSeededApi({ env: { AFFIX_SECRET_KEY: 'cross-tenant-secret-key-01', AFFIX_WORKER_POLL_SECONDS: '0.5' }, options: { queueUrl: 'own', workers: true }, programs: [{}, {}] }, (t) => ({ db, api, programs: [a, b] } = t));
 beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'cross-tenant-secret-key-01', AFFIX_WORKER_POLL_SECONDS: '0.5' }, { queueUrl: 'own', workers: true }));
-  a = await seedProgram(api);
-  b = await seedProgram(api);
   for (const program of [a, b]) {
     await api.request('PATCH', `/api/v1/admin/programs/${program.programId}/stripe`, { body: { webhook_secret: WEBHOOK_SECRET, livemode_only_commissions: false }, headers: adminHeaders });
   }
@@ -69,7 +65,6 @@ beforeAll(async () => {
   secretsOfA.push(clickId, customerKey, 'alice@brand-a.example', event.data.object.id, event.id, a.shortLink, `"sale_id":${row.sale_id}`);
   await api.request('PATCH', `/api/v1/admin/accounts/${b.accountId}`, { body: { password: 'brand b password 1' }, headers: adminHeaders });
 });
-afterAll(() => closeTestApi({ db, api }));
 
 describe("tracking routes with B's key", () => {
   it('refund of A\'s sale: 404, nothing changed, nothing named', async () => {

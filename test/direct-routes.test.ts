@@ -1,23 +1,22 @@
 // The ordinary click and webhook delivery are served outside Express (src/http/direct/); their
 // other shapes go through Express's routes. The same request answers the same either way:
 // status, body, and the headers the contract names (spec §4.1, §7, §8).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { limitInBytes } from '../src/http/direct/body.js';
 import { isOrdinaryClick as servedDirectly } from '../src/http/direct/click.js';
 import { webhookRoute } from '../src/http/direct/webhooks.js';
-import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, closeTestApi, count, openTestApi, seedProgram } from './support/harness.js';
+import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, count } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { WEBHOOK_SECRET, fixture, sign } from './support/stripe.js';
 
 let db: TestDatabase;
 let api: TestApi;
 let shop: SeededProgram;
 
+useSeededApi({ options: { queueUrl: 'own' }, programs: [{ allowed_origins: ['https://shop.example.com'] }] }, (t) => ({ db, api, programs: [shop] } = t));
 beforeAll(async () => {
-  ({ db, api } = await openTestApi({}, { queueUrl: 'own' }));
-  shop = await seedProgram(api, { allowed_origins: ['https://shop.example.com'] });
   await api.request('PATCH', `/api/v1/admin/programs/${shop.programId}/stripe`, { body: { webhook_secret: WEBHOOK_SECRET }, headers: adminHeaders });
 });
-afterAll(() => closeTestApi({ db, api }));
 
 let address = 0;
 /** One click, its body sent with a length (served directly) or chunked (through Express). */

@@ -9,14 +9,15 @@ import { execFile } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { discountCodeFor } from '../src/core/discounts.js';
 import { DISCOUNT_CODES_QUEUE } from '../src/core/queue-names.js';
 import { runDiscountJob } from '../src/jobs/discount-jobs.js';
 import { loadFixture } from '../src/platform/fixtures.js';
 import { createLogger } from '../src/platform/logger.js';
 import { createSecretBox } from '../src/platform/secret-box.js';
-import { ADMIN_TOKEN, type SeededProgram, type TestApi, type TestDatabase, addPartnerLink, adminHeaders, bearer, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { ADMIN_TOKEN, type SeededProgram, type TestApi, type TestDatabase, addPartnerLink, adminHeaders, bearer, seedProgram } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { nockForThisFile } from './support/nock.js';
 import { processEventsInOrder } from './support/stripe.js';
 
@@ -30,12 +31,11 @@ const LEMON = 'https://api.lemonsqueezy.com';
 let db: TestDatabase;
 let api: TestApi;
 
+useSeededApi({ env: { AFFIX_SECRET_KEY: SECRET, STRIPE_SECRET_KEY: STRIPE_KEY }, options: { queueUrl: 'own' } }, (t) => ({ db, api } = t));
 beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: SECRET, STRIPE_SECRET_KEY: STRIPE_KEY }, { queueUrl: 'own' }));
   nock.disableNetConnect();
   nock.enableNetConnect('127.0.0.1');
 });
-afterAll(() => closeTestApi({ db, api }));
 beforeEach(() => {
   nock.cleanAll();
 });

@@ -2,15 +2,13 @@
 // audit: GET and PATCH /api/v1/admin/programs/{id}/domains (docs/domains.md). A field left out
 // stays; "" or null removes; a host another program holds is "taken"; the new host serves at once.
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { type TestApi, type TestDatabase, adminHeaders, seedProgram } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 
 let db: TestDatabase;
 let api: TestApi;
-beforeAll(async () => {
-  ({ db, api } = await openTestApi());
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({}, (t) => ({ db, api } = t));
 
 const admin = (method: string, path: string, body?: unknown) => api.request(method, `/api/v1/admin${path}`, { body, headers: adminHeaders });
 

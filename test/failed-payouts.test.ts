@@ -1,14 +1,15 @@
 // Failed payouts (issue 47, item 3): a paid payout that came back is marked failed; its
 // commissions are owed again, the ledger shows the round trip to the cent, the partner is mailed,
 // and the next run pays exactly once, even with two failures or a run at the same moment.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type ManagementDeps } from '../src/app/programs/management.js';
 import { OPERATOR } from '../src/app/accounts/scope.js';
 import * as payoutRuns from '../src/app/money/payout-runs.js';
 import * as payoutConfig from '../src/app/money/payout-settings.js';
 import * as commissionLifecycle from '../src/app/money/commission-lifecycle.js';
 import { failPayout } from '../src/app/money/failed-payouts.js';
-import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { type TestApi, type TestDatabase, adminHeaders, seedProgram } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { apiRefund, apiSale, atTheSameInstant } from './support/money.js';
 
 let db: TestDatabase;
@@ -16,10 +17,7 @@ let api: TestApi;
 let clock = new Date();
 const deps = (): ManagementDeps => ({ pool: db.pool, secretBox: null, now: () => clock });
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'failed-payouts-test-secret-key-01' }));
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ env: { AFFIX_SECRET_KEY: 'failed-payouts-test-secret-key-01' } }, (t) => ({ db, api } = t));
 
 /** A program with hold 0 and one partner paid by PayPal, with `sales` approved; returns the program, partner and commission ids. */
 async function owedPartner(name: string, sales: number[]) {

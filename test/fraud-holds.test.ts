@@ -1,11 +1,12 @@
 // Fraud holds: each signal holds the sale's commission (the sale itself is recorded); a manager
 // releases or rejects it with a reason, both in the ledger and told to the brand's endpoints.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { OPERATOR } from '../src/app/accounts/scope.js';
 import * as payoutConfig from '../src/app/money/payout-settings.js';
 import * as commissionLifecycle from '../src/app/money/commission-lifecycle.js';
 import * as payoutRuns from '../src/app/money/payout-runs.js';
-import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, bearer, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, bearer, seedProgram } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 
 let db: TestDatabase;
 let api: TestApi;
@@ -13,10 +14,7 @@ let n = 0;
 const uid = (prefix: string) => `${prefix}_${++n}_${Date.now()}`;
 const deps = () => ({ pool: db.pool, secretBox: null, now: () => api.clock.now });
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'fraud-holds-test-key-0123456789', AFFIX_WEBHOOK_ALLOW_PRIVATE: 'true' }, { queueUrl: 'own' }));
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ env: { AFFIX_SECRET_KEY: 'fraud-holds-test-key-0123456789', AFFIX_WEBHOOK_ALLOW_PRIVATE: 'true' }, options: { queueUrl: 'own' } }, (t) => ({ db, api } = t));
 
 async function partnerWithLink(program: SeededProgram, email: string | null) {
   const partner = await api.request('POST', `/api/v1/admin/programs/${program.programId}/partners`, { body: { name: uid('p'), email }, headers: adminHeaders });

@@ -1,17 +1,14 @@
 // Names reach mail headers (the sender's name, subjects): a name with a line break or another
 // control character is refused beside its field (400 naming it), wherever a name is typed.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 
 let db: TestDatabase;
 let api: TestApi;
 let shop: SeededProgram;
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'header-injection-key-0123456789' }));
-  shop = await seedProgram(api, { name: 'Clean Shop' });
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ env: { AFFIX_SECRET_KEY: 'header-injection-key-0123456789' }, programs: [{ name: 'Clean Shop' }] }, (t) => ({ db, api, programs: [shop] } = t));
 
 const admin = (method: string, path: string, body?: unknown) => api.request(method, `/api/v1/admin${path}`, { body, headers: adminHeaders });
 const INJECTED = ['A\r\nX-Injected: yes', 'A\nB', 'A\rB', 'Tab\there', 'Bell\u0007', 'Next\u0085line', 'Line\u2028separator'];

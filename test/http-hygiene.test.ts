@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApi, type TestDatabase, closeTestApi, openTestApi, platformError, startTestApi } from './support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { type TestApi, type TestDatabase, platformError, startTestApi } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 
 let db: TestDatabase;
 let api: TestApi;
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_BODY_LIMIT: '8kb' }));
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ env: { AFFIX_BODY_LIMIT: '8kb' } }, (t) => ({ db, api } = t));
 
 const json = { 'Content-Type': 'application/json' };
 

@@ -1,19 +1,17 @@
 // The partner import's encodings and limits (docs/partners.md, "Encodings"; docs/api.md): a UTF-8
 // mark is dropped, UTF-16 is decoded, bytes that are not UTF-8 are refused in words naming the fix;
 // the JSON form takes a file as large as its schema allows.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDashboardSession } from '../src/app/accounts/access.js';
 import { decodeCsvBytes } from '../src/core/csv-encoding.js';
-import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { type TestApi, type TestDatabase, adminHeaders, seedProgram } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { uid } from './support/money.js';
 
 let db: TestDatabase;
 let api: TestApi;
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'import-encodings-test-secret-01' }));
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ env: { AFFIX_SECRET_KEY: 'import-encodings-test-secret-01' } }, (t) => ({ db, api } = t));
 
 /** The file's bytes as the body (text/csv), as a script sends an Excel export. */
 async function uploadBytes(programId: number, bytes: Uint8Array) {

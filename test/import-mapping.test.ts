@@ -3,18 +3,16 @@
 // group, a new group or none, columns may be ignored, the dry run shows the mapping's effect, the
 // real run makes the groups and the partners in one transaction, audited, and the same file with
 // the same mapping again changes nothing. Two imports at once make a name-known partner once.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { insertImported } from '../src/db/partners/import.js';
-import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, count, openTestApi, seedProgram } from './support/harness.js';
+import { type TestApi, type TestDatabase, adminHeaders, count, seedProgram } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { uid } from './support/money.js';
 
 let db: TestDatabase;
 let api: TestApi;
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'import-mapping-test-secret-01' }));
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ env: { AFFIX_SECRET_KEY: 'import-mapping-test-secret-01' } }, (t) => ({ db, api } = t));
 
 const importJson = (programId: number, body: Record<string, unknown>) =>
   api.request('POST', `/api/v1/admin/programs/${programId}/partners/import`, { body, headers: adminHeaders });

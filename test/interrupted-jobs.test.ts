@@ -2,21 +2,19 @@
 // finds it still active, or pg-boss's own supervision expired it first (then it is a retry due
 // only after the backoff: minutes for a job that had waited a few times).
 import { createRequire } from 'node:module';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resumeInterruptedJobs } from '../src/db/infra/interrupted-jobs.js';
 import { PROCESSOR_EVENTS_QUEUE } from '../src/core/queue-names.js';
 import { JOB_EXPIRY_SECONDS } from '../src/platform/queue.js';
-import { type TestApi, type TestDatabase, closeTestApi, openTestApi } from './support/harness.js';
+import { type TestApi, type TestDatabase } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 
 let db: TestDatabase;
 let api: TestApi;
 // pg-boss's own statement for expiring jobs, as its supervision runs it (the version we pin).
 const plans = createRequire(import.meta.url)('pg-boss/src/plans.js') as { failJobsByTimeout(schema: string): string };
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi({}, { queueUrl: 'own' }));
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ options: { queueUrl: 'own' } }, (t) => ({ db, api } = t));
 
 /** A job that had already waited `retries` times and whose worker died `minutesAgo` minutes ago. */
 async function interruptedJob(retries: number, minutesAgo: number): Promise<string> {

@@ -1,24 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type SeededProgram,
   type TestApi,
   type TestDatabase,
   adminHeaders,
   bearer,
-  closeTestApi, openTestApi,
-  seedProgram,
   trackClick,
 } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 
 let db: TestDatabase;
 let api: TestApi;
 let shop: SeededProgram;
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_DOCS_URL: 'https://docs.affix.test/errors#rotation' }));
-  shop = await seedProgram(api);
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ env: { AFFIX_DOCS_URL: 'https://docs.affix.test/errors#rotation' }, programs: [{}] }, (t) => ({ db, api, programs: [shop] } = t));
 
 const DOCS = 'https://docs.affix.test/errors#rotation';
 

@@ -1,11 +1,12 @@
 // src/app/management: the rules the admin API and the dashboard share, called with both scopes.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type ManagementDeps, createLink, issueKey, markKeyForRotation, regenerateKey, setLinkEnabled, setStripeSettings } from '../src/app/programs/management.js';
 import { OPERATOR, type Scope, programInScope } from '../src/app/accounts/scope.js';
 import { addPartner } from '../src/app/partners/enrollments.js';
 import { AffixError } from '../src/core/errors.js';
 import { createSecretBox } from '../src/platform/secret-box.js';
-import { type SeededProgram, type TestApi, type TestDatabase, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { type SeededProgram, type TestApi, type TestDatabase } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 
 let db: TestDatabase;
 let api: TestApi;
@@ -14,14 +15,11 @@ let theirs: SeededProgram;
 let deps: ManagementDeps;
 let brand: Scope;
 
+useSeededApi({ programs: [{}, {}] }, (t) => ({ db, api, programs: [mine, theirs] } = t));
 beforeAll(async () => {
-  ({ db, api } = await openTestApi());
-  mine = await seedProgram(api);
-  theirs = await seedProgram(api);
   deps = { pool: db.pool, secretBox: createSecretBox('management-test-secret'), now: () => new Date() };
   brand = { kind: 'account', accountId: mine.accountId, role: 'owner' };
 });
-afterAll(() => closeTestApi({ db, api }));
 
 const refusal = (promise: Promise<unknown>) =>
   promise.then(

@@ -3,17 +3,15 @@
 // with the docs' copies current.
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DOCS_SERVER, referenceMarkdown } from '../scripts/openapi-docs.js';
 import { documentedRoutes, openApiDocument } from '../src/http/openapi.js';
-import { type TestApi, type TestDatabase, closeTestApi, openTestApi } from './support/harness.js';
+import { type TestApi, type TestDatabase } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 
 let db: TestDatabase;
 let api: TestApi;
-beforeAll(async () => {
-  ({ db, api } = await openTestApi());
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({}, (t) => ({ db, api } = t));
 
 /** Every route of an express app: "METHOD /path", through mounted routers. */
 function registeredRoutes(app: TestApi['app']): string[] {

@@ -1,17 +1,15 @@
 // Partner import rules (docs/partners.md, "Import and export"): the same file again changes
 // nothing, headers are read whatever their case and punctuation, and the dry run refuses by line
 // what the real import would refuse.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { type TestApi, type TestDatabase, adminHeaders, seedProgram } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { uid } from './support/money.js';
 
 let db: TestDatabase;
 let api: TestApi;
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'import-rules-test-secret-key-01' }));
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ env: { AFFIX_SECRET_KEY: 'import-rules-test-secret-key-01' } }, (t) => ({ db, api } = t));
 
 /** The file as the body (text/csv), as the CLI and scripts send it. */
 const upload = (programId: number, csv: string, dryRun: boolean) =>

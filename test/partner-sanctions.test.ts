@@ -3,17 +3,15 @@
 // and lifts, lifting a ban restores exactly what the ban changed and nothing else, and the
 // ledger stays equal to the records after every step.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram, trackClick } from './support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { type TestApi, type TestDatabase, adminHeaders, seedProgram, trackClick } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { apiRefund, apiSale, uid } from './support/money.js';
 
 let db: TestDatabase;
 let api: TestApi;
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi({}, { queueUrl: 'own' }));
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ options: { queueUrl: 'own' } }, (t) => ({ db, api } = t));
 
 type Step =
   | { kind: 'sale'; partner: 0 | 1; cents: number }

@@ -4,7 +4,7 @@
 // Idempotency-Key), an onboarding link back to the program's portal host, a refusal said beside
 // the country; signed `account.updated` events on the Connect endpoint change what the portal
 // shows; and a run pays the connected partner by transfer and names the one Stripe still waits on.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import type { ManagementDeps } from '../src/app/programs/management.js';
 import { OPERATOR } from '../src/app/accounts/scope.js';
@@ -14,7 +14,8 @@ import { updatePayoutSettings } from '../src/app/money/payout-settings.js';
 import { type ExpressDeps, startExpressOnboarding } from '../src/app/money/partner-stripe-accounts.js';
 import { sha256 } from '../src/core/secrets.js';
 import { expressAccountClient } from '../src/platform/stripe-accounts.js';
-import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, count, openTestApi, seedProgram } from './support/harness.js';
+import { type TestApi, type TestDatabase, adminHeaders, count, seedProgram } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { apiSale } from './support/money.js';
 import { nockForThisFile } from './support/nock.js';
 import { CONNECT_SECRET, deliver } from './support/stripe.js';
@@ -27,12 +28,11 @@ let api: TestApi;
 const deps = (): ManagementDeps => ({ pool: db.pool, secretBox: null, now: () => api.clock.now });
 const expressDeps = (): ExpressDeps => ({ ...deps(), brandAccountId: null, stripe: expressAccountClient('sk_test_affix', { minTimeoutMs: 0 }), serviceUrl: 'https://affix.example' });
 
+useSeededApi({ env: { AFFIX_SECRET_KEY: 'stripe-express-test-secret-key-0123', STRIPE_SECRET_KEY: 'sk_test_affix', STRIPE_CONNECT_WEBHOOK_SECRET: CONNECT_SECRET }, options: { queueUrl: 'own' } }, (t) => ({ db, api } = t));
 beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'stripe-express-test-secret-key-0123', STRIPE_SECRET_KEY: 'sk_test_affix', STRIPE_CONNECT_WEBHOOK_SECRET: CONNECT_SECRET }, { queueUrl: 'own' }));
   nock.disableNetConnect();
   nock.enableNetConnect('127.0.0.1');
 });
-afterAll(() => closeTestApi({ db, api }));
 afterEach(() => {
   expect(nock.pendingMocks()).toEqual([]);
   nock.cleanAll();

@@ -1,7 +1,8 @@
 // Recruiting and running partners (docs/partners.md) through the admin API, the public
 // application page and the tracking API, on a real database.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram, trackClick } from './support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { type TestApi, type TestDatabase, adminHeaders, seedProgram, trackClick } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { apiRefund, apiSale, uid } from './support/money.js';
 import { OPERATOR } from '../src/app/accounts/scope.js';
 import { createGroup } from '../src/app/partners/groups.js';
@@ -10,10 +11,7 @@ import { partnerActionOfOne } from '../src/app/partners/bulk-actions.js';
 let db: TestDatabase;
 let api: TestApi;
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'partners-test-secret-key-0123' }, { queueUrl: 'own' }));
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ env: { AFFIX_SECRET_KEY: 'partners-test-secret-key-0123' }, options: { queueUrl: 'own' } }, (t) => ({ db, api } = t));
 
 const admin = (method: string, path: string, body?: unknown) => api.request(method, `/api/v1/admin${path}`, { body, headers: adminHeaders });
 const must = async (method: string, path: string, body?: unknown) => {

@@ -2,7 +2,7 @@
 // commission it paid and each clawback it netted, summing to the payout to the cent through
 // refunds after payment and a canceled payout; the method and where it went as the run recorded
 // them, masked; amounts in the payout's currency (JPY without decimals).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ManagementDeps } from '../src/app/programs/management.js';
 import { OPERATOR } from '../src/app/accounts/scope.js';
 import { partnerPayout } from '../src/app/money/payout-statements.js';
@@ -11,7 +11,8 @@ import * as commissionLifecycle from '../src/app/money/commission-lifecycle.js';
 import * as payoutRuns from '../src/app/money/payout-runs.js';
 import { maskedPayTo } from '../src/core/payout-statements.js';
 import { statementPage } from '../src/http/portal/payout-pages.js';
-import { type TestApi, type TestDatabase, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { type TestApi, type TestDatabase, seedProgram } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { apiRefund, apiSale } from './support/money.js';
 
 let db: TestDatabase;
@@ -19,10 +20,7 @@ let api: TestApi;
 const clock = new Date(Date.now() + 60_000);
 const deps = (): ManagementDeps => ({ pool: db.pool, secretBox: null, now: () => clock });
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'payout-lines-test-key-0123456789' }, { queueUrl: 'own' }));
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ env: { AFFIX_SECRET_KEY: 'payout-lines-test-key-0123456789' }, options: { queueUrl: 'own' } }, (t) => ({ db, api } = t));
 
 /** A program whose partner signs in to the portal with `email`, paid at once (no hold, a low minimum). */
 async function portalProgram(email: string, program: Record<string, unknown> = {}) {

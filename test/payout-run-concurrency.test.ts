@@ -1,13 +1,14 @@
 // Two payout runs at the same moment while some partners owed money have no payout details
 // (issue 43): one batch pays each partner with details once per currency, the others stay owed
 // (in no payout), and the ledger, the balances the pages read and the payouts agree to the cent.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type ManagementDeps } from '../src/app/programs/management.js';
 import { OPERATOR } from '../src/app/accounts/scope.js';
 import * as payoutRuns from '../src/app/money/payout-runs.js';
 import * as payoutConfig from '../src/app/money/payout-settings.js';
 import * as commissionLifecycle from '../src/app/money/commission-lifecycle.js';
-import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { type TestApi, type TestDatabase, adminHeaders, seedProgram } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { apiSale } from './support/money.js';
 
 let db: TestDatabase;
@@ -15,10 +16,7 @@ let api: TestApi;
 let clock = new Date();
 const deps = (): ManagementDeps => ({ pool: db.pool, secretBox: null, now: () => clock });
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'payout-race-test-secret-key-0123' }));
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ env: { AFFIX_SECRET_KEY: 'payout-race-test-secret-key-0123' } }, (t) => ({ db, api } = t));
 
 type Details = { payout_method: string; payout_reference: string } | null;
 

@@ -1,13 +1,14 @@
 // Paying and approving (issue 43): a payout run pays only partners with payout details (the
 // others stay owed, are answered and can be reminded through the mail queue); approving needs
 // no reason; "past its hold" selects exactly the commissions whose hold is over.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type ManagementDeps } from '../src/app/programs/management.js';
 import { OPERATOR } from '../src/app/accounts/scope.js';
 import * as payoutConfig from '../src/app/money/payout-settings.js';
 import * as commissionLifecycle from '../src/app/money/commission-lifecycle.js';
 import * as payoutRuns from '../src/app/money/payout-runs.js';
-import { type TestApi, type TestDatabase, addPartnerLink, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { type TestApi, type TestDatabase, addPartnerLink, adminHeaders, seedProgram } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { apiSale } from './support/money.js';
 
 let db: TestDatabase;
@@ -17,10 +18,7 @@ let clock = new Date();
 const deps = (): ManagementDeps => ({ pool: db.pool, secretBox: null, now: () => clock });
 const reminderDeps = () => ({ ...deps(), mailLinks: { publicUrl: 'https://affix.example' } });
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'payout-run-test-secret-key-0123' }));
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ env: { AFFIX_SECRET_KEY: 'payout-run-test-secret-key-0123' } }, (t) => ({ db, api } = t));
 
 /** A partner with an email and (or without) payout details, and their link's URL. */
 async function partner(programId: number, name: string, details: { payout_method: string; payout_reference: string } | null) {

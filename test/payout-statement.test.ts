@@ -1,13 +1,14 @@
 // A payout's statement shows what was paid: each line is the amount fixed when the payout was made,
 // so a refund that lands after the payout never changes the statement (docs/partners.md).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ManagementDeps } from '../src/app/programs/management.js';
 import { OPERATOR } from '../src/app/accounts/scope.js';
 import { portalPayoutStatement } from '../src/app/partners/portal.js';
 import * as payoutConfig from '../src/app/money/payout-settings.js';
 import * as commissionLifecycle from '../src/app/money/commission-lifecycle.js';
 import * as payoutRuns from '../src/app/money/payout-runs.js';
-import { type TestApi, type TestDatabase, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { type TestApi, type TestDatabase, seedProgram } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { apiRefund, apiSale } from './support/money.js';
 
 let db: TestDatabase;
@@ -15,10 +16,7 @@ let api: TestApi;
 const clock = new Date(Date.now() + 60_000);
 const deps = (): ManagementDeps => ({ pool: db.pool, secretBox: null, now: () => clock });
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'payout-statement-test-key-0123' }, { queueUrl: 'own' }));
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ env: { AFFIX_SECRET_KEY: 'payout-statement-test-key-0123' }, options: { queueUrl: 'own' } }, (t) => ({ db, api } = t));
 
 describe('payout statement', () => {
   it('lists each commission at the amount paid, and the lines sum to the payout after a later refund', async () => {

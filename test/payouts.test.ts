@@ -1,12 +1,13 @@
 // The commission lifecycle, payouts and the ledger on a real database (docs/payouts.md).
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { ManagementDeps } from '../src/app/programs/management.js';
 import { OPERATOR } from '../src/app/accounts/scope.js';
 import * as payoutRuns from '../src/app/money/payout-runs.js';
 import * as commissionLifecycle from '../src/app/money/commission-lifecycle.js';
 import * as payoutConfig from '../src/app/money/payout-settings.js';
-import { type SeededProgram, type TestApi, type TestDatabase, addPartnerLink, adminHeaders, closeTestApi, openTestApi, seedProgram, trackClick } from './support/harness.js';
+import { type SeededProgram, type TestApi, type TestDatabase, addPartnerLink, adminHeaders, seedProgram, trackClick } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { apiRefund, apiSale } from './support/money.js';
 import { type Step as Step2, WEBHOOK_SECRET, deliverSteps, processEventsInOrder } from './support/stripe.js';
 import { nockForThisFile } from './support/nock.js';
@@ -21,10 +22,7 @@ let disputes = 0;
 let clock = new Date();
 const deps = (): ManagementDeps => ({ pool: db.pool, secretBox: null, now: () => clock });
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'payouts-test-secret-key-0123' }, { queueUrl: 'own' }));
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ env: { AFFIX_SECRET_KEY: 'payouts-test-secret-key-0123' }, options: { queueUrl: 'own' } }, (t) => ({ db, api } = t));
 
 const sale = async (program: { apiKey: string; affiliateUrl: string }, amountCents: number, currency = 'USD') => {
   const made = await apiSale(api, program, amountCents, { currency });

@@ -2,13 +2,14 @@
 // search matches them only for a role that may read them. A viewer's search matches names alone,
 // wherever a search term reaches partner rows: the partners page, the CSV, a bulk action on
 // "every partner the search matches". The expectations are written here, not read from the map.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { openDashboardSession } from '../src/app/accounts/access.js';
 import type { Scope } from '../src/app/accounts/scope.js';
 import { exportPartnersCsv, listPartners } from '../src/app/partners/list.js';
 import { partnerBulk } from '../src/app/partners/bulk-actions.js';
 import { ROLES, type Role, searchMatchesPeople } from '../src/core/permissions.js';
-import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 
 /** May this role's search match emails and payout references (docs/team.md)? */
 const MATCHES_PEOPLE: Record<Role | 'operator', boolean> = { owner: true, admin: true, finance: true, viewer: false, operator: true };
@@ -35,9 +36,8 @@ let partnerId: number;
 let groupId: number;
 const cookies = new Map<Role, string>();
 
+useSeededApi({ env: { AFFIX_SECRET_KEY: 'people-search-secret-key-0123456789' }, programs: [{}] }, (t) => ({ db, api, programs: [shop] } = t));
 beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'people-search-secret-key-0123456789' }));
-  shop = await seedProgram(api);
   const admin = (method: string, path: string, body?: unknown) => api.request(method, `/api/v1/admin/programs/${shop.programId}${path}`, { body, headers: adminHeaders });
   partnerId = (await admin('POST', '/partners', { name: NAME, email: EMAIL })).body.data.id;
   expect((await admin('PATCH', `/partners/${partnerId}/payout-details`, { payout_method: 'paypal', payout_reference: PAYOUT })).status).toBe(200);
@@ -48,7 +48,6 @@ beforeAll(async () => {
     cookies.set(role, `affix_dashboard=${token}`);
   }
 });
-afterAll(() => closeTestApi({ db, api }));
 
 const page = async (role: Role, path: string) => {
   const reply = await fetch(`${api.url}/dashboard/programs/${shop.programId}${path}`, { headers: { cookie: cookies.get(role)! } });

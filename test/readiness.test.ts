@@ -1,23 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type SeededProgram,
   type TestApi,
   type TestDatabase,
   bearer,
-  closeTestApi, openTestApi,
   seedProgram,
   trackClick,
 } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 
 let db: TestDatabase;
 let api: TestApi;
 let shop: SeededProgram;
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi());
-  shop = await seedProgram(api);
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ programs: [{}] }, (t) => ({ db, api, programs: [shop] } = t));
 
 const readiness = (headers: Record<string, string>) => api.request('GET', '/api/v1/programs/me/readiness', { headers });
 

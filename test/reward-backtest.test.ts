@@ -2,18 +2,18 @@
 // stored sales beside what their commissions earned, recounted here from the rows; nothing
 // written; and a draft equal to the published set changes nothing (a property).
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApi, type TestDatabase, adminHeaders, bearer, closeTestApi, openTestApi, seedProgram, trackClick } from './support/harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type TestApi, type TestDatabase, adminHeaders, bearer, seedProgram, trackClick } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { uid } from './support/money.js';
 
 let db: TestDatabase;
 let api: TestApi;
 
+useSeededApi({ env: { AFFIX_SECRET_KEY: 'reward-backtest-test-key-0123456789ab' } }, (t) => ({ db, api } = t));
 beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'reward-backtest-test-key-0123456789ab' }));
   api.clock.now = new Date('2026-06-01T09:00:00Z');
 });
-afterAll(() => closeTestApi({ db, api }));
 
 const admin = (method: string, path: string, body?: unknown) => api.request(method, `/api/v1/admin${path}`, { body, headers: adminHeaders });
 async function must(method: string, path: string, body?: unknown) {

@@ -2,19 +2,17 @@
 // rule sets per program and group (draft, publish, versions), tiers, caps under concurrent sales,
 // and the words every commission keeps.
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../src/core/secrets.js';
 import { signedInVisitor } from './support/dashboard-visitor.js';
-import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, bearer, closeTestApi, openTestApi, seedProgram, trackClick } from './support/harness.js';
+import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, bearer, seedProgram, trackClick } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { uid } from './support/money.js';
 
 let db: TestDatabase;
 let api: TestApi;
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'reward-rules-test-key-0123456789abcdef' }, { queueUrl: 'own' }));
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ env: { AFFIX_SECRET_KEY: 'reward-rules-test-key-0123456789abcdef' }, options: { queueUrl: 'own' } }, (t) => ({ db, api } = t));
 
 const admin = (method: string, path: string, body?: unknown) => api.request(method, `/api/v1/admin${path}`, { body, headers: adminHeaders });
 async function must(method: string, path: string, body?: unknown) {

@@ -5,7 +5,7 @@
 // written table says the role may not — reads included. A viewer never sees a partner's email or
 // payout details; a removed member's session ends.
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { openDashboardSession } from '../src/app/accounts/access.js';
 import { DASHBOARD_ROUTES, PERMISSIONS, type Permission, ROLES, type Role, allows } from '../src/core/permissions.js';
 import { PgStore } from '../src/db/tracking/store.js';
@@ -13,7 +13,8 @@ import { dashboardRoutes } from '../src/http/dashboard/routes.js';
 import { loadConfig } from '../src/platform/config.js';
 import { createLogger } from '../src/platform/logger.js';
 import { createMailer } from '../src/platform/mailer.js';
-import { type SeededProgram, type TestApi, type TestDatabase, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { type SeededProgram, type TestApi, type TestDatabase } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { apiSale } from './support/money.js';
 
 /** Who may do what, from docs/team.md ("What each role may do"): the expectation, written down. */
@@ -65,9 +66,8 @@ let shop: SeededProgram;
 const cookies = new Map<Role, string>();
 const memberIds = new Map<Role, number>();
 
+useSeededApi({ env: { AFFIX_SECRET_KEY: 'roles-test-secret-key-0123456789' }, options: { queueUrl: 'own' }, programs: [{}] }, (t) => ({ db, api, programs: [shop] } = t));
 beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'roles-test-secret-key-0123456789' }, { queueUrl: 'own' }));
-  shop = await seedProgram(api);
   await api.request('PATCH', `/api/v1/admin/programs/${shop.programId}/partners/${shop.partnerId}`, { body: { email: 'secret.partner@creators.test' }, headers: { Authorization: 'Bearer test-admin-token-0123456789' } });
   await api.request('PATCH', `/api/v1/admin/programs/${shop.programId}/partners/${shop.partnerId}/payout-details`, {
     body: { payout_method: 'paypal', payout_reference: 'secret.paypal@creators.test' },
@@ -84,7 +84,6 @@ beforeAll(async () => {
     cookies.set(role, `affix_dashboard=${token}`);
   }
 });
-afterAll(() => closeTestApi({ db, api }));
 
 /** Every route the dashboard registers: method and Express path, from the router's own stack. */
 function registeredRoutes(): { method: string; path: string }[] {

@@ -1,8 +1,9 @@
 // @affix/sdk/server against the running service (real HTTP); nock only for network failures.
 import { execFileSync } from 'node:child_process';
 import { Affix } from '@affix/sdk/server';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type SeededProgram, type TestApi, type TestDatabase, closeTestApi, openTestApi, seedProgram, startTestApi } from './support/harness.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type SeededProgram, type TestApi, type TestDatabase, startTestApi } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { nockForThisFile } from './support/nock.js';
 
 const nock = nockForThisFile();
@@ -12,12 +13,10 @@ let api: TestApi;
 let shop: SeededProgram;
 let affix: Affix;
 
+useSeededApi({ programs: [{ lead_auth: 'server_required' }] }, (t) => ({ db, api, programs: [shop] } = t));
 beforeAll(async () => {
-  ({ db, api } = await openTestApi());
-  shop = await seedProgram(api, { lead_auth: 'server_required' });
   affix = new Affix({ apiKey: shop.apiKey, apiUrl: api.url });
 });
-afterAll(() => closeTestApi({ db, api }));
 afterEach(() => {
   nock.cleanAll();
   nock.enableNetConnect();

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PgClickPath } from '../src/db/tracking/click-path.js';
 import { LinkCache, linksChanged } from '../src/db/tracking/link-cache.js';
 import { loadConfig } from '../src/platform/config.js';
@@ -10,20 +10,16 @@ import {
   addPartnerLink,
   bearer,
   count,
-  closeTestApi, openTestApi,
   platformError,
   seedProgram,
 } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 
 let db: TestDatabase;
 let api: TestApi;
 let shop: SeededProgram;
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi());
-  shop = await seedProgram(api, { attribution_window_days: 45 });
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ programs: [{ attribution_window_days: 45 }] }, (t) => ({ db, api, programs: [shop] } = t));
 
 const click = (body: unknown, headers: Record<string, string> = {}) => api.request('POST', '/api/v1/track/click', { body, headers });
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type SeededProgram,
   type TestApi,
@@ -6,23 +6,18 @@ import {
   adminHeaders,
   bearer,
   count,
-  closeTestApi, openTestApi,
   platformError,
   seedProgram,
   trackClick,
 } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 
 let db: TestDatabase;
 let api: TestApi;
 let shop: SeededProgram;
 let strict: SeededProgram;
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi());
-  shop = await seedProgram(api);
-  strict = await seedProgram(api, { lead_auth: 'server_required', allowed_origins: ['https://strict.example.com'] });
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ programs: [{}, { lead_auth: 'server_required', allowed_origins: ['https://strict.example.com'] }] }, (t) => ({ db, api, programs: [shop, strict] } = t));
 
 const lead = (body: unknown, headers: Record<string, string> = {}) => api.request('POST', '/api/v1/track/lead', { body, headers });
 let n = 0;

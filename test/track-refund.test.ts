@@ -1,24 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type SeededProgram,
   type TestApi,
   type TestDatabase,
   bearer,
   count,
-  closeTestApi, openTestApi,
   seedProgram,
   trackClick,
 } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 
 let db: TestDatabase;
 let api: TestApi;
 let shop: SeededProgram;
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi());
-  shop = await seedProgram(api, { commission_rate: 20 });
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ programs: [{ commission_rate: 20 }] }, (t) => ({ db, api, programs: [shop] } = t));
 
 let n = 0;
 const uid = (prefix: string) => `${prefix}_${++n}_${Date.now()}`;

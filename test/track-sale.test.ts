@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { providerMessage } from '../src/core/errors.js';
 import {
   type SeededProgram,
@@ -6,23 +6,18 @@ import {
   type TestDatabase,
   bearer,
   count,
-  closeTestApi, openTestApi,
   platformError,
   seedProgram,
   trackClick,
 } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 
 let db: TestDatabase;
 let api: TestApi;
 let shop: SeededProgram;
 let other: SeededProgram;
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi());
-  shop = await seedProgram(api, { attribution_window_days: 30 });
-  other = await seedProgram(api);
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ programs: [{ attribution_window_days: 30 }, {}] }, (t) => ({ db, api, programs: [shop, other] } = t));
 
 let n = 0;
 const uid = (prefix: string) => `${prefix}_${++n}_${Date.now()}`;
