@@ -104,6 +104,18 @@ describe.skipIf(!hasChromium)('the Rewards page: edit, backtest and publish a ru
     const cards = await page.locator('#draft ol li.card h3').allInnerTexts();
     expect(cards).toEqual(['1. Germany', '2. Annual plans']);
     expect(await page.locator('#draft').innerText()).toContain('country DE');
+    // Tiers and the monthly budget: folded away while none is set.
+    await page.getByText('None set: add tiers or a monthly budget').click();
+    await page.getByLabel('Monthly budget for the whole program (empty: none)').fill('5000 USD, 4000.00 EUR');
+    await page.getByLabel('Tier 1 name').fill('Silver');
+    await page.locator('#tier1_customers').fill('0');
+    await page.getByLabel('Tier 2 name').fill('Gold');
+    await page.locator('#tier2_revenue').fill('2500 USD');
+    await page.getByRole('button', { name: 'Save tiers and budget' }).click();
+    await page.waitForURL(/done=limits_saved/);
+    const limits = await page.locator('#draft').innerText();
+    expect(limits).toContain('Monthly budget: €4,000.00, $5,000.00');
+    expect(limits).toContain('Gold: from $2,500.00 revenue');
     findings.push(...(await seriousAt('editor')));
 
     // The backtest over the last 90 days: the refunded German sale and Leo's change rule; Sara's pays nothing now.
@@ -130,6 +142,8 @@ describe.skipIf(!hasChromium)('the Rewards page: edit, backtest and publish a ru
     const published = await page.locator('#published').innerText();
     expect(published).toContain('Published: version 1');
     expect(published).toContain('by owner@editor.example');
+    expect(await page.locator('#draft').innerText()).toContain('The same as the published version 1');
+    expect(await page.locator('#publish').count()).toBe(0);
     const audit = await api.pool.query("SELECT actor_label FROM audit_log WHERE program_id = $1 AND action = 'reward_rules.published'", [program.id]);
     expect(audit.rows).toEqual([{ actor_label: 'owner@editor.example' }]);
 

@@ -32,6 +32,12 @@ async function checkGroup(deps: ManagementDeps, programId: number, groupId: numb
   if (groupId !== null && !(await ruleSets.groupInProgram(deps.pool, programId, groupId))) throw errors.notFound('There is no such group in this program');
 }
 
+/** A document as text whatever the order of its keys (stored JSON does not keep it). */
+const canonical = (value: unknown): string =>
+  Array.isArray(value) ? `[${value.map(canonical).join(',')}]`
+    : value && typeof value === 'object' ? `{${Object.keys(value).sort().filter((k) => (value as Record<string, unknown>)[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`
+      : JSON.stringify(value);
+
 /** What the Rewards page shows of a scope. */
 export async function rewardRulesPage(deps: ManagementDeps, scope: Scope, programId: number, groupId: number | null) {
   const program = await programInScope(deps, scope, programId);
@@ -51,7 +57,9 @@ export async function rewardRulesPage(deps: ManagementDeps, scope: Scope, progra
     groups: groups.map((g) => ({ ...g, published: all.some((s) => s.groupId === g.id && s.version > 0), draft: all.some((s) => s.groupId === g.id && s.version === 0) })),
     published: latest ? { id: latest.id, version: latest.version, publishedAt: latest.publishedAt, by: by?.actor_label ?? null, document: latest.document } : null,
     versions: mine.filter((s) => s.version > 0).length,
-    draft: draft ? { id: draft.id, updatedAt: draft.updatedAt, document: draft.document, problems: ruleSetProblems({ version: 0, ...draft.document }) } : null,
+    draft: draft
+      ? { id: draft.id, updatedAt: draft.updatedAt, document: draft.document, problems: ruleSetProblems({ version: 0, ...draft.document }), sameAsPublished: latest !== null && canonical(latest.document) === canonical(draft.document) }
+      : null,
   };
 }
 

@@ -88,27 +88,28 @@ ${post('/rule/delete', html`<input type="hidden" name="key" value="${key}">`, `D
       : html``;
   const limits = view.refused?.form === 'limits' ? view.refused.values : limitsValues(draft?.document ?? { rules: [], defaults: {} });
   const confirmError = fe.confirm;
+  const limitsOpen = view.refused?.form === 'limits' || Object.values(limits).some((v) => v !== undefined && v !== '');
   return html`${errorSummary(fe)}${scopeNav(data)}
 <p class="muted">Rules decide what each new sale pays ${data.group ? html`the partners of group ${data.group.name}` : 'partners in no group (and groups without a rule set of their own)'}: the <strong>first rule</strong> whose conditions a sale meets decides it, else the default. A partner on their own terms is paid by those. See the <a href="/docs/rewards.md">rewards guide</a>.</p>
 <section id="published" aria-labelledby="published-title"><h2 id="published-title">Published${published ? `: version ${published.version}` : ''}</h2>
 ${published ? html`<p>Published ${published.publishedAt ? minuteUtc(published.publishedAt) : ''}${published.by ? html` by ${published.by}` : ''}. Every new sale of ${scopeWords(data)} is paid by it; a commission keeps the version and rule that paid it.</p>
 ${ruleList(published.document, () => html``)}${setSummary(published.document)}` : html`<p class="empty">Nothing published yet: ${scopeWords(data)} pays by its commission type (the ${data.group ? 'group' : 'program'}'s terms).</p>`}</section>
 <section id="draft" aria-labelledby="draft-title"><h2 id="draft-title">Draft</h2>
-${draft ? html`<p class="muted">Changed ${minuteUtc(draft.updatedAt)}. Nothing changes for partners until it is published.</p>
+${draft ? html`<p class="muted">${draft.sameAsPublished ? `The same as the published version ${published!.version}: a change here starts the next version.` : `Changed ${minuteUtc(draft.updatedAt)}. Nothing changes for partners until it is published.`}</p>
 ${draft.problems.length ? html`<div class="ask" role="status"><p><strong>To fix before publishing:</strong></p><ul>${draft.problems.map((p) => html`<li>${p}</li>`)}</ul></div>` : ''}
 ${ruleList(draft.document, editing)}${setSummary(draft.document)}` : html`<p class="empty">No draft. ${canEdit ? (published ? 'Your first change starts one from the published version.' : 'Add a rule to start one.') : ''}</p>`}
 ${canEdit ? html`<p><a class="button" href="${rewardsUrl(pid, gid, '/rule')}${gid === null ? '?' : '&'}key=new">Add a rule</a>${draft?.document.defaults.sale ? '' : html` <a class="button" href="${rewardsUrl(pid, gid, '/rule')}${gid === null ? '?' : '&'}key=default">Set the default</a>`}</p>` : ''}</section>
 ${canEdit ? html`<section id="limits" aria-labelledby="limits-title"><h2 id="limits-title">Tiers and monthly budget</h2>
-<form method="post" action="${rewardsUrl(pid, null, '/limits')}" novalidate>${groupField(gid)}
+<details ${limitsOpen ? raw('open') : ''}><summary>${limitsOpen ? 'Edit the tiers and the monthly budget' : 'None set: add tiers or a monthly budget'}</summary><form method="post" action="${rewardsUrl(pid, null, '/limits')}" novalidate>${groupField(gid)}
 ${input('monthly_budget', 'Monthly budget for the whole program (empty: none)', limits, fe, 'autocomplete="off" class="medium"', 'Per calendar month (UTC), per currency, like 5000.00 USD, 4000 EUR. A commission cut by it says so.')}
 <fieldset class="question"><legend>Tiers, lowest first</legend><p class="muted">A partner is in the highest tier whose figures they reach over the window; a rule can be limited to tiers. Revenue: any currency named that reaches its figure counts.</p>
 ${input('tier_window_days', 'Window (days; empty: 90)', limits, fe, 'inputmode="numeric"')}
 ${Array.from({ length: TIER_ROWS }, (_, i) => i + 1).map((n) => html`<div class="row">${input(`tier${n}_name`, `Tier ${n} name`, limits, fe, 'autocomplete="off"')}${input(`tier${n}_customers`, 'From customers', limits, fe, 'inputmode="numeric"')}${input(`tier${n}_revenue`, 'Or from revenue', limits, fe, 'autocomplete="off"')}</div>`)}
-</fieldset><div><button type="submit">Save tiers and budget</button></div></form></section>` : ''}
+</fieldset><div><button type="submit">Save tiers and budget</button></div></form></details></section>` : ''}
 <section id="backtest" aria-labelledby="backtest-title"><h2 id="backtest-title">Backtest the draft</h2>
 <p class="muted">What the draft would have paid for the period's sales of ${scopeWords(data)}, beside what was paid. Nothing is written.</p>
 ${backtestForm(view, gid)}</section>
-${canEdit && draft ? html`<section id="publish" aria-labelledby="publish-title"><h2 id="publish-title">Publish</h2>
+${canEdit && draft && !draft.sameAsPublished ? html`<section id="publish" aria-labelledby="publish-title"><h2 id="publish-title">Publish</h2>
 <form method="post" action="${rewardsUrl(pid, null, '/publish')}" novalidate>${groupField(gid)}
 <p>Publishing makes the draft version ${(published?.version ?? 0) + 1}: every new sale of ${scopeWords(data)} is paid by it from then on. Commissions already made keep the rules that made them.</p>
 <label class="check"><input type="checkbox" id="confirm" name="confirm" value="yes" ${confirmError ? raw('aria-invalid="true" aria-describedby="confirm-error"') : ''}> I have checked the draft and its backtest</label>
@@ -129,10 +130,10 @@ const difference = (cents: number, currency: string) => (cents === 0 ? html`<spa
 export function backtestPageBody(view: RewardsView & { from: string; to: string; result: BacktestData | null }): Html {
   const { data, result } = view;
   const gid = data.group?.id ?? null;
-  const ruleName = (id: string | null) => (id === null ? 'nothing pays' : (result?.ruleNames[id] ?? id));
+  const ruleName = (id: string | null) => (id === null ? 'No rule (pays nothing)' : (result?.ruleNames[id] ?? id));
   const partnerName = (id: number) => result?.partnerNames[id] ?? `partner ${id}`;
   const rows = <T extends { currency: string; sales: number; actual_cents: number; draft_cents: number; difference_cents: number }>(list: T[], head: string, name: (row: T) => Html | string, label: string) =>
-    html`<table class="cards" aria-label="${label}"><thead><tr><th scope="col">${head}</th><th scope="col" class="num">Sales</th><th scope="col" class="num">Paid</th><th scope="col" class="num">Draft</th><th scope="col" class="num">Difference</th></tr></thead>
+    html`<table class="cards backtest" aria-label="${label}"><thead><tr><th scope="col">${head}</th><th scope="col" class="num">Sales</th><th scope="col" class="num">Paid</th><th scope="col" class="num">Draft</th><th scope="col" class="num">Difference</th></tr></thead>
 <tbody>${list.map((r) => html`<tr><td data-label="${head}">${name(r)}</td><td data-label="Sales" class="num">${r.sales}</td><td data-label="Paid" class="num">${money(r.actual_cents, r.currency)}</td><td data-label="Draft" class="num">${money(r.draft_cents, r.currency)}</td><td data-label="Difference" class="num">${difference(r.difference_cents, r.currency)}</td></tr>`)}</tbody></table>`;
   return html`${errorSummary(view.fieldErrors)}${scopeNav(data)}<p><a href="${rewardsUrl(data.program.id, gid)}">← Rewards of ${scopeWords(data)}</a></p>
 <section id="backtest" aria-labelledby="backtest-title"><h2 id="backtest-title">Backtest the draft</h2>
@@ -144,7 +145,7 @@ ${result.sales === 0 ? html`<p class="empty">No sales of ${scopeWords(data)} wer
 <h3>Per rule of the draft</h3>${rows(result.rules, 'Rule', (r) => html`${ruleName(r.rule_id)} <span class="muted">${r.currency}</span>`, 'Per rule')}`}</section>
 <section id="backtest-changes" aria-labelledby="changes-title"><h2 id="changes-title">Sales that change: ${result.changes.count}</h2>
 ${result.changes.count === 0 ? html`<p class="empty">No sale's amount or paying rule changes.</p>` : html`${result.changes.count > result.changes.first.length ? html`<p class="muted">The first ${result.changes.first.length}, in paid order.</p>` : ''}
-<table class="cards" aria-label="Sales that change"><thead><tr><th scope="col">Paid</th><th scope="col">Partner</th><th scope="col" class="num">Sale</th><th scope="col" class="num">Paid then</th><th scope="col" class="num">Draft</th><th scope="col">Rule then → draft</th></tr></thead>
+<table class="cards backtest" aria-label="Sales that change"><thead><tr><th scope="col">Paid</th><th scope="col">Partner</th><th scope="col" class="num">Sale</th><th scope="col" class="num">Paid then</th><th scope="col" class="num">Draft</th><th scope="col">Rule then → draft</th></tr></thead>
 <tbody>${result.changes.first.map((c) => html`<tr><td data-label="Paid"><time datetime="${c.paid_at}">${c.paid_at.slice(0, 10)}</time></td><td data-label="Partner">${partnerName(c.partner_id)}</td><td data-label="Sale" class="num">${money(c.amount_cents, c.currency)}</td><td data-label="Paid then" class="num">${money(c.actual_cents, c.currency)}</td><td data-label="Draft" class="num">${money(c.draft_cents, c.currency)}</td><td data-label="Rule then → draft">${c.actual_rule_id ?? (c.actual_cents ? 'commission type' : 'none')} → ${ruleName(c.draft_cents ? c.draft_rule_id : null)}</td></tr>`)}</tbody></table>`}</section>` : ''}`;
 }
 
