@@ -1,14 +1,20 @@
-// The dashboard's reward-rule editor (src/app/money/reward-rule-editor.ts, docs/rewards.md): one
+// The dashboard's reward-rule editor (src/app/money/reward-rule-editor.ts, docs/rewards.md), and
+// `affix admin reward-rules` against the running test service: one
 // edit at a time of a scope's draft, validated by the admin API's own schemas; the first edit
 // starts from the published version; the page's read says who published; another brand's
 // program and group are refused.
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editDraft, newRuleId, rewardRulesPage } from '../src/app/money/reward-rule-editor.js';
 import { publishDraft, putDraft } from '../src/app/money/reward-rules.js';
 import type { ManagementDeps } from '../src/app/programs/management.js';
 import type { Scope } from '../src/app/accounts/scope.js';
 import { AffixError } from '../src/core/errors.js';
-import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { ADMIN_TOKEN, type SeededProgram, type TestApi, type TestDatabase, adminHeaders, bearer, trackClick, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 
 let db: TestDatabase;
 let api: TestApi;
@@ -101,4 +107,46 @@ describe('the reward-rule editor', () => {
     expect(newRuleId(doc, 'Annual plans!')).toBe('annual-plans-3');
     expect(newRuleId(doc, '***')).toBe('rule');
   });
+});
+
+describe('affix admin reward-rules', () => {
+  it('writes a draft from a JSON file, shows it with its problems, backtests it and publishes it', async () => {
+    const shop = await seedProgram(api);
+    const folder = await mkdtemp(join(tmpdir(), 'affix-rules-'));
+    const affix = async (args: string[]) => {
+      try {
+        const { stdout } = await promisify(execFile)(process.execPath, ['bin/affix.mjs', 'admin', 'reward-rules', ...args], { env: { ...process.env, AFFIX_ADMIN_TOKEN: ADMIN_TOKEN, AFFIX_API_URL: api.url } });
+        return { code: 0, out: stdout };
+      } catch (error) {
+        const e = error as { code: number; stdout: string; stderr: string };
+        return { code: e.code, out: `${e.stdout}${e.stderr}` };
+      }
+    };
+    const p = String(shop.programId);
+    // A sale paid by the commission type (20 %), inside the backtest's default 90 days.
+    const clickId = await trackClick(api, shop.affiliateUrl);
+    expect((await api.request('POST', '/api/v1/track/sale', { body: { transaction_id: 'cli_rules_1', amount_cents: 10_000, currency: 'USD', click_id: clickId, interval: 'year' }, headers: bearer(shop.apiKey) })).status).toBe(200);
+    try {
+      const broken = join(folder, 'broken.json');
+      await writeFile(broken, JSON.stringify({ rules: [{ id: 'annual', ...annual, steps: [percent('130')] }] }));
+      expect(JSON.parse((await affix(['draft', '--program', p, broken])).out)).toMatchObject({ version: 0, status: 'draft', problems: ["Rule 'Annual plans': a percentage is at most 100."] });
+      const refused = await affix(['publish', '--program', p]);
+      expect(refused.code).not.toBe(0);
+      expect(refused.out).toContain('a percentage is at most 100');
+
+      const file = join(folder, 'rules.json');
+      await writeFile(file, JSON.stringify({ rule_set: { rules: [{ id: 'annual', ...annual }], defaults: {} } }));
+      expect((await affix(['draft', '--program', p, file])).code).toBe(0);
+      const shown = JSON.parse((await affix(['show', '--program', p])).out);
+      expect(shown).toMatchObject([{ version: 0, status: 'draft', problems: [], rule_set: { rules: [{ id: 'annual', name: 'Annual plans' }] } }]);
+      const backtest = JSON.parse((await affix(['backtest', '--program', p])).out);
+      expect(backtest).toMatchObject({ sales: 1, totals: [{ currency: 'USD', actual_cents: 2_000, draft_cents: 3_000, difference_cents: 1_000 }], changes: { count: 1 } });
+      expect(JSON.parse((await affix(['publish', '--program', p])).out)).toMatchObject({ version: 1, status: 'published' });
+      expect(JSON.parse((await affix(['show', '--program', p])).out).map((s: { version: number }) => s.version)).toEqual([1, 0]);
+      const help = await affix(['--help']);
+      for (const command of ['show', 'draft', 'backtest', 'publish']) expect(help.out).toContain(command);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

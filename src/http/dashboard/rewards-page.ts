@@ -99,13 +99,6 @@ ${draft ? html`<p class="muted">${draft.sameAsPublished ? `The same as the publi
 ${draft.problems.length ? html`<div class="ask" role="status"><p><strong>To fix before publishing:</strong></p><ul>${draft.problems.map((p) => html`<li>${p}</li>`)}</ul></div>` : ''}
 ${ruleList(draft.document, editing)}${setSummary(draft.document)}` : html`<p class="empty">No draft. ${canEdit ? (published ? 'Your first change starts one from the published version.' : 'Add a rule to start one.') : ''}</p>`}
 ${canEdit ? html`<p><a class="button" href="${rewardsUrl(pid, gid, '/rule')}${gid === null ? '?' : '&'}key=new">Add a rule</a>${draft?.document.defaults.sale ? '' : html` <a class="button" href="${rewardsUrl(pid, gid, '/rule')}${gid === null ? '?' : '&'}key=default">Set the default</a>`}</p>` : ''}</section>
-${canEdit ? html`<section id="limits" aria-labelledby="limits-title"><h2 id="limits-title">Tiers and monthly budget</h2>
-<details ${limitsOpen ? raw('open') : ''}><summary>${limitsOpen ? 'Edit the tiers and the monthly budget' : 'None set: add tiers or a monthly budget'}</summary><form method="post" action="${rewardsUrl(pid, null, '/limits')}" novalidate>${groupField(gid)}
-${input('monthly_budget', 'Monthly budget for the whole program (empty: none)', limits, fe, 'autocomplete="off" class="medium"', 'Per calendar month (UTC), per currency, like 5000.00 USD, 4000 EUR. A commission cut by it says so.')}
-<fieldset class="question"><legend>Tiers, lowest first</legend><p class="muted">A partner is in the highest tier whose figures they reach over the window; a rule can be limited to tiers. Revenue: any currency named that reaches its figure counts.</p>
-${input('tier_window_days', 'Window (days; empty: 90)', limits, fe, 'inputmode="numeric"')}
-${Array.from({ length: TIER_ROWS }, (_, i) => i + 1).map((n) => html`<div class="row">${input(`tier${n}_name`, `Tier ${n} name`, limits, fe, 'autocomplete="off"')}${input(`tier${n}_customers`, 'From customers', limits, fe, 'inputmode="numeric"')}${input(`tier${n}_revenue`, 'Or from revenue', limits, fe, 'autocomplete="off"')}</div>`)}
-</fieldset><div><button type="submit">Save tiers and budget</button></div></form></details></section>` : ''}
 <section id="backtest" aria-labelledby="backtest-title"><h2 id="backtest-title">Backtest the draft</h2>
 <p class="muted">What the draft would have paid for the period's sales of ${scopeWords(data)}, beside what was paid. Nothing is written.</p>
 ${backtestForm(view, gid)}</section>
@@ -114,7 +107,14 @@ ${canEdit && draft && !draft.sameAsPublished ? html`<section id="publish" aria-l
 <p>Publishing makes the draft version ${(published?.version ?? 0) + 1}: every new sale of ${scopeWords(data)} is paid by it from then on. Commissions already made keep the rules that made them.</p>
 <label class="check"><input type="checkbox" id="confirm" name="confirm" value="yes" ${confirmError ? raw('aria-invalid="true" aria-describedby="confirm-error"') : ''}> I have checked the draft and its backtest</label>
 ${confirmError ? html`<p class="error" id="confirm-error">${confirmError}</p>` : ''}
-<div><button type="submit" ${draft.problems.length ? raw('disabled') : ''}>Publish version ${(published?.version ?? 0) + 1}</button></div></form></section>` : ''}`;
+<div><button type="submit" ${draft.problems.length ? raw('disabled') : ''}>Publish version ${(published?.version ?? 0) + 1}</button></div></form></section>` : ''}
+${canEdit ? html`<section id="limits" aria-labelledby="limits-title"><h2 id="limits-title">Tiers and monthly budget</h2>
+<details ${limitsOpen ? raw('open') : ''}><summary>${limitsOpen ? 'Edit the tiers and the monthly budget' : 'None set: add tiers or a monthly budget'}</summary><form method="post" action="${rewardsUrl(pid, null, '/limits')}" novalidate>${groupField(gid)}
+${input('monthly_budget', 'Monthly budget for the whole program (empty: none)', limits, fe, 'autocomplete="off" class="medium"', 'Per calendar month (UTC), per currency, like 5000.00 USD, 4000 EUR. A commission cut by it says so.')}
+<fieldset class="question"><legend>Tiers, lowest first</legend><p class="muted">A partner is in the highest tier whose figures they reach over the window; a rule can be limited to tiers. Revenue: any currency named that reaches its figure counts.</p>
+${input('tier_window_days', 'Window (days; empty: 90)', limits, fe, 'inputmode="numeric"')}
+${Array.from({ length: TIER_ROWS }, (_, i) => i + 1).map((n) => html`<div class="row">${input(`tier${n}_name`, `Tier ${n} name`, limits, fe, 'autocomplete="off"')}${input(`tier${n}_customers`, 'From customers', limits, fe, 'inputmode="numeric"')}${input(`tier${n}_revenue`, 'Or from revenue', limits, fe, 'autocomplete="off"')}</div>`)}
+</fieldset><div><button type="submit">Save tiers and budget</button></div></form></details></section>` : ''}`;
 }
 
 function backtestForm(view: Pick<RewardsView, 'fieldErrors' | 'today' | 'ninetyDaysAgo' | 'data'> & { from?: string; to?: string }, gid: number | null): Html {
