@@ -14,6 +14,7 @@ import { publishDraft, putDraft } from '../src/app/money/reward-rules.js';
 import type { ManagementDeps } from '../src/app/programs/management.js';
 import type { Scope } from '../src/app/accounts/scope.js';
 import { AffixError } from '../src/core/errors.js';
+import { openDashboardSession } from '../src/app/accounts/access.js';
 import { ADMIN_TOKEN, type SeededProgram, type TestApi, type TestDatabase, adminHeaders, bearer, trackClick, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 
 let db: TestDatabase;
@@ -106,6 +107,30 @@ describe('the reward-rule editor', () => {
     const doc = { rules: [{ id: 'annual-plans' }, { id: 'annual-plans-2' }], defaults: {} } as never;
     expect(newRuleId(doc, 'Annual plans!')).toBe('annual-plans-3');
     expect(newRuleId(doc, '***')).toBe('rule');
+  });
+});
+
+describe('the Rewards page by role', () => {
+  it('a viewer reads the rule sets without a form, and the rule form is refused them; an owner gets the forms', async () => {
+    const shop = await seedProgram(api);
+    await putDraft(deps, { kind: 'operator' }, shop.programId, { rule_set: { rules: [{ id: 'annual', ...annual }], defaults: {} } });
+    const cookieOf = async (role: string) => {
+      const { rows } = await db.pool.query('INSERT INTO account_members (account_id, email, role, accepted_at) VALUES ($1, $2, $3, now()) RETURNING id', [shop.accountId, `${role}@rewards.test`, role]);
+      return `affix_dashboard=${(await openDashboardSession(db.pool, shop.accountId, new Date(), Number(rows[0].id))).token}`;
+    };
+    const url = `/dashboard/programs/${shop.programId}/rewards`;
+    const viewer = await cookieOf('viewer');
+    const seen = await api.request('GET', url, { headers: { cookie: viewer } });
+    expect(seen.status).toBe(200);
+    expect(seen.body).toContain('30 % through month 3, then 20 % through month 12');
+    expect(seen.body).not.toContain('/rewards/rule/delete');
+    expect(seen.body).not.toContain('Add a rule');
+    expect(seen.body).not.toContain('/rewards/publish');
+    expect(seen.body).toContain('Run the backtest');
+    expect((await api.request('GET', `${url}/rule?key=new`, { headers: { cookie: viewer } })).status).toBe(403);
+    const owner = await api.request('GET', url, { headers: { cookie: await cookieOf('owner') } });
+    expect(owner.body).toContain('/rewards/rule/delete');
+    expect(owner.body).toContain('Publish version 1');
   });
 });
 
