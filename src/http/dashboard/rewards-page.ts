@@ -88,7 +88,8 @@ ${post('/rule/delete', html`<input type="hidden" name="key" value="${key}">`, `D
       : html``;
   const limits = view.refused?.form === 'limits' ? view.refused.values : limitsValues(draft?.document ?? { rules: [], defaults: {} });
   const confirmError = fe.confirm;
-  const limitsOpen = view.refused?.form === 'limits' || Object.values(limits).some((v) => v !== undefined && v !== '');
+  const limitsSet = Object.values(limits).some((v) => v !== undefined && v !== '');
+  const limitsOpen = view.refused?.form === 'limits';
   return html`${errorSummary(fe)}${scopeNav(data)}
 <p class="muted">Rules decide what each new sale pays ${data.group ? html`the partners of group ${data.group.name}` : 'partners in no group (and groups without a rule set of their own)'}: the <strong>first rule</strong> whose conditions a sale meets decides it, else the default. A partner on their own terms is paid by those. See the <a href="/docs/rewards.md">rewards guide</a>.</p>
 <section id="published" aria-labelledby="published-title"><h2 id="published-title">Published${published ? `: version ${published.version}` : ''}</h2>
@@ -109,7 +110,7 @@ ${canEdit && draft && !draft.sameAsPublished ? html`<section id="publish" aria-l
 ${confirmError ? html`<p class="error" id="confirm-error">${confirmError}</p>` : ''}
 <div><button type="submit" ${draft.problems.length ? raw('disabled') : ''}>Publish version ${(published?.version ?? 0) + 1}</button></div></form></section>` : ''}
 ${canEdit ? html`<section id="limits" aria-labelledby="limits-title"><h2 id="limits-title">Tiers and monthly budget</h2>
-<details ${limitsOpen ? raw('open') : ''}><summary>${limitsOpen ? 'Edit the tiers and the monthly budget' : 'None set: add tiers or a monthly budget'}</summary><form method="post" action="${rewardsUrl(pid, null, '/limits')}" novalidate>${groupField(gid)}
+<details ${limitsOpen ? raw('open') : ''}><summary>${limitsSet ? 'Edit the tiers and the monthly budget' : 'None set: add tiers or a monthly budget'}</summary><form method="post" action="${rewardsUrl(pid, null, '/limits')}" novalidate>${groupField(gid)}
 ${input('monthly_budget', 'Monthly budget for the whole program (empty: none)', limits, fe, 'autocomplete="off" class="medium"', 'Per calendar month (UTC), per currency, like 5000.00 USD, 4000 EUR. A commission cut by it says so.')}
 <fieldset class="question"><legend>Tiers, lowest first</legend><p class="muted">A partner is in the highest tier whose figures they reach over the window; a rule can be limited to tiers. Revenue: any currency named that reaches its figure counts.</p>
 ${input('tier_window_days', 'Window (days; empty: 90)', limits, fe, 'inputmode="numeric"')}
