@@ -170,7 +170,7 @@ ${isDefault ? '' : select('event', 'Pays for', v('event') || 'sale', ['sale', 'l
 <p class="muted" id="steps-hint">A percentage of the sale (like 30 or 12.5) or a flat amount in the sale's currency (10 is 10.00 USD, 10 EUR). Staggered: the first step through a month of the customer's tenure, the next after it; leave "through month" empty on the last.</p>
 ${stepsError ? html`<p class="error" id="steps">${stepsError}</p>` : ''}
 ${Array.from({ length: STEP_ROWS }, (_, i) => i + 1).map((n) => html`<fieldset class="question"><legend>Step ${n}${n > 1 ? ' (optional)' : ''}</legend><div class="row">
-${select(`step${n}_type`, 'Kind', v(`step${n}_type`) || 'percent', ['percent', 'flat'], fe, { percent: 'Percentage of the sale', flat: 'Flat amount' })}
+<div>${select(`step${n}_type`, 'Kind', v(`step${n}_type`) || 'percent', ['percent', 'flat'], fe, { percent: 'Percentage of the sale', flat: 'Flat amount' })}</div>
 ${input(`step${n}_rate`, 'Amount', values, fe, 'inputmode="decimal" autocomplete="off"')}
 ${input(`step${n}_through`, 'Through month (empty: to the end)', values, fe, 'inputmode="numeric" autocomplete="off"')}</div></fieldset>`)}
 ${select('duration', 'For how long', v('duration') || 'lifetime', ['first_sale', 'months', 'payments', 'lifetime'], fe, { first_sale: "The customer's first paid sale only", months: 'A number of months from the first paid sale', payments: 'A number of paid sales', lifetime: "The customer's lifetime" })}
