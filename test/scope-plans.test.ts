@@ -155,6 +155,8 @@ describe('reads scoped by account, program or partner', () => {
       `${d}/payouts/statement-details`,
       `${d}/settings/mail-previews`,
       `${d}/settings/mail-previews/referral-qr.png`,
+      `${d}/rewards`,
+      `${d}/rewards/rule?key=new`,
     ];
     for (const path of dashboardPaths) expect((await get(path, brand)).status, path).toBe(200);
 

@@ -4,6 +4,7 @@ import { positiveInt, positiveNumber } from './arguments.js';
 import { adminCall, defaultApiUrl, printJson } from './http-client.js';
 import { registerMoneyCommands } from './money-commands.js';
 import { registerDiscountCommands } from './discount-commands.js';
+import { registerRewardRuleCommands } from './reward-rule-commands.js';
 import { registerPartnerCommands } from './partner-commands.js';
 
 async function call(command: Command, method: string, path: string, body?: unknown): Promise<void> {
@@ -160,5 +161,6 @@ export function registerAdminCommands(program: Command): void {
 
   registerMoneyCommands(admin);
   registerDiscountCommands(admin);
+  registerRewardRuleCommands(admin);
   registerPartnerCommands(admin);
 }

@@ -165,6 +165,14 @@ export const DASHBOARD_ROUTES: Record<string, Permission> = {
   [P('POST', `${D}/settings/domains`)]: 'programs',
   [P('GET', `${D}/settings/mail-previews`)]: 'read',
   [P('GET', `${D}/settings/mail-previews/referral-qr.png`)]: 'read',
+  [P('GET', `${D}/rewards`)]: 'read',
+  [P('GET', `${D}/rewards/backtest`)]: 'read',
+  [P('GET', `${D}/rewards/rule`)]: 'programs',
+  [P('POST', `${D}/rewards/rule`)]: 'programs',
+  [P('POST', `${D}/rewards/rule/delete`)]: 'programs',
+  [P('POST', `${D}/rewards/rule/move`)]: 'programs',
+  [P('POST', `${D}/rewards/limits`)]: 'programs',
+  [P('POST', `${D}/rewards/publish`)]: 'programs',
 };
 
 /** The CLI API routes a login token reaches: the token acts as its member, with that member's role. */

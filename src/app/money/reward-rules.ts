@@ -35,7 +35,8 @@ const conditions = z
     tiers: z.array(z.string().min(1).max(100)).optional(),
   })
   .strict();
-const rule = z
+/** One rule as the API takes it (the dashboard's editor validates a rule with it too). */
+export const rule = z
   .object({
     id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'A rule id is 1 to 64 letters, digits, - or _.'),
     name: z.string().trim().min(1).max(100),
@@ -51,7 +52,7 @@ const tier = z
   .strict();
 
 /** A rule set as the API takes it; the same shape is stored (src/core/commission-rewards.ts RuleSetDocument). */
-export const ruleSetDocument: z.ZodType<RuleSetDocument> = z
+const ruleSetObject = z
   .object({
     rules: z.array(rule).max(100),
     defaults: z.object({ click: rule.optional(), lead: rule.optional(), sale: rule.optional() }).strict().default({}),
@@ -59,7 +60,10 @@ export const ruleSetDocument: z.ZodType<RuleSetDocument> = z
     tiers: z.array(tier).max(20).optional(),
     tierWindowDays: z.number().int().min(1).max(730).optional(),
   })
-  .strict() as z.ZodType<RuleSetDocument>;
+  .strict();
+export const ruleSetDocument: z.ZodType<RuleSetDocument> = ruleSetObject as z.ZodType<RuleSetDocument>;
+/** The set's tiers and monthly budget alone (the dashboard's editor saves them apart from the rules). */
+export const ruleSetLimits = ruleSetObject.pick({ monthlyBudget: true, tiers: true, tierWindowDays: true });
 
 export const draftInput = z.object({ group_id: z.number().int().positive().nullish(), rule_set: ruleSetDocument });
 export const publishInput = z.object({ group_id: z.number().int().positive().nullish() });

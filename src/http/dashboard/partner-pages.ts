@@ -218,10 +218,11 @@ export function groupsSection(view: PartnerPagesView, data: Of<'groups'>): Html 
   const fe = view.fieldErrors;
   return html`<section id="groups"><h2>Groups</h2>
 <p class="muted">A group carries complete terms: its partners are paid on them (a partner's own override comes first). A change applies to commissions made from then on.</p>
+<p><a href="${base}/rewards">Reward rules</a>: pay by ordered rules (conditions, staggered amounts, tiers, caps) instead of one commission type — the program's, or a group's.</p>
 ${data.groups.length === 0 ? html`<p>No group yet: every partner is paid on the program's terms.</p>` : html`<ul class="cards">${data.groups.map(
     (g) => html`<li class="card"><h3>${g.name} <span class="muted">(${g.partners} partner${g.partners === 1 ? '' : 's'})</span></h3>
 <p>${describeCommission(g.commission_type, String(g.commission_rate), g.duration_months)}; approved after ${g.hold_days} days${g.applications_open ? ' · takes applications' : ''}${g.auto_approve ? ' · auto-approves' : ''}</p>
-<p><a href="${base}/partners?group_id=${g.id}">Its partners</a></p>
+<p><a href="${base}/partners?group_id=${g.id}">Its partners</a> · <a href="${base}/rewards?group=${g.id}">Reward rules of ${g.name}</a></p>
 <details><summary>Edit ${g.name}</summary>${groupForm(`${base}/groups/${g.id}`, `g${g.id}_`, g, fe, `Save ${g.name}`)}</details></li>`,
   )}</ul>`}</section>
 <section id="new-group"><h2>New group</h2>${groupForm(`${base}/groups`, 'new_', {}, fe, 'Create group')}</section>`;

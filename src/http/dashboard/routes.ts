@@ -31,6 +31,7 @@ import { registerSetupTestRoutes } from './setup-test-routes.js';
 import type { IntakeDeps } from '../../app/inbox/webhook-intake.js';
 import { registerMoneyRoutes } from './money-routes.js';
 import { registerDiscountRoutes } from './discounts-routes.js';
+import { registerRewardsRoutes } from './rewards-routes.js';
 import { registerPartnerRoutes } from './partner-routes.js';
 import { registerStatementDetailsRoutes } from './statement-details.js';
 import { registerBrandRoutes } from './brand-routes.js';
@@ -95,6 +96,7 @@ export function dashboardRoutes(deps: AppDeps, intake?: IntakeDeps): Router {
   const pageKit = { ...kit, hooks: () => ({ ...app(), outbound: config.outbound }), stripeSecretKey: config.stripeSecretKey, portal: () => ({ ...app(), mailer: deps.mailer, publicUrl: config.publicUrl }) };
   registerMoneyRoutes(router, pageKit);
   registerDiscountRoutes(router, pageKit);
+  registerRewardsRoutes(router, kit);
   registerPartnerRoutes(router, { ...pageKit, csrfBeforeBody: csrf.checkBeforeBody, publicUrl: config.publicUrl });
   registerStatementDetailsRoutes(router, pageKit);
   registerBrandRoutes(router, { ...pageKit, csrfBeforeBody: csrf.checkBeforeBody, publicUrl: config.publicUrl });

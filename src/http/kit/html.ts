@@ -124,6 +124,8 @@ ol.questions{padding-left:1.2rem}
 fieldset.question:has(select[name^=type_],select[name=new_type]) .select-only{display:none}fieldset.question:has(option[value=select]:checked) .select-only,fieldset.question .select-only.has-error{display:block}.pitch p.lead{margin:0}
 fieldset.question{border:1px solid var(--line);border-radius:var(--radius);padding:.5rem .8rem;margin:.5rem 0}fieldset.question legend{font-weight:600}input.short-code{width:9rem;min-width:0}
 strong.brand{display:flex;align-items:center;gap:.6rem;font-size:1.1rem}img.logo{max-height:2.5rem;max-width:10rem;background:var(--surface);border-radius:4px;padding:2px}
+/* The Rewards page (rewards-page.ts): ordered rules as cards; the backtest's rows three across on a phone. */
+ol.cards{list-style:none;padding:0;margin:.5rem 0;display:grid;gap:.75rem}@media (max-width:40rem){table.backtest tr{display:grid;grid-template-columns:repeat(3,minmax(0,1fr));gap:.2rem .6rem}table.backtest td:first-child,table.backtest td[data-label^=Rule]{grid-column:1/-1}}
 .error-summary{border:2px solid var(--bad);border-radius:6px;padding:.4rem 1rem;margin-bottom:1rem;background:var(--surface)}.error-summary ul{margin:.2rem 0}.error-summary a{color:var(--bad)}
 `;
 
