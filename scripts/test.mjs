@@ -3,7 +3,7 @@
 // side with the checks that need nothing from it: the canary (a failing test must fail the run),
 // the type check and the layer rules. The suite's files spend much of their time waiting on
 // PostgreSQL, spawned services and a browser, so the checks take CPU that would otherwise idle
-// (in series they added about 40 s to the run on two cores; docs/operations.md "The test suite").
+// (in series they added about 40 s to a run on two cores; README, "Tests").
 // Exit status: non-zero when the suite or any check fails. A check's output is printed only when
 // it fails; the suite's closing line ("N passed, N failed, N skipped") stays the last line of a
 // passing run.
