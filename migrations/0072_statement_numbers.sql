@@ -34,3 +34,7 @@ SELECT pr.account_id,
 
 INSERT INTO statement_series (account_id, last_number)
 SELECT account_id, max(number) FROM statement_numbers GROUP BY account_id;
+
+-- A payout that failed after it was paid keeps its statement's lines: read from the ledger entries
+-- written under it (its commissions are owed again and no longer point at it).
+CREATE INDEX IF NOT EXISTS commission_ledger_payout_idx ON commission_ledger (payout_id) WHERE payout_id IS NOT NULL;

@@ -139,6 +139,9 @@ describe('statement numbers', () => {
     const rows = (await partnerStatementCsv({ ...deps(), brandAccountId: null }, email, shop.partnerIds[0]!, payout!.id)).split('\r\n').map((l) => l.split(','));
     expect(rows.find((r) => r[0] === 'number')?.[1]).toBe('1');
     expect(rows.find((r) => r[0] === 'reversed')?.[1]).toBe(`Reversed on ${clock.toISOString().slice(0, 10)}: Account closed`);
+    // Its lines stay as it paid them (the commission is owed again, the invoice keeps what it said).
+    expect(rows.filter((r) => r[5] === 'commission').map((r) => r[4])).toEqual(['10.00']);
+    expect(rows.find((r) => r[0] === 'total')?.[4]).toBe('10.00');
     // Owed again, paid again: a new payout, a new number.
     const [again] = (await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId)).payouts;
     await payoutRuns.markPayoutPaid(deps(), OPERATOR, shop.programId, again!.id, { reference: 'R-2' });

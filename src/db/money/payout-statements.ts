@@ -60,7 +60,25 @@ async function payoutStatement(db: Queryable, scopeColumn: 'partner_id' | 'progr
   const p = rows[0];
   if (!p) return null;
   const partnerId = Number(p.partner_id);
-  const [commissions, clawbacks] = await Promise.all([
+  // A payout that failed after it was paid gave its commissions and clawbacks back (they are owed
+  // again): its numbered statement keeps the lines it paid, read from the ledger entries that
+  // marking it paid wrote under it.
+  const reversed = p.status === 'failed' && p.paid_at !== null;
+  const [commissions, clawbacks] = await Promise.all(reversed ? [
+    db.query(
+      `SELECT c.id, s.processor_event_id, s.occurred_at, s.amount_cents AS sale_cents, l.paid_cents AS payout_cents
+         FROM commission_ledger l JOIN commissions c ON c.id = l.commission_id JOIN sales s ON s.id = c.sale_id
+        WHERE l.payout_id = $1 AND l.kind = 'paid' AND l.partner_id = $2 ORDER BY s.occurred_at, c.id`,
+      [payoutId, partnerId],
+    ),
+    db.query(
+      `SELECT l.id, l.commission_id, l.paid_cents AS amount_cents, coalesce(made.created_at, l.created_at) AS created_at, s.processor_event_id, s.occurred_at
+         FROM commission_ledger l JOIN commissions c ON c.id = l.commission_id JOIN sales s ON s.id = c.sale_id
+         LEFT JOIN LATERAL (SELECT m.created_at FROM commission_ledger m WHERE m.commission_id = l.commission_id AND m.kind = 'clawed_back' AND m.id < l.id ORDER BY m.id DESC LIMIT 1) made ON true
+        WHERE l.payout_id = $1 AND l.kind = 'clawback_settled' AND l.partner_id = $2 ORDER BY l.id`,
+      [payoutId, partnerId],
+    ),
+  ] : [
     db.query(
       `SELECT c.id, s.processor_event_id, s.occurred_at, s.amount_cents AS sale_cents, c.payout_cents
          FROM commissions c JOIN sales s ON s.id = c.sale_id WHERE c.payout_id = $1 AND c.partner_id = $2 ORDER BY s.occurred_at, c.id`,
