@@ -18,7 +18,7 @@ export interface StatementDetailsKit {
 
 function statementDetailsForm(action: string, values: { legal_name: string; address: string; tax_id: string; number_prefix: string }, fe: Record<string, string>, payoutsUrl: string): Html {
   return html`<section id="statement-details"><h2>Statement details</h2>
-<p>What your partners' payout statements say about you (each partner prints or saves a statement per payout from their portal). Empty, a statement names the program alone.</p>
+<p>What your partners' payout statements say about you (each partner prints or saves a statement per payout from their portal; you open yours from Payouts). Empty, a statement names the program alone. With your VAT or tax id, a statement is a self-billing invoice. Statements are numbered when paid, one series without gaps for all your programs.</p>
 <form method="post" action="${action}" novalidate>
 ${field('legal_name', 'Legal name (your company as it invoices)', values.legal_name, fe, 'autocomplete="organization"')}
 <label for="address">Address (one per line)</label>

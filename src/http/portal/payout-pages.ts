@@ -60,7 +60,7 @@ table.statement .num,table.statement .date{text-align:right;white-space:nowrap}t
 table.statement tfoot td,table.statement tfoot th{border-top:2px solid var(--ink);border-bottom:0;font-weight:700}
 @media (max-width:40rem){table.statement{font-size:.8rem}table.statement th,table.statement td{padding:.25rem .15rem}table.statement code{white-space:normal;word-break:break-all}}
 @media print{
-  header,.skip,.no-print,.flash{display:none !important}
+  header,.skip,.no-print,.flash,main > h1{display:none !important}
   body{background:#fff;color:#000}main{padding:0;max-width:none}section{border:0;padding:0;margin:0 0 .8rem;background:none;box-shadow:none}
   a{color:#000;text-decoration:none}table.statement{font-size:10pt}table.statement tr{break-inside:avoid}
   @page{margin:16mm}
