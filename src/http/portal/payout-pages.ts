@@ -94,7 +94,7 @@ function statementDocument(view: StatementView): Html {
   const to = doc.to;
   return html`<section id="statement" aria-labelledby="statement-title">
 <h2 id="statement-title">${statementHeading(view)}</h2>
-${doc.reversed ? html`<p class="fail" id="statement-reversed"><strong>${doc.reversed}.</strong> The payment came back; the amount is owed to the partner again and a later payout, with its own number, pays it.</p>` : ''}
+${doc.reversed ? html`<p class="fail" id="statement-reversed"><strong>${doc.reversed}.</strong> The payment came back: the amount is owed again, and a later payout, with its own number, pays it.</p>` : ''}
 <dl class="numbers"><div><dt>Number</dt><dd id="statement-number">${doc.number ?? 'Given when paid'}</dd></div><div><dt>Issue date</dt><dd>${doc.issueDate ? day(doc.issueDate) : 'Not yet issued'}</dd></div>
 <div><dt>Payout</dt><dd>${payout.id}, made ${day(payout.createdAt)}</dd></div><div><dt>Paid on</dt><dd>${payout.paidAt ? day(payout.paidAt) : 'Not yet paid'}</dd></div></dl>
 <div class="statement-parties">
