@@ -17,7 +17,7 @@ import { failPayout } from '../src/app/money/failed-payouts.js';
 import { partnerStatementCsv, programStatementCsv, updateStatementDetails } from '../src/app/money/payout-statements.js';
 import { sha256 } from '../src/core/secrets.js';
 import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
-import { apiSale } from './support/money.js';
+import { apiRefund, apiSale } from './support/money.js';
 
 let db: TestDatabase;
 let api: TestApi;
@@ -78,6 +78,7 @@ describe('statement numbers', () => {
     await payoutRuns.markPayoutPaid(deps(), OPERATOR, first.programId, runFirst.payouts[0]!.id, { reference: 'A-1' });
     await payoutRuns.markPayoutPaid(deps(), OPERATOR, other.programId, runOther.payouts[0]!.id, { reference: 'O-1' });
     await payoutRuns.markPayoutPaid(deps(), OPERATOR, second.programId, runSecond.payouts[0]!.id, { reference: 'B-1' });
+    await expect(updateStatementDetails(deps(), OPERATOR, first.programId, { legal_name: 'Acme GmbH', number_prefix: 'ACME 2026' })).rejects.toThrow(/A number prefix is at most 20 letters/);
     await updateStatementDetails(deps(), OPERATOR, first.programId, { legal_name: 'Acme GmbH', address: '', tax_id: '', number_prefix: 'ACME-2026-' });
     await payoutRuns.markPayoutPaid(deps(), OPERATOR, first.programId, runFirst.payouts[1]!.id, { reference: 'A-2' });
     await payoutRuns.markPayoutPaid(deps(), OPERATOR, other.programId, runOther.payouts[1]!.id, { reference: 'O-2' });
@@ -146,6 +147,30 @@ describe('statement numbers', () => {
     const [again] = (await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId)).payouts;
     await payoutRuns.markPayoutPaid(deps(), OPERATOR, shop.programId, again!.id, { reference: 'R-2' });
     expect(await numbersOf(shop.accountId)).toEqual([{ number: 1, payoutId: payout!.id }, { number: 2, payoutId: again!.id }]);
+  });
+
+  it('a reversed statement keeps the clawback it netted, and its lines still sum to what it paid', async () => {
+    const shop = await programWithOwed(1);
+    const partnerId = shop.partnerIds[0]!;
+    const email = (await db.pool.query('SELECT email FROM partners WHERE id = $1', [partnerId])).rows[0].email as string;
+    await db.pool.query("UPDATE partners SET invited_at = now(), status = 'approved' WHERE id = $1", [partnerId]);
+    const link = { apiKey: shop.apiKey, affiliateUrl: `https://shop.example.com/?aff=n0${shop.tag}` };
+    const firstSale = (await db.pool.query('SELECT processor_event_id FROM sales WHERE partner_id = $1', [partnerId])).rows[0].processor_event_id as string;
+    const [first] = (await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId)).payouts;
+    await payoutRuns.markPayoutPaid(deps(), OPERATOR, shop.programId, first!.id, { reference: 'R-1' });
+    // Refunded after it was paid: a clawback of 5.00 netted by the next payout (a sale of 300.00: 30.00 less 5.00).
+    await apiRefund(api, shop, firstSale, 5_000);
+    await apiSale(api, link, 30_000);
+    await commissionLifecycle.approveDueCommissions(deps());
+    const [second] = (await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId)).payouts;
+    expect(second!.amountCents).toBe(2_500);
+    await payoutRuns.markPayoutPaid(deps(), OPERATOR, shop.programId, second!.id, { reference: 'R-2' });
+    await failPayout(deps(), OPERATOR, shop.programId, second!.id, { reason: 'Returned by the bank' });
+    const rows = (await partnerStatementCsv({ ...deps(), brandAccountId: null }, email, partnerId, second!.id)).split('\r\n').map((l) => l.split(','));
+    expect(rows.find((r) => r[0] === 'number')?.[1]).toBe('2');
+    expect(rows.filter((r) => r[5] === 'commission').map((r) => r[4])).toEqual(['30.00']);
+    expect(rows.filter((r) => r[5]?.startsWith('clawback')).map((r) => r[4])).toEqual(["'-5.00"]); // a spreadsheet-safe negative, as every CSV of Affix writes text cells
+    expect(rows.find((r) => r[0] === 'total')?.[4]).toBe('25.00');
   });
 
   it('the migration numbers the payouts paid before it, in paid order per brand', async () => {
