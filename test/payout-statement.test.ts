@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ManagementDeps } from '../src/app/programs/management.js';
 import { OPERATOR } from '../src/app/accounts/scope.js';
-import { portalPayoutStatement } from '../src/app/partners/portal.js';
+import { partnerStatementCsv } from '../src/app/money/payout-statements.js';
 import * as payoutConfig from '../src/app/money/payout-settings.js';
 import * as commissionLifecycle from '../src/app/money/commission-lifecycle.js';
 import * as payoutRuns from '../src/app/money/payout-runs.js';
@@ -35,7 +35,7 @@ describe('payout statement', () => {
     // Half of the first sale refunded after it was paid: 2500 clawed back later, not from this payout.
     await apiRefund(api, shop, first.transactionId, 25_000);
 
-    const csv = await portalPayoutStatement({ ...deps(), brandAccountId: null }, email, shop.partnerId, payoutId);
+    const csv = await partnerStatementCsv({ ...deps(), brandAccountId: null }, email, shop.partnerId, payoutId);
     const rows = csv.trim().split('\r\n').map((line) => line.split(','));
     const line = (commissionId: number | null) => rows.find((r) => r[0] === String(commissionId));
     expect(line(first.commissionId)?.[4]).toBe('50.00');

@@ -153,6 +153,8 @@ describe('reads scoped by account, program or partner', () => {
       `${d}/applications.csv`,
       `${d}/payouts/batches/${small.batchId}/export.csv?format=generic`,
       `${d}/payouts/statement-details`,
+      `${d}/payouts/${small.payoutId}/statement`,
+      `${d}/payouts/${small.payoutId}/statement.csv`,
       `${d}/settings/mail-previews`,
       `${d}/settings/mail-previews/referral-qr.png`,
       `${d}/rewards`,
@@ -235,7 +237,7 @@ describe('reads scoped by account, program or partner', () => {
     // The shared tables the seed filled (a guard against a seed that quietly stopped filling one).
     for (const table of ['partners', 'partner_profiles', 'referral_links', 'customers', 'clicks_default', 'sales', 'tracking_events', 'commissions', 'commission_ledger', 'clawbacks', 'payouts',
       'partner_applications', 'promo_codes', 'partner_sanctions', 'audit_log', 'account_members', 'api_keys', 'webhook_endpoints', 'webhook_messages', 'webhook_deliveries',
-      'webhook_attempts', 'webhook_events', 'page_rollups', 'partner_stripe_accounts']) expect(large, table).toContain(table);
+      'webhook_attempts', 'webhook_events', 'page_rollups', 'partner_stripe_accounts', 'statement_numbers']) expect(large, table).toContain(table);
     const { explained, offending } = await scansOfLargeTables(db.pool, recorder.sent, large);
     expect(explained).toBeGreaterThan(60);
     expect(offending, `reads that scan a table every brand shares:\n${offending.join('\n')}`).toEqual([]);

@@ -161,6 +161,8 @@ export const DASHBOARD_ROUTES: Record<string, Permission> = {
   [P('POST', `${D}/payouts/settings`)]: 'payouts',
   [P('GET', `${D}/payouts/statement-details`)]: 'payouts',
   [P('POST', `${D}/payouts/statement-details`)]: 'payouts',
+  [P('GET', `${D}/payouts/:payoutId/statement`)]: 'payouts',
+  [P('GET', `${D}/payouts/:payoutId/statement.csv`)]: 'payouts',
   [P('GET', `${D}/settings/domains`)]: 'read',
   [P('POST', `${D}/settings/domains`)]: 'programs',
   [P('GET', `${D}/settings/mail-previews`)]: 'read',

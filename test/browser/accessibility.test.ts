@@ -156,6 +156,18 @@ describe.skipIf(!hasChromium)('accessibility', () => {
     await page.goto(`${api.url}/portal/programs/${ana.id}/payouts/${payout}`);
     expect(await page.locator('#payout-failed').textContent()).toContain('The bank returned it: account closed');
     findings.push(...(await audit('portal-payout-failed')));
+    // Its statement keeps its number and says it was reversed, in the portal and on the brand's copy.
+    await page.goto(`${api.url}/portal/programs/${ana.id}/payouts/${payout}/statement`);
+    findings.push(...(await audit('portal-statement-reversed')));
+    await page.context().clearCookies();
+    await page.goto(`${api.url}/dashboard/login`);
+    await page.getByLabel('Email').fill('owner@axe.example');
+    await page.getByLabel('Password').fill('axe owner password');
+    await page.getByLabel('Password').press('Enter');
+    await page.waitForURL(`${api.url}/dashboard`);
+    await page.goto(`${base}/payouts/${payout}/statement`);
+    expect(await page.locator('#statement-reversed').textContent()).toContain('The bank returned it: account closed');
+    findings.push(...(await audit('program-statement-reversed')));
 
     expect(findings).toEqual([]);
   }, 300_000);

@@ -175,7 +175,13 @@ describe.skipIf(!hasChromium)('payout statements in the portal', () => {
 
     // Its statement: no invoice details yet, so the portal asks for them (not printed).
     await page.getByRole('link', { name: `Statement of payout ${anaFirst.id} (print or save as PDF)` }).click();
-    expect(await seen('#statement-from')).toBe('FROM Northwind Books Ltd for Northwind Books 12 Harbour Street Bristol BS1 4QA United Kingdom Tax id: GB 123 4567 89');
+    expect(await seen('#statement-from')).toBe('FROM Northwind Books Ltd for Northwind Books 12 Harbour Street Bristol BS1 4QA United Kingdom VAT / tax id: GB 123 4567 89');
+    // The brand gave its VAT id: a self-billing invoice, numbered in the brand's series when it was paid (Ana's and Ben's first payouts 1 and 2, Ana's second 3).
+    const numberOf = async (payoutId: number) => Number((await api.pool.query('SELECT number FROM statement_numbers WHERE payout_id = $1', [payoutId])).rows[0].number);
+    expect([await numberOf(anaFirst.id), await numberOf(benFirst.id), await numberOf(anaSecond.id)].sort()).toEqual([1, 2, 3]);
+    expect(await numberOf(anaSecond.id)).toBe(3);
+    const anaFirstNumber = await numberOf(anaFirst.id);
+    expect(await textOf('#statement-title')).toBe(`Self-billing invoice ${anaFirstNumber}`);
     expect(await seen('#statement-to')).toBe('TO Ana Alvarez ana@partner.example');
     expect(await seen('#invoice-missing')).toContain('add your invoice details');
 
@@ -200,7 +206,7 @@ describe.skipIf(!hasChromium)('payout statements in the portal', () => {
     expect(await page.locator('#invoice-missing').count()).toBe(0);
     expect((await rows('#statement-lines')).map((r) => [r[2], r[3]])).toEqual([['$125.00', '$25.00'], ['$49.99', '$10.00'], ['$300.00', '$60.00']]);
     expect(await textOf('#statement-total')).toBe('$95.00');
-    expect(await seen('#statement dl')).toMatch(new RegExp(`^Statement number ${anaFirst.id} Statement date \\d{4}-\\d\\d-\\d\\d Payout made \\d{4}-\\d\\d-\\d\\d Paid on \\d{4}-\\d\\d-\\d\\d$`));
+    expect(await seen('#statement dl')).toMatch(new RegExp(`^Number ${anaFirstNumber} Issue date \\d{4}-\\d\\d-\\d\\d Payout ${anaFirst.id}, made \\d{4}-\\d\\d-\\d\\d Paid on \\d{4}-\\d\\d-\\d\\d$`));
     await checkedAtBothWidths('portal-statement');
 
     // Printed: only the statement (no portal header, no links back, no notice), every line and the total.
@@ -209,7 +215,7 @@ describe.skipIf(!hasChromium)('payout statements in the portal', () => {
     expect(printed).not.toContain('Sign out');
     expect(printed).not.toContain('Back to payout');
     expect(printed).not.toContain('Print or save as PDF');
-    expect(printed).toMatch(new RegExp(`^Statement ${anaFirst.id} Statement number ${anaFirst.id} .* FROM Northwind Books Ltd .* TO Ana Alvarez Studio .* Total \\(USD\\) \\$95\\.00 Paid with: Bank transfer to •••• 3000; payment reference SEPA-2026-11-${ana}\\.`));
+    expect(printed).toMatch(new RegExp(`^Self-billing invoice ${anaFirstNumber} Number ${anaFirstNumber} .* FROM Northwind Books Ltd .* TO Ana Alvarez Studio .* Total \\(USD\\) \\$95\\.00 Paid with: Bank transfer to •••• 3000; payment reference SEPA-2026-11-${ana}\\.`));
     await page.emulateMedia({ media: 'screen' });
 
     // The later payout's statement, and the other program's (in euros), carry the same invoice details.
@@ -219,6 +225,7 @@ describe.skipIf(!hasChromium)('payout statements in the portal', () => {
     expect(await textOf('#statement-total')).toBe('$34.80');
     await page.goto(`${api.url}/portal/programs/${anaEur}/payouts/${anaEurPayout!.id}/statement`);
     expect(await seen('#statement-from')).toBe('FROM Atelier Lumière'); // no statement details: the program's name alone
+    expect(await textOf('#statement-title')).toBe('Statement 1'); // no VAT id: a statement, numbered 1 in that brand's own series
     expect(await seen('#statement-to')).toContain('Ana Alvarez Studio Kastanienallee 12 10435 Berlin Germany VAT / tax id: DE123456789');
     expect(await textOf('#statement-total')).toBe('€48.00');
     expect(await seen('#statement > p')).toBe(`Paid with: Wise to a•••@wise.example; payment reference WISE-8841-${anaEur}.`);
@@ -243,5 +250,26 @@ describe.skipIf(!hasChromium)('payout statements in the portal', () => {
       expect(otherRow).toEqual({ ...noRow, path: otherRow.path });
       expect(otherRow.status).toBe(404);
     }
+
+    // The brand's copy, from its Payouts page: Ben's payout came back after it was paid; its
+    // statement keeps its number and says it was reversed.
+    await admin('POST', `/programs/${books.program.id}/payouts/${benFirst.id}/fail`, { reason: 'Account closed.' });
+    const benNumber = await numberOf(benFirst.id);
+    await page.goto(`${api.url}/dashboard/programs/${books.program.id}/payouts`);
+    await page.locator('#sent-payouts').scrollIntoViewIfNeeded();
+    await checkedAtBothWidths('brand-payouts-sent');
+    await page.getByRole('link', { name: `Statement of payout ${benFirst.id}`, exact: true }).click();
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/programs/${books.program.id}/payouts/${benFirst.id}/statement`);
+    expect(await textOf('#statement-title')).toBe(`Self-billing invoice ${benNumber}`);
+    expect(await seen('#statement-reversed')).toMatch(/^Reversed on \d{4}-\d\d-\d\d: Account closed\. /);
+    expect(await seen('#statement-to')).toBe('TO Ben Brandt ben@partner.example');
+    expect(await textOf('#statement-total')).toBe('$17.80'); // the lines it paid, kept though they are owed again
+    await checkedAtBothWidths('brand-statement-reversed');
+    await page.goto(`${api.url}/dashboard/programs/${books.program.id}/payouts/${anaFirst.id}/statement`);
+    expect(await seen('#statement-to')).toBe('TO Ana Alvarez Studio Kastanienallee 12 10435 Berlin Germany VAT / tax id: DE123456789 ana@partner.example');
+    expect(await textOf('#statement-total')).toBe('$95.00');
+    await checkedAtBothWidths('brand-statement');
+    // Another brand's payout: 404.
+    expect((await page.request.get(`${api.url}/dashboard/programs/${books.program.id}/payouts/${anaEurPayout!.id}/statement`)).status()).toBe(404);
   }, 120_000);
 });

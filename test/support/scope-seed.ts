@@ -74,6 +74,10 @@ export async function seedBrand(pool: Pool, tag: string, partners: number): Prom
      SELECT $1, 'sale', cu.id, cu.click_id, s.id, now() - interval '1 day', s.occurred_at FROM customers cu JOIN sales s ON s.customer_id = cu.id WHERE cu.program_id = $1`,
     `INSERT INTO payouts (batch_id, program_id, partner_id, currency, amount_cents, status, reference, paid_at)
      SELECT ${batchId}, $1, pa.id, 'USD', 2000, 'paid', 'ref-' || pa.id, now() FROM partners pa WHERE pa.program_id = $1`,
+    // Each paid payout's statement number, from the brand's series (migration 0072).
+    `INSERT INTO statement_numbers (account_id, number, payout_id, prefix, issued_at)
+     SELECT $2, row_number() OVER (ORDER BY po.id), po.id, '', now() FROM payouts po WHERE po.program_id = $1`,
+    `INSERT INTO statement_series (account_id, last_number) SELECT $2, count(*) FROM payouts WHERE program_id = $1`,
     `INSERT INTO commissions (sale_id, program_id, partner_id, amount_cents, currency, stage, approved_at, paid_at, payout_id, payout_cents)
      SELECT s.id, $1, s.partner_id, 2000, 'USD', 'paid', now(), now(), po.id, 2000 FROM sales s JOIN payouts po ON po.partner_id = s.partner_id AND po.program_id = $1
       WHERE s.program_id = $1`,

@@ -20,6 +20,7 @@ import { type Scope, programInScope } from '../accounts/scope.js';
 import { type MailLinks, mailBrand, payoutDetailsReminderMail, payoutRunReadyMail, payoutSentMail, queueForManagers } from '../outbound/mail.js';
 import { queueMails } from '../../db/outbound/mail-outbox.js';
 import { programName } from '../../db/programs/programs-links-keys.js';
+import { numberPaidStatement } from './statement-numbers.js';
 
 const emit = (client: PoolClient, event: OutboundEvent) => writeMessage(client, DEFAULT_OUTBOUND_QUEUE, event);
 
@@ -202,6 +203,8 @@ async function markPaid(deps: ManagementDeps, scope: Scope, programId: number, p
       })),
     );
     await payouts.setPayoutStatus(client, payout.id, 'paid', reference, now);
+    // Its statement's number, from the brand's gap-free series, in this same transaction.
+    await numberPaidStatement(client, payout.id, now);
     await audit(client, scope, [{ programId, action: 'payout.paid', objectType: 'payout', objectId: payout.id, changes: { status: { from: payout.status, to: 'paid' }, reference: { from: null, to: reference } } }]);
     // The partner hears it with the change (sent once it commits).
     if (payout.partnerEmail) {

@@ -7,6 +7,9 @@ import { changedFields } from '../../core/audit.js';
 import { errors } from '../../core/errors.js';
 import { COUNTRY_CODES, linesTotal, maskedPayTo, statementLines } from '../../core/payout-statements.js';
 import * as statements from '../../db/money/payout-statements.js';
+import { type StatementDocument, statementCsv } from '../../core/statement-csv.js';
+import { STATEMENT_PREFIX, STATEMENT_PREFIX_RULE, reversedMark, statementNumberText, statementTitle } from '../../core/statement-numbers.js';
+import { setStatementPrefix, statementPrefix } from '../../db/money/statement-numbers.js';
 import { withTransaction } from '../../db/infra/pool.js';
 import { type ManagementDeps, audit, parseInput } from '../programs/management.js';
 import { type Scope, programInScope } from '../accounts/scope.js';
@@ -17,8 +20,49 @@ export async function partnerPayout(deps: PortalReadDeps, email: string, partner
   const partner = await ownPartner(deps, email, partnerId);
   const [found, invoice] = await Promise.all([statements.partnerPayoutStatement(deps.pool, partner.partnerId, payoutId), statements.invoiceDetails(deps.pool, email)]);
   if (!found) throw errors.notFound('Payout not found');
+  return { partner, ...statementView(found, invoice, email) };
+}
+
+/**
+ * The brand's copy of a payout's statement (the same document the partner prints: a self-billing
+ * invoice is the brand's record too); another program's payout answers the same 404 as none.
+ */
+export async function programPayout(deps: ManagementDeps, scope: Scope, programId: number, payoutId: number) {
+  await programInScope(deps, scope, programId);
+  const found = await statements.programPayoutStatement(deps.pool, programId, payoutId);
+  if (!found) throw errors.notFound('Payout not found');
+  const email = found.payout.partnerEmail;
+  const invoice = email ? await statements.invoiceDetails(deps.pool, email) : null;
+  return statementView(found, invoice, email ?? '');
+}
+
+export type StatementView = ReturnType<typeof statementView>;
+
+function statementView(found: NonNullable<Awaited<ReturnType<typeof statements.partnerPayoutStatement>>>, invoice: statements.InvoiceDetails | null, email: string) {
+  const { payout } = found;
   const lines = statementLines(found.commissions, found.clawbacks);
-  return { partner, payout: found.payout, payTo: maskedPayTo(found.payout.payTo), lines, total: linesTotal(lines), invoice };
+  const total = linesTotal(lines);
+  const document: StatementDocument = {
+    title: statementTitle(payout.brand.taxId),
+    number: statementNumberText(payout.statementNumber),
+    issueDate: payout.statementNumber?.issuedAt ?? null,
+    reversed: reversedMark(payout.statementNumber, payout.status, payout.failedAt, payout.failureReason),
+    from: { name: payout.brand.legalName || payout.programName, address: payout.brand.address, taxId: payout.brand.taxId },
+    to: { name: invoice?.name || payout.partnerName, address: invoice?.address ?? '', country: invoice?.country ?? '', taxId: invoice?.taxId ?? '', email },
+    programName: payout.programName, payoutId: payout.id, currency: payout.currency, status: payout.status, reference: payout.reference,
+    createdAt: payout.createdAt, paidAt: payout.paidAt, lines, total,
+  };
+  return { payout, payTo: maskedPayTo(payout.payTo), lines, total, invoice, document };
+}
+
+/** The partner's statement as CSV (the page's document, cell by cell). */
+export async function partnerStatementCsv(deps: PortalReadDeps, email: string, partnerId: number, payoutId: number): Promise<string> {
+  return statementCsv((await partnerPayout(deps, email, partnerId, payoutId)).document);
+}
+
+/** The brand's copy as CSV. */
+export async function programStatementCsv(deps: ManagementDeps, scope: Scope, programId: number, payoutId: number): Promise<string> {
+  return statementCsv((await programPayout(deps, scope, programId, payoutId)).document);
 }
 
 /** A statement's address: at most 6 lines of at most 100 characters; blank lines dropped. */
@@ -60,22 +104,34 @@ const brandInput = z.object({
   legal_name: z.string().trim().max(200, 'At most 200 characters.').default(''),
   address: addressLines('address').default(''),
   tax_id: taxId.default(''),
+  /** The brand's (the account's) number prefix; absent: kept as it is. */
+  number_prefix: z.string().trim().refine((value) => STATEMENT_PREFIX.test(value), STATEMENT_PREFIX_RULE).optional(),
 });
 
-/** The brand's details on its partners' statements (legal name, address, tax id); empty: the program's name alone. */
+/**
+ * The brand's details on its partners' statements (legal name, address, tax id; empty: the
+ * program's name alone) and the prefix of its statement numbers (the account's: one series for
+ * every program of the brand).
+ */
 export async function statementDetailsOf(deps: ManagementDeps, scope: Scope, programId: number) {
-  await programInScope(deps, scope, programId);
-  return (await statements.statementDetails(deps.pool, programId))!;
+  const program = await programInScope(deps, scope, programId);
+  const [details, numberPrefix] = await Promise.all([statements.statementDetails(deps.pool, programId), statementPrefix(deps.pool, program.account_id)]);
+  return { ...details!, numberPrefix };
 }
 
 export async function updateStatementDetails(deps: ManagementDeps, scope: Scope, programId: number, input: unknown) {
-  await programInScope(deps, scope, programId);
+  const program = await programInScope(deps, scope, programId);
   const parsed = parseInput(brandInput, input);
   const details = { legalName: parsed.legal_name, address: parsed.address, taxId: parsed.tax_id };
   return withTransaction(deps.pool, async (client) => {
     const current = (await statements.statementDetails(client, programId))!;
+    const currentPrefix = await statementPrefix(client, program.account_id);
+    const numberPrefix = parsed.number_prefix ?? currentPrefix;
     await statements.setStatementDetails(client, programId, details);
-    await audit(client, scope, [{ programId, action: 'statement_details.updated', objectType: 'program', objectId: programId, changes: changedFields({ ...current }, { ...details }) }]);
-    return details;
+    if (numberPrefix !== currentPrefix) await setStatementPrefix(client, program.account_id, numberPrefix);
+    await audit(client, scope, [
+      { programId, action: 'statement_details.updated', objectType: 'program', objectId: programId, changes: changedFields({ ...current, numberPrefix: currentPrefix }, { ...details, numberPrefix }) },
+    ]);
+    return { ...details, numberPrefix };
   });
 }

@@ -5,7 +5,6 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { errors } from '../../core/errors.js';
 import { ownLinkCode } from '../../core/link-codes.js';
-import { payoutStatementCsv } from '../../core/payout-export.js';
 import { type DeepLinkInput, deepLink } from '../../core/programs.js';
 import { shownLinkUrl } from '../../core/domains.js';
 import { sha256 } from '../../core/secrets.js';
@@ -124,14 +123,6 @@ export async function portalProgram(deps: PortalReadDeps, email: string, partner
     portal.commissionsByState(deps.pool, [partner.partnerId]),
   ]);
   return { partner, links, months: { since, rows: months }, payouts, program, balances, commissions };
-}
-
-/** A payout's statement (CSV) for the partner's records; 404 for anyone else's. */
-export async function portalPayoutStatement(deps: PortalReadDeps, email: string, partnerId: number, payoutId: number): Promise<string> {
-  const partner = await ownPartner(deps, email, partnerId);
-  const statement = await portal.payoutStatement(deps.pool, partner.partnerId, payoutId);
-  if (!statement) throw errors.notFound('Payout not found');
-  return payoutStatementCsv(statement);
 }
 
 /** One of the signed-in partner's links and the program's domain: a QR code names no more. */

@@ -2,6 +2,7 @@
 // netted, the brand's statement details, and the partner's invoice details. Every read is scoped
 // by the partner row (a payout of another partner reads as none) or by the signed-in email.
 import type { StatementClawback, StatementCommission } from '../../core/payout-statements.js';
+import type { IssuedNumber } from '../../core/statement-numbers.js';
 import type { Currency } from '../../core/types.js';
 import type { Pool, PoolClient } from '../infra/pool.js';
 
@@ -25,6 +26,10 @@ export interface StatementPayout {
   programName: string;
   brand: StatementDetails;
   partnerName: string;
+  /** The partner's sign-in email (their invoice details are kept by it); null before they were invited. */
+  partnerEmail: string | null;
+  /** Issued when the payout was paid (never before, never again). */
+  statementNumber: IssuedNumber | null;
 }
 
 export interface StatementDetails {
@@ -33,19 +38,47 @@ export interface StatementDetails {
   taxId: string;
 }
 
+type PayoutStatementRead = { payout: StatementPayout; commissions: StatementCommission[]; clawbacks: StatementClawback[] };
+
 /** One payout of this partner row (not canceled), its commissions and clawbacks; null when it is not theirs. */
-export async function partnerPayoutStatement(db: Queryable, partnerId: number, payoutId: number): Promise<{ payout: StatementPayout; commissions: StatementCommission[]; clawbacks: StatementClawback[] } | null> {
-  if (!Number.isSafeInteger(partnerId) || !Number.isSafeInteger(payoutId)) return null;
+export const partnerPayoutStatement = (db: Queryable, partnerId: number, payoutId: number) => payoutStatement(db, 'partner_id', partnerId, payoutId);
+
+/** One payout of this program (not canceled), for the brand's own copy of the statement; null when it is not the program's. */
+export const programPayoutStatement = (db: Queryable, programId: number, payoutId: number) => payoutStatement(db, 'program_id', programId, payoutId);
+
+async function payoutStatement(db: Queryable, scopeColumn: 'partner_id' | 'program_id', scopeId: number, payoutId: number): Promise<PayoutStatementRead | null> {
+  if (!Number.isSafeInteger(scopeId) || !Number.isSafeInteger(payoutId)) return null;
   const { rows } = await db.query(
-    `SELECT p.id, p.batch_id, p.currency, p.amount_cents, p.status, p.reference, p.paid_at, p.created_at, p.payout_method, p.pay_to, p.failure_reason, p.failed_at,
-            pr.name AS program_name, pr.statement_legal_name, pr.statement_address, pr.statement_tax_id, pa.name AS partner_name
+    `SELECT p.id, p.batch_id, p.partner_id, p.currency, p.amount_cents, p.status, p.reference, p.paid_at, p.created_at, p.payout_method, p.pay_to, p.failure_reason, p.failed_at,
+            pr.name AS program_name, pr.statement_legal_name, pr.statement_address, pr.statement_tax_id, pa.name AS partner_name, pa.email AS partner_email,
+            sn.number AS statement_number, sn.prefix AS statement_prefix, sn.issued_at AS statement_issued_at
        FROM payouts p JOIN programs pr ON pr.id = p.program_id JOIN partners pa ON pa.id = p.partner_id
-      WHERE p.id = $1 AND p.partner_id = $2 AND p.status <> 'canceled'`,
-    [payoutId, partnerId],
+       LEFT JOIN statement_numbers sn ON sn.payout_id = p.id
+      WHERE p.id = $1 AND p.${scopeColumn} = $2 AND p.status <> 'canceled'`,
+    [payoutId, scopeId],
   );
   const p = rows[0];
   if (!p) return null;
-  const [commissions, clawbacks] = await Promise.all([
+  const partnerId = Number(p.partner_id);
+  // A payout that failed after it was paid gave its commissions and clawbacks back (they are owed
+  // again): its numbered statement keeps the lines it paid, read from the ledger entries that
+  // marking it paid wrote under it.
+  const reversed = p.status === 'failed' && p.paid_at !== null;
+  const [commissions, clawbacks] = await Promise.all(reversed ? [
+    db.query(
+      `SELECT c.id, s.processor_event_id, s.occurred_at, s.amount_cents AS sale_cents, l.paid_cents AS payout_cents
+         FROM commission_ledger l JOIN commissions c ON c.id = l.commission_id JOIN sales s ON s.id = c.sale_id
+        WHERE l.payout_id = $1 AND l.kind = 'paid' AND l.partner_id = $2 ORDER BY s.occurred_at, c.id`,
+      [payoutId, partnerId],
+    ),
+    db.query(
+      `SELECT l.id, l.commission_id, l.paid_cents AS amount_cents, coalesce(made.created_at, l.created_at) AS created_at, s.processor_event_id, s.occurred_at
+         FROM commission_ledger l JOIN commissions c ON c.id = l.commission_id JOIN sales s ON s.id = c.sale_id
+         LEFT JOIN LATERAL (SELECT m.created_at FROM commission_ledger m WHERE m.commission_id = l.commission_id AND m.kind = 'clawed_back' AND m.id < l.id ORDER BY m.id DESC LIMIT 1) made ON true
+        WHERE l.payout_id = $1 AND l.kind = 'clawback_settled' AND l.partner_id = $2 ORDER BY l.id`,
+      [payoutId, partnerId],
+    ),
+  ] : [
     db.query(
       `SELECT c.id, s.processor_event_id, s.occurred_at, s.amount_cents AS sale_cents, c.payout_cents
          FROM commissions c JOIN sales s ON s.id = c.sale_id WHERE c.payout_id = $1 AND c.partner_id = $2 ORDER BY s.occurred_at, c.id`,
@@ -63,6 +96,8 @@ export async function partnerPayoutStatement(db: Queryable, partnerId: number, p
       id: Number(p.id), batchId: Number(p.batch_id), currency: p.currency, amountCents: Number(p.amount_cents), status: p.status, reference: p.reference,
       paidAt: p.paid_at, createdAt: p.created_at, failureReason: p.failure_reason, failedAt: p.failed_at, payoutMethod: p.payout_method, payTo: p.pay_to, programName: p.program_name,
       brand: { legalName: p.statement_legal_name, address: p.statement_address, taxId: p.statement_tax_id }, partnerName: p.partner_name,
+      partnerEmail: p.partner_email,
+      statementNumber: p.statement_number === null ? null : { number: Number(p.statement_number), prefix: p.statement_prefix, issuedAt: p.statement_issued_at },
     },
     commissions: commissions.rows.map((r) => ({
       commissionId: Number(r.id), transactionId: r.processor_event_id, saleDate: r.occurred_at, saleCents: Number(r.sale_cents), paidCents: Number(r.payout_cents),

@@ -113,8 +113,9 @@ ${batches.length ? html`<h3>Exports</h3><ul>${batches.map((b) => html`<li>Batch 
 ${sent.length ? html`<section id="sent-payouts"><h2>Sent payouts</h2>
 <p class="muted">A payout that failed or came back (a bounced transfer, a returned PayPal item): mark it failed with the reason. Its balance is owed again, the next run pays it, and the partner is mailed to check their payout details.</p>
 <div class="compact">${dataTable(
-  ['Payout', 'Partner', 'Amount', 'Status', ''],
-  sent.map((p) => [`${p.id} (batch ${p.batchId})`, p.partnerName, money(p.amountCents, p.currency), p.status === 'failed' ? html`<span class="fail">failed</span>` : `paid${p.reference ? ` (${p.reference})` : ''}`, p.status === 'paid' ? failForm(p.id) : '']),
+  ['Payout', 'Partner', 'Amount', 'Status', 'Statement', ''],
+  sent.map((p) => [`${p.id} (batch ${p.batchId})`, p.partnerName, money(p.amountCents, p.currency), p.status === 'failed' ? html`<span class="fail">failed</span>` : `paid${p.reference ? ` (${p.reference})` : ''}`,
+    html`<a href="${base}/payouts/${p.id}/statement">Statement of payout ${p.id}</a> · <a href="${base}/payouts/${p.id}/statement.csv" download><span class="visually-hidden">Statement of payout ${p.id} as </span>CSV</a>`, p.status === 'paid' ? failForm(p.id) : '']),
 )}</div></section>` : ''}
 ${commissionsSection(view, data)}
 <section id="payout-settings"><details ${Object.keys(fe).some((k) => SETTINGS_FIELD.test(k)) ? raw('open') : ''}><summary><h2 class="inline">Payout and fraud settings</h2> <span class="muted">hold ${plural(settings.holdDays, 'day')}; minimums ${minimumsInWords(settings.payoutMinimumsCents)}</span></summary><form method="post" action="${base}/payouts/settings" novalidate>

@@ -34,6 +34,7 @@ import { registerDiscountRoutes } from './discounts-routes.js';
 import { registerRewardsRoutes } from './rewards-routes.js';
 import { registerPartnerRoutes } from './partner-routes.js';
 import { registerStatementDetailsRoutes } from './statement-details.js';
+import { registerPayoutStatementRoutes } from './payout-statements.js';
 import { registerBrandRoutes } from './brand-routes.js';
 import { registerDomainsRoutes } from './domains-page.js';
 import { registerMailPreviewsRoutes } from './mail-previews-page.js';
@@ -99,6 +100,7 @@ export function dashboardRoutes(deps: AppDeps, intake?: IntakeDeps): Router {
   registerRewardsRoutes(router, kit);
   registerPartnerRoutes(router, { ...pageKit, csrfBeforeBody: csrf.checkBeforeBody, publicUrl: config.publicUrl });
   registerStatementDetailsRoutes(router, pageKit);
+  registerPayoutStatementRoutes(router, pageKit);
   registerBrandRoutes(router, { ...pageKit, csrfBeforeBody: csrf.checkBeforeBody, publicUrl: config.publicUrl });
   registerDomainsRoutes(router, { ...pageKit, publicUrl: config.publicUrl, hosts: deps.hosts });
   registerMailPreviewsRoutes(router, { ...pageKit, publicUrl: config.publicUrl });

@@ -1,6 +1,6 @@
 // The partner's payouts in detail: one payout with its lines, its printable statement (print CSS:
 // "Save as PDF" in any browser gives the PDF), and the form for the partner's invoice details.
-import type { partnerPayout } from '../../app/money/payout-statements.js';
+import type { StatementView, partnerPayout } from '../../app/money/payout-statements.js';
 import { COUNTRY_CODES, type StatementLine, countryName } from '../../core/payout-statements.js';
 import { formatMoney } from '../../core/money.js';
 import type { InvoiceDetails } from '../../db/money/payout-statements.js';
@@ -16,7 +16,7 @@ export const payoutStateWords = (status: string) => (status === 'pending' || sta
 const money = (cents: number, currency: string) => formatMoney(cents, currency as 'USD');
 
 /** "PayPal to a•••@example.com", "Bank transfer to •••• 7890"; "Not recorded" before runs recorded it. */
-function sentWith(view: PayoutView): string {
+function sentWith(view: StatementView): string {
   const method = view.payout.payoutMethod ? PAYOUT_METHOD_WORDS[view.payout.payoutMethod] ?? view.payout.payoutMethod : null;
   if (!method) return 'Not recorded';
   return view.payTo ? `${method} to ${view.payTo}` : method;
@@ -52,7 +52,7 @@ const addressHtml = (lines: Array<string | null | undefined>) => html`${lines.fi
 
 const STATEMENT_STYLE = `
 .statement-parties{display:grid;grid-template-columns:repeat(auto-fit,minmax(14rem,1fr));gap:.5rem 2rem;margin:.5rem 0}
-.statement-parties h2{font-size:.85rem;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);margin:.2rem 0}
+.statement-parties h3{font-size:.85rem;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);margin:.2rem 0}
 .statement-parties address{font-style:normal;line-height:1.45}
 table.statement{width:100%;border-collapse:collapse;font-variant-numeric:tabular-nums}
 table.statement th,table.statement td{padding:.3rem .4rem;border-bottom:1px solid var(--line-soft);text-align:left;vertical-align:top}
@@ -60,34 +60,54 @@ table.statement .num,table.statement .date{text-align:right;white-space:nowrap}t
 table.statement tfoot td,table.statement tfoot th{border-top:2px solid var(--ink);border-bottom:0;font-weight:700}
 @media (max-width:40rem){table.statement{font-size:.8rem}table.statement th,table.statement td{padding:.25rem .15rem}table.statement code{white-space:normal;word-break:break-all}}
 @media print{
-  header,.skip,.no-print,.flash{display:none !important}
+  header,.skip,.no-print,.flash,main > h1{display:none !important}
   body{background:#fff;color:#000}main{padding:0;max-width:none}section{border:0;padding:0;margin:0 0 .8rem;background:none;box-shadow:none}
   a{color:#000;text-decoration:none}table.statement{font-size:10pt}table.statement tr{break-inside:avoid}
   @page{margin:16mm}
 }`;
 
 /** The printable statement: the brand's and the partner's details, the lines, the total; print CSS gives a clean page (and a PDF). */
-export function statementPage(view: PayoutView, base: string, email: string): Html {
-  const { payout, lines, invoice } = view;
+export function statementPage(view: PayoutView, base: string): Html {
+  const { payout, invoice } = view;
+  return html`<style>${raw(STATEMENT_STYLE)}</style>
+<p class="no-print"><a href="${base}/payouts/${payout.id}">Back to payout ${payout.id}</a> · <button type="button" data-print>Print or save as PDF</button> · <a href="${base}/payouts/${payout.id}/statement.csv" download>CSV</a></p>
+${invoice ? '' : html`<p class="no-print unknown" id="invoice-missing">Your name, address and tax id are not on this statement yet: <a href="/portal/invoice-details?back=${encodeURIComponent(`${base}/payouts/${payout.id}/statement`)}">add your invoice details</a> once and they appear on every statement.</p>`}
+${statementDocument(view)}`;
+}
+
+/** The brand's copy of the same statement, from its Payouts page. */
+export function brandStatementPage(view: StatementView, payoutsUrl: string): Html {
+  const { payout } = view;
+  return html`<style>${raw(STATEMENT_STYLE)}</style>
+<p class="no-print"><a href="${payoutsUrl}#sent-payouts">Back to Payouts</a> · <button type="button" data-print>Print or save as PDF</button> · <a href="${payoutsUrl}/${payout.id}/statement.csv" download>CSV</a></p>
+${view.invoice ? '' : html`<p class="no-print unknown" id="invoice-missing">The partner has not given invoice details yet: the statement names them as the program knows them.</p>`}
+${statementDocument(view)}`;
+}
+
+/** "Self-billing invoice ACME-2026-17" (or "Statement …", or "… for payout 42" before a number is issued). */
+export const statementHeading = (view: StatementView) => `${view.document.title} ${view.document.number ?? `for payout ${view.payout.id}`}`;
+
+function statementDocument(view: StatementView): Html {
+  const { payout, lines, document: doc } = view;
   const c = payout.currency;
   const brand = payout.brand;
-  return html`<style>${raw(STATEMENT_STYLE)}</style>
-<p class="no-print"><a href="${base}/payouts/${payout.id}">Back to payout ${payout.id}</a> · <button type="button" data-print>Print or save as PDF</button></p>
-${invoice ? '' : html`<p class="no-print unknown" id="invoice-missing">Your name, address and tax id are not on this statement yet: <a href="/portal/invoice-details?back=${encodeURIComponent(`${base}/payouts/${payout.id}/statement`)}">add your invoice details</a> once and they appear on every statement.</p>`}
-<section id="statement" aria-label="Statement ${payout.id}">
-<dl class="numbers"><div><dt>Statement number</dt><dd>${payout.id}</dd></div><div><dt>Statement date</dt><dd>${day(payout.paidAt ?? payout.createdAt)}</dd></div>
-<div><dt>Payout made</dt><dd>${day(payout.createdAt)}</dd></div><div><dt>Paid on</dt><dd>${payout.paidAt ? day(payout.paidAt) : 'Not yet paid'}</dd></div></dl>
+  const to = doc.to;
+  return html`<section id="statement" aria-labelledby="statement-title">
+<h2 id="statement-title">${statementHeading(view)}</h2>
+${doc.reversed ? html`<p class="fail" id="statement-reversed"><strong>${doc.reversed}.</strong> The payment came back: the amount is owed again, and a later payout, with its own number, pays it.</p>` : ''}
+<dl class="numbers"><div><dt>Number</dt><dd id="statement-number">${doc.number ?? 'Given when paid'}</dd></div><div><dt>Issue date</dt><dd>${doc.issueDate ? day(doc.issueDate) : 'Not yet issued'}</dd></div>
+<div><dt>Payout</dt><dd>${payout.id}, made ${day(payout.createdAt)}</dd></div><div><dt>Paid on</dt><dd>${payout.paidAt ? day(payout.paidAt) : 'Not yet paid'}</dd></div></dl>
 <div class="statement-parties">
-<div id="statement-from"><h2>From</h2><address><strong>${brand.legalName || payout.programName}</strong>${brand.legalName && brand.legalName !== payout.programName ? html`<br>for ${payout.programName}` : ''}${brand.address ? html`<br>${addressHtml(brand.address.split('\n'))}` : ''}${brand.taxId ? html`<br>Tax id: ${brand.taxId}` : ''}</address></div>
-<div id="statement-to"><h2>To</h2><address><strong>${invoice?.name || payout.partnerName}</strong>${invoice?.address ? html`<br>${addressHtml(invoice.address.split('\n'))}` : ''}${invoice?.country ? html`<br>${countryName(invoice.country)}` : ''}${invoice?.taxId ? html`<br>VAT / tax id: ${invoice.taxId}` : ''}<br>${email}</address></div>
+<div id="statement-from"><h3>From</h3><address><strong>${doc.from.name}</strong>${brand.legalName && brand.legalName !== payout.programName ? html`<br>for ${payout.programName}` : ''}${doc.from.address ? html`<br>${addressHtml(doc.from.address.split('\n'))}` : ''}${doc.from.taxId ? html`<br>VAT / tax id: ${doc.from.taxId}` : ''}</address></div>
+<div id="statement-to"><h3>To</h3><address><strong>${to.name}</strong>${to.address ? html`<br>${addressHtml(to.address.split('\n'))}` : ''}${to.country ? html`<br>${countryName(to.country)}` : ''}${to.taxId ? html`<br>VAT / tax id: ${to.taxId}` : ''}${to.email ? html`<br>${to.email}` : ''}</address></div>
 </div>
-<table class="statement" id="statement-lines"><caption class="visually-hidden">Lines of statement ${payout.id}</caption>
+<table class="statement" id="statement-lines"><caption class="visually-hidden">Lines of ${statementHeading(view)}</caption>
 <thead><tr><th scope="col">Sale date</th><th scope="col">Transaction</th><th scope="col" class="num">Sale</th><th scope="col" class="num">Commission</th></tr></thead>
 <tbody>${lines.map((line) => html`<tr><td class="date">${day(line.saleDate)}</td><td>${idCell(line.transactionId)}${line.kind === 'clawback' ? html` <span class="muted">(${line.amountCents < 0 ? 'clawback' : 'given back'})</span>` : ''}</td>
 <td class="num">${line.kind === 'commission' ? money(line.saleCents, c) : ''}</td><td class="num">${money(line.amountCents, c)}</td></tr>`)}</tbody>
 <tfoot><tr><th scope="row" colspan="3">Total (${c})</th><td class="num" id="statement-total">${money(view.total, c)}</td></tr></tfoot></table>
 <p>Paid with: ${sentWith(view)}${payout.reference ? html`; payment reference <code>${payout.reference}</code>` : ''}.</p>
-<p class="muted">Commissions earned through the ${payout.programName} partner program${payout.paidAt ? '' : '; this payout is on its way'}.</p></section>`;
+<p class="muted">Commissions earned through the ${payout.programName} partner program${payout.paidAt ? '' : '; this payout is on its way'}.${doc.title === 'Self-billing invoice' ? ' Issued by the brand on the partner\'s behalf (self-billing).' : ''}</p></section>`;
 }
 
 /** The partner's invoice details form: once, for every statement. */

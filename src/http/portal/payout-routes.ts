@@ -3,10 +3,10 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { ManagementDeps } from '../../app/programs/management.js';
 import type { PortalReadDeps } from '../../app/partners/portal.js';
-import { invoiceDetailsOf, partnerPayout, saveInvoiceDetails } from '../../app/money/payout-statements.js';
+import { invoiceDetailsOf, partnerPayout, partnerStatementCsv, saveInvoiceDetails } from '../../app/money/payout-statements.js';
 import { fieldErrors } from '../kit/forms.js';
 import type { Html } from '../kit/html.js';
-import { invoiceDetailsPage, payoutPage, statementPage } from './payout-pages.js';
+import { invoiceDetailsPage, payoutPage, statementHeading, statementPage } from './payout-pages.js';
 
 export interface PayoutRouteKit {
   form: RequestHandler[];
@@ -31,7 +31,12 @@ export function registerPayoutRoutes(router: Router, kit: PayoutRouteKit): void 
   router.get('/portal/programs/:partnerId/payouts/:payoutId/statement', async (req, res) => {
     const partnerId = Number(req.params.partnerId);
     const view = await partnerPayout(reading(req), res.locals.partnerEmail, partnerId, Number(req.params.payoutId));
-    send(res, 200, `Statement ${view.payout.id}`, statementPage(view, base(partnerId), res.locals.partnerEmail), req.query.done === 'invoice' ? 'Invoice details saved: they are on this statement and every other.' : null);
+    send(res, 200, statementHeading(view), statementPage(view, base(partnerId)), req.query.done === 'invoice' ? 'Invoice details saved: they are on this statement and every other.' : null);
+  });
+
+  router.get('/portal/programs/:partnerId/payouts/:payoutId/statement.csv', async (req, res) => {
+    const csv = await partnerStatementCsv(reading(req), res.locals.partnerEmail, Number(req.params.partnerId), Number(req.params.payoutId));
+    res.type('text/csv').attachment(`affix-payout-${Number(req.params.payoutId)}-statement.csv`).send(csv);
   });
 
   router.get('/portal/invoice-details', async (req, res) => {

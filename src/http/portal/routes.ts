@@ -14,7 +14,6 @@ import {
   portalDeepLink,
   portalLink,
   portalOverview,
-  portalPayoutStatement,
   portalProgram,
   requestSignInLink,
   setOwnPayoutDetails,
@@ -177,10 +176,6 @@ export function portalRoutes(deps: AppDeps): Router {
   router.get('/portal/programs/:partnerId/links/:linkId/qr.svg', async (req, res) => {
     const link = await portalLink(app(req), res.locals.partnerEmail, Number(req.params.partnerId), Number(req.params.linkId));
     res.type('image/svg+xml').attachment(`${link.shortLink}-qr.svg`).send(await brandedQrSvg(link.url, (res.locals.programBrand as Brand).name));
-  });
-  router.get('/portal/programs/:partnerId/payouts/:payoutId/statement.csv', async (req, res) => {
-    const csv = await portalPayoutStatement(reading(req), res.locals.partnerEmail, Number(req.params.partnerId), Number(req.params.payoutId));
-    res.type('text/csv').attachment(`affix-payout-${Number(req.params.payoutId)}-statement.csv`).send(csv);
   });
   router.post('/portal/mail', ...formBody('20kb', ['on']), csrf.check, wrote, async (req, res) => {
     await saveMailPreferences(pool, res.locals.partnerEmail, 'partner', ([] as unknown[]).concat((req.body as Record<string, unknown>).on ?? []).map(String));
