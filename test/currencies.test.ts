@@ -7,10 +7,10 @@ import { OPERATOR } from '../src/app/accounts/scope.js';
 import * as payoutConfig from '../src/app/money/payout-settings.js';
 import * as commissionLifecycle from '../src/app/money/commission-lifecycle.js';
 import * as payoutRuns from '../src/app/money/payout-runs.js';
-import { payoutCsv, payoutStatementCsv } from '../src/core/payout-export.js';
+import { payoutCsv } from '../src/core/payout-export.js';
+import { programStatementCsv } from '../src/app/money/payout-statements.js';
 import { trackSale } from '../src/core/track-sale.js';
 import { PgStore } from '../src/db/tracking/store.js';
-import { payoutStatement } from '../src/db/partners/portal.js';
 import { moneyTotals } from '../src/db/reads/page-rollups.js';
 import { kpiCards } from '../src/http/dashboard/kpi-cards.js';
 import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, bearer, createTestDatabase, seedProgram, startTestApi, trackClick } from './support/harness.js';
@@ -116,11 +116,11 @@ describe('GBP, JPY and KWD end to end: sale, refund, payout, export, statement, 
 
     // The statements: sale and commission amounts in each currency's digits.
     const statements: Record<string, string> = {};
-    for (const payout of [...run.payouts, ...next.payouts]) statements[payout.currency] = payoutStatementCsv((await payoutStatement(db.pool, shop.partnerId, payout.id))!);
-    expect(statements.GBP).toMatch(/,49\.99,8\.00\r\n/);
-    expect(statements.JPY).toMatch(/,5000,8\r\n/);
-    expect(statements.KWD).toMatch(/,12\.345,8\.100\r\n/);
-    expect(statements.KWD).toContain('amount,8.100\r\n');
+    for (const payout of [...run.payouts, ...next.payouts]) statements[payout.currency] = await programStatementCsv(deps(), OPERATOR, shop.programId, payout.id);
+    expect(statements.GBP).toMatch(/,49\.99,8\.00,commission\r\n/);
+    expect(statements.JPY).toMatch(/,5000,8,commission\r\n/);
+    expect(statements.KWD).toMatch(/,12\.345,8\.100,commission\r\n/);
+    expect(statements.KWD).toContain('total,,,,8.100,KWD\r\n');
 
     for (const payout of [...run.payouts, ...next.payouts]) await payoutRuns.markPayoutPaid(deps(), OPERATOR, shop.programId, payout.id, { reference: `paid-${payout.id}` });
 

@@ -90,37 +90,3 @@ export interface PayoutFacts {
   paidAt: Date | null;
   createdAt: Date;
 }
-
-export interface StatementInput extends PayoutFacts {
-  programName: string;
-  partnerName: string;
-  commissions: Array<{ id: number; transactionId: string; occurredAt: Date; saleCents: number; earnedCents: number }>;
-}
-
-/**
- * A payout's statement for the partner's records: what was paid, when, under which reference, and
- * each commission it paid; a difference from their sum is the clawbacks this payout settled.
- */
-export function payoutStatementCsv(s: StatementInput): string {
-  const currency = s.currency as Currency;
-  const money = (cents: number) => majorUnits(cents, currency);
-  const row = (...cells: unknown[]) => cells.map(csvField).join(',');
-  const earned = s.commissions.reduce((sum, c) => sum + c.earnedCents, 0);
-  const lines = [
-    row('statement', 'payout', s.id),
-    row('program', s.programName),
-    row('partner', s.partnerName),
-    row('currency', s.currency),
-    row('amount', money(s.amountCents)),
-    row('status', s.status),
-    row('reference', s.reference ?? ''),
-    row('created_at', s.createdAt.toISOString()),
-    row('paid_at', s.paidAt ? s.paidAt.toISOString() : ''),
-    '',
-    row('commission', 'transaction_id', 'sale_date', 'sale_amount', 'commission_amount'),
-    ...s.commissions.map((c) => row(c.id, c.transactionId, c.occurredAt.toISOString().slice(0, 10), money(c.saleCents), money(c.earnedCents))),
-    ...(earned !== s.amountCents ? [row('clawbacks_settled', '', '', '', money(s.amountCents - earned))] : []),
-    row('total', '', '', '', money(s.amountCents)),
-  ];
-  return `${lines.join('\r\n')}\r\n`;
-}

@@ -204,32 +204,6 @@ export async function payoutHistory(pool: Pool, partnerId: number): Promise<Payo
   }));
 }
 
-/**
- * One payout of the partner's with the commissions it paid: the statement. Null when it is not theirs.
- * Each line is the amount fixed when the payout was made (payout_cents): a later refund is a clawback
- * on a later payout, never a change to what this one paid.
- */
-export async function payoutStatement(pool: Pool, partnerId: number, payoutId: number) {
-  const payout = await pool.query(
-    `SELECT p.id, p.currency, p.amount_cents, p.status, p.reference, p.paid_at, p.created_at, pr.name AS program_name, pa.name AS partner_name
-       FROM payouts p JOIN programs pr ON pr.id = p.program_id JOIN partners pa ON pa.id = p.partner_id
-      WHERE p.id = $1 AND p.partner_id = $2 AND p.status <> 'canceled'`,
-    [payoutId, partnerId],
-  );
-  if (!payout.rows[0]) return null;
-  const lines = await pool.query(
-    `SELECT c.id, s.processor_event_id AS transaction_id, s.occurred_at, s.amount_cents AS sale_cents, c.payout_cents AS earned_cents
-       FROM commissions c JOIN sales s ON s.id = c.sale_id WHERE c.payout_id = $1 AND c.partner_id = $2 ORDER BY c.id`,
-    [payoutId, partnerId],
-  );
-  const p = payout.rows[0];
-  return {
-    id: Number(p.id), currency: p.currency as string, amountCents: Number(p.amount_cents), status: p.status as string, reference: p.reference as string | null,
-    paidAt: p.paid_at as Date | null, createdAt: p.created_at as Date, programName: p.program_name as string, partnerName: p.partner_name as string,
-    commissions: lines.rows.map((l) => ({ id: Number(l.id), transactionId: l.transaction_id as string, occurredAt: l.occurred_at as Date, saleCents: Number(l.sale_cents), earnedCents: Number(l.earned_cents) })),
-  };
-}
-
 /** What the program tells its partners: its terms and resources. */
 export async function programForPartners(pool: Pool, programId: number) {
   const { rows } = await pool.query('SELECT terms_text, terms_version, partner_resources FROM programs WHERE id = $1', [programId]);
