@@ -33,6 +33,7 @@ import { registerMoneyRoutes } from './money-routes.js';
 import { registerDiscountRoutes } from './discounts-routes.js';
 import { registerPartnerRoutes } from './partner-routes.js';
 import { registerStatementDetailsRoutes } from './statement-details.js';
+import { registerTaxPageRoutes } from './tax-page.js';
 import { registerBrandRoutes } from './brand-routes.js';
 import { registerDomainsRoutes } from './domains-page.js';
 import { registerMailPreviewsRoutes } from './mail-previews-page.js';
@@ -97,6 +98,7 @@ export function dashboardRoutes(deps: AppDeps, intake?: IntakeDeps): Router {
   registerDiscountRoutes(router, pageKit);
   registerPartnerRoutes(router, { ...pageKit, csrfBeforeBody: csrf.checkBeforeBody, publicUrl: config.publicUrl });
   registerStatementDetailsRoutes(router, pageKit);
+  registerTaxPageRoutes(router, pageKit);
   registerBrandRoutes(router, { ...pageKit, csrfBeforeBody: csrf.checkBeforeBody, publicUrl: config.publicUrl });
   registerDomainsRoutes(router, { ...pageKit, publicUrl: config.publicUrl, hosts: deps.hosts });
   registerMailPreviewsRoutes(router, { ...pageKit, publicUrl: config.publicUrl });
