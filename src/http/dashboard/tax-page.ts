@@ -11,7 +11,7 @@ import { toCurrency } from '../../core/currency.js';
 import { majorUnits, parseMajorUnits } from '../../core/money.js';
 import { type Currency, SUPPORTED_CURRENCIES } from '../../core/types.js';
 import { exampleAmount, fieldErrors } from '../kit/forms.js';
-import { type Html, errorSummary, field, html, raw } from '../kit/html.js';
+import { type Html, field, html, raw } from '../kit/html.js';
 import { sendCsv } from '../csv-stream.js';
 import { sectionUrl, withProgramNav } from './program-page.js';
 
@@ -48,16 +48,17 @@ function typedThresholds(form: Record<string, unknown>): Partial<Record<Currency
   return out;
 }
 
-function taxPage(url: string, payoutsUrl: string, settings: { tax_details_required: boolean; tax_thresholds_cents: Partial<Record<Currency, number>> }, fe: Record<string, string>, year: number): Html {
+function taxPage(url: string, payoutsUrl: string, settings: { tax_details_required: boolean; tax_thresholds_cents: Partial<Record<Currency, number>> }, fe: Record<string, string>, year: number, typed?: Record<string, string>): Html {
   const thresholds = settings.tax_thresholds_cents;
   const shown = [...new Set([...SUPPORTED_CURRENCIES, ...(Object.keys(thresholds) as Currency[])])];
-  return html`${errorSummary(fe)}<section id="tax-settings"><h2>Tax details before payouts</h2>
+  // The page's navigation says the problems at the top (withProgramNav); each is beside its field here.
+  return html`<section id="tax-settings"><h2>Tax details before payouts</h2>
 <p>Partners give their tax details in the partner portal: legal name, country, address, and a US person's TIN (SSN or EIN, stored encrypted, shown masked) or a certification of foreign status. Required, a payout run does not pay a partner without them an amount that would bring what they are paid in that currency this calendar year (UTC) to the threshold or more; it stays owed and the Payouts page lists it. Each currency counts alone against its own threshold (no exchange rates); a currency without a threshold never needs them.</p>
 <form method="post" action="${url}" novalidate>
-<label class="check"><input type="checkbox" id="tax_details_required" name="tax_details_required" value="on" ${settings.tax_details_required ? raw('checked') : ''}> Require tax details before a partner's payouts in a year reach the threshold</label>
-${shown.map((currency) => field(`tax_threshold_${currency}`, `Threshold in ${currency} per calendar year (like ${currency === 'USD' ? '600.00' : exampleAmount(currency)}; empty for none)`, thresholds[currency] === undefined ? '' : majorUnits(thresholds[currency]!, currency), fe, 'inputmode="decimal"'))}
-${field('tax_threshold_other_currency', 'Threshold in another currency: its code (like GBP, CAD or JPY)', '', fe, 'autocomplete="off" maxlength="3"')}
-${field('tax_threshold_other', '…and the amount in it', '', fe, 'inputmode="decimal"')}
+<label class="check"><input type="checkbox" id="tax_details_required" name="tax_details_required" value="on" ${(typed ? typed.tax_details_required === 'on' : settings.tax_details_required) ? raw('checked') : ''}> Require tax details before a partner's payouts in a year reach the threshold</label>
+${shown.map((currency) => field(`tax_threshold_${currency}`, `Threshold in ${currency} per calendar year (like ${currency === 'USD' ? '600.00' : exampleAmount(currency)}; empty for none)`, typed?.[`tax_threshold_${currency}`] ?? (thresholds[currency] === undefined ? '' : majorUnits(thresholds[currency]!, currency)), fe, 'inputmode="decimal"'))}
+${field('tax_threshold_other_currency', 'Threshold in another currency: its code (like GBP, CAD or JPY)', typed?.tax_threshold_other_currency ?? '', fe, 'autocomplete="off" maxlength="3"')}
+${field('tax_threshold_other', '…and the amount in it', typed?.tax_threshold_other ?? '', fe, 'inputmode="decimal"')}
 <div><button type="submit">Save tax settings</button></div></form></section>
 <section id="year-end"><h2>Year-end export</h2>
 <p>Per partner and currency, what your paid payouts paid in a calendar year (failed or returned ones excluded), with the partner's tax details: legal name, address, country, and the TIN in full — the only place it is shown unmasked. What a 1099-NEC needs. Each download is recorded in the audit log.</p>
@@ -68,11 +69,11 @@ ${field('tax_threshold_other', '…and the amount in it', '', fe, 'inputmode="de
 export function registerTaxPageRoutes(router: Router, kit: TaxPageKit): void {
   const { form, app, scope, ownProgram, send } = kit;
   const path = '/dashboard/programs/:id/payouts/tax';
-  const show = async (req: Request, res: Response, status: number, fe: Record<string, string>, flash: string | null = null) => {
+  const show = async (req: Request, res: Response, status: number, fe: Record<string, string>, flash: string | null = null, typed?: Record<string, string>) => {
     const id = await ownProgram(req, res);
     const settings = await taxSettingsOf(app(), scope(res), id);
     const url = `${sectionUrl(id, 'payouts')}/tax`;
-    send(res, status, 'Tax details', withProgramNav(id, 'payouts', taxPage(url, sectionUrl(id, 'payouts'), settings, fe, app().now().getUTCFullYear()), fe), flash);
+    send(res, status, 'Tax details', withProgramNav(id, 'payouts', taxPage(url, sectionUrl(id, 'payouts'), settings, fe, app().now().getUTCFullYear(), typed), fe), flash);
   };
   router.get(path, (req, res) => show(req, res, 200, {}, req.query.done === 'saved' ? 'Tax settings saved.' : null));
   router.post(path, ...form, async (req, res) => {
@@ -82,7 +83,8 @@ export function registerTaxPageRoutes(router: Router, kit: TaxPageKit): void {
       await updateTaxSettings(app(), scope(res), id, { tax_details_required: body.tax_details_required === 'on', tax_thresholds_cents: typedThresholds(body) });
     } catch (error) {
       const fe = fieldErrors(error, { form: 'tax_details_required' });
-      return show(req, res, 400, Object.fromEntries(Object.entries(fe).map(([k, m]) => [k.startsWith('tax_thresholds_cents.') ? `tax_threshold_${k.split('.')[1]}` : k, m])));
+      const typed = Object.fromEntries(Object.entries(body).map(([k, v]) => [k, String(v)]));
+      return show(req, res, 400, Object.fromEntries(Object.entries(fe).map(([k, m]) => [k.startsWith('tax_thresholds_cents.') ? `tax_threshold_${k.split('.')[1]}` : k, m])), null, typed);
     }
     res.redirect(303, `${sectionUrl(id, 'payouts')}/tax?done=saved`);
   });
