@@ -79,6 +79,9 @@ describe.skipIf(!hasChromium)('tax details in the browser', () => {
     expect(await page.locator('#missing-tax-details tbody tr').evaluateAll((trs) => trs.map((tr) => (tr.querySelector('td')?.textContent ?? '').trim()))).toEqual(['Ben Okafor', 'Chloé Martin']);
     await page.locator('#missing-tax-details').scrollIntoViewIfNeeded();
     await checkedAtBothWidths('dashboard-payouts-missing-tax-details');
+    await page.getByRole('button', { name: 'Ask Ben Okafor for tax details' }).click();
+    expect(await textOf('.flash')).toBe('Reminders queued: each partner gets a link to add their tax details (at most one a day).');
+    expect((await api.pool.query("SELECT to_email FROM mail_outbox WHERE kind = 'tax_details_reminder'")).rows).toEqual([{ to_email: 'ben@creators.example' }]);
     await page.goto(`${api.url}/dashboard/programs/${program.id}/payouts/tax`);
     expect(await page.getByLabel('Threshold in USD per calendar year (like 600.00; empty for none)').inputValue()).toBe('600.00');
     await page.getByLabel('Threshold in EUR per calendar year (like 50.00; empty for none)').fill('fifty');
