@@ -23,8 +23,8 @@ CREATE TABLE partner_tax_details (
       OR (NOT us_person AND tin_sealed IS NULL AND foreign_signature IS NOT NULL AND foreign_signed_on IS NOT NULL))
 );
 
--- Every version given, with who gave it and when: the year-end export names the details as they
--- stood, and a change is never lost. The TIN stays sealed here too.
+-- Every version given, with who gave it and when: a change is never lost, and what the year-end
+-- export (which reads the latest) was based on can be traced. The TIN stays sealed here too.
 CREATE TABLE partner_tax_details_history (
   id          bigserial PRIMARY KEY,
   email       text NOT NULL CHECK (email = lower(email)),
