@@ -166,7 +166,7 @@ describe('partner portal', () => {
     expect(saved.status).toBe(200);
     expect(saved.text).toContain('Mail settings saved.');
     const { mailPreferences } = await import('../src/app/outbound/mail.js');
-    expect((await mailPreferences(db.pool, 'ana@partner.example', 'partner')).map((p) => [p.kind, p.on])).toEqual([['commission_digest', true], ['payout_details_reminder', false]]);
+    expect((await mailPreferences(db.pool, 'ana@partner.example', 'partner')).map((p) => [p.kind, p.on])).toEqual([['commission_digest', true], ['payout_details_reminder', false], ['tax_details_reminder', false]]);
     const repeated = await b.go('POST', '/portal/mail', [['on', 'commission_digest'], ['extra', '1'], ['extra', '2']]);
     expect(repeated.status).toBe(400);
     expect(repeated.text).toContain('The field extra was sent more than once');

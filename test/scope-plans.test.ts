@@ -61,6 +61,8 @@ beforeAll(async () => {
      SELECT id, program_id, 'acct_' || id, 'DE', '{external_account}' FROM partners WHERE program_id = ANY ($1::bigint[])`,
     [[big.programId, small.programId]],
   );
+  // Tax details required (issue 47, item 4): the Payouts page and the missing list read what each partner was paid this year.
+  await seeding.query('UPDATE programs SET tax_details_required = true WHERE id = ANY ($1::bigint[])', [[big.programId, small.programId]]);
   await seeding.query('ANALYZE');
   await seeding.end();
   appPool = createPool(db.url, { max: 5, applicationName: 'affix-test' });
@@ -117,6 +119,9 @@ describe('reads scoped by account, program or partner', () => {
       `${p}/payout-settings`,
       `${p}/payouts`,
       `${p}/payout-batches/${small.batchId}/export?format=generic`,
+      `${p}/tax-settings`,
+      `${p}/tax-details/missing`,
+      `${p}/tax-export?year=${new Date().getUTCFullYear()}`,
       `${p}/promo-codes`,
       `${p}/reward-rules`,
       `${p}/webhook-endpoints`,
@@ -155,6 +160,8 @@ describe('reads scoped by account, program or partner', () => {
       `${d}/payouts/statement-details`,
       `${d}/payouts/${small.payoutId}/statement`,
       `${d}/payouts/${small.payoutId}/statement.csv`,
+      `${d}/payouts/tax`,
+      `${d}/payouts/tax/${new Date().getUTCFullYear()}/export.csv`,
       `${d}/settings/mail-previews`,
       `${d}/settings/mail-previews/referral-qr.png`,
       `${d}/rewards`,
@@ -176,6 +183,7 @@ describe('reads scoped by account, program or partner', () => {
       `/portal/programs/${small.partnerId}/payouts/${small.payoutId}`,
       `/portal/programs/${small.partnerId}/payouts/${small.payoutId}/statement`,
       '/portal/invoice-details',
+      '/portal/tax-details',
       `/portal/programs/${small.partnerId}/stripe`,
     ];
     for (const path of portalPaths) expect((await get(path, partner)).status, path).toBe(200);

@@ -15,6 +15,7 @@ export const MAIL_KINDS = {
   payout_failed: { to: 'partner', essential: true, words: 'Payout failed or returned' },
   partner_banned: { to: 'partner', essential: true, words: 'Removed from a program' },
   payout_details_reminder: { to: 'partner', essential: false, words: 'Reminders to add payout details' },
+  tax_details_reminder: { to: 'partner', essential: false, words: 'Reminders to add tax details' },
   // To the brand's team
   member_invitation: { to: 'manager', essential: true, words: 'Invitations to a team' },
   password_reset: { to: 'manager', essential: true, words: 'Password reset links' },

@@ -18,6 +18,7 @@ import { listQuery as partnersQuery } from '../app/partners/list.js';
 import { approvalReasonInput, commissionBulkInput, reasonInput } from '../app/money/commission-lifecycle.js';
 import { detailsInput, settingsInput as payoutSettingsInput } from '../app/money/payout-settings.js';
 import { markPaidInput, remindInput } from '../app/money/payout-runs.js';
+import { remindTaxInput, taxSettingsInput, yearInput as taxYearQuery } from '../app/money/tax-details.js';
 import { promoInput } from '../app/partners/promo-codes.js';
 import { apiKeyInput, discountInput } from '../app/partners/discounts.js';
 import { backtestInput as rewardRuleBacktestInput } from '../app/money/backtest.js';
@@ -137,7 +138,7 @@ const ops: Operation[] = [
   { method: 'get', path: `${P}/payout-settings`, tag: 'Admin: money', summary: 'Hold period, minimums, fraud rules', auth: 'adminToken' },
   { method: 'patch', path: `${P}/payout-settings`, tag: 'Admin: money', summary: 'Change the hold period, minimums, fraud rules', auth: 'adminToken', body: payoutSettingsInput },
   { method: 'patch', path: `${P}/partners/{partnerId}/payout-details`, tag: 'Admin: money', summary: 'How a partner is paid', auth: 'adminToken', body: detailsInput },
-  { method: 'post', path: `${P}/payouts/run`, tag: 'Admin: money', summary: 'Run a payout batch (partners without payout details stay owed: missing_payout_details)', auth: 'adminToken' },
+  { method: 'post', path: `${P}/payouts/run`, tag: 'Admin: money', summary: 'Run a payout batch (partners without payout details stay owed: missing_payout_details; without tax details past the threshold: missing_tax_details)', auth: 'adminToken' },
   { method: 'post', path: `${P}/payouts/remind`, tag: 'Admin: money', summary: 'Mail partners owed money without payout details a reminder (one a day at most)', auth: 'adminToken', body: remindInput },
   { method: 'get', path: `${P}/payouts`, tag: 'Admin: money', summary: 'Payouts', auth: 'adminToken' },
   { method: 'post', path: `${P}/payouts/{payoutId}/paid`, tag: 'Admin: money', summary: 'Mark a payout paid, with its reference', auth: 'adminToken', body: markPaidInput },
@@ -145,6 +146,11 @@ const ops: Operation[] = [
   { method: 'post', path: `${P}/payouts/{payoutId}/cancel`, tag: 'Admin: money', summary: 'Cancel a payout (its commissions are owed again)', auth: 'adminToken' },
   { method: 'post', path: `${P}/payouts/{payoutId}/fail`, tag: 'Admin: money', summary: 'Mark a paid or processing payout failed or returned (its commissions are owed again; the partner is mailed)', auth: 'adminToken' },
   { method: 'get', path: `${P}/payout-batches/{batchId}/export`, tag: 'Admin: money', summary: 'A batch for PayPal, Wise or as CSV (?format=)', auth: 'adminToken', csv: true },
+  { method: 'get', path: `${P}/tax-settings`, tag: 'Admin: money', summary: 'Whether runs need tax details, and the threshold per currency', auth: 'adminToken' },
+  { method: 'patch', path: `${P}/tax-settings`, tag: 'Admin: money', summary: 'Require tax details above a threshold per calendar year and currency', auth: 'adminToken', body: taxSettingsInput },
+  { method: 'get', path: `${P}/tax-details/missing`, tag: 'Admin: money', summary: 'Partners a run would hold back for tax details (missing_tax_details)', auth: 'adminToken' },
+  { method: 'post', path: `${P}/tax-details/remind`, tag: 'Admin: money', summary: 'Mail partners held back for tax details a reminder (one a day at most)', auth: 'adminToken', body: remindTaxInput },
+  { method: 'get', path: `${P}/tax-export`, tag: 'Admin: money', summary: 'Year-end export: paid per partner and currency with tax details, TIN unmasked (?year=; audited)', auth: 'adminToken', query: taxYearQuery, csv: true },
   { method: 'post', path: `${P}/partners/{partnerId}/invite`, tag: 'Admin: partners', summary: 'Invite a partner to the portal', auth: 'adminToken' },
   { method: 'post', path: `${P}/promo-codes`, tag: 'Admin: money', summary: "Map a promo code to a partner", auth: 'adminToken', body: promoInput },
   { method: 'get', path: `${P}/promo-codes`, tag: 'Admin: money', summary: 'Promo codes', auth: 'adminToken' },

@@ -100,6 +100,7 @@ describe.skipIf(!hasChromium)('accessibility', () => {
       ['partner', `${base.slice(api.url.length)}/partners/${ana.id}`],
       ['partner-import', `${base.slice(api.url.length)}/partners/import`],
       ['program-statement-details', `${base.slice(api.url.length)}/payouts/statement-details`],
+      ['program-tax-details', `${base.slice(api.url.length)}/payouts/tax`],
       ['program-domains', `${base.slice(api.url.length)}/settings/domains`],
       ['program-mail-previews', `${base.slice(api.url.length)}/settings/mail-previews`],
     ];
@@ -151,6 +152,9 @@ describe.skipIf(!hasChromium)('accessibility', () => {
     await page.getByLabel('VAT or tax id (if you have one)').fill('DE<1>');
     await submitWithKeyboard(page, 'Save invoice details');
     findings.push(...(await audit('portal-invoice-details-refused')));
+    await page.goto(`${api.url}/portal/tax-details`);
+    await submitWithKeyboard(page, 'Save tax details');
+    findings.push(...(await audit('portal-tax-details-refused')));
     // The same payout came back: its page says so, why, and links to the payout details.
     await admin('POST', `/programs/${program.id}/payouts/${payout}/fail`, { reason: 'The bank returned it: account closed' });
     await page.goto(`${api.url}/portal/programs/${ana.id}/payouts/${payout}`);

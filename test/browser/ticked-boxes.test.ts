@@ -125,7 +125,7 @@ describe.skipIf(!hasChromium)('forms with several ticked boxes', () => {
     for (let i = 0; i < shown; i += 1) await partnerBoxes.nth(i).check();
     await submit('Save mail settings');
     expect(await flash()).toBe('Mail settings saved.');
-    expect((await mailPreferences(api.pool, 'ana@ticks.example', 'partner')).map((p) => [p.kind, p.on])).toEqual([['commission_digest', true], ['payout_details_reminder', true]]);
+    expect((await mailPreferences(api.pool, 'ana@ticks.example', 'partner')).map((p) => [p.kind, p.on])).toEqual([['commission_digest', true], ['payout_details_reminder', true], ['tax_details_reminder', true]]);
 
     // A webhook endpoint with two of its event boxes unticked: the others are stored (last: no
     // event of this test is sent to it afterwards).

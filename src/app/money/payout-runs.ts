@@ -21,6 +21,7 @@ import { type MailLinks, mailBrand, payoutDetailsReminderMail, payoutRunReadyMai
 import { queueMails } from '../../db/outbound/mail-outbox.js';
 import { programName } from '../../db/programs/programs-links-keys.js';
 import { numberPaidStatement } from './statement-numbers.js';
+import { type TaxWaitingLine, heldWords, holdForTaxDetails } from './tax-details.js';
 
 const emit = (client: PoolClient, event: OutboundEvent) => writeMessage(client, DEFAULT_OUTBOUND_QUEUE, event);
 
@@ -38,7 +39,11 @@ export interface WaitingLine {
  * without payout details (a method and where to pay) is not paid: their balance stays owed and
  * is answered under `missingPayoutDetails`, so the dashboard and the API both say what waits.
  */
-export async function runPayouts(deps: ManagementDeps, scope: Scope, programId: number): Promise<{ batchId: number; payouts: payouts.PayoutRow[]; missingPayoutDetails: WaitingLine[] }> {
+export async function runPayouts(
+  deps: ManagementDeps,
+  scope: Scope,
+  programId: number,
+): Promise<{ batchId: number; payouts: payouts.PayoutRow[]; missingPayoutDetails: WaitingLine[]; missingTaxDetails: TaxWaitingLine[] }> {
   await programInScope(deps, scope, programId);
   return withTransaction(deps.pool, async (client) => {
     await payouts.lockProgramPayouts(client, programId);
@@ -47,9 +52,14 @@ export async function runPayouts(deps: ManagementDeps, scope: Scope, programId: 
     const partnerIds = [...new Set(balances.map((b) => b.partnerId))];
     const minimums = await payouts.payoutMinimumsOf(client, programId, partnerIds);
     const details = await payouts.payoutDetailsOf(client, programId, partnerIds);
-    const { pay: lines, waiting } = linesByPayoutDetails(payoutLines(balances, (partnerId) => minimums.get(partnerId) ?? {}), (partnerId) => details.get(partnerId));
+    const { pay: withDetails, waiting } = linesByPayoutDetails(payoutLines(balances, (partnerId) => minimums.get(partnerId) ?? {}), (partnerId) => details.get(partnerId));
     const missingPayoutDetails = await waitingLines(client, programId, waiting);
+    // The brand may ask for tax details before a partner's year reaches its threshold (docs/payouts.md, "Tax details").
+    const { pay: lines, held: missingTaxDetails } = await holdForTaxDetails(client, programId, withDetails, deps.now());
     if (lines.length === 0) {
+      if (missingTaxDetails.length > 0) {
+        throw errors.conflict(`Nothing to pay: the partners owed need tax details before this year's payouts reach the threshold (${heldWords(missingTaxDetails)}); remind them to add them`, 'missing_tax_details');
+      }
       if (waiting.length > 0) {
         const partners = new Set(waiting.map((w) => w.partnerId)).size;
         throw errors.conflict(
@@ -61,7 +71,14 @@ export async function runPayouts(deps: ManagementDeps, scope: Scope, programId: 
     }
     const batchId = await payouts.insertBatch(client, programId, lines, payable);
     await audit(client, scope, [
-      { programId, action: 'payout.run', objectType: 'payout_batch', objectId: batchId, changes: { payouts: { from: null, to: lines.length }, ...(waiting.length ? { waiting_for_details: { from: null, to: waiting.length } } : {}) } },
+      {
+        programId, action: 'payout.run', objectType: 'payout_batch', objectId: batchId,
+        changes: {
+          payouts: { from: null, to: lines.length },
+          ...(waiting.length ? { waiting_for_details: { from: null, to: waiting.length } } : {}),
+          ...(missingTaxDetails.length ? { waiting_for_tax_details: { from: null, to: missingTaxDetails.length } } : {}),
+        },
+      },
     ]);
     await queueForManagers(
       client,
@@ -74,7 +91,7 @@ export async function runPayouts(deps: ManagementDeps, scope: Scope, programId: 
       }),
     );
     // Every payout of the batch (a list page stops at 200; a run pays thousands).
-    return { batchId, payouts: await payouts.listPayouts(client, programId, { batchId, limit: lines.length }), missingPayoutDetails };
+    return { batchId, payouts: await payouts.listPayouts(client, programId, { batchId, limit: lines.length }), missingPayoutDetails, missingTaxDetails };
   });
 }
 

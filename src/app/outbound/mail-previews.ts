@@ -7,7 +7,7 @@ import { programHosts } from '../../db/programs/domains.js';
 import { qrPng } from '../../platform/qr-image.js';
 import {
   type MailLinks, type RenderedMail, applicationReceivedMail, commissionDigestMail, dailySummaryMail, decisionMail, invitationMail, mailBrand, newApplicationMail,
-  payoutDetailsReminderMail, payoutFailedMail, payoutRunReadyMail, payoutSentMail, renderMail, signInMail,
+  payoutDetailsReminderMail, payoutFailedMail, payoutRunReadyMail, payoutSentMail, renderMail, signInMail, taxDetailsReminderMail,
 } from './mail.js';
 import type { ManagementDeps } from '../programs/management.js';
 import { type Scope, programInScope } from '../accounts/scope.js';
@@ -48,6 +48,7 @@ export async function mailPreviews(deps: ManagementDeps & { publicUrl: string },
     ['application_rejected', 'Application rejected', decisionMail(links, { ...base, decision: 'rejected', reason: 'your audience is outside the markets we sell to', changeKey: 'preview' })],
     ['commission_digest', 'Daily summary of commissions', commissionDigestMail(links, { ...base, day, lines: [{ currency: 'USD', count: 3, cents: 4_500, held: 1, holdDays: 30 }, { currency: 'EUR', count: 1, cents: 1_200, held: 0, holdDays: 30 }] })],
     ['payout_details_reminder', 'Add your payout details', payoutDetailsReminderMail(links, { ...base, owed: [{ currency: 'USD', cents: 12_000 }], day })],
+    ['tax_details_reminder', 'Add your tax details', taxDetailsReminderMail(links, { ...base, owed: [{ currency: 'USD', cents: 64_000 }], day })],
     ['payout_sent', 'Payout sent', payoutSentMail(links, { ...base, payoutId: 1, amountCents: 12_000, currency: 'USD', reference: 'PAYOUT-2026-11-001' })],
     ['payout_failed', 'Payout failed or returned', payoutFailedMail(links, { ...base, payoutId: 1, amountCents: 12_000, currency: 'USD', reason: 'PayPal returned it: the account is closed' })],
     ['partner_banned', 'Removed from the program', decisionMail(links, { ...base, decision: 'banned', reason: 'ads bidding on the brand name', changeKey: 'preview' })],

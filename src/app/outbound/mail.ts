@@ -164,6 +164,18 @@ export function payoutDetailsReminderMail(links: MailLinks, p: { programId: numb
   });
 }
 
+/** A run holds back the partner's payout until they give tax details (docs/payouts.md, "Tax details"). One a partner a day at most. */
+export function taxDetailsReminderMail(links: MailLinks, p: { programId: number; programName: string; brand?: MailBrand; email: string; partnerId: number; owed: { currency: Currency; cents: number }[]; day: string }): OutgoingMail {
+  const owed = p.owed.map((o) => formatMoney(o.cents, o.currency)).join(' and ');
+  return mail('tax_details_reminder', {
+    programId: p.programId,
+    to: p.email,
+    subject: `${p.programName}: add your tax details to be paid ${owed}`,
+    ...fromBrand(p.brand, p.programName, `${p.programName} owes you ${owed} and needs your tax details before paying you more this year.\n\nAdd them in your partner portal (legal name, address, and your TIN if you are a US person, or a certification that you are not): ${portal(links)}/tax-details\n\nYour TIN is stored encrypted and shown to you masked. The next payout pays you once they are there.\n`),
+    dedupeKey: `tax_details_reminder:${p.partnerId}:${p.day}`,
+  });
+}
+
 /**
  * Yesterday's new commissions of one partner and program: how much, in which currencies, that they
  * wait out the hold (and when they can be paid at the latest), which are held for review, and

@@ -32,6 +32,7 @@ import { OPERATOR, type Scope, programInScope } from '../accounts/scope.js';
 import * as partnerEnrollments from '../partners/enrollments.js';
 import * as partnerList from '../partners/list.js';
 import * as payoutRuns from '../money/payout-runs.js';
+import { heldForTaxDetails } from '../money/tax-details.js';
 import { auditLog } from '../accounts/audit-log.js';
 import { readSide, staleFigures } from '../reads/read-side.js';
 
@@ -165,7 +166,7 @@ const SECTION_DATA = {
     const commissionFilter = commissionPageFilter(query);
     const now = deps.now();
     const batchId = Number(query.batch);
-    const [balances, commissions, payoutRows, settings, approval, runBatch] = await Promise.all([
+    const [balances, commissions, payoutRows, settings, approval, runBatch, missingTaxDetails] = await Promise.all([
       payoutsDb.partnerBalances(deps.pool, id),
       payoutsDb.listCommissions(deps.pool, id, { state: stage, ...commissionFilter, limit: 50, offset: (page - 1) * 50 }),
       payoutsDb.listPayouts(deps.pool, id, { limit: 100 }),
@@ -173,10 +174,11 @@ const SECTION_DATA = {
       // What "approve everything past its hold" would approve (the filter's partner and dates).
       payoutsDb.approvalSums(deps.pool, id, commissionFilter, now),
       query.done === 'payout_run' && Number.isSafeInteger(batchId) ? payoutsDb.batchTotals(deps.pool, id, batchId).then((totals) => ({ batchId, totals })) : null,
+      heldForTaxDetails(deps, id),
     ]);
     return {
       balances, commissions, stage, payouts: payoutRows, payoutSettings: settings!, commissionFilter, approval, runBatch,
-      missingDetails: payoutRuns.partnersMissingDetails(balances),
+      missingDetails: payoutRuns.partnersMissingDetails(balances), missingTaxDetails,
     };
   },
   webhooks: async (deps: PageDeps, id: number) => {

@@ -1,5 +1,6 @@
 // The program's Payouts and Webhooks pages, rendered from what src/app/dashboard gathered.
 import type { SectionData } from '../../app/programs/dashboard-pages.js';
+import { taxHeldSection, taxHeldSummary } from './tax-held.js';
 import { OUTBOUND_EVENT_TYPES, outboundBody } from '../../core/outbound-events.js';
 import { COMMISSION_STATES, COMMISSION_STATE_WORDS, type PayoutMinimums, holdEndsAt } from '../../core/commission-ledger.js';
 import { formatMoney, majorUnits } from '../../core/money.js';
@@ -87,7 +88,7 @@ export function payoutsSection(view: MoneyView, data: Of<'payouts'>): Html {
   })();
   const run = data.runBatch;
   return html`<section id="owed"><h2>Owed to partners</h2>
-${run ? html`<div class="flash" id="run-summary"><strong>Batch ${run.batchId}:</strong> ${plural(run.totals.reduce((n, t) => n + t.count, 0), 'payout')}, ${sumsInWords(run.totals)}.${missing.length ? html` <strong>${plural(missing.length, 'partner')} not paid: no payout details.</strong> ${sumsInWords(missingOwed)} stays owed to them until they add them (<a href="#missing-details">remind them</a>).` : ' Every partner owed was paid.'}</div>` : ''}
+${run ? html`<div class="flash" id="run-summary"><strong>Batch ${run.batchId}:</strong> ${plural(run.totals.reduce((n, t) => n + t.count, 0), 'payout')}, ${sumsInWords(run.totals)}.${missing.length ? html` <strong>${plural(missing.length, 'partner')} not paid: no payout details.</strong> ${sumsInWords(missingOwed)} stays owed to them until they add them (<a href="#missing-details">remind them</a>).` : data.missingTaxDetails.length ? '' : ' Every partner owed was paid.'}${taxHeldSummary(data.missingTaxDetails)}</div>` : ''}
 ${data.balances.length === 0 ? html`<p>No commissions yet.</p>` : html`<div class="compact">${dataTable(
   ['Partner', 'Currency', 'Awaiting approval (and held)', 'Owed (approved)', 'In open payouts', 'Paid', 'Paid by'],
   data.balances.map((b) => [b.partnerName, b.currency, money(b.pendingCents, b.currency), html`<strong>${money(b.approvedCents, b.currency)}</strong>`, money(b.inPayoutCents, b.currency), money(b.paidCents, b.currency),
@@ -100,6 +101,7 @@ ${missing.length ? html`<section id="missing-details"><h2>Missing payout details
 <form method="post" action="${base}/payouts/remind" id="remind">${fe.remind ? html`<p class="error" role="alert">${fe.remind}</p>` : ''}
 <div class="compact">${dataTable(['Partner', 'Owed', ''], missing.map((m) => [m.partnerName, sumsInWords(m.owed), html`<button type="submit" name="partner_id" value="${m.partnerId}">Remind ${m.partnerName}</button>`]))}</div>
 ${missing.length > 1 ? html`<div><button type="submit" name="partner_id" value="all">Remind all ${missing.length}</button></div>` : ''}</form></section>` : ''}
+${taxHeldSection(base, data.missingTaxDetails, fe)}
 <section id="open-payouts"><h2>Open payouts</h2>
 ${open.length === 0 ? html`<p>No payout waits to be paid.</p>` : dataTable(
   ['Payout', 'Partner', 'Amount', 'Pay to', 'Mark paid', ''],
@@ -127,7 +129,8 @@ ${field('fraud_ip_window_minutes', '…within this many minutes', String(setting
 <label class="check"><input type="checkbox" name="partners_can_create_links" value="on" ${settings.partnersCanCreateLinks ? raw('checked') : ''}> Partners may create their own links in the partner portal</label>
 ${field('partner_link_limit', 'At most this many links per partner when they make their own', String(settings.partnerLinkLimit), fe, 'inputmode="numeric"')}
 <div><button type="submit">Save payout settings</button></div></form>
-<p><a href="${base}/payouts/statement-details">Statement details</a>: your legal name, address and tax id on your partners' payout statements.</p></details></section>`;
+<p><a href="${base}/payouts/statement-details">Statement details</a>: your legal name, address and tax id on your partners' payout statements.</p>
+<p><a href="${base}/payouts/tax">Tax details and year-end export</a>: require partners' tax details above a yearly threshold; what each partner was paid in a year, for the 1099-NEC.</p></details></section>`;
 }
 
 /** The settings form's fields: a refusal of one opens the folded form. */

@@ -40,6 +40,7 @@ export const MONEY_DONE: Record<string, string> = {
   payout_run: 'Payout batch created: export it, pay, then mark each payout paid.',
   reminded_one: 'Reminder queued: the partner gets a link to add their payout details (at most one a day).',
   reminded: 'Reminders queued: each partner gets a link to add their payout details (at most one a day).',
+  reminded_tax: 'Reminders queued: each partner gets a link to add their tax details (at most one a day).',
   paid: 'Payout marked paid.',
   canceled: 'Payout canceled: its balance is payable again.',
   failed: 'Payout marked failed: its balance is owed again and the partner was asked to check their payout details.',

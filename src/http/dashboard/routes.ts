@@ -35,6 +35,7 @@ import { registerRewardsRoutes } from './rewards-routes.js';
 import { registerPartnerRoutes } from './partner-routes.js';
 import { registerStatementDetailsRoutes } from './statement-details.js';
 import { registerPayoutStatementRoutes } from './payout-statements.js';
+import { registerTaxPageRoutes } from './tax-page.js';
 import { registerBrandRoutes } from './brand-routes.js';
 import { registerDomainsRoutes } from './domains-page.js';
 import { registerMailPreviewsRoutes } from './mail-previews-page.js';
@@ -101,6 +102,7 @@ export function dashboardRoutes(deps: AppDeps, intake?: IntakeDeps): Router {
   registerPartnerRoutes(router, { ...pageKit, csrfBeforeBody: csrf.checkBeforeBody, publicUrl: config.publicUrl });
   registerStatementDetailsRoutes(router, pageKit);
   registerPayoutStatementRoutes(router, pageKit);
+  registerTaxPageRoutes(router, pageKit);
   registerBrandRoutes(router, { ...pageKit, csrfBeforeBody: csrf.checkBeforeBody, publicUrl: config.publicUrl });
   registerDomainsRoutes(router, { ...pageKit, publicUrl: config.publicUrl, hosts: deps.hosts });
   registerMailPreviewsRoutes(router, { ...pageKit, publicUrl: config.publicUrl });

@@ -35,6 +35,7 @@ import { countPartnerLinkRequest } from '../../app/accounts/access.js';
 import { confirmSignInPage, linkSentPage, overviewPage, portalHeader, programPage, signInPage } from './pages.js';
 import { addReferralRoutes } from './referrals-routes.js';
 import { registerPayoutRoutes } from './payout-routes.js';
+import { registerTaxRoutes } from './tax-routes.js';
 import { registerStripeExpressRoutes } from './stripe-express-routes.js';
 import { stripeExpressSummary } from './stripe-express-page.js';
 import { expressSummaryOf } from '../../app/money/partner-stripe-accounts.js';
@@ -189,6 +190,7 @@ export function portalRoutes(deps: AppDeps): Router {
 
   addReferralRoutes(router, { reading, send });
   registerPayoutRoutes(router, { form, send, app: base, reading });
+  registerTaxRoutes(router, { form, send, app: base });
   registerStripeExpressRoutes(router, { form, send, app: expressDeps });
 
   // A portal address that does not exist: a page, not JSON.

@@ -19,6 +19,7 @@ import { type ManagementDeps, parseInput, createAccount, listInboxEvents, showIn
 import { OPERATOR, operatorFrom, programInScope } from '../../app/accounts/scope.js';
 import { readBearer } from '../auth.js';
 import { adminMoneyRoutes } from './admin-money.js';
+import { adminTaxRoutes } from './admin-tax.js';
 import { adminDiscountRoutes } from './discount-routes.js';
 import { adminRewardRuleRoutes } from './admin-reward-rules-routes.js';
 import { type AppDeps, clock } from '../deps.js';
@@ -171,6 +172,7 @@ export function adminRoutes(deps: AppDeps): Router {
   });
 
   adminMoneyRoutes(router, deps, app, idParam);
+  adminTaxRoutes(router, deps, app, idParam);
   adminPartnerRoutes(router, deps, app, idParam);
   adminDiscountRoutes(router, deps, app, idParam);
   adminRewardRuleRoutes(router, app, idParam);
