@@ -11,6 +11,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editDraft, newRuleId, rewardRulesPage } from '../src/app/money/reward-rule-editor.js';
 import { publishDraft, putDraft } from '../src/app/money/reward-rules.js';
+import { backtest } from '../src/app/money/backtest.js';
+import { limitsFromForm, ruleFromForm } from '../src/http/dashboard/rewards-form.js';
 import type { ManagementDeps } from '../src/app/programs/management.js';
 import type { Scope } from '../src/app/accounts/scope.js';
 import { AffixError } from '../src/core/errors.js';
@@ -103,6 +105,41 @@ describe('the reward-rule editor', () => {
     expect(await refusal(rewardRulesPage(deps, owner, mine.programId, group.body.data.id))).toMatchObject({ status: 404 });
   });
 
+  it('an edit from a page opened before another manager\'s change touches no other rule; "Set the default" makes one; a changed draft is not published', async () => {
+    const shop = await seedProgram(api);
+    const brand: Scope = { kind: 'account', accountId: shop.accountId, role: 'owner', actor: { type: 'member', id: 'm3', label: 'owner@stale.example', ip: null } };
+    const p = shop.programId;
+    await editDraft(deps, brand, p, null, { kind: 'save_rule', key: null, rule: annual });
+    await editDraft(deps, brand, p, null, { kind: 'save_rule', key: null, rule: germany });
+    // Two pages show "Annual plans" first; the first deletes it, the second's Delete must not take "Germany".
+    await editDraft(deps, brand, p, null, { kind: 'delete_rule', key: 0, ruleId: 'annual-plans' });
+    expect(await refusal(editDraft(deps, brand, p, null, { kind: 'delete_rule', key: 0, ruleId: 'annual-plans' }))).toMatchObject({ status: 404 });
+    expect(await refusal(editDraft(deps, brand, p, null, { kind: 'move_rule', key: 0, ruleId: 'annual-plans', direction: 'down' }))).toMatchObject({ status: 404 });
+    expect((await rewardRulesPage(deps, brand, p, null)).draft!.document.rules.map((r) => r.id)).toEqual(['germany']);
+    // The page's "Set the default" posts key=default on a draft that has none.
+    const withDefault = await editDraft(deps, brand, p, null, { kind: 'save_rule', key: 'default', place: 'default', rule: { name: 'Everything else', event: 'sale', when: {}, duration: { kind: 'lifetime' }, steps: [percent('10')] } });
+    expect(withDefault.document.defaults.sale).toMatchObject({ name: 'Everything else' });
+    // Publishing pins the draft the publisher saw.
+    const seen = (await rewardRulesPage(deps, brand, p, null)).draft!.updatedAt.toISOString();
+    // The page was opened a second before another edit (updated_at is the database's clock).
+    await db.pool.query("UPDATE reward_rule_sets SET updated_at = updated_at - interval '1 second' WHERE program_id = $1 AND version = 0", [p]);
+    await editDraft(deps, brand, p, null, { kind: 'save_rule', key: null, rule: annual });
+    expect(await refusal(publishDraft(deps, brand, p, { draft_updated_at: seen }))).toMatchObject({ status: 409 });
+    const now = (await rewardRulesPage(deps, brand, p, null)).draft!.updatedAt.toISOString();
+    expect(await publishDraft(deps, brand, p, { draft_updated_at: now })).toMatchObject({ version: 1 });
+  });
+
+  it('a backtest covers at most 366 days', async () => {
+    expect(await refusal(backtest(deps, owner, mine.programId, { from: new Date('2024-01-01T00:00:00Z'), to: new Date('2026-01-01T00:00:00Z') }))).toMatchObject({ status: 400, fields: { from: 'Choose a period of at most 366 days.' } });
+  });
+
+  it('keeps every step and tier of a rule set written through the API when the page saves it', () => {
+    const form = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [[`step${i + 1}_rate`, String(30 - i)], [`step${i + 1}_through`, i < 4 ? String(i + 1) : ''], [`step${i + 1}_type`, 'percent']]).flat());
+    expect((ruleFromForm({ name: 'Five steps', event: 'sale', duration: 'lifetime', ...form }).steps as unknown[]).length).toBe(5);
+    const tiers = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`tier${i + 1}_name`, `T${i + 1}`]));
+    expect((limitsFromForm(tiers).tiers as unknown[]).length).toBe(6);
+  });
+
   it('gives a rule an unused id from its name', () => {
     const doc = { rules: [{ id: 'annual-plans' }, { id: 'annual-plans-2' }], defaults: {} } as never;
     expect(newRuleId(doc, 'Annual plans!')).toBe('annual-plans-3');
@@ -114,6 +151,8 @@ describe('the Rewards page by role', () => {
   it('a viewer reads the rule sets without a form, and the rule form is refused them; an owner gets the forms', async () => {
     const shop = await seedProgram(api);
     await putDraft(deps, { kind: 'operator' }, shop.programId, { rule_set: { rules: [{ id: 'annual', ...annual }], defaults: {} } });
+    await publishDraft(deps, { kind: 'account', accountId: shop.accountId, role: 'owner', actor: { type: 'member', id: 'm9', label: 'publisher@rewards.test', ip: null } }, shop.programId, {});
+    await editDraft(deps, { kind: 'operator' }, shop.programId, null, { kind: 'save_rule', key: null, rule: germany });
     const cookieOf = async (role: string) => {
       const { rows } = await db.pool.query('INSERT INTO account_members (account_id, email, role, accepted_at) VALUES ($1, $2, $3, now()) RETURNING id', [shop.accountId, `${role}@rewards.test`, role]);
       return `affix_dashboard=${(await openDashboardSession(db.pool, shop.accountId, new Date(), Number(rows[0].id))).token}`;
@@ -127,10 +166,14 @@ describe('the Rewards page by role', () => {
     expect(seen.body).not.toContain('Add a rule');
     expect(seen.body).not.toContain('/rewards/publish');
     expect(seen.body).toContain('Run the backtest');
+    // Who published is a member's email: not a viewer's to read (docs/team.md).
+    expect(seen.body).toContain('Published: version 1');
+    expect(seen.body).not.toContain('publisher@rewards.test');
     expect((await api.request('GET', `${url}/rule?key=new`, { headers: { cookie: viewer } })).status).toBe(403);
     const owner = await api.request('GET', url, { headers: { cookie: await cookieOf('owner') } });
     expect(owner.body).toContain('/rewards/rule/delete');
-    expect(owner.body).toContain('Publish version 1');
+    expect(owner.body).toContain('Publish version 2');
+    expect(owner.body).toContain('by publisher@rewards.test');
   });
 });
 

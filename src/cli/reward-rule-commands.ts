@@ -36,7 +36,11 @@ export function registerRewardRuleCommands(admin: Command): void {
     .action(async function (this: Command, file: string, f: Scoped) {
       const document = await ruleSetFile(file);
       const ruleSet = 'rule_set' in document ? document.rule_set : document;
-      printJson(await adminCall(this, 'PUT', `/programs/${f.program}/reward-rules/draft`, { ...scopeBody(f), rule_set: ruleSet }));
+      // A file written as the API's body names its group: it must agree with --group, and stands for it when absent.
+      const fileGroup = 'rule_set' in document && typeof document.group_id === 'number' ? document.group_id : undefined;
+      if (fileGroup !== undefined && f.group !== undefined && fileGroup !== f.group) throw new InvalidArgumentError(`the file is for group ${fileGroup}, not --group ${f.group}`);
+      const scoped = { ...f, group: f.group ?? fileGroup };
+      printJson(await adminCall(this, 'PUT', `/programs/${f.program}/reward-rules/draft`, { ...scopeBody(scoped), rule_set: ruleSet }));
     });
   groupFlag(rules.command('backtest').description("what the scope's draft would have paid for the period's sales beside what was paid; writes nothing"))
     .option('--from <time>', 'start (ISO 8601; default 90 days before --to)')

@@ -6,12 +6,14 @@ import { Backtest, backtestReadFrom } from '../../core/backtest.js';
 import { errors } from '../../core/errors.js';
 import { ruleSetProblems } from '../../core/rewards.js';
 import { backtestSales, draftOf } from '../../db/money/backtest-sales.js';
-import { groupInProgram } from '../../db/money/reward-rules.js';
+import { checkGroup } from './reward-rules.js';
 import { withTransaction } from '../../db/infra/pool.js';
 import { type ManagementDeps, parseInput } from '../programs/management.js';
 import { type Scope, programInScope } from '../accounts/scope.js';
 
 export const BACKTEST_DEFAULT_DAYS = 90;
+/** The longest period a backtest reads: a year and a day (every role may run one; it reads every sale of the period). */
+export const BACKTEST_MAX_DAYS = 366;
 const DAY_MS = 86_400_000;
 
 export const backtestInput = z
@@ -41,9 +43,10 @@ export async function backtest(deps: ManagementDeps, scope: Scope, programId: nu
   await programInScope(deps, scope, programId);
   const groupId = period.groupId ?? null;
   if (!(period.from.getTime() < period.to.getTime())) throw errors.invalid('from must be before to', { from: 'Choose a start before the end.' });
-  if (groupId !== null && !(await groupInProgram(deps.pool, programId, groupId))) {
-    throw errors.invalid('group_id must be a group of this program', { group_id: 'Choose a group of this program.' });
+  if (period.to.getTime() - period.from.getTime() > BACKTEST_MAX_DAYS * DAY_MS) {
+    throw errors.invalid(`A backtest covers at most ${BACKTEST_MAX_DAYS} days`, { from: `Choose a period of at most ${BACKTEST_MAX_DAYS} days.` });
   }
+  await checkGroup(deps, programId, groupId);
   return withTransaction(deps.pool, async (client) => {
     const draft = await draftOf(client, programId, groupId);
     if (!draft) throw errors.notFound('No draft rule set to backtest: PUT one first');

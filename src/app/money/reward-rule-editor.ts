@@ -20,14 +20,19 @@ import { partnersByIds } from '../../db/money/commissions-and-payouts.js';
 /** Where a rule sits: its place in the ordered list (0 first), or the sales' default. */
 export type RuleKey = number | 'default';
 
+/**
+ * A rule is addressed by its place, and by its id when the page knew it: a page opened before
+ * another manager moved or deleted rules must not change the rule that now sits at that place.
+ */
 export type DraftEdit =
-  | { kind: 'save_rule'; key: RuleKey | null; place?: 'rules' | 'default'; rule: unknown }
-  | { kind: 'delete_rule'; key: RuleKey }
-  | { kind: 'move_rule'; key: number; direction: 'up' | 'down' }
+  | { kind: 'save_rule'; key: RuleKey | null; ruleId?: string; place?: 'rules' | 'default'; rule: unknown }
+  | { kind: 'delete_rule'; key: RuleKey; ruleId?: string }
+  | { kind: 'move_rule'; key: number; ruleId?: string; direction: 'up' | 'down' }
   | { kind: 'limits'; limits: unknown };
 
 const EMPTY: RuleSetDocument = { rules: [], defaults: {} };
 
+/** A page's or form's group that is not this program's is not found (the API's body answers 400 instead: reward-rules.ts). */
 async function checkGroup(deps: ManagementDeps, programId: number, groupId: number | null): Promise<void> {
   if (groupId !== null && !(await ruleSets.groupInProgram(deps.pool, programId, groupId))) throw errors.notFound('There is no such group in this program');
 }
@@ -51,12 +56,15 @@ export async function rewardRulesPage(deps: ManagementDeps, scope: Scope, progra
   const draft = mine.find((s) => s.version === 0) ?? null;
   const latest = mine.find((s) => s.version > 0) ?? null;
   const by = latest ? published.find((entry) => entry.object_id === String(latest.id)) : undefined;
+  // A group without a published set of its own is paid by the program's (docs/rewards.md, "Which rule set pays a sale").
+  const programLatest = groupId === null ? undefined : all.find((s) => s.groupId === null && s.version > 0);
   return {
     program: { id: program.id, name: program.name },
     group: groupId === null ? null : (groups.find((g) => g.id === groupId) ?? null),
     groups: groups.map((g) => ({ ...g, published: all.some((s) => s.groupId === g.id && s.version > 0), draft: all.some((s) => s.groupId === g.id && s.version === 0) })),
     published: latest ? { id: latest.id, version: latest.version, publishedAt: latest.publishedAt, by: by?.actor_label ?? null, document: latest.document } : null,
     versions: mine.filter((s) => s.version > 0).length,
+    programVersion: programLatest?.version ?? null,
     draft: draft
       ? { id: draft.id, updatedAt: draft.updatedAt, document: draft.document, problems: ruleSetProblems({ version: 0, ...draft.document }), sameAsPublished: latest !== null && canonical(latest.document) === canonical(draft.document) }
       : null,
@@ -72,9 +80,9 @@ export function newRuleId(document: RuleSetDocument, name: string): string {
   return id;
 }
 
-function ruleAt(document: RuleSetDocument, key: RuleKey): RewardRule {
+function ruleAt(document: RuleSetDocument, key: RuleKey, ruleId?: string): RewardRule {
   const found = key === 'default' ? document.defaults.sale : document.rules[key];
-  if (!found) throw errors.notFound('There is no such rule in the draft: the page may be out of date');
+  if (!found || (ruleId !== undefined && found.id !== ruleId)) throw errors.notFound('The draft changed since this page was opened (another edit moved or removed this rule): reload the page and try again');
   return found;
 }
 
@@ -84,7 +92,8 @@ export function applyEdit(document: RuleSetDocument, edit: DraftEdit): RuleSetDo
   switch (edit.kind) {
     case 'save_rule': {
       const place = edit.key === null ? (edit.place ?? 'rules') : edit.key === 'default' ? 'default' : 'rules';
-      const kept = edit.key === null ? null : ruleAt(document, edit.key);
+      // "Set the default" on a draft without one makes it; a default or rule being edited must still be there.
+      const kept = edit.key === null || (edit.key === 'default' && !document.defaults.sale && edit.ruleId === undefined) ? null : ruleAt(document, edit.key, edit.ruleId);
       const typed = { ...(edit.rule as Record<string, unknown>) };
       if (place === 'default') Object.assign(typed, { event: 'sale', when: {} });
       const id = kept?.id ?? newRuleId(document, String(typed.name ?? ''));
@@ -100,12 +109,12 @@ export function applyEdit(document: RuleSetDocument, edit: DraftEdit): RuleSetDo
       return next;
     }
     case 'delete_rule':
-      ruleAt(document, edit.key);
+      ruleAt(document, edit.key, edit.ruleId);
       if (edit.key === 'default') delete next.defaults.sale;
       else next.rules.splice(edit.key, 1);
       return next;
     case 'move_rule': {
-      ruleAt(document, edit.key);
+      ruleAt(document, edit.key, edit.ruleId);
       const to = edit.direction === 'up' ? edit.key - 1 : edit.key + 1;
       if (to < 0 || to >= next.rules.length) return next;
       [next.rules[edit.key], next.rules[to]] = [next.rules[to]!, next.rules[edit.key]!];

@@ -66,7 +66,11 @@ export const ruleSetDocument: z.ZodType<RuleSetDocument> = ruleSetObject as z.Zo
 export const ruleSetLimits = ruleSetObject.pick({ monthlyBudget: true, tiers: true, tierWindowDays: true });
 
 export const draftInput = z.object({ group_id: z.number().int().positive().nullish(), rule_set: ruleSetDocument });
-export const publishInput = z.object({ group_id: z.number().int().positive().nullish() });
+export const publishInput = z.object({
+  group_id: z.number().int().positive().nullish(),
+  /** The draft's updated_at as the publisher saw it: a draft changed since is not published (the page sends it). */
+  draft_updated_at: z.string().datetime({ offset: true }).optional(),
+});
 
 const view = (row: ruleSets.RuleSetRow) => ({
   id: row.id,
@@ -79,7 +83,8 @@ const view = (row: ruleSets.RuleSetRow) => ({
   problems: row.version === 0 ? ruleSetProblems({ version: 0, ...row.document }) : [],
 });
 
-async function checkGroup(deps: ManagementDeps, programId: number, groupId: number | null): Promise<void> {
+/** A group id given with a rule set must be a group of this program (one check for the API, the page and the backtest). */
+export async function checkGroup(deps: Pick<ManagementDeps, 'pool'>, programId: number, groupId: number | null): Promise<void> {
   if (groupId !== null && !(await ruleSets.groupInProgram(deps.pool, programId, groupId))) {
     throw errors.invalid('group_id must be a group of this program', { group_id: 'Choose a group of this program.' });
   }
@@ -103,11 +108,15 @@ export async function putDraft(deps: ManagementDeps, scope: Scope, programId: nu
 /** Makes the scope's draft its next version: new sales from now on are paid by it. */
 export async function publishDraft(deps: ManagementDeps, scope: Scope, programId: number, input: unknown) {
   await programInScope(deps, scope, programId);
-  const groupId = parseInput(publishInput, input ?? {}).group_id ?? null;
+  const typed = parseInput(publishInput, input ?? {});
+  const groupId = typed.group_id ?? null;
   await checkGroup(deps, programId, groupId);
   return withTransaction(deps.pool, async (client) => {
     const draft = await ruleSets.lockDraft(client, programId, groupId);
     if (!draft) throw errors.notFound('No draft rule set to publish: PUT one first');
+    if (typed.draft_updated_at !== undefined && new Date(typed.draft_updated_at).getTime() !== draft.updatedAt.getTime()) {
+      throw errors.conflict('The draft changed since it was checked: look at it and its backtest again, then publish', 'draft_changed');
+    }
     const problems = ruleSetProblems({ version: 0, ...draft.document });
     if (problems.length) throw errors.invalid(problems[0]!, { rule_set: problems.join(' ') });
     const published = await ruleSets.publishDraft(client, draft, deps.now());

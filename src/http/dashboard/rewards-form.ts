@@ -5,6 +5,7 @@ import { errors } from '../../core/errors.js';
 import { toCurrency } from '../../core/currency.js';
 import { majorUnits, parseMajorUnits } from '../../core/money.js';
 import type { MoneyCap, RewardRule } from '../../core/rewards.js';
+import { moneyCapWords } from '../../core/reward-rule-words.js';
 import type { RuleSetDocument } from '../../core/commission-rewards.js';
 import type { Currency } from '../../core/types.js';
 
@@ -14,6 +15,21 @@ export type FormValues = Record<string, string | string[] | undefined>;
 export const STEP_ROWS = 3;
 /** Tiers the limits form offers (an empty row is none). */
 export const TIER_ROWS = 4;
+/** The most the API takes (src/app/money/reward-rules.ts): a set written through it may have more rows than the form offers. */
+const MOST_ROWS = { step: 24, tier: 20 } as const;
+
+/**
+ * How many numbered rows a form has (step1_…, step2_…): at least the form's own, and every row
+ * given, so a rule or a set written through the API keeps all its steps and tiers when edited here.
+ */
+export function rowCount(form: FormValues, prefix: 'step' | 'tier', least: number): number {
+  let rows = least;
+  for (const name of Object.keys(form)) {
+    const numbered = new RegExp(`^${prefix}(\\d+)_`).exec(name);
+    if (numbered) rows = Math.max(rows, Number(numbered[1]));
+  }
+  return Math.min(rows, MOST_ROWS[prefix]);
+}
 
 const text = (form: FormValues, name: string) => {
   const value = form[name];
@@ -42,12 +58,13 @@ export function parseMoneyList(typed: string, field: string): MoneyCap | undefin
   return cap;
 }
 
-const moneyValue = (cap: MoneyCap | undefined) => Object.entries(cap ?? {}).map(([c, cents]) => `${majorUnits(cents as number, c as Currency)} ${c}`).join(', ');
+/** A cap as the form shows it: the words the rule list uses ("100.00 USD, 80.00 EUR"), which parseMoneyList reads back. */
+const moneyValue = moneyCapWords;
 
 /** A rule's form to the rule the API takes (its id is the editor's to give). */
 export function ruleFromForm(form: FormValues): Record<string, unknown> {
   const steps: Record<string, unknown>[] = [];
-  for (let i = 1; i <= STEP_ROWS; i += 1) {
+  for (let i = 1; i <= rowCount(form, 'step', STEP_ROWS); i += 1) {
     const rate = text(form, `step${i}_rate`);
     const through = text(form, `step${i}_through`);
     if (rate === '' && through === '' && i > 1) continue;
@@ -121,7 +138,7 @@ export function formField(path: string): string {
 /** The limits form to the set's limits: the monthly budget, the tiers (lowest first), their window. */
 export function limitsFromForm(form: FormValues): Record<string, unknown> {
   const tiers: Record<string, unknown>[] = [];
-  for (let i = 1; i <= TIER_ROWS; i += 1) {
+  for (let i = 1; i <= rowCount(form, 'tier', TIER_ROWS); i += 1) {
     const name = text(form, `tier${i}_name`);
     const customers = text(form, `tier${i}_customers`);
     const revenue = parseMoneyList(text(form, `tier${i}_revenue`), `tier${i}_revenue`);

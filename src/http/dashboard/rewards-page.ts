@@ -10,7 +10,7 @@ import type { RuleSetDocument } from '../../core/commission-rewards.js';
 import type { backtestForPage, rewardRulesPage } from '../../app/money/reward-rule-editor.js';
 import { minuteUtc, plural } from '../kit/components.js';
 import { type Html, errorSummary, html, raw, select } from '../kit/html.js';
-import { type FormValues, STEP_ROWS, TIER_ROWS, limitsValues, ruleValues } from './rewards-form.js';
+import { type FormValues, STEP_ROWS, TIER_ROWS, limitsValues, rowCount, ruleValues } from './rewards-form.js';
 
 export type RewardsData = Awaited<ReturnType<typeof rewardRulesPage>>;
 export type BacktestData = Awaited<ReturnType<typeof backtestForPage>>;
@@ -79,12 +79,14 @@ export function rewardsPageBody(view: RewardsView): Html {
   const draft = data.draft;
   const post = (path: string, fields: Html, button: string, cls = '') =>
     html`<form method="post" action="${rewardsUrl(pid, null, path)}" class="inline">${groupField(gid)}${fields}<button type="submit" ${cls ? raw(`class="${cls}"`) : ''}>${button}</button></form>`;
+  // The rule's place and its id: an edit from a page opened before another manager's change is refused.
+  const ruleFields = (key: number | 'default', rule: RewardRule) => html`<input type="hidden" name="key" value="${key}"><input type="hidden" name="rule_id" value="${rule.id}">`;
   const editing = (key: number | 'default', rule: RewardRule) =>
     canEdit && draft
       ? html`<div class="row"><a class="button" href="${rewardsUrl(pid, gid, '/rule')}${gid === null ? '?' : '&'}key=${key}">Edit<span class="visually-hidden"> ${rule.name}</span></a>
-${typeof key === 'number' && key > 0 ? post('/rule/move', html`<input type="hidden" name="key" value="${key}"><input type="hidden" name="direction" value="up">`, `Move up`) : ''}
-${typeof key === 'number' && key < draft.document.rules.length - 1 ? post('/rule/move', html`<input type="hidden" name="key" value="${key}"><input type="hidden" name="direction" value="down">`, `Move down`) : ''}
-${post('/rule/delete', html`<input type="hidden" name="key" value="${key}">`, `Delete`, 'danger')}</div>`
+${typeof key === 'number' && key > 0 ? post('/rule/move', html`${ruleFields(key, rule)}<input type="hidden" name="direction" value="up">`, `Move up`) : ''}
+${typeof key === 'number' && key < draft.document.rules.length - 1 ? post('/rule/move', html`${ruleFields(key, rule)}<input type="hidden" name="direction" value="down">`, `Move down`) : ''}
+${post('/rule/delete', ruleFields(key, rule), `Delete`, 'danger')}</div>`
       : html``;
   const limits = view.refused?.form === 'limits' ? view.refused.values : limitsValues(draft?.document ?? { rules: [], defaults: {} });
   const confirmError = fe.confirm;
@@ -94,7 +96,7 @@ ${post('/rule/delete', html`<input type="hidden" name="key" value="${key}">`, `D
 <p class="muted">Rules decide what each new sale pays ${data.group ? html`the partners of group ${data.group.name}` : 'partners in no group (and groups without a rule set of their own)'}: the <strong>first rule</strong> whose conditions a sale meets decides it, else the default. A partner on their own terms is paid by those. See the <a href="/docs/rewards.md">rewards guide</a>.</p>
 <section id="published" aria-labelledby="published-title"><h2 id="published-title">Published${published ? `: version ${published.version}` : ''}</h2>
 ${published ? html`<p>Published ${published.publishedAt ? minuteUtc(published.publishedAt) : ''}${published.by ? html` by ${published.by}` : ''}. Every new sale of ${scopeWords(data)} is paid by it; a commission keeps the version and rule that paid it.</p>
-${ruleList(published.document, () => html``)}${setSummary(published.document)}` : html`<p class="empty">Nothing published yet: ${scopeWords(data)} pays by its commission type (the ${data.group ? 'group' : 'program'}'s terms).</p>`}</section>
+${ruleList(published.document, () => html``)}${setSummary(published.document)}` : html`<p class="empty">Nothing published yet: ${data.group && data.programVersion !== null ? `the partners of group ${data.group.name} are paid by the program's published version ${data.programVersion}` : `${scopeWords(data)} pays by its commission type (the ${data.group ? 'group' : 'program'}'s terms)`}.</p>`}</section>
 <section id="draft" aria-labelledby="draft-title"><h2 id="draft-title">Draft</h2>
 ${draft ? html`<p class="muted">${draft.sameAsPublished ? `The same as the published version ${published!.version}: a change here starts the next version.` : `Changed ${minuteUtc(draft.updatedAt)}. Nothing changes for partners until it is published.`}</p>
 ${draft.problems.length ? html`<div class="ask" role="status"><p><strong>To fix before publishing:</strong></p><ul>${draft.problems.map((p) => html`<li>${p}</li>`)}</ul></div>` : ''}
@@ -104,7 +106,7 @@ ${canEdit ? html`<p><a class="button" href="${rewardsUrl(pid, gid, '/rule')}${gi
 <p class="muted">What the draft would have paid for the period's sales of ${scopeWords(data)}, beside what was paid. Nothing is written.</p>
 ${backtestForm(view, gid)}</section>
 ${canEdit && draft && !draft.sameAsPublished ? html`<section id="publish" aria-labelledby="publish-title"><h2 id="publish-title">Publish</h2>
-<form method="post" action="${rewardsUrl(pid, null, '/publish')}" novalidate>${groupField(gid)}
+<form method="post" action="${rewardsUrl(pid, null, '/publish')}" novalidate>${groupField(gid)}<input type="hidden" name="draft_updated_at" value="${draft.updatedAt.toISOString()}">
 <p>Publishing makes the draft version ${(published?.version ?? 0) + 1}: every new sale of ${scopeWords(data)} is paid by it from then on. Commissions already made keep the rules that made them.</p>
 <label class="check"><input type="checkbox" id="confirm" name="confirm" value="yes" ${confirmError ? raw('aria-invalid="true" aria-describedby="confirm-error"') : ''}> I have checked the draft and its backtest</label>
 ${confirmError ? html`<p class="error" id="confirm-error">${confirmError}</p>` : ''}
@@ -114,7 +116,7 @@ ${canEdit ? html`<section id="limits" aria-labelledby="limits-title"><h2 id="lim
 ${input('monthly_budget', 'Monthly budget for the whole program (empty: none)', limits, fe, 'autocomplete="off" class="medium"', 'Per calendar month (UTC), per currency, like 5000.00 USD, 4000 EUR. A commission cut by it says so.')}
 <fieldset class="question"><legend>Tiers, lowest first</legend><p class="muted">A partner is in the highest tier whose figures they reach over the window; a rule can be limited to tiers. Revenue: any currency named that reaches its figure counts.</p>
 ${input('tier_window_days', 'Window (days; empty: 90)', limits, fe, 'inputmode="numeric"')}
-${Array.from({ length: TIER_ROWS }, (_, i) => i + 1).map((n) => html`<div class="row">${input(`tier${n}_name`, `Tier ${n} name`, limits, fe, 'autocomplete="off"')}${input(`tier${n}_customers`, 'From customers', limits, fe, 'inputmode="numeric"')}${input(`tier${n}_revenue`, 'Or from revenue', limits, fe, 'autocomplete="off"')}</div>`)}
+${Array.from({ length: rowCount(limits, 'tier', TIER_ROWS) }, (_, i) => i + 1).map((n) => html`<div class="row">${input(`tier${n}_name`, `Tier ${n} name`, limits, fe, 'autocomplete="off"')}${input(`tier${n}_customers`, 'From customers', limits, fe, 'inputmode="numeric"')}${input(`tier${n}_revenue`, 'Or from revenue', limits, fe, 'autocomplete="off"')}</div>`)}
 </fieldset><div><button type="submit">Save tiers and budget</button></div></form></details></section>` : ''}`;
 }
 
@@ -162,14 +164,14 @@ export function ruleFormBody(view: { data: RewardsData; key: number | 'default' 
   const stepsError = fe.steps;
   const INTERVAL_WORDS: Record<string, string> = { day: 'Daily', week: 'Weekly', month: 'Monthly', year: 'Yearly', one_time: 'One-time' };
   return html`${errorSummary(fe)}<p><a href="${rewardsUrl(data.program.id, gid)}">← Rewards of ${scopeWords(data)}</a></p>
-<form method="post" action="${rewardsUrl(data.program.id, null, '/rule')}" novalidate>${groupField(gid)}<input type="hidden" name="key" value="${key}">
+<form method="post" action="${rewardsUrl(data.program.id, null, '/rule')}" novalidate>${groupField(gid)}<input type="hidden" name="key" value="${key}">${view.rule ? html`<input type="hidden" name="rule_id" value="${view.rule.id}">` : ''}
 <section aria-labelledby="rule-basics"><h2 id="rule-basics">${isDefault ? 'What a sale no rule matches pays' : 'The rule'}</h2>
 ${input('name', 'Name (partners see it in each commission)', values, fe, 'autocomplete="off" class="medium" maxlength="100"')}
 ${isDefault ? '' : select('event', 'Pays for', v('event') || 'sale', ['sale', 'lead', 'click'], fe, { sale: 'Sales', lead: 'Leads (stored; pays nothing yet)', click: 'Clicks (stored; pays nothing yet)' })}</section>
 <section aria-labelledby="rule-amount"><h2 id="rule-amount">How much</h2>
 <p class="muted" id="steps-hint">A percentage of the sale (like 30 or 12.5) or a flat amount in the sale's currency (10 is 10.00 USD, 10 EUR). Staggered: the first step through a month of the customer's tenure, the next after it; leave "through month" empty on the last.</p>
 ${stepsError ? html`<p class="error" id="steps">${stepsError}</p>` : ''}
-${Array.from({ length: STEP_ROWS }, (_, i) => i + 1).map((n) => html`<fieldset class="question"><legend>Step ${n}${n > 1 ? ' (optional)' : ''}</legend><div class="row">
+${Array.from({ length: rowCount(values, 'step', STEP_ROWS) }, (_, i) => i + 1).map((n) => html`<fieldset class="question"><legend>Step ${n}${n > 1 ? ' (optional)' : ''}</legend><div class="row">
 <div>${select(`step${n}_type`, 'Kind', v(`step${n}_type`) || 'percent', ['percent', 'flat'], fe, { percent: 'Percentage of the sale', flat: 'Flat amount' })}</div>
 ${input(`step${n}_rate`, 'Amount', values, fe, 'inputmode="decimal" autocomplete="off"')}
 ${input(`step${n}_through`, 'Through month (empty: to the end)', values, fe, 'inputmode="numeric" autocomplete="off"')}</div></fieldset>`)}

@@ -15,6 +15,8 @@ import { type FormValues, formField, limitsFromForm, ruleFromForm } from './rewa
 import { backtestPageBody, rewardsPageBody, rewardsUrl, ruleFormBody } from './rewards-page.js';
 
 const DAY_MS = 86_400_000;
+/** A day as the date fields send it (2026-01-31). */
+const isIsoDay = (day: string) => /^\d{4}-\d{2}-\d{2}$/.test(day) && !Number.isNaN(Date.parse(day));
 const DONE: Record<string, string> = {
   rule_saved: 'Rule saved to the draft.',
   rule_deleted: 'Rule deleted from the draft.',
@@ -33,6 +35,9 @@ const keyOf = (value: unknown): RuleKey => {
   if (!Number.isSafeInteger(n) || n < 0) throw errors.notFound('There is no such rule in the draft');
   return n;
 };
+
+/** The id of the rule the page showed at that place (absent: a new rule, or a form from before ids were sent). */
+const ruleIdOf = (body: FormValues): { ruleId?: string } => (typeof body.rule_id === 'string' && body.rule_id ? { ruleId: body.rule_id } : {});
 
 /** A refusal's fields, named as the form's fields ("steps.0.amount.rate" is step1_rate). */
 const formErrors = (error: unknown): Record<string, string> => {
@@ -55,6 +60,8 @@ export function registerRewardsRoutes(router: Router, kit: ProgramKit): void {
   const showPage = async (req: Request, res: Response, groupId: number | null, status = 200, fe: Record<string, string> = {}, refused?: { form: 'limits' | 'publish'; values: FormValues }) => {
     const id = await ownProgram(req, res);
     const data = await rewardRulesPage(app(), scope(res), id, groupId);
+    // Who published is a team member's email: shown to the roles that may read people (docs/team.md).
+    if (data.published && !allows(res.locals.account.role, 'read_people')) data.published.by = null;
     const done = typeof req.query.done === 'string' ? (DONE[req.query.done] ?? null) : null;
     send(res, status, title(data), withProgramNav(id, 'groups', rewardsPageBody({ data, canEdit: canEdit(res), fieldErrors: fe, refused, ...days() })), status === 200 ? done : null);
   };
@@ -83,7 +90,7 @@ export function registerRewardsRoutes(router: Router, kit: ProgramKit): void {
     const key = body.key === 'new' || body.key === undefined ? null : keyOf(body.key);
     try {
       const rule = ruleFromForm(body);
-      await editDraft(app(), scope(res), id, groupId, { kind: 'save_rule', key, place: body.key === 'default' ? 'default' : 'rules', rule });
+      await editDraft(app(), scope(res), id, groupId, { kind: 'save_rule', key, ...ruleIdOf(body), place: body.key === 'default' ? 'default' : 'rules', rule });
     } catch (error) {
       return showRuleForm(req, res, groupId, key ?? (body.key === 'default' ? 'default' : 'new'), 400, formErrors(error), body);
     }
@@ -102,8 +109,8 @@ export function registerRewardsRoutes(router: Router, kit: ProgramKit): void {
       }
       back(res, id, groupId, done);
     });
-  edit('/rule/delete', 'rule_deleted', (body) => ({ kind: 'delete_rule', key: keyOf(body.key) }));
-  edit('/rule/move', 'rule_moved', (body) => ({ kind: 'move_rule', key: keyOf(body.key) as number, direction: body.direction === 'up' ? 'up' : 'down' }));
+  edit('/rule/delete', 'rule_deleted', (body) => ({ kind: 'delete_rule', key: keyOf(body.key), ...ruleIdOf(body) }));
+  edit('/rule/move', 'rule_moved', (body) => ({ kind: 'move_rule', key: keyOf(body.key) as number, ...ruleIdOf(body), direction: body.direction === 'up' ? 'up' : 'down' }));
   edit('/limits', 'limits_saved', (body) => ({ kind: 'limits', limits: limitsFromForm(body) }));
 
   router.post(`${base}/publish`, ...kit.form, async (req, res) => {
@@ -112,7 +119,8 @@ export function registerRewardsRoutes(router: Router, kit: ProgramKit): void {
     const groupId = groupOf(body.group_id);
     if (body.confirm !== 'yes') return showPage(req, res, groupId, 400, { confirm: 'Tick the box to confirm: publishing changes what new sales pay.' }, { form: 'publish', values: body });
     try {
-      await publishDraft(app(), scope(res), id, groupId === null ? {} : { group_id: groupId });
+      const seen = typeof body.draft_updated_at === 'string' && body.draft_updated_at ? { draft_updated_at: body.draft_updated_at } : {};
+      await publishDraft(app(), scope(res), id, { ...(groupId === null ? {} : { group_id: groupId }), ...seen });
     } catch (error) {
       return showPage(req, res, groupId, 400, { confirm: fieldErrors(error).rule_set ?? Object.values(fieldErrors(error))[0] ?? 'It could not be published.' }, { form: 'publish', values: body });
     }
@@ -128,8 +136,7 @@ export function registerRewardsRoutes(router: Router, kit: ProgramKit): void {
     const to = typeof req.query.to === 'string' && req.query.to ? req.query.to : today;
     const view = { data, canEdit: canEdit(res), today, ninetyDaysAgo, from, to };
     const fe: Record<string, string> = {};
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(from) || Number.isNaN(Date.parse(from))) fe.from = 'Give a day, like 2026-01-31.';
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(to) || Number.isNaN(Date.parse(to))) fe.to = 'Give a day, like 2026-01-31.';
+    for (const [field, day] of [['from', from], ['to', to]] as const) if (!isIsoDay(day)) fe[field] = 'Give a day, like 2026-01-31.';
     if (!data.draft) fe.from = 'There is no draft to backtest: add a rule first.';
     let result = null;
     if (!Object.keys(fe).length) {
