@@ -184,8 +184,8 @@ export async function markPayoutPaid(deps: ManagementDeps, scope: Scope, program
   return markPaid(deps, scope, programId, payoutId, reference, ['pending']);
 }
 
-/** For a program already checked against the caller's scope. */
-async function markPaid(deps: ManagementDeps, scope: Scope, programId: number, payoutId: number, reference: string, accepts: payouts.PayoutStatus[]) {
+/** For a program already checked against the caller's scope (the PayPal and Wise followers too). */
+export async function markPaid(deps: ManagementDeps, scope: Scope, programId: number, payoutId: number, reference: string, accepts: payouts.PayoutStatus[]) {
   return withPayout(deps, programId, payoutId, async (client, payout) => {
     const now = deps.now();
     const contents = await payouts.payoutContents(client, payout.id);
