@@ -17,6 +17,9 @@ import { wiseTransactionId } from '../src/platform/wise-transfers.js';
 import { runProviderFollowJob, runProviderSendJob } from '../src/jobs/provider-payout-jobs.js';
 import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 import { apiSale } from './support/money.js';
+import { dashboardVisitor } from './support/dashboard-visitor.js';
+import { randomBytes } from 'node:crypto';
+import { sha256 } from '../src/core/secrets.js';
 
 const nock = nockForThisFile();
 
@@ -62,7 +65,14 @@ async function owedBatch(partners: [string, 'paypal' | 'wise', string, number][]
   await commissionLifecycle.approveDueCommissions(deps());
   const run = await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId);
   const payoutOf = (name: string) => run.payouts.find((p) => p.partnerName === name)!;
-  return { programId: shop.programId, batchId: run.batchId, payoutOf };
+  return { programId: shop.programId, accountId: shop.accountId, batchId: run.batchId, payoutOf };
+}
+
+/** The dashboard, signed in to the brand's account. */
+async function dashboardOf(accountId: number) {
+  const token = randomBytes(24).toString('base64url');
+  await db.pool.query("INSERT INTO dashboard_sessions (token_hash, account_id, expires_at) VALUES ($1, $2, now() + interval '1 hour')", [sha256(token), accountId]);
+  return dashboardVisitor(api.url, { sessionToken: token });
 }
 
 const savePayPal = (programId: number) => saveProviderAccount(deps(), OPERATOR, programId, 'paypal', { client_id: 'AbCdPayPalClientId', client_secret: PAYPAL_SECRET, sandbox: true });
@@ -361,5 +371,46 @@ describe('Wise', () => {
     expect(reply.status).toBe(409);
     expect(reply.body.error.message).toBe("Wise is not set up for this program: save its credentials in the Payouts page's settings first");
     expect((await status(b.payoutOf('Pia')!.id)).status).toBe('pending');
+  });
+});
+
+describe('the Payouts page', () => {
+  it('saves the credentials write-only, pays a batch from its button, and shows each payout\'s outcome (paid, on its way, failed with the reason, not sent and why)', async () => {
+    const b = await owedBatch([['Quy', 'paypal', 'USD', 40_000], ['Rae', 'paypal', 'USD', 60_000], ['Sol', 'paypal', 'HUF', 1_500_500], ['Tam', 'paypal', 'EUR', 30_000]]);
+    const [quy, rae, sol, tam] = ['Quy', 'Rae', 'Sol', 'Tam'].map(b.payoutOf);
+    const page = await dashboardOf(b.accountId);
+    const url = `/dashboard/programs/${b.programId}/payouts`;
+    let shown = await page.get(url);
+    expect(shown.text).toContain('PayPal: not set up; Wise: not set up');
+    expect(shown.text).not.toContain(`Pay batch ${b.batchId} through PayPal`);
+    const saved = await page.post(`${url}/providers/paypal`, { paypal_client_id: 'AbCdPayPalClientId', paypal_client_secret: PAYPAL_SECRET, paypal_sandbox: 'on' });
+    expect(saved.status).toBe(303);
+    shown = await page.get(url);
+    expect(shown.text).toContain('PayPal: sandbox; secret set, ends with …9XyZ');
+    expect(shown.text).not.toContain(PAYPAL_SECRET);
+    expect(shown.text).toContain(`Pay batch ${b.batchId} through PayPal`);
+
+    const paid = await page.post(`${url}/batches/${b.batchId}/pay`, { provider: 'paypal' });
+    expect(paid.status).toBe(303);
+    shown = await page.get(url);
+    expect(shown.text).toContain('Sending through PayPal…');
+    expect(shown.text).toContain('Not sent through PayPal: Not payable through PayPal: 1500.50 HUF has more decimals than PayPal takes for HUF (0): pay it another way');
+    // A second press finds nothing left to send, and says so beside the batch.
+    const again = await page.post(`${url}/batches/${b.batchId}/pay`, { provider: 'paypal' });
+    expect(again.status).toBe(409);
+    expect(again.text).toContain(`Nothing to send through PayPal: payout ${sol!.id}: Not payable through PayPal`);
+
+    const [sendId] = (await sendOf(b.batchId)).map((r) => Number(r.id));
+    token();
+    nock(PAYPAL).post('/v1/payments/payouts').reply(201, created('x'));
+    nock(PAYPAL).get('/v1/payments/payouts/FYXMPQTX4JC9N').query(true).reply(200, batchAnswer('x', 'PROCESSING', [
+      { id: quy!.id, status: 'SUCCESS' }, { id: rae!.id, status: 'FAILED', errors: { name: 'RECEIVER_UNREGISTERED', message: 'Receiver is unregistered' } }, { id: tam!.id, status: 'UNCLAIMED' },
+    ]));
+    await sendProviderPayouts(deps(), sendId!);
+    shown = await page.get(url);
+    expect(shown.text).toContain(`Paid through PayPal (ITEM${quy!.id})`);
+    expect(shown.text).toContain(`Failed through PayPal (ITEM${rae!.id}): PayPal: FAILED (Receiver is unregistered)`);
+    expect(shown.text).toContain(`On its way through PayPal (ITEM${tam!.id}): UNCLAIMED`);
+    expect(shown.text).not.toContain(PAYPAL_SECRET);
   });
 });

@@ -392,7 +392,10 @@ export async function followProviderPayouts(deps: ProviderDeps, limit = 200): Pr
 
 // ---- reading -------------------------------------------------------------------------------------
 
-/** Each payout's item with a provider (the Payouts page's outcome), by payout id. */
-export async function providerItemsOf(deps: ManagementDeps, programId: number, payoutIds: number[]): Promise<Map<number, providers.ItemRow>> {
-  return new Map((await providers.itemsOfPayouts(deps.pool, programId, payoutIds)).map((item) => [item.payoutId, item]));
+export type ProviderItem = providers.ItemRow;
+
+/** What the Payouts page shows of the providers: the saved accounts (never a secret) and each shown payout's item. */
+export async function providerPanel(deps: { pool: ManagementDeps['pool'] }, programId: number, payoutIds: number[]): Promise<{ accounts: ProviderAccountView[]; items: ProviderItem[] }> {
+  const [accounts, items] = await Promise.all([providers.providerAccounts(deps.pool, programId), providers.itemsOfPayouts(deps.pool, programId, payoutIds)]);
+  return { accounts: accounts.map(view), items };
 }

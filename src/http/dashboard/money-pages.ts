@@ -8,6 +8,7 @@ import { minimumFields } from '../kit/forms.js';
 import { type Html, field, html, raw } from '../kit/html.js';
 import { dataTable, idCell } from '../kit/table.js';
 import { plural, minute as when } from '../kit/components.js';
+import { payThroughButtons, providerOutcome, providerSettingsSection } from './provider-payouts-page.js';
 
 type Of<S extends SectionData['section']> = Extract<SectionData, { section: S }>;
 
@@ -104,17 +105,17 @@ ${missing.length > 1 ? html`<div><button type="submit" name="partner_id" value="
 ${open.length === 0 ? html`<p>No payout waits to be paid.</p>` : dataTable(
   ['Payout', 'Partner', 'Amount', 'Pay to', 'Mark paid', ''],
   open.map((p) => [`${p.id} (batch ${p.batchId})`, p.partnerName, money(p.amountCents, p.currency), !view.people ? 'hidden for your role' : p.payoutMethod && p.payoutReference ? `${p.payoutMethod}: ${p.payoutReference}` : html`<span class="fail">missing payout details</span>`,
-    p.status === 'processing' ? html`<p>A Stripe transfer is under way: pay it through Stripe again to finish (the same transfer, never a second one).</p>` : html`<form method="post" action="${base}/payouts/${p.id}/paid" class="inline">${field(`reference_${p.id}`, `Payment reference for payout ${p.id}`, '', fe)}<button type="submit">Mark payout ${p.id} paid</button></form>`,
+    p.status === 'processing' ? (data.providers.items.some((i) => i.payoutId === p.id) ? providerOutcome(p.id, data.providers) : html`<p>A Stripe transfer is under way: pay it through Stripe again to finish (the same transfer, never a second one).</p>`) : html`${providerOutcome(p.id, data.providers)}<form method="post" action="${base}/payouts/${p.id}/paid" class="inline">${field(`reference_${p.id}`, `Payment reference for payout ${p.id}`, '', fe)}<button type="submit">Mark payout ${p.id} paid</button></form>`,
     html`${p.payoutMethod === 'stripe' ? html`<form method="post" action="${base}/payouts/${p.id}/stripe-transfer" class="inline"><button type="submit">Pay payout ${p.id} through Stripe</button></form>` : ''}
 ${p.status === 'processing' ? failForm(p.id) : html`<form method="post" action="${base}/payouts/${p.id}/cancel" class="inline"><button type="submit">Cancel payout ${p.id}</button></form>`}`]),
 )}
-${batches.length ? html`<h3>Exports</h3><ul>${batches.map((b) => html`<li>Batch ${b}: <a href="${base}/payouts/batches/${b}/export.csv?format=generic">CSV</a> · <a href="${base}/payouts/batches/${b}/export.csv?format=paypal">PayPal Payouts</a> · <a href="${base}/payouts/batches/${b}/export.csv?format=wise">Wise batch</a></li>`)}</ul>` : ''}
+${batches.length ? html`<h3>Exports</h3><ul>${batches.map((b) => html`<li>Batch ${b}: <a href="${base}/payouts/batches/${b}/export.csv?format=generic">CSV</a> · <a href="${base}/payouts/batches/${b}/export.csv?format=paypal">PayPal Payouts</a> · <a href="${base}/payouts/batches/${b}/export.csv?format=wise">Wise batch</a>${payThroughButtons(base, b, data.payouts, data.providers, fe)}</li>`)}</ul>` : ''}
 </section>
 ${sent.length ? html`<section id="sent-payouts"><h2>Sent payouts</h2>
 <p class="muted">A payout that failed or came back (a bounced transfer, a returned PayPal item): mark it failed with the reason. Its balance is owed again, the next run pays it, and the partner is mailed to check their payout details.</p>
 <div class="compact">${dataTable(
   ['Payout', 'Partner', 'Amount', 'Status', ''],
-  sent.map((p) => [`${p.id} (batch ${p.batchId})`, p.partnerName, money(p.amountCents, p.currency), p.status === 'failed' ? html`<span class="fail">failed</span>` : `paid${p.reference ? ` (${p.reference})` : ''}`, p.status === 'paid' ? failForm(p.id) : '']),
+  sent.map((p) => [`${p.id} (batch ${p.batchId})`, p.partnerName, money(p.amountCents, p.currency), html`${p.status === 'failed' ? html`<span class="fail">failed</span>` : `paid${p.reference ? ` (${p.reference})` : ''}`}${providerOutcome(p.id, data.providers)}`, p.status === 'paid' ? failForm(p.id) : '']),
 )}</div></section>` : ''}
 ${commissionsSection(view, data)}
 <section id="payout-settings"><details ${Object.keys(fe).some((k) => SETTINGS_FIELD.test(k)) ? raw('open') : ''}><summary><h2 class="inline">Payout and fraud settings</h2> <span class="muted">hold ${plural(settings.holdDays, 'day')}; minimums ${minimumsInWords(settings.payoutMinimumsCents)}</span></summary><form method="post" action="${base}/payouts/settings" novalidate>
@@ -126,7 +127,8 @@ ${field('fraud_ip_window_minutes', '…within this many minutes', String(setting
 <label class="check"><input type="checkbox" name="partners_can_create_links" value="on" ${settings.partnersCanCreateLinks ? raw('checked') : ''}> Partners may create their own links in the partner portal</label>
 ${field('partner_link_limit', 'At most this many links per partner when they make their own', String(settings.partnerLinkLimit), fe, 'inputmode="numeric"')}
 <div><button type="submit">Save payout settings</button></div></form>
-<p><a href="${base}/payouts/statement-details">Statement details</a>: your legal name, address and tax id on your partners' payout statements.</p></details></section>`;
+<p><a href="${base}/payouts/statement-details">Statement details</a>: your legal name, address and tax id on your partners' payout statements.</p></details></section>
+${view.people ? providerSettingsSection(base, data.providers, fe) : '' /* the roles that may read payout details may set PayPal's and Wise's credentials */}`;
 }
 
 /** The settings form's fields: a refusal of one opens the folded form. */
