@@ -1,5 +1,5 @@
-// Paying a batch through PayPal's Payouts API or Wise's API (docs/payouts.md, "PayPal through its
-// API", "Wise through its API"):
+// Paying a batch through PayPal's Payouts API or Wise's API (docs/payouts.md, "PayPal and Wise
+// through their APIs"):
 // - the brand's credentials, sealed, per program (write-only: only the secret's last four show);
 // - "pay batch": the batch's pending payouts of that method are claimed as 'processing' in one
 //   transaction under the program's payout lock, beside a send and its job; lines the provider
