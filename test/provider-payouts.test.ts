@@ -142,6 +142,9 @@ describe('PayPal', () => {
     expect([(await status(ana!.id)).status, (await status(cho!.id)).status, (await status(dia!.id)).status]).toEqual(['processing', 'pending', 'pending']);
     const sendId = reply.body.data.send_id;
     expect(await queuedSends()).toContain(sendId);
+    // Claimed: a manual mark-paid or cancel meanwhile is refused.
+    const marked = await admin('POST', `/programs/${b.programId}/payouts/${ana!.id}/paid`, { reference: 'BY-HAND' });
+    expect([marked.status, marked.body.error.message]).toEqual([409, 'This payout is being paid through PayPal; it is marked paid or failed when the provider settles it']);
 
     const posts = payoutPosts();
     let sent: any;

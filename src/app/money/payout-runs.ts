@@ -170,6 +170,10 @@ export async function withPayout<T>(
     const payout = Number.isSafeInteger(payoutId) ? await payouts.lockPayout(client, programId, payoutId) : null;
     if (!payout) throw errors.notFound('Payout not found');
     if (payout.status === 'processing' && !accepts.includes('processing')) {
+      // PayPal and Wise payouts are followed by a job until they settle (src/app/money/payout-providers.ts).
+      if (payout.payoutMethod === 'paypal' || payout.payoutMethod === 'wise') {
+        throw errors.conflict(`This payout is being paid through ${payout.payoutMethod === 'paypal' ? 'PayPal' : 'Wise'}; it is marked paid or failed when the provider settles it`, 'payout_processing');
+      }
       throw errors.conflict('This payout is being paid through Stripe; pay it through Stripe again to finish', 'payout_processing');
     }
     if (!accepts.includes(payout.status)) throw errors.conflict(`This payout is already ${payout.status}`, `payout_${payout.status}`);
