@@ -15,7 +15,9 @@ import { createSecretBox } from '../src/platform/secret-box.js';
 import { createLogger } from '../src/platform/logger.js';
 import { wiseTransactionId } from '../src/platform/wise-transfers.js';
 import { runProviderFollowJob, runProviderSendJob } from '../src/jobs/provider-payout-jobs.js';
-import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { ADMIN_TOKEN, type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 import { apiSale } from './support/money.js';
 import { dashboardVisitor } from './support/dashboard-visitor.js';
 import { randomBytes } from 'node:crypto';
@@ -416,4 +418,22 @@ describe('the Payouts page', () => {
     expect(shown.text).toContain(`On its way through PayPal (ITEM${tam!.id}): UNCLAIMED`);
     expect(shown.text).not.toContain(PAYPAL_SECRET);
   });
+});
+
+describe('the CLI', () => {
+  it('saves PayPal\'s credentials with the secret from the environment (never a flag) and pays a batch: affix admin payouts provider / pay-batch', async () => {
+    const b = await owedBatch([['Uma', 'paypal', 'USD', 10_000]]);
+    const cli = async (env: Record<string, string>, ...args: string[]) =>
+      JSON.parse((await promisify(execFile)(process.execPath, ['bin/affix.mjs', 'admin', 'payouts', ...args], { env: { ...process.env, AFFIX_ADMIN_TOKEN: ADMIN_TOKEN, AFFIX_API_URL: api.url, ...env } })).stdout);
+    const saved = await cli({ AFFIX_PAYPAL_CLIENT_SECRET: PAYPAL_SECRET }, 'provider', 'paypal', '--program', String(b.programId), '--client-id', 'AbCdPayPalClientId', '--sandbox');
+    expect(saved).toMatchObject({ provider: 'paypal', client_id: 'AbCdPayPalClientId', sandbox: true, secret: 'set, ends with …9XyZ' });
+    expect(JSON.stringify(await cli({}, 'provider', '--program', String(b.programId)))).not.toContain(PAYPAL_SECRET);
+    const sent = await cli({}, 'pay-batch', String(b.batchId), '--program', String(b.programId), '--provider', 'paypal');
+    expect(sent).toMatchObject({ provider: 'paypal', batch_id: b.batchId, sending: [b.payoutOf('Uma')!.id], not_sent: [] });
+    // The send, so no send is left for the follower of another test.
+    token();
+    nock(PAYPAL).post('/v1/payments/payouts').reply(201, created('x'));
+    nock(PAYPAL).get('/v1/payments/payouts/FYXMPQTX4JC9N').query(true).reply(200, batchAnswer('x', 'SUCCESS', [{ id: b.payoutOf('Uma')!.id, status: 'SUCCESS' }]));
+    expect(await sendProviderPayouts(deps(), sent.send_id)).toBe('sent');
+  }, 60_000);
 });
