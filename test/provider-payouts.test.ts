@@ -437,3 +437,26 @@ describe('the CLI', () => {
     expect(await sendProviderPayouts(deps(), sent.send_id)).toBe('sent');
   }, 60_000);
 });
+
+describe('a large batch', () => {
+  it('goes as several sends of at most PAYOUTS_PER_SEND payouts, each its own sender_batch_id and job', async () => {
+    const b = await owedBatch([['Vic', 'paypal', 'USD', 10_000], ['Wen', 'paypal', 'USD', 20_000], ['Xia', 'paypal', 'USD', 30_000]]);
+    await savePayPal(b.programId);
+    const made = await payBatchThroughProvider({ ...deps(), payoutsPerSend: 2 }, OPERATOR, b.programId, b.batchId, { provider: 'paypal' });
+    expect(made.sendIds).toHaveLength(2);
+    expect(made.sendId).toBe(made.sendIds[0]);
+    expect(await queuedSends()).toEqual(expect.arrayContaining(made.sendIds));
+    const posts = payoutPosts();
+    const items: number[][] = [];
+    for (const [n, sendId] of made.sendIds.entries()) {
+      token();
+      nock(PAYPAL).post('/v1/payments/payouts', (body) => (items.push(body.items.map((i: any) => Number(i.sender_item_id))), posts.match(body))).reply(201, created('x'));
+      const ids = n === 0 ? [b.payoutOf('Vic')!.id, b.payoutOf('Wen')!.id] : [b.payoutOf('Xia')!.id];
+      nock(PAYPAL).get('/v1/payments/payouts/FYXMPQTX4JC9N').query(true).reply(200, batchAnswer('x', 'SUCCESS', ids.map((id) => ({ id, status: 'SUCCESS' }))));
+      expect(await sendProviderPayouts(deps(), sendId)).toBe('sent');
+    }
+    expect(posts.ids).toEqual(made.sendIds.map((id) => senderBatchId({ programId: b.programId, batchId: b.batchId, id })));
+    expect(items).toEqual([[b.payoutOf('Vic')!.id, b.payoutOf('Wen')!.id], [b.payoutOf('Xia')!.id]]);
+    for (const name of ['Vic', 'Wen', 'Xia']) expect((await status(b.payoutOf(name)!.id)).status).toBe('paid');
+  });
+});

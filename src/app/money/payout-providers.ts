@@ -35,6 +35,13 @@ export const STRANDED_AFTER_MS = 2 * 60_000;
 /** PayPal returns an unclaimed item after 30 days; past it Affix treats it as failed itself. */
 export const UNCLAIMED_DAYS = 30;
 
+/**
+ * At most this many payouts a send: PayPal takes 15,000 items a request but lists a batch's items
+ * 1,000 a page (the client reads one page), so a larger batch goes as several sends, each its own
+ * sender_batch_id.
+ */
+export const PAYOUTS_PER_SEND = 1000;
+
 export interface ProviderDeps extends ManagementDeps {
   /** The provider calls' retries (tests pass no wait). */
   retry?: RetryOptions;
@@ -152,7 +159,9 @@ function splitLines(provider: PayoutProvider, lines: Awaited<ReturnType<typeof p
 }
 
 export interface BatchSend {
+  /** The first send's id (a batch of more than PAYOUTS_PER_SEND payouts has several: `sendIds`). */
   sendId: number | null;
+  sendIds: number[];
   provider: PayoutProvider;
   batchId: number;
   sending: number[];
@@ -164,7 +173,7 @@ export interface BatchSend {
  * send, in one transaction under the program's payout lock: a second call at the same moment
  * finds nothing left to send (409). The provider is called by the job, never inside this.
  */
-export async function payBatchThroughProvider(deps: ManagementDeps, scope: Scope, programId: number, batchId: number, input: unknown): Promise<BatchSend> {
+export async function payBatchThroughProvider(deps: ManagementDeps & { payoutsPerSend?: number }, scope: Scope, programId: number, batchId: number, input: unknown): Promise<BatchSend> {
   const { provider } = parseInput(payBatchInput, input);
   await programInScope(deps, scope, programId);
   const name = PROVIDER_NAMES[provider];
@@ -177,14 +186,16 @@ export async function payBatchThroughProvider(deps: ManagementDeps, scope: Scope
     const now = deps.now();
     const { sendable, refused } = splitLines(provider, await providers.lockPendingOfMethod(client, programId, batchId, provider));
     await providers.markNotSent(client, programId, provider, refused, now);
-    if (sendable.length === 0) return { sendId: null, provider, batchId, sending: [], notSent: refused };
+    if (sendable.length === 0) return { sendId: null, sendIds: [], provider, batchId, sending: [], notSent: refused };
     for (const payoutId of sendable) await payouts.setPayoutStatus(client, payoutId, 'processing', null, now);
-    const sendId = await providers.insertSend(client, programId, batchId, provider, sendable, now);
+    const perSend = deps.payoutsPerSend ?? PAYOUTS_PER_SEND;
+    const sendIds: number[] = [];
+    for (let at = 0; at < sendable.length; at += perSend) sendIds.push(await providers.insertSend(client, programId, batchId, provider, sendable.slice(at, at + perSend), now));
     await audit(client, scope, [{
       programId, action: 'payout_batch.provider_send', objectType: 'payout_batch', objectId: batchId,
       changes: { provider: { from: null, to: provider }, payout_ids: { from: null, to: sendable } },
     }]);
-    return { sendId, provider, batchId, sending: sendable, notSent: refused };
+    return { sendId: sendIds[0]!, sendIds, provider, batchId, sending: sendable, notSent: refused };
   });
   if (made.sendId === null) {
     const why = made.notSent.length ? `: ${made.notSent.map((n) => `payout ${n.payoutId}: ${n.reason}`).join('; ')}` : `: no payout of this batch paid by ${name} is waiting to be paid`;
