@@ -370,6 +370,24 @@ describe('Wise', () => {
     expect(balances.find((x) => x.partnerName === 'Nia')).toMatchObject({ approvedCents: 8_000, paidCents: 0 });
   });
 
+  it('Wise refuses one payout (its balance): that one is pending again with Wise\'s words, the other is sent', async () => {
+    const b = await owedBatch([['Yan', 'wise', 'GBP', 30_000], ['Zoe', 'wise', 'EUR', 40_000]]);
+    await saveWise(b.programId);
+    const [yan, zoe] = ['Yan', 'Zoe'].map(b.payoutOf);
+    const { sendId } = await payBatchThroughProvider(deps(), OPERATOR, b.programId, b.batchId, { provider: 'wise' });
+    quoteAndRecipient('GBP', 30);
+    nock(WISE).post('/v1/transfers').reply(200, { id: 601, status: 'incoming_payment_waiting' });
+    nock(WISE).post('/v3/profiles/7001/transfers/601/payments').reply(422, { errors: [{ code: 'balance.payment-option-unavailable', message: 'Not enough GBP in your balance' }] });
+    quoteAndRecipient('EUR', 40);
+    nock(WISE).post('/v1/transfers').reply(200, { id: 602, status: 'incoming_payment_waiting' });
+    nock(WISE).post('/v3/profiles/7001/transfers/602/payments').reply(201, { type: 'BALANCE', status: 'COMPLETED', errorCode: null });
+    nock(WISE).get('/v1/transfers/602').reply(200, { id: 602, status: 'outgoing_payment_sent' });
+    expect(await sendProviderPayouts(deps(), sendId!)).toBe('sent');
+    expect((await status(yan!.id)).status).toBe('pending');
+    expect(await item(yan!.id)).toMatchObject({ outcome: 'not_sent', reason: 'Wise refused the request (422 balance.payment-option-unavailable): Not enough GBP in your balance' });
+    expect(await status(zoe!.id)).toMatchObject({ status: 'paid', reference: '602' });
+  });
+
   it('without credentials: 409, nothing claimed', async () => {
     const b = await owedBatch([['Pia', 'wise', 'EUR', 10_000]]);
     const reply = await admin('POST', `/programs/${b.programId}/payout-batches/${b.batchId}/pay`, { provider: 'wise' });
@@ -436,6 +454,31 @@ describe('the CLI', () => {
     nock(PAYPAL).get('/v1/payments/payouts/FYXMPQTX4JC9N').query(true).reply(200, batchAnswer('x', 'SUCCESS', [{ id: b.payoutOf('Uma')!.id, status: 'SUCCESS' }]));
     expect(await sendProviderPayouts(deps(), sent.send_id)).toBe('sent');
   }, 60_000);
+});
+
+describe('unclaimed too long', () => {
+  it('a PayPal item UNCLAIMED 30 days after it was sent is failed (owed again); before that it stays open', async () => {
+    const b = await owedBatch([['Ada', 'paypal', 'USD', 10_000]]);
+    await savePayPal(b.programId);
+    const ada = b.payoutOf('Ada')!;
+    const { sendId } = await payBatchThroughProvider(deps(), OPERATOR, b.programId, b.batchId, { provider: 'paypal' });
+    token();
+    nock(PAYPAL).post('/v1/payments/payouts').reply(201, created('x'));
+    nock(PAYPAL).get('/v1/payments/payouts/FYXMPQTX4JC9N').query(true).reply(200, batchAnswer('x', 'PROCESSING', [{ id: ada.id, status: 'UNCLAIMED' }]));
+    await sendProviderPayouts(deps(), sendId!);
+    // The follower reads every program's open items: other tests' (still UNCLAIMED) are left out of this one's.
+    await db.pool.query("UPDATE provider_payout_items SET outcome = 'paid' WHERE outcome = 'open' AND program_id <> $1", [b.programId]);
+    clock = new Date(clock.getTime() + 29 * 86_400_000);
+    token();
+    nock(PAYPAL).get('/v1/payments/payouts/FYXMPQTX4JC9N').query(true).reply(200, batchAnswer('x', 'PROCESSING', [{ id: ada.id, status: 'UNCLAIMED' }]));
+    await followProviderPayouts(deps());
+    expect((await status(ada.id)).status).toBe('processing');
+    clock = new Date(clock.getTime() + 1 * 86_400_000);
+    token();
+    nock(PAYPAL).get('/v1/payments/payouts/FYXMPQTX4JC9N').query(true).reply(200, batchAnswer('x', 'PROCESSING', [{ id: ada.id, status: 'UNCLAIMED' }]));
+    await followProviderPayouts(deps());
+    expect(await status(ada.id)).toMatchObject({ status: 'failed', failure_reason: 'PayPal: UNCLAIMED for 30 days (the receiver never claimed it)', failure_reference: `ITEM${ada.id}` });
+  });
 });
 
 describe('a large batch', () => {
