@@ -11,6 +11,7 @@ import { OPERATOR } from '../src/app/accounts/scope.js';
 import * as payoutRuns from '../src/app/money/payout-runs.js';
 import * as payoutConfig from '../src/app/money/payout-settings.js';
 import * as commissionLifecycle from '../src/app/money/commission-lifecycle.js';
+import { failPayout } from '../src/app/money/failed-payouts.js';
 import { createSecretBox } from '../src/platform/secret-box.js';
 import { createLogger } from '../src/platform/logger.js';
 import { wiseTransactionId } from '../src/platform/wise-transfers.js';
@@ -478,6 +479,32 @@ describe('unclaimed too long', () => {
     nock(PAYPAL).get('/v1/payments/payouts/FYXMPQTX4JC9N').query(true).reply(200, batchAnswer('x', 'PROCESSING', [{ id: ada.id, status: 'UNCLAIMED' }]));
     await followProviderPayouts(deps());
     expect(await status(ada.id)).toMatchObject({ status: 'failed', failure_reason: 'PayPal: UNCLAIMED for 30 days (the receiver never claimed it)', failure_reference: `ITEM${ada.id}` });
+  });
+});
+
+describe('marked failed by hand while PayPal was paying it', () => {
+  it('before the send: never sent; after: PayPal\'s SUCCESS changes nothing, and the item says so beside the payout', async () => {
+    const b = await owedBatch([['Bea', 'paypal', 'USD', 10_000], ['Cal', 'paypal', 'USD', 20_000]]);
+    await savePayPal(b.programId);
+    const [bea, cal] = ['Bea', 'Cal'].map(b.payoutOf);
+    const { sendId } = await payBatchThroughProvider(deps(), OPERATOR, b.programId, b.batchId, { provider: 'paypal' });
+    await failPayout(deps(), OPERATOR, b.programId, bea!.id, { reason: 'The partner says the PayPal account is closed' });
+    let sent: any;
+    token();
+    nock(PAYPAL).post('/v1/payments/payouts', (body) => ((sent = body), true)).reply(201, created('x'));
+    nock(PAYPAL).get('/v1/payments/payouts/FYXMPQTX4JC9N').query(true).reply(200, batchAnswer('x', 'PROCESSING', [{ id: cal!.id, status: 'PENDING' }]));
+    await sendProviderPayouts(deps(), sendId!);
+    expect(sent.items.map((i: any) => Number(i.sender_item_id))).toEqual([cal!.id]);
+    expect(await item(bea!.id)).toMatchObject({ outcome: 'not_sent', reason: 'Not sent: it was marked failed before it went to PayPal' });
+
+    await failPayout(deps(), OPERATOR, b.programId, cal!.id, { reason: 'Sent to the wrong account' });
+    await db.pool.query("UPDATE provider_payout_items SET outcome = 'paid' WHERE outcome = 'open' AND program_id <> $1", [b.programId]);
+    token();
+    nock(PAYPAL).get('/v1/payments/payouts/FYXMPQTX4JC9N').query(true).reply(200, batchAnswer('x', 'SUCCESS', [{ id: cal!.id, status: 'SUCCESS' }]));
+    await followProviderPayouts(deps());
+    expect((await status(cal!.id)).status).toBe('failed');
+    expect(await paidEntries(cal!.id)).toBe(0);
+    expect(await item(cal!.id)).toMatchObject({ outcome: 'paid', reason: 'PayPal paid it, but it was already failed here: check before paying it again' });
   });
 });
 

@@ -233,12 +233,17 @@ export type SettleAs = { outcome: 'paid' | 'failed' | 'open'; providerItemId: st
  */
 export async function settleItem(deps: ManagementDeps, programId: number, payoutId: number, provider: PayoutProvider, as: SettleAs): Promise<void> {
   const at = deps.now();
+  let note: string | null = as.outcome === 'failed' ? as.reason : null;
   if (as.outcome === 'paid') {
-    await markPaid(deps, systemScope(provider), programId, payoutId, as.providerItemId ?? `${provider}-${payoutId}`, ['processing']).catch(ignoreConflict);
+    await markPaid(deps, systemScope(provider), programId, payoutId, as.providerItemId ?? `${provider}-${payoutId}`, ['processing']).catch((error: unknown) => {
+      ignoreConflict(error);
+      // Marked failed or paid by hand meanwhile: the money went out all the same; said beside it, never paid again silently.
+      note = `${PROVIDER_NAMES[provider]} paid it, but it was already ${(error as AffixError).message.replace(/^This payout is already /, '')} here: check before paying it again`;
+    });
   } else if (as.outcome === 'failed') {
     await failPayout(deps, systemScope(provider), programId, payoutId, { reason: as.reason ?? `${PROVIDER_NAMES[provider]}: ${as.providerStatus}`, providerReference: as.providerItemId }).catch(ignoreConflict);
   }
-  await providers.recordItem(deps.pool, payoutId, { outcome: as.outcome, providerItemId: as.providerItemId, providerStatus: as.providerStatus, reason: as.outcome === 'failed' ? as.reason : null, at });
+  await providers.recordItem(deps.pool, payoutId, { outcome: as.outcome, providerItemId: as.providerItemId, providerStatus: as.providerStatus, reason: note, at });
 }
 
 /** What a PayPal item's status means now: UNCLAIMED past 30 days is failed (PayPal returns it then). */
@@ -275,7 +280,16 @@ export async function sendProviderPayouts(deps: ProviderDeps, sendId: number): P
     await providers.releaseSend(deps.pool, send.id, `${PROVIDER_NAMES[send.provider]} is not set up for this program`);
     return 'not_configured';
   }
-  const items = (await providers.sendItems(deps.pool, send.id)).filter((item) => item.outcome === 'sending');
+  const waiting = (await providers.sendItems(deps.pool, send.id)).filter((item) => item.outcome === 'sending');
+  // Marked failed (or paid) by hand since the claim: never sent.
+  for (const item of waiting.filter((i) => i.payoutStatus !== 'processing')) {
+    await providers.recordItem(deps.pool, item.payoutId, { outcome: 'not_sent', reason: `Not sent: it was marked ${item.payoutStatus} before it went to ${PROVIDER_NAMES[send.provider]}`, at: now });
+  }
+  const items = waiting.filter((i) => i.payoutStatus === 'processing');
+  if (items.length === 0) {
+    await providers.finishSend(deps.pool, send.id, { state: 'sent', at: now });
+    return 'sent';
+  }
   try {
     if (account.provider === 'paypal') return await sendThroughPayPal(deps, send, account.account, items);
     return await sendThroughWise(deps, send, account.account, items);

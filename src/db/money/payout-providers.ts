@@ -187,12 +187,12 @@ const toItem = (r: any): ItemRow => ({
 /** A send's items with what the provider needs of each payout. */
 export async function sendItems(db: Queryable, sendId: number) {
   const { rows } = await db.query(
-    `SELECT i.*, po.currency, po.amount_cents, pa.name AS partner_name, coalesce(po.pay_to, pa.payout_reference) AS pay_to
+    `SELECT i.*, po.status, po.currency, po.amount_cents, pa.name AS partner_name, coalesce(po.pay_to, pa.payout_reference) AS pay_to
        FROM provider_payout_items i JOIN payouts po ON po.id = i.payout_id JOIN partners pa ON pa.id = po.partner_id
       WHERE i.send_id = $1 ORDER BY i.payout_id`,
     [sendId],
   );
-  return rows.map((r) => ({ ...toItem(r), currency: r.currency as string, amountCents: Number(r.amount_cents), partnerName: r.partner_name as string, payTo: r.pay_to as string | null }));
+  return rows.map((r) => ({ ...toItem(r), payoutStatus: r.status as string, currency: r.currency as string, amountCents: Number(r.amount_cents), partnerName: r.partner_name as string, payTo: r.pay_to as string | null }));
 }
 
 /** What the provider said of an item now. */

@@ -29,7 +29,7 @@ export function providerOutcome(payoutId: number, panel: ProviderPanel): Html {
   switch (item.outcome) {
     case 'sending': return html`<p class="muted">Sending through ${name}…</p>`;
     case 'open': return html`<p>On its way through ${name}${ref}${item.providerStatus ? `: ${item.providerStatus}` : ''}${item.reason ? html` <span class="muted">${item.reason}</span>` : ''}</p>`;
-    case 'paid': return html`<p class="ok">Paid through ${name}${ref}</p>`;
+    case 'paid': return item.reason ? html`<p class="fail">Paid through ${name}${ref}. ${item.reason}</p>` : html`<p class="ok">Paid through ${name}${ref}</p>`;
     case 'failed': return html`<p class="fail">Failed through ${name}${ref}: ${item.reason ?? ''}</p>`;
     case 'not_sent': return html`<p class="fail">Not sent through ${name}: ${item.reason ?? ''}</p>`;
   }
