@@ -29,6 +29,7 @@ const MAY: Record<string, readonly Role[]> = {
   stripe: ['owner', 'admin'],
   commissions: ['owner', 'finance'],
   payouts: ['owner', 'finance'],
+  payout_providers: ['owner', 'admin', 'finance'],
   team: ['owner'],
   team_sign_ins: ['owner', 'admin'],
 };

@@ -63,6 +63,17 @@ beforeAll(async () => {
   );
   // Tax details required (issue 47, item 4): the Payouts page and the missing list read what each partner was paid this year.
   await seeding.query('UPDATE programs SET tax_details_required = true WHERE id = ANY ($1::bigint[])', [[big.programId, small.programId]]);
+  // Payouts paid through PayPal (issue 47, item 2): a provider item per payout of both brands, and their credentials.
+  await seeding.query(
+    `INSERT INTO provider_payout_items (payout_id, program_id, provider, outcome, provider_item_id, provider_status, updated_at)
+     SELECT id, program_id, 'paypal', 'paid', 'ITEM' || id, 'SUCCESS', now() FROM payouts WHERE program_id = ANY ($1::bigint[])`,
+    [[big.programId, small.programId]],
+  );
+  await seeding.query(
+    `INSERT INTO payout_provider_accounts (program_id, provider, client_id, secret_sealed, secret_last4)
+     SELECT id, 'paypal', 'client-id-' || id, 'v1.x.y.z', 'abcd' FROM programs WHERE id = ANY ($1::bigint[])`,
+    [[big.programId, small.programId]],
+  );
   await seeding.query('ANALYZE');
   await seeding.end();
   appPool = createPool(db.url, { max: 5, applicationName: 'affix-test' });

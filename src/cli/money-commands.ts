@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { minimumFlag, positiveInt } from './arguments.js';
 import { adminCall, adminText, printJson } from './http-client.js';
+import { registerPayoutProviderCommands } from './payout-provider-commands.js';
 
 const call = async (command: Command, method: string, path: string, body?: unknown) => printJson(await adminCall(command, method, path, body));
 const programFlag = (command: Command) => command.requiredOption('--program <id>', 'program id', positiveInt);
@@ -70,6 +71,7 @@ export function registerMoneyCommands(admin: Command): void {
   programFlag(payouts.command('pay-stripe <payoutId>').description('pay as a Stripe transfer to the partner’s connected account, then mark paid')).action(function (this: Command, id: string, f: P) {
     return call(this, 'POST', `/programs/${f.program}/payouts/${positiveInt(id)}/stripe-transfer`);
   });
+  registerPayoutProviderCommands(payouts);
   programFlag(payouts.command('cancel <payoutId>').description('not paid after all: the balance is payable again')).action(function (this: Command, id: string, f: P) {
     return call(this, 'POST', `/programs/${f.program}/payouts/${positiveInt(id)}/cancel`);
   });

@@ -30,6 +30,8 @@ export const PERMISSIONS = {
   stripe: MANAGE,
   commissions: MONEY,
   payouts: MONEY,
+  /** PayPal's and Wise's credentials on the Payouts page (write-only). */
+  payout_providers: ['owner', 'admin', 'finance'],
   team: ['owner'],
   /** The team page's sign-ins: who is signed in, and ending them (see mayEndSignInsOf). */
   team_sign_ins: MANAGE,
@@ -106,6 +108,8 @@ export const DASHBOARD_ROUTES: Record<string, Permission> = {
   [P('GET', `${D}/partners.csv`)]: 'read_people',
   [P('GET', `${D}/applications.csv`)]: 'read_people',
   [P('GET', `${D}/payouts/batches/:batchId/export.csv`)]: 'payouts',
+  [P('POST', `${D}/payouts/batches/:batchId/pay`)]: 'payouts',
+  [P('POST', `${D}/payouts/providers/:provider`)]: 'payout_providers',
   [P('POST', `${D}/settings`)]: 'programs',
   [P('POST', `${D}/brand`)]: 'programs',
   [P('POST', `${D}/brand/logo`)]: 'programs',
@@ -232,6 +236,9 @@ export const ADMIN_ROUTES: Record<string, Permission> = {
   [P('GET', `${A}/programs/:id/tax-details/missing`)]: 'operator',
   [P('POST', `${A}/programs/:id/tax-details/remind`)]: 'operator',
   [P('GET', `${A}/programs/:id/tax-export`)]: 'operator',
+  [P('POST', `${A}/programs/:id/payout-batches/:batchId/pay`)]: 'operator',
+  [P('GET', `${A}/programs/:id/payout-providers`)]: 'operator',
+  [P('PUT', `${A}/programs/:id/payout-providers/:provider`)]: 'operator',
   [P('POST', `${A}/programs/:id/partners/:partnerId/invite`)]: 'operator',
   [P('POST', `${A}/programs/:id/promo-codes`)]: 'operator',
   [P('GET', `${A}/programs/:id/promo-codes`)]: 'operator',

@@ -32,6 +32,10 @@ export const BULK_ACTIONS_DEAD_QUEUE = 'partner-bulk-actions-dead';
 export const DISCOUNT_CODES_QUEUE = 'discount-codes';
 /** Discount-code jobs out of retries. */
 export const DISCOUNT_CODES_DEAD_QUEUE = 'discount-codes-dead';
+/** A batch's payouts sent through PayPal or Wise, a job per send (src/jobs/provider-payout-jobs.ts). */
+export const PROVIDER_PAYOUTS_QUEUE = 'provider-payouts';
+/** Every 5 minutes: PayPal items and Wise transfers followed until they settle (src/jobs/provider-payout-jobs.ts). */
+export const PROVIDER_PAYOUTS_FOLLOW_QUEUE = 'provider-payouts-follow';
 /** Every minute: rate-limit windows, sign-in places and payloads past retention (src/jobs/upkeep-jobs.ts). */
 export const HOUSEKEEPING_QUEUE = 'housekeeping';
 /** Every hour: click partitions ahead, counter and rollup shards folded (src/jobs/upkeep-jobs.ts). */

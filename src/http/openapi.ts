@@ -19,6 +19,7 @@ import { approvalReasonInput, commissionBulkInput, reasonInput } from '../app/mo
 import { detailsInput, settingsInput as payoutSettingsInput } from '../app/money/payout-settings.js';
 import { markPaidInput, remindInput } from '../app/money/payout-runs.js';
 import { remindTaxInput, taxSettingsInput, yearInput as taxYearQuery } from '../app/money/tax-details.js';
+import { payBatchInput, providerAccountInput } from '../app/money/payout-providers.js';
 import { promoInput } from '../app/partners/promo-codes.js';
 import { apiKeyInput, discountInput } from '../app/partners/discounts.js';
 import { backtestInput as rewardRuleBacktestInput } from '../app/money/backtest.js';
@@ -145,6 +146,9 @@ const ops: Operation[] = [
   { method: 'post', path: `${P}/payouts/{payoutId}/stripe-transfer`, tag: 'Admin: money', summary: 'Pay a payout as a Stripe transfer', auth: 'adminToken' },
   { method: 'post', path: `${P}/payouts/{payoutId}/cancel`, tag: 'Admin: money', summary: 'Cancel a payout (its commissions are owed again)', auth: 'adminToken' },
   { method: 'post', path: `${P}/payouts/{payoutId}/fail`, tag: 'Admin: money', summary: 'Mark a paid or processing payout failed or returned (its commissions are owed again; the partner is mailed)', auth: 'adminToken' },
+  { method: 'post', path: `${P}/payout-batches/{batchId}/pay`, tag: 'Admin: money', summary: "Pay a batch's pending PayPal or Wise payouts through the provider's API (claimed as processing, sent by a job, followed until each settles)", auth: 'adminToken', body: payBatchInput },
+  { method: 'get', path: `${P}/payout-providers`, tag: 'Admin: money', summary: "The program's PayPal and Wise credentials (never the secret: only its last four characters)", auth: 'adminToken' },
+  { method: 'put', path: `${P}/payout-providers/{provider}`, tag: 'Admin: money', summary: "Save PayPal's client id and secret or Wise's API token and profile id (sealed; a secret left out keeps the saved one)", auth: 'adminToken', body: providerAccountInput },
   { method: 'get', path: `${P}/payout-batches/{batchId}/export`, tag: 'Admin: money', summary: 'A batch for PayPal, Wise or as CSV (?format=)', auth: 'adminToken', csv: true },
   { method: 'get', path: `${P}/tax-settings`, tag: 'Admin: money', summary: 'Whether runs need tax details, and the threshold per currency', auth: 'adminToken' },
   { method: 'patch', path: `${P}/tax-settings`, tag: 'Admin: money', summary: 'Require tax details above a threshold per calendar year and currency', auth: 'adminToken', body: taxSettingsInput },

@@ -15,6 +15,7 @@ import { createSecretBox } from '../platform/secret-box.js';
 import { startMailJobs } from './mail-jobs.js';
 import { startBulkActionJobs } from './bulk-action-jobs.js';
 import { startDiscountJobs } from './discount-jobs.js';
+import { startProviderPayoutJobs } from './provider-payout-jobs.js';
 import { startMailSender } from './mail-sender.js';
 import { startMoneyJobs } from './money-jobs.js';
 import { hourlyUpkeep, startUpkeepJobs } from './upkeep-jobs.js';
@@ -150,6 +151,12 @@ export async function startWorkers(
     logger: deps.logger,
     secretBox: config.secretKey ? createSecretBox(config.secretKey) : null,
     stripeSecretKey: config.stripeSecretKey,
+    now: () => deps.now?.() ?? new Date(),
+  });
+  await startProviderPayoutJobs(boss, {
+    pool: deps.pool,
+    logger: deps.logger,
+    secretBox: config.secretKey ? createSecretBox(config.secretKey) : null,
     now: () => deps.now?.() ?? new Date(),
   });
   const deliveriesListening = listenOn(OUTBOUND_CHANNEL, coalesce(wakeDeliveries), 'new webhook deliveries');

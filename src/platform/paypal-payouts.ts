@@ -1,4 +1,4 @@
-// PayPal Payouts through its API (docs/payouts.md, "PayPal through its API"): one
+// PayPal Payouts through its API (docs/payouts.md, "PayPal and Wise through their APIs"): one
 // batch per payout run, its sender_batch_id the run's own id, so a retry after a lost answer never
 // pays twice (PayPal refuses a sender_batch_id used in the last 30 days and links the original
 // batch, which is then read instead). Network failures and 5xx answers are retried with the same

@@ -13,6 +13,8 @@ import {
   DISCOUNT_CODES_QUEUE,
   HOURLY_UPKEEP_QUEUE,
   HOUSEKEEPING_QUEUE,
+  PROVIDER_PAYOUTS_FOLLOW_QUEUE,
+  PROVIDER_PAYOUTS_QUEUE,
   OUTBOUND_QUEUE,
   PROCESSOR_EVENTS_DEAD_QUEUE,
   PROCESSOR_EVENTS_JOB_QUEUE,
@@ -25,6 +27,8 @@ import type { Logger } from './logger.js';
 export const DIGEST_CRON = '0 7 * * *';
 export const APPROVALS_CRON = '*/10 * * * *';
 export const HOUSEKEEPING_CRON = '* * * * *';
+/** PayPal items and Wise transfers asked about every 5 minutes until they settle. */
+export const PROVIDER_PAYOUTS_FOLLOW_CRON = '*/5 * * * *';
 export const HOURLY_UPKEEP_CRON = '0 * * * *';
 
 /**
@@ -150,6 +154,9 @@ async function setUpQueues(boss: PgBoss, policy: QueuePolicy, role: { supervise:
   await boss
     .createQueue(DISCOUNT_CODES_QUEUE, { name: DISCOUNT_CODES_QUEUE, retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 600, deadLetter: DISCOUNT_CODES_DEAD_QUEUE })
     .catch(ignoreExists);
+  // Payouts sent through PayPal or Wise (src/jobs/provider-payout-jobs.ts): the same request on every retry; followed every 5 minutes.
+  await boss.createQueue(PROVIDER_PAYOUTS_QUEUE, { name: PROVIDER_PAYOUTS_QUEUE, retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 900 }).catch(ignoreExists);
+  await boss.createQueue(PROVIDER_PAYOUTS_FOLLOW_QUEUE, { name: PROVIDER_PAYOUTS_FOLLOW_QUEUE, retryLimit: 0, expireInSeconds: 600, policy: 'singleton' }).catch(ignoreExists);
   // Periodic upkeep: one run at a time (singleton), a short expiry (the next tick runs it again).
   await boss.createQueue(HOUSEKEEPING_QUEUE, { name: HOUSEKEEPING_QUEUE, retryLimit: 0, expireInSeconds: 120, policy: 'singleton' }).catch(ignoreExists);
   await boss.createQueue(HOURLY_UPKEEP_QUEUE, { name: HOURLY_UPKEEP_QUEUE, retryLimit: 1, retryDelay: 300, expireInSeconds: 1800, policy: 'singleton' }).catch(ignoreExists);
@@ -159,6 +166,7 @@ async function setUpQueues(boss: PgBoss, policy: QueuePolicy, role: { supervise:
     await boss.schedule(DIGEST_QUEUE, DIGEST_CRON, {}, { tz: 'UTC' });
     await boss.schedule(HOUSEKEEPING_QUEUE, HOUSEKEEPING_CRON, {}, { tz: 'UTC' });
     await boss.schedule(HOURLY_UPKEEP_QUEUE, HOURLY_UPKEEP_CRON, {}, { tz: 'UTC' });
+    await boss.schedule(PROVIDER_PAYOUTS_FOLLOW_QUEUE, PROVIDER_PAYOUTS_FOLLOW_CRON, {}, { tz: 'UTC' });
   }
   // The index in pg-boss's fetch order (see `options` above). Created only when missing: even
   // with IF NOT EXISTS, CREATE INDEX first waits for a SHARE lock on the job table behind every

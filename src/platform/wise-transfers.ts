@@ -1,4 +1,4 @@
-// Wise transfers through its API (docs/payouts.md, "Wise through its API"): per payout a quote in
+// Wise transfers through its API (docs/payouts.md, "PayPal and Wise through their APIs"): per payout a quote in
 // the payout's currency, an email recipient, a transfer, and its funding from the brand's Wise
 // balance. The transfer's customerTransactionId is derived from the payout, so a retry after a lost
 // answer or a crash gets the same transfer back from Wise, never a second one; a transfer already

@@ -188,6 +188,10 @@ export async function withPayout<T>(
     const payout = Number.isSafeInteger(payoutId) ? await payouts.lockPayout(client, programId, payoutId) : null;
     if (!payout) throw errors.notFound('Payout not found');
     if (payout.status === 'processing' && !accepts.includes('processing')) {
+      // PayPal and Wise payouts are followed by a job until they settle (src/app/money/payout-providers.ts).
+      if (payout.payoutMethod === 'paypal' || payout.payoutMethod === 'wise') {
+        throw errors.conflict(`This payout is being paid through ${payout.payoutMethod === 'paypal' ? 'PayPal' : 'Wise'}; it is marked paid or failed when the provider settles it`, 'payout_processing');
+      }
       throw errors.conflict('This payout is being paid through Stripe; pay it through Stripe again to finish', 'payout_processing');
     }
     if (!accepts.includes(payout.status)) throw errors.conflict(`This payout is already ${payout.status}`, `payout_${payout.status}`);
@@ -202,8 +206,8 @@ export async function markPayoutPaid(deps: ManagementDeps, scope: Scope, program
   return markPaid(deps, scope, programId, payoutId, reference, ['pending']);
 }
 
-/** For a program already checked against the caller's scope. */
-async function markPaid(deps: ManagementDeps, scope: Scope, programId: number, payoutId: number, reference: string, accepts: payouts.PayoutStatus[]) {
+/** For a program already checked against the caller's scope (the PayPal and Wise followers too). */
+export async function markPaid(deps: ManagementDeps, scope: Scope, programId: number, payoutId: number, reference: string, accepts: payouts.PayoutStatus[]) {
   return withPayout(deps, programId, payoutId, async (client, payout) => {
     const now = deps.now();
     const contents = await payouts.payoutContents(client, payout.id);

@@ -3,6 +3,7 @@
 import { COMMISSION_STATES } from '../../core/commission-ledger.js';
 import { csvField } from '../../core/csv.js';
 import * as payoutsDb from '../../db/money/commissions-and-payouts.js';
+import { providerPanel } from '../money/payout-providers.js';
 import * as promoCodesDb from '../../db/partners/promo-codes.js';
 import * as endpointsDb from '../../db/outbound/webhook-endpoints.js';
 import { callbackVerdict } from '../../core/cli-login.js';
@@ -179,6 +180,7 @@ const SECTION_DATA = {
     return {
       balances, commissions, stage, payouts: payoutRows, payoutSettings: settings!, commissionFilter, approval, runBatch,
       missingDetails: payoutRuns.partnersMissingDetails(balances), missingTaxDetails,
+      providers: await providerPanel(deps, id, payoutRows.map((p) => p.id)),
     };
   },
   webhooks: async (deps: PageDeps, id: number) => {

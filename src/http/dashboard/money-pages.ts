@@ -9,6 +9,7 @@ import { minimumFields } from '../kit/forms.js';
 import { type Html, field, html, raw } from '../kit/html.js';
 import { dataTable, idCell } from '../kit/table.js';
 import { plural, minute as when } from '../kit/components.js';
+import { payThroughButtons, providerOutcome, providerSettingsSection } from './provider-payouts-page.js';
 
 type Of<S extends SectionData['section']> = Extract<SectionData, { section: S }>;
 
@@ -106,17 +107,17 @@ ${taxHeldSection(base, data.missingTaxDetails, fe)}
 ${open.length === 0 ? html`<p>No payout waits to be paid.</p>` : dataTable(
   ['Payout', 'Partner', 'Amount', 'Pay to', 'Mark paid', ''],
   open.map((p) => [`${p.id} (batch ${p.batchId})`, p.partnerName, money(p.amountCents, p.currency), !view.people ? 'hidden for your role' : p.payoutMethod && p.payoutReference ? `${p.payoutMethod}: ${p.payoutReference}` : html`<span class="fail">missing payout details</span>`,
-    p.status === 'processing' ? html`<p>A Stripe transfer is under way: pay it through Stripe again to finish (the same transfer, never a second one).</p>` : html`<form method="post" action="${base}/payouts/${p.id}/paid" class="inline">${field(`reference_${p.id}`, `Payment reference for payout ${p.id}`, '', fe)}<button type="submit">Mark payout ${p.id} paid</button></form>`,
+    p.status === 'processing' ? (data.providers.items.some((i) => i.payoutId === p.id) ? providerOutcome(p.id, data.providers) : html`<p>A Stripe transfer is under way: pay it through Stripe again to finish (the same transfer, never a second one).</p>`) : html`${providerOutcome(p.id, data.providers)}<form method="post" action="${base}/payouts/${p.id}/paid" class="inline">${field(`reference_${p.id}`, `Payment reference for payout ${p.id}`, '', fe)}<button type="submit">Mark payout ${p.id} paid</button></form>`,
     html`${p.payoutMethod === 'stripe' ? html`<form method="post" action="${base}/payouts/${p.id}/stripe-transfer" class="inline"><button type="submit">Pay payout ${p.id} through Stripe</button></form>` : ''}
 ${p.status === 'processing' ? failForm(p.id) : html`<form method="post" action="${base}/payouts/${p.id}/cancel" class="inline"><button type="submit">Cancel payout ${p.id}</button></form>`}`]),
 )}
-${batches.length ? html`<h3>Exports</h3><ul>${batches.map((b) => html`<li>Batch ${b}: <a href="${base}/payouts/batches/${b}/export.csv?format=generic">CSV</a> · <a href="${base}/payouts/batches/${b}/export.csv?format=paypal">PayPal Payouts</a> · <a href="${base}/payouts/batches/${b}/export.csv?format=wise">Wise batch</a></li>`)}</ul>` : ''}
+${batches.length ? html`<h3>Exports</h3><ul>${batches.map((b) => html`<li>Batch ${b}: <a href="${base}/payouts/batches/${b}/export.csv?format=generic">CSV</a> · <a href="${base}/payouts/batches/${b}/export.csv?format=paypal">PayPal Payouts</a> · <a href="${base}/payouts/batches/${b}/export.csv?format=wise">Wise batch</a>${payThroughButtons(base, b, data.payouts, data.providers, fe)}</li>`)}</ul>` : ''}
 </section>
 ${sent.length ? html`<section id="sent-payouts"><h2>Sent payouts</h2>
 <p class="muted">A payout that failed or came back (a bounced transfer, a returned PayPal item): mark it failed with the reason. Its balance is owed again, the next run pays it, and the partner is mailed to check their payout details.</p>
 <div class="compact">${dataTable(
   ['Payout', 'Partner', 'Amount', 'Status', 'Statement', ''],
-  sent.map((p) => [`${p.id} (batch ${p.batchId})`, p.partnerName, money(p.amountCents, p.currency), p.status === 'failed' ? html`<span class="fail">failed</span>` : `paid${p.reference ? ` (${p.reference})` : ''}`,
+  sent.map((p) => [`${p.id} (batch ${p.batchId})`, p.partnerName, money(p.amountCents, p.currency), html`${p.status === 'failed' ? html`<span class="fail">failed</span>` : `paid${p.reference ? ` (${p.reference})` : ''}`}${providerOutcome(p.id, data.providers)}`,
     html`<a href="${base}/payouts/${p.id}/statement">Statement of payout ${p.id}</a> · <a href="${base}/payouts/${p.id}/statement.csv" download><span class="visually-hidden">Statement of payout ${p.id} as </span>CSV</a>`, p.status === 'paid' ? failForm(p.id) : '']),
 )}</div></section>` : ''}
 ${commissionsSection(view, data)}
@@ -130,7 +131,8 @@ ${field('fraud_ip_window_minutes', '…within this many minutes', String(setting
 ${field('partner_link_limit', 'At most this many links per partner when they make their own', String(settings.partnerLinkLimit), fe, 'inputmode="numeric"')}
 <div><button type="submit">Save payout settings</button></div></form>
 <p><a href="${base}/payouts/statement-details">Statement details</a>: your legal name, address and tax id on your partners' payout statements.</p>
-<p><a href="${base}/payouts/tax">Tax details and year-end export</a>: require partners' tax details above a yearly threshold; what each partner was paid in a year, for the 1099-NEC.</p></details></section>`;
+<p><a href="${base}/payouts/tax">Tax details and year-end export</a>: require partners' tax details above a yearly threshold; what each partner was paid in a year, for the 1099-NEC.</p></details></section>
+${view.people ? providerSettingsSection(base, data.providers, fe) : '' /* the roles that may read payout details may set PayPal's and Wise's credentials */}`;
 }
 
 /** The settings form's fields: a refusal of one opens the folded form. */

@@ -45,6 +45,8 @@ export const MONEY_DONE: Record<string, string> = {
   canceled: 'Payout canceled: its balance is payable again.',
   failed: 'Payout marked failed: its balance is owed again and the partner was asked to check their payout details.',
   payout_settings: 'Payout settings saved.',
+  provider_send: 'Sending: the payouts are on their way to the provider; each shows here when it is paid or fails.',
+  provider_saved: 'Saved. The secret is stored encrypted and will not be shown again.',
   endpoint_toggled: 'Endpoint updated.',
   promo_code: 'Promo code added.',
   invited: 'Sign-in link sent to the partner.',

@@ -30,6 +30,7 @@ import { registerProcessorRoutes } from './processor-routes.js';
 import { registerSetupTestRoutes } from './setup-test-routes.js';
 import type { IntakeDeps } from '../../app/inbox/webhook-intake.js';
 import { registerMoneyRoutes } from './money-routes.js';
+import { registerProviderPayoutRoutes } from './provider-payout-routes.js';
 import { registerDiscountRoutes } from './discounts-routes.js';
 import { registerRewardsRoutes } from './rewards-routes.js';
 import { registerPartnerRoutes } from './partner-routes.js';
@@ -97,6 +98,7 @@ export function dashboardRoutes(deps: AppDeps, intake?: IntakeDeps): Router {
   registerSetupTestRoutes(router, kit, intake);
   const pageKit = { ...kit, hooks: () => ({ ...app(), outbound: config.outbound }), stripeSecretKey: config.stripeSecretKey, portal: () => ({ ...app(), mailer: deps.mailer, publicUrl: config.publicUrl }) };
   registerMoneyRoutes(router, pageKit);
+  registerProviderPayoutRoutes(router, pageKit);
   registerDiscountRoutes(router, pageKit);
   registerRewardsRoutes(router, kit);
   registerPartnerRoutes(router, { ...pageKit, csrfBeforeBody: csrf.checkBeforeBody, publicUrl: config.publicUrl });

@@ -5,6 +5,7 @@ import type { ManagementDeps } from '../../app/programs/management.js';
 import { operatorFrom } from '../../app/accounts/scope.js';
 import * as payoutRuns from '../../app/money/payout-runs.js';
 import { failPayout } from '../../app/money/failed-payouts.js';
+import * as payoutProviders from '../../app/money/payout-providers.js';
 import * as commissionLifecycle from '../../app/money/commission-lifecycle.js';
 import * as payoutConfig from '../../app/money/payout-settings.js';
 import { invitePartner } from '../../app/partners/portal.js';
@@ -73,6 +74,15 @@ export function adminMoneyRoutes(router: Router, deps: AppDeps, app: () => Manag
     const body = (req.body ?? {}) as { reason?: unknown; provider_reference?: unknown };
     const failed = await failPayout(app(), operator(req), idParam(req), idParam(req, 'payoutId'), { reason: body.reason as string, providerReference: body.provider_reference as string | null | undefined });
     res.json({ data: wire(failed) });
+  });
+  router.post(`${base}/payout-batches/:batchId/pay`, async (req, res) => {
+    res.status(202).json({ data: wire(await payoutProviders.payBatchThroughProvider(app(), operator(req), idParam(req), idParam(req, 'batchId'), req.body)) });
+  });
+  router.get(`${base}/payout-providers`, async (req, res) => {
+    res.json({ data: wire(await payoutProviders.providerAccountsOf(app(), operator(req), idParam(req))) });
+  });
+  router.put(`${base}/payout-providers/:provider`, async (req, res) => {
+    res.json({ data: wire(await payoutProviders.saveProviderAccount(app(), operator(req), idParam(req), String(req.params.provider), req.body)) });
   });
   router.get(`${base}/payout-batches/:batchId/export`, async (req, res) => {
     const format = String(req.query.format ?? 'generic');
