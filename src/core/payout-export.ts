@@ -94,7 +94,8 @@ export interface PayoutFacts {
 export interface StatementInput extends PayoutFacts {
   programName: string;
   partnerName: string;
-  commissions: Array<{ id: number; transactionId: string; occurredAt: Date; saleCents: number; earnedCents: number }>;
+  /** A bounty's commission has no transaction and no sale amount (empty cells). */
+  commissions: Array<{ id: number; transactionId: string | null; occurredAt: Date; saleCents: number | null; earnedCents: number }>;
 }
 
 /**
@@ -118,7 +119,7 @@ export function payoutStatementCsv(s: StatementInput): string {
     row('paid_at', s.paidAt ? s.paidAt.toISOString() : ''),
     '',
     row('commission', 'transaction_id', 'sale_date', 'sale_amount', 'commission_amount'),
-    ...s.commissions.map((c) => row(c.id, c.transactionId, c.occurredAt.toISOString().slice(0, 10), money(c.saleCents), money(c.earnedCents))),
+    ...s.commissions.map((c) => row(c.id, c.transactionId ?? '', c.occurredAt.toISOString().slice(0, 10), c.saleCents === null ? '' : money(c.saleCents), money(c.earnedCents))),
     ...(earned !== s.amountCents ? [row('clawbacks_settled', '', '', '', money(s.amountCents - earned))] : []),
     row('total', '', '', '', money(s.amountCents)),
   ];

@@ -32,6 +32,8 @@ export const BULK_ACTIONS_DEAD_QUEUE = 'partner-bulk-actions-dead';
 export const DISCOUNT_CODES_QUEUE = 'discount-codes';
 /** Discount-code jobs out of retries. */
 export const DISCOUNT_CODES_DEAD_QUEUE = 'discount-codes-dead';
+/** Performance bounties' evaluation: every few minutes, and per program on demand (src/jobs/bounty-jobs.ts). */
+export const BOUNTY_CHECKS_QUEUE = 'bounty-checks';
 /** Every minute: rate-limit windows, sign-in places and payloads past retention (src/jobs/upkeep-jobs.ts). */
 export const HOUSEKEEPING_QUEUE = 'housekeeping';
 /** Every hour: click partitions ahead, counter and rollup shards folded (src/jobs/upkeep-jobs.ts). */

@@ -47,13 +47,14 @@ export async function partnerPayoutStatement(db: Queryable, partnerId: number, p
   if (!p) return null;
   const [commissions, clawbacks] = await Promise.all([
     db.query(
-      `SELECT c.id, s.processor_event_id, s.occurred_at, s.amount_cents AS sale_cents, c.payout_cents
-         FROM commissions c JOIN sales s ON s.id = c.sale_id WHERE c.payout_id = $1 AND c.partner_id = $2 ORDER BY s.occurred_at, c.id`,
+      // A bounty's commission has no sale: its date is its own, its words say what it paid for.
+      `SELECT c.id, s.processor_event_id, coalesce(s.occurred_at, c.created_at) AS occurred_at, s.amount_cents AS sale_cents, c.payout_cents, c.bounty_award_id, c.reward_words
+         FROM commissions c LEFT JOIN sales s ON s.id = c.sale_id WHERE c.payout_id = $1 AND c.partner_id = $2 ORDER BY 3, c.id`,
       [payoutId, partnerId],
     ),
     db.query(
-      `SELECT k.id, k.commission_id, k.amount_cents, k.created_at, s.processor_event_id, s.occurred_at
-         FROM clawbacks k JOIN commissions c ON c.id = k.commission_id JOIN sales s ON s.id = c.sale_id
+      `SELECT k.id, k.commission_id, k.amount_cents, k.created_at, s.processor_event_id, coalesce(s.occurred_at, c.created_at) AS occurred_at
+         FROM clawbacks k JOIN commissions c ON c.id = k.commission_id LEFT JOIN sales s ON s.id = c.sale_id
         WHERE k.payout_id = $1 AND k.partner_id = $2 ORDER BY k.created_at, k.id`,
       [payoutId, partnerId],
     ),
@@ -65,7 +66,7 @@ export async function partnerPayoutStatement(db: Queryable, partnerId: number, p
       brand: { legalName: p.statement_legal_name, address: p.statement_address, taxId: p.statement_tax_id }, partnerName: p.partner_name,
     },
     commissions: commissions.rows.map((r) => ({
-      commissionId: Number(r.id), transactionId: r.processor_event_id, saleDate: r.occurred_at, saleCents: Number(r.sale_cents), paidCents: Number(r.payout_cents),
+      commissionId: Number(r.id), transactionId: r.processor_event_id, saleDate: r.occurred_at, saleCents: r.sale_cents === null ? null : Number(r.sale_cents), paidCents: Number(r.payout_cents),
     })),
     clawbacks: clawbacks.rows.map((r) => ({
       clawbackId: Number(r.id), commissionId: Number(r.commission_id), transactionId: r.processor_event_id, saleDate: r.occurred_at, amountCents: Number(r.amount_cents), madeAt: r.created_at,

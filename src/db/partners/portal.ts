@@ -218,15 +218,15 @@ export async function payoutStatement(pool: Pool, partnerId: number, payoutId: n
   );
   if (!payout.rows[0]) return null;
   const lines = await pool.query(
-    `SELECT c.id, s.processor_event_id AS transaction_id, s.occurred_at, s.amount_cents AS sale_cents, c.payout_cents AS earned_cents
-       FROM commissions c JOIN sales s ON s.id = c.sale_id WHERE c.payout_id = $1 AND c.partner_id = $2 ORDER BY c.id`,
+    `SELECT c.id, s.processor_event_id AS transaction_id, coalesce(s.occurred_at, c.created_at) AS occurred_at, s.amount_cents AS sale_cents, c.payout_cents AS earned_cents
+       FROM commissions c LEFT JOIN sales s ON s.id = c.sale_id WHERE c.payout_id = $1 AND c.partner_id = $2 ORDER BY c.id`,
     [payoutId, partnerId],
   );
   const p = payout.rows[0];
   return {
     id: Number(p.id), currency: p.currency as string, amountCents: Number(p.amount_cents), status: p.status as string, reference: p.reference as string | null,
     paidAt: p.paid_at as Date | null, createdAt: p.created_at as Date, programName: p.program_name as string, partnerName: p.partner_name as string,
-    commissions: lines.rows.map((l) => ({ id: Number(l.id), transactionId: l.transaction_id as string, occurredAt: l.occurred_at as Date, saleCents: Number(l.sale_cents), earnedCents: Number(l.earned_cents) })),
+    commissions: lines.rows.map((l) => ({ id: Number(l.id), transactionId: l.transaction_id as string | null, occurredAt: l.occurred_at as Date, saleCents: l.sale_cents === null ? null : Number(l.sale_cents), earnedCents: Number(l.earned_cents) })),
   };
 }
 
