@@ -164,6 +164,9 @@ export const DASHBOARD_ROUTES: Record<string, Permission> = {
   [P('GET', `${D}/settings/domains`)]: 'read',
   [P('POST', `${D}/settings/domains`)]: 'programs',
   [P('GET', `${D}/settings/mail-previews`)]: 'read',
+  [P('GET', `${D}/payouts/bounties`)]: 'read',
+  [P('POST', `${D}/payouts/bounties/submissions/:submissionId/approve`)]: 'commissions',
+  [P('POST', `${D}/payouts/bounties/submissions/:submissionId/reject`)]: 'commissions',
   [P('GET', `${D}/settings/mail-previews/referral-qr.png`)]: 'read',
 };
 

@@ -84,7 +84,7 @@ export async function archiveBounty(db: Queryable, programId: number, bountyId: 
 /** The live bounties a partner of the program may take part in (theirs by group, or everyone's). */
 export async function bountiesForPartner(db: Queryable, programId: number, partnerId: number): Promise<BountyRow[]> {
   const { rows } = await db.query(
-    `SELECT ${BOUNTY_COLUMNS.split(', ').map((c) => `b.${c}`).join(', ')} FROM bounties b JOIN partners pa ON pa.id = $2 AND pa.program_id = $1
+    `SELECT ${BOUNTY_COLUMNS.split(', ').map((c) => `b.${c}`).join(', ')} FROM bounties b JOIN partners pa ON pa.id = $2 AND pa.program_id = $1 AND pa.status = 'approved'
       WHERE b.program_id = $1 AND b.archived_at IS NULL AND (b.group_id IS NULL OR b.group_id = pa.group_id) ORDER BY b.id DESC LIMIT 100`,
     [programId, partnerId],
   );

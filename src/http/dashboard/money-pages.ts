@@ -86,7 +86,7 @@ export function payoutsSection(view: MoneyView, data: Of<'payouts'>): Html {
     return [...sums].sort(([a], [b]) => a.localeCompare(b)).map(([currency, cents]) => ({ currency, cents }));
   })();
   const run = data.runBatch;
-  return html`<section id="owed"><h2>Owed to partners</h2>
+  return html`<p><a href="${base}/payouts/bounties">Bounties: partners' submissions to review, and the program's bounties</a></p><section id="owed"><h2>Owed to partners</h2>
 ${run ? html`<div class="flash" id="run-summary"><strong>Batch ${run.batchId}:</strong> ${plural(run.totals.reduce((n, t) => n + t.count, 0), 'payout')}, ${sumsInWords(run.totals)}.${missing.length ? html` <strong>${plural(missing.length, 'partner')} not paid: no payout details.</strong> ${sumsInWords(missingOwed)} stays owed to them until they add them (<a href="#missing-details">remind them</a>).` : ' Every partner owed was paid.'}</div>` : ''}
 ${data.balances.length === 0 ? html`<p>No commissions yet.</p>` : html`<div class="compact">${dataTable(
   ['Partner', 'Currency', 'Awaiting approval (and held)', 'Owed (approved)', 'In open payouts', 'Paid', 'Paid by'],

@@ -35,6 +35,7 @@ import { limitSignIn } from '../sign-in-limit.js';
 import { countPartnerLinkRequest } from '../../app/accounts/access.js';
 import { confirmSignInPage, linkSentPage, overviewPage, portalHeader, programPage, signInPage } from './pages.js';
 import { addReferralRoutes } from './referrals-routes.js';
+import { registerBountyRoutes } from './bounty-routes.js';
 import { registerPayoutRoutes } from './payout-routes.js';
 import { registerStripeExpressRoutes } from './stripe-express-routes.js';
 import { stripeExpressSummary } from './stripe-express-page.js';
@@ -194,6 +195,7 @@ export function portalRoutes(deps: AppDeps): Router {
 
   addReferralRoutes(router, { reading, send });
   registerPayoutRoutes(router, { form, send, app: base, reading });
+  registerBountyRoutes(router, { form, send, app: base, reading });
   registerStripeExpressRoutes(router, { form, send, app: expressDeps });
 
   // A portal address that does not exist: a page, not JSON.
