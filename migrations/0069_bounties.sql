@@ -78,3 +78,5 @@ ALTER TABLE commissions ALTER COLUMN sale_id DROP NOT NULL;
 ALTER TABLE commissions ADD COLUMN bounty_award_id bigint UNIQUE REFERENCES bounty_awards (id) ON DELETE CASCADE;
 ALTER TABLE commissions ADD CONSTRAINT commissions_one_source CHECK ((sale_id IS NULL) <> (bounty_award_id IS NULL)) NOT VALID;
 ALTER TABLE commissions VALIDATE CONSTRAINT commissions_one_source;
+-- A program's bounty commissions by time (the assistant's partner figures).
+CREATE INDEX commissions_bounty_idx ON commissions (program_id, created_at) WHERE bounty_award_id IS NOT NULL;

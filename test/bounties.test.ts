@@ -12,6 +12,7 @@ import * as payoutConfig from '../src/app/money/payout-settings.js';
 import * as commissionLifecycle from '../src/app/money/commission-lifecycle.js';
 import { failPayout } from '../src/app/money/failed-payouts.js';
 import { runBountyCheck } from '../src/jobs/bounty-jobs.js';
+import { partnerStats } from '../src/db/reads/assistant-insights.js';
 import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 import { apiRefund, apiSale } from './support/money.js';
 
@@ -103,6 +104,9 @@ describe('performance bounties', () => {
     expect(mails[0].subject).toContain('you earned $100.00');
     const audits = (await db.pool.query("SELECT count(*)::int AS n FROM audit_log WHERE program_id = $1 AND action = 'bounty.award'", [shop.programId])).rows[0].n;
     expect(audits).toBe(1);
+    // The assistant (MCP partner_stats): the bounty in Ana's commission, not in her sales or revenue.
+    const stats = (await partnerStats(db.pool, shop.programId, new Date(0))).find((r) => Number(r.partner_id) === partners.Ana!.id);
+    expect([stats.sales, stats.by_currency]).toEqual([10, [{ currency: 'USD', sales: 10, revenue_cents: '50000', commission_cents: '15000' }]]);
 
     // The normal paths: approved after the hold, paid by a run, owed again when the payout fails
     // (a day after the real clock: the sales' commissions were made on it).
