@@ -73,7 +73,7 @@ describe.skipIf(!hasChromium)('bounties in the portal and the dashboard', () => 
     // An empty submission is refused beside its field.
     await page.getByRole('button', { name: 'Submit to “Review video”' }).click();
     expect(await textOf(page.locator(`#content_${video.id}-error`))).toBe('Give a link or a few words about what you did.');
-    const refused = await seriousViolations('portal-bounties-refused', null);
+    const refused = await seriousViolations('portal-bounties-refused', 'portal-bounties-refused');
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.getByLabel('Your link or a few words about what you did').fill('https://youtube.example/watch?v=maya-northwind');
     await page.getByRole('button', { name: 'Submit to “Review video”' }).click();
