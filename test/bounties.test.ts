@@ -216,6 +216,12 @@ describe('submission bounties', () => {
     expect(mail[0].body).toContain('The post does not link to the shop');
     expect((await db.pool.query("SELECT count(*)::int AS n FROM audit_log WHERE program_id = $1 AND action = 'bounty_submission.reject'", [shop.programId])).rows[0].n).toBe(1);
     expect(await bountyCommissions(shop.programId)).toEqual([]);
+    // A banned partner's submission cannot be approved (nothing earned under a ban).
+    const second = (await admin('GET', `/programs/${shop.programId}/bounty-submissions?status=pending`)).body.data[0].id;
+    await admin('POST', `/programs/${shop.programId}/partners/${partners.Gus!.id}/ban`, { reason: 'spam' });
+    const refused = await admin('POST', `/programs/${shop.programId}/bounty-submissions/${second}/approve`);
+    expect([refused.status, refused.body.error.message]).toEqual([409, 'This partner is not an approved partner of the program: reject the submission instead']);
+    expect(await bountyCommissions(shop.programId)).toEqual([]);
   });
 });
 

@@ -209,6 +209,8 @@ async function withSubmission<T>(deps: ManagementDeps, scope: Scope, programId: 
 /** Approves a pending submission: its award and commission (pending, the partner's hold), the mail and the webhook. */
 export async function approveSubmission(deps: ManagementDeps, scope: Scope, programId: number, submissionId: number): Promise<bounties.SubmissionRow> {
   await withSubmission(deps, scope, programId, submissionId, async (client, s, bounty) => {
+    // Only an approved partner earns: a banned or archived one's submission can only be rejected.
+    if ((await bounties.partnerStatus(client, programId, s.partnerId)) !== 'approved') throw errors.conflict('This partner is not an approved partner of the program: reject the submission instead', 'partner_not_approved');
     const at = deps.now();
     await bounties.decideSubmission(client, s.id, { status: 'approved', reason: null, at });
     const words = bountyWords(bounty.name, bounty.rewardCents, bounty.currency);

@@ -267,3 +267,9 @@ export async function partnerAddresses(db: Queryable, programId: number, partner
   const { rows } = await db.query("SELECT id, email FROM partners WHERE program_id = $1 AND id = ANY ($2::bigint[]) AND email IS NOT NULL AND status <> 'banned'", [programId, partnerIds]);
   return new Map(rows.map((r) => [Number(r.id), r.email as string]));
 }
+
+/** The enrollment's status (null when it is not the program's). */
+export async function partnerStatus(db: Queryable, programId: number, partnerId: number): Promise<string | null> {
+  const { rows } = await db.query('SELECT status FROM partners WHERE program_id = $1 AND id = $2', [programId, partnerId]);
+  return rows[0]?.status ?? null;
+}
