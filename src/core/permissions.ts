@@ -165,6 +165,8 @@ export const DASHBOARD_ROUTES: Record<string, Permission> = {
   [P('POST', `${D}/settings/domains`)]: 'programs',
   [P('GET', `${D}/settings/mail-previews`)]: 'read',
   [P('GET', `${D}/payouts/bounties`)]: 'read',
+  [P('POST', `${D}/payouts/bounties`)]: 'commissions',
+  [P('POST', `${D}/payouts/bounties/:bountyId/archive`)]: 'commissions',
   [P('POST', `${D}/payouts/bounties/submissions/:submissionId/approve`)]: 'commissions',
   [P('POST', `${D}/payouts/bounties/submissions/:submissionId/reject`)]: 'commissions',
   [P('GET', `${D}/settings/mail-previews/referral-qr.png`)]: 'read',

@@ -116,6 +116,21 @@ describe.skipIf(!hasChromium)('bounties in the portal and the dashboard', () => 
     ].sort((a, b) => (a[0]! < b[0]! ? 1 : -1)));
     const dashboard = await seriousViolations('program-bounties', 'page-program-bounties');
 
+    // A new bounty from the form: a reward that is not an amount is refused beside its field; then made, then archived.
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.getByLabel('Name (partners see it)').fill('Blog post');
+    await page.getByLabel('Reward (e.g. 100.00)').fill('twenty');
+    await page.getByRole('button', { name: 'Create bounty' }).click();
+    expect(await textOf(page.locator('#reward-error'))).toContain('positive amount');
+    expect(await page.getByLabel('Name (partners see it)').inputValue()).toBe('Blog post');
+    await page.getByLabel('Reward (e.g. 100.00)').fill('20.00');
+    await page.getByRole('button', { name: 'Create bounty' }).click();
+    await page.waitForURL(/done=created/);
+    expect((await rows('#bounties')).map((r) => r.slice(0, 3))).toContainEqual(['Blog post', '$20.00', 'A submission, once per partner']);
+    await page.getByRole('button', { name: 'Archive “Blog post”' }).click();
+    await page.waitForURL(/done=archived/);
+    expect((await rows('#bounties')).map((r) => r[0])).toEqual(['Ten new customers this month', 'Review video']);
+
     // Maya sees the bounty's commission among hers, with its words and no sale.
     await page.goto(`${api.url}/portal/programs/${partners['Maya Reyes']}/referrals`);
     const hers = await rows('#commission-table');
