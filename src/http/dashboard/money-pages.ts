@@ -86,7 +86,7 @@ export function payoutsSection(view: MoneyView, data: Of<'payouts'>): Html {
     return [...sums].sort(([a], [b]) => a.localeCompare(b)).map(([currency, cents]) => ({ currency, cents }));
   })();
   const run = data.runBatch;
-  return html`<p><a href="${base}/payouts/bounties">Bounties: partners' submissions to review, and the program's bounties</a></p><section id="owed"><h2>Owed to partners</h2>
+  return html`<section id="owed"><h2>Owed to partners</h2>
 ${run ? html`<div class="flash" id="run-summary"><strong>Batch ${run.batchId}:</strong> ${plural(run.totals.reduce((n, t) => n + t.count, 0), 'payout')}, ${sumsInWords(run.totals)}.${missing.length ? html` <strong>${plural(missing.length, 'partner')} not paid: no payout details.</strong> ${sumsInWords(missingOwed)} stays owed to them until they add them (<a href="#missing-details">remind them</a>).` : ' Every partner owed was paid.'}</div>` : ''}
 ${data.balances.length === 0 ? html`<p>No commissions yet.</p>` : html`<div class="compact">${dataTable(
   ['Partner', 'Currency', 'Awaiting approval (and held)', 'Owed (approved)', 'In open payouts', 'Paid', 'Paid by'],
@@ -94,7 +94,7 @@ ${data.balances.length === 0 ? html`<p>No commissions yet.</p>` : html`<div clas
     !view.people ? html`<span class="muted">hidden for your role</span>` : b.payoutMethod && b.payoutReference ? `${b.payoutMethod}: ${b.payoutReference}` : html`<span class="fail">missing payout details</span>`]),
 )}</div>`}
 <form method="post" action="${base}/payouts/run">${fe.payout_run ? html`<p class="error" role="alert">${fe.payout_run}</p>` : ''}<div><button type="submit">Run payout</button></div>
-<p class="muted">Pays every partner's approved balance per currency at or above that currency's minimum (${minimumsInWords(settings.payoutMinimumsCents)}), net of clawbacks, to the payout details they gave.${missing.length ? ` ${plural(missing.length, 'partner')} without payout details (${sumsInWords(missingOwed)}) will not be paid: their balance stays owed.` : ''}</p></form></section>
+<p class="muted">Pays every partner's approved balance per currency at or above that currency's minimum (${minimumsInWords(settings.payoutMinimumsCents)}), net of clawbacks, to the payout details they gave.${missing.length ? ` ${plural(missing.length, 'partner')} without payout details (${sumsInWords(missingOwed)}) will not be paid: their balance stays owed.` : ''} <a href="${base}/payouts/bounties">Bounties</a> too.</p></form></section>
 ${missing.length ? html`<section id="missing-details"><h2>Missing payout details</h2>
 <p>${plural(missing.length, 'partner is', 'partners are')} owed ${sumsInWords(missingOwed)} but ${missing.length === 1 ? 'has' : 'have'} not said how to be paid. A payout run leaves them owed; a reminder mails them a link to add their details in the partner portal (one a day at most).</p>
 <form method="post" action="${base}/payouts/remind" id="remind">${fe.remind ? html`<p class="error" role="alert">${fe.remind}</p>` : ''}
