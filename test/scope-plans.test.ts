@@ -17,6 +17,7 @@ import { partnerStats, programOverview, readOnly, recentEvents, saleExplanation 
 import { approvedPartnersOfGroup, codeMapped, discountForLink, partnerDiscountState, partnersWithCodesOf } from '../src/db/partners/discounts.js';
 import { endpointForIntake } from '../src/db/inbox/processor-endpoints.js';
 import * as rewardReads from '../src/db/money/reward-rules.js';
+import * as bountyReads from '../src/db/money/bounties.js';
 import { backtestSales, draftOf } from '../src/db/money/backtest-sales.js';
 
 // SCOPE_PLANS_ROWS: fewer rows while working on this file; the test as it runs in CI uses 100,000.
@@ -74,6 +75,22 @@ beforeAll(async () => {
      SELECT id, 'paypal', 'client-id-' || id, 'v1.x.y.z', 'abcd' FROM programs WHERE id = ANY ($1::bigint[])`,
     [[big.programId, small.programId]],
   );
+  // Bounties (issue 46 item 5): each brand a submission bounty and a performance bounty; every partner a submission and an award.
+  for (const programId of [big.programId, small.programId]) {
+    await seeding.query(
+      `WITH made AS (
+         INSERT INTO bounties (program_id, kind, name, reward_cents, currency, metric, threshold, refund_rule)
+         VALUES ($1, 'submission', 'Review video', 5000, 'USD', NULL, NULL, NULL), ($1, 'performance', 'Ten in January', 10000, 'USD', 'new_customers', 10, 'as_recorded')
+         RETURNING id, kind
+       ), submitted AS (
+         INSERT INTO bounty_submissions (program_id, bounty_id, partner_id, content, once_only)
+         SELECT $1, m.id, pa.id, 'https://video.example/' || pa.id, true FROM made m, partners pa WHERE m.kind = 'submission' AND pa.program_id = $1
+       )
+       INSERT INTO bounty_awards (program_id, bounty_id, partner_id, period, measured)
+       SELECT $1, m.id, pa.id, DATE '2026-01-01', 10 FROM made m, partners pa WHERE m.kind = 'performance' AND pa.program_id = $1`,
+      [programId],
+    );
+  }
   await seeding.query('ANALYZE');
   await seeding.end();
   appPool = createPool(db.url, { max: 5, applicationName: 'affix-test' });
@@ -135,6 +152,9 @@ describe('reads scoped by account, program or partner', () => {
       `${p}/tax-export?year=${new Date().getUTCFullYear()}`,
       `${p}/promo-codes`,
       `${p}/reward-rules`,
+      `${p}/bounties`,
+      `${p}/bounty-submissions`,
+      `${p}/bounty-submissions?status=pending`,
       `${p}/webhook-endpoints`,
       `${p}/webhook-endpoints/${small.endpointId}/deliveries`,
       `/api/v1/admin/webhook-events?program_id=${small.programId}`,
@@ -177,6 +197,7 @@ describe('reads scoped by account, program or partner', () => {
       `${d}/settings/mail-previews/referral-qr.png`,
       `${d}/rewards`,
       `${d}/rewards/rule?key=new`,
+      `${d}/payouts/bounties`,
     ];
     for (const path of dashboardPaths) expect((await get(path, brand)).status, path).toBe(200);
 
@@ -196,6 +217,7 @@ describe('reads scoped by account, program or partner', () => {
       '/portal/invoice-details',
       '/portal/tax-details',
       `/portal/programs/${small.partnerId}/stripe`,
+      `/portal/programs/${small.partnerId}/bounties`,
     ];
     for (const path of portalPaths) expect((await get(path, partner)).status, path).toBe(200);
     // The same portal on the brand's own host (the host lookup, the portal scoped to the brand's
@@ -227,6 +249,15 @@ describe('reads scoped by account, program or partner', () => {
     await recorder.during('mcp recent_events', () => readOnly(appPool, (c) => recentEvents(c, small.programId, 'sale', 20)));
     await recorder.during('mcp partner_stats', () => readOnly(appPool, (c) => partnerStats(c, small.programId, since)));
     await recorder.during('mcp explain_sale', () => readOnly(appPool, (c) => saleExplanation(c, small.programId, small.transactionId)));
+    // The bounty evaluation's reads for one program and month (src/app/money/bounties.ts).
+    await recorder.during('bounty evaluation', async () => {
+      for (const bounty of await bountyReads.livePerformanceBounties(appPool, small.programId)) {
+        await bountyReads.measurePartners(appPool, bounty, new Date('2026-01-01T00:00:00Z'), new Date('2026-02-01T00:00:00Z'));
+        await bountyReads.awardedPartners(appPool, small.programId, bounty.id, '2026-01-01');
+      }
+      await bountyReads.bountiesForPartner(appPool, small.programId, small.partnerId);
+      await bountyReads.partnerSubmissions(appPool, small.programId, small.partnerId);
+    });
     // The webhook intake's read of the program's endpoint at each processor (src/app/inbox/webhook-intake.ts).
     for (const processor of ['stripe', 'paddle', 'lemonsqueezy'] as const) await recorder.during(`intake endpoint ${processor}`, () => endpointForIntake(appPool, small.programId, processor));
 
@@ -256,7 +287,7 @@ describe('reads scoped by account, program or partner', () => {
     // The shared tables the seed filled (a guard against a seed that quietly stopped filling one).
     for (const table of ['partners', 'partner_profiles', 'referral_links', 'customers', 'clicks_default', 'sales', 'tracking_events', 'commissions', 'commission_ledger', 'clawbacks', 'payouts',
       'partner_applications', 'promo_codes', 'partner_sanctions', 'audit_log', 'account_members', 'api_keys', 'webhook_endpoints', 'webhook_messages', 'webhook_deliveries',
-      'webhook_attempts', 'webhook_events', 'page_rollups', 'partner_stripe_accounts', 'statement_numbers']) expect(large, table).toContain(table);
+      'webhook_attempts', 'webhook_events', 'page_rollups', 'partner_stripe_accounts', 'statement_numbers', 'bounty_submissions', 'bounty_awards']) expect(large, table).toContain(table);
     const { explained, offending } = await scansOfLargeTables(db.pool, recorder.sent, large);
     expect(explained).toBeGreaterThan(60);
     expect(offending, `reads that scan a table every brand shares:\n${offending.join('\n')}`).toEqual([]);

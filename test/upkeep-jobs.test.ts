@@ -28,13 +28,15 @@ afterAll(async () => {
 });
 
 describe('periodic upkeep', () => {
-  it('every periodic job is a pg-boss schedule: approvals, digests, housekeeping each minute, upkeep each hour', async () => {
+  it('every periodic job is a pg-boss schedule: bounties, approvals, digests, housekeeping each minute, upkeep each hour, payouts followed', async () => {
     const { rows } = await db.pool.query('SELECT name, cron, timezone FROM pgboss.schedule ORDER BY name');
     expect(rows).toEqual([
+      { name: 'bounty-checks', cron: '*/5 * * * *', timezone: 'UTC' },
       { name: 'commission-approvals', cron: '*/10 * * * *', timezone: 'UTC' },
       { name: 'commission-digests', cron: '0 7 * * *', timezone: 'UTC' },
       { name: 'hourly-upkeep', cron: '0 * * * *', timezone: 'UTC' },
       { name: 'housekeeping', cron: '* * * * *', timezone: 'UTC' },
+      { name: 'provider-payouts-follow', cron: '*/5 * * * *', timezone: 'UTC' },
     ]);
   });
 

@@ -45,7 +45,9 @@ SELECT id,
     moved_to_sale_id,
     hold_reasons,
     commission_state(moved_to_sale_id, stage, status, amount_cents, deducted_cents, test, payout_id) AS state,
-    commission_earned(moved_to_sale_id, stage, amount_cents, deducted_cents) AS earned_cents
+    commission_earned(moved_to_sale_id, stage, amount_cents, deducted_cents) AS earned_cents,
+    -- A bounty's commission has no sale (migration 0069).
+    bounty_award_id
    FROM commissions c;
 
 -- The facts of each source, for its rows (a trigger's transition table, or a batch), and their upsert.
@@ -100,12 +102,13 @@ CREATE OR REPLACE FUNCTION public.commission_facts(rows_ commissions[], sign int
 AS $function$
 BEGIN
   RETURN (SELECT coalesce(array_agg(ROW(program_id, partner_id, link_id, day, measure, currency, v)::rollup_fact), '{}')
-    FROM (SELECT c.program_id, c.partner_id, cu.link_id, utc_day(s.occurred_at) AS day, m.measure || st.state AS measure, c.currency, sign * sum(m.v) AS v
-            FROM unnest(rows_) c JOIN sales s ON s.id = c.sale_id LEFT JOIN customers cu ON cu.id = s.customer_id
+    -- A bounty's commission (no sale) counts on the day it was made, under no link.
+    FROM (SELECT c.program_id, c.partner_id, cu.link_id, utc_day(coalesce(s.occurred_at, c.created_at)) AS day, m.measure || st.state AS measure, c.currency, sign * sum(m.v) AS v
+            FROM unnest(rows_) c LEFT JOIN sales s ON s.id = c.sale_id LEFT JOIN customers cu ON cu.id = s.customer_id
             CROSS JOIN LATERAL (SELECT commission_state(c.moved_to_sale_id, c.stage, c.status, c.amount_cents, c.deducted_cents, c.test, c.payout_id) AS state) st
             CROSS JOIN LATERAL (VALUES ('commissions:', 1::bigint),
                                        ('earned:', commission_earned(c.moved_to_sale_id, c.stage, c.amount_cents, c.deducted_cents))) m (measure, v)
-           WHERE NOT s.test
+           WHERE NOT coalesce(s.test, c.test)
            GROUP BY 1, 2, 3, 4, 5, 6) g);
 END $function$;
 

@@ -16,6 +16,9 @@ export const MAIL_KINDS = {
   partner_banned: { to: 'partner', essential: true, words: 'Removed from a program' },
   payout_details_reminder: { to: 'partner', essential: false, words: 'Reminders to add payout details' },
   tax_details_reminder: { to: 'partner', essential: false, words: 'Reminders to add tax details' },
+  bounty_awarded: { to: 'partner', essential: true, words: 'Bounty awarded' },
+  bounty_approved: { to: 'partner', essential: true, words: 'Bounty submission approved' },
+  bounty_rejected: { to: 'partner', essential: true, words: 'Bounty submission rejected' },
   // To the brand's team
   member_invitation: { to: 'manager', essential: true, words: 'Invitations to a team' },
   password_reset: { to: 'manager', essential: true, words: 'Password reset links' },

@@ -3,9 +3,10 @@
 
 export interface StatementCommission {
   commissionId: number;
-  transactionId: string;
+  /** Null with saleCents: a bounty's commission (saleDate is then its own date). */
+  transactionId: string | null;
   saleDate: Date;
-  saleCents: number;
+  saleCents: number | null;
   /** What this payout paid for it (fixed when the payout was made). */
   paidCents: number;
 }
@@ -13,7 +14,7 @@ export interface StatementCommission {
 export interface StatementClawback {
   clawbackId: number;
   commissionId: number;
-  transactionId: string;
+  transactionId: string | null;
   saleDate: Date;
   /** Negative: taken back (a refund or chargeback after the commission was paid); positive: given back. */
   amountCents: number;

@@ -36,6 +36,8 @@ export const DISCOUNT_CODES_DEAD_QUEUE = 'discount-codes-dead';
 export const PROVIDER_PAYOUTS_QUEUE = 'provider-payouts';
 /** Every 5 minutes: PayPal items and Wise transfers followed until they settle (src/jobs/provider-payout-jobs.ts). */
 export const PROVIDER_PAYOUTS_FOLLOW_QUEUE = 'provider-payouts-follow';
+/** Performance bounties' evaluation: every few minutes, and per program on demand (src/jobs/bounty-jobs.ts). */
+export const BOUNTY_CHECKS_QUEUE = 'bounty-checks';
 /** Every minute: rate-limit windows, sign-in places and payloads past retention (src/jobs/upkeep-jobs.ts). */
 export const HOUSEKEEPING_QUEUE = 'housekeeping';
 /** Every hour: click partitions ahead, counter and rollup shards folded (src/jobs/upkeep-jobs.ts). */

@@ -75,9 +75,9 @@ export function referralCsvLines(c: { customerKey: string | null; customerName?:
 
 export const COMMISSIONS_CSV_HEADER = line(['commission_id', 'customer', 'sale_date', 'currency', 'sale_amount', 'commission', 'state', 'available_on', 'paid_on', 'why']);
 
-export function commissionCsvLine(c: { id: number; customerKey: string | null; customerName?: string | null; saleAt: Date; currency: string; saleCents: number; earnedCents: number; state: CommissionState; createdAt: Date; holdDays: number; paidAt: Date | null; rewardWords?: string | null }, label: CustomerLabel = 'masked_email'): string {
+export function commissionCsvLine(c: { id: number; customerKey: string | null; customerName?: string | null; saleAt: Date; currency: string; saleCents: number | null; earnedCents: number; state: CommissionState; createdAt: Date; holdDays: number; paidAt: Date | null; rewardWords?: string | null }, label: CustomerLabel = 'masked_email'): string {
   const currency = c.currency as Currency;
-  return line([c.id, customerShown(c, label), day(c.saleAt), c.currency, majorUnits(c.saleCents, currency), majorUnits(c.earnedCents, currency), COMMISSION_STATE_WORDS[c.state], day(availableOn(c)), day(c.paidAt), c.rewardWords ?? '']);
+  return line([c.id, c.saleCents === null ? '' : customerShown(c, label), day(c.saleAt), c.currency, c.saleCents === null ? '' : majorUnits(c.saleCents, currency), majorUnits(c.earnedCents, currency), COMMISSION_STATE_WORDS[c.state], day(availableOn(c)), day(c.paidAt), c.rewardWords ?? '']);
 }
 
 export const SUB_IDS_CSV_HEADER = line(['sub_id', 'clicks', 'leads', 'sales']);

@@ -23,6 +23,7 @@ import { payBatchInput, providerAccountInput } from '../app/money/payout-provide
 import { promoInput } from '../app/partners/promo-codes.js';
 import { apiKeyInput, discountInput } from '../app/partners/discounts.js';
 import { backtestInput as rewardRuleBacktestInput } from '../app/money/backtest.js';
+import { bountyInput, rejectionInput as bountyRejectionInput } from '../app/money/bounties.js';
 import { draftInput as rewardRuleDraftInput, publishInput as rewardRulePublishInput } from '../app/money/reward-rules.js';
 import { endpointInput, updateInput as endpointUpdateInput } from '../app/outbound/webhook-endpoints.js';
 import { accountSchema, accountUpdateSchema, enabledSchema, eventsQuery, rotationSchema } from './routes/admin.js';
@@ -133,6 +134,12 @@ const ops: Operation[] = [
   { method: 'put', path: `${P}/reward-rules/draft`, tag: 'Admin: money', summary: "Write the draft rule set of the program (or of a group: group_id)", auth: 'adminToken', body: rewardRuleDraftInput },
   { method: 'post', path: `${P}/reward-rules/publish`, tag: 'Admin: money', summary: 'Publish the draft as the next version (audited); new sales are paid by it', auth: 'adminToken', body: rewardRulePublishInput },
   { method: 'post', path: `${P}/reward-rules/backtest`, tag: 'Admin: money', summary: "What the draft (group_id: the group's) would have paid for the period's stored sales beside what was paid, per currency, partner and rule, and the sales that change (from/to default to the last 90 days; writes nothing)", auth: 'adminToken', body: rewardRuleBacktestInput },
+  { method: 'get', path: `${P}/bounties`, tag: 'Admin: money', summary: 'Bounties of the program (archived=true: archived ones too; docs/rewards.md "Bounties")', auth: 'adminToken' },
+  { method: 'post', path: `${P}/bounties`, tag: 'Admin: money', summary: 'Create a performance bounty (a reward when a partner reaches a threshold in a calendar month) or a submission bounty (audited)', auth: 'adminToken', body: bountyInput },
+  { method: 'post', path: `${P}/bounties/{bountyId}/archive`, tag: 'Admin: money', summary: 'Archive a bounty: no new awards or submissions; its commissions stay (audited)', auth: 'adminToken' },
+  { method: 'get', path: `${P}/bounty-submissions`, tag: 'Admin: money', summary: "Partners' submissions to submission bounties (status, bounty_id filter)", auth: 'adminToken' },
+  { method: 'post', path: `${P}/bounty-submissions/{submissionId}/approve`, tag: 'Admin: money', summary: "Approve a submission: its commission follows the normal hold, payout and clawback paths (audited; the partner is mailed)", auth: 'adminToken' },
+  { method: 'post', path: `${P}/bounty-submissions/{submissionId}/reject`, tag: 'Admin: money', summary: 'Reject a submission with a reason the partner reads (audited; mailed)', auth: 'adminToken', body: bountyRejectionInput },
   ...(['approve', 'unapprove', 'release', 'reject'] as const).map((verb): Operation => ({
     method: 'post', path: `${P}/commissions/{commissionId}/${verb}`, tag: 'Admin: money', summary: verb === 'approve' ? 'Approve a commission (a reason is optional, kept when given)' : `${verb.charAt(0).toUpperCase()}${verb.slice(1)} a commission, with a reason`, auth: 'adminToken', body: verb === 'approve' ? approvalReasonInput : reasonInput,
   })),

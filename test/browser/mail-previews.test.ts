@@ -15,7 +15,7 @@ const textOf = (selector: string) => visibleText(page.locator(selector));
 
 const TEMPLATES = [
   'Sign-in link', 'Invitation to the portal', 'Application received', 'Application approved (with the link and its QR code)', 'Application rejected',
-  'Daily summary of commissions', 'Add your payout details', 'Add your tax details', 'Payout sent', 'Payout failed or returned', 'Removed from the program', 'New application (to managers)',
+  'Daily summary of commissions', 'Add your payout details', 'Add your tax details', 'Payout sent', 'Payout failed or returned', 'Bounty awarded', 'Bounty submission approved', 'Bounty submission rejected', 'Removed from the program', 'New application (to managers)',
   'Commission held for review (to managers)', 'Payout run ready to pay (to managers)', "Yesterday's numbers (to managers)", 'Webhook endpoint turned off (to managers)', 'Invitation to your team', 'Password reset (to your team)',
 ];
 
@@ -39,7 +39,7 @@ describe.skipIf(!hasChromium)('mail previews', () => {
     // Every kind of mail the service sends (written down here) has its preview, once.
     const KINDS = [
       'partner_sign_in', 'partner_invitation', 'application_received', 'application_approved', 'application_rejected', 'commission_digest',
-      'payout_sent', 'payout_failed', 'partner_banned', 'payout_details_reminder', 'tax_details_reminder', 'member_invitation', 'password_reset',
+      'payout_sent', 'payout_failed', 'bounty_awarded', 'bounty_approved', 'bounty_rejected', 'partner_banned', 'payout_details_reminder', 'tax_details_reminder', 'member_invitation', 'password_reset',
       'new_application', 'commission_held', 'payout_run_ready', 'endpoint_disabled', 'daily_summary',
     ];
     expect(await page.locator('.mail-preview').evaluateAll((els) => els.map((e) => e.id.replace(/^mail-/, '')).sort())).toEqual([...KINDS].sort());

@@ -14,6 +14,7 @@ import { type Scope, programInScope } from '../accounts/scope.js';
 import { passwordResetMail } from '../accounts/passwords.js';
 import { memberInvitationMail } from '../accounts/team.js';
 import { endpointDisabledMail } from './webhook-endpoints.js';
+import { bountyAwardedMail, bountyRejectedMail } from './bounty-mail.js';
 
 /** The sample partner every preview is written to. */
 export const SAMPLE_PARTNER = { id: 1, name: 'Alex Rivera', email: 'alex.rivera@example.com', code: 'alex' } as const;
@@ -51,6 +52,9 @@ export async function mailPreviews(deps: ManagementDeps & { publicUrl: string },
     ['tax_details_reminder', 'Add your tax details', taxDetailsReminderMail(links, { ...base, owed: [{ currency: 'USD', cents: 64_000 }], day })],
     ['payout_sent', 'Payout sent', payoutSentMail(links, { ...base, payoutId: 1, amountCents: 12_000, currency: 'USD', reference: 'PAYOUT-2026-11-001' })],
     ['payout_failed', 'Payout failed or returned', payoutFailedMail(links, { ...base, payoutId: 1, amountCents: 12_000, currency: 'USD', reason: 'PayPal returned it: the account is closed' })],
+    ['bounty_awarded', 'Bounty awarded', bountyAwardedMail(links, { ...base, awardId: 1, bountyName: 'Ten new customers in March', words: "Bounty 'Ten new customers in March' — 100.00 USD", rewardCents: 10_000, currency: 'USD', period: '2026-03-01', submitted: false })],
+    ['bounty_approved', 'Bounty submission approved', bountyAwardedMail(links, { ...base, awardId: 2, bountyName: 'Review video', words: "Bounty 'Review video' — 50.00 EUR", rewardCents: 5_000, currency: 'EUR', period: null, submitted: true })],
+    ['bounty_rejected', 'Bounty submission rejected', bountyRejectedMail(links, { ...base, submissionId: 1, bountyName: 'Review video', reason: 'the video does not show the product' })],
     ['partner_banned', 'Removed from the program', decisionMail(links, { ...base, decision: 'banned', reason: 'ads bidding on the brand name', changeKey: 'preview' })],
     ['new_application', 'New application (to managers)', newApplicationMail(links, { programId, programName: name, applicationId: 1, name: SAMPLE_PARTNER.name, signals: ['signed up seconds after the click'] })],
     ['commission_held', 'Commission held for review (to managers)', heldCommissionMail(programId, 1, 'sale_2026_0001', ['same_ip_as_partner'])],

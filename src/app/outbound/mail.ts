@@ -27,14 +27,14 @@ export interface MailLinks {
   publicUrl: string;
 }
 
-const portal = (links: MailLinks) => `${links.publicUrl}/portal`;
+export const portal = (links: MailLinks) => `${links.publicUrl}/portal`;
 
 /** What a partner's mail shows of the program's brand (src/app/programs/brand.ts): the sender's name, the first line; HTML mail adds the logo and colour. */
 export type MailBrand = Brand;
 /** The brand of a program, for its mails. */
 export const mailBrand = async (db: Db, programId: number): Promise<MailBrand | undefined> => (await programBrand(db, programId)) ?? undefined;
 /** A partner's mail from the brand: its name as the sender and as the first line. */
-const fromBrand = (brand: MailBrand | undefined, programName: string | null, body: string) => ({
+export const fromBrand = (brand: MailBrand | undefined, programName: string | null, body: string) => ({
   senderName: brand?.name ?? programName,
   body: brand ? `${brand.name}\n\n${body}` : body,
 });

@@ -14,8 +14,10 @@ export interface CommissionRow extends CommissionPosition {
   programId: number;
   partnerId: number | null;
   partnerName: string | null;
-  saleId: number;
-  transactionId: string;
+  /** Null for a bounty's commission (bountyAwardId names its award instead). */
+  saleId: number | null;
+  transactionId: string | null;
+  bountyAwardId: number | null;
   currency: Currency;
   test: boolean;
   /** What the payout that claimed it pays for it. */
@@ -31,9 +33,9 @@ export interface CommissionRow extends CommissionPosition {
   rewardWords: string | null;
 }
 
-const COMMISSION_FIELDS = `c.id, c.program_id, c.partner_id, pa.name AS partner_name, c.sale_id, s.processor_event_id, c.currency, (s.test OR c.test) AS test,
+const COMMISSION_FIELDS = `c.id, c.program_id, c.partner_id, pa.name AS partner_name, c.sale_id, s.processor_event_id, c.currency, (coalesce(s.test, false) OR c.test) AS test, c.bounty_award_id,
          c.stage, c.status, c.payout_id, c.payout_cents, c.amount_cents, c.deducted_cents, c.created_at, c.auto_approve, c.hold_reasons, cs.state, cs.earned_cents, c.hold_days AS own_hold_days, c.reward_words`;
-const COMMISSION_FROM = 'commissions c JOIN commission_states cs ON cs.id = c.id JOIN sales s ON s.id = c.sale_id LEFT JOIN partners pa ON pa.id = c.partner_id';
+const COMMISSION_FROM = 'commissions c JOIN commission_states cs ON cs.id = c.id LEFT JOIN sales s ON s.id = c.sale_id LEFT JOIN partners pa ON pa.id = c.partner_id';
 const COMMISSION_SELECT = `SELECT ${COMMISSION_FIELDS} FROM ${COMMISSION_FROM}`;
 
 const toCommissionRow = (row: any): CommissionRow => ({
@@ -41,8 +43,9 @@ const toCommissionRow = (row: any): CommissionRow => ({
   programId: Number(row.program_id),
   partnerId: row.partner_id === null ? null : Number(row.partner_id),
   partnerName: row.partner_name,
-  saleId: Number(row.sale_id),
-  transactionId: row.processor_event_id,
+  saleId: row.sale_id === null ? null : Number(row.sale_id),
+  transactionId: row.processor_event_id ?? null,
+  bountyAwardId: row.bounty_award_id === null ? null : Number(row.bounty_award_id),
   currency: row.currency,
   test: row.test,
   stage: row.stage,

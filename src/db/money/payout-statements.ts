@@ -66,27 +66,28 @@ async function payoutStatement(db: Queryable, scopeColumn: 'partner_id' | 'progr
   const reversed = p.status === 'failed' && p.paid_at !== null;
   const [commissions, clawbacks] = await Promise.all(reversed ? [
     db.query(
-      `SELECT c.id, s.processor_event_id, s.occurred_at, s.amount_cents AS sale_cents, l.paid_cents AS payout_cents
-         FROM commission_ledger l JOIN commissions c ON c.id = l.commission_id JOIN sales s ON s.id = c.sale_id
-        WHERE l.payout_id = $1 AND l.kind = 'paid' AND l.partner_id = $2 ORDER BY s.occurred_at, c.id`,
+      `SELECT c.id, s.processor_event_id, coalesce(s.occurred_at, c.created_at) AS occurred_at, s.amount_cents AS sale_cents, l.paid_cents AS payout_cents
+         FROM commission_ledger l JOIN commissions c ON c.id = l.commission_id LEFT JOIN sales s ON s.id = c.sale_id
+        WHERE l.payout_id = $1 AND l.kind = 'paid' AND l.partner_id = $2 ORDER BY 3, c.id`,
       [payoutId, partnerId],
     ),
     db.query(
-      `SELECT l.id, l.commission_id, l.paid_cents AS amount_cents, coalesce(made.created_at, l.created_at) AS created_at, s.processor_event_id, s.occurred_at
-         FROM commission_ledger l JOIN commissions c ON c.id = l.commission_id JOIN sales s ON s.id = c.sale_id
+      `SELECT l.id, l.commission_id, l.paid_cents AS amount_cents, coalesce(made.created_at, l.created_at) AS created_at, s.processor_event_id, coalesce(s.occurred_at, c.created_at) AS occurred_at
+         FROM commission_ledger l JOIN commissions c ON c.id = l.commission_id LEFT JOIN sales s ON s.id = c.sale_id
          LEFT JOIN LATERAL (SELECT m.created_at FROM commission_ledger m WHERE m.commission_id = l.commission_id AND m.kind = 'clawed_back' AND m.id < l.id ORDER BY m.id DESC LIMIT 1) made ON true
         WHERE l.payout_id = $1 AND l.kind = 'clawback_settled' AND l.partner_id = $2 ORDER BY l.id`,
       [payoutId, partnerId],
     ),
   ] : [
     db.query(
-      `SELECT c.id, s.processor_event_id, s.occurred_at, s.amount_cents AS sale_cents, c.payout_cents
-         FROM commissions c JOIN sales s ON s.id = c.sale_id WHERE c.payout_id = $1 AND c.partner_id = $2 ORDER BY s.occurred_at, c.id`,
+      // A bounty's commission has no sale: its date is its own, its words say what it paid for.
+      `SELECT c.id, s.processor_event_id, coalesce(s.occurred_at, c.created_at) AS occurred_at, s.amount_cents AS sale_cents, c.payout_cents, c.bounty_award_id, c.reward_words
+         FROM commissions c LEFT JOIN sales s ON s.id = c.sale_id WHERE c.payout_id = $1 AND c.partner_id = $2 ORDER BY 3, c.id`,
       [payoutId, partnerId],
     ),
     db.query(
-      `SELECT k.id, k.commission_id, k.amount_cents, k.created_at, s.processor_event_id, s.occurred_at
-         FROM clawbacks k JOIN commissions c ON c.id = k.commission_id JOIN sales s ON s.id = c.sale_id
+      `SELECT k.id, k.commission_id, k.amount_cents, k.created_at, s.processor_event_id, coalesce(s.occurred_at, c.created_at) AS occurred_at
+         FROM clawbacks k JOIN commissions c ON c.id = k.commission_id LEFT JOIN sales s ON s.id = c.sale_id
         WHERE k.payout_id = $1 AND k.partner_id = $2 ORDER BY k.created_at, k.id`,
       [payoutId, partnerId],
     ),
@@ -100,7 +101,7 @@ async function payoutStatement(db: Queryable, scopeColumn: 'partner_id' | 'progr
       statementNumber: p.statement_number === null ? null : { number: Number(p.statement_number), prefix: p.statement_prefix, issuedAt: p.statement_issued_at },
     },
     commissions: commissions.rows.map((r) => ({
-      commissionId: Number(r.id), transactionId: r.processor_event_id, saleDate: r.occurred_at, saleCents: Number(r.sale_cents), paidCents: Number(r.payout_cents),
+      commissionId: Number(r.id), transactionId: r.processor_event_id, saleDate: r.occurred_at, saleCents: r.sale_cents === null ? null : Number(r.sale_cents), paidCents: Number(r.payout_cents),
     })),
     clawbacks: clawbacks.rows.map((r) => ({
       clawbackId: Number(r.id), commissionId: Number(r.commission_id), transactionId: r.processor_event_id, saleDate: r.occurred_at, amountCents: Number(r.amount_cents), madeAt: r.created_at,

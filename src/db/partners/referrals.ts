@@ -62,9 +62,11 @@ export interface PartnerCommissionRow {
   customerId: number | null;
   customerKey: string | null;
   customerName: string | null;
+  /** The sale's time (a bounty's commission: its own). */
   saleAt: Date;
   currency: string;
-  saleCents: number;
+  /** Null: a bounty's commission, paid without a sale. */
+  saleCents: number | null;
   /** What it earns the partner now (the commission_states rule). */
   earnedCents: number;
   state: CommissionState;
@@ -79,9 +81,9 @@ export interface PartnerCommissionRow {
 /** The partner's commissions with their sales, newest first, `limit` after `beforeId`. */
 export async function partnerCommissions(db: Queryable, partnerId: number, page: { beforeId: number | null; limit: number }): Promise<PartnerCommissionRow[]> {
   const { rows } = await db.query(
-    `SELECT c.id, s.customer_id, cu.customer_key, cu.name AS customer_name, s.occurred_at, c.currency, s.amount_cents AS sale_cents, cs.earned_cents, cs.state, c.created_at,
+    `SELECT c.id, s.customer_id, cu.customer_key, cu.name AS customer_name, coalesce(s.occurred_at, c.created_at) AS occurred_at, c.currency, s.amount_cents AS sale_cents, cs.earned_cents, cs.state, c.created_at,
             coalesce(c.hold_days, p.hold_days) AS hold_days, c.paid_at, c.reward_words
-       FROM commissions c JOIN commission_states cs ON cs.id = c.id JOIN sales s ON s.id = c.sale_id JOIN programs p ON p.id = c.program_id
+       FROM commissions c JOIN commission_states cs ON cs.id = c.id LEFT JOIN sales s ON s.id = c.sale_id JOIN programs p ON p.id = c.program_id
        LEFT JOIN customers cu ON cu.id = s.customer_id
       WHERE c.partner_id = $1 AND ($2::bigint IS NULL OR c.id < $2)
       ORDER BY c.id DESC LIMIT $3`,
@@ -94,7 +96,7 @@ export async function partnerCommissions(db: Queryable, partnerId: number, page:
     customerName: r.customer_name,
     saleAt: r.occurred_at,
     currency: r.currency,
-    saleCents: Number(r.sale_cents),
+    saleCents: r.sale_cents === null ? null : Number(r.sale_cents),
     earnedCents: Number(r.earned_cents),
     state: r.state,
     createdAt: r.created_at,

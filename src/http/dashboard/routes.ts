@@ -40,6 +40,7 @@ import { registerTaxPageRoutes } from './tax-page.js';
 import { registerBrandRoutes } from './brand-routes.js';
 import { registerDomainsRoutes } from './domains-page.js';
 import { registerMailPreviewsRoutes } from './mail-previews-page.js';
+import { registerBountyPageRoutes } from './bounties-page.js';
 
 const PAGE_TITLES: Record<number, string> = { 500: 'Something went wrong', 400: 'Bad request', 403: 'Not allowed', 404: 'Not found', 409: 'Conflict', 413: 'Too large', 429: 'Too many requests', 502: 'Stripe refused', 503: 'Unavailable' };
 
@@ -108,6 +109,7 @@ export function dashboardRoutes(deps: AppDeps, intake?: IntakeDeps): Router {
   registerBrandRoutes(router, { ...pageKit, csrfBeforeBody: csrf.checkBeforeBody, publicUrl: config.publicUrl });
   registerDomainsRoutes(router, { ...pageKit, publicUrl: config.publicUrl, hosts: deps.hosts });
   registerMailPreviewsRoutes(router, { ...pageKit, publicUrl: config.publicUrl });
+  registerBountyPageRoutes(router, pageKit);
 
   // A dashboard address that does not exist: a page that says so (a browser asked), not JSON.
   router.use('/dashboard', () => {

@@ -10,6 +10,7 @@ import { type Html, errorSummary, field, html, raw } from '../kit/html.js';
 import { dataTable, linkText } from '../kit/table.js';
 import { isoDay as day } from '../kit/components.js';
 import { referralsLink } from './referrals-page.js';
+import { bountiesLink } from './bounty-page.js';
 import { PAYOUT_METHOD_WORDS, payoutStateWords } from './payout-pages.js';
 
 type Overview = Awaited<ReturnType<typeof portalOverview>>;
@@ -102,7 +103,7 @@ export function programPage({ data, fieldErrors, built, builderValues, qr, typed
   return html`${errorSummary(fieldErrors)}<section id="terms-summary"><p>Your commission: <strong>${p.commission}</strong>, for each customer you refer to <strong>${p.domain}</strong>.</p>
 ${data.balances.length === 0 ? html`<p class="muted">No commissions yet.</p>` : dataTable(['Currency', 'Awaiting approval', 'Approved (owed to you)', 'Paid'],
   data.balances.map((b) => [b.currency, money(b.pendingCents, b.currency), html`<strong>${money(b.approvedCents, b.currency)}</strong>`, money(b.paidCents, b.currency)]), { id: 'balance' })}</section>
-${referralsLink(p.partnerId)}
+${referralsLink(p.partnerId)}${bountiesLink(p.partnerId)}
 <section id="links"><h2>Your links</h2>
 ${data.links.length === 0 ? html`<p>No links yet.</p>` : dataTable(['Link', 'Clicks', 'Leads', 'Sales', 'Commission', 'QR code'], data.links.map((l) => {
   const url = shownLinkUrl(p, l.shortLink);

@@ -42,7 +42,7 @@ ${payout.status === 'failed' ? html`<div class="error-summary" id="payout-failed
 <div class="compact"><table class="cards" id="lines"><caption class="visually-hidden">Lines of payout ${payout.id}</caption>
 <thead><tr><th scope="col">Sale date</th><th scope="col">Transaction</th><th scope="col">Line</th><th scope="col" class="num">Sale</th><th scope="col" class="num">Paid</th></tr></thead><tbody>
 ${lines.map((line) => html`<tr class="${line.kind}"><td data-label="Sale date">${day(line.saleDate)}</td><td data-label="Transaction">${idCell(line.transactionId)}</td><td data-label="Line">${lineWords(line)}</td>
-<td data-label="Sale" class="num">${line.kind === 'commission' ? money(line.saleCents, c) : '—'}</td><td data-label="Paid" class="num"><strong>${money(line.amountCents, c)}</strong></td></tr>`)}
+<td data-label="Sale" class="num">${line.kind === 'commission' && line.saleCents !== null ? money(line.saleCents, c) : '—'}</td><td data-label="Paid" class="num"><strong>${money(line.amountCents, c)}</strong></td></tr>`)}
 </tbody></table></div>
 <p id="lines-total">Total paid: <strong>${money(view.total, c)}</strong>${payout.status === 'failed' ? ' (it failed: what it was to pay is owed to you again)' : ''}</p></section>`;
 }
@@ -104,7 +104,7 @@ ${doc.reversed ? html`<p class="fail" id="statement-reversed"><strong>${doc.reve
 <table class="statement" id="statement-lines"><caption class="visually-hidden">Lines of ${statementHeading(view)}</caption>
 <thead><tr><th scope="col">Sale date</th><th scope="col">Transaction</th><th scope="col" class="num">Sale</th><th scope="col" class="num">Commission</th></tr></thead>
 <tbody>${lines.map((line) => html`<tr><td class="date">${day(line.saleDate)}</td><td>${idCell(line.transactionId)}${line.kind === 'clawback' ? html` <span class="muted">(${line.amountCents < 0 ? 'clawback' : 'given back'})</span>` : ''}</td>
-<td class="num">${line.kind === 'commission' ? money(line.saleCents, c) : ''}</td><td class="num">${money(line.amountCents, c)}</td></tr>`)}</tbody>
+<td class="num">${line.kind === 'commission' && line.saleCents !== null ? money(line.saleCents, c) : ''}</td><td class="num">${money(line.amountCents, c)}</td></tr>`)}</tbody>
 <tfoot><tr><th scope="row" colspan="3">Total (${c})</th><td class="num" id="statement-total">${money(view.total, c)}</td></tr></tfoot></table>
 <p>Paid with: ${sentWith(view)}${payout.reference ? html`; payment reference <code>${payout.reference}</code>` : ''}.</p>
 <p class="muted">Commissions earned through the ${payout.programName} partner program${payout.paidAt ? '' : '; this payout is on its way'}.${doc.title === 'Self-billing invoice' ? ' Issued by the brand on the partner\'s behalf (self-billing).' : ''}</p></section>`;

@@ -34,6 +34,7 @@ import { limitSignIn } from '../sign-in-limit.js';
 import { countPartnerLinkRequest } from '../../app/accounts/access.js';
 import { confirmSignInPage, linkSentPage, overviewPage, portalHeader, programPage, signInPage } from './pages.js';
 import { addReferralRoutes } from './referrals-routes.js';
+import { registerBountyRoutes } from './bounty-routes.js';
 import { registerPayoutRoutes } from './payout-routes.js';
 import { registerTaxRoutes } from './tax-routes.js';
 import { registerStripeExpressRoutes } from './stripe-express-routes.js';
@@ -191,6 +192,7 @@ export function portalRoutes(deps: AppDeps): Router {
   addReferralRoutes(router, { reading, send });
   registerPayoutRoutes(router, { form, send, app: base, reading });
   registerTaxRoutes(router, { form, send, app: base });
+  registerBountyRoutes(router, { form, send, app: base, reading });
   registerStripeExpressRoutes(router, { form, send, app: expressDeps });
 
   // A portal address that does not exist: a page, not JSON.

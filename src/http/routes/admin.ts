@@ -22,6 +22,7 @@ import { adminMoneyRoutes } from './admin-money.js';
 import { adminTaxRoutes } from './admin-tax.js';
 import { adminDiscountRoutes } from './discount-routes.js';
 import { adminRewardRuleRoutes } from './admin-reward-rules-routes.js';
+import { adminBountyRoutes } from './admin-bounty-routes.js';
 import { type AppDeps, clock } from '../deps.js';
 
 const idParam = (req: Request, name = 'id'): number => {
@@ -176,5 +177,6 @@ export function adminRoutes(deps: AppDeps): Router {
   adminPartnerRoutes(router, deps, app, idParam);
   adminDiscountRoutes(router, deps, app, idParam);
   adminRewardRuleRoutes(router, app, idParam);
+  adminBountyRoutes(router, app, idParam);
   return unguarded;
 }
