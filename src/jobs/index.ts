@@ -157,6 +157,7 @@ export async function startWorkers(
     pool: deps.pool,
     logger: deps.logger,
     secretBox: config.secretKey ? createSecretBox(config.secretKey) : null,
+    stripeSecretKey: config.stripeSecretKey,
     now: () => deps.now?.() ?? new Date(),
   });
   const deliveriesListening = listenOn(OUTBOUND_CHANNEL, coalesce(wakeDeliveries), 'new webhook deliveries');
