@@ -13,10 +13,19 @@ import * as providers from '../../db/money/payout-providers.js';
 import { withTransaction } from '../../db/infra/pool.js';
 import { type Scope, programInScope } from '../accounts/scope.js';
 import { type ManagementDeps, audit } from '../programs/management.js';
-import type { BatchSend } from './payout-providers.js';
 import { payWithStripe, stripeRefused, withPayout } from './payout-runs.js';
 
 export type StripeBatchDeps = ManagementDeps & { stripeSecretKey?: string | undefined };
+
+/** What "pay batch" answers (the shape of PayPal's and Wise's answer, src/app/money/payout-providers.ts). */
+interface BatchSend {
+  sendId: number | null;
+  sendIds: number[];
+  provider: 'stripe';
+  batchId: number;
+  sending: number[];
+  notSent: { payoutId: number; reason: string }[];
+}
 
 const NOT_CONFIGURED = 'Stripe transfers are not configured: set STRIPE_SECRET_KEY';
 const systemScope: Scope = { kind: 'operator', actor: SYSTEM('Stripe payout') };
