@@ -256,5 +256,11 @@ describe('paying a batch through Stripe', () => {
     // Kit is pending again: the batch may be paid through Stripe again.
     expect(shown.text).toContain(`Pay batch ${b.batchId} through Stripe`);
     expect(shown.text).toContain(`Pay payout ${kit!.id} through Stripe`);
+    // Paid by its own button afterwards: the refusal no longer shows beside it, the transfer does.
+    stripe.pays();
+    expect((await page.post(`${url}/${kit!.id}/stripe-transfer`)).status).toBe(303);
+    shown = await page.get(url);
+    expect(shown.text).toContain(`paid (${stripe.made.get(`affix-payout-${kit!.id}`)})`);
+    expect(shown.text).not.toContain('Not sent through Stripe: Stripe refused the transfer');
   });
 });

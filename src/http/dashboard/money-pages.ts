@@ -119,7 +119,7 @@ ${sent.length ? html`<section id="sent-payouts"><h2>Sent payouts</h2>
 <p class="muted">A payout that failed or came back (a bounced transfer, a returned PayPal item): mark it failed with the reason. Its balance is owed again, the next run pays it, and the partner is mailed to check their payout details.</p>
 <div class="compact">${dataTable(
   ['Payout', 'Partner', 'Amount', 'Status', 'Statement', ''],
-  sent.map((p) => [`${p.id} (batch ${p.batchId})`, p.partnerName, money(p.amountCents, p.currency), html`${p.status === 'failed' ? html`<span class="fail">failed</span>` : `paid${p.reference ? ` (${p.reference})` : ''}`}${providerOutcome(p.id, data.providers)}`,
+  sent.map((p) => [`${p.id} (batch ${p.batchId})`, p.partnerName, money(p.amountCents, p.currency), html`${p.status === 'failed' ? html`<span class="fail">failed</span>` : `paid${p.reference ? ` (${p.reference})` : ''}`}${providerOutcome(p.id, data.providers, p.status)}`,
     html`<a href="${base}/payouts/${p.id}/statement">Statement of payout ${p.id}</a> · <a href="${base}/payouts/${p.id}/statement.csv" download><span class="visually-hidden">Statement of payout ${p.id} as </span>CSV</a>`, p.status === 'paid' ? failForm(p.id) : '']),
 )}</div></section>` : ''}
 ${commissionsSection(view, data)}

@@ -24,9 +24,10 @@ export function payThroughButtons(base: string, batchId: number, payouts: { batc
 }
 
 /** A payout's outcome with its provider, in words: on its way, paid, failed with the reason, or not sent and why. */
-export function providerOutcome(payoutId: number, panel: ProviderPanel): Html {
+export function providerOutcome(payoutId: number, panel: ProviderPanel, payoutStatus?: string): Html {
   const item = panel.items.find((i) => i.payoutId === payoutId);
-  if (!item) return html``;
+  // Not sent, then paid another way (by hand, the payout's own Stripe button): the payout's reference says how.
+  if (!item || (item.outcome === 'not_sent' && payoutStatus === 'paid')) return html``;
   const name = NAMES[item.provider];
   const ref = item.providerItemId ? ` (${item.providerItemId})` : '';
   switch (item.outcome) {
