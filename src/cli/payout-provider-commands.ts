@@ -14,9 +14,9 @@ export const PROVIDER_SECRET_ENV = { paypal: 'AFFIX_PAYPAL_CLIENT_SECRET', wise:
 
 export function registerPayoutProviderCommands(payouts: Command): void {
   payouts.command('pay-batch <batchId>')
-    .description("pay the batch's pending PayPal or Wise payouts through the provider's API (followed until each settles)")
+    .description("pay the batch's pending PayPal, Wise or Stripe payouts through the provider's API (a job; each payout's outcome on the Payouts page)")
     .requiredOption('--program <id>', 'program id', positiveInt)
-    .requiredOption('--provider <provider>', 'paypal or wise')
+    .requiredOption('--provider <provider>', 'paypal, wise or stripe')
     .action(function (this: Command, id: string, f: P & { provider: string }) {
       return call(this, 'POST', `/programs/${f.program}/payout-batches/${positiveInt(id)}/pay`, { provider: f.provider });
     });

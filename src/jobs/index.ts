@@ -158,6 +158,7 @@ export async function startWorkers(
     pool: deps.pool,
     logger: deps.logger,
     secretBox: config.secretKey ? createSecretBox(config.secretKey) : null,
+    stripeSecretKey: config.stripeSecretKey,
     now: () => deps.now?.() ?? new Date(),
   });
   await startBountyJobs(boss, { pool: deps.pool, logger: deps.logger, secretBox: null, now: () => deps.now?.() ?? new Date() });

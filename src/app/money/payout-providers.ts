@@ -23,10 +23,14 @@ import { type Scope, programInScope } from '../accounts/scope.js';
 import { type ManagementDeps, audit, parseInput } from '../programs/management.js';
 import { failPayout } from './failed-payouts.js';
 import { markPaid, withPayout } from './payout-runs.js';
+import { type StripeBatchDeps, payBatchThroughStripe, sendThroughStripe } from './stripe-batch-payouts.js';
 
 export type PayoutProvider = providers.PayoutProvider;
+export type SendProvider = providers.SendProvider;
 export const PAYOUT_PROVIDERS = ['paypal', 'wise'] as const;
-export const PROVIDER_NAMES: Record<PayoutProvider, string> = { paypal: 'PayPal', wise: 'Wise' };
+/** A batch is paid through one of these; Stripe's transfers are src/app/money/stripe-batch-payouts.ts. */
+export const BATCH_PROVIDERS = ['paypal', 'wise', 'stripe'] as const;
+export const PROVIDER_NAMES: Record<SendProvider, string> = { paypal: 'PayPal', wise: 'Wise', stripe: 'Stripe' };
 
 /** How long one attempt holds a send: past it, a crashed attempt's send is taken up again. */
 export const SEND_LEASE_MS = 15 * 60_000;
@@ -45,6 +49,8 @@ export const PAYOUTS_PER_SEND = 1000;
 export interface ProviderDeps extends ManagementDeps {
   /** The provider calls' retries (tests pass no wait). */
   retry?: RetryOptions;
+  /** The platform's Stripe key (STRIPE_SECRET_KEY): a batch's Stripe transfers. */
+  stripeSecretKey?: string | undefined;
 }
 
 // ---- credentials ---------------------------------------------------------------------------------
@@ -139,7 +145,7 @@ async function accountOf(deps: ManagementDeps, programId: number, provider: Payo
 // ---- paying a batch ------------------------------------------------------------------------------
 
 export const payBatchInput = z.object({
-  provider: z.enum(PAYOUT_PROVIDERS, { error: 'provider must be paypal or wise' }),
+  provider: z.enum(BATCH_PROVIDERS, { error: 'provider must be paypal, wise or stripe' }),
 });
 
 const looksLikeEmail = (value: string | null): value is string => value !== null && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value);
@@ -162,7 +168,7 @@ export interface BatchSend {
   /** The first send's id (a batch of more than PAYOUTS_PER_SEND payouts has several: `sendIds`). */
   sendId: number | null;
   sendIds: number[];
-  provider: PayoutProvider;
+  provider: SendProvider;
   batchId: number;
   sending: number[];
   notSent: { payoutId: number; reason: string }[];
@@ -173,8 +179,9 @@ export interface BatchSend {
  * send, in one transaction under the program's payout lock: a second call at the same moment
  * finds nothing left to send (409). The provider is called by the job, never inside this.
  */
-export async function payBatchThroughProvider(deps: ManagementDeps & { payoutsPerSend?: number }, scope: Scope, programId: number, batchId: number, input: unknown): Promise<BatchSend> {
+export async function payBatchThroughProvider(deps: StripeBatchDeps & { payoutsPerSend?: number }, scope: Scope, programId: number, batchId: number, input: unknown): Promise<BatchSend> {
   const { provider } = parseInput(payBatchInput, input);
+  if (provider === 'stripe') return payBatchThroughStripe(deps, scope, programId, batchId, deps.payoutsPerSend ?? PAYOUTS_PER_SEND);
   await programInScope(deps, scope, programId);
   const name = PROVIDER_NAMES[provider];
   if (!(await providers.providerAccount(deps.pool, programId, provider)) || !deps.secretBox) {
@@ -206,7 +213,7 @@ export async function payBatchThroughProvider(deps: ManagementDeps & { payoutsPe
 
 // ---- the send (a job) ----------------------------------------------------------------------------
 
-const systemScope = (provider: PayoutProvider): Scope => ({ kind: 'operator', actor: SYSTEM(`${PROVIDER_NAMES[provider]} payout`) });
+const systemScope = (provider: SendProvider): Scope => ({ kind: 'operator', actor: SYSTEM(`${PROVIDER_NAMES[provider]} payout`) });
 
 /** PayPal's sender_batch_id of a send: the same on every attempt, new for a new send. */
 export const senderBatchId = (send: { programId: number; batchId: number; id: number }) => `affix-${send.programId}-${send.batchId}-${send.id}`;
@@ -274,6 +281,14 @@ export async function sendProviderPayouts(deps: ProviderDeps, sendId: number): P
   const send = await providers.leaseSend(deps.pool, sendId, now, new Date(now.getTime() + SEND_LEASE_MS));
   if (!send) {
     return (await providers.sendState(deps.pool, sendId)) === 'sending' ? 'busy' : 'done';
+  }
+  if (send.provider === 'stripe') {
+    try {
+      return await sendThroughStripe(deps, send);
+    } catch (error) {
+      await providers.releaseSend(deps.pool, send.id, (error as Error).message);
+      throw error;
+    }
   }
   const account = await accountOf(deps, send.programId, send.provider);
   if (!account) {
@@ -382,6 +397,8 @@ export async function followProviderPayouts(deps: ProviderDeps, limit = 200): Pr
   };
   const batches = new Map<string, Promise<PayPalBatch>>();
   for (const item of items) {
+    // A Stripe transfer is paid or refused in its answer: never open, nothing to ask about.
+    if (item.provider === 'stripe') continue;
     const account = await accountFor(item.programId, item.provider);
     const touch = (reason: string) => providers.recordItem(deps.pool, item.payoutId, { outcome: 'open', reason, at: deps.now() });
     if (!account) {

@@ -246,7 +246,7 @@ export async function markPaid(deps: ManagementDeps, scope: Scope, programId: nu
 }
 
 /** A Stripe error that means Stripe answered and refused (no transfer exists), not a lost connection. */
-const stripeRefused = (error: unknown): boolean => {
+export const stripeRefused = (error: unknown): boolean => {
   const status = (error as { statusCode?: unknown }).statusCode;
   return typeof status === 'number' && status >= 400 && status < 500;
 };

@@ -8,6 +8,8 @@ import type { Pool, PoolClient } from '../infra/pool.js';
 type Queryable = Pool | PoolClient;
 
 export type PayoutProvider = 'paypal' | 'wise';
+/** Who a send goes through: PayPal or Wise (the brand's credentials), or Stripe (the platform's key, migration 0074). */
+export type SendProvider = PayoutProvider | 'stripe';
 export type ItemOutcome = 'not_sent' | 'sending' | 'open' | 'paid' | 'failed';
 
 export interface ProviderAccountRow {
@@ -70,7 +72,7 @@ export async function batchExists(db: Queryable, programId: number, batchId: num
 }
 
 /** A batch's pending payouts paid by this method (the details they were made with), locked in id order. */
-export async function lockPendingOfMethod(client: PoolClient, programId: number, batchId: number, method: PayoutProvider) {
+export async function lockPendingOfMethod(client: PoolClient, programId: number, batchId: number, method: SendProvider) {
   const { rows } = await client.query(
     `SELECT po.id, po.partner_id, pa.name AS partner_name, po.currency, po.amount_cents, coalesce(po.pay_to, pa.payout_reference) AS pay_to
        FROM payouts po JOIN partners pa ON pa.id = po.partner_id
@@ -85,7 +87,7 @@ export async function lockPendingOfMethod(client: PoolClient, programId: number,
 }
 
 /** A send of these payouts, and its job, in the caller's transaction (the claim's). */
-export async function insertSend(client: PoolClient, programId: number, batchId: number, provider: PayoutProvider, payoutIds: number[], at: Date, schema = JOB_SCHEMA): Promise<number> {
+export async function insertSend(client: PoolClient, programId: number, batchId: number, provider: SendProvider, payoutIds: number[], at: Date, schema = JOB_SCHEMA): Promise<number> {
   const { rows } = await client.query(
     `WITH send AS (
        INSERT INTO provider_payout_sends (program_id, batch_id, provider, created_at) VALUES ($1, $2, $3, $4) RETURNING id
@@ -103,7 +105,7 @@ export async function insertSend(client: PoolClient, programId: number, batchId:
 }
 
 /** Payouts the provider cannot take: recorded with why (they stay pending). */
-export async function markNotSent(db: Queryable, programId: number, provider: PayoutProvider, lines: { payoutId: number; reason: string }[], at: Date): Promise<void> {
+export async function markNotSent(db: Queryable, programId: number, provider: SendProvider, lines: { payoutId: number; reason: string }[], at: Date): Promise<void> {
   if (lines.length === 0) return;
   await db.query(
     `INSERT INTO provider_payout_items AS i (payout_id, program_id, send_id, provider, outcome, reason, updated_at)
@@ -118,7 +120,7 @@ export interface SendRow {
   id: number;
   programId: number;
   batchId: number;
-  provider: PayoutProvider;
+  provider: SendProvider;
   state: 'sending' | 'sent' | 'refused';
   providerBatchId: string | null;
   attempts: number;
@@ -171,7 +173,7 @@ export interface ItemRow {
   payoutId: number;
   programId: number;
   sendId: number | null;
-  provider: PayoutProvider;
+  provider: SendProvider;
   outcome: ItemOutcome;
   providerItemId: string | null;
   providerStatus: string | null;

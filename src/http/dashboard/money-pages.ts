@@ -25,6 +25,8 @@ export interface MoneyView {
   people: boolean;
   /** A webhook secret to show once (just created or rotated). */
   newSecret?: { endpointId: number; secret: string } | null;
+  /** STRIPE_SECRET_KEY is set: a batch's Stripe payouts may be paid with one action. */
+  stripeTransfers?: boolean;
 }
 
 /** "awaiting approval" -> "Awaiting approval". */
@@ -111,13 +113,13 @@ ${open.length === 0 ? html`<p>No payout waits to be paid.</p>` : dataTable(
     html`${p.payoutMethod === 'stripe' ? html`<form method="post" action="${base}/payouts/${p.id}/stripe-transfer" class="inline"><button type="submit">Pay payout ${p.id} through Stripe</button></form>` : ''}
 ${p.status === 'processing' ? failForm(p.id) : html`<form method="post" action="${base}/payouts/${p.id}/cancel" class="inline"><button type="submit">Cancel payout ${p.id}</button></form>`}`]),
 )}
-${batches.length ? html`<h3>Exports</h3><ul>${batches.map((b) => html`<li>Batch ${b}: <a href="${base}/payouts/batches/${b}/export.csv?format=generic">CSV</a> · <a href="${base}/payouts/batches/${b}/export.csv?format=paypal">PayPal Payouts</a> · <a href="${base}/payouts/batches/${b}/export.csv?format=wise">Wise batch</a>${payThroughButtons(base, b, data.payouts, data.providers, fe)}</li>`)}</ul>` : ''}
+${batches.length ? html`<h3>Exports</h3><ul>${batches.map((b) => html`<li>Batch ${b}: <a href="${base}/payouts/batches/${b}/export.csv?format=generic">CSV</a> · <a href="${base}/payouts/batches/${b}/export.csv?format=paypal">PayPal Payouts</a> · <a href="${base}/payouts/batches/${b}/export.csv?format=wise">Wise batch</a>${payThroughButtons(base, b, data.payouts, data.providers, fe, view.stripeTransfers ?? false)}</li>`)}</ul>` : ''}
 </section>
 ${sent.length ? html`<section id="sent-payouts"><h2>Sent payouts</h2>
 <p class="muted">A payout that failed or came back (a bounced transfer, a returned PayPal item): mark it failed with the reason. Its balance is owed again, the next run pays it, and the partner is mailed to check their payout details.</p>
 <div class="compact">${dataTable(
   ['Payout', 'Partner', 'Amount', 'Status', 'Statement', ''],
-  sent.map((p) => [`${p.id} (batch ${p.batchId})`, p.partnerName, money(p.amountCents, p.currency), html`${p.status === 'failed' ? html`<span class="fail">failed</span>` : `paid${p.reference ? ` (${p.reference})` : ''}`}${providerOutcome(p.id, data.providers)}`,
+  sent.map((p) => [`${p.id} (batch ${p.batchId})`, p.partnerName, money(p.amountCents, p.currency), html`${p.status === 'failed' ? html`<span class="fail">failed</span>` : `paid${p.reference ? ` (${p.reference})` : ''}`}${providerOutcome(p.id, data.providers, p.status)}`,
     html`<a href="${base}/payouts/${p.id}/statement">Statement of payout ${p.id}</a> · <a href="${base}/payouts/${p.id}/statement.csv" download><span class="visually-hidden">Statement of payout ${p.id} as </span>CSV</a>`, p.status === 'paid' ? failForm(p.id) : '']),
 )}</div></section>` : ''}
 ${commissionsSection(view, data)}

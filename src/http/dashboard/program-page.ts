@@ -58,6 +58,8 @@ export type ProgramPageView = Awaited<ReturnType<typeof programPageData>> & {
   filter: ActivityFilter;
   publicUrl: string;
   connectConfigured: boolean;
+  /** STRIPE_SECRET_KEY is set: payouts may be paid as Stripe transfers. */
+  stripeTransfers: boolean;
 };
 
 export function programForm(values: Record<string, unknown>, fieldErrs: Record<string, string>, action: string, submit: string): Html {
@@ -264,6 +266,7 @@ const moneyView = (view: ProgramPageView): MoneyView => ({
   now: view.now,
   holdQuestion: view.extra.holdQuestion ?? null,
   formValues: view.extra.formValues ?? {},
+  stripeTransfers: view.stripeTransfers,
 });
 
 const partnerView = (view: ProgramPageView): PartnerPagesView => ({

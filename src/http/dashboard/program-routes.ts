@@ -65,7 +65,7 @@ export function programPageSender(kit: DashboardKit) {
     const data = await programPageData({ ...kit.app(), store: deps.store, publicUrl: config.publicUrl }, kit.scope(res), id, section, filter, Number.isSafeInteger(requested) && requested > 0 ? requested : 1, query, afterOwnWrite);
     const people = allows(res.locals.account.role, 'read_people');
     const behind = data.behindSeconds === null ? '' : html`<p class="muted" role="status">Figures may be up to ${data.behindSeconds} s behind.</p>`;
-    const body = html`${behind}${programPageBody({ ...data, now, heldKey, extra, filter, publicUrl: config.publicUrl, connectConfigured: Boolean(config.stripeConnect), people })}`;
+    const body = html`${behind}${programPageBody({ ...data, now, heldKey, extra, filter, publicUrl: config.publicUrl, connectConfigured: Boolean(config.stripeConnect), stripeTransfers: Boolean(config.stripeSecretKey), people })}`;
     const done = DONE[String(query.done)] ?? MONEY_DONE[String(query.done)] ?? PARTNER_DONE[String(query.done)] ?? BRAND_DONE[String(query.done)] ?? DISCOUNT_DONE[String(query.done)] ?? (query.done === 'bulk' ? bulkDone(query) : null);
     kit.send(res, extra.status ?? 200, sectionTitle(data.program.name, section), body, extra.status && extra.status >= 400 ? null : done);
   };

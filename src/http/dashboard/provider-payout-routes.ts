@@ -15,7 +15,7 @@ export function registerProviderPayoutRoutes(router: Router, kit: MoneyRouteKit)
     const id = await ownProgram(req, res);
     const batchId = Number(req.params.batchId);
     try {
-      await payBatchThroughProvider(app(), scope(res), id, batchId, { provider: text(req, 'provider') });
+      await payBatchThroughProvider({ ...app(), stripeSecretKey: kit.stripeSecretKey }, scope(res), id, batchId, { provider: text(req, 'provider') });
     } catch (error) {
       const fields = fieldErrors(error, { form: `pay_batch_${batchId}`, provider: `pay_batch_${batchId}` });
       return programPage(req, res, 'payouts', { status: (error as { status: number }).status, fieldErrors: fields });

@@ -9,21 +9,25 @@ export interface ProviderPanel {
   items: ProviderItem[];
 }
 
-const NAMES = { paypal: 'PayPal', wise: 'Wise' } as const;
+const NAMES = { paypal: 'PayPal', wise: 'Wise', stripe: 'Stripe' } as const;
 
-/** "Pay batch N through PayPal/Wise" where the batch has pending payouts of that method and the provider is set up. */
-export function payThroughButtons(base: string, batchId: number, payouts: { batchId: number; status: string; payoutMethod: string | null }[], panel: ProviderPanel, fe: Record<string, string>): Html {
+/**
+ * "Pay batch N through PayPal/Wise/Stripe" where the batch has pending payouts of that method and
+ * the provider is set up (PayPal, Wise: the brand's credentials; Stripe: STRIPE_SECRET_KEY).
+ */
+export function payThroughButtons(base: string, batchId: number, payouts: { batchId: number; status: string; payoutMethod: string | null }[], panel: ProviderPanel, fe: Record<string, string>, stripeTransfers = false): Html {
   const refused = fe[`pay_batch_${batchId}`];
-  const buttons = (['paypal', 'wise'] as const).filter((provider) =>
-    panel.accounts.some((a) => a.provider === provider) && payouts.some((p) => p.batchId === batchId && p.status === 'pending' && p.payoutMethod === provider));
+  const buttons = (['paypal', 'wise', 'stripe'] as const).filter((provider) =>
+    (provider === 'stripe' ? stripeTransfers : panel.accounts.some((a) => a.provider === provider)) && payouts.some((p) => p.batchId === batchId && p.status === 'pending' && p.payoutMethod === provider));
   if (buttons.length === 0) return refused ? html`<p class="error" role="alert">${refused}</p>` : html``;
   return html`${refused ? html`<p class="error" role="alert">${refused}</p>` : ''} ${buttons.map((provider) => html`<form method="post" action="${base}/payouts/batches/${batchId}/pay" class="inline"><input type="hidden" name="provider" value="${provider}"><button type="submit">Pay batch ${batchId} through ${NAMES[provider]}</button></form> `)}`;
 }
 
 /** A payout's outcome with its provider, in words: on its way, paid, failed with the reason, or not sent and why. */
-export function providerOutcome(payoutId: number, panel: ProviderPanel): Html {
+export function providerOutcome(payoutId: number, panel: ProviderPanel, payoutStatus?: string): Html {
   const item = panel.items.find((i) => i.payoutId === payoutId);
-  if (!item) return html``;
+  // Not sent, then paid another way (by hand, the payout's own Stripe button): the payout's reference says how.
+  if (!item || (item.outcome === 'not_sent' && payoutStatus === 'paid')) return html``;
   const name = NAMES[item.provider];
   const ref = item.providerItemId ? ` (${item.providerItemId})` : '';
   switch (item.outcome) {

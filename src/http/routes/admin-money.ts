@@ -76,7 +76,7 @@ export function adminMoneyRoutes(router: Router, deps: AppDeps, app: () => Manag
     res.json({ data: wire(failed) });
   });
   router.post(`${base}/payout-batches/:batchId/pay`, async (req, res) => {
-    res.status(202).json({ data: wire(await payoutProviders.payBatchThroughProvider(app(), operator(req), idParam(req), idParam(req, 'batchId'), req.body)) });
+    res.status(202).json({ data: wire(await payoutProviders.payBatchThroughProvider({ ...app(), stripeSecretKey: deps.config.stripeSecretKey }, operator(req), idParam(req), idParam(req, 'batchId'), req.body)) });
   });
   router.get(`${base}/payout-providers`, async (req, res) => {
     res.json({ data: wire(await payoutProviders.providerAccountsOf(app(), operator(req), idParam(req))) });
