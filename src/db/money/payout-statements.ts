@@ -10,6 +10,7 @@ type Queryable = Pool | PoolClient;
 
 export interface StatementPayout {
   id: number;
+  partnerId: number;
   batchId: number;
   currency: Currency;
   amountCents: number;
@@ -26,7 +27,7 @@ export interface StatementPayout {
   programName: string;
   brand: StatementDetails;
   partnerName: string;
-  /** The partner's sign-in email (their invoice details are kept by it); null before they were invited. */
+  /** The partner row's email (the brand's to edit; a person's details reach the statement only when shared with this row). */
   partnerEmail: string | null;
   /** Issued when the payout was paid (never before, never again). */
   statementNumber: IssuedNumber | null;
@@ -93,7 +94,7 @@ async function payoutStatement(db: Queryable, scopeColumn: 'partner_id' | 'progr
   ]);
   return {
     payout: {
-      id: Number(p.id), batchId: Number(p.batch_id), currency: p.currency, amountCents: Number(p.amount_cents), status: p.status, reference: p.reference,
+      id: Number(p.id), partnerId, batchId: Number(p.batch_id), currency: p.currency, amountCents: Number(p.amount_cents), status: p.status, reference: p.reference,
       paidAt: p.paid_at, createdAt: p.created_at, failureReason: p.failure_reason, failedAt: p.failed_at, payoutMethod: p.payout_method, payTo: p.pay_to, programName: p.program_name,
       brand: { legalName: p.statement_legal_name, address: p.statement_address, taxId: p.statement_tax_id }, partnerName: p.partner_name,
       partnerEmail: p.partner_email,
@@ -115,7 +116,7 @@ export interface InvoiceDetails {
   taxId: string;
 }
 
-/** The signed-in person's invoice details, or null before they gave any. */
+/** The signed-in person's own invoice details, or null before they gave any (a brand reads them through partner-detail-shares.ts only). */
 export async function invoiceDetails(db: Queryable, email: string): Promise<InvoiceDetails | null> {
   const { rows } = await db.query('SELECT name, address, country, tax_id FROM partner_invoice_details WHERE email = lower($1)', [email]);
   return rows[0] ? { name: rows[0].name, address: rows[0].address, country: rows[0].country, taxId: rows[0].tax_id } : null;

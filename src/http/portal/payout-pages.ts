@@ -4,6 +4,8 @@ import type { StatementView, partnerPayout } from '../../app/money/payout-statem
 import { COUNTRY_CODES, type StatementLine, countryName } from '../../core/payout-statements.js';
 import { formatMoney } from '../../core/money.js';
 import type { InvoiceDetails } from '../../db/money/payout-statements.js';
+import type { ShareChoice } from '../../db/money/partner-detail-shares.js';
+import { shareFieldset } from './share-choices.js';
 import { type Html, errorSummary, field, html, raw } from '../kit/html.js';
 import { idCell } from '../kit/table.js';
 import { isoDay as day } from '../kit/components.js';
@@ -71,7 +73,9 @@ export function statementPage(view: PayoutView, base: string): Html {
   const { payout, invoice } = view;
   return html`<style>${raw(STATEMENT_STYLE)}</style>
 <p class="no-print"><a href="${base}/payouts/${payout.id}">Back to payout ${payout.id}</a> · <button type="button" data-print>Print or save as PDF</button> · <a href="${base}/payouts/${payout.id}/statement.csv" download>CSV</a></p>
-${invoice ? '' : html`<p class="no-print unknown" id="invoice-missing">Your name, address and tax id are not on this statement yet: <a href="/portal/invoice-details?back=${encodeURIComponent(`${base}/payouts/${payout.id}/statement`)}">add your invoice details</a> once and they appear on every statement.</p>`}
+${invoice ? '' : view.invoiceGiven
+  ? html`<p class="no-print unknown" id="invoice-missing">Your invoice details are not shared with ${payout.programName}, so this statement names you as the program knows you: <a href="/portal/invoice-details?back=${encodeURIComponent(`${base}/payouts/${payout.id}/statement`)}">share your invoice details</a> with it.</p>`
+  : html`<p class="no-print unknown" id="invoice-missing">Your name, address and tax id are not on this statement yet: <a href="/portal/invoice-details?back=${encodeURIComponent(`${base}/payouts/${payout.id}/statement`)}">add your invoice details</a> once and share them with the programs that should have them.</p>`}
 ${statementDocument(view)}`;
 }
 
@@ -80,7 +84,7 @@ export function brandStatementPage(view: StatementView, payoutsUrl: string): Htm
   const { payout } = view;
   return html`<style>${raw(STATEMENT_STYLE)}</style>
 <p class="no-print"><a href="${payoutsUrl}#sent-payouts">Back to Payouts</a> · <button type="button" data-print>Print or save as PDF</button> · <a href="${payoutsUrl}/${payout.id}/statement.csv" download>CSV</a></p>
-${view.invoice ? '' : html`<p class="no-print unknown" id="invoice-missing">The partner has not given invoice details yet: the statement names them as the program knows them.</p>`}
+${view.invoice ? '' : html`<p class="no-print unknown" id="invoice-missing">The partner has not shared invoice details with this program: the statement names them as the program knows them.</p>`}
 ${statementDocument(view)}`;
 }
 
@@ -111,12 +115,12 @@ ${doc.reversed ? html`<p class="fail" id="statement-reversed"><strong>${doc.reve
 }
 
 /** The partner's invoice details form: once, for every statement. */
-export function invoiceDetailsPage(values: InvoiceDetails | null, fieldErrors: Record<string, string>, back: string | null, typed?: Record<string, string>): Html {
+export function invoiceDetailsPage(values: InvoiceDetails | null, fieldErrors: Record<string, string>, back: string | null, choices: ShareChoice[], typedShares: number[] | null, typed?: Record<string, string>): Html {
   const v = (name: 'name' | 'address' | 'country' | 'taxId', typedName: string) => typed?.[typedName] ?? values?.[name] ?? '';
   const country = v('country', 'country').toUpperCase();
   const addressError = fieldErrors.address;
   return html`${errorSummary(fieldErrors)}<section id="invoice-details"><h2>Your invoice details</h2>
-<p>They appear on the statement of every payout, in every program, earlier ones included. Only you see them here; they are printed on your statements.</p>
+<p>They appear on the statement of every payout, earlier ones included, in each program you share them with below (a program you do not share them with names you as it knows you).</p>
 <form method="post" action="/portal/invoice-details" novalidate>${back ? html`<input type="hidden" name="back" value="${back}">` : ''}
 ${field('name', 'Name (yours or your company’s)', v('name', 'name'), fieldErrors, 'autocomplete="name" required')}
 <label for="address">Address (street, postal code and city; one per line)</label>
@@ -128,6 +132,7 @@ ${addressError ? html`<p class="error" id="address-error">${addressError}</p>` :
 ${COUNTRIES.map(([code, name]) => html`<option value="${code}" ${code === country ? raw('selected') : ''}>${name}</option>`)}</select>
 ${fieldErrors.country ? html`<p class="error" id="country-error">${fieldErrors.country}</p>` : ''}
 ${field('tax_id', 'VAT or tax id (if you have one)', v('taxId', 'tax_id'), fieldErrors)}
+${shareFieldset(choices, typedShares)}
 <div><button type="submit">Save invoice details</button></div></form>
 ${back ? html`<p><a href="${back}">Back to the statement</a></p>` : html`<p><a href="/portal">Back to your programs</a></p>`}</section>`;
 }
