@@ -199,9 +199,12 @@ describe.skipIf(!hasChromium)('payout statements in the portal', () => {
     await page.getByLabel('Address (street, postal code and city; one per line)').fill('Kastanienallee 12\n10435 Berlin');
     await page.getByLabel('Country').selectOption({ label: 'Germany' });
     await page.getByLabel('VAT or tax id (if you have one)').fill('de123456789');
+    // Come from Northwind Books' statement: that program is ticked to share them with; Atelier Lumière is not.
+    expect(await page.getByLabel('Share with Northwind Books (Northwind Books Ltd)').isChecked()).toBe(true);
+    expect(await page.getByLabel('Share with Atelier Lumière (atelier-lumiere.example)').isChecked()).toBe(false);
     await submitWithKeyboard(page, 'Save invoice details');
     expect(new URL(page.url()).pathname).toBe(`/portal/programs/${ana}/payouts/${anaFirst.id}/statement`);
-    expect(await textOf('[role="status"]')).toBe('Invoice details saved: they are on this statement and every other.');
+    expect(await textOf('[role="status"]')).toBe('Invoice details saved: they are on the statements of the programs you share them with.');
     expect(await seen('#statement-to')).toBe('TO Ana Alvarez Studio Kastanienallee 12 10435 Berlin Germany VAT / tax id: DE123456789 ana@partner.example');
     expect(await page.locator('#invoice-missing').count()).toBe(0);
     expect((await rows('#statement-lines')).map((r) => [r[2], r[3]])).toEqual([['$125.00', '$25.00'], ['$49.99', '$10.00'], ['$300.00', '$60.00']]);
@@ -223,7 +226,17 @@ describe.skipIf(!hasChromium)('payout statements in the portal', () => {
     expect(await seen('#statement-to')).toContain('Ana Alvarez Studio Kastanienallee 12 10435 Berlin Germany VAT / tax id: DE123456789');
     expect((await rows('#statement-lines')).map((r) => r[3])).toEqual(['$39.80', '-$5.00']);
     expect(await textOf('#statement-total')).toBe('$34.80');
+    // The other program's (in euros): not shared with it, so it names her as it knows her, until she ticks it.
     await page.goto(`${api.url}/portal/programs/${anaEur}/payouts/${anaEurPayout!.id}/statement`);
+    expect(await seen('#statement-to')).toBe('TO Ana Alvarez ana@partner.example');
+    expect(await seen('#invoice-missing')).toBe('Your invoice details are not shared with Atelier Lumière, so this statement names you as the program knows you: share your invoice details with it.');
+    await page.getByRole('link', { name: 'share your invoice details' }).click();
+    expect(await page.getByLabel('Share with Northwind Books (Northwind Books Ltd)').isChecked()).toBe(true);
+    expect(await page.getByLabel('Share with Atelier Lumière (atelier-lumiere.example)').isChecked()).toBe(true);
+    await page.locator('#share-with').scrollIntoViewIfNeeded();
+    await checkedAtBothWidths('portal-invoice-details-shares');
+    await submitWithKeyboard(page, 'Save invoice details');
+    expect(new URL(page.url()).pathname).toBe(`/portal/programs/${anaEur}/payouts/${anaEurPayout!.id}/statement`);
     expect(await seen('#statement-from')).toBe('FROM Atelier Lumière'); // no statement details: the program's name alone
     expect(await textOf('#statement-title')).toBe('Statement 1'); // no VAT id: a statement, numbered 1 in that brand's own series
     expect(await seen('#statement-to')).toContain('Ana Alvarez Studio Kastanienallee 12 10435 Berlin Germany VAT / tax id: DE123456789');

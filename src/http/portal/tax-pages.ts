@@ -46,7 +46,7 @@ ${radios('us_person', 'Are you a US person (a US citizen or resident, or a US bu
 <fieldset><legend>If you are a US person: your taxpayer identification number</legend>
 ${radios('tin_kind', 'Which number', v('tin_kind', saved?.tinKind), [['ssn', 'SSN (Social Security number)'], ['ein', 'EIN (Employer Identification Number)']], fe)}
 ${field('tin', saved?.tinMasked ? `TIN (9 digits; leave empty to keep ${saved.tinMasked})` : 'TIN (9 digits, like 123-45-6789 or 12-3456789)', '', fe, 'autocomplete="off" inputmode="numeric" spellcheck="false"')}
-<p class="muted">Stored encrypted and shown masked (its last 4 digits), here and on the brand's pages; only the brand's year-end tax export, which their tax filing needs, holds it in full.</p></fieldset>
+<p class="muted">Stored encrypted and shown masked (its last 4 digits) here; only the year-end tax export of a program you share them with, which its tax filing needs, holds it in full.</p></fieldset>
 <fieldset><legend>If you are not a US person: certification of foreign status</legend>
 <label class="choice"><input type="checkbox" id="certify" name="certify" value="on" ${typed ? (typed.certify ? raw('checked') : '') : saved && !saved.usPerson ? raw('checked') : ''} ${invalid(fe, 'certify')}> I certify that I am not a US person, that the person (or business) named below is the beneficial owner of the income paid, and that these details are true, correct and complete.</label>
 ${error(fe, 'certify')}
