@@ -9,7 +9,8 @@ import { errors } from '../../core/errors.js';
 import { COUNTRY_CODES, linesTotal, maskedPayTo, statementLines } from '../../core/payout-statements.js';
 import * as statements from '../../db/money/payout-statements.js';
 import { type StatementDocument, statementCsv } from '../../core/statement-csv.js';
-import { STATEMENT_PREFIX, STATEMENT_PREFIX_RULE, reversedMark, statementNumberText, statementTitle } from '../../core/statement-numbers.js';
+import { STATEMENT_PREFIX, STATEMENT_PREFIX_RULE, reversedMark, statementNumberText } from '../../core/statement-numbers.js';
+import { statementParties } from '../../core/statement-snapshot.js';
 import { setStatementPrefix, statementPrefix } from '../../db/money/statement-numbers.js';
 import { withTransaction } from '../../db/infra/pool.js';
 import { type ManagementDeps, audit, parseInput } from '../programs/management.js';
@@ -51,17 +52,20 @@ function statementView(found: NonNullable<Awaited<ReturnType<typeof statements.p
   const { payout } = found;
   const lines = statementLines(found.commissions, found.clawbacks);
   const total = linesTotal(lines);
+  // Numbered: as issued (the snapshot), never changed since; unnumbered (or numbered before snapshots were kept): live.
+  const frozen = payout.statementSnapshot;
+  const parties = frozen ?? statementParties({ programName: payout.programName, brand: payout.brand, partnerName: payout.partnerName, email, invoice });
   const document: StatementDocument = {
-    title: statementTitle(payout.brand.taxId),
+    title: parties.title,
     number: statementNumberText(payout.statementNumber),
     issueDate: payout.statementNumber?.issuedAt ?? null,
     reversed: reversedMark(payout.statementNumber, payout.status, payout.failedAt, payout.failureReason),
-    from: { name: payout.brand.legalName || payout.programName, address: payout.brand.address, taxId: payout.brand.taxId },
-    to: { name: invoice?.name || payout.partnerName, address: invoice?.address ?? '', country: invoice?.country ?? '', taxId: invoice?.taxId ?? '', email },
+    from: parties.from,
+    to: parties.to,
     programName: payout.programName, payoutId: payout.id, currency: payout.currency, status: payout.status, reference: payout.reference,
     createdAt: payout.createdAt, paidAt: payout.paidAt, lines, total,
   };
-  return { payout, payTo: maskedPayTo(payout.payTo), lines, total, invoice, document };
+  return { payout, payTo: maskedPayTo(payout.payTo), lines, total, invoice, frozen: frozen !== null, document };
 }
 
 /** The partner's statement as CSV (the page's document, cell by cell). */

@@ -3,6 +3,7 @@
 // by the partner row (a payout of another partner reads as none) or by the signed-in email.
 import type { StatementClawback, StatementCommission } from '../../core/payout-statements.js';
 import type { IssuedNumber } from '../../core/statement-numbers.js';
+import { type StatementSnapshot, parseSnapshot } from '../../core/statement-snapshot.js';
 import type { Currency } from '../../core/types.js';
 import type { Pool, PoolClient } from '../infra/pool.js';
 
@@ -31,6 +32,8 @@ export interface StatementPayout {
   partnerEmail: string | null;
   /** Issued when the payout was paid (never before, never again). */
   statementNumber: IssuedNumber | null;
+  /** The title and parties as they were when the number was issued (null before, and on numbers issued before snapshots were kept). */
+  statementSnapshot: StatementSnapshot | null;
 }
 
 export interface StatementDetails {
@@ -52,7 +55,7 @@ async function payoutStatement(db: Queryable, scopeColumn: 'partner_id' | 'progr
   const { rows } = await db.query(
     `SELECT p.id, p.batch_id, p.partner_id, p.currency, p.amount_cents, p.status, p.reference, p.paid_at, p.created_at, p.payout_method, p.pay_to, p.failure_reason, p.failed_at,
             pr.name AS program_name, pr.statement_legal_name, pr.statement_address, pr.statement_tax_id, pa.name AS partner_name, pa.email AS partner_email,
-            sn.number AS statement_number, sn.prefix AS statement_prefix, sn.issued_at AS statement_issued_at
+            sn.number AS statement_number, sn.prefix AS statement_prefix, sn.issued_at AS statement_issued_at, sn.snapshot AS statement_snapshot
        FROM payouts p JOIN programs pr ON pr.id = p.program_id JOIN partners pa ON pa.id = p.partner_id
        LEFT JOIN statement_numbers sn ON sn.payout_id = p.id
       WHERE p.id = $1 AND p.${scopeColumn} = $2 AND p.status <> 'canceled'`,
@@ -99,6 +102,7 @@ async function payoutStatement(db: Queryable, scopeColumn: 'partner_id' | 'progr
       brand: { legalName: p.statement_legal_name, address: p.statement_address, taxId: p.statement_tax_id }, partnerName: p.partner_name,
       partnerEmail: p.partner_email,
       statementNumber: p.statement_number === null ? null : { number: Number(p.statement_number), prefix: p.statement_prefix, issuedAt: p.statement_issued_at },
+      statementSnapshot: parseSnapshot(p.statement_snapshot),
     },
     commissions: commissions.rows.map((r) => ({
       commissionId: Number(r.id), transactionId: r.processor_event_id, saleDate: r.occurred_at, saleCents: Number(r.sale_cents), paidCents: Number(r.payout_cents),

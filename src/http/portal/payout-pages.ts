@@ -73,7 +73,7 @@ export function statementPage(view: PayoutView, base: string): Html {
   const { payout, invoice } = view;
   return html`<style>${raw(STATEMENT_STYLE)}</style>
 <p class="no-print"><a href="${base}/payouts/${payout.id}">Back to payout ${payout.id}</a> · <button type="button" data-print>Print or save as PDF</button> · <a href="${base}/payouts/${payout.id}/statement.csv" download>CSV</a></p>
-${invoice ? '' : view.invoiceGiven
+${invoice || view.frozen ? '' : view.invoiceGiven
   ? html`<p class="no-print unknown" id="invoice-missing">Your invoice details are not shared with ${payout.programName}, so this statement names you as the program knows you: <a href="/portal/invoice-details?back=${encodeURIComponent(`${base}/payouts/${payout.id}/statement`)}">share your invoice details</a> with it.</p>`
   : html`<p class="no-print unknown" id="invoice-missing">Your name, address and tax id are not on this statement yet: <a href="/portal/invoice-details?back=${encodeURIComponent(`${base}/payouts/${payout.id}/statement`)}">add your invoice details</a> once and share them with the programs that should have them.</p>`}
 ${statementDocument(view)}`;
@@ -84,7 +84,7 @@ export function brandStatementPage(view: StatementView, payoutsUrl: string): Htm
   const { payout } = view;
   return html`<style>${raw(STATEMENT_STYLE)}</style>
 <p class="no-print"><a href="${payoutsUrl}#sent-payouts">Back to Payouts</a> · <button type="button" data-print>Print or save as PDF</button> · <a href="${payoutsUrl}/${payout.id}/statement.csv" download>CSV</a></p>
-${view.invoice ? '' : html`<p class="no-print unknown" id="invoice-missing">The partner has not shared invoice details with this program: the statement names them as the program knows them.</p>`}
+${view.invoice || view.frozen ? '' : html`<p class="no-print unknown" id="invoice-missing">The partner has not shared invoice details with this program: the statement names them as the program knows them.</p>`}
 ${statementDocument(view)}`;
 }
 
@@ -94,7 +94,6 @@ export const statementHeading = (view: StatementView) => `${view.document.title}
 function statementDocument(view: StatementView): Html {
   const { payout, lines, document: doc } = view;
   const c = payout.currency;
-  const brand = payout.brand;
   const to = doc.to;
   return html`<section id="statement" aria-labelledby="statement-title">
 <h2 id="statement-title">${statementHeading(view)}</h2>
@@ -102,7 +101,7 @@ ${doc.reversed ? html`<p class="fail" id="statement-reversed"><strong>${doc.reve
 <dl class="numbers"><div><dt>Number</dt><dd id="statement-number">${doc.number ?? 'Given when paid'}</dd></div><div><dt>Issue date</dt><dd>${doc.issueDate ? day(doc.issueDate) : 'Not yet issued'}</dd></div>
 <div><dt>Payout</dt><dd>${payout.id}, made ${day(payout.createdAt)}</dd></div><div><dt>Paid on</dt><dd>${payout.paidAt ? day(payout.paidAt) : 'Not yet paid'}</dd></div></dl>
 <div class="statement-parties">
-<div id="statement-from"><h3>From</h3><address><strong>${doc.from.name}</strong>${brand.legalName && brand.legalName !== payout.programName ? html`<br>for ${payout.programName}` : ''}${doc.from.address ? html`<br>${addressHtml(doc.from.address.split('\n'))}` : ''}${doc.from.taxId ? html`<br>VAT / tax id: ${doc.from.taxId}` : ''}</address></div>
+<div id="statement-from"><h3>From</h3><address><strong>${doc.from.name}</strong>${doc.from.name !== payout.programName ? html`<br>for ${payout.programName}` : ''}${doc.from.address ? html`<br>${addressHtml(doc.from.address.split('\n'))}` : ''}${doc.from.taxId ? html`<br>VAT / tax id: ${doc.from.taxId}` : ''}</address></div>
 <div id="statement-to"><h3>To</h3><address><strong>${to.name}</strong>${to.address ? html`<br>${addressHtml(to.address.split('\n'))}` : ''}${to.country ? html`<br>${countryName(to.country)}` : ''}${to.taxId ? html`<br>VAT / tax id: ${to.taxId}` : ''}${to.email ? html`<br>${to.email}` : ''}</address></div>
 </div>
 <table class="statement" id="statement-lines"><caption class="visually-hidden">Lines of ${statementHeading(view)}</caption>

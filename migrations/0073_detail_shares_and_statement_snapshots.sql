@@ -15,3 +15,10 @@ CREATE TABLE partner_detail_shares (
 );
 -- The portal lists a person's shares by their email.
 CREATE INDEX partner_detail_shares_email_idx ON partner_detail_shares (email);
+
+-- A numbered statement does not change after it is issued (docs/payouts.md, "Statements"): the
+-- transaction that numbers a payout stores its title and parties as they are then — the brand's
+-- legal name, address and tax id, and the partner's invoice details as shared with the enrollment
+-- (or the partner as the program knows them). Null on statements numbered before this migration:
+-- those render from live data, as they did.
+ALTER TABLE statement_numbers ADD COLUMN snapshot jsonb;
