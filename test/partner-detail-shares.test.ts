@@ -36,16 +36,16 @@ const PAT = 'pat@person.example';
 const US = { legal_name: 'Pat Rivera', country: 'US', address: '9 Elm St\nDenver, CO 80202', us_person: 'yes', tin_kind: 'ssn', tin: '123-45-6789' };
 const INVOICE = { name: 'Pat Rivera Studio', address: '9 Elm St\nDenver, CO 80202', country: 'US', tax_id: 'US99-887766' };
 
-/** A paid payout of the seeded partner: one sale, approved, run and marked paid. */
-async function paidPayout(shop: SeededProgram, saleCents: number) {
+/** A payout of the seeded partner: one sale, approved and run; marked paid unless `open`. */
+async function payout(shop: SeededProgram, saleCents: number, open = false) {
   await payoutConfig.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0 });
   await apiSale(api, shop, saleCents);
   api.clock.now = new Date(api.clock.now.getTime() + 60_000);
   await commissionLifecycle.approveDueCommissions(deps());
   const run = await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId);
-  const payout = run.payouts.find((p) => p.partnerId === shop.partnerId)!;
-  await payoutRuns.markPayoutPaid(deps(), OPERATOR, shop.programId, payout.id, { reference: `ref-${payout.id}` });
-  return payout.id;
+  const made = run.payouts.find((p) => p.partnerId === shop.partnerId)!;
+  if (!open) await payoutRuns.markPayoutPaid(deps(), OPERATOR, shop.programId, made.id, { reference: `ref-${made.id}` });
+  return made.id;
 }
 
 const exportRow = async (shop: SeededProgram) => {
@@ -62,7 +62,8 @@ describe('who sees a partner’s details', () => {
     await db.pool.query("UPDATE partners SET email = $1, invited_at = now(), status = 'approved' WHERE id = $2", [PAT, b.partnerId]);
     await saveInvoiceDetails(deps(), PAT, { ...INVOICE, share: [String(b.partnerId)] });
     await tax.saveTaxDetails(deps(), PAT, { ...US, share: String(b.partnerId) });
-    const bPayout = await paidPayout(b, 100_000);
+    const bPayout = await payout(b, 100_000, true);
+    await payout(b, 50_000);
     expect((await programPayout(deps(), OPERATOR, b.programId, bPayout)).document.to).toMatchObject({ name: 'Pat Rivera Studio', taxId: 'US99-887766' });
     expect(await exportRow(b)).toContain('123-45-6789');
 
@@ -70,7 +71,9 @@ describe('who sees a partner’s details', () => {
     const a = await seedProgram(api, { commission_rate: 10 });
     await must('PATCH', `/programs/${a.programId}/partners/${a.partnerId}`, { email: 'PAT@person.example' });
     await db.pool.query("UPDATE partners SET invited_at = now(), status = 'approved' WHERE id = $1", [a.partnerId]);
-    const aPayout = await paidPayout(a, 200_000);
+    // A paid payout (for the year-end export) and an open one (its statement, not numbered yet, reads live data).
+    await payout(a, 200_000);
+    const aPayout = await payout(a, 100_000, true);
     await must('PATCH', `/programs/${a.programId}/tax-settings`, { tax_details_required: true });
 
     const seenByA = async () => {

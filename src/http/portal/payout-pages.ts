@@ -73,7 +73,9 @@ export function statementPage(view: PayoutView, base: string): Html {
   const { payout, invoice } = view;
   return html`<style>${raw(STATEMENT_STYLE)}</style>
 <p class="no-print"><a href="${base}/payouts/${payout.id}">Back to payout ${payout.id}</a> · <button type="button" data-print>Print or save as PDF</button> · <a href="${base}/payouts/${payout.id}/statement.csv" download>CSV</a></p>
-${invoice || view.frozen ? '' : view.invoiceGiven
+${view.frozen
+  ? html`<p class="no-print muted" id="statement-issued">This statement is issued: it keeps the details it was issued with and does not change. ${invoice ? 'Changes to your invoice details appear on later statements.' : html`For later statements of ${payout.programName}, <a href="/portal/invoice-details?back=${encodeURIComponent(`${base}/payouts/${payout.id}/statement`)}">add or share your invoice details</a>.`}</p>`
+  : invoice ? '' : view.invoiceGiven
   ? html`<p class="no-print unknown" id="invoice-missing">Your invoice details are not shared with ${payout.programName}, so this statement names you as the program knows you: <a href="/portal/invoice-details?back=${encodeURIComponent(`${base}/payouts/${payout.id}/statement`)}">share your invoice details</a> with it.</p>`
   : html`<p class="no-print unknown" id="invoice-missing">Your name, address and tax id are not on this statement yet: <a href="/portal/invoice-details?back=${encodeURIComponent(`${base}/payouts/${payout.id}/statement`)}">add your invoice details</a> once and share them with the programs that should have them.</p>`}
 ${statementDocument(view)}`;
