@@ -1,7 +1,8 @@
 // A numbered statement does not change after it is issued (docs/payouts.md, "Statements"): the
 // transaction that numbers a payout stores its title, the brand's legal name, address and tax id,
 // and the partner's details as shared; later changes to any of them leave it as issued, while a
-// payout not yet numbered shows live data.
+// payout not yet numbered shows live data. And the programs of a brand, which share one series,
+// give the same tax id (or none).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATOR } from '../src/app/accounts/scope.js';
 import * as commissionLifecycle from '../src/app/money/commission-lifecycle.js';
@@ -9,7 +10,8 @@ import * as payoutConfig from '../src/app/money/payout-settings.js';
 import * as payoutRuns from '../src/app/money/payout-runs.js';
 import { partnerPayout, programPayout, programStatementCsv, saveInvoiceDetails, updateStatementDetails } from '../src/app/money/payout-statements.js';
 import type { ManagementDeps } from '../src/app/programs/management.js';
-import { type TestApi, type TestDatabase, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import type { AffixError } from '../src/core/errors.js';
+import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 import { apiSale } from './support/money.js';
 
 let db: TestDatabase;
@@ -59,5 +61,21 @@ describe('numbered statements as issued', () => {
     // Not yet numbered: live.
     const live = (await programPayout(deps(), OPERATOR, shop.programId, unpaid)).document;
     expect([live.number, live.title, live.from.name, live.to.name]).toEqual([null, 'Statement', 'Harbour Holdings AG', 'Rosa Bianchi']);
+  });
+});
+
+describe('one tax id per brand', () => {
+  it('a program’s tax id that differs from another program of the same brand is refused in words; the same id (however spaced) or none is taken; another brand’s does not count', async () => {
+    const shop = await seedProgram(api);
+    const made = await api.request('POST', '/api/v1/admin/programs', { body: { account_id: shop.accountId, name: 'Harbour Outlet', domain: 'outlet.example', commission_type: 'percent', commission_rate: 10 }, headers: adminHeaders });
+    const outlet = Number(made.body.data.id);
+    await updateStatementDetails(deps(), OPERATOR, shop.programId, { legal_name: 'Harbour Goods GmbH', tax_id: 'DE811907980' });
+    const refused = await updateStatementDetails(deps(), OPERATOR, outlet, { legal_name: 'Harbour Goods GmbH', tax_id: 'DE999999999' }).then(() => null, (e: AffixError) => e);
+    const message = `${(await db.pool.query('SELECT name FROM programs WHERE id = $1', [shop.programId])).rows[0].name}, another program of this brand, gives the tax id DE811907980: the programs of a brand share one series of statement numbers, so they give the same VAT or tax id (or none).`;
+    expect([refused?.status, refused?.message, refused?.init.fields]).toEqual([400, message, { tax_id: message }]);
+    expect((await updateStatementDetails(deps(), OPERATOR, outlet, { tax_id: 'de 811 907 980' })).taxId).toBe('DE 811 907 980');
+    expect((await updateStatementDetails(deps(), OPERATOR, outlet, { tax_id: '' })).taxId).toBe('');
+    const stranger = await seedProgram(api);
+    expect((await updateStatementDetails(deps(), OPERATOR, stranger.programId, { tax_id: 'FR12345678901' })).taxId).toBe('FR12345678901');
   });
 });

@@ -11,6 +11,7 @@ import * as statements from '../../db/money/payout-statements.js';
 import { type StatementDocument, statementCsv } from '../../core/statement-csv.js';
 import { STATEMENT_PREFIX, STATEMENT_PREFIX_RULE, reversedMark, statementNumberText } from '../../core/statement-numbers.js';
 import { statementParties } from '../../core/statement-snapshot.js';
+import { conflictingTaxId, taxIdConflictMessage } from '../../core/statement-tax-ids.js';
 import { setStatementPrefix, statementPrefix } from '../../db/money/statement-numbers.js';
 import { withTransaction } from '../../db/infra/pool.js';
 import { type ManagementDeps, audit, parseInput } from '../programs/management.js';
@@ -144,6 +145,9 @@ export async function updateStatementDetails(deps: ManagementDeps, scope: Scope,
   const parsed = parseInput(brandInput, input);
   const details = { legalName: parsed.legal_name, address: parsed.address, taxId: parsed.tax_id };
   return withTransaction(deps.pool, async (client) => {
+    // One series per brand: its programs give the same tax id (or none).
+    const conflict = conflictingTaxId(details.taxId, await statements.otherProgramsTaxIds(client, program.account_id, programId));
+    if (conflict) throw errors.invalid(taxIdConflictMessage(conflict), { tax_id: taxIdConflictMessage(conflict) });
     const current = (await statements.statementDetails(client, programId))!;
     const currentPrefix = await statementPrefix(client, program.account_id);
     const numberPrefix = parsed.number_prefix ?? currentPrefix;

@@ -143,3 +143,9 @@ export async function statementDetails(db: Queryable, programId: number): Promis
 export async function setStatementDetails(db: Queryable, programId: number, details: StatementDetails): Promise<void> {
   await db.query('UPDATE programs SET statement_legal_name = $2, statement_address = $3, statement_tax_id = $4 WHERE id = $1', [programId, details.legalName, details.address, details.taxId]);
 }
+
+/** The other programs of the account with a tax id on their statements (the brand's one series). */
+export async function otherProgramsTaxIds(db: Queryable, accountId: number, programId: number): Promise<{ programName: string; taxId: string }[]> {
+  const { rows } = await db.query("SELECT name, statement_tax_id FROM programs WHERE account_id = $1 AND id <> $2 AND statement_tax_id <> '' ORDER BY id", [accountId, programId]);
+  return rows.map((r) => ({ programName: r.name, taxId: r.statement_tax_id }));
+}
