@@ -112,7 +112,7 @@ describe.skipIf(!hasChromium)('payout statements in the portal', () => {
     await checkedAtBothWidths('statement-details-refused');
     await page.getByLabel('VAT or tax id').fill('gb 123 4567 89');
     await submitWithKeyboard(page, 'Save statement details');
-    expect(await textOf('[role="status"]')).toBe('Statement details saved: every statement shows them.');
+    expect(await textOf('[role="status"]')).toBe('Statement details saved: statements numbered from now on show them (an issued statement keeps its own).');
     expect(await page.getByLabel('VAT or tax id').inputValue()).toBe('GB 123 4567 89');
     await checkedAtBothWidths('statement-details');
 

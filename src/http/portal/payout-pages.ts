@@ -115,7 +115,7 @@ ${doc.reversed ? html`<p class="fail" id="statement-reversed"><strong>${doc.reve
 <p class="muted">Commissions earned through the ${payout.programName} partner program${payout.paidAt ? '' : '; this payout is on its way'}.${doc.title === 'Self-billing invoice' ? ' Issued by the brand on the partner\'s behalf (self-billing).' : ''}</p></section>`;
 }
 
-/** The partner's invoice details form: once, for every statement. */
+/** The partner's invoice details form: once, for the statements of the programs they share them with. */
 export function invoiceDetailsPage(values: InvoiceDetails | null, fieldErrors: Record<string, string>, back: string | null, choices: ShareChoice[], typedShares: number[] | null, typed?: Record<string, string>): Html {
   const v = (name: 'name' | 'address' | 'country' | 'taxId', typedName: string) => typed?.[typedName] ?? values?.[name] ?? '';
   const country = v('country', 'country').toUpperCase();
