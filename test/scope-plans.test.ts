@@ -91,6 +91,17 @@ beforeAll(async () => {
       [programId],
     );
   }
+  // Every partner's person gave invoice and tax details and shared them with their enrollment: the
+  // brand's reads of them (statement copy, tax export, the threshold hold) join the shares.
+  await seeding.query(
+    `INSERT INTO partner_detail_shares (partner_id, email, shared_at) SELECT id, lower(email), now() FROM partners WHERE program_id = ANY ($1::bigint[]) AND email IS NOT NULL`,
+    [[big.programId, small.programId]],
+  );
+  await seeding.query(`INSERT INTO partner_invoice_details (email, name, address, country, tax_id, updated_at) SELECT email, 'Invoice ' || partner_id, 'Street 1', 'DE', '', now() FROM partner_detail_shares ON CONFLICT DO NOTHING`);
+  await seeding.query(
+    `INSERT INTO partner_tax_details (email, legal_name, country, address, us_person, foreign_name, foreign_citizenship, foreign_signed_on, foreign_signature, updated_at)
+     SELECT email, 'Tax ' || partner_id, 'DE', 'Street 1', false, 'Tax ' || partner_id, 'DE', '2026-01-01', 'Tax ' || partner_id, now() FROM partner_detail_shares ON CONFLICT DO NOTHING`,
+  );
   await seeding.query('ANALYZE');
   await seeding.end();
   appPool = createPool(db.url, { max: 5, applicationName: 'affix-test' });
@@ -287,7 +298,8 @@ describe('reads scoped by account, program or partner', () => {
     // The shared tables the seed filled (a guard against a seed that quietly stopped filling one).
     for (const table of ['partners', 'partner_profiles', 'referral_links', 'customers', 'clicks_default', 'sales', 'tracking_events', 'commissions', 'commission_ledger', 'clawbacks', 'payouts',
       'partner_applications', 'promo_codes', 'partner_sanctions', 'audit_log', 'account_members', 'api_keys', 'webhook_endpoints', 'webhook_messages', 'webhook_deliveries',
-      'webhook_attempts', 'webhook_events', 'page_rollups', 'partner_stripe_accounts', 'statement_numbers', 'bounty_submissions', 'bounty_awards']) expect(large, table).toContain(table);
+      'webhook_attempts', 'webhook_events', 'page_rollups', 'partner_stripe_accounts', 'statement_numbers', 'bounty_submissions', 'bounty_awards',
+      'partner_detail_shares', 'partner_invoice_details', 'partner_tax_details']) expect(large, table).toContain(table);
     const { explained, offending } = await scansOfLargeTables(db.pool, recorder.sent, large);
     expect(explained).toBeGreaterThan(60);
     expect(offending, `reads that scan a table every brand shares:\n${offending.join('\n')}`).toEqual([]);

@@ -190,6 +190,8 @@ describe('statement numbers', () => {
       await client.query('BEGIN');
       await client.query('DROP TABLE statement_numbers, statement_series');
       await client.query(migration);
+      // The column migration 0073 adds to the table made again (the statements' snapshots).
+      await client.query('ALTER TABLE statement_numbers ADD COLUMN snapshot jsonb');
       await client.query('COMMIT');
     } finally {
       client.release();

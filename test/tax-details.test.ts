@@ -42,6 +42,8 @@ async function partner(shop: SeededProgram, name: string) {
   const code = `${name.toLowerCase()}-${shop.programId}`;
   await must('POST', `/programs/${shop.programId}/links`, { partner_id: made.id, short_link: code });
   await must('PATCH', `/programs/${shop.programId}/partners/${made.id}/payout-details`, { payout_method: 'paypal', payout_reference: `${name.toLowerCase()}@paypal.example` });
+  // Invited: the person's portal lists the enrollment, to share their tax details with.
+  await db.pool.query('UPDATE partners SET invited_at = now() WHERE id = $1', [made.id]);
   return { partnerId: made.id as number, email, affiliateUrl: `https://shop.example.com/?aff=${code}` };
 }
 
@@ -99,7 +101,7 @@ describe('tax details', () => {
     const ana = await partner(shop, 'Ana');
     const ben = await partner(shop, 'Ben');
     const cleo = await partner(shop, 'Cleo');
-    await tax.saveTaxDetails(deps(), ana.email, US);
+    await tax.saveTaxDetails(deps(), ana.email, { ...US, share: [String(ana.partnerId)] });
     await apiSale(api, { ...shop, affiliateUrl: ana.affiliateUrl }, 700_000);
     await apiSale(api, { ...shop, affiliateUrl: ben.affiliateUrl }, 700_000);
     await apiSale(api, { ...shop, affiliateUrl: cleo.affiliateUrl }, 500_000);
@@ -132,7 +134,7 @@ describe('tax details', () => {
     for (const p of run.body.data.payouts) await payoutRuns.markPayoutPaid(deps(), OPERATOR, shop.programId, p.id, { reference: `ref-${p.id}` });
     await apiSale(api, { ...shop, affiliateUrl: cleo.affiliateUrl }, 100_000);
     await approveAll();
-    await tax.saveTaxDetails(deps(), ben.email, FOREIGN('Ben Weber'));
+    await tax.saveTaxDetails(deps(), ben.email, { ...FOREIGN('Ben Weber'), share: [String(ben.partnerId)] });
     const second = await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId);
     expect(second.payouts.map((p) => [p.partnerId, p.amountCents])).toEqual([[ben.partnerId, 70_000]]);
     expect(second.missingTaxDetails.map((m) => [m.partnerName, m.amountCents, m.paidThisYearCents])).toEqual([['Cleo', 10_000, 50_000]]);
@@ -143,7 +145,7 @@ describe('tax details', () => {
     await payoutConfig.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0 });
     const dana = await partner(shop, 'Dana');
     const eli = await partner(shop, 'Eli');
-    await tax.saveTaxDetails(deps(), dana.email, { ...US, legal_name: 'Dana Ray', tin_kind: 'ein', tin: '12-3456789' });
+    await tax.saveTaxDetails(deps(), dana.email, { ...US, legal_name: 'Dana Ray', tin_kind: 'ein', tin: '12-3456789', share: [String(dana.partnerId)] });
     await apiSale(api, { ...shop, affiliateUrl: dana.affiliateUrl }, 100_000);
     await apiSale(api, { ...shop, affiliateUrl: dana.affiliateUrl }, 200_000, { currency: 'EUR' });
     await apiSale(api, { ...shop, affiliateUrl: eli.affiliateUrl }, 50_000);
@@ -166,7 +168,7 @@ describe('tax details', () => {
     expect(rows.map((r) => r.slice(0, 14))).toEqual([
       [String(dana.partnerId), 'Dana', dana.email, String(year()), 'EUR', '200.00', '1', 'given', 'Dana Ray', '1 Main St, Austin, TX 78701', 'US', 'yes', 'EIN', '12-3456789'],
       [String(dana.partnerId), 'Dana', dana.email, String(year()), 'USD', '100.00', '1', 'given', 'Dana Ray', '1 Main St, Austin, TX 78701', 'US', 'yes', 'EIN', '12-3456789'],
-      [String(eli.partnerId), 'Eli', eli.email, String(year()), 'USD', '50.00', '1', 'missing', '', '', '', '', '', ''],
+      [String(eli.partnerId), 'Eli', eli.email, String(year()), 'USD', '50.00', '1', 'not given or not shared', '', '', '', '', '', ''],
     ]);
     const audited = await db.pool.query("SELECT actor_type, object_id FROM audit_log WHERE program_id = $1 AND action = 'tax_export.downloaded'", [shop.programId]);
     expect(audited.rows).toEqual([{ actor_type: 'operator', object_id: String(year()) }]);

@@ -97,6 +97,12 @@ export interface YearEndRow {
   } | null;
 }
 
+/**
+ * A row without tax details: the partner gave none, or did not share them with this program (the
+ * brand cannot tell which; telling would say whether someone gave details to another brand).
+ */
+export const NOT_SHARED = 'not given or not shared';
+
 export const YEAR_END_HEADER = [
   'partner_id', 'partner_name', 'email', 'year', 'currency', 'amount_paid', 'payouts', 'tax_details', 'legal_name', 'address', 'country',
   'us_person', 'tin_type', 'tin', 'foreign_status_certified_on', 'tax_details_updated_at',
@@ -109,7 +115,7 @@ export function yearEndCsv(year: number, rows: YearEndRow[], amountText: (cents:
     const t = r.tax;
     lines.push(
       [
-        r.partnerId, r.partnerName, r.email ?? '', year, r.currency, amountText(r.paidCents, r.currency), r.payouts, t ? 'given' : 'missing',
+        r.partnerId, r.partnerName, r.email ?? '', year, r.currency, amountText(r.paidCents, r.currency), r.payouts, t ? 'given' : NOT_SHARED,
         t?.legalName ?? '', t?.address.replaceAll('\n', ', ') ?? '', t?.country ?? '', t ? (t.usPerson ? 'yes' : 'no') : '', t?.tinKind?.toUpperCase() ?? '',
         t?.tin ?? '', t?.foreignCertifiedOn ?? '', t ? t.updatedAt.toISOString() : '',
       ].map(csvField).join(','),

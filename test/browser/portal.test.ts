@@ -112,9 +112,12 @@ describe.skipIf(!hasChromium)('partner portal', () => {
     const statement = await page.request.get(`${api.url}${await page.getByRole('link', { name: `Statement of payout ${payoutId} as CSV` }).getAttribute('href')}`);
     expect(statement.headers()['content-disposition']).toContain(`affix-payout-${payoutId}-statement.csv`);
     const lines = (await statement.text()).trim().split('\r\n');
-    expect(lines.slice(0, 7)).toEqual([`statement,payout,${payoutId}`, 'program,Alpha Shop', 'partner,Ana', 'currency,USD', 'amount,25.00', 'status,paid', 'reference,PAYPAL-PORTAL-1']);
-    expect(lines.at(-2)).toMatch(new RegExp(`^${commission},portal_t1,\\d{4}-\\d\\d-\\d\\d,125\\.00,25\\.00$`));
-    expect(lines.at(-1)).toBe('total,,,,25.00');
+    // The numbered statement (docs/payouts.md, "Statements"): the document, its number, then the payout's facts, a row per line, the total.
+    expect(lines[0]).toBe('document,Statement');
+    expect(lines[1]).toMatch(/^number,\d+$/);
+    expect(lines).toEqual(expect.arrayContaining(['program,Alpha Shop', `payout,${payoutId}`, 'currency,USD', 'status,paid', 'reference,PAYPAL-PORTAL-1']));
+    expect(lines.at(-2)).toMatch(new RegExp(`^${commission},portal_t1,\\d{4}-\\d\\d-\\d\\d,125\\.00,25\\.00,commission$`));
+    expect(lines.at(-1)).toBe('total,,,,25.00,USD');
 
     // The program's terms and resources.
     expect(await seen('#terms')).toContain('No paid search on our brand name.');

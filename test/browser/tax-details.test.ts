@@ -117,15 +117,21 @@ describe.skipIf(!hasChromium)('tax details in the browser', () => {
     expect(await page.content()).not.toContain('666-12-3456');
     expect(await page.locator('#legal_name').inputValue()).toBe('Ben Okafor');
 
-    // Saved: shown masked, never in full.
+    // Saved: shown masked, never in full; shared with the program he ticks (nothing is ticked until he does).
     await page.getByLabel('TIN (9 digits, like 123-45-6789 or 12-3456789)').fill('123-45-6789');
+    const share = page.getByLabel('Share with Northwind Coffee (northwind.example)');
+    expect(await share.isChecked()).toBe(false);
+    await share.check();
     await submitWithKeyboard(page, 'Save tax details');
     expect(await textOf('.flash')).toBe('Tax details saved.');
     expect(await textOf('#tax-status')).toContain('US person, SSN •••-••-6789');
     expect(await page.content()).not.toContain('123-45-6789');
     expect(await page.content()).not.toContain('123456789');
     expect(await page.getByLabel('TIN (9 digits; leave empty to keep •••-••-6789)').inputValue()).toBe('');
+    expect(await page.getByLabel('Share with Northwind Coffee (northwind.example)').isChecked()).toBe(true);
     await checkedAtBothWidths('portal-tax-details');
+    await page.locator('#share-with').scrollIntoViewIfNeeded();
+    await checkedAtBothWidths('portal-tax-details-shares');
 
     // The next run pays him.
     const again = await admin('POST', `/programs/${program.id}/payouts/run`);

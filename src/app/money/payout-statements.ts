@@ -1,26 +1,37 @@
 // A payout's statement for the partner: the payout, its lines, where it was sent (masked), the
 // brand's statement details and the partner's invoice details. The partner's invoice details
 // belong to the person (their sign-in email), not to one program: entered once, they appear on
-// every statement of every program that pays them, earlier ones included.
+// every statement (earlier ones included) of each program they shared them with. Not shared, the
+// statement names the partner as the program knows them — the partner's copy and the brand's alike.
 import { z } from 'zod';
 import { changedFields } from '../../core/audit.js';
 import { errors } from '../../core/errors.js';
 import { COUNTRY_CODES, linesTotal, maskedPayTo, statementLines } from '../../core/payout-statements.js';
 import * as statements from '../../db/money/payout-statements.js';
 import { type StatementDocument, statementCsv } from '../../core/statement-csv.js';
-import { STATEMENT_PREFIX, STATEMENT_PREFIX_RULE, reversedMark, statementNumberText, statementTitle } from '../../core/statement-numbers.js';
+import { STATEMENT_PREFIX, STATEMENT_PREFIX_RULE, reversedMark, statementNumberText } from '../../core/statement-numbers.js';
+import { statementParties } from '../../core/statement-snapshot.js';
+import { conflictingTaxId, taxIdConflictMessage } from '../../core/statement-tax-ids.js';
 import { setStatementPrefix, statementPrefix } from '../../db/money/statement-numbers.js';
 import { withTransaction } from '../../db/infra/pool.js';
 import { type ManagementDeps, audit, parseInput } from '../programs/management.js';
 import { type Scope, programInScope } from '../accounts/scope.js';
 import { type PortalReadDeps, ownPartner } from '../partners/portal.js';
+import { sharedPartnerDetails } from '../../db/money/partner-detail-shares.js';
+import { type ShareDeps, sharesOfForm } from './partner-detail-shares.js';
 
 /** One of the signed-in partner's payouts with its lines; the same 404 for another partner's payout as for none. */
 export async function partnerPayout(deps: PortalReadDeps, email: string, partnerId: number, payoutId: number) {
   const partner = await ownPartner(deps, email, partnerId);
-  const [found, invoice] = await Promise.all([statements.partnerPayoutStatement(deps.pool, partner.partnerId, payoutId), statements.invoiceDetails(deps.pool, email)]);
+  const [found, shared, own] = await Promise.all([
+    statements.partnerPayoutStatement(deps.pool, partner.partnerId, payoutId),
+    sharedPartnerDetails(deps.pool, partner.programId, [partner.partnerId]),
+    statements.invoiceDetails(deps.pool, email),
+  ]);
   if (!found) throw errors.notFound('Payout not found');
-  return { partner, ...statementView(found, invoice, email) };
+  // The same document as the brand's copy: their details only when shared with this enrollment.
+  const invoice = shared.get(partner.partnerId)?.invoice ?? null;
+  return { partner, ...statementView(found, invoice, email), invoiceGiven: own !== null };
 }
 
 /**
@@ -31,9 +42,9 @@ export async function programPayout(deps: ManagementDeps, scope: Scope, programI
   await programInScope(deps, scope, programId);
   const found = await statements.programPayoutStatement(deps.pool, programId, payoutId);
   if (!found) throw errors.notFound('Payout not found');
-  const email = found.payout.partnerEmail;
-  const invoice = email ? await statements.invoiceDetails(deps.pool, email) : null;
-  return statementView(found, invoice, email ?? '');
+  // The person's invoice details only when they shared them with this partner row (under its current email).
+  const shared = await sharedPartnerDetails(deps.pool, programId, [found.payout.partnerId]);
+  return statementView(found, shared.get(found.payout.partnerId)?.invoice ?? null, found.payout.partnerEmail ?? '');
 }
 
 export type StatementView = ReturnType<typeof statementView>;
@@ -42,17 +53,20 @@ function statementView(found: NonNullable<Awaited<ReturnType<typeof statements.p
   const { payout } = found;
   const lines = statementLines(found.commissions, found.clawbacks);
   const total = linesTotal(lines);
+  // Numbered: as issued (the snapshot), never changed since; unnumbered (or numbered before snapshots were kept): live.
+  const frozen = payout.statementSnapshot;
+  const parties = frozen ?? statementParties({ programName: payout.programName, brand: payout.brand, partnerName: payout.partnerName, email, invoice });
   const document: StatementDocument = {
-    title: statementTitle(payout.brand.taxId),
+    title: parties.title,
     number: statementNumberText(payout.statementNumber),
     issueDate: payout.statementNumber?.issuedAt ?? null,
     reversed: reversedMark(payout.statementNumber, payout.status, payout.failedAt, payout.failureReason),
-    from: { name: payout.brand.legalName || payout.programName, address: payout.brand.address, taxId: payout.brand.taxId },
-    to: { name: invoice?.name || payout.partnerName, address: invoice?.address ?? '', country: invoice?.country ?? '', taxId: invoice?.taxId ?? '', email },
+    from: parties.from,
+    to: parties.to,
     programName: payout.programName, payoutId: payout.id, currency: payout.currency, status: payout.status, reference: payout.reference,
     createdAt: payout.createdAt, paidAt: payout.paidAt, lines, total,
   };
-  return { payout, payTo: maskedPayTo(payout.payTo), lines, total, invoice, document };
+  return { payout, payTo: maskedPayTo(payout.payTo), lines, total, invoice, frozen: frozen !== null, document };
 }
 
 /** The partner's statement as CSV (the page's document, cell by cell). */
@@ -92,11 +106,18 @@ const invoiceInput = z.object({
 
 export const invoiceDetailsOf = (deps: ManagementDeps, email: string) => statements.invoiceDetails(deps.pool, email);
 
-/** The signed-in person's invoice details (validated), for every statement of theirs. */
-export async function saveInvoiceDetails(deps: ManagementDeps, email: string, input: unknown) {
+/**
+ * The signed-in person's invoice details (validated), for every statement of theirs, with the
+ * enrollments ticked to share them with (`share`: partner ids; the others unshared).
+ */
+export async function saveInvoiceDetails(deps: ShareDeps, email: string, input: unknown) {
   const parsed = parseInput(invoiceInput, input);
   const details = { name: parsed.name, address: parsed.address, country: parsed.country, taxId: parsed.tax_id };
-  await statements.saveInvoiceDetails(deps.pool, email, details, deps.now());
+  const saveShares = await sharesOfForm(deps, email, input);
+  await withTransaction(deps.pool, async (client) => {
+    await statements.saveInvoiceDetails(client, email, details, deps.now());
+    await saveShares(client);
+  });
   return details;
 }
 
@@ -124,6 +145,9 @@ export async function updateStatementDetails(deps: ManagementDeps, scope: Scope,
   const parsed = parseInput(brandInput, input);
   const details = { legalName: parsed.legal_name, address: parsed.address, taxId: parsed.tax_id };
   return withTransaction(deps.pool, async (client) => {
+    // One series per brand: its programs give the same tax id (or none).
+    const conflict = conflictingTaxId(details.taxId, await statements.otherProgramsTaxIds(client, program.account_id, programId));
+    if (conflict) throw errors.invalid(taxIdConflictMessage(conflict), { tax_id: taxIdConflictMessage(conflict) });
     const current = (await statements.statementDetails(client, programId))!;
     const currentPrefix = await statementPrefix(client, program.account_id);
     const numberPrefix = parsed.number_prefix ?? currentPrefix;

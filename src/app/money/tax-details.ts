@@ -12,6 +12,8 @@ import { type TaxHeldLine, type TaxThresholds, type TinKind, calendarYear, forma
 import type { Currency } from '../../core/types.js';
 import { toCurrency } from '../../core/currency.js';
 import * as tax from '../../db/money/tax-details.js';
+import { sharedPartnerDetails } from '../../db/money/partner-detail-shares.js';
+import { type ShareDeps, sharesOfForm } from './partner-detail-shares.js';
 import * as payouts from '../../db/money/commissions-and-payouts.js';
 import { type Pool, type PoolClient, withTransaction } from '../../db/infra/pool.js';
 import { queueMails } from '../../db/outbound/mail-outbox.js';
@@ -69,9 +71,10 @@ const taxInput = z
 /**
  * The signed-in person's tax details, validated and saved with a line of history (who, when). A
  * US person's TIN is sealed before it is stored; left blank, the one given before stays (it is
- * never shown, so it cannot be typed back). Anyone else certifies foreign status.
+ * never shown, so it cannot be typed back). Anyone else certifies foreign status. `share` lists
+ * the enrollments (partner ids) ticked to see them.
  */
-export async function saveTaxDetails(deps: ManagementDeps, email: string, input: unknown, by = email): Promise<TaxDetailsView> {
+export async function saveTaxDetails(deps: ShareDeps, email: string, input: unknown, by = email): Promise<TaxDetailsView> {
   // Every problem at once, in the form's order: the schema's and the rules between fields.
   const result = taxInput.safeParse(input);
   const fields: Record<string, string> = {};
@@ -120,7 +123,12 @@ export async function saveTaxDetails(deps: ManagementDeps, email: string, input:
     foreignName: foreign ? parsed.foreign_name! : null, foreignCitizenship: foreign ? parsed.foreign_citizenship! : null,
     foreignSignedOn: foreign ? parsed.foreign_signed_on! : null, foreignSignature: foreign ? parsed.foreign_signature! : null,
   };
-  await withTransaction(deps.pool, (client) => tax.saveTaxDetails(client, email, details, deps.now(), by));
+  // With the enrollments ticked to share them with (the others unshared), in one transaction.
+  const saveShares = await sharesOfForm(deps, email, input);
+  await withTransaction(deps.pool, async (client) => {
+    await tax.saveTaxDetails(client, email, details, deps.now(), by);
+    await saveShares(client);
+  });
   return (await taxDetailsOf(deps, email))!;
 }
 
@@ -186,8 +194,9 @@ export async function holdForTaxDetails(client: Pool | PoolClient, programId: nu
   if (!settings.required || lines.length === 0) return { pay: lines, held: [] };
   const partnerIds = [...new Set(lines.map((l) => l.partnerId))];
   const { from, to } = calendarYear(now.getUTCFullYear());
-  const [paid, given] = await Promise.all([tax.paidInYear(client, programId, partnerIds, from, to), tax.partnersWithTaxDetails(client, programId, partnerIds)]);
-  const split = linesByTaxDetails(lines, settings, (partnerId, currency) => paid.get(`${partnerId}:${currency}`) ?? 0, (partnerId) => given.has(partnerId));
+  const [paid, shared] = await Promise.all([tax.paidInYear(client, programId, partnerIds, from, to), sharedPartnerDetails(client, programId, partnerIds)]);
+  // Tax details count only when the person shared them with this enrollment.
+  const split = linesByTaxDetails(lines, settings, (partnerId, currency) => paid.get(`${partnerId}:${currency}`) ?? 0, (partnerId) => !!shared.get(partnerId)?.tax);
   if (split.held.length === 0) return { pay: split.pay, held: [] };
   const names = new Map((await payouts.partnersByIds(client, programId, [...new Set(split.held.map((h) => h.partnerId))])).map((p) => [p.partnerId, p.name]));
   return { pay: split.pay, held: split.held.map((h) => ({ ...h, partnerName: names.get(h.partnerId) ?? '' })) };
@@ -202,14 +211,17 @@ export const yearInput = z.object({
 
 /**
  * The year-end export: per partner and currency, what the program's paid payouts paid in the
- * calendar year (UTC; failed and canceled ones paid nothing), with the person's tax details — the
- * TIN unmasked, here only. Every download is audited (`tax_export.downloaded`, with the year).
+ * calendar year (UTC; failed and canceled ones paid nothing), with the tax details the person
+ * shared with this program — the TIN unmasked, here only. Every download is audited (`tax_export.downloaded`, with the year).
  */
 export async function yearEndExport(deps: ManagementDeps, scope: Scope, programId: number, input: unknown): Promise<{ year: number; csv: string }> {
   await programInScope(deps, scope, programId);
   const { year } = parseInput(yearInput, input);
   const { from, to } = calendarYear(year);
-  const rows = await tax.yearEndRows(deps.pool, programId, from, to);
+  const paid = await tax.yearEndRows(deps.pool, programId, from, to);
+  // Only the tax details each person shared with this program; the others' rows say not shared.
+  const shared = await sharedPartnerDetails(deps.pool, programId, [...new Set(paid.map((r) => r.partnerId))]);
+  const rows = paid.map((r) => ({ ...r, tax: shared.get(r.partnerId)?.tax ?? null }));
   if (rows.some((r) => r.tax?.tinSealed) && !deps.secretBox) throw errors.badRequest('The export cannot open the TINs: AFFIX_SECRET_KEY is not set');
   const csv = yearEndCsv(
     year,

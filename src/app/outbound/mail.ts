@@ -171,7 +171,7 @@ export function taxDetailsReminderMail(links: MailLinks, p: { programId: number;
     programId: p.programId,
     to: p.email,
     subject: `${p.programName}: add your tax details to be paid ${owed}`,
-    ...fromBrand(p.brand, p.programName, `${p.programName} owes you ${owed} and needs your tax details before paying you more this year.\n\nAdd them in your partner portal (legal name, address, and your TIN if you are a US person, or a certification that you are not): ${portal(links)}/tax-details\n\nYour TIN is stored encrypted and shown to you masked. The next payout pays you once they are there.\n`),
+    ...fromBrand(p.brand, p.programName, `${p.programName} owes you ${owed} and needs your tax details before paying you more this year.\n\nAdd them in your partner portal (legal name, address, and your TIN if you are a US person, or a certification that you are not) and tick "Share with ${p.programName}": ${portal(links)}/tax-details\n\nYour TIN is stored encrypted and shown to you masked. The next payout pays you once they are there.\n`),
     dedupeKey: `tax_details_reminder:${p.partnerId}:${p.day}`,
   });
 }

@@ -3,6 +3,7 @@
 // by the partner row (a payout of another partner reads as none) or by the signed-in email.
 import type { StatementClawback, StatementCommission } from '../../core/payout-statements.js';
 import type { IssuedNumber } from '../../core/statement-numbers.js';
+import { type StatementSnapshot, parseSnapshot } from '../../core/statement-snapshot.js';
 import type { Currency } from '../../core/types.js';
 import type { Pool, PoolClient } from '../infra/pool.js';
 
@@ -10,6 +11,7 @@ type Queryable = Pool | PoolClient;
 
 export interface StatementPayout {
   id: number;
+  partnerId: number;
   batchId: number;
   currency: Currency;
   amountCents: number;
@@ -26,10 +28,12 @@ export interface StatementPayout {
   programName: string;
   brand: StatementDetails;
   partnerName: string;
-  /** The partner's sign-in email (their invoice details are kept by it); null before they were invited. */
+  /** The partner row's email (the brand's to edit; a person's details reach the statement only when shared with this row). */
   partnerEmail: string | null;
   /** Issued when the payout was paid (never before, never again). */
   statementNumber: IssuedNumber | null;
+  /** The title and parties as they were when the number was issued (null before, and on numbers issued before snapshots were kept). */
+  statementSnapshot: StatementSnapshot | null;
 }
 
 export interface StatementDetails {
@@ -51,7 +55,7 @@ async function payoutStatement(db: Queryable, scopeColumn: 'partner_id' | 'progr
   const { rows } = await db.query(
     `SELECT p.id, p.batch_id, p.partner_id, p.currency, p.amount_cents, p.status, p.reference, p.paid_at, p.created_at, p.payout_method, p.pay_to, p.failure_reason, p.failed_at,
             pr.name AS program_name, pr.statement_legal_name, pr.statement_address, pr.statement_tax_id, pa.name AS partner_name, pa.email AS partner_email,
-            sn.number AS statement_number, sn.prefix AS statement_prefix, sn.issued_at AS statement_issued_at
+            sn.number AS statement_number, sn.prefix AS statement_prefix, sn.issued_at AS statement_issued_at, sn.snapshot AS statement_snapshot
        FROM payouts p JOIN programs pr ON pr.id = p.program_id JOIN partners pa ON pa.id = p.partner_id
        LEFT JOIN statement_numbers sn ON sn.payout_id = p.id
       WHERE p.id = $1 AND p.${scopeColumn} = $2 AND p.status <> 'canceled'`,
@@ -94,11 +98,12 @@ async function payoutStatement(db: Queryable, scopeColumn: 'partner_id' | 'progr
   ]);
   return {
     payout: {
-      id: Number(p.id), batchId: Number(p.batch_id), currency: p.currency, amountCents: Number(p.amount_cents), status: p.status, reference: p.reference,
+      id: Number(p.id), partnerId, batchId: Number(p.batch_id), currency: p.currency, amountCents: Number(p.amount_cents), status: p.status, reference: p.reference,
       paidAt: p.paid_at, createdAt: p.created_at, failureReason: p.failure_reason, failedAt: p.failed_at, payoutMethod: p.payout_method, payTo: p.pay_to, programName: p.program_name,
       brand: { legalName: p.statement_legal_name, address: p.statement_address, taxId: p.statement_tax_id }, partnerName: p.partner_name,
       partnerEmail: p.partner_email,
       statementNumber: p.statement_number === null ? null : { number: Number(p.statement_number), prefix: p.statement_prefix, issuedAt: p.statement_issued_at },
+      statementSnapshot: parseSnapshot(p.statement_snapshot),
     },
     commissions: commissions.rows.map((r) => ({
       commissionId: Number(r.id), transactionId: r.processor_event_id, saleDate: r.occurred_at, saleCents: r.sale_cents === null ? null : Number(r.sale_cents), paidCents: Number(r.payout_cents),
@@ -116,7 +121,7 @@ export interface InvoiceDetails {
   taxId: string;
 }
 
-/** The signed-in person's invoice details, or null before they gave any. */
+/** The signed-in person's own invoice details, or null before they gave any (a brand reads them through partner-detail-shares.ts only). */
 export async function invoiceDetails(db: Queryable, email: string): Promise<InvoiceDetails | null> {
   const { rows } = await db.query('SELECT name, address, country, tax_id FROM partner_invoice_details WHERE email = lower($1)', [email]);
   return rows[0] ? { name: rows[0].name, address: rows[0].address, country: rows[0].country, taxId: rows[0].tax_id } : null;
@@ -138,4 +143,10 @@ export async function statementDetails(db: Queryable, programId: number): Promis
 
 export async function setStatementDetails(db: Queryable, programId: number, details: StatementDetails): Promise<void> {
   await db.query('UPDATE programs SET statement_legal_name = $2, statement_address = $3, statement_tax_id = $4 WHERE id = $1', [programId, details.legalName, details.address, details.taxId]);
+}
+
+/** The other programs of the account with a tax id on their statements (the brand's one series). */
+export async function otherProgramsTaxIds(db: Queryable, accountId: number, programId: number): Promise<{ programName: string; taxId: string }[]> {
+  const { rows } = await db.query("SELECT name, statement_tax_id FROM programs WHERE account_id = $1 AND id <> $2 AND statement_tax_id <> '' ORDER BY id", [accountId, programId]);
+  return rows.map((r) => ({ programName: r.name, taxId: r.statement_tax_id }));
 }

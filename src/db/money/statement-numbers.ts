@@ -51,3 +51,24 @@ export async function setStatementPrefix(db: Queryable, accountId: number, prefi
     [accountId, prefix],
   );
 }
+
+/** What a payout's statement names when its number is issued: the program, its statement details and the partner row. */
+export async function statementPartiesSource(client: PoolClient, payoutId: number) {
+  const { rows } = await client.query(
+    `SELECT p.program_id, p.partner_id, pr.name AS program_name, pr.statement_legal_name, pr.statement_address, pr.statement_tax_id, pa.name AS partner_name, pa.email
+       FROM payouts p JOIN programs pr ON pr.id = p.program_id JOIN partners pa ON pa.id = p.partner_id WHERE p.id = $1`,
+    [payoutId],
+  );
+  const r = rows[0];
+  if (!r) throw new Error(`payout ${payoutId} not found`);
+  return {
+    programId: Number(r.program_id), partnerId: Number(r.partner_id), programName: r.program_name as string,
+    brand: { legalName: r.statement_legal_name as string, address: r.statement_address as string, taxId: r.statement_tax_id as string },
+    partnerName: r.partner_name as string, email: (r.email ?? '') as string,
+  };
+}
+
+/** The statement's title and parties as issued (once: a snapshot is never replaced). */
+export async function setStatementSnapshot(client: PoolClient, payoutId: number, snapshot: unknown): Promise<void> {
+  await client.query('UPDATE statement_numbers SET snapshot = $2 WHERE payout_id = $1 AND snapshot IS NULL', [payoutId, JSON.stringify(snapshot)]);
+}

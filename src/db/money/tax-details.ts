@@ -1,6 +1,7 @@
 // Partners' tax details (kept per sign-in email, the TIN sealed), their history, the program's
 // tax-details threshold, what a partner was paid in a calendar year, and the year-end export's
-// rows. Every read of payouts is scoped by program (and partner); tax details by email.
+// rows. Every read of payouts is scoped by program (and partner); tax details by email, the
+// person's own: a brand reads them only through partner-detail-shares.ts (what was shared with it).
 import type { TaxThresholds, TinKind } from '../../core/tax-details.js';
 import type { Currency } from '../../core/types.js';
 import type { Pool, PoolClient } from '../infra/pool.js';
@@ -23,18 +24,18 @@ export interface StoredTaxDetails {
   updatedAt: Date;
 }
 
-const columns = (t: string) => `${t}legal_name, ${t}country, ${t}address, ${t}us_person, ${t}tin_kind, ${t}tin_sealed, ${t}tin_last4, ${t}foreign_name,
+export const taxColumns = (t: string) => `${t}legal_name, ${t}country, ${t}address, ${t}us_person, ${t}tin_kind, ${t}tin_sealed, ${t}tin_last4, ${t}foreign_name,
   ${t}foreign_citizenship, to_char(${t}foreign_signed_on, 'YYYY-MM-DD') AS foreign_signed_on, ${t}foreign_signature, ${t}updated_at`;
-const COLUMNS = columns('');
+const COLUMNS = taxColumns('');
 
-const toStored = (r: Record<string, any>): StoredTaxDetails => ({
+export const toStoredTaxDetails = (r: Record<string, any>): StoredTaxDetails => ({
   legalName: r.legal_name, country: r.country, address: r.address, usPerson: r.us_person, tinKind: r.tin_kind, tinSealed: r.tin_sealed, tinLast4: r.tin_last4,
   foreignName: r.foreign_name, foreignCitizenship: r.foreign_citizenship, foreignSignedOn: r.foreign_signed_on, foreignSignature: r.foreign_signature, updatedAt: r.updated_at,
 });
 
 export async function taxDetails(db: Queryable, email: string): Promise<StoredTaxDetails | null> {
   const { rows } = await db.query(`SELECT ${COLUMNS} FROM partner_tax_details WHERE email = lower($1)`, [email]);
-  return rows[0] ? toStored(rows[0]) : null;
+  return rows[0] ? toStoredTaxDetails(rows[0]) : null;
 }
 
 /** The details given (replacing the last) and a line of their history: who gave them, when. */
@@ -88,17 +89,6 @@ export async function paidInYear(db: Queryable, programId: number, partnerIds: n
   return new Map(rows.map((r) => [`${r.partner_id}:${r.currency}`, Number(r.cents)]));
 }
 
-/** The named partners of the program whose person has given tax details. */
-export async function partnersWithTaxDetails(db: Queryable, programId: number, partnerIds: number[]): Promise<Set<number>> {
-  if (partnerIds.length === 0) return new Set();
-  const { rows } = await db.query(
-    `SELECT pa.id FROM partners pa JOIN partner_tax_details t ON t.email = lower(pa.email)
-      WHERE pa.program_id = $1 AND pa.id = ANY ($2::bigint[])`,
-    [programId, partnerIds],
-  );
-  return new Set(rows.map((r) => Number(r.id)));
-}
-
 export interface YearEndDbRow {
   partnerId: number;
   partnerName: string;
@@ -106,22 +96,19 @@ export interface YearEndDbRow {
   currency: Currency;
   paidCents: number;
   payouts: number;
-  tax: StoredTaxDetails | null;
 }
 
-/** Per partner and currency, what the program's paid payouts paid in [from, to) (failed and canceled ones excluded), with the person's tax details. */
+/** Per partner and currency, what the program's paid payouts paid in [from, to) (failed and canceled ones excluded); the tax details shared are read beside it. */
 export async function yearEndRows(db: Queryable, programId: number, from: Date, to: Date): Promise<YearEndDbRow[]> {
   const { rows } = await db.query(
-    `SELECT y.partner_id, y.currency, y.cents, y.n, pa.name AS partner_name, pa.email, t.email AS tax_email, ${columns('t.')}
+    `SELECT y.partner_id, y.currency, y.cents, y.n, pa.name AS partner_name, pa.email
        FROM (SELECT partner_id, currency, sum(amount_cents)::bigint AS cents, count(*)::int AS n FROM payouts
               WHERE program_id = $1 AND status = 'paid' AND paid_at >= $2 AND paid_at < $3 GROUP BY partner_id, currency) y
        JOIN partners pa ON pa.id = y.partner_id AND pa.program_id = $1
-       LEFT JOIN partner_tax_details t ON t.email = lower(pa.email)
       ORDER BY pa.name, y.partner_id, y.currency`,
     [programId, from, to],
   );
   return rows.map((r) => ({
     partnerId: Number(r.partner_id), partnerName: r.partner_name, email: r.email, currency: r.currency, paidCents: Number(r.cents), payouts: r.n,
-    tax: r.tax_email ? toStored(r) : null,
   }));
 }

@@ -41,7 +41,7 @@ export function registerStatementDetailsRoutes(router: Router, kit: StatementDet
     const url = `${sectionUrl(id, 'payouts')}/statement-details`;
     send(res, status, 'Statement details', withProgramNav(id, 'payouts', statementDetailsForm(url, values, fe, sectionUrl(id, 'payouts')), fe), flash);
   };
-  router.get(path, (req, res) => show(req, res, 200, {}, undefined, req.query.done === 'saved' ? 'Statement details saved: every statement shows them.' : null));
+  router.get(path, (req, res) => show(req, res, 200, {}, undefined, req.query.done === 'saved' ? 'Statement details saved: statements numbered from now on show them (an issued statement keeps its own).' : null));
   router.post(path, ...form, async (req, res) => {
     const id = await ownProgram(req, res);
     const body = req.body as Record<string, unknown>;

@@ -135,8 +135,8 @@ ${data.payouts.length === 0 ? html`<p>None yet.</p>` : dataTable(['Payout', 'Amo
   payoutStateWords(x.status), x.payoutMethod ? PAYOUT_METHOD_WORDS[x.payoutMethod] ?? x.payoutMethod : '—', x.reference ?? '', day(x.paidAt),
   html`<a href="${base}/payouts/${x.id}/statement">Statement ${x.id}</a> · <a href="${base}/payouts/${x.id}/statement.csv" download><span class="visually-hidden">Statement of payout ${x.id} as </span>CSV</a>`,
 ]), { id: 'payout-history' })}
-<p><a href="/portal/invoice-details">Your invoice details</a> <span class="muted">(name, address, VAT or tax id on every statement)</span></p>
-<p><a href="/portal/tax-details">Your tax details</a> <span class="muted">(legal name, address, TIN or foreign status: some brands need them before paying you more in a year)</span></p></section>
+<p><a href="/portal/invoice-details">Your invoice details</a> <span class="muted">(name, address, VAT or tax id on your statements; shared with the programs you choose)</span></p>
+<p><a href="/portal/tax-details">Your tax details</a> <span class="muted">(legal name, address, TIN or foreign status, shared with the programs you choose: some brands need them before paying you more in a year)</span></p></section>
 <section id="payout-details"><h2>How you are paid</h2>${stripeSummary ?? ''}<form method="post" action="${base}/payout-details" novalidate>
 <label for="payout_method_${p.partnerId}">Method</label><select id="payout_method_${p.partnerId}" name="payout_method" ${fieldErrors[`payout_method_${p.partnerId}`] ? raw(`aria-invalid="true" aria-describedby="payout_method_${p.partnerId}-error"`) : ''}>
 <option value="" ${method ? '' : html`selected`}>Choose how you are paid</option>

@@ -4,6 +4,8 @@ import type { StatementView, partnerPayout } from '../../app/money/payout-statem
 import { COUNTRY_CODES, type StatementLine, countryName } from '../../core/payout-statements.js';
 import { formatMoney } from '../../core/money.js';
 import type { InvoiceDetails } from '../../db/money/payout-statements.js';
+import type { ShareChoice } from '../../db/money/partner-detail-shares.js';
+import { shareFieldset } from './share-choices.js';
 import { type Html, errorSummary, field, html, raw } from '../kit/html.js';
 import { idCell } from '../kit/table.js';
 import { isoDay as day } from '../kit/components.js';
@@ -71,7 +73,11 @@ export function statementPage(view: PayoutView, base: string): Html {
   const { payout, invoice } = view;
   return html`<style>${raw(STATEMENT_STYLE)}</style>
 <p class="no-print"><a href="${base}/payouts/${payout.id}">Back to payout ${payout.id}</a> · <button type="button" data-print>Print or save as PDF</button> · <a href="${base}/payouts/${payout.id}/statement.csv" download>CSV</a></p>
-${invoice ? '' : html`<p class="no-print unknown" id="invoice-missing">Your name, address and tax id are not on this statement yet: <a href="/portal/invoice-details?back=${encodeURIComponent(`${base}/payouts/${payout.id}/statement`)}">add your invoice details</a> once and they appear on every statement.</p>`}
+${view.frozen
+  ? html`<p class="no-print muted" id="statement-issued">This statement is issued: it keeps the details it was issued with and does not change. ${invoice ? 'Changes to your invoice details appear on later statements.' : html`For later statements of ${payout.programName}, <a href="/portal/invoice-details?back=${encodeURIComponent(`${base}/payouts/${payout.id}/statement`)}">add or share your invoice details</a>.`}</p>`
+  : invoice ? '' : view.invoiceGiven
+  ? html`<p class="no-print unknown" id="invoice-missing">Your invoice details are not shared with ${payout.programName}, so this statement names you as the program knows you: <a href="/portal/invoice-details?back=${encodeURIComponent(`${base}/payouts/${payout.id}/statement`)}">share your invoice details</a> with it.</p>`
+  : html`<p class="no-print unknown" id="invoice-missing">Your name, address and tax id are not on this statement yet: <a href="/portal/invoice-details?back=${encodeURIComponent(`${base}/payouts/${payout.id}/statement`)}">add your invoice details</a> once and share them with the programs that should have them.</p>`}
 ${statementDocument(view)}`;
 }
 
@@ -80,7 +86,7 @@ export function brandStatementPage(view: StatementView, payoutsUrl: string): Htm
   const { payout } = view;
   return html`<style>${raw(STATEMENT_STYLE)}</style>
 <p class="no-print"><a href="${payoutsUrl}#sent-payouts">Back to Payouts</a> · <button type="button" data-print>Print or save as PDF</button> · <a href="${payoutsUrl}/${payout.id}/statement.csv" download>CSV</a></p>
-${view.invoice ? '' : html`<p class="no-print unknown" id="invoice-missing">The partner has not given invoice details yet: the statement names them as the program knows them.</p>`}
+${view.invoice || view.frozen ? '' : html`<p class="no-print unknown" id="invoice-missing">The partner has not shared invoice details with this program: the statement names them as the program knows them.</p>`}
 ${statementDocument(view)}`;
 }
 
@@ -90,7 +96,6 @@ export const statementHeading = (view: StatementView) => `${view.document.title}
 function statementDocument(view: StatementView): Html {
   const { payout, lines, document: doc } = view;
   const c = payout.currency;
-  const brand = payout.brand;
   const to = doc.to;
   return html`<section id="statement" aria-labelledby="statement-title">
 <h2 id="statement-title">${statementHeading(view)}</h2>
@@ -98,7 +103,7 @@ ${doc.reversed ? html`<p class="fail" id="statement-reversed"><strong>${doc.reve
 <dl class="numbers"><div><dt>Number</dt><dd id="statement-number">${doc.number ?? 'Given when paid'}</dd></div><div><dt>Issue date</dt><dd>${doc.issueDate ? day(doc.issueDate) : 'Not yet issued'}</dd></div>
 <div><dt>Payout</dt><dd>${payout.id}, made ${day(payout.createdAt)}</dd></div><div><dt>Paid on</dt><dd>${payout.paidAt ? day(payout.paidAt) : 'Not yet paid'}</dd></div></dl>
 <div class="statement-parties">
-<div id="statement-from"><h3>From</h3><address><strong>${doc.from.name}</strong>${brand.legalName && brand.legalName !== payout.programName ? html`<br>for ${payout.programName}` : ''}${doc.from.address ? html`<br>${addressHtml(doc.from.address.split('\n'))}` : ''}${doc.from.taxId ? html`<br>VAT / tax id: ${doc.from.taxId}` : ''}</address></div>
+<div id="statement-from"><h3>From</h3><address><strong>${doc.from.name}</strong>${doc.from.name !== payout.programName ? html`<br>for ${payout.programName}` : ''}${doc.from.address ? html`<br>${addressHtml(doc.from.address.split('\n'))}` : ''}${doc.from.taxId ? html`<br>VAT / tax id: ${doc.from.taxId}` : ''}</address></div>
 <div id="statement-to"><h3>To</h3><address><strong>${to.name}</strong>${to.address ? html`<br>${addressHtml(to.address.split('\n'))}` : ''}${to.country ? html`<br>${countryName(to.country)}` : ''}${to.taxId ? html`<br>VAT / tax id: ${to.taxId}` : ''}${to.email ? html`<br>${to.email}` : ''}</address></div>
 </div>
 <table class="statement" id="statement-lines"><caption class="visually-hidden">Lines of ${statementHeading(view)}</caption>
@@ -110,13 +115,13 @@ ${doc.reversed ? html`<p class="fail" id="statement-reversed"><strong>${doc.reve
 <p class="muted">Commissions earned through the ${payout.programName} partner program${payout.paidAt ? '' : '; this payout is on its way'}.${doc.title === 'Self-billing invoice' ? ' Issued by the brand on the partner\'s behalf (self-billing).' : ''}</p></section>`;
 }
 
-/** The partner's invoice details form: once, for every statement. */
-export function invoiceDetailsPage(values: InvoiceDetails | null, fieldErrors: Record<string, string>, back: string | null, typed?: Record<string, string>): Html {
+/** The partner's invoice details form: once, for the statements of the programs they share them with. */
+export function invoiceDetailsPage(values: InvoiceDetails | null, fieldErrors: Record<string, string>, back: string | null, choices: ShareChoice[], typedShares: number[] | null, typed?: Record<string, string>): Html {
   const v = (name: 'name' | 'address' | 'country' | 'taxId', typedName: string) => typed?.[typedName] ?? values?.[name] ?? '';
   const country = v('country', 'country').toUpperCase();
   const addressError = fieldErrors.address;
   return html`${errorSummary(fieldErrors)}<section id="invoice-details"><h2>Your invoice details</h2>
-<p>They appear on the statement of every payout, in every program, earlier ones included. Only you see them here; they are printed on your statements.</p>
+<p>They appear on the statement of every payout, earlier ones included, in each program you share them with below (a program you do not share them with names you as it knows you).</p>
 <form method="post" action="/portal/invoice-details" novalidate>${back ? html`<input type="hidden" name="back" value="${back}">` : ''}
 ${field('name', 'Name (yours or your company’s)', v('name', 'name'), fieldErrors, 'autocomplete="name" required')}
 <label for="address">Address (street, postal code and city; one per line)</label>
@@ -128,6 +133,7 @@ ${addressError ? html`<p class="error" id="address-error">${addressError}</p>` :
 ${COUNTRIES.map(([code, name]) => html`<option value="${code}" ${code === country ? raw('selected') : ''}>${name}</option>`)}</select>
 ${fieldErrors.country ? html`<p class="error" id="country-error">${fieldErrors.country}</p>` : ''}
 ${field('tax_id', 'VAT or tax id (if you have one)', v('taxId', 'tax_id'), fieldErrors)}
+${shareFieldset(choices, typedShares)}
 <div><button type="submit">Save invoice details</button></div></form>
 ${back ? html`<p><a href="${back}">Back to the statement</a></p>` : html`<p><a href="/portal">Back to your programs</a></p>`}</section>`;
 }

@@ -190,8 +190,10 @@ export function portalRoutes(deps: AppDeps): Router {
   });
 
   addReferralRoutes(router, { reading, send });
-  registerPayoutRoutes(router, { form, send, app: base, reading });
-  registerTaxRoutes(router, { form, send, app: base });
+  // The invoice and tax details forms: their "Share with …" boxes arrive as a list.
+  const shareForm = [...formBody('20kb', ['share']), csrf.check, wrote];
+  registerPayoutRoutes(router, { form, send, app: base, reading, shareForm, writing: app });
+  registerTaxRoutes(router, { form: shareForm, send, app });
   registerBountyRoutes(router, { form, send, app: base, reading });
   registerStripeExpressRoutes(router, { form, send, app: expressDeps });
 

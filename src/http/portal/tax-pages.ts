@@ -3,7 +3,9 @@
 // of foreign status. Every problem is said in words beside its field.
 import type { TaxDetailsView } from '../../app/money/tax-details.js';
 import { COUNTRY_CODES, countryName } from '../../core/payout-statements.js';
+import type { ShareChoice } from '../../db/money/partner-detail-shares.js';
 import { type Html, errorSummary, field, html, raw } from '../kit/html.js';
+import { shareFieldset } from './share-choices.js';
 
 const COUNTRIES = COUNTRY_CODES.map((code) => [code, countryName(code)] as const).sort((a, b) => a[1].localeCompare(b[1]));
 
@@ -26,11 +28,11 @@ ${options.map(([option, words], i) => html`<label class="choice"><input type="ra
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
-export function taxDetailsPage(saved: TaxDetailsView | null, fe: Record<string, string>, typed: Record<string, string> | undefined, today: string): Html {
+export function taxDetailsPage(saved: TaxDetailsView | null, fe: Record<string, string>, typed: Record<string, string> | undefined, today: string, choices: ShareChoice[], typedShares: number[] | null): Html {
   const v = (name: string, fromSaved: string | null | undefined) => typed?.[name] ?? fromSaved ?? '';
   const us = v('us_person', saved ? (saved.usPerson ? 'yes' : 'no') : '');
   return html`${errorSummary(fe)}<section id="tax-details"><h2>Your tax details</h2>
-<p>Some brands must report what they pay you to the tax office (in the US, on a 1099-NEC from $600 a year) and need these before paying you more than that in a year. They belong to you, not to one program: given once, every program that pays you has them.</p>
+<p>Some brands must report what they pay you to the tax office (in the US, on a 1099-NEC from $600 a year) and need these before paying you more than that in a year. They belong to you, not to one program: given once, each program you share them with below has them.</p>
 ${saved
   ? html`<p id="tax-status"><strong>Given</strong> on ${day(saved.updatedAt)}: ${saved.legalName}, ${countryName(saved.country)}; ${saved.usPerson ? html`US person, ${saved.tinKind === 'ein' ? 'EIN' : 'SSN'} <span class="tin">${saved.tinMasked}</span>` : html`not a US person (foreign status certified on ${saved.foreignSignedOn})`}.</p>`
   : html`<p id="tax-status"><strong>Not given yet.</strong></p>`}
@@ -44,7 +46,7 @@ ${radios('us_person', 'Are you a US person (a US citizen or resident, or a US bu
 <fieldset><legend>If you are a US person: your taxpayer identification number</legend>
 ${radios('tin_kind', 'Which number', v('tin_kind', saved?.tinKind), [['ssn', 'SSN (Social Security number)'], ['ein', 'EIN (Employer Identification Number)']], fe)}
 ${field('tin', saved?.tinMasked ? `TIN (9 digits; leave empty to keep ${saved.tinMasked})` : 'TIN (9 digits, like 123-45-6789 or 12-3456789)', '', fe, 'autocomplete="off" inputmode="numeric" spellcheck="false"')}
-<p class="muted">Stored encrypted and shown masked (its last 4 digits), here and on the brand's pages; only the brand's year-end tax export, which their tax filing needs, holds it in full.</p></fieldset>
+<p class="muted">Stored encrypted and shown masked (its last 4 digits) here; only the year-end tax export of a program you share them with, which its tax filing needs, holds it in full.</p></fieldset>
 <fieldset><legend>If you are not a US person: certification of foreign status</legend>
 <label class="choice"><input type="checkbox" id="certify" name="certify" value="on" ${typed ? (typed.certify ? raw('checked') : '') : saved && !saved.usPerson ? raw('checked') : ''} ${invalid(fe, 'certify')}> I certify that I am not a US person, that the person (or business) named below is the beneficial owner of the income paid, and that these details are true, correct and complete.</label>
 ${error(fe, 'certify')}
@@ -53,6 +55,7 @@ ${countrySelect('foreign_citizenship', 'Country of citizenship (or where the bus
 ${field('foreign_signed_on', 'Date signed', v('foreign_signed_on', saved?.foreignSignedOn ?? today), fe, 'type="date"')}
 ${field('foreign_signature', 'Signature: type your full name', v('foreign_signature', saved?.foreignSignature), fe, 'autocomplete="off"')}
 </fieldset>
+${shareFieldset(choices, typedShares)}
 <div><button type="submit">Save tax details</button></div></form>
 ${saved && saved.history.length
   ? html`<h3>Changes</h3><ul id="tax-history">${saved.history.map((h) => html`<li>${h.changedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC by ${h.changedBy}</li>`)}</ul>`
