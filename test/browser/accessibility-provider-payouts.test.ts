@@ -63,7 +63,8 @@ describe.skipIf(!hasChromium)('the Payouts page paying through PayPal and Wise',
     await page.getByLabel('Password').press('Enter');
     await page.waitForURL(`${api.url}/dashboard`);
     await page.goto(`${api.url}/dashboard/programs/${program.id}/payouts`);
-    // PayPal's credentials typed in the page's form.
+    // PayPal's credentials typed in the page's form (under the Payout and fraud settings).
+    await page.locator('#payout-settings > details > summary').click();
     await page.locator('#payout-providers summary').click();
     await page.getByLabel('Client id of your PayPal REST app').fill('AbRoasteryPayPalClientId');
     await page.getByLabel('Client secret', { exact: true }).fill('EProastery-paypal-secret-Q7');
@@ -95,6 +96,7 @@ describe.skipIf(!hasChromium)('the Payouts page paying through PayPal and Wise',
     expect(body).toContain(`On its way through PayPal (5KX${payoutOf('Chloé Martin')}ZB): UNCLAIMED`);
     expect(body).toContain('Not sent through PayPal: Not payable through PayPal: 15005.10 HUF has more decimals than PayPal takes for HUF (0): pay it another way');
     expect(body).toContain(`Pay batch ${run.batch_id} through Wise`);
+    await page.locator('#payout-settings > details > summary').click();
     await page.locator('#payout-providers summary').click();
     const found: string[] = [];
     for (const width of [390, 1280]) {

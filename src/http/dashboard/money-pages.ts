@@ -123,7 +123,7 @@ ${sent.length ? html`<section id="sent-payouts"><h2>Sent payouts</h2>
     html`<a href="${base}/payouts/${p.id}/statement">Statement of payout ${p.id}</a> · <a href="${base}/payouts/${p.id}/statement.csv" download><span class="visually-hidden">Statement of payout ${p.id} as </span>CSV</a>`, p.status === 'paid' ? failForm(p.id) : '']),
 )}</div></section>` : ''}
 ${commissionsSection(view, data)}
-<section id="payout-settings"><details ${Object.keys(fe).some((k) => SETTINGS_FIELD.test(k)) ? raw('open') : ''}><summary><h2 class="inline">Payout and fraud settings</h2> <span class="muted">hold ${plural(settings.holdDays, 'day')}; minimums ${minimumsInWords(settings.payoutMinimumsCents)}</span></summary><form method="post" action="${base}/payouts/settings" novalidate>
+<section id="payout-settings"><details ${Object.keys(fe).some((k) => SETTINGS_FIELD.test(k) || /^(paypal|wise)_/.test(k)) ? raw('open') : ''}><summary><h2 class="inline">Payout and fraud settings</h2> <span class="muted">hold ${plural(settings.holdDays, 'day')}; minimums ${minimumsInWords(settings.payoutMinimumsCents)}</span></summary><form method="post" action="${base}/payouts/settings" novalidate>
 ${field('hold_days', 'Hold period in days (a commission is approved after it; longer than your refund window)', String(settings.holdDays), fe, 'inputmode="numeric"')}
 ${minimumFields('payout_minimum_', settings.payoutMinimumsCents, fe)}
 ${field('fraud_min_signup_seconds', 'Hold when the signup comes this many seconds or less after the click, from its IP', String(settings.fraud.minSignupSeconds), fe, 'inputmode="numeric"')}
@@ -133,8 +133,8 @@ ${field('fraud_ip_window_minutes', '…within this many minutes', String(setting
 ${field('partner_link_limit', 'At most this many links per partner when they make their own', String(settings.partnerLinkLimit), fe, 'inputmode="numeric"')}
 <div><button type="submit">Save payout settings</button></div></form>
 <p><a href="${base}/payouts/statement-details">Statement details</a>: your legal name, address and tax id on your partners' payout statements.</p>
-<p><a href="${base}/payouts/tax">Tax details and year-end export</a>: require partners' tax details above a yearly threshold; what each partner was paid in a year, for the 1099-NEC.</p></details></section>
-${view.people ? providerSettingsSection(base, data.providers, fe) : '' /* the roles that may read payout details may set PayPal's and Wise's credentials */}`;
+<p><a href="${base}/payouts/tax">Tax details and year-end export</a>: require partners' tax details above a yearly threshold; what each partner was paid in a year, for the 1099-NEC.</p>
+${view.people ? providerSettingsSection(base, data.providers, fe) : '' /* the roles that may read payout details may set PayPal's and Wise's credentials */}</details></section>`;
 }
 
 /** The settings form's fields: a refusal of one opens the folded form. */

@@ -45,16 +45,17 @@ export function providerSettingsSection(base: string, panel: ProviderPanel, fe: 
   const wise = panel.accounts.find((a) => a.provider === 'wise');
   const open = Object.keys(fe).some((k) => /^(paypal|wise)_/.test(k));
   const state = (a: ProviderAccountView | undefined) => (a ? `${a.sandbox ? 'sandbox; ' : ''}secret ${a.secret}` : 'not set up');
-  return html`<section id="payout-providers"><details ${open ? raw('open') : ''}><summary><h2 class="inline">Pay through PayPal or Wise</h2> <span class="muted">PayPal: ${state(paypal)}; Wise: ${state(wise)}</span></summary>
+  // Inside the Payout and fraud settings (money-pages.ts): set once, and the Payouts page stays short.
+  return html`<div id="payout-providers"><details ${open ? raw('open') : ''}><summary><h3 class="inline">Pay through PayPal or Wise</h3> <span class="muted">PayPal: ${state(paypal)}; Wise: ${state(wise)}</span></summary>
 <p class="muted">With these, a batch's PayPal or Wise payouts are paid from this page ("Pay batch N through …"), then followed until each is paid or fails. The secret is stored encrypted and never shown again; leave it empty to keep the saved one.</p>
-<form method="post" action="${base}/payouts/providers/paypal" novalidate><h3>PayPal (Payouts API)</h3>
+<form method="post" action="${base}/payouts/providers/paypal" novalidate><h4>PayPal (Payouts API)</h4>
 ${field('paypal_client_id', 'Client id of your PayPal REST app', paypal?.clientId ?? '', fe, 'autocomplete="off"')}
 ${field('paypal_client_secret', paypal ? `Client secret (${paypal.secret})` : 'Client secret', '', fe, 'type="password" autocomplete="new-password"')}
 <label class="check"><input type="checkbox" name="paypal_sandbox" value="on" ${paypal?.sandbox ? raw('checked') : ''}> PayPal's sandbox (test money)</label>
 <div><button type="submit">Save PayPal</button></div></form>
-<form method="post" action="${base}/payouts/providers/wise" novalidate><h3>Wise</h3>
+<form method="post" action="${base}/payouts/providers/wise" novalidate><h4>Wise</h4>
 ${field('wise_profile_id', 'Profile id (the Wise profile that pays)', wise?.profileId ? String(wise.profileId) : '', fe, 'inputmode="numeric" autocomplete="off"')}
 ${field('wise_api_token', wise ? `API token (${wise.secret})` : 'API token', '', fe, 'type="password" autocomplete="new-password"')}
 <label class="check"><input type="checkbox" name="wise_sandbox" value="on" ${wise?.sandbox ? raw('checked') : ''}> Wise's sandbox (test money)</label>
-<div><button type="submit">Save Wise</button></div></form></details></section>`;
+<div><button type="submit">Save Wise</button></div></form></details></div>`;
 }
