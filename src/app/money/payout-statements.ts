@@ -1,7 +1,7 @@
 // A payout's statement for the partner: the payout, its lines, where it was sent (masked), the
 // brand's statement details and the partner's invoice details. The partner's invoice details
 // belong to the person (their sign-in email), not to one program: entered once, they appear on
-// every statement (earlier ones included) of each program they shared them with. Not shared, the
+// every statement issued from then on (an issued one keeps its snapshot) of each program they shared them with. Not shared, the
 // statement names the partner as the program knows them — the partner's copy and the brand's alike.
 import { z } from 'zod';
 import { changedFields } from '../../core/audit.js';

@@ -121,7 +121,7 @@ export function invoiceDetailsPage(values: InvoiceDetails | null, fieldErrors: R
   const country = v('country', 'country').toUpperCase();
   const addressError = fieldErrors.address;
   return html`${errorSummary(fieldErrors)}<section id="invoice-details"><h2>Your invoice details</h2>
-<p>They appear on the statement of every payout, earlier ones included, in each program you share them with below (a program you do not share them with names you as it knows you).</p>
+<p>They appear on the statement of every payout not yet paid, and of every payout paid from now on, in each program you share them with below (a program you do not share them with names you as it knows you). A statement already issued keeps the details it was issued with.</p>
 <form method="post" action="/portal/invoice-details" novalidate>${back ? html`<input type="hidden" name="back" value="${back}">` : ''}
 ${field('name', 'Name (yours or your company’s)', v('name', 'name'), fieldErrors, 'autocomplete="name" required')}
 <label for="address">Address (street, postal code and city; one per line)</label>
