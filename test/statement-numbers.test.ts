@@ -6,7 +6,6 @@
 // before it; the partner's and the brand's statements show the number, and another brand's is 404.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagementDeps } from '../src/app/programs/management.js';
 import { OPERATOR } from '../src/app/accounts/scope.js';
@@ -18,6 +17,10 @@ import { partnerStatementCsv, programStatementCsv, updateStatementDetails } from
 import { sha256 } from '../src/core/secrets.js';
 import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
 import { apiRefund, apiSale } from './support/money.js';
+import { nockForThisFile } from './support/nock.js';
+
+// Stripe's transfer answered by nock, switched on for this file only (test/support/nock.ts).
+const nock = nockForThisFile();
 
 let db: TestDatabase;
 let api: TestApi;

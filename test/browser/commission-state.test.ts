@@ -75,7 +75,7 @@ describe.skipIf(!hasChromium)('one commission state on every surface', () => {
     expect(await seen('#commissions tbody')).toContain(`${b} Ana $0.00`);
 
     // Minimums are typed in each currency's own units; a wrong one is refused beside its field, and nothing is saved.
-    await page.locator('#payout-settings summary').click();
+    await page.locator('#payout-settings > details > summary').click();
     await page.getByLabel('Minimum payout in USD (like 50.00; empty for none)').fill('ten dollars');
     await submit('Save payout settings');
     expect(await textOf(page.locator('#payout_minimum_USD-error'))).toBe('Give an amount in USD, like 50.00.');

@@ -32,7 +32,7 @@ describe.skipIf(!hasChromium)('currencies in the dashboard', () => {
     await screenshotsAt(page, 'setup-currencies');
 
     await page.goto(`${base}/payouts#payout-settings`);
-    await page.locator('#payout-settings summary').click();
+    await page.locator('#payout-settings > details > summary').click();
     await page.getByLabel(/Minimum payout in another currency/).fill('XYZ');
     await page.getByLabel(/and the amount in it/).fill('5000');
     await submitWithKeyboard(page, 'Save payout settings');
@@ -43,7 +43,7 @@ describe.skipIf(!hasChromium)('currencies in the dashboard', () => {
     expect((await admin('GET', `/programs/${program.id}/payout-settings`)).payout_minimums_cents).toEqual({ JPY: 5000 });
     // Its own field from now on, in yen (no decimals).
     await page.goto(`${base}/payouts#payout-settings`);
-    await page.locator('#payout-settings summary').click();
+    await page.locator('#payout-settings > details > summary').click();
     expect(await page.getByLabel('Minimum payout in JPY (like 5000; empty for none)').inputValue()).toBe('5000');
     await page.getByLabel('Minimum payout in JPY (like 5000; empty for none)').fill('50.5');
     await submitWithKeyboard(page, 'Save payout settings');

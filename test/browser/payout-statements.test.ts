@@ -101,7 +101,7 @@ describe.skipIf(!hasChromium)('payout statements in the portal', () => {
     await page.getByLabel('Password').press('Enter');
     await page.waitForURL(`${api.url}/dashboard`);
     await page.goto(`${api.url}/dashboard/programs/${books.program.id}/payouts`);
-    await page.locator('#payout-settings summary').click();
+    await page.locator('#payout-settings > details > summary').click();
     await page.getByRole('link', { name: 'Statement details' }).click();
     await page.getByLabel('Legal name (your company as it invoices)').fill('Northwind Books Ltd');
     await page.getByLabel('Address (one per line)').fill('12 Harbour Street\n\nBristol BS1 4QA\nUnited Kingdom');
