@@ -7,10 +7,10 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     pool: 'forks',
-    // More files at once than cores: each file has its own database, and much of a file's time is
-    // spent waiting on PostgreSQL, a spawned service, a browser or a restart it caused, not on its
-    // own CPU (two at a time on two cores left about a third of the CPU idle over a run).
-    maxWorkers: Math.max(3, availableParallelism()),
+    // Two files at a time even on two cores: each file has its own database, and much of a file's
+    // time is spent waiting on PostgreSQL, a spawned service or a browser. Three at a time on two
+    // cores was tried: docs/operations.md, "The test suite".
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // A worker keeps its modules from one file to the next: isolated, every file paid about 2 s of
     // CPU to load the app and its libraries again (a fifth of the suite's CPU). Files share no
     // state through them: each has its own database and app, and nock is switched off after the
