@@ -3,7 +3,7 @@
 // per partner and month however often (or concurrently) the evaluation runs, counted as recorded
 // or net of refunds; submission bounties are approved (a commission) or rejected with a reason;
 // another brand's bounty or submission is a 404.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type ManagementDeps } from '../src/app/programs/management.js';
 import { OPERATOR } from '../src/app/accounts/scope.js';
 import * as bountyCases from '../src/app/money/bounties.js';
@@ -14,7 +14,8 @@ import { failPayout } from '../src/app/money/failed-payouts.js';
 import { programPayout } from '../src/app/money/payout-statements.js';
 import { runBountyCheck } from '../src/jobs/bounty-jobs.js';
 import { partnerStats } from '../src/db/reads/assistant-insights.js';
-import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, seedProgram } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { apiRefund, apiSale } from './support/money.js';
 
 let db: TestDatabase;
@@ -23,10 +24,7 @@ let clock = new Date('2026-03-01T00:00:00Z');
 const deps = (): ManagementDeps => ({ pool: db.pool, secretBox: null, now: () => clock });
 const quiet = { info: () => {}, warn: () => {}, error: () => {} } as never;
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'bounties-test-secret-key-0123456' }, { queueUrl: 'own' }));
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ env: { AFFIX_SECRET_KEY: 'bounties-test-secret-key-0123456' }, options: { queueUrl: 'own' } }, (t) => ({ db, api } = t));
 
 const admin = async (method: string, path: string, body?: unknown) => api.request(method, `/api/v1/admin${path}`, { body, headers: adminHeaders });
 

@@ -3,7 +3,7 @@
 // at the email of someone who gave details in brand B's portal: A's copy of the statement, its
 // year-end tax export and its threshold hold see none of them; once the person shares them with
 // A's enrollment they do; once A changes the email again, they stop.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OPERATOR } from '../src/app/accounts/scope.js';
 import * as commissionLifecycle from '../src/app/money/commission-lifecycle.js';
 import * as payoutConfig from '../src/app/money/payout-settings.js';
@@ -13,7 +13,8 @@ import * as tax from '../src/app/money/tax-details.js';
 import { shareChoicesOf } from '../src/app/money/partner-detail-shares.js';
 import type { ManagementDeps } from '../src/app/programs/management.js';
 import { createSecretBox } from '../src/platform/secret-box.js';
-import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, seedProgram } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { apiSale } from './support/money.js';
 
 const KEY = 'detail-shares-test-secret-key-0123456789';
@@ -21,10 +22,7 @@ let db: TestDatabase;
 let api: TestApi;
 const deps = (): ManagementDeps => ({ pool: db.pool, secretBox: createSecretBox(KEY), now: () => new Date(api.clock.now) });
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: KEY }));
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ env: { AFFIX_SECRET_KEY: KEY } }, (t) => ({ db, api } = t));
 
 const must = async (method: string, path: string, body?: unknown) => {
   const reply = await api.request(method, `/api/v1/admin${path}`, { body, headers: adminHeaders });

@@ -4,7 +4,7 @@
 // (paid through the mark-paid path, failed through failPayout); a lost answer, a 5xx, two calls
 // at the same moment and a job retried while the first attempt is in flight each pay once.
 import { Writable } from 'node:stream';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { nockForThisFile } from './support/nock.js';
 import { type ProviderDeps, followProviderPayouts, payBatchThroughProvider, saveProviderAccount, senderBatchId, sendProviderPayouts } from '../src/app/money/payout-providers.js';
 import { OPERATOR } from '../src/app/accounts/scope.js';
@@ -18,7 +18,8 @@ import { wiseTransactionId } from '../src/platform/wise-transfers.js';
 import { runProviderFollowJob, runProviderSendJob } from '../src/jobs/provider-payout-jobs.js';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { ADMIN_TOKEN, type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { ADMIN_TOKEN, type TestApi, type TestDatabase, adminHeaders, seedProgram } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { apiSale } from './support/money.js';
 import { dashboardVisitor } from './support/dashboard-visitor.js';
 import { randomBytes } from 'node:crypto';
@@ -37,12 +38,11 @@ let api: TestApi;
 let clock = new Date();
 const deps = (): ProviderDeps => ({ pool: db.pool, secretBox: createSecretBox(SECRET_KEY), now: () => clock, retry: { minTimeoutMs: 0, retries: 2 } });
 
+useSeededApi({ env: { AFFIX_SECRET_KEY: SECRET_KEY }, options: { queueUrl: 'own' } }, (t) => ({ db, api } = t));
 beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: SECRET_KEY }, { queueUrl: 'own' }));
   nock.disableNetConnect();
   nock.enableNetConnect('127.0.0.1');
 });
-afterAll(() => closeTestApi({ db, api }));
 afterEach(() => {
   expect(nock.pendingMocks()).toEqual([]);
   nock.cleanAll();

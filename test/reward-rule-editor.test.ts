@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { editDraft, newRuleId, rewardRulesPage } from '../src/app/money/reward-rule-editor.js';
 import { publishDraft, putDraft } from '../src/app/money/reward-rules.js';
 import { backtest } from '../src/app/money/backtest.js';
@@ -17,7 +17,8 @@ import type { ManagementDeps } from '../src/app/programs/management.js';
 import type { Scope } from '../src/app/accounts/scope.js';
 import { AffixError } from '../src/core/errors.js';
 import { openDashboardSession } from '../src/app/accounts/access.js';
-import { ADMIN_TOKEN, type SeededProgram, type TestApi, type TestDatabase, adminHeaders, bearer, trackClick, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { ADMIN_TOKEN, type SeededProgram, type TestApi, type TestDatabase, adminHeaders, bearer, trackClick, seedProgram } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 
 let db: TestDatabase;
 let api: TestApi;
@@ -26,14 +27,11 @@ let theirs: SeededProgram;
 let deps: ManagementDeps;
 let owner: Scope;
 
+useSeededApi({ programs: [{}, {}] }, (t) => ({ db, api, programs: [mine, theirs] } = t));
 beforeAll(async () => {
-  ({ db, api } = await openTestApi());
-  mine = await seedProgram(api);
-  theirs = await seedProgram(api);
   deps = { pool: db.pool, secretBox: null, now: () => new Date('2026-06-01T09:00:00Z') };
   owner = { kind: 'account', accountId: mine.accountId, role: 'owner', actor: { type: 'member', id: 'm1', label: 'owner@shop.example', ip: null } };
 });
-afterAll(() => closeTestApi({ db, api }));
 
 const refusal = (promise: Promise<unknown>) =>
   promise.then(

@@ -3,7 +3,7 @@
 // and the partner's details as shared; later changes to any of them leave it as issued, while a
 // payout not yet numbered shows live data. And the programs of a brand, which share one series,
 // give the same tax id (or none).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OPERATOR } from '../src/app/accounts/scope.js';
 import * as commissionLifecycle from '../src/app/money/commission-lifecycle.js';
 import * as payoutConfig from '../src/app/money/payout-settings.js';
@@ -11,17 +11,15 @@ import * as payoutRuns from '../src/app/money/payout-runs.js';
 import { partnerPayout, programPayout, programStatementCsv, saveInvoiceDetails, updateStatementDetails } from '../src/app/money/payout-statements.js';
 import type { ManagementDeps } from '../src/app/programs/management.js';
 import type { AffixError } from '../src/core/errors.js';
-import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { type TestApi, type TestDatabase, adminHeaders, seedProgram } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { apiSale } from './support/money.js';
 
 let db: TestDatabase;
 let api: TestApi;
 const deps = (): ManagementDeps => ({ pool: db.pool, secretBox: null, now: () => new Date(api.clock.now) });
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: 'statement-snapshots-test-key-0123' }));
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ env: { AFFIX_SECRET_KEY: 'statement-snapshots-test-key-0123' } }, (t) => ({ db, api } = t));
 
 describe('numbered statements as issued', () => {
   it('a numbered statement keeps its title and both parties after the brand and the partner change theirs; an unnumbered one shows live data', async () => {

@@ -6,7 +6,7 @@
 // it made, so "transferred once" is counted as transfers made, and every POST is counted too.
 import { Writable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { nockForThisFile } from './support/nock.js';
 import { type ProviderDeps, followProviderPayouts, sendProviderPayouts } from '../src/app/money/payout-providers.js';
 import { OPERATOR } from '../src/app/accounts/scope.js';
@@ -16,7 +16,8 @@ import * as commissionLifecycle from '../src/app/money/commission-lifecycle.js';
 import { createSecretBox } from '../src/platform/secret-box.js';
 import { createLogger } from '../src/platform/logger.js';
 import { runProviderSendJob } from '../src/jobs/provider-payout-jobs.js';
-import { type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { type TestApi, type TestDatabase, adminHeaders, seedProgram } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { apiSale } from './support/money.js';
 import { dashboardVisitor } from './support/dashboard-visitor.js';
 import { sha256 } from '../src/core/secrets.js';
@@ -34,12 +35,11 @@ const logs: string[] = [];
 const logger = createLogger('info', new Writable({ write: (chunk, _enc, done) => (logs.push(String(chunk)), done()) }) as never);
 const deps = (): ProviderDeps => ({ pool: db.pool, secretBox: createSecretBox(SECRET_KEY), now: () => clock, stripeSecretKey: STRIPE_KEY });
 
+useSeededApi({ env: { AFFIX_SECRET_KEY: SECRET_KEY, STRIPE_SECRET_KEY: STRIPE_KEY }, options: { queueUrl: 'own' } }, (t) => ({ db, api } = t));
 beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: SECRET_KEY, STRIPE_SECRET_KEY: STRIPE_KEY }, { queueUrl: 'own' }));
   nock.disableNetConnect();
   nock.enableNetConnect('127.0.0.1');
 });
-afterAll(() => closeTestApi({ db, api }));
 afterEach(() => {
   expect(nock.pendingMocks()).toEqual([]);
   nock.cleanAll();

@@ -3,7 +3,7 @@
 // without them whose year would reach the threshold (and not one below it); the year-end export
 // sums paid payouts per partner and currency (a failed one excluded), is for owner and finance,
 // scoped to the brand, and every download is audited.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDashboardSession } from '../src/app/accounts/access.js';
 import { OPERATOR } from '../src/app/accounts/scope.js';
 import * as commissionLifecycle from '../src/app/money/commission-lifecycle.js';
@@ -14,7 +14,8 @@ import * as tax from '../src/app/money/tax-details.js';
 import type { ManagementDeps } from '../src/app/programs/management.js';
 import { AffixError } from '../src/core/errors.js';
 import { createSecretBox } from '../src/platform/secret-box.js';
-import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, closeTestApi, openTestApi, seedProgram } from './support/harness.js';
+import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, seedProgram } from './support/harness.js';
+import { useSeededApi } from './support/seeded-api.js';
 import { apiSale } from './support/money.js';
 
 const KEY = 'tax-details-test-secret-key-0123456789';
@@ -23,10 +24,7 @@ let api: TestApi;
 const deps = (): ManagementDeps => ({ pool: db.pool, secretBox: createSecretBox(KEY), now: () => new Date(api.clock.now) });
 const year = () => new Date(api.clock.now).getUTCFullYear();
 
-beforeAll(async () => {
-  ({ db, api } = await openTestApi({ AFFIX_SECRET_KEY: KEY }));
-});
-afterAll(() => closeTestApi({ db, api }));
+useSeededApi({ env: { AFFIX_SECRET_KEY: KEY } }, (t) => ({ db, api } = t));
 
 const admin = async (method: string, path: string, body?: unknown) => api.request(method, `/api/v1/admin${path}`, { body, headers: adminHeaders });
 const must = async (method: string, path: string, body?: unknown) => {

@@ -1,23 +1,17 @@
 // Statement numbers: one gap-free series per account (the brand), a counter row taken in the
 // transaction that marks a payout paid. docs/payouts.md, "Statements".
+import type { IssuedNumber } from '../../core/statement-numbers.js';
 import type { Pool, PoolClient } from '../infra/pool.js';
 
 type Queryable = Pool | PoolClient;
 
-export interface StatementNumber {
-  number: number;
-  prefix: string;
-  issuedAt: Date;
-}
-
 /**
- * The payout's number, issued now from its account's series unless it has one. Run inside the
- * transaction that marks it paid: the series row stays locked until it commits (concurrent
+ * The payout's number, issued now from its account's series (the caller checks it has none:
+ * src/app/money/statement-numbers.ts; a second one would break the unique payout_id). Run inside
+ * the transaction that marks it paid: the series row stays locked until it commits (concurrent
  * payments of the brand wait their turn), and a rollback gives the number back.
  */
-export async function issueStatementNumber(client: PoolClient, payoutId: number, at: Date): Promise<StatementNumber> {
-  const existing = await statementNumberOf(client, payoutId);
-  if (existing) return existing;
+export async function issueStatementNumber(client: PoolClient, payoutId: number, at: Date): Promise<IssuedNumber> {
   const { rows } = await client.query(
     `WITH series AS (
        INSERT INTO statement_series AS s (account_id, last_number)
@@ -34,7 +28,7 @@ export async function issueStatementNumber(client: PoolClient, payoutId: number,
   return { number: Number(row.number), prefix: row.prefix, issuedAt: row.issued_at };
 }
 
-export async function statementNumberOf(db: Queryable, payoutId: number): Promise<StatementNumber | null> {
+export async function statementNumberOf(db: Queryable, payoutId: number): Promise<IssuedNumber | null> {
   const { rows } = await db.query('SELECT number, prefix, issued_at FROM statement_numbers WHERE payout_id = $1', [payoutId]);
   return rows[0] ? { number: Number(rows[0].number), prefix: rows[0].prefix, issuedAt: rows[0].issued_at } : null;
 }

@@ -2,7 +2,7 @@
 // tax-details threshold, what a partner was paid in a calendar year, and the year-end export's
 // rows. Every read of payouts is scoped by program (and partner); tax details by email, the
 // person's own: a brand reads them only through partner-detail-shares.ts (what was shared with it).
-import type { TaxThresholds, TinKind } from '../../core/tax-details.js';
+import type { TaxThresholds, TinKind, YearEndRow } from '../../core/tax-details.js';
 import type { Currency } from '../../core/types.js';
 import type { Pool, PoolClient } from '../infra/pool.js';
 
@@ -89,14 +89,8 @@ export async function paidInYear(db: Queryable, programId: number, partnerIds: n
   return new Map(rows.map((r) => [`${r.partner_id}:${r.currency}`, Number(r.cents)]));
 }
 
-export interface YearEndDbRow {
-  partnerId: number;
-  partnerName: string;
-  email: string | null;
-  currency: Currency;
-  paidCents: number;
-  payouts: number;
-}
+/** A partner's year in one currency as paid; the tax details are joined by the app through the shares. */
+export type YearEndDbRow = Omit<YearEndRow, 'tax'>;
 
 /** Per partner and currency, what the program's paid payouts paid in [from, to) (failed and canceled ones excluded); the tax details shared are read beside it. */
 export async function yearEndRows(db: Queryable, programId: number, from: Date, to: Date): Promise<YearEndDbRow[]> {
