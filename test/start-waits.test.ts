@@ -40,13 +40,21 @@ describe('starting', () => {
     for (const service of running) expect(service.output()).not.toMatch(/deadlock|ERROR|exited/i);
   }, 120_000);
 
-  it('PostgreSQL down for 20 s at start: the processes wait, say so, and serve within seconds of its return', async () => {
+  it('PostgreSQL down at start: the processes wait through attempts with backoff, say so, and serve within seconds of its return', async () => {
     await postgres!.stopImmediate();
     const port = await freePort();
-    const api = startServiceProcess('api', env(postgres!.url, port), { port, timeoutMs: 60_000 });
-    const worker = startServiceProcess('worker', env(postgres!.url, 0), { timeoutMs: 60_000 });
-    // While it is down they wait (a start that gave up would reject here).
-    await new Promise((resolve) => setTimeout(resolve, 20_000));
+    // Each process has tried and backed off four times (0.25 + 0.5 + 1 + 2 s) before PostgreSQL
+    // comes back: a start that gave up would have exited (and rejected) instead.
+    const waited = () => {
+      let seen: () => void = () => undefined;
+      const fourth = new Promise<void>((resolve) => (seen = resolve));
+      return { fourth, onOutput: (output: string) => (output.match(/waiting for the database/g)?.length ?? 0) >= 4 && seen() };
+    };
+    const [apiWait, workerWait] = [waited(), waited()];
+    const api = startServiceProcess('api', env(postgres!.url, port), { port, timeoutMs: 60_000, onOutput: apiWait.onOutput });
+    const worker = startServiceProcess('worker', env(postgres!.url, 0), { timeoutMs: 60_000, onOutput: workerWait.onOutput });
+    const gaveUp = Promise.race([api, worker]).then(() => 'came up with the database down', (error: Error) => `gave up: ${error.message.slice(0, 400)}`);
+    expect(await Promise.race([Promise.all([apiWait.fourth, workerWait.fourth]).then(() => 'both waiting'), gaveUp])).toBe('both waiting');
     const back = performance.now();
     await postgres!.start();
     const [apiUp, workerUp] = await Promise.all([api, worker]);

@@ -15,7 +15,7 @@ export interface ServiceProcess {
 export async function startServiceProcess(
   role: 'start' | 'api' | 'worker',
   env: Record<string, string>,
-  options: { port?: number; timeoutMs?: number; entry?: string; cwd?: string; nodeArgs?: string[] } = {},
+  options: { port?: number; timeoutMs?: number; entry?: string; cwd?: string; nodeArgs?: string[]; onOutput?: (output: string) => void } = {},
 ): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.entry ?? AFFIX_BIN, role], {
     cwd: options.cwd,
@@ -23,8 +23,12 @@ export async function startServiceProcess(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
+  const read = (chunk: Buffer) => {
+    output += chunk;
+    options.onOutput?.(output);
+  };
+  child.stdout!.on('data', read);
+  child.stderr!.on('data', read);
   // 'close', not 'exit': the process has ended and its output has been read to the end.
   const exited = new Promise<number | string>((resolve) => child.on('close', (code, signal) => resolve(code ?? signal ?? 'unknown')));
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);

@@ -13,14 +13,39 @@ if (!hasChromium) console.warn(`[tests] SKIPPED browser tests: no Chromium at ${
 /** AFFIX_SCREENSHOTS=1 refreshes the screenshots committed under docs/screenshots. */
 export const SHOTS = process.env.AFFIX_SCREENSHOTS === '1' ? 'docs/screenshots' : null;
 
-export async function openBrowser(viewport: { width: number; height: number }): Promise<{ browser: Browser; page: Page }> {
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+let launched: Promise<Browser> | undefined;
+
+/**
+ * One Chromium per test worker, kept from one file to the next (the worker keeps its modules:
+ * vitest.config.ts): launching and closing it cost about a second of CPU in each of the browser
+ * files. Each file gets its own context (cookies, storage, viewport) and closes what it opened.
+ */
+function sharedBrowser(): Promise<Browser> {
+  launched ??= chromium
+    .launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    })
+    .then((browser) => {
+      browser.on('disconnected', () => (launched = undefined));
+      return browser;
+    }, (error: unknown) => {
+      launched = undefined;
+      throw error;
+    });
+  return launched;
+}
+
+/** A page of its own in the worker's Chromium; `close` ends every context the file opened. */
+export async function openBrowser(viewport: { width: number; height: number }): Promise<{ browser: Browser; page: Page; close: () => Promise<void> }> {
+  const browser = await sharedBrowser();
+  const before = new Set(browser.contexts());
   const page = await (await browser.newContext({ viewport })).newPage();
   if (SHOTS) mkdirSync(SHOTS, { recursive: true });
-  return { browser, page };
+  const close = async () => {
+    await Promise.all(browser.contexts().filter((context) => !before.has(context)).map((context) => context.close()));
+  };
+  return { browser, page, close };
 }
 
 /** The admin API as a test's setup calls it: the answer's data, or a thrown error naming the refusal. */
@@ -64,14 +89,14 @@ export async function submitWithKeyboard(page: Page, buttonName: string): Promis
 export async function openBrowserApp(env: Record<string, string>, options: TestApiOptions, viewport: { width: number; height: number }) {
   const db = await createTestDatabase();
   const api = await startTestApi(db.pool, env, options.queueUrl === 'own' ? { ...options, queueUrl: db.url } : options);
-  const { browser, page } = await openBrowser(viewport);
+  const { browser, page, close: closePages } = await openBrowser(viewport);
   return {
     db,
     api,
     browser,
     page,
     async close() {
-      await browser.close();
+      await closePages();
       await api.close();
       await db.drop();
     },
