@@ -274,7 +274,8 @@ export function ruleSetProblems(set: RewardRuleSet): string[] {
     if (rule.event !== 'sale' && rule.steps.some((s) => s.amount.type === 'percent')) problems.push(`${label}: a ${rule.event} has no amount to take a percentage of; give a flat amount.`);
     if (rule.event !== 'sale') {
       const named = (Object.keys(rule.when) as (keyof RewardConditions)[]).filter((k) => rule.when[k] !== undefined && !NON_SALE_CONDITIONS.includes(k) && (!Array.isArray(rule.when[k]) || (rule.when[k] as unknown[]).length > 0));
-      if (named.length) problems.push(`${label}: a ${rule.event} carries no ${named.join(', ')}; a ${rule.event} rule's only condition is the partner's tier.`);
+      // (A default's conditions have their own problem below.)
+      if (named.length && set.rules.includes(rule)) problems.push(`${label}: a ${rule.event} carries no ${named.join(', ')}; a ${rule.event} rule's only condition is the partner's tier.`);
       if (rule.steps.length > 1) problems.push(`${label}: a ${rule.event} pays one amount; give it one step.`);
       if (rule.caps?.perCustomer && Object.keys(rule.caps.perCustomer).length) problems.push(`${label}: a ${rule.event} has no customer's sales to cap; cap it per partner per month or by the monthly budget.`);
     }
