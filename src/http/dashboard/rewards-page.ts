@@ -167,7 +167,8 @@ export function ruleFormBody(view: { data: RewardsData; key: number | 'default' 
 <form method="post" action="${rewardsUrl(data.program.id, null, '/rule')}" novalidate>${groupField(gid)}<input type="hidden" name="key" value="${key}">${view.rule ? html`<input type="hidden" name="rule_id" value="${view.rule.id}">` : ''}
 <section aria-labelledby="rule-basics"><h2 id="rule-basics">${isDefault ? 'What a sale no rule matches pays' : 'The rule'}</h2>
 ${input('name', 'Name (partners see it in each commission)', values, fe, 'autocomplete="off" class="medium" maxlength="100"')}
-${isDefault ? '' : select('event', 'Pays for', v('event') || 'sale', ['sale', 'lead', 'click'], fe, { sale: 'Sales', lead: 'Leads (stored; pays nothing yet)', click: 'Clicks (stored; pays nothing yet)' })}</section>
+${isDefault ? '' : select('event', 'Pays for', v('event') || 'sale', ['sale', 'lead', 'click'], fe, { sale: 'Sales', lead: 'Leads (when the lead is recorded)', click: "Clicks (paid once a day for the day's clicks)" })}
+${isDefault ? '' : html`<p class="muted" id="event-hint">A lead or a click pays one flat amount in USD: a lead once, when it is recorded; clicks once a day, for each partner's clicks of the day just ended. Its only condition is the partner's tier; cap it per partner per month or by the monthly budget. Duration and months apply to sales only.</p>`}</section>
 <section aria-labelledby="rule-amount"><h2 id="rule-amount">How much</h2>
 <p class="muted" id="steps-hint">A percentage of the sale (like 30 or 12.5) or a flat amount in the sale's currency (10 is 10.00 USD, 10 EUR). Staggered: the first step through a month of the customer's tenure, the next after it; leave "through month" empty on the last.</p>
 ${stepsError ? html`<p class="error" id="steps">${stepsError}</p>` : ''}
