@@ -48,8 +48,8 @@ const leadAndClickRules = {
 };
 
 /** A program with hold 0, the lead and click rules published (on the clock given), and partners with a link each. */
-async function shopWithRules(names: string[], publishedAt: Date) {
-  const shop = await seedProgram(api, { commission_rate: 10 });
+async function shopWithRules(names: string[], publishedAt: Date, program: Record<string, unknown> = {}) {
+  const shop = await seedProgram(api, { commission_rate: 10, ...program });
   await payoutConfig.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: {} });
   await admin('PUT', `/programs/${shop.programId}/reward-rules/draft`, { rule_set: leadAndClickRules });
   clock = publishedAt;
@@ -137,6 +137,28 @@ describe('lead rewards', () => {
     expect((await lead(other, other.affiliateUrl)).reply.status).toBe(200);
     expect((await commissionsOf(shop.programId)).filter((c) => c.partner_id === partners.Bo!.id)).toEqual([]);
     expect(await commissionsOf(other.programId)).toEqual([]);
+  });
+});
+
+describe('which leads pay', () => {
+  it('a provisional browser lead pays when the server settles it, once; a partner on their own terms earns nothing for leads', async () => {
+    const { shop, partners } = await shopWithRules(['Flo', 'Gil'], new Date(Date.now() - DAY), { lead_auth: 'server_required', allowed_origins: ['https://strict.example.com'] });
+    const clickId = await trackClick(api, partners.Flo!.url);
+    const customerKey = uid('lead');
+    const browser = await api.request('POST', '/api/v1/track/lead', { body: { click_id: clickId, customer_key: customerKey }, headers: { Origin: 'https://strict.example.com' } });
+    expect(browser.body).toMatchObject({ success: true, provisional: true });
+    expect(await commissionsOf(shop.programId)).toEqual([]);
+    const server = await api.request('POST', '/api/v1/track/lead', { body: { customer_key: customerKey }, headers: bearer(shop.apiKey) });
+    expect(server.status).toBe(200);
+    expect((await commissionsOf(shop.programId)).map((c) => [c.partner_id, c.amount_cents, c.reward_words])).toEqual([[partners.Flo!.id, 500, "$5.00 — rule 'Signups'"]]);
+    const again = await api.request('POST', '/api/v1/track/lead', { body: { customer_key: customerKey }, headers: bearer(shop.apiKey) });
+    expect(again.status).toBe(400);
+    expect(await commissionsOf(shop.programId)).toHaveLength(1);
+
+    // Own terms (an override): the commission type pays their sales; their leads pay nothing.
+    await admin('PUT', `/programs/${shop.programId}/partners/${partners.Gil!.id}/override`, { commission_type: 'percent', commission_rate: 15, source: 'contract 2026-11' });
+    expect((await lead(shop, partners.Gil!.url)).reply.status).toBe(200);
+    expect(await commissionsOf(shop.programId)).toHaveLength(1);
   });
 });
 

@@ -42,6 +42,8 @@ export async function undecidedClickDays(db: Queryable, programId: number, from:
        FROM page_rollups r
       WHERE r.program_id = $1 AND r.partner_id > 0 AND r.day BETWEEN $2::date AND $3::date AND r.link_id = -1 AND r.measure = 'clicks'
         AND NOT EXISTS (SELECT 1 FROM click_reward_days d WHERE d.program_id = $1 AND d.partner_id = r.partner_id AND d.day = r.day)
+        -- The program's test partner (test traffic only) is never paid.
+        AND NOT EXISTS (SELECT 1 FROM partners p WHERE p.id = r.partner_id AND p.test)
       GROUP BY r.partner_id, r.day HAVING sum(r.value) > 0
       ORDER BY r.day, r.partner_id`,
     [programId, from, to],
