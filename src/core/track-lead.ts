@@ -66,7 +66,7 @@ export async function trackLead(store: Store, input: TrackLeadInput): Promise<Tr
     const provisional = !serverMode && program.leadAuth === 'server_required';
     let settled = false;
     // The partner a rebound lead now belongs to (the customer row read before the update still names the old one).
-    let rebound: number | null = null;
+    let rebound: { partnerId: number | null; clickId: string } | null = null;
 
     if (customer) {
       const settlesProvisional = serverMode && customer.provisionalLead && customer.status === 'lead';
@@ -85,7 +85,7 @@ export async function trackLead(store: Store, input: TrackLeadInput): Promise<Tr
         ...(rebind ? { click: { clickId: click.clickId, clickedAt: click.createdAt, linkId: click.linkId, partnerId: click.partnerId } } : {}),
       });
       settled = settlesProvisional;
-      if (rebind) rebound = click.partnerId;
+      if (rebind) rebound = { partnerId: click.partnerId, clickId: click.clickId };
     } else {
       customer = await tx.insertCustomer({
         programId: program.id,
@@ -127,9 +127,10 @@ export async function trackLead(store: Store, input: TrackLeadInput): Promise<Tr
       });
     }
     // A trusted lead of a partner may pay (their rules' lead rule); a provisional one pays once settled, a test one never.
-    const partnerId = rebound ?? customer.partnerId;
+    const partnerId = rebound ? rebound.partnerId : customer.partnerId;
     if (!provisional && !test && partnerId !== null) {
-      await rewardLead(tx, program, { customerId: customer.id, customerKey: input.customerKey ?? customer.customerKey, clickId: customer.clickId ?? click?.clickId ?? null, partnerId, at: input.now });
+      const clickId = rebound ? rebound.clickId : (customer.clickId ?? click?.clickId ?? null);
+      await rewardLead(tx, program, { customerId: customer.id, customerKey: input.customerKey ?? customer.customerKey, clickId, partnerId, at: input.now });
     }
     return { programId: program.id, customerId: customer.id, provisional, settled };
   });
