@@ -18,6 +18,7 @@ import { approvedPartnersOfGroup, codeMapped, discountForLink, partnerDiscountSt
 import { endpointForIntake } from '../src/db/inbox/processor-endpoints.js';
 import * as rewardReads from '../src/db/money/reward-rules.js';
 import * as bountyReads from '../src/db/money/bounties.js';
+import * as clickReads from '../src/db/money/click-rewards.js';
 import { backtestSales, draftOf } from '../src/db/money/backtest-sales.js';
 
 // SCOPE_PLANS_ROWS: fewer rows while working on this file; the test as it runs in CI uses 100,000.
@@ -282,6 +283,16 @@ describe('reads scoped by account, program or partner', () => {
         await rewardReads.rewardHistory(client, Number(sold.customer_id), new Date(), 'txn_next');
         await rewardReads.partnerFigures(client, small.programId, small.partnerId, new Date(Date.now() - 90 * 86_400_000), new Date());
         await rewardReads.rewardUsage(client, { programId: small.programId, partnerId: small.partnerId, customerId: Number(sold.customer_id), currency: 'USD', month: new Date(Date.UTC(2026, 10, 1)) });
+      });
+      // The click rewards job for one program (docs/rewards.md "Leads and clicks"): when its click
+      // rules began, its partners' undecided ended days from the rollups, a partner's terms, the set
+      // in force at a day's start, and what the caps used (no customer).
+      await recorder.during('click rewards', async () => {
+        await clickReads.clickRulesSince(client, small.programId);
+        await clickReads.undecidedClickDays(client, small.programId, '2026-01-01', '2026-01-14');
+        await clickReads.partnerTermsIn(client, small.programId, small.partnerId);
+        await rewardReads.rewardTerms(client, small.programId, null, new Date('2026-01-02T00:00:00Z'));
+        await rewardReads.rewardUsage(client, { programId: small.programId, partnerId: small.partnerId, customerId: null, currency: 'USD', month: new Date(Date.UTC(2026, 0, 1)) });
       });
       // The backtest (issue 46 item 4): the draft, then the period's sales a page at a time, each
       // with its customer's earlier sales and its commission (two pages: the cursor's read too).

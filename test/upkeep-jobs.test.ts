@@ -28,10 +28,11 @@ afterAll(async () => {
 });
 
 describe('periodic upkeep', () => {
-  it('every periodic job is a pg-boss schedule: bounties, approvals, digests, housekeeping each minute, upkeep each hour, payouts followed', async () => {
+  it('every periodic job is a pg-boss schedule: bounties, click rewards each hour, approvals, digests, housekeeping each minute, upkeep each hour, payouts followed', async () => {
     const { rows } = await db.pool.query('SELECT name, cron, timezone FROM pgboss.schedule ORDER BY name');
     expect(rows).toEqual([
       { name: 'bounty-checks', cron: '*/5 * * * *', timezone: 'UTC' },
+      { name: 'click-rewards', cron: '15 * * * *', timezone: 'UTC' },
       { name: 'commission-approvals', cron: '*/10 * * * *', timezone: 'UTC' },
       { name: 'commission-digests', cron: '0 7 * * *', timezone: 'UTC' },
       { name: 'hourly-upkeep', cron: '0 * * * *', timezone: 'UTC' },

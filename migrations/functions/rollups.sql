@@ -46,8 +46,10 @@ SELECT id,
     hold_reasons,
     commission_state(moved_to_sale_id, stage, status, amount_cents, deducted_cents, test, payout_id) AS state,
     commission_earned(moved_to_sale_id, stage, amount_cents, deducted_cents) AS earned_cents,
-    -- A bounty's commission has no sale (migration 0069).
-    bounty_award_id
+    -- A bounty's commission has no sale (migration 0069), nor a lead's or a click day's (migration 0075).
+    bounty_award_id,
+    lead_customer_id,
+    click_reward_day_id
    FROM commissions c;
 
 -- The facts of each source, for its rows (a trigger's transition table, or a batch), and their upsert.

@@ -22,6 +22,11 @@ export const COMMISSION_STATE_WORDS: Record<CommissionState, string> = {
   moved: 'moved to an earlier sale',
   test: 'test mode (never paid)',
 };
+/** What a commission was made for: a sale, a bounty award, a lead or a partner's click day (migrations 0069, 0075). */
+export type CommissionSource = 'sale' | 'bounty' | 'lead' | 'clicks';
+/** A commission without a sale, where a sale's customer would be named. */
+export const NO_SALE_WORDS: Record<Exclude<CommissionSource, 'sale'>, string> = { bounty: 'A bounty (no sale)', lead: 'A lead (no sale)', clicks: 'Clicks (no sale)' };
+
 export const COMMISSION_STATES = Object.keys(COMMISSION_STATE_WORDS) as CommissionState[];
 
 export type LedgerKind = 'created' | 'adjusted' | 'approved' | 'unapproved' | 'paid' | 'clawed_back' | 'clawback_settled' | 'released' | 'rejected' | 'moved' | 'reinstated' | 'payout_failed';

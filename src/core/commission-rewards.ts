@@ -18,6 +18,7 @@ import {
   tierOf,
 } from './rewards.js';
 import type { PurchaseFacts } from './sale-facts.js';
+import { PROGRAM_CURRENCY } from './currency.js';
 import type { Currency } from './types.js';
 
 /** A rule set as stored (docs/rewards.md): the ordered rules, defaults, budget and tiers. */
@@ -94,6 +95,41 @@ export function saleRewardFacts(
   };
 }
 
+/** Whether the set has a rule (or a default) for the event: without one, the event is not decided at all. */
+export const paysEvent = (document: RuleSetDocument, event: RewardEvent): boolean => document.defaults[event] !== undefined || document.rules.some((r) => r.event === event);
+
+/** A lead's facts: no amount, no products, no tenure; the partner's tier when the set has tiers (docs/rewards.md "Leads and clicks"). */
+export function leadRewardFacts(at: Date, document: RuleSetDocument, figures: PartnerFigures | null): RewardFacts {
+  return {
+    event: 'lead', amountCents: 0, currency: PROGRAM_CURRENCY, occurredAt: at, products: [], prices: [], interval: null,
+    // A lead carries no country (the lead API takes none).
+    country: null, firstPaidAt: null, paymentNumber: 1,
+    partnerTier: document.tiers?.length && figures ? tierOf(document.tiers, figures) : null,
+  };
+}
+
+/** The first instant of a UTC day ("2026-11-26"). */
+export const dayStart = (day: string): Date => new Date(`${day}T00:00:00Z`);
+
+/** A partner's click day: its counted clicks, decided as of the day's start (the month caps count it in is the day's). */
+export function clickDayFacts(day: string, clicks: number, document: RuleSetDocument, figures: PartnerFigures | null): RewardFacts {
+  return { ...leadRewardFacts(dayStart(day), document, figures), event: 'click', count: clicks };
+}
+
+/**
+ * The UTC days a click rule pays, in order: each day that has ended by `now`, from the first
+ * whole day after `since` (a rule set pays no clicks made before it was published), at most
+ * `lookBackDays` back.
+ */
+export function clickDaysToPay(since: Date, now: Date, lookBackDays: number): string[] {
+  const DAY = 86_400_000;
+  const today = Math.floor(now.getTime() / DAY);
+  const first = Math.max(Math.ceil(since.getTime() / DAY), today - lookBackDays);
+  const days: string[] = [];
+  for (let d = first; d < today; d++) days.push(new Date(d * DAY).toISOString().slice(0, 10));
+  return days;
+}
+
 /** Why a sale under rules has no commission, in the sale's commission_reason words. */
 export type RuleCommissionReason = 'not_first_sale' | 'duration_ended' | 'no_reward_rule' | 'cap_reached';
 
@@ -111,8 +147,8 @@ export interface CommissionExplanation {
   rewardMonth: Date | null;
 }
 
-/** Decides a sale under the published set; a decision paying 0 (a 0 % rule) is no commission either. */
-export function decideSaleUnderRules(published: PublishedRuleSet, facts: RewardFacts, usage: RewardUsage): RuleOutcome {
+/** Decides a sale (a lead, a click day) under the published set; a decision paying 0 (a 0 % rule) is no commission either. */
+export function decideUnderRules(published: PublishedRuleSet, facts: RewardFacts, usage: RewardUsage): RuleOutcome {
   const decision = decideReward(asRuleSet(published), facts, usage);
   const words = rewardWords(decision, facts, { group: published.groupName });
   if (!decision.pays) return { pays: false, reason: decision.reason === 'no_rule' ? 'no_reward_rule' : decision.reason, words };

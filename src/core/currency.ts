@@ -17,6 +17,9 @@ export function toCurrency(value: unknown): Currency | null {
   return /^[A-Z]{3}$/.test(code) && Object.hasOwn(ISO_4217_MINOR_UNITS, code) ? (code as Currency) : null;
 }
 
+/** A program's currency where nothing names one: a sale sent without one, and a lead's or a click day's reward. */
+export const PROGRAM_CURRENCY: Currency = 'USD';
+
 const isContractCurrency = (code: Currency): boolean => SUPPORTED_CURRENCIES.includes(code);
 
 /**
@@ -25,7 +28,7 @@ const isContractCurrency = (code: Currency): boolean => SUPPORTED_CURRENCIES.inc
  * (`currency XXX is not supported`, XXX as sent), and nothing is created.
  */
 export function acceptedCurrency(value: unknown, policy: CurrencyPolicy): Currency {
-  if (value === undefined || value === null || value === '') return 'USD';
+  if (value === undefined || value === null || value === '') return PROGRAM_CURRENCY;
   const code = toCurrency(value);
   if (!code || (!policy.acceptAllCurrencies && !isContractCurrency(code))) throw errors.unsupportedCurrency(String(value));
   return code;

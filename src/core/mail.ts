@@ -121,12 +121,13 @@ export function unsubscribeParts(unsubscribeUrl: string, kind: MailKind): { foot
 }
 
 /** The brand's managers hear of a commission held for fraud review (written with the commission). */
-export const heldCommissionMail = (programId: number, commissionId: number, transactionId: string, reasons: readonly string[]): Omit<OutgoingMail, 'to'> => ({
+export const heldCommissionMail = (programId: number, commissionId: number, source: string, reasons: readonly string[]): Omit<OutgoingMail, 'to'> => ({
   programId,
   kind: 'commission_held',
   senderName: 'Affix',
-  subject: `A commission was held for review (sale ${transactionId})`,
-  body: `Commission ${commissionId} of sale ${transactionId} is held: ${reasons.map((r) => r.replaceAll('_', ' ')).join(', ')}.\nIt is never approved on its own: release it or reject it: {{affix}}/dashboard/programs/${programId}/payouts?stage=held\n`,
+  // `source` says what it was made for: "sale txn_1", "lead cus_9".
+  subject: `A commission was held for review (${source})`,
+  body: `Commission ${commissionId} of ${source} is held: ${reasons.map((r) => r.replaceAll('_', ' ')).join(', ')}.\nIt is never approved on its own: release it or reject it: {{affix}}/dashboard/programs/${programId}/payouts?stage=held\n`,
   canUnsubscribe: !MAIL_KINDS.commission_held.essential,
   dedupeKey: `commission_held:${commissionId}`,
 });

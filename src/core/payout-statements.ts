@@ -3,8 +3,10 @@
 
 export interface StatementCommission {
   commissionId: number;
-  /** Null with saleCents: a bounty's commission (saleDate is then its own date). */
+  /** Null with saleCents: a commission without a sale, a bounty's, a lead's or a click day's (saleDate is then its own date, words say what it paid for). */
   transactionId: string | null;
+  /** Why it is what it is (the commission's reward words); null: made before commissions explained themselves. */
+  words?: string | null;
   saleDate: Date;
   saleCents: number | null;
   /** What this payout paid for it (fixed when the payout was made). */

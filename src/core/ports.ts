@@ -128,7 +128,10 @@ export interface NewSale {
 }
 
 export interface NewCommission {
-  saleId: number;
+  /** Its one source: a sale, or a lead (the customer it made a lead), or a partner's click day (docs/rewards.md). */
+  saleId: number | null;
+  leadCustomerId?: number | null;
+  clickRewardDayId?: number | null;
   programId: number;
   partnerId: number;
   amountCents: number;

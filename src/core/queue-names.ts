@@ -38,6 +38,8 @@ export const PROVIDER_PAYOUTS_QUEUE = 'provider-payouts';
 export const PROVIDER_PAYOUTS_FOLLOW_QUEUE = 'provider-payouts-follow';
 /** Performance bounties' evaluation: every few minutes, and per program on demand (src/jobs/bounty-jobs.ts). */
 export const BOUNTY_CHECKS_QUEUE = 'bounty-checks';
+/** Every hour: click rewards paid per partner for each ended UTC day (src/jobs/click-reward-jobs.ts). */
+export const CLICK_REWARDS_QUEUE = 'click-rewards';
 /** Every minute: rate-limit windows, sign-in places and payloads past retention (src/jobs/upkeep-jobs.ts). */
 export const HOUSEKEEPING_QUEUE = 'housekeeping';
 /** Every hour: click partitions ahead, counter and rollup shards folded (src/jobs/upkeep-jobs.ts). */

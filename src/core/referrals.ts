@@ -1,7 +1,7 @@
 // What a partner may know of the customers they referred (docs/partners.md, "Referrals"): never
 // the brand's id of a person in clear, a status in three words, and when each commission can be
 // paid. Pure rules; the portal and its CSV read them.
-import { type CommissionState, COMMISSION_STATE_WORDS, holdEndsAt } from './commission-ledger.js';
+import { type CommissionSource, type CommissionState, COMMISSION_STATE_WORDS, NO_SALE_WORDS, holdEndsAt } from './commission-ledger.js';
 import { csvField } from './csv.js';
 import { majorUnits } from './money.js';
 import type { Currency } from './types.js';
@@ -75,9 +75,18 @@ export function referralCsvLines(c: { customerKey: string | null; customerName?:
 
 export const COMMISSIONS_CSV_HEADER = line(['commission_id', 'customer', 'sale_date', 'currency', 'sale_amount', 'commission', 'state', 'available_on', 'paid_on', 'why']);
 
-export function commissionCsvLine(c: { id: number; customerKey: string | null; customerName?: string | null; saleAt: Date; currency: string; saleCents: number | null; earnedCents: number; state: CommissionState; createdAt: Date; holdDays: number; paidAt: Date | null; rewardWords?: string | null }, label: CustomerLabel = 'masked_email'): string {
+/** Whom a commission was for, as the partner reads it: a sale's customer, a lead's (said to be a lead), else what paid it. */
+export function commissionFor(c: { source?: CommissionSource; saleCents: number | null; customerKey: string | null; customerName?: string | null }, label: CustomerLabel): string {
+  const source = c.source ?? (c.saleCents === null ? 'bounty' : 'sale');
+  if (source === 'sale') return customerShown(c, label);
+  if (source === 'lead' && (c.customerKey || c.customerName)) return `${NO_SALE_WORDS.lead}: ${customerShown(c, label)}`;
+  return NO_SALE_WORDS[source];
+}
+
+export function commissionCsvLine(c: { id: number; source?: CommissionSource; customerKey: string | null; customerName?: string | null; saleAt: Date; currency: string; saleCents: number | null; earnedCents: number; state: CommissionState; createdAt: Date; holdDays: number; paidAt: Date | null; rewardWords?: string | null }, label: CustomerLabel = 'masked_email'): string {
   const currency = c.currency as Currency;
-  return line([c.id, c.saleCents === null ? '' : customerShown(c, label), day(c.saleAt), c.currency, c.saleCents === null ? '' : majorUnits(c.saleCents, currency), majorUnits(c.earnedCents, currency), COMMISSION_STATE_WORDS[c.state], day(availableOn(c)), day(c.paidAt), c.rewardWords ?? '']);
+  // The customer column names a sale's or a lead's customer; the words say what paid the rest.
+  return line([c.id, c.saleCents === null && c.source !== 'lead' ? '' : customerShown(c, label), day(c.saleAt), c.currency, c.saleCents === null ? '' : majorUnits(c.saleCents, currency), majorUnits(c.earnedCents, currency), COMMISSION_STATE_WORDS[c.state], day(availableOn(c)), day(c.paidAt), c.rewardWords ?? '']);
 }
 
 export const SUB_IDS_CSV_HEADER = line(['sub_id', 'clicks', 'leads', 'sales']);

@@ -83,7 +83,12 @@ export interface RewardFacts {
   /** Which paid sale of the customer this is (1 = the first). */
   paymentNumber: number;
   partnerTier: string | null;
+  /** A click day's counted clicks (each pays the click rule's amount); absent: one event. */
+  count?: number;
 }
+
+/** The conditions a click or a lead can meet: neither carries a product, price, interval, amount, customer or country (docs/rewards.md). */
+export const NON_SALE_CONDITIONS: readonly (keyof RewardConditions)[] = ['tiers'];
 
 /** What caps and the budget have already used, in the event's currency. */
 export interface RewardUsage {
@@ -151,7 +156,9 @@ export function decideReward(set: RewardRuleSet, facts: RewardFacts, usage: Rewa
   if (step === null) return none('duration_ended');
   const amount = rule.steps[step]!.amount;
   // A flat reward of a click or a lead is its amount; a percentage of one is nothing (it has no amount).
-  const full = computeCommissionCents({ type: amount.type === 'percent' ? 'percent' : 'fixed', rate: amount.rate, amountCents: facts.event === 'sale' ? facts.amountCents : Number.MAX_SAFE_INTEGER, currency: facts.currency });
+  const each = computeCommissionCents({ type: amount.type === 'percent' ? 'percent' : 'fixed', rate: amount.rate, amountCents: facts.event === 'sale' ? facts.amountCents : Number.MAX_SAFE_INTEGER, currency: facts.currency });
+  // A click day pays each counted click (bounded to a safe integer: the caps then decide).
+  const full = facts.count === undefined ? each : Math.min(each * facts.count, Number.MAX_SAFE_INTEGER);
   // Each cap leaves what it has not used; the tightest decides.
   const room: [RewardCap, number | undefined, number][] = [
     ['per_customer', rule.caps?.perCustomer?.[facts.currency], usage.customer],
@@ -215,7 +222,7 @@ const TERMS_WORDS: Record<'override' | 'group' | 'program', string> = { override
  */
 export function rewardWords(
   decision: RewardDecision,
-  facts: Pick<RewardFacts, 'currency' | 'paymentNumber'>,
+  facts: Pick<RewardFacts, 'currency' | 'paymentNumber'> & Partial<Pick<RewardFacts, 'count' | 'occurredAt'>>,
   context: { group?: string | null; terms?: 'override' | 'group' | 'program' | null } = {},
 ): string {
   const where = context.group ? `group ${context.group}, ` : '';
@@ -227,7 +234,10 @@ export function rewardWords(
   if (!decision.pays) return `Nothing — ${named}: ${decision.cappedBy ? CAP_WORDS[decision.cappedBy] : REASON_WORDS[decision.reason]}`;
   const step = rule.steps[decision.step]!;
   const of = durationMonths(rule);
-  const when = rule.duration.kind === 'first_sale'
+  // A click or a lead has no tenure: its rule's duration says nothing about it.
+  const when = rule.event !== 'sale'
+    ? ''
+    : rule.duration.kind === 'first_sale'
     ? ', first paid sale'
     : rule.duration.kind === 'payments'
       ? `, payment ${facts.paymentNumber} of ${rule.duration.payments}`
@@ -235,7 +245,12 @@ export function rewardWords(
         ? `, month ${decision.month} of ${of}`
         : rule.steps.length > 1 ? `, month ${decision.month}` : '';
   const capped = decision.cappedBy ? `, limited by ${CAP_WORDS[decision.cappedBy]}` : '';
-  return `${amountWords(step.amount, facts.currency)} — ${named}${when}${capped}`;
+  const each = amountWords(step.amount, facts.currency);
+  // "0.10 USD × 120 clicks on 2026-11-26": what a click day's commission counted.
+  const amount = rule.event === 'click' && facts.count !== undefined
+    ? `${each} × ${facts.count} ${facts.count === 1 ? 'click' : 'clicks'}${facts.occurredAt ? ` on ${facts.occurredAt.toISOString().slice(0, 10)}` : ''}`
+    : each;
+  return `${amount} — ${named}${when}${capped}`;
 }
 
 /** What is wrong with a rule set, in words the brand reads (empty: it can be published). */
@@ -257,6 +272,13 @@ export function ruleSetProblems(set: RewardRuleSet): string[] {
       if (!/^\d+(\.\d{1,4})?$/.test(step.amount.rate)) problems.push(`${label}: an amount is a number with at most 4 decimals.`);
     });
     if (rule.event !== 'sale' && rule.steps.some((s) => s.amount.type === 'percent')) problems.push(`${label}: a ${rule.event} has no amount to take a percentage of; give a flat amount.`);
+    if (rule.event !== 'sale') {
+      const named = (Object.keys(rule.when) as (keyof RewardConditions)[]).filter((k) => rule.when[k] !== undefined && !NON_SALE_CONDITIONS.includes(k) && (!Array.isArray(rule.when[k]) || (rule.when[k] as unknown[]).length > 0));
+      // (A default's conditions have their own problem below.)
+      if (named.length && set.rules.includes(rule)) problems.push(`${label}: a ${rule.event} carries no ${named.join(', ')}; a ${rule.event} rule's only condition is the partner's tier.`);
+      if (rule.steps.length > 1) problems.push(`${label}: a ${rule.event} pays one amount; give it one step.`);
+      if (rule.caps?.perCustomer && Object.keys(rule.caps.perCustomer).length) problems.push(`${label}: a ${rule.event} has no customer's sales to cap; cap it per partner per month or by the monthly budget.`);
+    }
     if (rule.duration.kind === 'months' && rule.steps.some((s) => s.throughMonth !== null && s.throughMonth > (rule.duration as { months: number }).months)) {
       problems.push(`${label}: a step ends after the rule's ${rule.duration.months} months.`);
     }

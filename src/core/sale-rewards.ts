@@ -1,7 +1,7 @@
 // The reward rules in recordSale (docs/rewards.md): which published rule set pays a partner's
 // sale, and its decision, read through the tracking transaction. A partner on their own terms
 // (an override) and a program without a published set pay by the commission type, as before.
-import { type CommissionExplanation, type PublishedRuleSet, type RuleOutcome, decideSaleUnderRules, explainTerms, rewardMonth, saleRewardFacts, tierWindow, usesCaps } from './commission-rewards.js';
+import { type CommissionExplanation, type PublishedRuleSet, type RuleOutcome, decideUnderRules, explainTerms, rewardMonth, saleRewardFacts, tierWindow, usesCaps } from './commission-rewards.js';
 import { type SaleHistory, isEarlier } from './attribution.js';
 import type { Terms } from './partners.js';
 import type { TrackingTx } from './ports.js';
@@ -36,7 +36,7 @@ export async function decideUnderRuleSet(tx: TrackingTx, ruleSet: PublishedRuleS
     await tx.lockRewardCaps(sale.programId);
     usage = await tx.rewardUsage({ programId: sale.programId, partnerId: sale.partnerId, customerId: sale.customerId, currency: sale.currency, month: rewardMonth(sale.paidAt) });
   }
-  return decideSaleUnderRules(ruleSet, facts, usage);
+  return decideUnderRules(ruleSet, facts, usage);
 }
 
 /** A commission paid by the commission type explains itself too: the month counted from the customer's first paid sale. */

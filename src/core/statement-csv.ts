@@ -56,7 +56,7 @@ export function statementCsv(d: StatementDocument): string {
     row('commission', 'transaction_id', 'sale_date', 'sale_amount', 'commission_amount', 'line'),
     ...d.lines.map((l) =>
       l.kind === 'commission'
-        ? row(l.commissionId, l.transactionId ?? '', day(l.saleDate), l.saleCents === null ? '' : money(l.saleCents), money(l.amountCents), 'commission')
+        ? row(l.commissionId, l.transactionId ?? '', day(l.saleDate), l.saleCents === null ? '' : money(l.saleCents), money(l.amountCents), l.transactionId === null && l.words ? `commission: ${l.words}` : 'commission')
         : row(l.commissionId, l.transactionId, day(l.saleDate), '', money(l.amountCents), l.amountCents < 0 ? `clawback ${day(l.madeAt)}` : `given back ${day(l.madeAt)}`),
     ),
     row('total', '', '', '', money(d.total), d.currency),

@@ -2,6 +2,7 @@
 import { MESSAGES, errors } from './errors.js';
 import { assertOriginAllowed } from './origins.js';
 import { attributedClick } from './customers.js';
+import { rewardLead } from './lead-rewards.js';
 import type { Store } from './ports.js';
 import { hashEmail } from './secrets.js';
 import { type AdditionalData, assertTestProgramMatchesKey, isTestMode } from './test-mode.js';
@@ -64,6 +65,8 @@ export async function trackLead(store: Store, input: TrackLeadInput): Promise<Tr
     const test = isTestMode(input.additionalData);
     const provisional = !serverMode && program.leadAuth === 'server_required';
     let settled = false;
+    // The partner a rebound lead now belongs to (the customer row read before the update still names the old one).
+    let rebound: { partnerId: number | null; clickId: string } | null = null;
 
     if (customer) {
       const settlesProvisional = serverMode && customer.provisionalLead && customer.status === 'lead';
@@ -82,6 +85,7 @@ export async function trackLead(store: Store, input: TrackLeadInput): Promise<Tr
         ...(rebind ? { click: { clickId: click.clickId, clickedAt: click.createdAt, linkId: click.linkId, partnerId: click.partnerId } } : {}),
       });
       settled = settlesProvisional;
+      if (rebind) rebound = { partnerId: click.partnerId, clickId: click.clickId };
     } else {
       customer = await tx.insertCustomer({
         programId: program.id,
@@ -121,6 +125,12 @@ export async function trackLead(store: Store, input: TrackLeadInput): Promise<Tr
           partner_id: customer.partnerId ?? click?.partnerId ?? null, provisional, event_name: input.eventName ?? null,
         },
       });
+    }
+    // A trusted lead of a partner may pay (their rules' lead rule); a provisional one pays once settled, a test one never.
+    const partnerId = rebound ? rebound.partnerId : customer.partnerId;
+    if (!provisional && !test && partnerId !== null) {
+      const clickId = rebound ? rebound.clickId : (customer.clickId ?? click?.clickId ?? null);
+      await rewardLead(tx, program, { customerId: customer.id, customerKey: input.customerKey ?? customer.customerKey, clickId, partnerId, at: input.now });
     }
     return { programId: program.id, customerId: customer.id, provisional, settled };
   });

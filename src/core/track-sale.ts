@@ -256,7 +256,7 @@ export async function recordSale(
     await tx.setCommissionReason(saleId, 'commission_failed');
     return { ...base, ...withoutCommission, commissionReason: 'commission_failed', partnerMissing: false, commissionFailed: true, cause: error };
   }
-  if (holdReasons.length && banId === null && !sale.test) await tx.notifyManagers(program.id, heldCommissionMail(program.id, commissionId, transactionId, holdReasons));
+  if (holdReasons.length && banId === null && !sale.test) await tx.notifyManagers(program.id, heldCommissionMail(program.id, commissionId, `sale ${transactionId}`, holdReasons));
   await tx.emit({
     programId: program.id,
     type: 'commission.created',

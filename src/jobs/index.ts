@@ -17,6 +17,7 @@ import { startBulkActionJobs } from './bulk-action-jobs.js';
 import { startDiscountJobs } from './discount-jobs.js';
 import { startProviderPayoutJobs } from './provider-payout-jobs.js';
 import { startBountyJobs } from './bounty-jobs.js';
+import { startClickRewardJobs } from './click-reward-jobs.js';
 import { startMailSender } from './mail-sender.js';
 import { startMoneyJobs } from './money-jobs.js';
 import { hourlyUpkeep, startUpkeepJobs } from './upkeep-jobs.js';
@@ -162,6 +163,7 @@ export async function startWorkers(
     now: () => deps.now?.() ?? new Date(),
   });
   await startBountyJobs(boss, { pool: deps.pool, logger: deps.logger, secretBox: null, now: () => deps.now?.() ?? new Date() });
+  await startClickRewardJobs(boss, { pool: deps.pool, logger: deps.logger, now: () => deps.now?.() ?? new Date() });
   const deliveriesListening = listenOn(OUTBOUND_CHANNEL, coalesce(wakeDeliveries), 'new webhook deliveries');
   // Periodic upkeep is on pg-boss's clock (src/jobs/upkeep-jobs.ts); once now as well, so this
   // month's and the next months' click partitions exist before the first click of a new database.

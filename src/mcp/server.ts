@@ -38,7 +38,7 @@ export function createAssistantServer(deps: ReadDeps, programId: number): McpSer
     'partner_stats',
     {
       title: 'Partner statistics',
-      description: 'Per partner: clicks, leads, sales, and per currency the sales, revenue and commission (after refunds; bounty commissions included) over the last N days. Cent sums are decimal strings (exact at any size); currencies are never added together.',
+      description: 'Per partner: clicks, leads, sales, and per currency the sales, revenue and commission (after refunds; bounty, lead and click commissions included) over the last N days. Cent sums are decimal strings (exact at any size); currencies are never added together.',
       inputSchema: { days: z.number().int().min(1).max(365).default(30) },
       annotations: READ_ONLY,
     },

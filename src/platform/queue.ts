@@ -8,6 +8,7 @@ import {
   APPROVALS_QUEUE,
   BOUNTY_CHECKS_QUEUE,
   BULK_ACTIONS_DEAD_QUEUE,
+  CLICK_REWARDS_QUEUE,
   BULK_ACTIONS_QUEUE,
   DIGEST_QUEUE,
   DISCOUNT_CODES_DEAD_QUEUE,
@@ -33,6 +34,8 @@ export const PROVIDER_PAYOUTS_FOLLOW_CRON = '*/5 * * * *';
 export const HOURLY_UPKEEP_CRON = '0 * * * *';
 /** Performance bounties are evaluated this often (never in a sale's path; docs/rewards.md "Bounties"). */
 export const BOUNTY_CHECKS_CRON = '*/5 * * * *';
+/** Click rewards: each hour, a quarter past, for the days that have ended (never in a click's path; docs/rewards.md "Leads and clicks"). */
+export const CLICK_REWARDS_CRON = '15 * * * *';
 
 /**
  * A job whose worker died (killed, crashed, lost its database) stays `active` until it expires.
@@ -162,6 +165,8 @@ async function setUpQueues(boss: PgBoss, policy: QueuePolicy, role: { supervise:
   await boss.createQueue(PROVIDER_PAYOUTS_FOLLOW_QUEUE, { name: PROVIDER_PAYOUTS_FOLLOW_QUEUE, retryLimit: 0, expireInSeconds: 600, policy: 'singleton' }).catch(ignoreExists);
   // Bounty evaluation (src/jobs/bounty-jobs.ts): at most one waiting and one running per program (its singleton key) and for the clock's run.
   await boss.createQueue(BOUNTY_CHECKS_QUEUE, { name: BOUNTY_CHECKS_QUEUE, retryLimit: 2, retryDelay: 60, expireInSeconds: 900, policy: 'stately' }).catch(ignoreExists);
+  // Click rewards (src/jobs/click-reward-jobs.ts): one run at a time; a missed hour is caught up by the next.
+  await boss.createQueue(CLICK_REWARDS_QUEUE, { name: CLICK_REWARDS_QUEUE, retryLimit: 2, retryDelay: 300, expireInSeconds: 1800, policy: 'singleton' }).catch(ignoreExists);
   // Periodic upkeep: one run at a time (singleton), a short expiry (the next tick runs it again).
   await boss.createQueue(HOUSEKEEPING_QUEUE, { name: HOUSEKEEPING_QUEUE, retryLimit: 0, expireInSeconds: 120, policy: 'singleton' }).catch(ignoreExists);
   await boss.createQueue(HOURLY_UPKEEP_QUEUE, { name: HOURLY_UPKEEP_QUEUE, retryLimit: 1, retryDelay: 300, expireInSeconds: 1800, policy: 'singleton' }).catch(ignoreExists);
@@ -173,6 +178,7 @@ async function setUpQueues(boss: PgBoss, policy: QueuePolicy, role: { supervise:
     await boss.schedule(HOURLY_UPKEEP_QUEUE, HOURLY_UPKEEP_CRON, {}, { tz: 'UTC' });
     await boss.schedule(PROVIDER_PAYOUTS_FOLLOW_QUEUE, PROVIDER_PAYOUTS_FOLLOW_CRON, {}, { tz: 'UTC' });
     await boss.schedule(BOUNTY_CHECKS_QUEUE, BOUNTY_CHECKS_CRON, {}, { tz: 'UTC' });
+    await boss.schedule(CLICK_REWARDS_QUEUE, CLICK_REWARDS_CRON, {}, { tz: 'UTC' });
   }
   // The index in pg-boss's fetch order (see `options` above). Created only when missing: even
   // with IF NOT EXISTS, CREATE INDEX first waits for a SHARE lock on the job table behind every

@@ -14,10 +14,12 @@ export interface CommissionRow extends CommissionPosition {
   programId: number;
   partnerId: number | null;
   partnerName: string | null;
-  /** Null for a bounty's commission (bountyAwardId names its award instead). */
+  /** Null for a commission without a sale: bountyAwardId, leadCustomerId (the lead's customer) or clickRewardDayId names its source instead. */
   saleId: number | null;
   transactionId: string | null;
   bountyAwardId: number | null;
+  leadCustomerId: number | null;
+  clickRewardDayId: number | null;
   currency: Currency;
   test: boolean;
   /** What the payout that claimed it pays for it. */
@@ -33,7 +35,7 @@ export interface CommissionRow extends CommissionPosition {
   rewardWords: string | null;
 }
 
-const COMMISSION_FIELDS = `c.id, c.program_id, c.partner_id, pa.name AS partner_name, c.sale_id, s.processor_event_id, c.currency, (coalesce(s.test, false) OR c.test) AS test, c.bounty_award_id,
+const COMMISSION_FIELDS = `c.id, c.program_id, c.partner_id, pa.name AS partner_name, c.sale_id, s.processor_event_id, c.currency, (coalesce(s.test, false) OR c.test) AS test, c.bounty_award_id, c.lead_customer_id, c.click_reward_day_id,
          c.stage, c.status, c.payout_id, c.payout_cents, c.amount_cents, c.deducted_cents, c.created_at, c.auto_approve, c.hold_reasons, cs.state, cs.earned_cents, c.hold_days AS own_hold_days, c.reward_words`;
 const COMMISSION_FROM = 'commissions c JOIN commission_states cs ON cs.id = c.id LEFT JOIN sales s ON s.id = c.sale_id LEFT JOIN partners pa ON pa.id = c.partner_id';
 const COMMISSION_SELECT = `SELECT ${COMMISSION_FIELDS} FROM ${COMMISSION_FROM}`;
@@ -46,6 +48,8 @@ const toCommissionRow = (row: any): CommissionRow => ({
   saleId: row.sale_id === null ? null : Number(row.sale_id),
   transactionId: row.processor_event_id ?? null,
   bountyAwardId: row.bounty_award_id === null ? null : Number(row.bounty_award_id),
+  leadCustomerId: row.lead_customer_id == null ? null : Number(row.lead_customer_id),
+  clickRewardDayId: row.click_reward_day_id == null ? null : Number(row.click_reward_day_id),
   currency: row.currency,
   test: row.test,
   stage: row.stage,

@@ -84,9 +84,10 @@ async function payoutStatement(db: Queryable, scopeColumn: 'partner_id' | 'progr
     ),
   ] : [
     db.query(
-      // A bounty's commission has no sale: its date is its own, its words say what it paid for.
-      `SELECT c.id, s.processor_event_id, coalesce(s.occurred_at, c.created_at) AS occurred_at, s.amount_cents AS sale_cents, c.payout_cents, c.bounty_award_id, c.reward_words
-         FROM commissions c LEFT JOIN sales s ON s.id = c.sale_id WHERE c.payout_id = $1 AND c.partner_id = $2 ORDER BY 3, c.id`,
+      // A bounty's, a lead's or a click day's commission has no sale: its date is its own (a click day's: the day), its words say what it paid for.
+      `SELECT c.id, s.processor_event_id, coalesce(s.occurred_at, d.day::timestamp AT TIME ZONE 'UTC', c.created_at) AS occurred_at, s.amount_cents AS sale_cents, c.payout_cents, c.bounty_award_id, c.reward_words
+         FROM commissions c LEFT JOIN sales s ON s.id = c.sale_id LEFT JOIN click_reward_days d ON d.id = c.click_reward_day_id
+        WHERE c.payout_id = $1 AND c.partner_id = $2 ORDER BY 3, c.id`,
       [payoutId, partnerId],
     ),
     db.query(
@@ -107,6 +108,7 @@ async function payoutStatement(db: Queryable, scopeColumn: 'partner_id' | 'progr
     },
     commissions: commissions.rows.map((r) => ({
       commissionId: Number(r.id), transactionId: r.processor_event_id, saleDate: r.occurred_at, saleCents: r.sale_cents === null ? null : Number(r.sale_cents), paidCents: Number(r.payout_cents),
+      words: r.reward_words ?? null,
     })),
     clawbacks: clawbacks.rows.map((r) => ({
       clawbackId: Number(r.id), commissionId: Number(r.commission_id), transactionId: r.processor_event_id, saleDate: r.occurred_at, amountCents: Number(r.amount_cents), madeAt: r.created_at,

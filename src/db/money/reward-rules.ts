@@ -83,7 +83,8 @@ export async function publishDraft(client: PoolClient, draft: RuleSetRow, now: D
 
 /**
  * The latest published version for the group, else the program's; and the group's name (for
- * the words). Two probes of the scope index (a backwards range, one row each).
+ * the words). Two probes of the scope index (a backwards range, one row each). With $3, the
+ * versions published by then (a click day is paid by the version in force at its start).
  */
 export const REWARD_TERMS = `
   SELECT (SELECT name FROM partner_groups WHERE id = $2 AND program_id = $1) AS group_name,
@@ -91,24 +92,24 @@ export const REWARD_TERMS = `
     FROM (SELECT 1) one
     LEFT JOIN LATERAL (
       (SELECT id, version, group_id, rules, 0 AS pick FROM reward_rule_sets
-        WHERE program_id = $1 AND coalesce(group_id, 0) = coalesce($2::bigint, -1) AND version > 0
+        WHERE program_id = $1 AND coalesce(group_id, 0) = coalesce($2::bigint, -1) AND version > 0 AND ($3::timestamptz IS NULL OR published_at <= $3)
         ORDER BY version DESC LIMIT 1)
       UNION ALL
       (SELECT id, version, group_id, rules, 1 AS pick FROM reward_rule_sets
-        WHERE program_id = $1 AND coalesce(group_id, 0) = 0 AND version > 0
+        WHERE program_id = $1 AND coalesce(group_id, 0) = 0 AND version > 0 AND ($3::timestamptz IS NULL OR published_at <= $3)
         ORDER BY version DESC LIMIT 1)
       ORDER BY pick LIMIT 1
     ) r ON true`;
 
 /** The published version that pays a partner of this group (else the program's): its version and whose it is. */
 export async function payingVersion(db: Queryable, programId: number, groupId: number | null): Promise<{ version: number; groupName: string | null } | null> {
-  const { rows } = await db.query(prepared(REWARD_TERMS, [programId, groupId]));
+  const { rows } = await db.query(prepared(REWARD_TERMS, [programId, groupId, null]));
   const r = rows[0];
   return r && r.id !== null ? { version: r.version, groupName: r.group_id === null ? null : r.group_name } : null;
 }
 
-export async function rewardTerms(client: PoolClient, programId: number, groupId: number | null): Promise<{ ruleSet: PublishedRuleSet | null; groupName: string | null }> {
-  const { rows } = await client.query(prepared(REWARD_TERMS, [programId, groupId]));
+export async function rewardTerms(client: PoolClient, programId: number, groupId: number | null, at: Date | null = null): Promise<{ ruleSet: PublishedRuleSet | null; groupName: string | null }> {
+  const { rows } = await client.query(prepared(REWARD_TERMS, [programId, groupId, at]));
   const r = rows[0] ?? {};
   const groupName: string | null = r.group_name ?? null;
   if (r.id === null || r.id === undefined) return { ruleSet: null, groupName };
@@ -170,7 +171,7 @@ export const REWARD_USAGE = `
 
 export async function rewardUsage(
   client: PoolClient,
-  scope: { programId: number; partnerId: number; customerId: number; currency: Currency; month: Date },
+  scope: { programId: number; partnerId: number; customerId: number | null; currency: Currency; month: Date },
 ): Promise<RewardUsage> {
   const { rows } = await client.query(prepared(REWARD_USAGE, [scope.programId, scope.partnerId, scope.customerId, scope.currency, scope.month.toISOString().slice(0, 10)]));
   return { customer: Number(rows[0].customer), partnerMonth: Number(rows[0].partner_month), programMonth: Number(rows[0].program_month) };

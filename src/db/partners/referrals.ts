@@ -1,7 +1,7 @@
 // A partner's referrals, as the portal lists them: the customers their links brought, the sales
 // and commissions those made, and their clicks per sub-ID. Every statement takes one partner row's
 // id (the signed-in partner's, checked by the caller) and is served by an index on it.
-import type { CommissionState } from '../../core/commission-ledger.js';
+import type { CommissionSource, CommissionState } from '../../core/commission-ledger.js';
 import type { CustomerLabel } from '../../core/referrals.js';
 import type { Pool, PoolClient } from '../infra/pool.js';
 
@@ -62,10 +62,12 @@ export interface PartnerCommissionRow {
   customerId: number | null;
   customerKey: string | null;
   customerName: string | null;
-  /** The sale's time (a bounty's commission: its own). */
+  /** The sale's time (a click day's commission: the day; a bounty's or a lead's: its own). */
   saleAt: Date;
+  /** What it was made for; a lead's names its lead's customer. */
+  source: CommissionSource;
   currency: string;
-  /** Null: a bounty's commission, paid without a sale. */
+  /** Null: a commission paid without a sale (a bounty's, a lead's, a click day's). */
   saleCents: number | null;
   /** What it earns the partner now (the commission_states rule). */
   earnedCents: number;
@@ -81,10 +83,12 @@ export interface PartnerCommissionRow {
 /** The partner's commissions with their sales, newest first, `limit` after `beforeId`. */
 export async function partnerCommissions(db: Queryable, partnerId: number, page: { beforeId: number | null; limit: number }): Promise<PartnerCommissionRow[]> {
   const { rows } = await db.query(
-    `SELECT c.id, s.customer_id, cu.customer_key, cu.name AS customer_name, coalesce(s.occurred_at, c.created_at) AS occurred_at, c.currency, s.amount_cents AS sale_cents, cs.earned_cents, cs.state, c.created_at,
-            coalesce(c.hold_days, p.hold_days) AS hold_days, c.paid_at, c.reward_words
+    `SELECT c.id, cu.id AS customer_id, cu.customer_key, cu.name AS customer_name, coalesce(s.occurred_at, d.day::timestamp AT TIME ZONE 'UTC', c.created_at) AS occurred_at, c.currency, s.amount_cents AS sale_cents, cs.earned_cents, cs.state, c.created_at,
+            coalesce(c.hold_days, p.hold_days) AS hold_days, c.paid_at, c.reward_words,
+            CASE WHEN c.sale_id IS NOT NULL THEN 'sale' WHEN c.bounty_award_id IS NOT NULL THEN 'bounty' WHEN c.lead_customer_id IS NOT NULL THEN 'lead' ELSE 'clicks' END AS source
        FROM commissions c JOIN commission_states cs ON cs.id = c.id LEFT JOIN sales s ON s.id = c.sale_id JOIN programs p ON p.id = c.program_id
-       LEFT JOIN customers cu ON cu.id = s.customer_id
+       LEFT JOIN click_reward_days d ON d.id = c.click_reward_day_id
+       LEFT JOIN customers cu ON cu.id = coalesce(s.customer_id, c.lead_customer_id)
       WHERE c.partner_id = $1 AND ($2::bigint IS NULL OR c.id < $2)
       ORDER BY c.id DESC LIMIT $3`,
     [partnerId, page.beforeId, page.limit],
@@ -95,6 +99,7 @@ export async function partnerCommissions(db: Queryable, partnerId: number, page:
     customerKey: r.customer_key,
     customerName: r.customer_name,
     saleAt: r.occurred_at,
+    source: r.source,
     currency: r.currency,
     saleCents: r.sale_cents === null ? null : Number(r.sale_cents),
     earnedCents: Number(r.earned_cents),

@@ -38,14 +38,15 @@ export async function partnerStats(client: PoolClient | Pool, programId: number,
   const { rows } = await client.query(
     `WITH clicked AS (SELECT partner_id, count(*) AS n FROM clicks WHERE program_id = $1 AND created_at >= $2 AND NOT test GROUP BY partner_id),
           leads AS (SELECT partner_id, count(*) AS n FROM customers WHERE program_id = $1 AND lead_at >= $2 GROUP BY partner_id),
-          -- Bounties' commissions (no sale) count in the commission, not in sales or revenue.
+          -- Commissions without a sale (bounties', leads', click days') count in the commission, not in sales or revenue.
           sold AS (SELECT partner_id, currency, sum(sales)::int AS sales, sum(revenue) AS revenue, sum(commission) AS commission FROM (
                      SELECT s.partner_id, s.currency, count(*) AS sales, sum(s.amount_cents) AS revenue, coalesce(sum(c.earned_cents), 0) AS commission
                        FROM sales s LEFT JOIN commission_states c ON c.sale_id = s.id AND c.state <> 'test'
                       WHERE s.program_id = $1 AND s.created_at >= $2 AND NOT s.test GROUP BY s.partner_id, s.currency
                      UNION ALL
                      SELECT c.partner_id, c.currency, 0, 0, sum(c.earned_cents) FROM commission_states c
-                      WHERE c.program_id = $1 AND c.bounty_award_id IS NOT NULL AND c.created_at >= $2 GROUP BY c.partner_id, c.currency) x
+                      WHERE c.program_id = $1 AND (c.bounty_award_id IS NOT NULL OR c.lead_customer_id IS NOT NULL OR c.click_reward_day_id IS NOT NULL)
+                        AND c.created_at >= $2 GROUP BY c.partner_id, c.currency) x
                     GROUP BY partner_id, currency),
           by_partner AS (SELECT partner_id, sum(sales)::int AS sales,
                                 jsonb_agg(jsonb_build_object('currency', currency, 'sales', sales, 'revenue_cents', revenue::text, 'commission_cents', commission::text) ORDER BY currency) AS by_currency

@@ -172,6 +172,8 @@ export async function insertSales(client: PoolClient, sales: readonly SaleWithWr
 
 const COMMISSION_INPUT: readonly Column<NewCommission>[] = [
   ['sale_id', 'bigint', (c) => c.saleId],
+  ['lead_customer_id', 'bigint', (c) => c.leadCustomerId ?? null],
+  ['click_reward_day_id', 'bigint', (c) => c.clickRewardDayId ?? null],
   ['program_id', 'bigint', (c) => c.programId],
   ['partner_id', 'bigint', (c) => c.partnerId],
   ['amount_cents', 'bigint', (c) => c.amountCents],
@@ -204,9 +206,9 @@ export async function insertCommissions(client: PoolClient, commissions: readonl
       `WITH ${input(COMMISSION_INPUT, 'commissions_id_seq')},
        held AS (SELECT i.*, ARRAY(SELECT jsonb_array_elements_text(i.hold_reasons)) AS holds FROM input i),
        commission AS (
-         INSERT INTO commissions (id, sale_id, program_id, partner_id, amount_cents, currency, stage, hold_reasons, test, terms, hold_days,
+         INSERT INTO commissions (id, sale_id, lead_customer_id, click_reward_day_id, program_id, partner_id, amount_cents, currency, stage, hold_reasons, test, terms, hold_days,
                                   rejected_by_sanction_id, stage_before_sanction, rule_set_id, rule_id, reward_words, reward_month)
-         SELECT h.id, h.sale_id, h.program_id, h.partner_id, h.amount_cents, h.currency,
+         SELECT h.id, h.sale_id, h.lead_customer_id, h.click_reward_day_id, h.program_id, h.partner_id, h.amount_cents, h.currency,
                 CASE WHEN h.sanction_id IS NOT NULL THEN 'rejected' WHEN cardinality(h.holds) > 0 THEN 'held' ELSE 'pending' END,
                 nullif(h.holds, '{}'), h.test, h.terms, h.hold_days, h.sanction_id,
                 CASE WHEN h.sanction_id IS NULL THEN NULL WHEN cardinality(h.holds) > 0 THEN 'held' ELSE 'pending' END,

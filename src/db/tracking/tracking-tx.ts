@@ -422,10 +422,10 @@ SELECT found.*, EXISTS (SELECT 1 FROM customers WHERE program_id = $2 AND custom
 
 const toClickCustomer = (row: any) => ({ existing: row.id === null ? null : toCustomer(row), keyTaken: row.key_taken as boolean });
 
-const PARTNER_TERMS = `SELECT status, source, group_id, override_id, commission_type, commission_rate, recurring_duration_months, hold_days, ban_id
+export const PARTNER_TERMS = `SELECT status, source, group_id, override_id, commission_type, commission_rate, recurring_duration_months, hold_days, ban_id
   FROM partner_terms WHERE partner_id = $1`;
 
-const toPartnerTerms = (row: any): PartnerTerms => ({
+export const toPartnerTerms = (row: any): PartnerTerms => ({
   status: row.status,
   source: row.source,
   groupId: row.group_id === null ? null : Number(row.group_id),

@@ -2,7 +2,7 @@
 import type { SectionData } from '../../app/programs/dashboard-pages.js';
 import { taxHeldSection, taxHeldSummary } from './tax-held.js';
 import { OUTBOUND_EVENT_TYPES, outboundBody } from '../../core/outbound-events.js';
-import { COMMISSION_STATES, COMMISSION_STATE_WORDS, type PayoutMinimums, holdEndsAt } from '../../core/commission-ledger.js';
+import { COMMISSION_STATES, COMMISSION_STATE_WORDS, NO_SALE_WORDS, type PayoutMinimums, holdEndsAt } from '../../core/commission-ledger.js';
 import { formatMoney, majorUnits } from '../../core/money.js';
 import type { Currency } from '../../core/types.js';
 import { minimumFields } from '../kit/forms.js';
@@ -59,6 +59,9 @@ export interface HoldQuestion {
 /** "$430.00 and €80.00". */
 const sumsInWords = (sums: { currency: string; cents: number }[]): string => sums.map((x) => formatMoney(x.cents, x.currency as Currency)).join(' and ');
 const day = (at: Date) => at.toISOString().slice(0, 10);
+/** Where a commission without a sale names its transaction: what it was made for. */
+const noSaleWords = (c: { leadCustomerId: number | null; clickRewardDayId: number | null; bountyAwardId: number | null }) =>
+  c.leadCustomerId !== null ? NO_SALE_WORDS.lead : c.clickRewardDayId !== null ? NO_SALE_WORDS.clicks : c.bountyAwardId !== null ? NO_SALE_WORDS.bounty : '—';
 
 /** The hold of one commission as its row says it. */
 function holdCell(c: Of<'payouts'>['commissions'][number], holdDays: number, now: Date): Html {
@@ -189,7 +192,7 @@ ${data.stage === 'pending' ? (pastCount ? html`<form method="post" action="${bas
 <button type="submit">Approve the ${plural(pastCount, 'commission')} past ${pastCount === 1 ? 'its' : 'their'} hold</button></form>` : html`<p class="muted">No commission ${f.partner_id || fromDay || toDay ? 'of this filter ' : ''}is past its hold: each is approved on its own when its hold ends, or approve one early below.</p>`) : ''}
 ${data.commissions.length === 0 ? html`<p>None.</p>` : html`<div class="compact">${dataTable(['Commission', 'Partner', 'Amount', 'Sale, made', 'Hold', ''], data.commissions.map((c) => {
   const pick = pickable && (c.state === 'pending' || c.stage === 'held') ? html`<input type="checkbox" name="commission_ids" value="${c.id}" form="commission-actions" aria-label="Select commission ${c.id}"> ` : '';
-  return [html`${pick}${c.id}`, c.partnerName ?? '', html`${money(c.earnedCents, c.currency)}${c.deductedCents ? html` <span class="muted">(of ${money(c.amountCents, c.currency)})</span>` : ''}${c.rewardWords ? html` <small class="muted why">${c.rewardWords}</small>` : ''}`, html`${idCell(c.transactionId)}${c.test ? ' (test)' : ''} <time class="muted">${day(c.createdAt)}</time>`, holdCell(c, data.payoutSettings.holdDays, view.now), action(c)];
+  return [html`${pick}${c.id}`, c.partnerName ?? '', html`${money(c.earnedCents, c.currency)}${c.deductedCents ? html` <span class="muted">(of ${money(c.amountCents, c.currency)})</span>` : ''}${c.rewardWords ? html` <small class="muted why">${c.rewardWords}</small>` : ''}`, html`${c.transactionId === null ? noSaleWords(c) : idCell(c.transactionId)}${c.test ? ' (test)' : ''} <time class="muted">${day(c.createdAt)}</time>`, holdCell(c, data.payoutSettings.holdDays, view.now), action(c)];
 }), { caption: 'Commissions' })}</div>
 <form id="commission-actions" method="post" action="${base}/commissions/bulk?${query(data.stage)}" novalidate>${hidden({ stage: data.stage, ...keep })}
 <fieldset class="bulk"><legend>${pickable ? 'With the selected commissions' : 'Taking an approval back'}</legend><div class="row">

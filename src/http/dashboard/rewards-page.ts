@@ -6,7 +6,7 @@ import { BILLING_INTERVALS } from '../../core/rewards.js';
 import { ruleWords } from '../../core/reward-rule-words.js';
 import { formatMoney } from '../../core/money.js';
 import type { Currency } from '../../core/types.js';
-import type { RuleSetDocument } from '../../core/commission-rewards.js';
+import { type RuleSetDocument, paysEvent } from '../../core/commission-rewards.js';
 import type { backtestForPage, rewardRulesPage } from '../../app/money/reward-rule-editor.js';
 import { minuteUtc, plural } from '../kit/components.js';
 import { type Html, errorSummary, html, raw, select } from '../kit/html.js';
@@ -95,7 +95,7 @@ ${post('/rule/delete', ruleFields(key, rule), `Delete`, 'danger')}</div>`
   return html`${errorSummary(fe)}${scopeNav(data)}
 <p class="muted">Rules decide what each new sale pays ${data.group ? html`the partners of group ${data.group.name}` : 'partners in no group (and groups without a rule set of their own)'}: the <strong>first rule</strong> whose conditions a sale meets decides it, else the default. A partner on their own terms is paid by those. See the <a href="/docs/rewards.md">rewards guide</a>.</p>
 <section id="published" aria-labelledby="published-title"><h2 id="published-title">Published${published ? `: version ${published.version}` : ''}</h2>
-${published ? html`<p>Published ${published.publishedAt ? minuteUtc(published.publishedAt) : ''}${published.by ? html` by ${published.by}` : ''}. Every new sale of ${scopeWords(data)} is paid by it; a commission keeps the version and rule that paid it.</p>
+${published ? html`<p>Published ${published.publishedAt ? minuteUtc(published.publishedAt) : ''}${published.by ? html` by ${published.by}` : ''}. Every new sale of ${scopeWords(data)}${paysEvent(published.document, 'lead') ? ', each new lead' : ''}${paysEvent(published.document, 'click') ? ", each day's clicks from the day after it was published" : ''} is paid by it; a commission keeps the version and rule that paid it.</p>
 ${ruleList(published.document, () => html``)}${setSummary(published.document)}` : html`<p class="empty">Nothing published yet: ${data.group && data.programVersion !== null ? `the partners of group ${data.group.name} are paid by the program's published version ${data.programVersion}` : `${scopeWords(data)} pays by its commission type (the ${data.group ? 'group' : 'program'}'s terms)`}.</p>`}</section>
 <section id="draft" aria-labelledby="draft-title"><h2 id="draft-title">Draft</h2>
 ${draft ? html`<p class="muted">${draft.sameAsPublished ? `The same as the published version ${published!.version}: a change here starts the next version.` : `Changed ${minuteUtc(draft.updatedAt)}. Nothing changes for partners until it is published.`}</p>
@@ -167,7 +167,8 @@ export function ruleFormBody(view: { data: RewardsData; key: number | 'default' 
 <form method="post" action="${rewardsUrl(data.program.id, null, '/rule')}" novalidate>${groupField(gid)}<input type="hidden" name="key" value="${key}">${view.rule ? html`<input type="hidden" name="rule_id" value="${view.rule.id}">` : ''}
 <section aria-labelledby="rule-basics"><h2 id="rule-basics">${isDefault ? 'What a sale no rule matches pays' : 'The rule'}</h2>
 ${input('name', 'Name (partners see it in each commission)', values, fe, 'autocomplete="off" class="medium" maxlength="100"')}
-${isDefault ? '' : select('event', 'Pays for', v('event') || 'sale', ['sale', 'lead', 'click'], fe, { sale: 'Sales', lead: 'Leads (stored; pays nothing yet)', click: 'Clicks (stored; pays nothing yet)' })}</section>
+${isDefault ? '' : select('event', 'Pays for', v('event') || 'sale', ['sale', 'lead', 'click'], fe, { sale: 'Sales', lead: 'Leads (when the lead is recorded)', click: "Clicks (paid once a day for the day's clicks)" })}
+${isDefault ? '' : html`<p class="muted" id="event-hint">A lead or a click pays one flat amount in USD: a lead once, when it is recorded; clicks once a day, for each partner's clicks of the day just ended. Its only condition is the partner's tier; cap it per partner per month or by the monthly budget. Duration and months apply to sales only.</p>`}</section>
 <section aria-labelledby="rule-amount"><h2 id="rule-amount">How much</h2>
 <p class="muted" id="steps-hint">A percentage of the sale (like 30 or 12.5) or a flat amount in the sale's currency (10 is 10.00 USD, 10 EUR). Staggered: the first step through a month of the customer's tenure, the next after it; leave "through month" empty on the last.</p>
 ${stepsError ? html`<p class="error" id="steps">${stepsError}</p>` : ''}

@@ -25,7 +25,8 @@ function sentWith(view: StatementView): string {
 }
 
 const lineWords = (line: StatementLine) =>
-  line.kind === 'commission' ? 'Commission' : line.amountCents < 0 ? `Clawback: refunded or charged back on ${day(line.madeAt)}, after it was paid` : `Given back on ${day(line.madeAt)}: a refund that failed`;
+  // A commission without a sale (a bounty, a lead, a click day) says what it paid for.
+  line.kind === 'commission' ? (line.transactionId === null && line.words ? `Commission: ${line.words}` : 'Commission') : line.amountCents < 0 ? `Clawback: refunded or charged back on ${day(line.madeAt)}, after it was paid` : `Given back on ${day(line.madeAt)}: a refund that failed`;
 
 /** One payout as the partner reads it: what it is, where it went, and what each line paid. */
 export function payoutPage(view: PayoutView, base: string): Html {
@@ -108,7 +109,7 @@ ${doc.reversed ? html`<p class="fail" id="statement-reversed"><strong>${doc.reve
 </div>
 <table class="statement" id="statement-lines"><caption class="visually-hidden">Lines of ${statementHeading(view)}</caption>
 <thead><tr><th scope="col">Sale date</th><th scope="col">Transaction</th><th scope="col" class="num">Sale</th><th scope="col" class="num">Commission</th></tr></thead>
-<tbody>${lines.map((line) => html`<tr><td class="date">${day(line.saleDate)}</td><td>${idCell(line.transactionId)}${line.kind === 'clawback' ? html` <span class="muted">(${line.amountCents < 0 ? 'clawback' : 'given back'})</span>` : ''}</td>
+<tbody>${lines.map((line) => html`<tr><td class="date">${day(line.saleDate)}</td><td>${line.kind === 'commission' && line.transactionId === null && line.words ? line.words : idCell(line.transactionId)}${line.kind === 'clawback' ? html` <span class="muted">(${line.amountCents < 0 ? 'clawback' : 'given back'})</span>` : ''}</td>
 <td class="num">${line.kind === 'commission' && line.saleCents !== null ? money(line.saleCents, c) : ''}</td><td class="num">${money(line.amountCents, c)}</td></tr>`)}</tbody>
 <tfoot><tr><th scope="row" colspan="3">Total (${c})</th><td class="num" id="statement-total">${money(view.total, c)}</td></tr></tfoot></table>
 <p>Paid with: ${sentWith(view)}${payout.reference ? html`; payment reference <code>${payout.reference}</code>` : ''}.</p>

@@ -4,7 +4,7 @@
 import type { portalReferrals } from '../../app/partners/referrals.js';
 import { COMMISSION_STATE_WORDS } from '../../core/commission-ledger.js';
 import { formatMoney } from '../../core/money.js';
-import { type CustomerLabel, availableOn, customerShown, referralStatus } from '../../core/referrals.js';
+import { type CustomerLabel, availableOn, commissionFor, customerShown, referralStatus } from '../../core/referrals.js';
 import type { Currency } from '../../core/types.js';
 import { barChart } from '../kit/charts.js';
 import { type Html, html } from '../kit/html.js';
@@ -54,7 +54,7 @@ ${data.customers.next ? html`<p><a href="${pageLink('customers_before', data.cus
 <section id="commissions" class="compact"><h2>Sales and commissions</h2>
 <p class="muted">A commission can be paid from its “available on” day, once the brand approves it; a refund takes it back.</p>
 ${data.commissions.rows.length === 0 ? html`<p>${data.firstPage ? 'No sales yet.' : 'No older commissions.'}</p>` : dataTable(['Sale date', 'Customer', 'Sale', 'Commission', 'State', 'Available on', 'Paid on'], data.commissions.rows.map((c) => [
-  day(c.saleAt), c.saleCents === null ? 'A bounty (no sale)' : customerShown(c, data.label), c.saleCents === null ? '—' : money(c.saleCents, c.currency), html`${money(c.earnedCents, c.currency)}${c.rewardWords ? html` <small class="muted why">${c.rewardWords}</small>` : ''}`, COMMISSION_STATE_WORDS[c.state],
+  day(c.saleAt), commissionFor(c, data.label), c.saleCents === null ? '—' : money(c.saleCents, c.currency), html`${money(c.earnedCents, c.currency)}${c.rewardWords ? html` <small class="muted why">${c.rewardWords}</small>` : ''}`, COMMISSION_STATE_WORDS[c.state],
   day(availableOn(c)) || '—', day(c.paidAt) || '—',
 ]), { id: 'commission-table', caption: 'Your commissions, newest first' })}
 ${data.commissions.next ? html`<p><a href="${pageLink('commissions_before', data.commissions.next, 'commissions')}">Older commissions</a></p>` : ''}${csv('commissions.csv', 'all commissions')}</section>

@@ -1,0 +1,82 @@
+// Click rewards (issue 46 item 2, docs/rewards.md "Leads and clicks"), as Dub pays them: never per
+// click request (the click's path does no more work), but once per partner and ended UTC day,
+// the click rule's flat amount times the day's counted clicks, by a scheduled job. The version
+// in force at the day's start decides the whole day (a set pays no clicks made before it was
+// published); caps and the monthly budget bound the day as any reward, under the sales' lock.
+// Each partner's day is its own transaction; its unique key makes a repeated or concurrent run
+// pay nothing twice.
+import { createdEntry } from '../../core/commission-ledger.js';
+import { clickDayFacts, clickDaysToPay, dayStart, decideUnderRules, paysEvent, rewardMonth, rewardSnapshot, tierWindow, usesCaps } from '../../core/commission-rewards.js';
+import { termsSnapshot } from '../../core/partners.js';
+import * as clickRewards from '../../db/money/click-rewards.js';
+import { lockRewardCaps, partnerFigures, rewardTerms, rewardUsage } from '../../db/money/reward-rules.js';
+import { type PoolClient, withTransaction } from '../../db/infra/pool.js';
+import { DEFAULT_OUTBOUND_QUEUE, writeMessages } from '../../db/outbound/messages.js';
+import type { ManagementDeps } from '../programs/management.js';
+
+/** How far back a run looks for days not yet decided (a job down this long pays them on its return). */
+export const CLICK_DAYS_LOOK_BACK = 14;
+
+/** Decides one partner's day in the caller's transaction; true when it made a commission. */
+async function decideClickDay(client: PoolClient, programId: number, found: clickRewards.ClickDay, at: Date): Promise<boolean> {
+  const terms = await clickRewards.partnerTermsIn(client, programId, found.partnerId);
+  // Only an approved partner earns; a partner on their own terms is paid by their commission type, which pays sales only.
+  if (!terms || terms.status !== 'approved' || terms.source === 'override') return false;
+  const start = dayStart(found.day);
+  const { ruleSet } = await rewardTerms(client, programId, terms.groupId, start);
+  if (!ruleSet || !paysEvent(ruleSet.document, 'click')) return false;
+  const window = tierWindow(ruleSet.document, start);
+  const figures = window ? await partnerFigures(client, programId, found.partnerId, window.from, window.to) : null;
+  const facts = clickDayFacts(found.day, found.clicks, ruleSet.document, figures);
+  let usage = { customer: 0, partnerMonth: 0, programMonth: 0 };
+  if (usesCaps(ruleSet.document)) {
+    await lockRewardCaps(client, programId);
+    usage = await rewardUsage(client, { programId, partnerId: found.partnerId, customerId: null, currency: facts.currency, month: rewardMonth(start) });
+  }
+  const outcome = decideUnderRules(ruleSet, facts, usage);
+  // A day no click rule of the set matches is not decided (a later version cannot pay it either: it was not in force).
+  if (!outcome.pays && outcome.reason === 'no_reward_rule') return false;
+  const dayId = await clickRewards.insertClickDay(client, {
+    programId, partnerId: found.partnerId, day: found.day, clicks: found.clicks, ruleSetId: ruleSet.id,
+    ruleId: outcome.pays ? outcome.explanation.ruleId : null, words: outcome.pays ? outcome.explanation.words : outcome.words, at,
+  });
+  if (dayId === null || !outcome.pays || outcome.cents === 0) return false;
+  const commissionId = await clickRewards.insertClickDayCommission(client, {
+    saleId: null, clickRewardDayId: dayId, programId, partnerId: found.partnerId, amountCents: outcome.cents, currency: facts.currency,
+    ledger: createdEntry(outcome.cents), holdReasons: [], test: false, terms, explanation: outcome.explanation, rejectedBy: null,
+  });
+  await writeMessages(client, DEFAULT_OUTBOUND_QUEUE, programId, [{
+    type: 'commission.created',
+    test: false,
+    data: {
+      program_id: programId, commission_id: commissionId, sale_id: null, transaction_id: null, partner_id: found.partnerId, amount_cents: outcome.cents,
+      currency: facts.currency, hold_reasons: [],
+      // The commission is a click day's: which day and how many clicks (a field beside the sale's, as a bounty's is).
+      clicks: { day: found.day, count: found.clicks, click_reward_day_id: dayId },
+      terms: termsSnapshot(terms),
+      reward: rewardSnapshot(outcome.explanation),
+    },
+  }]);
+  return true;
+}
+
+/** Pays one program's ended click days not yet decided; returns the commissions made. */
+export async function payProgramClickDays(deps: Pick<ManagementDeps, 'pool' | 'now'>, programId: number): Promise<number> {
+  const since = await clickRewards.clickRulesSince(deps.pool, programId);
+  if (!since) return 0;
+  const now = deps.now();
+  const days = clickDaysToPay(since, now, CLICK_DAYS_LOOK_BACK);
+  if (days.length === 0) return 0;
+  let made = 0;
+  for (const found of await clickRewards.undecidedClickDays(deps.pool, programId, days[0]!, days[days.length - 1]!)) {
+    if (await withTransaction(deps.pool, (client) => decideClickDay(client, programId, found, now))) made++;
+  }
+  return made;
+}
+
+/** Every program with a published click rule (the job on the clock). */
+export async function payAllClickDays(deps: Pick<ManagementDeps, 'pool' | 'now'>): Promise<number> {
+  let made = 0;
+  for (const programId of await clickRewards.programsWithClickRules(deps.pool)) made += await payProgramClickDays(deps, programId);
+  return made;
+}
