@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: the SDK's build first (the suite and the type check load it), then the suite side by
+// `npm test`: the SDK's and the service's builds first (the suite loads them), then the suite side by
 // side with the checks that need nothing from it: the canary (a failing test must fail the run),
 // the type check and the layer rules. The suite's files spend much of their time waiting on
 // PostgreSQL, spawned services and a browser, so the checks take CPU that would otherwise idle
@@ -14,10 +14,10 @@ const root = join(import.meta.dirname, '..');
 const bin = (pkg, file) => join(root, 'node_modules', pkg, file);
 
 /** Runs a command; its output kept (not shown) unless `shown`. Resolves with its exit code. */
-function run(label, args, { shown = false } = {}) {
+function run(label, args, { shown = false, env = process.env } = {}) {
   return new Promise((resolve) => {
     const started = performance.now();
-    const child = spawn(process.execPath, args, { cwd: root, stdio: shown ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { cwd: root, env, stdio: shown ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout?.on('data', (chunk) => (output += chunk));
     child.stderr?.on('data', (chunk) => (output += chunk));
@@ -25,8 +25,18 @@ function run(label, args, { shown = false } = {}) {
   });
 }
 
-const sdk = await run('build:sdk', [bin('tsx', 'dist/cli.mjs'), 'scripts/build-sdk.ts'], { shown: true });
-if (sdk.code !== 0) process.exit(sdk.code);
+// The SDK's build and the service's sources transpiled into dist/ (scripts/build-transpiled.ts):
+// the suite's spawned `affix` processes run that (AFFIX_FROM_BUILD=1, bin/affix.mjs).
+const [sdk, build] = await Promise.all([
+  run('build:sdk', [bin('tsx', 'dist/cli.mjs'), 'scripts/build-sdk.ts'], { shown: true }),
+  run('build', [bin('tsx', 'dist/cli.mjs'), 'scripts/build-transpiled.ts']),
+]);
+for (const step of [sdk, build]) {
+  if (step.code !== 0) {
+    process.stderr.write(`${step.output}\nnpm test: ${step.label} failed (exit ${step.code})\n`);
+    process.exit(step.code);
+  }
+}
 
 let suiteDone = false;
 const checks = [
@@ -40,7 +50,7 @@ const checks = [
     return result;
   }),
 );
-const suite = await run('vitest', [bin('vitest', 'vitest.mjs'), 'run', ...process.argv.slice(2)], { shown: true });
+const suite = await run('vitest', [bin('vitest', 'vitest.mjs'), 'run', ...process.argv.slice(2)], { shown: true, env: { ...process.env, AFFIX_FROM_BUILD: '1' } });
 suiteDone = true;
 const failed = [suite, ...(await Promise.all(checks))].filter((result) => result.code !== 0);
 if (failed.length) {
