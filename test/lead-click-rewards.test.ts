@@ -14,6 +14,7 @@ import * as payoutRuns from '../src/app/money/payout-runs.js';
 import * as ruleSets from '../src/app/money/reward-rules.js';
 import { programPayout } from '../src/app/money/payout-statements.js';
 import { runClickRewards } from '../src/jobs/click-reward-jobs.js';
+import * as clickReads from '../src/db/money/click-rewards.js';
 import { sha256 } from '../src/core/secrets.js';
 import { type SeededProgram, type TestApi, type TestDatabase, adminHeaders, bearer, seedProgram, trackClick } from './support/harness.js';
 import { useSeededApi } from './support/seeded-api.js';
@@ -254,5 +255,55 @@ describe('click rewards', () => {
     expect(page.text).toContain('Clicks (no sale)');
     const csv = await portal(`/portal/programs/${partners.Cy!.id}/commissions.csv`);
     expect(csv.text).toContain(words(3, d2));
+  });
+});
+
+describe('a click day is decided once', () => {
+  // Fixed days (never the real clock's): published on 2026-10-01, clicks on 10-05 and 10-06.
+  const [d1, d2, d3] = ['2026-10-05', '2026-10-06', '2026-10-07'].map((d) => new Date(`${d}T00:00:00Z`)) as [Date, Date, Date];
+  const hour = (day: Date, h: number) => new Date(day.getTime() + h * 3_600_000);
+  const daysOf = async (programId: number, partnerId: number) =>
+    (await db.pool.query('SELECT day::text AS day, clicks::int, rule_id, words FROM click_reward_days WHERE program_id = $1 AND partner_id = $2 ORDER BY day', [programId, partnerId])).rows;
+
+  it('a day a group paying no clicks (or a ban) left unpaid stays unpaid after a move to a paying group (or the ban is lifted); the next day pays', async () => {
+    const { shop, partners } = await shopWithRules(['Hal', 'Ivy'], new Date('2026-10-01T12:00:00Z'));
+    const quiet = await admin('POST', `/programs/${shop.programId}/groups`, { name: 'Quiet', slug: 'quiet', commission_type: 'percent', commission_rate: 10, hold_days: 0 });
+    await admin('PUT', `/programs/${shop.programId}/reward-rules/draft`, { group_id: quiet.id, rule_set: { rules: [leadAndClickRules.rules[0]], defaults: {} } });
+    await ruleSets.publishDraft(deps(), OPERATOR, shop.programId, { group_id: quiet.id });
+    await db.pool.query('UPDATE partners SET group_id = $2 WHERE id = $1', [partners.Hal!.id, quiet.id]);
+    await api.request('POST', `/api/v1/admin/programs/${shop.programId}/partners/${partners.Ivy!.id}/ban`, { body: { reason: 'spam' }, headers: adminHeaders });
+    await clicksAt(shop, partners.Hal!, 10, hour(d1, 9));
+    await clicksAt(shop, partners.Ivy!, 7, hour(d1, 9));
+
+    clock = hour(d2, 1);
+    expect(await runClickRewards(jobDeps(), { programId: shop.programId })).toBe(0);
+    // Hal moves to the program's terms (which pay clicks); Ivy's ban is lifted.
+    await db.pool.query('UPDATE partners SET group_id = NULL WHERE id = $1', [partners.Hal!.id]);
+    const lifted = await api.request('POST', `/api/v1/admin/programs/${shop.programId}/partners/${partners.Ivy!.id}/unban`, { body: {}, headers: adminHeaders });
+    expect(lifted.status).toBeLessThan(300);
+    await clicksAt(shop, partners.Hal!, 3, hour(d2, 9));
+    await clicksAt(shop, partners.Ivy!, 2, hour(d2, 9));
+
+    clock = hour(d3, 1);
+    expect(await runClickRewards(jobDeps(), { programId: shop.programId })).toBe(2);
+    const paid = (await commissionsOf(shop.programId)).map((c) => [c.partner_id, c.day, c.amount_cents]);
+    expect(paid).toEqual([[partners.Hal!.id, '2026-10-06', 30], [partners.Ivy!.id, '2026-10-06', 20]]);
+    expect(await daysOf(shop.programId, partners.Hal!.id)).toEqual([
+      { day: '2026-10-05', clicks: 10, rule_id: null, words: 'Nothing — 10 clicks on 2026-10-05: group Quiet: no click rule was in force' },
+      { day: '2026-10-06', clicks: 3, rule_id: 'per-click', words: "$0.10 × 3 clicks on 2026-10-06 — rule 'Per click'" },
+    ]);
+    expect((await daysOf(shop.programId, partners.Ivy!.id))[0]).toEqual({ day: '2026-10-05', clicks: 7, rule_id: null, words: 'Nothing — 7 clicks on 2026-10-05: the partner was banned, not approved' });
+    // Later runs decide nothing again.
+    clock = hour(d3, 5);
+    expect(await runClickRewards(jobDeps(), { programId: shop.programId })).toBe(0);
+  });
+
+  it('a program whose click rule was replaced longer ago than the look-back is not visited', async () => {
+    const { shop } = await shopWithRules([], new Date('2026-09-01T12:00:00Z'));
+    await admin('PUT', `/programs/${shop.programId}/reward-rules/draft`, { rule_set: { rules: [leadAndClickRules.rules[0]], defaults: {} } });
+    clock = new Date('2026-09-10T00:00:00Z');
+    await ruleSets.publishDraft(deps(), OPERATOR, shop.programId, {});
+    expect(await clickReads.programsWithClickRules(db.pool, new Date('2026-09-05T00:00:00Z'))).toContain(shop.programId);
+    expect(await clickReads.programsWithClickRules(db.pool, new Date('2026-09-11T00:00:00Z'))).not.toContain(shop.programId);
   });
 });

@@ -116,6 +116,24 @@ export function clickDayFacts(day: string, clicks: number, document: RuleSetDocu
   return { ...leadRewardFacts(dayStart(day), document, figures), event: 'click', count: clicks };
 }
 
+/** Why a click day pays nothing before any rule is read: the partner's standing, their own terms, or no click rule in force. */
+export type ClickDayUnpaid = { kind: 'not_approved'; status: string } | { kind: 'own_terms' } | { kind: 'no_click_rule'; group: string | null };
+
+/**
+ * A click day decided to pay nothing, in words ("Nothing — 12 clicks on 2026-11-26: the partner
+ * was banned"): the day is decided once, on the first run after it ends, so a later change of
+ * group, terms or ban never re-decides it.
+ */
+export function unpaidClickDayWords(day: string, clicks: number, why: ClickDayUnpaid): string {
+  const counted = `${clicks} ${clicks === 1 ? 'click' : 'clicks'} on ${day}`;
+  const reason = why.kind === 'not_approved'
+    ? `the partner was ${why.status}, not approved`
+    : why.kind === 'own_terms'
+      ? "the partner's own terms pay sales only"
+      : `${why.group ? `group ${why.group}: ` : ''}no click rule was in force`;
+  return `Nothing — ${counted}: ${reason}`;
+}
+
 /**
  * The UTC days a click rule pays, in order: each day that has ended by `now`, from the first
  * whole day after `since` (a rule set pays no clicks made before it was published), at most
