@@ -163,6 +163,24 @@ describe('which leads pay', () => {
   });
 });
 
+describe('browser leads', () => {
+  it("a lead recorded from the browser pays nothing under the default lead_auth (its Origin header is its only check); the server's lead of another customer pays", async () => {
+    const { shop, partners } = await shopWithRules(['Jo'], new Date(Date.now() - DAY), { allowed_origins: ['https://open.example.com'] });
+    const clickId = await trackClick(api, partners.Jo!.url);
+    const customerKey = uid('lead');
+    const browser = await api.request('POST', '/api/v1/track/lead', { body: { click_id: clickId, customer_key: customerKey }, headers: { Origin: 'https://open.example.com' } });
+    expect(browser.status).toBe(200);
+    expect(browser.body.provisional).toBeUndefined();
+    expect(await commissionsOf(shop.programId)).toEqual([]);
+    // The same lead from the server is refused (the lead API's rule) and still pays nothing.
+    const again = await api.request('POST', '/api/v1/track/lead', { body: { customer_key: customerKey }, headers: bearer(shop.apiKey) });
+    expect(again.status).toBe(400);
+    expect(await commissionsOf(shop.programId)).toEqual([]);
+    expect((await lead(shop, partners.Jo!.url)).reply.status).toBe(200);
+    expect((await commissionsOf(shop.programId)).map((c) => c.amount_cents)).toEqual([500]);
+  });
+});
+
 describe('which conditions a lead or click rule takes', () => {
   it('only the tier: the draft names the problem and publishing refuses it', async () => {
     const shop = await seedProgram(api);

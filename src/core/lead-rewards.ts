@@ -1,5 +1,5 @@
-// A lead's reward (issue 46 item 2, docs/rewards.md "Leads and clicks"): when a trusted lead is
-// recorded for a partner, the partner's published rule set (the group's, else the program's; a
+// A lead's reward (issue 46 item 2, docs/rewards.md "Leads and clicks"): when the brand's server
+// records (or settles) a lead for a partner, the partner's published rule set (the group's, else the program's; a
 // partner on their own terms has none, as for sales) decides it; a paying decision is one
 // commission for the lead, in the lead's transaction, under the same caps and monthly budget as
 // sales (counted in the same month, under the same lock). Only an approved partner earns.

@@ -45,7 +45,7 @@ export function ruleWords(rule: RewardRule): { when: string; pays: string; durat
   return {
     when: [`${EVENT_WORDS[rule.event]}`, [when, ...amounts].filter(Boolean).join(', ') || 'any'].join(': '),
     pays: each ?? stepWords(rule),
-    duration: rule.event === 'lead' ? 'when the lead is recorded' : rule.event === 'click' ? "paid once a day for the day's clicks" : durationWords(rule),
+    duration: rule.event === 'lead' ? "when the brand's server records the lead" : rule.event === 'click' ? "paid once a day for the day's clicks" : durationWords(rule),
     caps: caps.join('; '),
   };
 }

@@ -126,9 +126,11 @@ export async function trackLead(store: Store, input: TrackLeadInput): Promise<Tr
         },
       });
     }
-    // A trusted lead of a partner may pay (their rules' lead rule); a provisional one pays once settled, a test one never.
+    // Only a lead the brand's server recorded (or settled) may pay: a browser lead's only check
+    // is its Origin header, which anyone can send, so it pays nothing (a provisional one pays
+    // once the server settles it). A test lead never pays.
     const partnerId = rebound ? rebound.partnerId : customer.partnerId;
-    if (!provisional && !test && partnerId !== null) {
+    if (serverMode && !test && partnerId !== null) {
       const clickId = rebound ? rebound.clickId : (customer.clickId ?? click?.clickId ?? null);
       await rewardLead(tx, program, { customerId: customer.id, customerKey: input.customerKey ?? customer.customerKey, clickId, partnerId, at: input.now });
     }
