@@ -42,8 +42,8 @@ const today = () => new Date(`${utcDay(new Date())}T00:00:00Z`);
 const flat = (rate: string) => ({ throughMonth: null, amount: { type: 'flat', rate } });
 const leadAndClickRules = {
   rules: [
-    { id: 'signups', name: 'Signups', event: 'lead', when: {}, duration: { kind: 'lifetime' }, steps: [flat('5')], caps: { perPartnerMonth: { USD: 1_200 } } },
-    { id: 'per-click', name: 'Per click', event: 'click', when: {}, duration: { kind: 'lifetime' }, steps: [flat('0.10')], caps: { perPartnerMonth: { USD: 500 } } },
+    { id: 'signups', name: 'Signups', event: 'lead', currency: 'USD', when: {}, duration: { kind: 'lifetime' }, steps: [flat('5')], caps: { perPartnerMonth: { USD: 1_200 } } },
+    { id: 'per-click', name: 'Per click', event: 'click', currency: 'USD', when: {}, duration: { kind: 'lifetime' }, steps: [flat('0.10')], caps: { perPartnerMonth: { USD: 500 } } },
   ],
   defaults: {},
 };
@@ -181,10 +181,30 @@ describe('browser leads', () => {
   });
 });
 
+describe('the currency a lead or click rule pays in', () => {
+  it("a EUR lead rule pays in EUR, under its EUR monthly cap; a rule without a currency cannot be published", async () => {
+    const shop = await seedProgram(api, { commission_rate: 10 });
+    await payoutConfig.updatePayoutSettings(deps(), OPERATOR, shop.programId, { hold_days: 0, payout_minimums_cents: {} });
+    const euroLeads = { id: 'eu-signups', name: 'EU signups', event: 'lead', currency: 'EUR', when: {}, duration: { kind: 'lifetime' }, steps: [flat('5')], caps: { perPartnerMonth: { EUR: 800 } } };
+    const { currency: _, ...noCurrency } = euroLeads;
+    const draft = await admin('PUT', `/programs/${shop.programId}/reward-rules/draft`, { rule_set: { rules: [noCurrency], defaults: {} } });
+    expect(draft.problems).toEqual(["Rule 'EU signups': give the currency a lead reward is paid in."]);
+    await admin('PUT', `/programs/${shop.programId}/reward-rules/draft`, { rule_set: { rules: [euroLeads], defaults: {} } });
+    clock = new Date(Date.now() - DAY);
+    await ruleSets.publishDraft(deps(), OPERATOR, shop.programId, {});
+    await lead(shop, shop.affiliateUrl);
+    await lead(shop, shop.affiliateUrl);
+    expect((await commissionsOf(shop.programId)).map((c) => [c.amount_cents, c.currency, c.reward_words])).toEqual([
+      [500, 'EUR', "€5.00 — rule 'EU signups'"],
+      [300, 'EUR', "€5.00 — rule 'EU signups', limited by the partner's monthly cap"],
+    ]);
+  });
+});
+
 describe('which conditions a lead or click rule takes', () => {
   it('only the tier: the draft names the problem and publishing refuses it', async () => {
     const shop = await seedProgram(api);
-    const rule = { id: 'de-clicks', name: 'German clicks', event: 'click', when: { countries: ['DE'] }, duration: { kind: 'lifetime' }, steps: [flat('0.10')] };
+    const rule = { id: 'de-clicks', name: 'German clicks', event: 'click', currency: 'USD', when: { countries: ['DE'] }, duration: { kind: 'lifetime' }, steps: [flat('0.10')] };
     const draft = await admin('PUT', `/programs/${shop.programId}/reward-rules/draft`, { rule_set: { rules: [rule], defaults: {} } });
     expect(draft.problems).toEqual(["Rule 'German clicks': a click carries no countries; a click rule's only condition is the partner's tier."]);
     const refused = await api.request('POST', `/api/v1/admin/programs/${shop.programId}/reward-rules/publish`, { body: {}, headers: adminHeaders });

@@ -14,6 +14,7 @@ import {
   type RewardTier,
   type RewardUsage,
   decideReward,
+  decidingRule,
   rewardWords,
   tierOf,
 } from './rewards.js';
@@ -106,6 +107,17 @@ export function leadRewardFacts(at: Date, document: RuleSetDocument, figures: Pa
     country: null, firstPaidAt: null, paymentNumber: 1,
     partnerTier: document.tiers?.length && figures ? tierOf(document.tiers, figures) : null,
   };
+}
+
+/**
+ * A lead's or click day's facts in the currency it is paid in: the deciding rule's (its only
+ * condition is the tier, so the currency never changes which rule decides). Caps and the budget
+ * are then read and applied in that currency. A rule stored before rules named one pays in
+ * PROGRAM_CURRENCY. Null: no rule of the set decides the event.
+ */
+export function inRuleCurrency(published: PublishedRuleSet, facts: RewardFacts): RewardFacts | null {
+  const found = decidingRule(asRuleSet(published), facts);
+  return found ? { ...facts, currency: found.rule.currency ?? PROGRAM_CURRENCY } : null;
 }
 
 /** The first instant of a UTC day ("2026-11-26"). */

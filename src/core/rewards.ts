@@ -4,6 +4,7 @@
 // the customer's tenure; caps and the program's monthly budget bound it. Pure: the caller passes
 // the facts and what the caps have already used.
 import { tenureMonth } from './attribution.js';
+import { type CurrencyPolicy, currencyAccepted } from './currency.js';
 import { computeCommissionCents, formatMoney } from './money.js';
 import type { Currency } from './types.js';
 
@@ -55,6 +56,8 @@ export interface RewardRule {
   /** Ascending by throughMonth; the last one's throughMonth may be null. */
   steps: RewardStep[];
   caps?: { perCustomer?: MoneyCap; perPartnerMonth?: MoneyCap };
+  /** What a lead or click rule pays in (required for those; a sale pays in its own currency, so a sale rule names none). */
+  currency?: Currency;
 }
 
 export interface RewardRuleSet {
@@ -253,8 +256,12 @@ export function rewardWords(
   return `${amount} — ${named}${when}${capped}`;
 }
 
-/** What is wrong with a rule set, in words the brand reads (empty: it can be published). */
-export function ruleSetProblems(set: RewardRuleSet): string[] {
+/**
+ * What is wrong with a rule set, in words the brand reads (empty: it can be published). Given the
+ * program's currency policy, a lead or click rule's currency must be one the program takes (as a
+ * sale's must).
+ */
+export function ruleSetProblems(set: RewardRuleSet, policy?: CurrencyPolicy): string[] {
   const problems: string[] = [];
   const ids = new Set<string>();
   const all = [...set.rules, ...Object.values(set.defaults).filter((r): r is RewardRule => Boolean(r))];
@@ -272,6 +279,11 @@ export function ruleSetProblems(set: RewardRuleSet): string[] {
       if (!/^\d+(\.\d{1,4})?$/.test(step.amount.rate)) problems.push(`${label}: an amount is a number with at most 4 decimals.`);
     });
     if (rule.event !== 'sale' && rule.steps.some((s) => s.amount.type === 'percent')) problems.push(`${label}: a ${rule.event} has no amount to take a percentage of; give a flat amount.`);
+    if (rule.event === 'sale' && rule.currency !== undefined) problems.push(`${label}: a sale pays in the sale's own currency; a sale rule names none.`);
+    if (rule.event !== 'sale' && rule.currency === undefined) problems.push(`${label}: give the currency a ${rule.event} reward is paid in.`);
+    if (rule.event !== 'sale' && rule.currency !== undefined && policy && !currencyAccepted(rule.currency, policy)) {
+      problems.push(`${label}: the program takes USD, EUR and VND only; accept all currencies to pay in ${rule.currency}.`);
+    }
     if (rule.event !== 'sale') {
       const named = (Object.keys(rule.when) as (keyof RewardConditions)[]).filter((k) => rule.when[k] !== undefined && !NON_SALE_CONDITIONS.includes(k) && (!Array.isArray(rule.when[k]) || (rule.when[k] as unknown[]).length > 0));
       // (A default's conditions have their own problem below.)
