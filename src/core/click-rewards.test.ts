@@ -35,6 +35,34 @@ describe('click days', () => {
     ));
   });
 
+  it('a day pays round(rate × clicks) computed exactly, once, for any rate with up to 4 decimals (0.005 × 1000 = 5.00; 0.004 × 1000 = 4.00), never more than any cap leaves', () => {
+    fc.assert(fc.property(
+      fc.bigInt({ min: 0n, max: 10_000_000_000n }), fc.integer({ min: 1, max: 1_000_000 }),
+      fc.option(fc.integer({ min: 0, max: 10_000_000 }), { nil: undefined }), fc.integer({ min: 0, max: 10_000_000 }),
+      (scaled, clicks, cap, used) => {
+        const whole = scaled / 10_000n;
+        const fraction = (scaled % 10_000n).toString().padStart(4, '0').replace(/0+$/, '');
+        const rate = fraction ? `${whole}.${fraction}` : `${whole}`;
+        const set = published([clickRule(rate, cap)]);
+        // Exact: rate × 10^4 × clicks × 100 cents / 10^4, rounded half up once.
+        const exact = Number((scaled * 100n * BigInt(clicks) + 5_000n) / 10_000n);
+        const left = Math.min(exact, cap === undefined ? Infinity : Math.max(0, cap - used));
+        const outcome = decideUnderRules(set, clickDayFacts('2026-11-26', clicks, set.document, null), { customer: 0, partnerMonth: used, programMonth: 0 });
+        expect(outcome.pays ? outcome.cents : 0).toBe(left);
+      },
+    ));
+    const set = published([clickRule('0.005')]);
+    const day = (clicks: number) => decideUnderRules(set, clickDayFacts('2026-11-26', clicks, set.document, null), { customer: 0, partnerMonth: 0, programMonth: 0 });
+    expect(day(1000)).toMatchObject({ pays: true, cents: 500, explanation: { words: "0.005 USD × 1000 clicks on 2026-11-26 — rule 'Per click'" } });
+    expect(day(1)).toMatchObject({ pays: true, cents: 1 });
+    expect(decideUnderRules(published([clickRule('0.004')]), clickDayFacts('2026-11-26', 1000, set.document, null), { customer: 0, partnerMonth: 0, programMonth: 0 })).toMatchObject({ pays: true, cents: 400 });
+  });
+
+  it('a flat lead or click amount is at most 1,000,000', () => {
+    expect(ruleSetProblems({ version: 0, rules: [clickRule('1000000.0001')], defaults: {} })).toEqual(["Rule 'Per click': a click pays at most 1,000,000."]);
+    expect(ruleSetProblems({ version: 0, rules: [clickRule('1000000')], defaults: {} })).toEqual([]);
+  });
+
   it('says what it counted', () => {
     const set = published([clickRule('0.10', 500)]);
     const facts = clickDayFacts('2026-11-26', 80, set.document, null);
