@@ -13,6 +13,7 @@ import * as payoutConfig from '../src/app/money/payout-settings.js';
 import * as payoutRuns from '../src/app/money/payout-runs.js';
 import * as ruleSets from '../src/app/money/reward-rules.js';
 import { programPayout } from '../src/app/money/payout-statements.js';
+import { failPayout } from '../src/app/money/failed-payouts.js';
 import { runClickRewards } from '../src/jobs/click-reward-jobs.js';
 import * as clickReads from '../src/db/money/click-rewards.js';
 import { sha256 } from '../src/core/secrets.js';
@@ -276,11 +277,16 @@ describe('click rewards', () => {
     expect((await commissionsOf(shop.programId)).filter((c) => c.partner_id === partners.Cy!.id).map((c) => c.state)).toEqual(['paid', 'paid', 'paid']);
     // Its statement: each day's line says what it paid for, on the day it was for.
     const statement = await programPayout(deps(), OPERATOR, shop.programId, cyPayout.id);
-    expect(statement.lines.map((l) => [l.kind, utcDay(l.saleDate), l.amountCents, l.kind === 'commission' ? l.words : null])).toEqual([
+    const lines = [
       ['commission', utcDay(d2), 30, words(3, d2)],
       ['commission', utcDay(d1), 40, words(4, d1)],
       ['commission', utcDay(d0), 20, words(2, d0)],
-    ]);
+    ];
+    expect(statement.lines.map((l) => [l.kind, utcDay(l.saleDate), l.amountCents, l.kind === 'commission' ? l.words : null])).toEqual(lines);
+    // A payout that fails after it was paid keeps its statement's lines: the same days and words.
+    await failPayout(deps(), OPERATOR, shop.programId, cyPayout.id, { reason: 'Bank returned it' });
+    const reversed = await programPayout(deps(), OPERATOR, shop.programId, cyPayout.id);
+    expect(reversed.lines.map((l) => [l.kind, utcDay(l.saleDate), l.amountCents, l.kind === 'commission' ? l.words : null])).toEqual(lines);
 
     const email = `cy-${shop.programId}@partner.example`;
     await db.pool.query('UPDATE partners SET invited_at = now() WHERE id = $1', [partners.Cy!.id]);
