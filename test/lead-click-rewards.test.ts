@@ -164,6 +164,30 @@ describe('which leads pay', () => {
   });
 });
 
+describe('a lead whose reward fails', () => {
+  it('is recorded (200, its lead.created told), its reward rolled back, as a sale whose commission fails is kept', async () => {
+    const { shop, partners } = await shopWithRules(['Kit'], new Date(Date.now() - DAY));
+    await admin('POST', `/programs/${shop.programId}/webhook-endpoints`, { url: 'https://hooks.example.com/affix', event_types: ['lead.created', 'commission.created'] });
+    // The commission's insert fails (for this program's leads only, while the test runs).
+    await db.pool.query(`CREATE FUNCTION refuse_lead_commission() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.lead_customer_id IS NOT NULL AND NEW.program_id = ${shop.programId} THEN RAISE EXCEPTION 'refused for the test'; END IF; RETURN NEW; END $$`);
+    await db.pool.query('CREATE TRIGGER refuse_lead_commission BEFORE INSERT ON commissions FOR EACH ROW EXECUTE FUNCTION refuse_lead_commission()');
+    try {
+      const { reply, customerKey } = await lead(shop, partners.Kit!.url);
+      expect([reply.status, reply.body]).toEqual([200, { success: true, message: 'Lead tracked successfully' }]);
+      expect((await db.pool.query('SELECT status FROM customers WHERE program_id = $1 AND customer_key = $2', [shop.programId, customerKey])).rows).toEqual([{ status: 'lead' }]);
+      expect(await commissionsOf(shop.programId)).toEqual([]);
+      const told = (await db.pool.query('SELECT type FROM webhook_messages WHERE program_id = $1 ORDER BY id', [shop.programId])).rows.map((r) => r.type);
+      expect(told).toEqual(['lead.created']);
+    } finally {
+      await db.pool.query('DROP TRIGGER refuse_lead_commission ON commissions; DROP FUNCTION refuse_lead_commission()');
+    }
+    // Without the failure the next lead pays as usual.
+    await lead(shop, partners.Kit!.url);
+    expect((await commissionsOf(shop.programId)).map((c) => c.amount_cents)).toEqual([500]);
+  });
+});
+
 describe('browser leads', () => {
   it("a lead recorded from the browser pays nothing under the default lead_auth (its Origin header is its only check); the server's lead of another customer pays", async () => {
     const { shop, partners } = await shopWithRules(['Jo'], new Date(Date.now() - DAY), { allowed_origins: ['https://open.example.com'] });
