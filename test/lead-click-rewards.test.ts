@@ -37,8 +37,6 @@ const admin = async (method: string, path: string, body?: unknown) => {
 
 const DAY = 86_400_000;
 const utcDay = (at: Date) => at.toISOString().slice(0, 10);
-/** The real clock's UTC day (the API records clicks and leads on it) and the days around it. */
-const today = () => new Date(`${utcDay(new Date())}T00:00:00Z`);
 
 const flat = (rate: string) => ({ throughMonth: null, amount: { type: 'flat', rate } });
 const leadAndClickRules = {
@@ -48,6 +46,22 @@ const leadAndClickRules = {
   ],
   defaults: {},
 };
+
+/** Another program's own paying set (1.00 a lead, 0.02 a click), published at `at`: its partners are paid by it, never by the shop's. */
+async function publishOtherRules(programId: number, at: Date) {
+  const own = {
+    rules: [
+      { id: 'other-signups', name: 'Other signups', event: 'lead', currency: 'USD', when: {}, duration: { kind: 'lifetime' }, steps: [flat('1')] },
+      { id: 'other-clicks', name: 'Other clicks', event: 'click', currency: 'USD', when: {}, duration: { kind: 'lifetime' }, steps: [flat('0.02')] },
+    ],
+    defaults: {},
+  };
+  await admin('PUT', `/programs/${programId}/reward-rules/draft`, { rule_set: own });
+  const before = clock;
+  clock = at;
+  await ruleSets.publishDraft(deps(), OPERATOR, programId, {});
+  clock = before;
+}
 
 /** A program with hold 0, the lead and click rules published (on the clock given), and partners with a link each. */
 async function shopWithRules(names: string[], publishedAt: Date, program: Record<string, unknown> = {}) {
@@ -94,9 +108,10 @@ const commissionsOf = async (programId: number) =>
   )).rows.map((r) => ({ ...r, partner_id: Number(r.partner_id), amount_cents: Number(r.amount_cents), lead_customer_id: r.lead_customer_id === null ? null : Number(r.lead_customer_id), clicks: r.clicks === null ? null : Number(r.clicks) }));
 
 describe('lead rewards', () => {
-  it('each lead of a partner pays the lead rule once, with its words, until the monthly cap; a banned partner and another program earn nothing', async () => {
+  it("each lead of a partner pays the lead rule once, with its words, until the monthly cap; a banned partner earns nothing, another program's partner only by their own program's rules", async () => {
     const { shop, partners } = await shopWithRules(['Ana', 'Bo'], new Date(Date.now() - 3 * DAY));
     const other = await seedProgram(api, { commission_rate: 10 });
+    await publishOtherRules(other.programId, new Date(Date.now() - 3 * DAY));
     const endpoint = await api.request('POST', `/api/v1/admin/programs/${shop.programId}/webhook-endpoints`, { body: { url: 'https://hooks.example.com/affix', event_types: ['commission.created'] }, headers: adminHeaders });
     expect(endpoint.status).toBe(201);
 
@@ -130,7 +145,7 @@ describe('lead rewards', () => {
     ]);
     expect((await db.pool.query('SELECT count(*)::int AS n FROM customers WHERE program_id = $1 AND status = $2', [shop.programId, 'lead'])).rows[0].n).toBe(4);
 
-    // A banned partner's lead is recorded and pays nothing; so is another program's partner's lead.
+    // A banned partner's lead is recorded and pays nothing; another program's partner's lead is paid by that program's rules alone.
     // (A ban turns the partner's links off: the visitor clicked before it.)
     const boClick = await trackClick(api, partners.Bo!.url);
     await api.request('POST', `/api/v1/admin/programs/${shop.programId}/partners/${partners.Bo!.id}/ban`, { body: { reason: 'spam' }, headers: adminHeaders });
@@ -138,7 +153,8 @@ describe('lead rewards', () => {
     expect(boLead.status).toBe(200);
     expect((await lead(other, other.affiliateUrl)).reply.status).toBe(200);
     expect((await commissionsOf(shop.programId)).filter((c) => c.partner_id === partners.Bo!.id)).toEqual([]);
-    expect(await commissionsOf(other.programId)).toEqual([]);
+    expect((await commissionsOf(other.programId)).map((c) => [c.partner_id, c.amount_cents, c.rule_id])).toEqual([[other.partnerId, 100, 'other-signups']]);
+    expect((await commissionsOf(shop.programId)).filter((c) => c.partner_id === other.partnerId)).toEqual([]);
   });
 });
 
@@ -239,11 +255,13 @@ describe('which conditions a lead or click rule takes', () => {
 
 describe('click rewards', () => {
   it('pays each ended UTC day once per partner (count × amount, capped), never a running day, however often or concurrently the job runs; then approved, paid and on the portal', async () => {
-    const d0 = today();
+    // Fixed days (never the real clock's: a run across UTC midnight would move them).
+    const d0 = new Date('2026-11-10T00:00:00Z');
     const [d1, d2, d3] = [new Date(d0.getTime() - DAY), new Date(d0.getTime() - 2 * DAY), new Date(d0.getTime() - 3 * DAY)];
     // Published at noon three days ago: that day's clicks are before it (not paid), the two days after are.
     const { shop, partners } = await shopWithRules(['Cy', 'Dee', 'Eli'], new Date(d3.getTime() + 12 * 3_600_000));
     const other = await seedProgram(api, { commission_rate: 10 });
+    await publishOtherRules(other.programId, new Date(d3.getTime() + 12 * 3_600_000));
     const otherPartner = { id: other.partnerId, linkId: other.linkId, url: other.affiliateUrl };
     await clicksAt(shop, partners.Cy!, 6, new Date(d3.getTime() + 13 * 3_600_000));
     await clicksAt(shop, partners.Cy!, 3, new Date(d2.getTime() + 9 * 3_600_000));
@@ -251,17 +269,21 @@ describe('click rewards', () => {
     // Dee: 80 clicks in a day would be 8.00; the monthly cap is 5.00.
     await clicksAt(shop, partners.Dee!, 80, new Date(d1.getTime() + 3_600_000));
     await clicksAt(shop, partners.Eli!, 5, new Date(d1.getTime() + 3_600_000));
-    await clicksAt(shop, otherPartner, 7, new Date(d1.getTime() + 3_600_000));
-    // Today's clicks, through the click API.
-    await trackClick(api, partners.Cy!.url);
-    await trackClick(api, partners.Cy!.url);
+    await clicksAt(other, otherPartner, 7, new Date(d1.getTime() + 3_600_000));
+    // Today's clicks (the day still running at the first runs).
+    await clicksAt(shop, partners.Cy!, 2, new Date(d0.getTime() + 9 * 3_600_000));
     await api.request('POST', `/api/v1/admin/programs/${shop.programId}/partners/${partners.Eli!.id}/ban`, { body: { reason: 'click farm' }, headers: adminHeaders });
     await admin('POST', `/programs/${shop.programId}/webhook-endpoints`, { url: 'https://hooks.example.com/affix', event_types: ['commission.created'] });
 
     // Mid-day today: yesterday and the day before have ended; today has not.
     clock = new Date(d0.getTime() + 12 * 3_600_000);
-    const runs = await Promise.all([runClickRewards(jobDeps(), { programId: shop.programId }), runClickRewards(jobDeps(), { programId: shop.programId }), runClickRewards(jobDeps(), {})]);
+    const shopRun = () => runClickRewards(jobDeps(), { programId: shop.programId });
+    const runs = await Promise.all([shopRun(), shopRun(), shopRun()]);
     expect(runs.reduce((a, b) => a + b, 0)).toBe(3);
+    // The shop's runs decided nothing of the other program (whose own set pays clicks too).
+    expect((await db.pool.query('SELECT count(*)::int AS n FROM click_reward_days WHERE program_id = $1', [other.programId])).rows[0].n).toBe(0);
+    // A run over every program pays the other program's day by its own rule, and nothing of the shop's again.
+    expect(await Promise.all([runClickRewards(jobDeps(), {}), runClickRewards(jobDeps(), {})]).then((r) => r[0]! + r[1]!)).toBe(1);
     expect(await runClickRewards(jobDeps(), {})).toBe(0);
     const words = (n: number, day: Date, capped = '') => `$0.10 × ${n} clicks on ${utcDay(day)} — rule 'Per click'${capped}`;
     // The same month's cap counts Cy's days together only if they share a month; 0.70 is under it either way.
@@ -271,8 +293,8 @@ describe('click rewards', () => {
       [partners.Cy!.id, utcDay(d1), 4, 40, 'per-click', words(4, d1)],
       [partners.Dee!.id, utcDay(d1), 80, 500, 'per-click', words(80, d1, ", limited by the partner's monthly cap")],
     ]);
-    expect(await commissionsOf(other.programId)).toEqual([]);
-    expect((await db.pool.query('SELECT count(*)::int AS n FROM click_reward_days WHERE program_id = $1', [other.programId])).rows[0].n).toBe(0);
+    expect((await commissionsOf(other.programId)).map((c) => [c.partner_id, c.day, c.clicks, c.amount_cents, c.rule_id])).toEqual([[other.partnerId, utcDay(d1), 7, 14, 'other-clicks']]);
+    expect(paid.filter((c) => c[0] === other.partnerId)).toEqual([]);
     const events = (await db.pool.query("SELECT data FROM webhook_messages WHERE program_id = $1 AND type = 'commission.created' AND data ? 'clicks'", [shop.programId])).rows;
     expect(events.map((e) => e.data.clicks)).toEqual([
       { day: utcDay(d2), count: 3, click_reward_day_id: expect.any(Number) },
