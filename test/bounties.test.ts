@@ -124,6 +124,8 @@ describe('performance bounties', () => {
     const reversed = await programPayout(deps(), OPERATOR, shop.programId, anaPayout.id);
     expect(reversed.lines).toHaveLength(11);
     expect(reversed.total).toBe(15_000);
+    // Each line keeps its words (the bounty's says what it paid for).
+    expect(reversed.lines.filter((l) => l.kind === 'commission' && l.words?.startsWith('Bounty')).map((l) => l.kind === 'commission' && l.words)).toEqual(["Bounty 'Ten new customers in March' — 100.00 USD"]);
     const balance = (await payoutRuns.balances(deps(), OPERATOR, shop.programId)).find((b) => b.partnerId === partners.Ana!.id)!;
     expect([balance.approvedCents, balance.paidCents]).toEqual([15_000, 0]);
     const again = await payoutRuns.runPayouts(deps(), OPERATOR, shop.programId);

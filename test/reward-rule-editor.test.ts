@@ -71,6 +71,10 @@ describe('the reward-rule editor', () => {
     expect(await refusal(editDraft(deps, owner, p, null, { kind: 'save_rule', key: null, rule: { ...germany, steps: [percent('25 percent')] } }))).toMatchObject({
       status: 400, fields: { 'steps.0.amount.rate': 'An amount is a number with at most 4 decimals, as text ("30", "12.5").' },
     });
+    // A lead rule names the currency it pays in, said beside the currency field.
+    expect(await refusal(editDraft(deps, owner, p, null, { kind: 'save_rule', key: null, rule: { name: 'Signups', event: 'lead', when: {}, duration: { kind: 'lifetime' }, steps: [{ throughMonth: null, amount: { type: 'flat', rate: '5' } }] } }))).toMatchObject({
+      status: 400, fields: { currency: 'give the currency a lead reward is paid in.' },
+    });
     expect(await refusal(editDraft(deps, owner, p, null, { kind: 'save_rule', key: null, rule: { ...germany, when: { countries: ['de'] } } }))).toMatchObject({
       status: 400, fields: { 'when.countries.0': 'A country is its ISO 3166-1 alpha-2 code in capitals, e.g. DE.' },
     });

@@ -14,6 +14,7 @@ import {
   type RewardTier,
   type RewardUsage,
   decideReward,
+  decidingRule,
   rewardWords,
   tierOf,
 } from './rewards.js';
@@ -108,12 +109,41 @@ export function leadRewardFacts(at: Date, document: RuleSetDocument, figures: Pa
   };
 }
 
+/**
+ * A lead's or click day's facts in the currency it is paid in: the deciding rule's (its only
+ * condition is the tier, so the currency never changes which rule decides). Caps and the budget
+ * are then read and applied in that currency. A rule stored before rules named one pays in
+ * PROGRAM_CURRENCY. Null: no rule of the set decides the event.
+ */
+export function inRuleCurrency(published: PublishedRuleSet, facts: RewardFacts): RewardFacts | null {
+  const found = decidingRule(asRuleSet(published), facts);
+  return found ? { ...facts, currency: found.rule.currency ?? PROGRAM_CURRENCY } : null;
+}
+
 /** The first instant of a UTC day ("2026-11-26"). */
 export const dayStart = (day: string): Date => new Date(`${day}T00:00:00Z`);
 
 /** A partner's click day: its counted clicks, decided as of the day's start (the month caps count it in is the day's). */
 export function clickDayFacts(day: string, clicks: number, document: RuleSetDocument, figures: PartnerFigures | null): RewardFacts {
   return { ...leadRewardFacts(dayStart(day), document, figures), event: 'click', count: clicks };
+}
+
+/** Why a click day pays nothing before any rule is read: the partner's standing, their own terms, or no click rule in force. */
+export type ClickDayUnpaid = { kind: 'not_approved'; status: string } | { kind: 'own_terms' } | { kind: 'no_click_rule'; group: string | null };
+
+/**
+ * A click day decided to pay nothing, in words ("Nothing — 12 clicks on 2026-11-26: the partner
+ * was banned"): the day is decided once, on the first run after it ends, so a later change of
+ * group, terms or ban never re-decides it.
+ */
+export function unpaidClickDayWords(day: string, clicks: number, why: ClickDayUnpaid): string {
+  const counted = `${clicks} ${clicks === 1 ? 'click' : 'clicks'} on ${day}`;
+  const reason = why.kind === 'not_approved'
+    ? `the partner was ${why.status}, not approved`
+    : why.kind === 'own_terms'
+      ? "the partner's own terms pay sales only"
+      : `${why.group ? `group ${why.group}: ` : ''}no click rule was in force`;
+  return `Nothing — ${counted}: ${reason}`;
 }
 
 /**

@@ -22,6 +22,9 @@ export const PROGRAM_CURRENCY: Currency = 'USD';
 
 const isContractCurrency = (code: Currency): boolean => SUPPORTED_CURRENCIES.includes(code);
 
+/** Whether the program takes this currency at all (the contract's three, or any when it accepts all). */
+export const currencyAccepted = (code: Currency, policy: CurrencyPolicy): boolean => policy.acceptAllCurrencies || isContractCurrency(code);
+
 /**
  * The currency of a sale: missing means USD; the contract's three always; any other ISO 4217
  * code only when the program accepts all currencies. Anything else is the spec's 422
@@ -30,7 +33,7 @@ const isContractCurrency = (code: Currency): boolean => SUPPORTED_CURRENCIES.inc
 export function acceptedCurrency(value: unknown, policy: CurrencyPolicy): Currency {
   if (value === undefined || value === null || value === '') return PROGRAM_CURRENCY;
   const code = toCurrency(value);
-  if (!code || (!policy.acceptAllCurrencies && !isContractCurrency(code))) throw errors.unsupportedCurrency(String(value));
+  if (!code || !currencyAccepted(code, policy)) throw errors.unsupportedCurrency(String(value));
   return code;
 }
 

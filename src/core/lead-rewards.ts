@@ -1,10 +1,10 @@
-// A lead's reward (issue 46 item 2, docs/rewards.md "Leads and clicks"): when a trusted lead is
-// recorded for a partner, the partner's published rule set (the group's, else the program's; a
+// A lead's reward (issue 46 item 2, docs/rewards.md "Leads and clicks"): when the brand's server
+// records (or settles) a lead for a partner, the partner's published rule set (the group's, else the program's; a
 // partner on their own terms has none, as for sales) decides it; a paying decision is one
 // commission for the lead, in the lead's transaction, under the same caps and monthly budget as
 // sales (counted in the same month, under the same lock). Only an approved partner earns.
 import { createdEntry } from './commission-ledger.js';
-import { decideUnderRules, leadRewardFacts, paysEvent, rewardMonth, rewardSnapshot, tierWindow, usesCaps } from './commission-rewards.js';
+import { decideUnderRules, inRuleCurrency, leadRewardFacts, paysEvent, rewardMonth, rewardSnapshot, tierWindow, usesCaps } from './commission-rewards.js';
 import { fraudSignals } from './fraud.js';
 import { heldCommissionMail } from './mail.js';
 import { termsSnapshot } from './partners.js';
@@ -29,7 +29,9 @@ export async function rewardLead(tx: TrackingTx, program: Program, lead: LeadToR
   if (!ruleSet || !paysEvent(ruleSet.document, 'lead')) return null;
   const window = tierWindow(ruleSet.document, lead.at);
   const figures = window ? await tx.partnerFigures(program.id, lead.partnerId, window.from, window.to) : null;
-  const facts = leadRewardFacts(lead.at, ruleSet.document, figures);
+  // The deciding rule first (it names the currency), then caps read in that currency.
+  const facts = inRuleCurrency(ruleSet, leadRewardFacts(lead.at, ruleSet.document, figures));
+  if (!facts) return null;
   let usage = { customer: 0, partnerMonth: 0, programMonth: 0 };
   if (usesCaps(ruleSet.document)) {
     // The sales' lock: a lead and a sale of the program never both take the last of a cap.

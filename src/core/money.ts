@@ -58,6 +58,26 @@ export function computeCommissionCents({ type, rate, amountCents, currency }: Co
   return Number(fixed < amount ? fixed : amount);
 }
 
+/** The most a flat lead or click amount may be, in major units (far beyond any real reward; keeps every day's sum exact). */
+export const MAX_FLAT_REWARD_MAJOR = 1_000_000;
+
+/**
+ * A flat amount (major units, up to 4 decimals) times a count, in the currency's minor unit,
+ * rounded once, half up: 0.005 USD × 1000 = 500 cents (never a rounded 0.01 × 1000 = 1000).
+ * Exact (BigInt) throughout; a product beyond a safe integer is bounded to it (caps then decide).
+ */
+export function flatTimesCount(rate: string, count: number, currency: Currency): number {
+  if (!Number.isSafeInteger(count) || count < 0) throw new Error(`count ${count} is not a whole number`);
+  const minor = 10n ** BigInt(minorUnitDigits(currency));
+  const cents = divideRoundHalfUp(parseRate(rate) * minor * BigInt(count), RATE_SCALE);
+  return cents > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(cents);
+}
+
+/** Whether a flat amount is exact in the currency's minor unit ("0.10" USD is; "0.005" USD is not). */
+export function flatIsWholeMinor(rate: string, currency: Currency): boolean {
+  return (parseRate(rate) * 10n ** BigInt(minorUnitDigits(currency))) % RATE_SCALE === 0n;
+}
+
 export interface RefundState {
   saleAmountCents: number;
   commissionAmountCents: number;

@@ -2,7 +2,7 @@
 // (its event and conditions, the same words as a commission's), how much in which months, for how
 // long, and its caps. Pure.
 import { PROGRAM_CURRENCY } from './currency.js';
-import { majorUnits } from './money.js';
+import { majorUnits, parseMajorUnits } from './money.js';
 import { type MoneyCap, type RewardAmount, type RewardRule, conditionWords } from './rewards.js';
 import type { Currency } from './types.js';
 
@@ -40,12 +40,14 @@ export function ruleWords(rule: RewardRule): { when: string; pays: string; durat
     rule.caps?.perCustomer && Object.keys(rule.caps.perCustomer).length ? `at most ${moneyCapWords(rule.caps.perCustomer)} per customer` : '',
     rule.caps?.perPartnerMonth && Object.keys(rule.caps.perPartnerMonth).length ? `at most ${moneyCapWords(rule.caps.perPartnerMonth)} per partner per month` : '',
   ].filter(Boolean);
-  // A lead or a click pays one flat amount in the program's currency: a lead when it is recorded, clicks once a day.
-  const each = rule.event === 'sale' ? null : `${rule.steps[0]?.amount.rate ?? '0'} ${PROGRAM_CURRENCY} per ${rule.event}`;
+  // A lead or a click pays one flat amount in the rule's currency ("5.00 EUR per lead"): a lead when the server records it, clicks once a day.
+  const currency = rule.currency ?? PROGRAM_CURRENCY;
+  const flatCents = rule.steps[0] ? parseMajorUnits(rule.steps[0].amount.rate, currency) : null;
+  const each = rule.event === 'sale' ? null : `${flatCents === null ? (rule.steps[0]?.amount.rate ?? '0') : majorUnits(flatCents, currency)} ${currency} per ${rule.event}`;
   return {
     when: [`${EVENT_WORDS[rule.event]}`, [when, ...amounts].filter(Boolean).join(', ') || 'any'].join(': '),
     pays: each ?? stepWords(rule),
-    duration: rule.event === 'lead' ? 'when the lead is recorded' : rule.event === 'click' ? "paid once a day for the day's clicks" : durationWords(rule),
+    duration: rule.event === 'lead' ? "when the brand's server records the lead" : rule.event === 'click' ? "paid once a day for the day's clicks" : durationWords(rule),
     caps: caps.join('; '),
   };
 }

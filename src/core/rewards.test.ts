@@ -127,8 +127,8 @@ describe('reward rules', () => {
     expect(ruleSetProblems(set)).toEqual([]);
     expect(ruleSetProblems({ version: 1, rules: [
       rule({ id: 'a', steps: [{ throughMonth: 6, amount: { type: 'percent', rate: '30' } }, { throughMonth: 3, amount: { type: 'percent', rate: '120' } }] }),
-      rule({ id: 'a', event: 'click', steps: [{ throughMonth: null, amount: { type: 'percent', rate: '5' } }] }),
-    ], defaults: { lead: rule({ id: 'd', event: 'lead', when: { countries: ['DE'] }, steps: [{ throughMonth: null, amount: { type: 'flat', rate: '1' } }] }) } })).toEqual([
+      rule({ id: 'a', event: 'click', currency: 'USD', steps: [{ throughMonth: null, amount: { type: 'percent', rate: '5' } }] }),
+    ], defaults: { lead: rule({ id: 'd', event: 'lead', currency: 'EUR', when: { countries: ['DE'] }, steps: [{ throughMonth: null, amount: { type: 'flat', rate: '1' } }] }) } })).toEqual([
       "Rule 'a': its steps must end in later and later months.",
       "Rule 'a': a percentage is at most 100.",
       "Rule 'a': its id a is used twice.",

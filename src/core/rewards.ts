@@ -4,7 +4,8 @@
 // the customer's tenure; caps and the program's monthly budget bound it. Pure: the caller passes
 // the facts and what the caps have already used.
 import { tenureMonth } from './attribution.js';
-import { computeCommissionCents, formatMoney } from './money.js';
+import { type CurrencyPolicy, currencyAccepted } from './currency.js';
+import { MAX_FLAT_REWARD_MAJOR, computeCommissionCents, flatIsWholeMinor, flatTimesCount, formatMoney } from './money.js';
 import type { Currency } from './types.js';
 
 export const REWARD_EVENTS = ['click', 'lead', 'sale'] as const;
@@ -55,6 +56,8 @@ export interface RewardRule {
   /** Ascending by throughMonth; the last one's throughMonth may be null. */
   steps: RewardStep[];
   caps?: { perCustomer?: MoneyCap; perPartnerMonth?: MoneyCap };
+  /** What a lead or click rule pays in (required for those; a sale pays in its own currency, so a sale rule names none). */
+  currency?: Currency;
 }
 
 export interface RewardRuleSet {
@@ -155,10 +158,11 @@ export function decideReward(set: RewardRuleSet, facts: RewardFacts, usage: Rewa
   const step = stepFor(rule, month);
   if (step === null) return none('duration_ended');
   const amount = rule.steps[step]!.amount;
-  // A flat reward of a click or a lead is its amount; a percentage of one is nothing (it has no amount).
-  const each = computeCommissionCents({ type: amount.type === 'percent' ? 'percent' : 'fixed', rate: amount.rate, amountCents: facts.event === 'sale' ? facts.amountCents : Number.MAX_SAFE_INTEGER, currency: facts.currency });
-  // A click day pays each counted click (bounded to a safe integer: the caps then decide).
-  const full = facts.count === undefined ? each : Math.min(each * facts.count, Number.MAX_SAFE_INTEGER);
+  // A flat reward of a click or a lead is its amount (× the day's clicks, rounded once: a
+  // sub-cent rate pays exactly); a percentage of one is nothing (it has no amount).
+  const full = facts.event === 'sale'
+    ? computeCommissionCents({ type: amount.type === 'percent' ? 'percent' : 'fixed', rate: amount.rate, amountCents: facts.amountCents, currency: facts.currency })
+    : amount.type === 'percent' ? 0 : flatTimesCount(amount.rate, facts.count ?? 1, facts.currency);
   // Each cap leaves what it has not used; the tightest decides.
   const room: [RewardCap, number | undefined, number][] = [
     ['per_customer', rule.caps?.perCustomer?.[facts.currency], usage.customer],
@@ -203,6 +207,8 @@ export function conditionWords(rule: RewardRule): string {
 
 function amountWords(amount: RewardAmount, currency: Currency): string {
   if (amount.type === 'percent') return `${amount.rate} %`;
+  // A sub-cent rate (a click's 0.005 USD) as given: rounded to a cent it would say what it does not pay.
+  if (!flatIsWholeMinor(amount.rate, currency)) return `${amount.rate} ${currency}`;
   return formatMoney(computeCommissionCents({ type: 'fixed', rate: amount.rate, amountCents: Number.MAX_SAFE_INTEGER, currency }), currency);
 }
 
@@ -253,8 +259,12 @@ export function rewardWords(
   return `${amount} — ${named}${when}${capped}`;
 }
 
-/** What is wrong with a rule set, in words the brand reads (empty: it can be published). */
-export function ruleSetProblems(set: RewardRuleSet): string[] {
+/**
+ * What is wrong with a rule set, in words the brand reads (empty: it can be published). Given the
+ * program's currency policy, a lead or click rule's currency must be one the program takes (as a
+ * sale's must).
+ */
+export function ruleSetProblems(set: RewardRuleSet, policy?: CurrencyPolicy): string[] {
   const problems: string[] = [];
   const ids = new Set<string>();
   const all = [...set.rules, ...Object.values(set.defaults).filter((r): r is RewardRule => Boolean(r))];
@@ -272,11 +282,17 @@ export function ruleSetProblems(set: RewardRuleSet): string[] {
       if (!/^\d+(\.\d{1,4})?$/.test(step.amount.rate)) problems.push(`${label}: an amount is a number with at most 4 decimals.`);
     });
     if (rule.event !== 'sale' && rule.steps.some((s) => s.amount.type === 'percent')) problems.push(`${label}: a ${rule.event} has no amount to take a percentage of; give a flat amount.`);
+    if (rule.event === 'sale' && rule.currency !== undefined) problems.push(`${label}: a sale pays in the sale's own currency; a sale rule names none.`);
+    if (rule.event !== 'sale' && rule.currency === undefined) problems.push(`${label}: give the currency a ${rule.event} reward is paid in.`);
+    if (rule.event !== 'sale' && rule.currency !== undefined && policy && !currencyAccepted(rule.currency, policy)) {
+      problems.push(`${label}: the program takes USD, EUR and VND only; accept all currencies to pay in ${rule.currency}.`);
+    }
     if (rule.event !== 'sale') {
       const named = (Object.keys(rule.when) as (keyof RewardConditions)[]).filter((k) => rule.when[k] !== undefined && !NON_SALE_CONDITIONS.includes(k) && (!Array.isArray(rule.when[k]) || (rule.when[k] as unknown[]).length > 0));
       // (A default's conditions have their own problem below.)
       if (named.length && set.rules.includes(rule)) problems.push(`${label}: a ${rule.event} carries no ${named.join(', ')}; a ${rule.event} rule's only condition is the partner's tier.`);
       if (rule.steps.length > 1) problems.push(`${label}: a ${rule.event} pays one amount; give it one step.`);
+      if (rule.steps.some((s) => /^\d+(\.\d{1,4})?$/.test(s.amount.rate) && Number(s.amount.rate) > MAX_FLAT_REWARD_MAJOR)) problems.push(`${label}: a ${rule.event} pays at most ${MAX_FLAT_REWARD_MAJOR.toLocaleString('en-US')}.`);
       if (rule.caps?.perCustomer && Object.keys(rule.caps.perCustomer).length) problems.push(`${label}: a ${rule.event} has no customer's sales to cap; cap it per partner per month or by the monthly budget.`);
     }
     if (rule.duration.kind === 'months' && rule.steps.some((s) => s.throughMonth !== null && s.throughMonth > (rule.duration as { months: number }).months)) {

@@ -32,6 +32,8 @@ export interface TrackLeadResult {
   provisional: boolean;
   /** A server lead confirmed an earlier browser-mode (provisional) lead. */
   settled: boolean;
+  /** The lead's reward failed (its writes rolled back, the lead kept): the cause, for the caller to log. */
+  rewardFailed?: unknown;
 }
 
 const statusError = (customer: Customer) =>
@@ -126,12 +128,23 @@ export async function trackLead(store: Store, input: TrackLeadInput): Promise<Tr
         },
       });
     }
-    // A trusted lead of a partner may pay (their rules' lead rule); a provisional one pays once settled, a test one never.
+    // Only a lead the brand's server recorded (or settled) may pay: a browser lead's only check
+    // is its Origin header, which anyone can send, so it pays nothing (a provisional one pays
+    // once the server settles it). A test lead never pays.
     const partnerId = rebound ? rebound.partnerId : customer.partnerId;
-    if (!provisional && !test && partnerId !== null) {
+    let rewardFailed: unknown;
+    if (serverMode && !test && partnerId !== null) {
       const clickId = rebound ? rebound.clickId : (customer.clickId ?? click?.clickId ?? null);
-      await rewardLead(tx, program, { customerId: customer.id, customerKey: input.customerKey ?? customer.customerKey, clickId, partnerId, at: input.now });
+      const toReward = { customerId: customer.id, customerKey: input.customerKey ?? customer.customerKey, clickId, partnerId, at: input.now };
+      // As a sale whose commission fails (commission_failed): the reward's writes roll back to the
+      // savepoint, the lead stays recorded, and the caller logs the cause. A retry could not pay
+      // it anyway (the same lead again is refused).
+      try {
+        await tx.withSavepoint(() => rewardLead(tx, program, toReward));
+      } catch (error) {
+        rewardFailed = error;
+      }
     }
-    return { programId: program.id, customerId: customer.id, provisional, settled };
+    return { programId: program.id, customerId: customer.id, provisional, settled, ...(rewardFailed === undefined ? {} : { rewardFailed }) };
   });
 }

@@ -6,7 +6,7 @@
 // Each partner's day is its own transaction; its unique key makes a repeated or concurrent run
 // pay nothing twice.
 import { createdEntry } from '../../core/commission-ledger.js';
-import { clickDayFacts, clickDaysToPay, dayStart, decideUnderRules, paysEvent, rewardMonth, rewardSnapshot, tierWindow, usesCaps } from '../../core/commission-rewards.js';
+import { type ClickDayUnpaid, clickDayFacts, clickDaysToPay, dayStart, decideUnderRules, inRuleCurrency, paysEvent, rewardMonth, rewardSnapshot, tierWindow, unpaidClickDayWords, usesCaps } from '../../core/commission-rewards.js';
 import { termsSnapshot } from '../../core/partners.js';
 import * as clickRewards from '../../db/money/click-rewards.js';
 import { lockRewardCaps, partnerFigures, rewardTerms, rewardUsage } from '../../db/money/reward-rules.js';
@@ -17,25 +17,32 @@ import type { ManagementDeps } from '../programs/management.js';
 /** How far back a run looks for days not yet decided (a job down this long pays them on its return). */
 export const CLICK_DAYS_LOOK_BACK = 14;
 
-/** Decides one partner's day in the caller's transaction; true when it made a commission. */
+/**
+ * Decides one partner's day in the caller's transaction, once: every counted ended day gets its
+ * row, paying or not (the words say why not), so a later run never re-decides it under the
+ * partner's terms of that later time. True when it made a commission.
+ */
 async function decideClickDay(client: PoolClient, programId: number, found: clickRewards.ClickDay, at: Date): Promise<boolean> {
+  const notPaid = (ruleSetId: number | null, why: ClickDayUnpaid) =>
+    clickRewards.insertClickDay(client, { programId, partnerId: found.partnerId, day: found.day, clicks: found.clicks, ruleSetId, ruleId: null, words: unpaidClickDayWords(found.day, found.clicks, why), at }).then(() => false);
   const terms = await clickRewards.partnerTermsIn(client, programId, found.partnerId);
   // Only an approved partner earns; a partner on their own terms is paid by their commission type, which pays sales only.
-  if (!terms || terms.status !== 'approved' || terms.source === 'override') return false;
+  if (!terms || terms.status !== 'approved') return notPaid(null, { kind: 'not_approved', status: terms?.status ?? 'removed' });
+  if (terms.source === 'override') return notPaid(null, { kind: 'own_terms' });
   const start = dayStart(found.day);
-  const { ruleSet } = await rewardTerms(client, programId, terms.groupId, start);
-  if (!ruleSet || !paysEvent(ruleSet.document, 'click')) return false;
+  const { ruleSet, groupName } = await rewardTerms(client, programId, terms.groupId, start);
+  if (!ruleSet || !paysEvent(ruleSet.document, 'click')) return notPaid(ruleSet?.id ?? null, { kind: 'no_click_rule', group: ruleSet ? ruleSet.groupName : groupName });
   const window = tierWindow(ruleSet.document, start);
   const figures = window ? await partnerFigures(client, programId, found.partnerId, window.from, window.to) : null;
-  const facts = clickDayFacts(found.day, found.clicks, ruleSet.document, figures);
+  // The deciding rule first (it names the currency), then caps read in that currency; a day no click rule matches is decided too.
+  const facts = inRuleCurrency(ruleSet, clickDayFacts(found.day, found.clicks, ruleSet.document, figures)) ?? clickDayFacts(found.day, found.clicks, ruleSet.document, figures);
   let usage = { customer: 0, partnerMonth: 0, programMonth: 0 };
   if (usesCaps(ruleSet.document)) {
     await lockRewardCaps(client, programId);
     usage = await rewardUsage(client, { programId, partnerId: found.partnerId, customerId: null, currency: facts.currency, month: rewardMonth(start) });
   }
+  // A day no click rule matches is decided too (its words say so), never again later.
   const outcome = decideUnderRules(ruleSet, facts, usage);
-  // A day no click rule of the set matches is not decided (a later version cannot pay it either: it was not in force).
-  if (!outcome.pays && outcome.reason === 'no_reward_rule') return false;
   const dayId = await clickRewards.insertClickDay(client, {
     programId, partnerId: found.partnerId, day: found.day, clicks: found.clicks, ruleSetId: ruleSet.id,
     ruleId: outcome.pays ? outcome.explanation.ruleId : null, words: outcome.pays ? outcome.explanation.words : outcome.words, at,
@@ -74,9 +81,10 @@ export async function payProgramClickDays(deps: Pick<ManagementDeps, 'pool' | 'n
   return made;
 }
 
-/** Every program with a published click rule (the job on the clock). */
+/** Every program with a click rule in force within the look-back (the job on the clock). */
 export async function payAllClickDays(deps: Pick<ManagementDeps, 'pool' | 'now'>): Promise<number> {
   let made = 0;
-  for (const programId of await clickRewards.programsWithClickRules(deps.pool)) made += await payProgramClickDays(deps, programId);
+  const lookBack = new Date(Math.floor(deps.now().getTime() / 86_400_000) * 86_400_000 - CLICK_DAYS_LOOK_BACK * 86_400_000);
+  for (const programId of await clickRewards.programsWithClickRules(deps.pool, lookBack)) made += await payProgramClickDays(deps, programId);
   return made;
 }

@@ -100,7 +100,8 @@ export function applyEdit(document: RuleSetDocument, edit: DraftEdit): RuleSetDo
       const parsed = parseInput(ruleSchema, { ...typed, id }) as RewardRule;
       // The core's checks of one rule (steps in order, at most 100 %), said beside its amounts.
       const problems = ruleSetProblems({ version: 0, rules: [parsed], defaults: {} });
-      if (problems.length) throw errors.invalid(problems[0]!, { steps: problems[0]!.replace(/^Rule '.*?': /, '') });
+      // A lead or click rule's currency problem is said beside the currency field.
+      if (problems.length) throw errors.invalid(problems[0]!, { [/ currency|currencies/.test(problems[0]!) ? 'currency' : 'steps']: problems[0]!.replace(/^Rule '.*?': /, '') });
       if (place === 'default') {
         if (edit.key === null && document.defaults.sale) throw errors.invalid('The draft has a default already: edit it', { place: 'The draft has a default already: edit it instead.' });
         next.defaults.sale = parsed;

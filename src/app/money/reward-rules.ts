@@ -3,6 +3,7 @@
 // the commissions it made keep its id.
 import { z } from 'zod';
 import type { RuleSetDocument } from '../../core/commission-rewards.js';
+import { toCurrency } from '../../core/currency.js';
 import { errors } from '../../core/errors.js';
 import { BILLING_INTERVALS, REWARD_EVENTS, ruleSetProblems } from '../../core/rewards.js';
 import * as ruleSets from '../../db/money/reward-rules.js';
@@ -45,6 +46,8 @@ export const rule = z
     duration,
     steps: z.array(z.object({ throughMonth: z.number().int().min(1).nullable(), amount })).min(1).max(24),
     caps: z.object({ perCustomer: moneyCap.optional(), perPartnerMonth: moneyCap.optional() }).strict().optional(),
+    /** A lead or click rule's currency (ruleSetProblems requires it there and refuses it on a sale rule). */
+    currency: currency.refine((c) => toCurrency(c) === c, 'A currency is its ISO 4217 code, e.g. USD.').optional(),
   })
   .strict();
 const tier = z
@@ -107,7 +110,7 @@ export async function putDraft(deps: ManagementDeps, scope: Scope, programId: nu
 
 /** Makes the scope's draft its next version: new sales from now on are paid by it. */
 export async function publishDraft(deps: ManagementDeps, scope: Scope, programId: number, input: unknown) {
-  await programInScope(deps, scope, programId);
+  const program = await programInScope(deps, scope, programId);
   const typed = parseInput(publishInput, input ?? {});
   const groupId = typed.group_id ?? null;
   await checkGroup(deps, programId, groupId);
@@ -117,7 +120,7 @@ export async function publishDraft(deps: ManagementDeps, scope: Scope, programId
     if (typed.draft_updated_at !== undefined && new Date(typed.draft_updated_at).getTime() !== draft.updatedAt.getTime()) {
       throw errors.conflict('The draft changed since it was checked: look at it and its backtest again, then publish', 'draft_changed');
     }
-    const problems = ruleSetProblems({ version: 0, ...draft.document });
+    const problems = ruleSetProblems({ version: 0, ...draft.document }, { acceptAllCurrencies: program.accept_all_currencies });
     if (problems.length) throw errors.invalid(problems[0]!, { rule_set: problems.join(' ') });
     const published = await ruleSets.publishDraft(client, draft, deps.now());
     await audit(client, scope, [{

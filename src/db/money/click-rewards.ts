@@ -11,17 +11,30 @@ import { insertCommissions } from '../tracking/tracking-sets.js';
 type Queryable = Pool | PoolClient;
 
 /** A published set pays clicks when it has a click rule or a click default. */
-const HAS_CLICK_RULE = `(rules -> 'defaults' ? 'click' OR rules -> 'rules' @> '[{"event": "click"}]')`;
+const hasClickRule = (set = 'reward_rule_sets') => `(${set}.rules -> 'defaults' ? 'click' OR ${set}.rules -> 'rules' @> '[{"event": "click"}]')`;
 
-/** Every program with a published click rule (the job, across programs: the rule sets are a few rows per program). */
-export async function programsWithClickRules(db: Queryable): Promise<number[]> {
-  const { rows } = await db.query(`SELECT DISTINCT program_id FROM reward_rule_sets WHERE version > 0 AND ${HAS_CLICK_RULE} ORDER BY program_id`);
+/**
+ * Every program whose click days may still be decided: a published version that pays clicks and
+ * was in force at some time since `since` (the look-back's first day): the scope's newest, or one
+ * a later version replaced after `since`. A program whose click rule was removed longer ago
+ * drops out (its days were decided while the rule was in force). Click-paying versions are a few
+ * rows; the scope's unique (program, group, version) index answers "replaced, and when".
+ */
+export async function programsWithClickRules(db: Queryable, since: Date): Promise<number[]> {
+  const { rows } = await db.query(
+    `SELECT DISTINCT s.program_id FROM reward_rule_sets s
+      WHERE s.version > 0 AND ${hasClickRule('s')}
+        AND NOT EXISTS (SELECT 1 FROM reward_rule_sets n
+                         WHERE n.program_id = s.program_id AND coalesce(n.group_id, 0) = coalesce(s.group_id, 0) AND n.version > s.version AND n.published_at < $1)
+      ORDER BY s.program_id`,
+    [since],
+  );
   return rows.map((r) => Number(r.program_id));
 }
 
 /** When the program's first click rule was published (null: none is). */
 export async function clickRulesSince(db: Queryable, programId: number): Promise<Date | null> {
-  const { rows } = await db.query(`SELECT min(published_at) AS since FROM reward_rule_sets WHERE program_id = $1 AND version > 0 AND ${HAS_CLICK_RULE}`, [programId]);
+  const { rows } = await db.query(`SELECT min(published_at) AS since FROM reward_rule_sets WHERE program_id = $1 AND version > 0 AND ${hasClickRule()}`, [programId]);
   return rows[0]?.since ?? null;
 }
 

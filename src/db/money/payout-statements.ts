@@ -70,8 +70,9 @@ async function payoutStatement(db: Queryable, scopeColumn: 'partner_id' | 'progr
   const reversed = p.status === 'failed' && p.paid_at !== null;
   const [commissions, clawbacks] = await Promise.all(reversed ? [
     db.query(
-      `SELECT c.id, s.processor_event_id, coalesce(s.occurred_at, c.created_at) AS occurred_at, s.amount_cents AS sale_cents, l.paid_cents AS payout_cents
-         FROM commission_ledger l JOIN commissions c ON c.id = l.commission_id LEFT JOIN sales s ON s.id = c.sale_id
+      // As the paid branch below: a click day's line dated by its day, every line with its words.
+      `SELECT c.id, s.processor_event_id, coalesce(s.occurred_at, d.day::timestamp AT TIME ZONE 'UTC', c.created_at) AS occurred_at, s.amount_cents AS sale_cents, l.paid_cents AS payout_cents, c.reward_words
+         FROM commission_ledger l JOIN commissions c ON c.id = l.commission_id LEFT JOIN sales s ON s.id = c.sale_id LEFT JOIN click_reward_days d ON d.id = c.click_reward_day_id
         WHERE l.payout_id = $1 AND l.kind = 'paid' AND l.partner_id = $2 ORDER BY 3, c.id`,
       [payoutId, partnerId],
     ),

@@ -83,9 +83,13 @@ export function ruleFromForm(form: FormValues): Record<string, unknown> {
   if (text(form, 'customer')) when.customer = text(form, 'customer');
   const perCustomer = parseMoneyList(text(form, 'cap_customer'), 'cap_customer');
   const perPartnerMonth = parseMoneyList(text(form, 'cap_partner_month'), 'cap_partner_month');
+  const event = text(form, 'event') || 'sale';
+  // Only a lead or click rule names its currency (a sale pays in its own): the field is ignored on a sale rule.
+  const currency = text(form, 'currency').toUpperCase();
   return {
     name: text(form, 'name'),
-    event: text(form, 'event') || 'sale',
+    event,
+    ...(event !== 'sale' && currency !== '' ? { currency } : {}),
     when,
     duration,
     steps,
@@ -110,6 +114,7 @@ export function ruleValues(rule: RewardRule): FormValues {
     customer: rule.when.customer ?? '',
     cap_customer: moneyValue(rule.caps?.perCustomer),
     cap_partner_month: moneyValue(rule.caps?.perPartnerMonth),
+    currency: rule.currency ?? '',
   };
   rule.steps.forEach((step, i) => {
     values[`step${i + 1}_type`] = step.amount.type;

@@ -41,6 +41,11 @@ export function trackLeadRoute(deps: HttpDeps): Router {
         now: clock(deps),
       });
       state(res).logFields = { programId: result.programId, provisional: result.provisional, settled: result.settled };
+      // The lead is recorded; its reward failed and was rolled back (the lead answers 200: it was tracked).
+      if (result.rewardFailed !== undefined) {
+        state(res).log.error({ err: result.rewardFailed, programId: result.programId, customerId: result.customerId }, MESSAGES.commissionFailed);
+        state(res).logFields = { ...state(res).logFields, commission: 'commission_failed' };
+      }
       sendJson(
         res,
         200,
