@@ -26,6 +26,9 @@ export const COMMISSION_STATE_WORDS: Record<CommissionState, string> = {
 export type CommissionSource = 'sale' | 'bounty' | 'lead' | 'clicks';
 /** A commission without a sale, where a sale's customer would be named. */
 export const NO_SALE_WORDS: Record<Exclude<CommissionSource, 'sale'>, string> = { bounty: 'A bounty (no sale)', lead: 'A lead (no sale)', clicks: 'Clicks (no sale)' };
+/** Where a commission without a sale names its transaction on the dashboard: what it was made for. */
+export const noSaleWords = (c: { leadCustomerId: number | null; clickRewardDayId: number | null; bountyAwardId: number | null }): string =>
+  c.leadCustomerId !== null ? NO_SALE_WORDS.lead : c.clickRewardDayId !== null ? NO_SALE_WORDS.clicks : c.bountyAwardId !== null ? NO_SALE_WORDS.bounty : '—';
 
 export const COMMISSION_STATES = Object.keys(COMMISSION_STATE_WORDS) as CommissionState[];
 

@@ -19,7 +19,8 @@ export async function partnerDetails(db: Queryable, programId: number, partnerId
       [programId, partnerId],
     ),
     db.query(
-      `SELECT cs.id, cs.sale_id, s.processor_event_id AS transaction_id, cs.currency, cs.amount_cents, cs.earned_cents, cs.state, cs.created_at, c.terms, c.reward_words
+      `SELECT cs.id, cs.sale_id, s.processor_event_id AS transaction_id, cs.currency, cs.amount_cents, cs.earned_cents, cs.state, cs.created_at, c.terms, c.reward_words,
+              c.lead_customer_id, c.click_reward_day_id, c.bounty_award_id
          FROM commission_states cs JOIN commissions c ON c.id = cs.id LEFT JOIN sales s ON s.id = cs.sale_id
         WHERE cs.program_id = $1 AND cs.partner_id = $2 ORDER BY cs.id DESC LIMIT 50`,
       [programId, partnerId],

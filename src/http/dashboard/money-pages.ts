@@ -2,7 +2,7 @@
 import type { SectionData } from '../../app/programs/dashboard-pages.js';
 import { taxHeldSection, taxHeldSummary } from './tax-held.js';
 import { OUTBOUND_EVENT_TYPES, outboundBody } from '../../core/outbound-events.js';
-import { COMMISSION_STATES, COMMISSION_STATE_WORDS, NO_SALE_WORDS, type PayoutMinimums, holdEndsAt } from '../../core/commission-ledger.js';
+import { COMMISSION_STATES, COMMISSION_STATE_WORDS, type PayoutMinimums, noSaleWords, holdEndsAt } from '../../core/commission-ledger.js';
 import { formatMoney, majorUnits } from '../../core/money.js';
 import type { Currency } from '../../core/types.js';
 import { minimumFields } from '../kit/forms.js';
@@ -59,9 +59,6 @@ export interface HoldQuestion {
 /** "$430.00 and €80.00". */
 const sumsInWords = (sums: { currency: string; cents: number }[]): string => sums.map((x) => formatMoney(x.cents, x.currency as Currency)).join(' and ');
 const day = (at: Date) => at.toISOString().slice(0, 10);
-/** Where a commission without a sale names its transaction: what it was made for. */
-const noSaleWords = (c: { leadCustomerId: number | null; clickRewardDayId: number | null; bountyAwardId: number | null }) =>
-  c.leadCustomerId !== null ? NO_SALE_WORDS.lead : c.clickRewardDayId !== null ? NO_SALE_WORDS.clicks : c.bountyAwardId !== null ? NO_SALE_WORDS.bounty : '—';
 
 /** The hold of one commission as its row says it. */
 function holdCell(c: Of<'payouts'>['commissions'][number], holdDays: number, now: Date): Html {

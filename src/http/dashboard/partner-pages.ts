@@ -5,7 +5,7 @@ import type { SectionData } from '../../app/programs/dashboard-pages.js';
 import type { ImportReport } from '../../app/partners/import.js';
 import type { SourceGroup } from '../../core/partners.js';
 import type { partnerPage } from '../../app/partners/enrollments.js';
-import { COMMISSION_STATE_WORDS, type CommissionState } from '../../core/commission-ledger.js';
+import { COMMISSION_STATE_WORDS, type CommissionState, noSaleWords } from '../../core/commission-ledger.js';
 import { formatMoney } from '../../core/money.js';
 import {
   ACTION_APPLIES_TO,
@@ -290,7 +290,7 @@ ${data.money.length ? dataTable(
   ) : html`<p>No link yet: <a href="${base}/links">create one</a>.</p>`}</section>
 <section id="partner-commissions"><h2>Commissions</h2>${data.commissions.length ? dataTable(
     ['Date', 'Sale', 'Earned', 'State', 'Why'],
-    data.commissions.map((c: any) => [day(c.created_at), html`<code>${c.transaction_id}</code>`, html`<strong>${money(c.earned_cents, c.currency)}</strong>${c.earned_cents !== c.amount_cents ? html` <span class="muted">of ${money(c.amount_cents, c.currency)}</span>` : ''}`, html`<span class="badge state-${c.state}">${COMMISSION_STATE_WORDS[c.state as CommissionState]}</span>`, c.reward_words ?? (c.terms ? `${c.terms.source} terms (${describeCommission(c.terms.commission_type, String(c.terms.commission_rate), c.terms.duration_months)})` : '')]),
+    data.commissions.map((c: any) => [day(c.created_at), c.transaction_id ? html`<code>${c.transaction_id}</code>` : noSaleWords({ leadCustomerId: c.lead_customer_id, clickRewardDayId: c.click_reward_day_id, bountyAwardId: c.bounty_award_id }), html`<strong>${money(c.earned_cents, c.currency)}</strong>${c.earned_cents !== c.amount_cents ? html` <span class="muted">of ${money(c.amount_cents, c.currency)}</span>` : ''}`, html`<span class="badge state-${c.state}">${COMMISSION_STATE_WORDS[c.state as CommissionState]}</span>`, c.reward_words ?? (c.terms ? `${c.terms.source} terms (${describeCommission(c.terms.commission_type, String(c.terms.commission_rate), c.terms.duration_months)})` : '')]),
     { id: 'commissions-table', caption: `${p.name}'s latest commissions` },
   ) : html`<p>None yet.</p>`}</section>
 <section id="partner-payouts"><h2>Payouts</h2>${data.payouts.length ? dataTable(
