@@ -6,11 +6,10 @@
 // Each state: axe-core at 390 and 1280 px (0 serious or critical), nothing scrolling sideways,
 // screenshots with AFFIX_SCREENSHOTS=1.
 import { randomBytes } from 'node:crypto';
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/core/secrets.js';
-import { adminOf, hasChromium, openBrowserApp, screenshotsAt, submitWithKeyboard, textOf as visibleText } from '../support/browser.js';
+import { adminOf, axeAudit, hasChromium, openBrowserApp, screenshotsAt, submitWithKeyboard, textOf as visibleText } from '../support/browser.js';
 import { type TestApi, bearer, trackClick } from '../support/harness.js';
 import { nockForThisFile } from '../support/nock.js';
 import { CONNECT_SECRET, deliver } from '../support/stripe.js';
@@ -38,7 +37,7 @@ afterAll(async () => {
 const admin = adminOf(() => api);
 const textOf = (selector: string) => visibleText(page.locator(selector));
 const seriousViolations = async () =>
-  (await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  (await axeAudit(page)).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 /** axe at 390 and 1280 px, and nothing scrolls sideways. */
 async function checkedAtBothWidths(name: string) {
   for (const width of [390, 1280]) {

@@ -3,11 +3,10 @@
 // questions as rows (add, reorder, required, type, options, no script needed); the apply page,
 // the portal's program page, the QR code and the partner's mail carry the brand; the logo is
 // served with its stored type, nosniff and a sandbox; SVG and HTML uploads are refused.
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
-import { type BrowserAppWithMail, adminOf, browserAppWithMail, hasChromium, screenshotsAt, submitWithKeyboard, textOf as visibleText } from '../support/browser.js';
+import { adminOf, axeAudit, type BrowserAppWithMail, browserAppWithMail, hasChromium, screenshotsAt, submitWithKeyboard, textOf as visibleText } from '../support/browser.js';
 import type { TestApi } from '../support/harness.js';
 import { seedPartnerMoney, signIn } from '../support/partners-seed.js';
 
@@ -24,7 +23,7 @@ async function seriousViolations(): Promise<string[]> {
   const found: string[] = [];
   for (const width of [390, 1280]) {
     await page.setViewportSize({ width, height: 900 });
-    const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    const result = await axeAudit(page);
     found.push(...result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${width}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`));
   }
   await page.setViewportSize({ width: 1280, height: 900 });

@@ -5,11 +5,10 @@
 // they shared them with; a numbered statement keeps the details it was issued with;
 // another partner's payout or statement is the same 404 as none.
 import { randomBytes } from 'node:crypto';
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/core/secrets.js';
-import { adminOf, hasChromium, openBrowserApp, screenshotsAt, submitWithKeyboard, textOf as visibleText } from '../support/browser.js';
+import { adminOf, axeAudit, hasChromium, openBrowserApp, screenshotsAt, submitWithKeyboard, textOf as visibleText } from '../support/browser.js';
 import { type TestApi, bearer, trackClick } from '../support/harness.js';
 
 let opened: Awaited<ReturnType<typeof openBrowserApp>> | undefined;
@@ -31,7 +30,7 @@ const rows = (selector: string) =>
 /** What a person reads in the element (line breaks kept as spaces). */
 const seen = async (selector: string) => (await page.locator(selector).first().innerText()).replace(/\s+/g, ' ').trim();
 const seriousViolations = async () =>
-  (await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
+  (await axeAudit(page)).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
 /** axe at 390 and 1280 px, and nothing scrolls sideways. */
 async function checkedAtBothWidths(name: string) {
   for (const width of [390, 1280]) {

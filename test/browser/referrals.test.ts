@@ -3,12 +3,11 @@
 // day it can be paid and the day it was paid, clicks per day, and clicks, leads and sales per
 // sub-ID; the CSVs say the same; nothing of another partner's; axe finds nothing serious.
 import { randomBytes } from 'node:crypto';
-import AxeBuilder from '@axe-core/playwright';
 import { parse } from 'csv-parse/sync';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/core/secrets.js';
-import { adminOf, browserAppWithMail, hasChromium, screenshotsAt } from '../support/browser.js';
+import { adminOf, axeAudit, browserAppWithMail, hasChromium, screenshotsAt } from '../support/browser.js';
 import { type TestApi, bearer, trackClick } from '../support/harness.js';
 
 let api: TestApi;
@@ -17,7 +16,7 @@ browserAppWithMail('referrals-browser-key-0123456789abcdef', (opened) => ({ api,
 const admin = adminOf(() => api);
 
 const seriousViolations = async () =>
-  (await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
+  (await axeAudit(page)).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
 const rows = (selector: string) =>
   page.locator(`${selector} tbody tr`).evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => (td.textContent ?? '').replace(/\s+/g, ' ').trim())));
 const day = (at: Date) => at.toISOString().slice(0, 10);
