@@ -20,7 +20,7 @@ import { apiSale } from './support/money.js';
 import { nockForThisFile } from './support/nock.js';
 import { CONNECT_SECRET, deliver } from './support/stripe.js';
 
-const nock = nockForThisFile();
+const nock = nockForThisFile({ strict: true });
 const STRIPE = 'https://api.stripe.com';
 
 let db: TestDatabase;
@@ -29,14 +29,6 @@ const deps = (): ManagementDeps => ({ pool: db.pool, secretBox: null, now: () =>
 const expressDeps = (): ExpressDeps => ({ ...deps(), brandAccountId: null, stripe: expressAccountClient('sk_test_affix', { minTimeoutMs: 0 }), serviceUrl: 'https://affix.example' });
 
 useSeededApi({ env: { AFFIX_SECRET_KEY: 'stripe-express-test-secret-key-0123', STRIPE_SECRET_KEY: 'sk_test_affix', STRIPE_CONNECT_WEBHOOK_SECRET: CONNECT_SECRET }, options: { queueUrl: 'own' } }, (t) => ({ db, api } = t));
-beforeAll(async () => {
-  nock.disableNetConnect();
-  nock.enableNetConnect('127.0.0.1');
-});
-afterEach(() => {
-  expect(nock.pendingMocks()).toEqual([]);
-  nock.cleanAll();
-});
 
 /** An invited partner with an email and a link (no payout details), and a portal session of theirs. */
 async function partner(programId: number, name: string) {

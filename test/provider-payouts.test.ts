@@ -25,7 +25,7 @@ import { dashboardVisitor } from './support/dashboard-visitor.js';
 import { randomBytes } from 'node:crypto';
 import { sha256 } from '../src/core/secrets.js';
 
-const nock = nockForThisFile();
+const nock = nockForThisFile({ strict: true });
 
 const PAYPAL = 'https://api-m.sandbox.paypal.com';
 const WISE = 'https://api.wise-sandbox.com';
@@ -39,14 +39,6 @@ let clock = new Date();
 const deps = (): ProviderDeps => ({ pool: db.pool, secretBox: createSecretBox(SECRET_KEY), now: () => clock, retry: { minTimeoutMs: 0, retries: 2 } });
 
 useSeededApi({ env: { AFFIX_SECRET_KEY: SECRET_KEY }, options: { queueUrl: 'own' } }, (t) => ({ db, api } = t));
-beforeAll(async () => {
-  nock.disableNetConnect();
-  nock.enableNetConnect('127.0.0.1');
-});
-afterEach(() => {
-  expect(nock.pendingMocks()).toEqual([]);
-  nock.cleanAll();
-});
 
 const admin = async (method: string, path: string, body?: unknown) => api.request(method, `/api/v1/admin${path}`, { body, headers: adminHeaders });
 

@@ -22,7 +22,7 @@ import { apiSale } from './support/money.js';
 import { dashboardVisitor } from './support/dashboard-visitor.js';
 import { sha256 } from '../src/core/secrets.js';
 
-const nock = nockForThisFile();
+const nock = nockForThisFile({ strict: true });
 
 const STRIPE = 'https://api.stripe.com';
 const STRIPE_KEY = 'sk_test_affixbatch';
@@ -36,14 +36,6 @@ const logger = createLogger('info', new Writable({ write: (chunk, _enc, done) =>
 const deps = (): ProviderDeps => ({ pool: db.pool, secretBox: createSecretBox(SECRET_KEY), now: () => clock, stripeSecretKey: STRIPE_KEY });
 
 useSeededApi({ env: { AFFIX_SECRET_KEY: SECRET_KEY, STRIPE_SECRET_KEY: STRIPE_KEY }, options: { queueUrl: 'own' } }, (t) => ({ db, api } = t));
-beforeAll(async () => {
-  nock.disableNetConnect();
-  nock.enableNetConnect('127.0.0.1');
-});
-afterEach(() => {
-  expect(nock.pendingMocks()).toEqual([]);
-  nock.cleanAll();
-});
 
 const admin = async (method: string, path: string, body?: unknown) => api.request(method, `/api/v1/admin${path}`, { body, headers: adminHeaders });
 

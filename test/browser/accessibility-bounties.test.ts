@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/core/secrets.js';
-import { adminOf, axeAudit, hasChromium, openBrowserApp, screenshotsAt, textOf } from '../support/browser.js';
+import { adminOf, axeAudit, hasChromium, openBrowserApp, screenshotsAt, signInToDashboard, textOf } from '../support/browser.js';
 import { type TestApi, bearer, trackClick } from '../support/harness.js';
 
 let opened: Awaited<ReturnType<typeof openBrowserApp>> | undefined;
@@ -85,11 +85,7 @@ describe.skipIf(!hasChromium)('bounties in the portal and the dashboard', () => 
     const portal = await seriousViolations('portal-bounties', 'portal-bounties');
 
     // The brand: Payouts → Bounties; Leo's is rejected (a reason is asked first), Maya's approved.
-    await page.goto(`${api.url}/dashboard/login`);
-    await page.getByLabel('Email').fill('owner@northwind.example');
-    await page.getByLabel('Password').fill('northwind owner password');
-    await page.getByLabel('Password').press('Enter');
-    await page.waitForURL(`${api.url}/dashboard`);
+    await signInToDashboard(page, api.url, 'owner@northwind.example', 'northwind owner password');
     await page.goto(`${api.url}/dashboard/programs/${program.id}/payouts`);
     await page.getByRole('link', { name: /^Bounties/ }).click();
     expect((await rows('#pending-submissions')).map((r) => r.slice(1, 4))).toEqual([

@@ -5,7 +5,7 @@
 // (docs/screenshots/page-program-discounts-<width>.png, …-refused-<width>.png).
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminOf, axeAudit, hasChromium, openBrowserApp, screenshotsAt, submitWithKeyboard, textOf } from '../support/browser.js';
+import { adminOf, axeAudit, hasChromium, openBrowserApp, screenshotsAt, signInToDashboard, submitWithKeyboard, textOf } from '../support/browser.js';
 import { type TestApi, bearer, trackClick } from '../support/harness.js';
 
 let opened: Awaited<ReturnType<typeof openBrowserApp>> | undefined;
@@ -68,11 +68,7 @@ describe.skipIf(!hasChromium)('the Discounts page', () => {
     );
     await api.pool.query("UPDATE group_discounts SET last_error = 'Paddle refused the request (409 discount_code_conflict): Discount code conflicts with Discount ID dsc_01hv8x', last_error_at = now() WHERE id = $1", [agencies.id]);
 
-    await page.goto(`${api.url}/dashboard/login`);
-    await page.getByLabel('Email').fill('owner@discounts.example');
-    await page.getByLabel('Password').fill('discounts owner password');
-    await page.getByLabel('Password').press('Enter');
-    await page.waitForURL(`${api.url}/dashboard`);
+    await signInToDashboard(page, api.url, 'owner@discounts.example', 'discounts owner password');
     await page.goto(`${api.url}/dashboard/programs/${program.id}/discounts`);
     expect(await textOf(page.locator('#discounts h3'))).toBe('Agencies: €10.00 off the first payment');
     expect(await textOf(page.locator('#discounts .card').nth(1))).toContain('Stripe · 2 live codes');

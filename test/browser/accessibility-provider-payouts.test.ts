@@ -6,7 +6,7 @@
 // AFFIX_SCREENSHOTS=1 the page is saved (docs/screenshots/page-program-payouts-providers-<width>.png).
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminOf, axeAudit, hasChromium, openBrowserApp, screenshotsAt, submitWithKeyboard, textOf } from '../support/browser.js';
+import { adminOf, axeAudit, hasChromium, openBrowserApp, screenshotsAt, signInToDashboard, submitWithKeyboard, textOf } from '../support/browser.js';
 import { type TestApi, bearer, trackClick } from '../support/harness.js';
 import { nockForThisFile } from '../support/nock.js';
 import { approveDueCommissions } from '../../src/app/money/commission-lifecycle.js';
@@ -57,11 +57,7 @@ describe.skipIf(!hasChromium)('the Payouts page paying through PayPal and Wise',
     const payoutOf = (name: string) => (run.payouts as { id: number; partner_name: string }[]).find((p) => p.partner_name === name)!.id;
     await admin('PUT', `/programs/${program.id}/payout-providers/wise`, { api_token: 'wise-live-token-roastery-77aa', profile_id: 7001 });
 
-    await page.goto(`${api.url}/dashboard/login`);
-    await page.getByLabel('Email').fill('owner@providers.example');
-    await page.getByLabel('Password').fill('providers owner password');
-    await page.getByLabel('Password').press('Enter');
-    await page.waitForURL(`${api.url}/dashboard`);
+    await signInToDashboard(page, api.url, 'owner@providers.example', 'providers owner password');
     await page.goto(`${api.url}/dashboard/programs/${program.id}/payouts`);
     // PayPal's credentials typed in the page's form (under the Payout and fraud settings).
     await page.locator('#payout-settings > details > summary').click();

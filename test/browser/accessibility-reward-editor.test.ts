@@ -6,7 +6,7 @@
 // critical on the page, the rule form (with its error) and the backtest; AFFIX_SCREENSHOTS=1 saves them.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { adminOf, axeAudit, browserAppWithMail, hasChromium, screenshotsAt } from '../support/browser.js';
+import { adminOf, axeAudit, browserAppWithMail, hasChromium, screenshotsAt, signInToDashboard } from '../support/browser.js';
 import { type TestApi, bearer, trackClick } from '../support/harness.js';
 
 let api: TestApi;
@@ -60,11 +60,7 @@ describe.skipIf(!hasChromium)('the Rewards page: edit, backtest and publish a ru
     expect((await api.request('POST', '/api/v1/track/refund', { body: { transaction_id: refunded }, headers: bearer(key) })).status).toBe(200);
 
     const findings: string[] = [];
-    await page.goto(`${api.url}/dashboard/login`);
-    await page.getByLabel('Email').fill('owner@editor.example');
-    await page.getByLabel('Password').fill('editor owner password');
-    await page.getByLabel('Password').press('Enter');
-    await page.waitForURL(`${api.url}/dashboard`);
+    await signInToDashboard(page, api.url, 'owner@editor.example', 'editor owner password');
     const base = `${api.url}/dashboard/programs/${program.id}`;
     await page.goto(`${base}/groups`);
     await page.getByRole('link', { name: 'Reward rules', exact: true }).click();

@@ -11,7 +11,7 @@ import { sha256 } from '../../src/core/secrets.js';
 import { runClickRewards } from '../../src/jobs/click-reward-jobs.js';
 import { OPERATOR } from '../../src/app/accounts/scope.js';
 import { publishDraft } from '../../src/app/money/reward-rules.js';
-import { adminOf, axeAudit, browserAppWithMail, hasChromium, screenshotsAt } from '../support/browser.js';
+import { adminOf, axeAudit, browserAppWithMail, hasChromium, screenshotsAt, signInToDashboard } from '../support/browser.js';
 import { type TestApi, bearer, trackClick } from '../support/harness.js';
 
 let api: TestApi;
@@ -118,11 +118,7 @@ describe.skipIf(!hasChromium)('commissions explain themselves (accessibility)', 
     ]);
 
     const findings: string[] = [];
-    await page.goto(`${api.url}/dashboard/login`);
-    await page.getByLabel('Email').fill('owner@rewards.example');
-    await page.getByLabel('Password').fill('rewards owner password');
-    await page.getByLabel('Password').press('Enter');
-    await page.waitForURL(`${api.url}/dashboard`);
+    await signInToDashboard(page, api.url, 'owner@rewards.example', 'rewards owner password');
     const base = `${api.url}/dashboard/programs/${program.id}`;
     await page.goto(`${base}/payouts?stage=pending`);
     expect(await page.locator('#commissions tbody').innerText()).toContain("30 % — rule 'Annual plans' (interval year), month 1 of 3");

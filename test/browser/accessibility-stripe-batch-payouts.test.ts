@@ -7,7 +7,7 @@
 // (docs/screenshots/page-program-payouts-stripe-batch-<width>.png).
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminOf, axeAudit, hasChromium, openBrowserApp, screenshotsAt, submitWithKeyboard, textOf } from '../support/browser.js';
+import { adminOf, axeAudit, hasChromium, openBrowserApp, screenshotsAt, signInToDashboard, submitWithKeyboard, textOf } from '../support/browser.js';
 import { type TestApi, bearer, trackClick } from '../support/harness.js';
 import { nockForThisFile } from '../support/nock.js';
 import { approveDueCommissions } from '../../src/app/money/commission-lifecycle.js';
@@ -57,11 +57,7 @@ describe.skipIf(!hasChromium)('the Payouts page paying a batch through Stripe', 
     const payoutOf = (name: string) => (run.payouts as { id: number; partner_name: string }[]).find((p) => p.partner_name === name)!.id;
     await admin('PUT', `/programs/${program.id}/payout-providers/paypal`, { client_id: 'AbRoasteryPayPalClientId', client_secret: 'EProastery-paypal-secret-Q7', sandbox: true });
 
-    await page.goto(`${api.url}/dashboard/login`);
-    await page.getByLabel('Email').fill('owner@stripebatch.example');
-    await page.getByLabel('Password').fill('stripe batch owner password');
-    await page.getByLabel('Password').press('Enter');
-    await page.waitForURL(`${api.url}/dashboard`);
+    await signInToDashboard(page, api.url, 'owner@stripebatch.example', 'stripe batch owner password');
     await page.goto(`${api.url}/dashboard/programs/${program.id}/payouts`);
     expect(await textOf(page.locator('main'))).toContain(`Pay batch ${run.batch_id} through PayPal`);
     await submitWithKeyboard(page, `Pay batch ${run.batch_id} through Stripe`);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { PROGRAM_SECTIONS } from '../../src/app/programs/dashboard-pages.js';
-import { type BrowserAppWithMail, adminOf, axeAudit, browserAppWithMail, hasChromium, screenshotsAt, submitWithKeyboard } from '../support/browser.js';
+import { adminOf, axeAudit, type BrowserAppWithMail, browserAppWithMail, hasChromium, screenshotsAt, signInToDashboard, submitWithKeyboard } from '../support/browser.js';
 import { type TestApi, bearer, trackClick } from '../support/harness.js';
 
 let api: TestApi;
@@ -83,11 +83,7 @@ describe.skipIf(!hasChromium)('accessibility', () => {
     }
 
     // The manager's pages.
-    await page.goto(`${api.url}/dashboard/login`);
-    await page.getByLabel('Email').fill('owner@axe.example');
-    await page.getByLabel('Password').fill('axe owner password');
-    await page.getByLabel('Password').press('Enter');
-    await page.waitForURL(`${api.url}/dashboard`);
+    await signInToDashboard(page, api.url, 'owner@axe.example', 'axe owner password');
     const base = `${api.url}/dashboard/programs/${program.id}`;
     const pages: [string, string][] = [
       ['programs', '/dashboard'],
@@ -164,11 +160,7 @@ describe.skipIf(!hasChromium)('accessibility', () => {
     await page.goto(`${api.url}/portal/programs/${ana.id}/payouts/${payout}/statement`);
     findings.push(...(await audit('portal-statement-reversed')));
     await page.context().clearCookies();
-    await page.goto(`${api.url}/dashboard/login`);
-    await page.getByLabel('Email').fill('owner@axe.example');
-    await page.getByLabel('Password').fill('axe owner password');
-    await page.getByLabel('Password').press('Enter');
-    await page.waitForURL(`${api.url}/dashboard`);
+    await signInToDashboard(page, api.url, 'owner@axe.example', 'axe owner password');
     await page.goto(`${base}/payouts/${payout}/statement`);
     expect(await page.locator('#statement-reversed').textContent()).toContain('The bank returned it: account closed');
     findings.push(...(await audit('program-statement-reversed')));

@@ -2,7 +2,7 @@
 // for beside it, and its answers read in the order the form asked them.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { adminOf, axeAudit, browserAppWithMail, hasChromium, screenshotsAt, textOf } from '../support/browser.js';
+import { adminOf, axeAudit, browserAppWithMail, hasChromium, screenshotsAt, signInToDashboard, textOf } from '../support/browser.js';
 import type { TestApi } from '../support/harness.js';
 
 let api: TestApi;
@@ -35,11 +35,7 @@ describe.skipIf(!hasChromium)('deciding applications', () => {
       });
       expect(reply.status).toBe(200);
     }
-    await page.goto(`${api.url}/dashboard/login`);
-    await page.getByLabel('Email').fill(owner);
-    await page.getByLabel('Password').fill('decide owner password');
-    await page.getByLabel('Password').press('Enter');
-    await page.waitForURL(`${api.url}/dashboard`);
+    await signInToDashboard(page, api.url, owner, 'decide owner password');
     const base = `${api.url}/dashboard/programs/${program.id}`;
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(`${base}/applications`);

@@ -5,7 +5,7 @@
 // hold says so and asks. The page stays short: a compact table, not a form per row.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { type BrowserAppWithMail, adminOf, browserAppWithMail, hasChromium, screenshotsAt, submitWithKeyboard, textOf } from '../support/browser.js';
+import { adminOf, type BrowserAppWithMail, browserAppWithMail, hasChromium, screenshotsAt, signInToDashboard, submitWithKeyboard, textOf } from '../support/browser.js';
 import { type TestApi, bearer, trackClick } from '../support/harness.js';
 
 let api: TestApi;
@@ -50,11 +50,7 @@ describe.skipIf(!hasChromium)('approving commissions', () => {
     }
     expect((await track('refund', { transaction_id: 'ap_3', refund_amount_cents: 1000, reason: 'refund', refund_id: 're_ap_3' })).status).toBe(200);
 
-    await page.goto(`${api.url}/dashboard/login`);
-    await page.getByLabel('Email').fill('owner@approve.example');
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByLabel('Password').press('Enter');
-    await page.waitForURL(`${api.url}/dashboard`);
+    await signInToDashboard(page, api.url, 'owner@approve.example', 'correct horse battery');
     await page.goto(`${base}/payouts?stage=pending`);
 
     // Compact: no reason field and no form per row; each row shows its hold.

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBulkActionJob } from '../../src/jobs/bulk-action-jobs.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { BULK_ACTIONS_QUEUE } from '../../src/core/queue-names.js';
-import { adminOf, axeAudit, hasChromium, openBrowserApp, screenshotsAt, submitWithKeyboard, textOf } from '../support/browser.js';
+import { adminOf, axeAudit, hasChromium, openBrowserApp, screenshotsAt, signInToDashboard, submitWithKeyboard, textOf } from '../support/browser.js';
 import type { TestApi } from '../support/harness.js';
 
 let opened: Awaited<ReturnType<typeof openBrowserApp>> | undefined;
@@ -54,11 +54,7 @@ describe.skipIf(!hasChromium)('the report page of a large bulk action', () => {
       [program.id],
     );
 
-    await page.goto(`${api.url}/dashboard/login`);
-    await page.getByLabel('Email').fill('owner@bulk.example');
-    await page.getByLabel('Password').fill('bulk owner password');
-    await page.getByLabel('Password').press('Enter');
-    await page.waitForURL(`${api.url}/dashboard`);
+    await signInToDashboard(page, api.url, 'owner@bulk.example', 'bulk owner password');
     // The page reloads itself while the action runs (its Refresh header, tested in test/bulk-actions.test.ts):
     // here the test reloads it, so that the audit and the screenshots see a page that holds still.
     let reloadEvery: string | undefined;

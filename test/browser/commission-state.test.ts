@@ -5,7 +5,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { explainSale } from '../../src/app/reads/assistant-reads.js';
 import { PgStore } from '../../src/db/tracking/store.js';
-import { type BrowserAppWithMail, adminOf, browserAppWithMail, hasChromium, screenshotsAt, submitWithKeyboard, textOf } from '../support/browser.js';
+import { adminOf, type BrowserAppWithMail, browserAppWithMail, hasChromium, screenshotsAt, signInToDashboard, submitWithKeyboard, textOf } from '../support/browser.js';
 import { type TestApi, bearer, trackClick } from '../support/harness.js';
 
 let api: TestApi;
@@ -43,11 +43,7 @@ describe.skipIf(!hasChromium)('one commission state on every surface', () => {
     const [a, b] = [await commission('state_a'), await commission('state_b')];
 
     // The manager signs in, approves A early, runs a payout and marks it paid; rejects B.
-    await page.goto(`${api.url}/dashboard/login`);
-    await page.getByLabel('Email').fill('owner@state.example');
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByLabel('Password').press('Enter');
-    await page.waitForURL(`${api.url}/dashboard`);
+    await signInToDashboard(page, api.url, 'owner@state.example', 'correct horse battery');
     await page.goto(`${base}/payouts?stage=pending`);
     await page.getByLabel('Reason (optional; kept in the ledger)').fill('checked with the customer');
     await submit(`Approve ${a}`);

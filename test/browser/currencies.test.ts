@@ -1,7 +1,7 @@
 // The currency setting on the set-up page, and payout minimums for any currency, in Chromium.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { adminOf, browserAppWithMail, hasChromium, screenshotsAt, submitWithKeyboard, textOf } from '../support/browser.js';
+import { adminOf, browserAppWithMail, hasChromium, screenshotsAt, signInToDashboard, submitWithKeyboard, textOf } from '../support/browser.js';
 import type { TestApi } from '../support/harness.js';
 
 let api: TestApi;
@@ -14,11 +14,7 @@ describe.skipIf(!hasChromium)('currencies in the dashboard', () => {
     page.setDefaultTimeout(5000);
     const account = await admin('POST', '/accounts', { email: 'owner@currencies.example', password: 'currencies owner password' });
     const program = await admin('POST', '/programs', { account_id: account.id, name: 'Yen Shop', domain: 'yen.example.com', commission_type: 'percent', commission_rate: 20 });
-    await page.goto(`${api.url}/dashboard/login`);
-    await page.getByLabel('Email').fill('owner@currencies.example');
-    await page.getByLabel('Password').fill('currencies owner password');
-    await page.getByLabel('Password').press('Enter');
-    await page.waitForURL(`${api.url}/dashboard`);
+    await signInToDashboard(page, api.url, 'owner@currencies.example', 'currencies owner password');
 
     const base = `${api.url}/dashboard/programs/${program.id}`;
     await page.goto(`${base}/setup#currencies`);

@@ -4,7 +4,7 @@
 // hold (a number short, a list of origins long).
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { adminOf, browserAppWithMail, hasChromium, screenshotsAt } from '../support/browser.js';
+import { adminOf, browserAppWithMail, hasChromium, screenshotsAt, signInToDashboard } from '../support/browser.js';
 import { type TestApi, bearer } from '../support/harness.js';
 
 let api: TestApi;
@@ -40,11 +40,7 @@ describe.skipIf(!hasChromium)('the program navigation', () => {
     }
     await track('refund', { transaction_id: 'nw_chloe', refund_amount_cents: 2_000 });
 
-    await page.goto(`${api.url}/dashboard/login`);
-    await page.getByLabel('Email').fill('owner@nav.example');
-    await page.getByLabel('Password').fill('navigation owner password');
-    await page.getByLabel('Password').press('Enter');
-    await page.waitForURL(`${api.url}/dashboard`);
+    await signInToDashboard(page, api.url, 'owner@nav.example', 'navigation owner password');
     const base = `${api.url}/dashboard/programs/${program.id}`;
     await page.goto(base);
 

@@ -9,7 +9,7 @@ import { presetPeriod } from '../../src/core/periods.js';
 import { formatMoney } from '../../src/core/money.js';
 import type { Currency } from '../../src/core/types.js';
 import type { Pool } from '../../src/db/infra/pool.js';
-import { adminOf, browserAppWithMail, hasChromium, screenshotsAt, textOf } from '../support/browser.js';
+import { adminOf, browserAppWithMail, hasChromium, screenshotsAt, signInToDashboard, textOf } from '../support/browser.js';
 import type { TestApi } from '../support/harness.js';
 import { seedRealisticProgram } from '../support/realistic-program.js';
 
@@ -59,11 +59,7 @@ describe.skipIf(!hasChromium)('the overview: one period, one definition, recount
     expect([clicks, leads, customers, sales]).toEqual([9, 3, 4, 5]);
     expect(revenue.map(([c]) => c)).toEqual(['EUR', 'USD']);
 
-    await page.goto(`${api.url}/dashboard/login`);
-    await page.getByLabel('Email').fill(shop.accountEmail);
-    await page.getByLabel('Password').fill(shop.password);
-    await page.getByLabel('Password').press('Enter');
-    await page.waitForURL(`${api.url}/dashboard`);
+    await signInToDashboard(page, api.url, shop.accountEmail, shop.password);
     await page.goto(`${api.url}/dashboard/programs/${shop.programId}`);
     await page.getByRole('link', { name: 'Last 7 days' }).click();
 

@@ -3,7 +3,7 @@
 // of the cards' own numbers, and a chart with an axis and a table beside it.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { type BrowserAppWithMail, adminOf, browserAppWithMail, hasChromium, screenshotsAt, textOf } from '../support/browser.js';
+import { adminOf, type BrowserAppWithMail, browserAppWithMail, hasChromium, screenshotsAt, signInToDashboard, textOf } from '../support/browser.js';
 import { type TestApi, bearer } from '../support/harness.js';
 
 let api: TestApi;
@@ -47,11 +47,7 @@ describe.skipIf(!hasChromium)('the overview', () => {
     await track('sale', { transaction_id: 'overview_c', amount_cents: 2_000, currency: 'EUR', click_id: c, customer_key: 'c' });
     await track('sale', { transaction_id: 'overview_d', amount_cents: 250_000, currency: 'VND', click_id: d, customer_key: 'd' });
 
-    await page.goto(`${api.url}/dashboard/login`);
-    await page.getByLabel('Email').fill('owner@overview.example');
-    await page.getByLabel('Password').fill('overview owner password');
-    await page.getByLabel('Password').press('Enter');
-    await page.waitForURL(`${api.url}/dashboard`);
+    await signInToDashboard(page, api.url, 'owner@overview.example', 'overview owner password');
     await page.goto(`${api.url}/dashboard/programs/${program.id}`);
     await page.getByRole('link', { name: 'Last 7 days' }).click();
     expect(await page.getByRole('link', { name: 'Last 7 days' }).getAttribute('aria-current')).toBe('true');

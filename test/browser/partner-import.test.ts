@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminOf, hasChromium, openBrowserApp, screenshotsAt, submitWithKeyboard, textOf } from '../support/browser.js';
+import { adminOf, hasChromium, openBrowserApp, screenshotsAt, signInToDashboard, submitWithKeyboard, textOf } from '../support/browser.js';
 import { type TestApi, count } from '../support/harness.js';
 
 let opened: Awaited<ReturnType<typeof openBrowserApp>> | undefined;
@@ -47,11 +47,7 @@ describe.skipIf(!hasChromium)('the partner import', () => {
     const account = await admin('POST', '/accounts', { email: 'owner@import.example', password: 'correct horse battery' });
     const program = await admin('POST', '/programs', { account_id: account.id, name: 'Import Shop', domain: 'shop.example.com', commission_type: 'percent', commission_rate: 10 });
     const base = `${api.url}/dashboard/programs/${program.id}`;
-    await page.goto(`${api.url}/dashboard/login`);
-    await page.getByLabel('Email').fill('owner@import.example');
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByLabel('Password').press('Enter');
-    await page.waitForURL(`${api.url}/dashboard`);
+    await signInToDashboard(page, api.url, 'owner@import.example', 'correct horse battery');
 
     // A good file: the dry run writes nothing, the confirming form writes the rows.
     const csv = join(dir, 'partners.csv');
@@ -83,11 +79,7 @@ describe.skipIf(!hasChromium)('the partner import', () => {
     const program = await admin('POST', '/programs', { account_id: account.id, name: 'Nul Shop', domain: 'shop.example.com', commission_type: 'percent', commission_rate: 10 });
     const base = `${api.url}/dashboard/programs/${program.id}`;
     await page.context().clearCookies();
-    await page.goto(`${api.url}/dashboard/login`);
-    await page.getByLabel('Email').fill('owner@nul.example');
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByLabel('Password').press('Enter');
-    await page.waitForURL(`${api.url}/dashboard`);
+    await signInToDashboard(page, api.url, 'owner@nul.example', 'correct horse battery');
     const csv = join(dir, 'nul.csv');
     writeFileSync(csv, 'name,email\nAnn\u0000Lee,ann@nul.test\nBob Nul,bob@nul.test\n');
     await page.goto(`${base}/partners/import`);
@@ -110,11 +102,7 @@ describe.skipIf(!hasChromium)('the partner import', () => {
     await admin('POST', `/programs/${program.id}/groups`, { name: 'Creators', slug: 'creators', commission_type: 'percent', commission_rate: 30, hold_days: 30 });
     const base = `${api.url}/dashboard/programs/${program.id}`;
     await page.context().clearCookies();
-    await page.goto(`${api.url}/dashboard/login`);
-    await page.getByLabel('Email').fill('owner@map.example');
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByLabel('Password').press('Enter');
-    await page.waitForURL(`${api.url}/dashboard`);
+    await signInToDashboard(page, api.url, 'owner@map.example', 'correct horse battery');
     const csv = join(dir, 'rewardful-affiliates.csv');
     writeFileSync(
       csv,

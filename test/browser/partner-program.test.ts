@@ -5,7 +5,7 @@
 // earlier by hand stays rejected. The new pages are checked for sideways scrolling.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { type BrowserAppWithMail, adminOf, browserAppWithMail, hasChromium, screenshotsAt, submitWithKeyboard, textOf } from '../support/browser.js';
+import { adminOf, type BrowserAppWithMail, browserAppWithMail, hasChromium, screenshotsAt, signInToDashboard, submitWithKeyboard, textOf } from '../support/browser.js';
 import { type TestApi, bearer, trackClick } from '../support/harness.js';
 
 let api: TestApi;
@@ -73,11 +73,7 @@ describe.skipIf(!hasChromium)('the partner program', () => {
     };
 
     // The manager signs in and sets up the application page and a group, in the dashboard.
-    await page.goto(`${api.url}/dashboard/login`);
-    await page.getByLabel('Email').fill('owner@program.example');
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByLabel('Password').press('Enter');
-    await page.waitForURL(`${api.url}/dashboard`);
+    await signInToDashboard(page, api.url, 'owner@program.example', 'correct horse battery');
     await page.goto(`${base}/applications`);
     await page.getByLabel("Take applications on the program's page").check();
     await page.getByLabel('Page address (letters, digits and -)').fill('program-shop');

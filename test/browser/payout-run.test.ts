@@ -5,7 +5,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { approveDueCommissions } from '../../src/app/money/commission-lifecycle.js';
-import { type BrowserAppWithMail, adminOf, browserAppWithMail, hasChromium, screenshotsAt, submitWithKeyboard, textOf } from '../support/browser.js';
+import { adminOf, type BrowserAppWithMail, browserAppWithMail, hasChromium, screenshotsAt, signInToDashboard, submitWithKeyboard, textOf } from '../support/browser.js';
 import { type TestApi, bearer, trackClick } from '../support/harness.js';
 
 let api: TestApi;
@@ -54,11 +54,7 @@ describe.skipIf(!hasChromium)('a payout run pays only partners with payout detai
     expect((await track('refund', { transaction_id: 'pr_6', refund_amount_cents: 39_50, reason: 'refund', refund_id: 're_pr_6' })).status).toBe(200);
     await approveDueCommissions({ pool: api.pool, secretBox: null, now: () => new Date(Date.now() + 60_000) });
 
-    await page.goto(`${api.url}/dashboard/login`);
-    await page.getByLabel('Email').fill('owner@payrun.example');
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByLabel('Password').press('Enter');
-    await page.waitForURL(`${api.url}/dashboard`);
+    await signInToDashboard(page, api.url, 'owner@payrun.example', 'correct horse battery');
     await page.goto(`${base}/payouts`);
 
     // Before the run: the four are listed, and the button says they will not be paid.

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/core/secrets.js';
-import { adminOf, axeAudit, hasChromium, openBrowserApp, screenshotsAt, submitWithKeyboard, textOf as visibleText } from '../support/browser.js';
+import { adminOf, axeAudit, hasChromium, openBrowserApp, screenshotsAt, signInToDashboard, submitWithKeyboard, textOf as visibleText } from '../support/browser.js';
 import { type TestApi, bearer, trackClick } from '../support/harness.js';
 
 let opened: Awaited<ReturnType<typeof openBrowserApp>> | undefined;
@@ -94,11 +94,7 @@ describe.skipIf(!hasChromium)('payout statements in the portal', () => {
     const b1 = await books.sale('ben', 'ch_3PqC4rLkdIwHu7ix3pQ7rS8t', 8_900, 'USD');
     // The brand's statement details, set on its Payouts page before it pays (a numbered statement keeps
     // the details it was issued with; a tax id with a stray character is refused).
-    await page.goto(`${api.url}/dashboard/login`);
-    await page.getByLabel('Email').fill('owner@northwind.example');
-    await page.getByLabel('Password').fill('statement owner password');
-    await page.getByLabel('Password').press('Enter');
-    await page.waitForURL(`${api.url}/dashboard`);
+    await signInToDashboard(page, api.url, 'owner@northwind.example', 'statement owner password');
     await page.goto(`${api.url}/dashboard/programs/${books.program.id}/payouts`);
     await page.locator('#payout-settings > details > summary').click();
     await page.getByRole('link', { name: 'Statement details' }).click();

@@ -3,7 +3,7 @@
 import { createHmac } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { adminOf, browserAppWithMail, hasChromium, screenshotsAt, submitWithKeyboard, textOf } from '../support/browser.js';
+import { adminOf, browserAppWithMail, hasChromium, screenshotsAt, signInToDashboard, submitWithKeyboard, textOf } from '../support/browser.js';
 import type { TestApi } from '../support/harness.js';
 
 let api: TestApi;
@@ -18,11 +18,7 @@ describe.skipIf(!hasChromium)('the Paddle and Lemon Squeezy pages', () => {
     page.setDefaultTimeout(5000);
     const account = await admin('POST', '/accounts', { email: 'owner@processors.example', password: 'processors owner password' });
     const program = await admin('POST', '/programs', { account_id: account.id, name: 'Merchant Shop', domain: 'shop.example.com', commission_type: 'percent', commission_rate: 20 });
-    await page.goto(`${api.url}/dashboard/login`);
-    await page.getByLabel('Email').fill('owner@processors.example');
-    await page.getByLabel('Password').fill('processors owner password');
-    await page.getByLabel('Password').press('Enter');
-    await page.waitForURL(`${api.url}/dashboard`);
+    await signInToDashboard(page, api.url, 'owner@processors.example', 'processors owner password');
 
     for (const [processor, name, secret, events] of [
       ['paddle', 'Paddle', 'pdl_ntfset_browser_secret', ['transaction.completed', 'adjustment.created', 'adjustment.updated']],

@@ -5,7 +5,7 @@ import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BrowserAppWithMail, adminOf, browserAppWithMail, hasChromium, screenshotsAt, submitWithKeyboard, textOf } from '../support/browser.js';
+import { adminOf, type BrowserAppWithMail, browserAppWithMail, hasChromium, screenshotsAt, signInToDashboard, submitWithKeyboard, textOf } from '../support/browser.js';
 import type { TestApi } from '../support/harness.js';
 
 let api: TestApi;
@@ -44,11 +44,7 @@ describe.skipIf(!hasChromium)('the set-up page', () => {
     await admin('POST', `/programs/${program.id}/links`, { partner_id: partner.id, short_link: 'sam-setup' });
     const key = (await admin('POST', `/programs/${program.id}/keys`)).api_key;
 
-    await page.goto(`${api.url}/dashboard/login`);
-    await page.getByLabel('Email').fill('owner@setup.example');
-    await page.getByLabel('Password').fill('setup owner password');
-    await page.getByLabel('Password').press('Enter');
-    await page.waitForURL(`${api.url}/dashboard`);
+    await signInToDashboard(page, api.url, 'owner@setup.example', 'setup owner password');
     const setup = `${api.url}/dashboard/programs/${program.id}/setup`;
     await page.goto(setup);
     expect(await steps()).toEqual([

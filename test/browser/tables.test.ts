@@ -6,7 +6,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { PROGRAM_SECTIONS } from '../../src/app/programs/dashboard-pages.js';
-import { type BrowserAppWithMail, adminOf, browserAppWithMail, hasChromium, screenshotsAt, submitWithKeyboard } from '../support/browser.js';
+import { adminOf, type BrowserAppWithMail, browserAppWithMail, hasChromium, screenshotsAt, signInToDashboard, submitWithKeyboard } from '../support/browser.js';
 import type { TestApi } from '../support/harness.js';
 import { seedRealisticProgram } from '../support/realistic-program.js';
 
@@ -65,11 +65,7 @@ describe.skipIf(!hasChromium)('charts and tables', () => {
     page.setDefaultTimeout(5000);
     const now = new Date();
     const shop = await seedRealisticProgram(api, admin, now, 'Tables');
-    await page.goto(`${api.url}/dashboard/login`);
-    await page.getByLabel('Email').fill(shop.accountEmail);
-    await page.getByLabel('Password').fill(shop.password);
-    await page.getByLabel('Password').press('Enter');
-    await page.waitForURL(`${api.url}/dashboard`);
+    await signInToDashboard(page, api.url, shop.accountEmail, shop.password);
     const base = `${api.url}/dashboard/programs/${shop.programId}`;
 
     // Activity: refunds as money, and the late sale at the time it happened.

@@ -5,7 +5,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { approveDueCommissions } from '../../src/app/money/commission-lifecycle.js';
-import { type BrowserAppWithMail, adminOf, browserAppWithMail, hasChromium, screenshotsAt, submitWithKeyboard, textOf } from '../support/browser.js';
+import { adminOf, type BrowserAppWithMail, browserAppWithMail, hasChromium, screenshotsAt, signInToDashboard, submitWithKeyboard, textOf } from '../support/browser.js';
 import { type TestApi, bearer, trackClick } from '../support/harness.js';
 import { outboxSent } from '../support/smtp.js';
 
@@ -20,11 +20,7 @@ const shot = (name: string) => screenshotsAt(page, name);
 
 async function signIn(email: string, password: string) {
   await page.context().clearCookies();
-  await page.goto(`${api.url}/dashboard/login`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByLabel('Password').press('Enter');
-  await page.waitForURL(`${api.url}/dashboard`);
+  await signInToDashboard(page, api.url, email, password);
 }
 
 describe.skipIf(!hasChromium)('a team with roles', () => {

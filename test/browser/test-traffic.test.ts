@@ -4,7 +4,7 @@
 // (several partners, USD and EUR, a refund) then ticks the steps.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { adminOf, browserAppWithMail, hasChromium, screenshotsAt, submitWithKeyboard, textOf } from '../support/browser.js';
+import { adminOf, browserAppWithMail, hasChromium, screenshotsAt, signInToDashboard, submitWithKeyboard, textOf } from '../support/browser.js';
 import { type TestApi, bearer } from '../support/harness.js';
 import { listAccountPrograms } from '../../src/db/accounts/cli-logins.js';
 
@@ -24,11 +24,7 @@ describe.skipIf(!hasChromium)('test traffic', () => {
     });
     const key = (await admin('POST', `/programs/${program.id}/keys`)).api_key;
 
-    await page.goto(`${api.url}/dashboard/login`);
-    await page.getByLabel('Email').fill('owner@fresh.example');
-    await page.getByLabel('Password').fill('fresh owner password');
-    await page.getByLabel('Password').press('Enter');
-    await page.waitForURL(`${api.url}/dashboard`);
+    await signInToDashboard(page, api.url, 'owner@fresh.example', 'fresh owner password');
     const base = `${api.url}/dashboard/programs/${program.id}`;
     await page.goto(`${base}/setup`);
     const fresh = await steps();

@@ -5,7 +5,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { mailPreferences, saveMailPreferences } from '../../src/app/outbound/mail.js';
-import { type BrowserAppWithMail, adminOf, browserAppWithMail, hasChromium, submitWithKeyboard, textOf } from '../support/browser.js';
+import { adminOf, type BrowserAppWithMail, browserAppWithMail, hasChromium, signInToDashboard, submitWithKeyboard, textOf } from '../support/browser.js';
 import { type TestApi, bearer, trackClick } from '../support/harness.js';
 
 let api: TestApi;
@@ -30,11 +30,7 @@ describe.skipIf(!hasChromium)('forms with several ticked boxes', () => {
     const partner = async (name: string, email?: string) => (await admin('POST', `/programs/${program.id}/partners`, { name, ...(email ? { email } : {}) })).id as number;
     const [ana, ben, cy] = [await partner('Ana', 'ana@ticks.example'), await partner('Ben'), await partner('Cy')];
 
-    await page.goto(`${api.url}/dashboard/login`);
-    await page.getByLabel('Email').fill(owner);
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByLabel('Password').press('Enter');
-    await page.waitForURL(`${api.url}/dashboard`);
+    await signInToDashboard(page, api.url, owner, 'correct horse battery');
 
     // The Partners page's bulk bar: two partners ticked, archived; the third left as it was.
     await page.goto(`${base}/partners`);

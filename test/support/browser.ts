@@ -132,3 +132,12 @@ export function browserAppWithMail(secretKey: string, use: (opened: BrowserAppWi
     await opened?.close();
   });
 }
+
+/** Signs in on the dashboard's sign-in page as a person would (the form, Enter) and waits for the programs page. */
+export async function signInToDashboard(page: Page, baseUrl: string, email: string, password: string): Promise<void> {
+  await page.goto(`${baseUrl}/dashboard/login`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByLabel('Password').press('Enter');
+  await page.waitForURL(`${baseUrl}/dashboard`);
+}

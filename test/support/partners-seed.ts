@@ -1,6 +1,7 @@
 // A program with several partners selling in USD and EUR, a refund, an approved commission paid
 // out and one owed: the data the Partners list and a partner's page are read against.
 import { type TestApi, bearer, trackClick } from './harness.js';
+import { signInToDashboard } from './browser.js';
 
 type Admin = (method: string, path: string, body?: unknown) => Promise<any>;
 
@@ -48,9 +49,5 @@ export async function seedPartnerMoney(api: TestApi, admin: Admin, email: string
 
 /** Signs the owner in (the seed's password). */
 export async function signIn(page: import('playwright-core').Page, url: string, email: string) {
-  await page.goto(`${url}/dashboard/login`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill('partners owner password');
-  await page.getByLabel('Password').press('Enter');
-  await page.waitForURL(`${url}/dashboard`);
+  await signInToDashboard(page, url, email, 'partners owner password');
 }
