@@ -158,6 +158,19 @@ describe('lead rewards', () => {
   });
 });
 
+describe('leads at once', () => {
+  it('eight leads of one partner recorded at once take the monthly cap exactly: 5.00 + 5.00 + 2.00, the ledger equal to the commissions to the cent', async () => {
+    const { shop, partners } = await shopWithRules(['Cam'], new Date(Date.now() - 3 * DAY));
+    const replies = await Promise.all(Array.from({ length: 8 }, () => lead(shop, partners.Cam!.url)));
+    expect(replies.map((r) => r.reply.status)).toEqual([200, 200, 200, 200, 200, 200, 200, 200]);
+    const made = await commissionsOf(shop.programId);
+    expect(made.map((c) => c.amount_cents).sort((a, b) => b - a)).toEqual([500, 500, 200]);
+    expect(made.filter((c) => c.amount_cents === 200).map((c) => c.reward_words)).toEqual(["$5.00 — rule 'Signups', limited by the partner's monthly cap"]);
+    const ledger = (await db.pool.query('SELECT coalesce(sum(l.pending_cents), 0)::int AS pending FROM commission_ledger l JOIN commissions c ON c.id = l.commission_id WHERE c.program_id = $1', [shop.programId])).rows[0].pending;
+    expect(ledger).toBe(1_200);
+  });
+});
+
 describe('which leads pay', () => {
   it('a provisional browser lead pays when the server settles it, once; a partner on their own terms earns nothing for leads', async () => {
     const { shop, partners } = await shopWithRules(['Flo', 'Gil'], new Date(Date.now() - DAY), { lead_auth: 'server_required', allowed_origins: ['https://strict.example.com'] });
