@@ -25,11 +25,12 @@ function run(label, args, { shown = false, env = process.env } = {}) {
   });
 }
 
-// The SDK's build and the service's sources transpiled into dist/ (scripts/build-transpiled.ts):
-// the suite's spawned `affix` processes run that (AFFIX_FROM_BUILD=1, bin/affix.mjs).
+// The SDK's build and the service's build into dist/ without its type check (scripts/build.ts; the
+// type check runs below, beside the suite): the suite's spawned `affix` processes run that
+// (AFFIX_FROM_BUILD=1, bin/affix.mjs).
 const [sdk, build] = await Promise.all([
   run('build:sdk', [bin('tsx', 'dist/cli.mjs'), 'scripts/build-sdk.ts'], { shown: true }),
-  run('build', [bin('tsx', 'dist/cli.mjs'), 'scripts/build-transpiled.ts']),
+  run('build', [bin('tsx', 'dist/cli.mjs'), 'scripts/build.ts', 'dist', '--no-type-check']),
 ]);
 for (const step of [sdk, build]) {
   if (step.code !== 0) {
