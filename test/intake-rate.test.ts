@@ -1,7 +1,7 @@
 // The workers' view of the intake's pace (src/core/intake-rate.ts): above the threshold, the
 // fetchers beyond the first wait; a second after the burst, all fetch again.
 import { describe, expect, it } from 'vitest';
-import { IntakeRate, eventsInWake, intakeBusy } from '../src/core/intake-rate.js';
+import { IntakeRate, intakeBusy, readWake, wakePayload } from '../src/core/intake-rate.js';
 
 describe('IntakeRate', () => {
   it('counts the events of the last second only', () => {
@@ -33,10 +33,17 @@ describe('IntakeRate', () => {
     expect(intakeBusy(rate, 300, 6_300)).toBe(false);
   });
 
-  it("reads a wake-up's count; one without a count stands for one event", () => {
-    expect(eventsInWake('32')).toBe(32);
-    expect(eventsInWake('')).toBe(1);
-    expect(eventsInWake(undefined)).toBe(1);
-    expect(eventsInWake('x')).toBe(1);
+  it("reads a wake-up's counts: new events and deliveries; one without a count stands for one new event", () => {
+    expect(readWake('32')).toEqual({ newEvents: 32, received: 32 });
+    expect(readWake('0 32')).toEqual({ newEvents: 0, received: 32 });
+    expect(readWake('3 32')).toEqual({ newEvents: 3, received: 32 });
+    expect(readWake('')).toEqual({ newEvents: 1, received: 1 });
+    expect(readWake(undefined)).toEqual({ newEvents: 1, received: 1 });
+    expect(readWake('x')).toEqual({ newEvents: 1, received: 1 });
+    expect(readWake('0')).toEqual({ newEvents: 1, received: 1 });
+    // Fewer deliveries than new events cannot be: read as the new events alone.
+    expect(readWake('5 2')).toEqual({ newEvents: 5, received: 5 });
+    expect(readWake('-1 4')).toEqual({ newEvents: 1, received: 1 });
+    for (const wake of [{ newEvents: 32, received: 32 }, { newEvents: 0, received: 32 }, { newEvents: 3, received: 7 }]) expect(readWake(wakePayload(wake))).toEqual(wake);
   });
 });

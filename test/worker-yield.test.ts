@@ -121,7 +121,7 @@ describe('workers during a burst', () => {
     // The burst: the intake's wake-ups count 50 events this second (threshold 10).
     phase = 'burst';
     const wokenBefore = woken.length;
-    await wakeWorkers(db.pool, 50);
+    await wakeWorkers(db.pool, { newEvents: 50, received: 50 });
     await until('the wake-up is heard', () => woken.length > wokenBefore);
     await deliverCheckouts(8);
     // Drained, and the first fetcher's last pause begun (it follows its batch's commit).
@@ -146,10 +146,42 @@ describe('workers during a burst', () => {
     phase = 'after';
     nowMs += 2_000;
     const wokenAfter = woken.length;
-    await wakeWorkers(db.pool, 1);
+    await wakeWorkers(db.pool, { newEvents: 1, received: 1 });
     await until('the fetchers beyond the first take batches', () => [1, 2].every((f) => batches.some((b) => b.phase === 'after' && b.fetcher === f)));
     expect(new Set(woken.slice(wokenAfter))).toEqual(new Set([0, 1, 2]));
     heldPause!();
     await until('everything is processed', async () => (await processed()) === 15);
+  });
+
+  it('redeliveries count for the burst: their wake-ups wake no fetcher, and new events then go to the first fetcher alone', async () => {
+    const { shop, vars } = await seedStripeCustomer(api);
+    phase = 'before redeliveries';
+    nowMs += 5_000; // the first test's deliveries are long past
+    const event = await fixture('checkout.session.completed.payment', { ...vars, run: `${vars.run}_redelivered`, created: Math.floor(nowMs / 1000) });
+    const first = await deliver(api, `/api/v1/webhooks/stripe/${shop.programId}`, event);
+    expect(first.body).toMatchObject({ received: true, duplicate: false });
+    await until('the event is processed', async () =>
+      (await db.pool.query("SELECT status FROM webhook_events WHERE id = $1", [first.body.id])).rows[0].status === 'processed');
+    await until('the fetchers are asleep', async () =>
+      (await db.pool.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'affix-queue' AND state <> 'idle'")).rows[0].n === 0);
+
+    // A processor retrying its backlog: the same event twelve times this second (threshold 10).
+    phase = 'redeliveries';
+    const wokenBefore = woken.length;
+    for (let i = 0; i < 12; i++) expect((await deliver(api, `/api/v1/webhooks/stripe/${shop.programId}`, event)).body).toMatchObject({ duplicate: true });
+    // New events now: the intake is busy, so only the first fetcher takes them.
+    phase = 'new after redeliveries';
+    for (let i = 0; i < 3; i++) {
+      const fresh = await fixture('checkout.session.completed.payment', { ...vars, run: `${vars.run}_after_${i}`, created: Math.floor(nowMs / 1000) });
+      expect((await deliver(api, `/api/v1/webhooks/stripe/${shop.programId}`, fresh)).body).toMatchObject({ duplicate: false });
+    }
+    await until('the new events are processed', async () =>
+      (await db.pool.query("SELECT count(*)::int AS n FROM webhook_events WHERE program_id = $1 AND status = 'processed'", [shop.programId])).rows[0].n === 4);
+    const taken = batches.filter((b) => b.phase === 'new after redeliveries');
+    expect(taken.length).toBeGreaterThan(0);
+    expect(new Set(taken.map((b) => b.fetcher))).toEqual(new Set([0]));
+    // Wake-ups reach the listener in the order they were sent: the redeliveries' ones were heard
+    // before the new events' ones, and none of them woke a fetcher beyond the first.
+    expect(new Set(woken.slice(wokenBefore))).toEqual(new Set([0]));
   });
 });

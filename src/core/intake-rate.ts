@@ -1,5 +1,5 @@
-// How fast deliveries are being stored, as the workers learn it from the intake's wake-ups
-// (each says how many events it stands for). Above a rate, the workers leave the cores to the
+// How fast deliveries are being received (new events and redeliveries), as the workers learn it
+// from the intake's wake-ups (each says how many deliveries it stands for). Above a rate, the workers leave the cores to the
 // intake: one fetcher keeps draining, a batch at a time with a pause between, and the others
 // wait until the burst is over (README,
 // "AFFIX_WORKER_YIELD_ABOVE"). The acknowledgement is what the processor waits for; a sale
@@ -11,18 +11,18 @@ export const BURST_PAUSE_MS = 300;
 const SLOTS = 10;
 const SLOT_MS = 100;
 
-/** Events stored over the last second, in ten slots of 100 ms. */
+/** Deliveries received over the last second, in ten slots of 100 ms. */
 export class IntakeRate {
   private readonly counts = new Array<number>(SLOTS).fill(0);
   private slot = 0;
 
-  /** Counts `events` stored at `nowMs`. */
+  /** Counts `events` received at `nowMs`. */
   add(events: number, nowMs: number): void {
     this.advance(nowMs);
     this.counts[this.slot % SLOTS]! += events;
   }
 
-  /** Events stored in the last second as of `nowMs`. */
+  /** Deliveries received in the last second as of `nowMs`. */
   perSecond(nowMs: number): number {
     this.advance(nowMs);
     return this.counts.reduce((sum, count) => sum + count, 0);
@@ -37,11 +37,31 @@ export class IntakeRate {
   }
 }
 
-/** Whether the workers beyond the first wait: the intake is storing more than `threshold` events a second (0: never). */
+/** Whether the workers beyond the first wait: the intake is receiving more than `threshold` deliveries a second (0: never). */
 export const intakeBusy = (rate: IntakeRate, threshold: number, nowMs: number): boolean => threshold > 0 && rate.perSecond(nowMs) > threshold;
 
-/** The count a wake-up carries (older senders carry none: it counts as one event). */
-export const eventsInWake = (payload: string | undefined): number => {
-  const events = Number(payload);
-  return payload && Number.isSafeInteger(events) && events > 0 ? events : 1;
+/**
+ * What a wake-up carries: the new events it stands for (the workers fetch them) and the
+ * deliveries received, redeliveries included (what the intake is busy with). `"32"` says 32 of
+ * each; `"0 32"` says 32 redeliveries and nothing to fetch; older senders carry no count (one
+ * event). Redeliveries count for the rate: a processor retrying a backlog keeps the API as busy
+ * as new events do, and its acknowledgements wait just the same.
+ */
+export interface Wake {
+  newEvents: number;
+  received: number;
+}
+
+/** The payload for `newEvents` new events among `received` deliveries. */
+export const wakePayload = (wake: Wake): string => (wake.newEvents === wake.received ? String(wake.received) : `${wake.newEvents} ${wake.received}`);
+
+/** Reads a wake-up's payload (anything unreadable stands for one new event). */
+export const readWake = (payload: string | undefined): Wake => {
+  const [first, second] = (payload ?? '').split(' ');
+  const count = (text: string | undefined, min: number) => (text && /^\d+$/.test(text) && Number.isSafeInteger(Number(text)) && Number(text) >= min ? Number(text) : null);
+  const newEvents = count(first, 0);
+  if (newEvents === null) return { newEvents: 1, received: 1 };
+  if (second === undefined) return newEvents > 0 ? { newEvents, received: newEvents } : { newEvents: 1, received: 1 };
+  const received = count(second, 1);
+  return received !== null && received >= newEvents ? { newEvents, received } : { newEvents: Math.max(newEvents, 1), received: Math.max(newEvents, 1) };
 };

@@ -1,7 +1,7 @@
 // Worker process: pg-boss handlers for Stripe events and their dead-letter queue.
 import type PgBoss from 'pg-boss';
 import type { Config } from '../platform/config.js';
-import { BURST_PAUSE_MS, IntakeRate, eventsInWake, intakeBusy } from '../core/intake-rate.js';
+import { BURST_PAUSE_MS, IntakeRate, intakeBusy, readWake } from '../core/intake-rate.js';
 import { resumeInterruptedJobs } from '../db/infra/interrupted-jobs.js';
 import { type Listening, listen } from '../db/infra/notifications.js';
 import type { Pool } from '../db/infra/pool.js';
@@ -114,8 +114,11 @@ export async function startWorkers(
   }
   const wake = coalesce(wakeAll);
   const listening = listenOn(PROCESSOR_EVENTS_CHANNEL, (payload) => {
-    intake.add(eventsInWake(payload), nowMs());
-    wake();
+    // The listener's own call once listening starts carries nothing: every fetcher looks.
+    if (payload === undefined) return wake();
+    const { newEvents, received } = readWake(payload);
+    intake.add(received, nowMs());
+    if (newEvents > 0) wake();
   }, 'new events');
   // Retries exhausted: the event stays visible as parked (waiting on data) or dead (errors), replayable.
   await boss.work<ProcessorEventJob>(PROCESSOR_EVENTS_DEAD_QUEUE, options, async (jobs) => {

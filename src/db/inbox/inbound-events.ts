@@ -1,6 +1,7 @@
 // The processors' webhook inbox (Stripe, Paddle, Lemon Squeezy). A stored event and its job are written in one transaction.
 import pg from 'pg';
 import type { InboxStatus, Waiting } from '../../core/inbox.js';
+import { type Wake, wakePayload } from '../../core/intake-rate.js';
 import type { ProcessorName } from '../../core/processor-port.js';
 import { isRejectedValue } from '../infra/errors.js';
 import { insertJobs } from '../infra/job-rows.js';
@@ -101,9 +102,9 @@ export async function storeEvent(pool: Pool, queue: InboxJobQueue, event: NewInb
  * statement: a NOTIFY holds a database-wide lock from its statement through commit, so a burst's
  * commits would queue behind each other's page writes. A lost wake-up costs a poll (the fallback).
  */
-export async function wakeWorkers(pool: Pool, events: number): Promise<void> {
-  // The count tells the workers how fast the intake is storing (core/intake-rate.ts).
-  await pool.query(prepared('SELECT pg_notify($1, $2)', [PROCESSOR_EVENTS_CHANNEL, String(events)]));
+export async function wakeWorkers(pool: Pool, wake: Wake): Promise<void> {
+  // The counts tell the workers what to fetch and how busy the intake is (core/intake-rate.ts).
+  await pool.query(prepared('SELECT pg_notify($1, $2)', [PROCESSOR_EVENTS_CHANNEL, wakePayload(wake)]));
 }
 
 /**

@@ -3,6 +3,7 @@
 // for all of them: group commit, as PostgreSQL does it for commits). At a low rate every event
 // goes alone and at once, so nothing waits that would not have waited anyway.
 import type { Pool } from '../infra/pool.js';
+import type { Wake } from '../../core/intake-rate.js';
 import { type InboxJobQueue, type NewInboxEvent, type StoredEvent, storeEvent, storeEvents, wakeWorkers } from './inbound-events.js';
 
 interface Waiting {
@@ -26,8 +27,8 @@ export class InboxWriter {
   private busy = 0;
   /** A wake-up on its way, and whether rows committed since it was sent (one more is owed). */
   private waking = false;
-  /** Events stored since the last wake-up was sent (0: none owed). */
-  private wakeOwed = 0;
+  /** New events and deliveries (redeliveries too) since the last wake-up was sent (none: nothing owed). */
+  private wakeOwed: Wake = { newEvents: 0, received: 0 };
 
   constructor(
     private readonly pool: Pool,
@@ -79,18 +80,18 @@ export class InboxWriter {
   /**
    * After the commit, not in it (see wakeWorkers): one NOTIFY at a time, and one more when rows
    * committed while it was on its way. Never awaited by a delivery; a failed one is left to polling.
+   * Redeliveries are counted too (they tell the workers how busy the intake is) but wake no fetcher.
    */
   private wakeIfQueued(stored: StoredEvent[]): void {
-    const queued = stored.filter((event) => !event.duplicate && event.status === 'queued').length;
-    if (queued === 0) return;
-    this.wakeOwed += queued;
+    this.wakeOwed.newEvents += stored.filter((event) => !event.duplicate && event.status === 'queued').length;
+    this.wakeOwed.received += stored.length;
     if (this.waking) return;
     this.waking = true;
     void (async () => {
-      while (this.wakeOwed > 0) {
-        const events = this.wakeOwed;
-        this.wakeOwed = 0;
-        await wakeWorkers(this.pool, events).catch(() => undefined);
+      while (this.wakeOwed.received > 0) {
+        const wake = this.wakeOwed;
+        this.wakeOwed = { newEvents: 0, received: 0 };
+        await wakeWorkers(this.pool, wake).catch(() => undefined);
       }
       this.waking = false;
     })();
