@@ -1,6 +1,6 @@
 // The workers during a burst (AFFIX_WORKER_YIELD_ABOVE, src/core/intake-rate.ts), started for
 // real on pg-boss: while the intake's wake-ups count more events a second than the threshold,
-// only the first Stripe-event fetcher takes batches, pausing BURST_PAUSE_MS after each; once the
+// only the first processor-event fetcher takes batches, pausing BURST_PAUSE_MS after each; once the
 // burst is over (a second later by the workers' clock) every fetcher is woken and takes batches
 // again. The workers' clock and the pause are the test's: nothing here waits on the wall clock
 // (the fetchers' polling interval is 60 s, so only wake-ups make them fetch while the test runs).

@@ -125,7 +125,7 @@ export async function startWorkers(
     for (const job of jobs) {
       const { inboxId } = processorEventJobSchema.parse(job.data);
       await markExhausted(deps.pool, inboxId);
-      deps.logger.warn({ jobId: job.id, inboxId }, 'stripe event retries exhausted');
+      deps.logger.warn({ jobId: job.id, inboxId }, 'processor event retries exhausted');
     }
   });
   const wakeDeliveries = await startMoneyJobs(boss, {
