@@ -64,6 +64,13 @@ module.exports = {
       to: { path: '^src/start/' },
     },
     {
+      name: 'src-stays-in-src',
+      comment: 'The build type-checks src alone (tsconfig.build.json, rootDir src): src imports nothing from scripts/, test/ or the other folders.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { pathNot: '^src/', dependencyTypes: ['local'] },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       from: {},

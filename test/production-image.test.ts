@@ -50,8 +50,9 @@ it('the runtime stage starts from its own files, serves, and stops cleanly on SI
   expect(stage.entrypoint).toEqual(['/usr/bin/tini', '--']);
   expect(stage.cmd[0]).toBe('node');
 
-  // Stage "build": the same build script the Dockerfile runs, without its type check (`npm test`
-  // runs `tsc --noEmit` over src/ and test/ beside the suite).
+  // Stage "build": the build script the Dockerfile runs, without its type check: `npm test` runs
+  // `tsc --noEmit` over src/ and test/ beside the suite, and the layer rule src-stays-in-src
+  // (.dependency-cruiser.cjs) catches what only the build's own settings (rootDir src) would.
   const built = join(work, 'build');
   execFileSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'scripts/build.ts', join(built, 'dist'), '--no-type-check'], { cwd: ROOT, stdio: 'pipe' });
   // Its SDK build is the one `npm test` made before the suite (build:sdk), taken as it is: rebuilding

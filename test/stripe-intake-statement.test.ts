@@ -6,6 +6,7 @@ import type PgBoss from 'pg-boss';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InboxWriter } from '../src/db/inbox/inbox-writer.js';
+import { type Wake, readWake } from '../src/core/intake-rate.js';
 import { type NewInboxEvent, PROCESSOR_EVENTS_CHANNEL, storeEvent } from '../src/db/inbox/inbound-events.js';
 import { PROCESSOR_EVENTS_JOB_QUEUE, PROCESSOR_EVENTS_QUEUE } from '../src/core/queue-names.js';
 import { startQueue } from '../src/platform/queue.js';
@@ -55,24 +56,30 @@ it('no job, no row: a queue that does not exist stores nothing', async () => {
   expect(await count(db.pool, "SELECT 1 FROM webhook_events WHERE event_key = 'evt_statement_4'")).toBe(0);
 });
 
-it('wakes listening workers after the row commits, outside its statement (a redelivery or an ignored event wakes nobody)', async () => {
+it('wakes listening workers after the row commits, outside its statement (a redelivery or an ignored event is counted, with nothing to fetch)', async () => {
   const listener = new pg.Client({ connectionString: db.url });
   await listener.connect();
   try {
     await listener.query(`LISTEN ${PROCESSOR_EVENTS_CHANNEL}`);
-    const heard: string[] = [];
-    listener.on('notification', (message) => heard.push(message.channel));
+    const heard: Wake[] = [];
+    listener.on('notification', (message) => message.channel === PROCESSOR_EVENTS_CHANNEL && heard.push(readWake(message.payload)));
     // The statement alone notifies nobody: its commit holds no NOTIFY lock.
     await storeEvent(db.pool, PROCESSOR_EVENTS_JOB_QUEUE, event('evt_statement_5'));
-    const writer = new InboxWriter(db.pool, PROCESSOR_EVENTS_JOB_QUEUE);
-    await writer.store(event('evt_statement_5'));
-    await writer.store(event('evt_statement_5b', 'ignored'));
     await listener.query('SELECT 1');
     expect(heard).toEqual([]);
-    // The writer, once the new row committed.
+    // Through the writer, a redelivery and an ignored event: two deliveries received (they count
+    // for the workers' burst rate, core/intake-rate.ts), nothing to fetch.
+    const writer = new InboxWriter(db.pool, PROCESSOR_EVENTS_JOB_QUEUE);
+    expect((await writer.store(event('evt_statement_5'))).duplicate).toBe(true);
+    await writer.store(event('evt_statement_5b', 'ignored'));
+    const received = () => heard.reduce((sum, wake) => sum + wake.received, 0);
+    await expect.poll(received, { timeout: 5_000 }).toBe(2);
+    expect(heard.every((wake) => wake.newEvents === 0)).toBe(true);
+    // A new event, once its row committed: one to fetch.
     const stored = await writer.store(event('evt_statement_6'));
     expect(stored.duplicate).toBe(false);
-    await expect.poll(() => heard, { timeout: 5_000 }).toEqual([PROCESSOR_EVENTS_CHANNEL]);
+    await expect.poll(received, { timeout: 5_000 }).toBe(3);
+    expect(heard.at(-1)).toEqual({ newEvents: 1, received: 1 });
   } finally {
     await listener.end();
   }
@@ -87,6 +94,26 @@ describe('concurrent deliveries written together', () => {
     ...event(id, i % 2 ? 'ignored' : 'queued'),
     endpoint: i % 2 ? 'connect' : 'program', account: i % 2 ? `acct_${id}` : null, livemode: i % 3 === 0, apiVersion: i % 3 ? '2024-06-20' : null,
     reason: i % 2 ? `waiting for acct_${id}` : null, objectIds: [`cs_${id}`, `pi_${id}`], waitingFor: i % 2 ? { id: `acct_${id}`, days: 7 } : null,
+  });
+
+  it("a batch mixing new events and redeliveries is counted whole, and its new events are fetched", async () => {
+    const listener = new pg.Client({ connectionString: db.url });
+    await listener.connect();
+    try {
+      await listener.query(`LISTEN ${PROCESSOR_EVENTS_CHANNEL}`);
+      const heard: Wake[] = [];
+      listener.on('notification', (message) => message.channel === PROCESSOR_EVENTS_CHANNEL && heard.push(readWake(message.payload)));
+      const mixing = writer();
+      // The first goes alone; the four behind it together: a redelivery of it, two new events, one twice.
+      const answers = await Promise.all(['evt_mix_1', 'evt_mix_1', 'evt_mix_2', 'evt_mix_3', 'evt_mix_3'].map((id) => mixing.store(event(id))));
+      expect(answers.map((answer) => answer.duplicate)).toEqual([false, true, false, false, true]);
+      const total = () => heard.reduce((sum, wake) => ({ newEvents: sum.newEvents + wake.newEvents, received: sum.received + wake.received }), { newEvents: 0, received: 0 });
+      await expect.poll(() => total().received, { timeout: 5_000 }).toBe(5);
+      expect(total()).toEqual({ newEvents: 3, received: 5 });
+      expect(heard.some((wake) => wake.newEvents > 0 && wake.received > wake.newEvents)).toBe(true);
+    } finally {
+      await listener.end();
+    }
   });
 
   it('each event gets the row and job one statement of its own would write, and its own answer', async () => {

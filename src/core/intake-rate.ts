@@ -43,8 +43,8 @@ export const intakeBusy = (rate: IntakeRate, threshold: number, nowMs: number): 
 /**
  * What a wake-up carries: the new events it stands for (the workers fetch them) and the
  * deliveries received, redeliveries included (what the intake is busy with). `"32"` says 32 of
- * each; `"0 32"` says 32 redeliveries and nothing to fetch; older senders carry no count (one
- * event). Redeliveries count for the rate: a processor retrying a backlog keeps the API as busy
+ * each; `"0 32"` says 32 redeliveries and nothing to fetch; a wake-up without a count (older
+ * versions', or a statement's own `notifyIfJobs`) stands for one new event. Redeliveries count for the rate: a processor retrying a backlog keeps the API as busy
  * as new events do, and its acknowledgements wait just the same.
  */
 export interface Wake {

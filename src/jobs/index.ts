@@ -1,4 +1,4 @@
-// Worker process: pg-boss handlers for Stripe events and their dead-letter queue.
+// Worker process: pg-boss handlers for processor events (Stripe, Paddle, Lemon Squeezy) and their dead-letter queue.
 import type PgBoss from 'pg-boss';
 import type { Config } from '../platform/config.js';
 import { BURST_PAUSE_MS, IntakeRate, intakeBusy, readWake } from '../core/intake-rate.js';
@@ -92,7 +92,7 @@ export async function startWorkers(
     listenPool ? listen(listenPool, channel, wake, (error) => deps.logger.warn({ err: error }, `listening for ${what} failed; polling until it is back`)) : { stop: async () => undefined };
   await analyzeJobTable(deps.pool, PROCESSOR_EVENTS_JOB_QUEUE.schema).catch((error) => deps.logger.warn({ err: error }, 'analyzing the job table failed'));
   const options = { batchSize: config.worker.batchSize, pollingIntervalSeconds: config.worker.pollSeconds };
-  // While the intake stores a burst, the fetchers beyond the first wait (core/intake-rate.ts).
+  // While the intake receives a burst (new events or redeliveries), the fetchers beyond the first wait (core/intake-rate.ts).
   const intake = new IntakeRate();
   const nowMs = () => (deps.now?.() ?? new Date()).getTime();
   const waits = (fetcher: number) => fetcher > 0 && intakeBusy(intake, config.worker.yieldAbovePerSecond, nowMs());

@@ -59,7 +59,7 @@ export class InboxWriter {
     if (batch.length > 1) {
       try {
         const stored = await storeEvents(this.pool, this.queue, batch.map((waiting) => waiting.event));
-        this.wakeIfQueued(stored);
+        this.sendWake(stored);
         batch.forEach((waiting, i) => waiting.resolve(stored[i]!));
         return;
       } catch {
@@ -70,7 +70,7 @@ export class InboxWriter {
     await Promise.all(
       batch.map((waiting) =>
         storeEvent(this.pool, this.queue, waiting.event).then((stored) => {
-          this.wakeIfQueued([stored]);
+          this.sendWake([stored]);
           waiting.resolve(stored);
         }, waiting.reject),
       ),
@@ -82,7 +82,7 @@ export class InboxWriter {
    * committed while it was on its way. Never awaited by a delivery; a failed one is left to polling.
    * Redeliveries are counted too (they tell the workers how busy the intake is) but wake no fetcher.
    */
-  private wakeIfQueued(stored: StoredEvent[]): void {
+  private sendWake(stored: StoredEvent[]): void {
     this.wakeOwed.newEvents += stored.filter((event) => !event.duplicate && event.status === 'queued').length;
     this.wakeOwed.received += stored.length;
     if (this.waking) return;
