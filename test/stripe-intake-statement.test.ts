@@ -56,16 +56,22 @@ it('no job, no row: a queue that does not exist stores nothing', async () => {
   expect(await count(db.pool, "SELECT 1 FROM webhook_events WHERE event_key = 'evt_statement_4'")).toBe(0);
 });
 
-it('wakes listening workers after the row commits, outside its statement (a redelivery or an ignored event is counted, with nothing to fetch)', async () => {
+/** The workers' channel heard from a connection of the test's own: each wake-up as it reads; `sync` returns once every notification sent before it has been heard. */
+async function hearWakes(): Promise<{ heard: Wake[]; sync: () => Promise<unknown>; end: () => Promise<void> }> {
   const listener = new pg.Client({ connectionString: db.url });
   await listener.connect();
+  const heard: Wake[] = [];
+  listener.on('notification', (message) => message.channel === PROCESSOR_EVENTS_CHANNEL && heard.push(readWake(message.payload)));
+  await listener.query(`LISTEN ${PROCESSOR_EVENTS_CHANNEL}`);
+  return { heard, sync: () => listener.query('SELECT 1'), end: () => listener.end() };
+}
+
+it('wakes listening workers after the row commits, outside its statement (a redelivery or an ignored event is counted, with nothing to fetch)', async () => {
+  const { heard, sync, end } = await hearWakes();
   try {
-    await listener.query(`LISTEN ${PROCESSOR_EVENTS_CHANNEL}`);
-    const heard: Wake[] = [];
-    listener.on('notification', (message) => message.channel === PROCESSOR_EVENTS_CHANNEL && heard.push(readWake(message.payload)));
     // The statement alone notifies nobody: its commit holds no NOTIFY lock.
     await storeEvent(db.pool, PROCESSOR_EVENTS_JOB_QUEUE, event('evt_statement_5'));
-    await listener.query('SELECT 1');
+    await sync();
     expect(heard).toEqual([]);
     // Through the writer, a redelivery and an ignored event: two deliveries received (they count
     // for the workers' burst rate, core/intake-rate.ts), nothing to fetch.
@@ -81,7 +87,7 @@ it('wakes listening workers after the row commits, outside its statement (a rede
     await expect.poll(received, { timeout: 5_000 }).toBe(3);
     expect(heard.at(-1)).toEqual({ newEvents: 1, received: 1 });
   } finally {
-    await listener.end();
+    await end();
   }
 });
 
@@ -97,12 +103,8 @@ describe('concurrent deliveries written together', () => {
   });
 
   it("a batch mixing new events and redeliveries is counted whole, and its new events are fetched", async () => {
-    const listener = new pg.Client({ connectionString: db.url });
-    await listener.connect();
+    const { heard, end } = await hearWakes();
     try {
-      await listener.query(`LISTEN ${PROCESSOR_EVENTS_CHANNEL}`);
-      const heard: Wake[] = [];
-      listener.on('notification', (message) => message.channel === PROCESSOR_EVENTS_CHANNEL && heard.push(readWake(message.payload)));
       const mixing = writer();
       // The first goes alone; the four behind it together: a redelivery of it, two new events, one twice.
       const answers = await Promise.all(['evt_mix_1', 'evt_mix_1', 'evt_mix_2', 'evt_mix_3', 'evt_mix_3'].map((id) => mixing.store(event(id))));
@@ -112,7 +114,7 @@ describe('concurrent deliveries written together', () => {
       expect(total()).toEqual({ newEvents: 3, received: 5 });
       expect(heard.some((wake) => wake.newEvents > 0 && wake.received > wake.newEvents)).toBe(true);
     } finally {
-      await listener.end();
+      await end();
     }
   });
 
