@@ -152,13 +152,15 @@ export function unpaidClickDayWords(day: string, clicks: number, why: ClickDayUn
  * `lookBackDays` back.
  */
 export function clickDaysToPay(since: Date, now: Date, lookBackDays: number): string[] {
-  const DAY = 86_400_000;
-  const today = Math.floor(now.getTime() / DAY);
-  const first = Math.max(Math.ceil(since.getTime() / DAY), today - lookBackDays);
+  const today = Math.floor(now.getTime() / DAY_MS);
+  const first = Math.max(Math.ceil(since.getTime() / DAY_MS), lookBackStart(now, lookBackDays).getTime() / DAY_MS);
   const days: string[] = [];
-  for (let d = first; d < today; d++) days.push(new Date(d * DAY).toISOString().slice(0, 10));
+  for (let d = first; d < today; d++) days.push(new Date(d * DAY_MS).toISOString().slice(0, 10));
   return days;
 }
+
+/** The first instant of a look-back of `lookBackDays` whole UTC days before today's (the first day a run may still decide). */
+export const lookBackStart = (now: Date, lookBackDays: number): Date => new Date((Math.floor(now.getTime() / DAY_MS) - lookBackDays) * DAY_MS);
 
 /** Why a sale under rules has no commission, in the sale's commission_reason words. */
 export type RuleCommissionReason = 'not_first_sale' | 'duration_ended' | 'no_reward_rule' | 'cap_reached';

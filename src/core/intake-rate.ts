@@ -1,9 +1,8 @@
 // How fast deliveries are being received (new events and redeliveries), as the workers learn it
-// from the intake's wake-ups (each says how many deliveries it stands for). Above a rate, the workers leave the cores to the
-// intake: one fetcher keeps draining, a batch at a time with a pause between, and the others
-// wait until the burst is over (README,
-// "AFFIX_WORKER_YIELD_ABOVE"). The acknowledgement is what the processor waits for; a sale
-// can follow a second later.
+// from the intake's wake-ups (each says how many deliveries it stands for). Above a rate, the
+// workers leave the cores to the intake: one fetcher keeps draining, a batch at a time with a
+// pause between, and the others wait until the burst is over (README, "AFFIX_WORKER_YIELD_ABOVE").
+// The acknowledgement is what the processor waits for; a sale can follow a second later.
 
 /** During a burst, the one fetcher still draining pauses this long between batches (32 a batch: about 100 events/s). */
 export const BURST_PAUSE_MS = 300;
@@ -44,8 +43,9 @@ export const intakeBusy = (rate: IntakeRate, threshold: number, nowMs: number): 
  * What a wake-up carries: the new events it stands for (the workers fetch them) and the
  * deliveries received, redeliveries included (what the intake is busy with). `"32"` says 32 of
  * each; `"0 32"` says 32 redeliveries and nothing to fetch; a wake-up without a count (older
- * versions', or a statement's own `notifyIfJobs`) stands for one new event. Redeliveries count for the rate: a processor retrying a backlog keeps the API as busy
- * as new events do, and its acknowledgements wait just the same.
+ * versions', or a statement's own `notifyIfJobs`) stands for one new event. Redeliveries count
+ * for the rate: a processor retrying a backlog keeps the API as busy as new events do, and its
+ * acknowledgements wait just the same.
  */
 export interface Wake {
   newEvents: number;
@@ -57,11 +57,11 @@ export const wakePayload = (wake: Wake): string => (wake.newEvents === wake.rece
 
 /** Reads a wake-up's payload (anything unreadable stands for one new event). */
 export const readWake = (payload: string | undefined): Wake => {
-  const [first, second] = (payload ?? '').split(' ');
-  const count = (text: string | undefined, min: number) => (text && /^\d+$/.test(text) && Number.isSafeInteger(Number(text)) && Number(text) >= min ? Number(text) : null);
-  const newEvents = count(first, 0);
-  if (newEvents === null) return { newEvents: 1, received: 1 };
-  if (second === undefined) return newEvents > 0 ? { newEvents, received: newEvents } : { newEvents: 1, received: 1 };
-  const received = count(second, 1);
-  return received !== null && received >= newEvents ? { newEvents, received } : { newEvents: Math.max(newEvents, 1), received: Math.max(newEvents, 1) };
+  const match = /^(\d+)(?: (\d+))?$/.exec(payload ?? '');
+  const newEvents = Number(match?.[1]);
+  if (!Number.isSafeInteger(newEvents)) return { newEvents: 1, received: 1 };
+  const received = Number(match?.[2] ?? newEvents);
+  // Fewer deliveries than new events (or none) cannot be: the new events alone, at least one.
+  if (!Number.isSafeInteger(received) || received < Math.max(newEvents, 1)) return { newEvents: Math.max(newEvents, 1), received: Math.max(newEvents, 1) };
+  return { newEvents, received };
 };

@@ -6,7 +6,7 @@
 // Each partner's day is its own transaction; its unique key makes a repeated or concurrent run
 // pay nothing twice.
 import { createdEntry } from '../../core/commission-ledger.js';
-import { type ClickDayUnpaid, clickDayFacts, clickDaysToPay, dayStart, decideUnderRules, inRuleCurrency, paysEvent, rewardMonth, rewardSnapshot, tierWindow, unpaidClickDayWords, usesCaps } from '../../core/commission-rewards.js';
+import { type ClickDayUnpaid, clickDayFacts, clickDaysToPay, dayStart, decideUnderRules, inRuleCurrency, lookBackStart, paysEvent, rewardMonth, rewardSnapshot, tierWindow, unpaidClickDayWords, usesCaps } from '../../core/commission-rewards.js';
 import { termsSnapshot } from '../../core/partners.js';
 import * as clickRewards from '../../db/money/click-rewards.js';
 import { lockRewardCaps, partnerFigures, rewardTerms, rewardUsage } from '../../db/money/reward-rules.js';
@@ -34,8 +34,9 @@ async function decideClickDay(client: PoolClient, programId: number, found: clic
   if (!ruleSet || !paysEvent(ruleSet.document, 'click')) return notPaid(ruleSet?.id ?? null, { kind: 'no_click_rule', group: ruleSet ? ruleSet.groupName : groupName });
   const window = tierWindow(ruleSet.document, start);
   const figures = window ? await partnerFigures(client, programId, found.partnerId, window.from, window.to) : null;
-  // The deciding rule first (it names the currency), then caps read in that currency; a day no click rule matches is decided too.
-  const facts = inRuleCurrency(ruleSet, clickDayFacts(found.day, found.clicks, ruleSet.document, figures)) ?? clickDayFacts(found.day, found.clicks, ruleSet.document, figures);
+  // The deciding rule first (it names the currency), then caps read in that currency.
+  const counted = clickDayFacts(found.day, found.clicks, ruleSet.document, figures);
+  const facts = inRuleCurrency(ruleSet, counted) ?? counted;
   let usage = { customer: 0, partnerMonth: 0, programMonth: 0 };
   if (usesCaps(ruleSet.document)) {
     await lockRewardCaps(client, programId);
@@ -84,7 +85,6 @@ export async function payProgramClickDays(deps: Pick<ManagementDeps, 'pool' | 'n
 /** Every program with a click rule in force within the look-back (the job on the clock). */
 export async function payAllClickDays(deps: Pick<ManagementDeps, 'pool' | 'now'>): Promise<number> {
   let made = 0;
-  const lookBack = new Date(Math.floor(deps.now().getTime() / 86_400_000) * 86_400_000 - CLICK_DAYS_LOOK_BACK * 86_400_000);
-  for (const programId of await clickRewards.programsWithClickRules(deps.pool, lookBack)) made += await payProgramClickDays(deps, programId);
+  for (const programId of await clickRewards.programsWithClickRules(deps.pool, lookBackStart(deps.now(), CLICK_DAYS_LOOK_BACK))) made += await payProgramClickDays(deps, programId);
   return made;
 }
